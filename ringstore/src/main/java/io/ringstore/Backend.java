@@ -1,0 +1,79 @@
+package io.ringstore;
+
+import io.ringstore.internal.ServerAddress;
+
+import java.util.Collections;
+import java.util.LinkedHashSet;
+import java.util.Set;
+
+/**
+ * One backend of a ring file or backends file. Immutable.
+ */
+public final class Backend {
+    private final int index;
+    private final ServerAddress address;
+    private final long weight;
+    private final Set<String> features;
+    private final int featureMask;
+    private final int line;
+    private final String upstreamAddress;
+    private final String socketAddress;
+
+    Backend(int index, ServerAddress address, long weight, Set<String> features, int featureMask, int line) {
+        this.index = index;
+        this.address = address;
+        this.weight = weight;
+        this.features = Collections.unmodifiableSet(new LinkedHashSet<>(features));
+        this.featureMask = featureMask;
+        this.line = line;
+        this.upstreamAddress = address.upstreamAddress();
+        this.socketAddress = address.socketAddress();
+    }
+
+    /** Position in the backend table (and in the backends file): what lookups return. */
+    public int index() {
+        return index;
+    }
+
+    /** The address exactly as written in the backends file (the text nginx hashes). */
+    public String address() {
+        return address.text();
+    }
+
+    /** Weight as written (default 1). */
+    public long weight() {
+        return weight;
+    }
+
+    public Set<String> features() {
+        return features;
+    }
+
+    /** The address as nginx writes {@code $upstream_addr}: {@code 127.0.0.1:80}, {@code [::1]:9001}. */
+    public String upstreamAddress() {
+        return upstreamAddress;
+    }
+
+    /** The address as Rust's {@code SocketAddr} prints it (pingora-ketama's answers). */
+    public String socketAddress() {
+        return socketAddress;
+    }
+
+    /** The line of the backends file this came from; 0 when read from a ring file. */
+    public int line() {
+        return line;
+    }
+
+    int featureMask() {
+        return featureMask;
+    }
+
+    ServerAddress serverAddress() {
+        return address;
+    }
+
+    @Override
+    public String toString() {
+        return address.text() + " weight=" + weight + (features.isEmpty() ? "" : " features=" + String.join(",", features));
+    }
+}

@@ -1,0 +1,371 @@
+package io.ringstore.internal;
+
+import java.util.Arrays;
+
+/**
+ * A backend address in nginx {@code server} syntax: {@code IPv4[:port]} or {@code [IPv6[%scope]][:port]}.
+ *
+ * <p>Keeps the text exactly as written (nginx hashes that) next to the parsed socket address
+ * (pingora-ketama hashes Rust's rendering of it). Host names are refused: a ring must not depend on DNS.
+ */
+public final class ServerAddress implements Comparable<ServerAddress> {
+    /** The port nginx connects to when a {@code server} has none. */
+    public static final int DEFAULT_PORT = 80;
+
+    private final String text;
+    private final byte[] ip;     // 4 or 16 bytes
+    private final int port;      // DEFAULT_PORT when absent
+    private final long scopeId;  // IPv6 only; 0 when absent (as Rust's SocketAddrV6)
+
+    private ServerAddress(String text, byte[] ip, int port, long scopeId) {
+        this.text = text;
+        this.ip = ip;
+        this.port = port;
+        this.scopeId = scopeId;
+    }
+
+    /**
+     * Parses {@code text}.
+     *
+     * @throws IllegalArgumentException with a message that says what is wrong, for use after "file:line: "
+     */
+    public static ServerAddress parse(String text) {
+        if (text.isEmpty()) {
+            throw new IllegalArgumentException("empty address");
+        }
+        if (text.startsWith("[")) {
+            int close = text.indexOf(']');
+            if (close < 0) {
+                throw new IllegalArgumentException("bad address '" + text + "': IPv6 address without closing ']'");
+            }
+            String inside = text.substring(1, close);
+            String rest = text.substring(close + 1);
+            int port = DEFAULT_PORT;
+            if (!rest.isEmpty()) {
+                if (rest.charAt(0) != ':') {
+                    throw new IllegalArgumentException("bad address '" + text + "': expected ':port' after ']'");
+                }
+                port = parsePort(text, rest.substring(1));
+            }
+            long scope = 0;
+            int percent = inside.indexOf('%');
+            if (percent >= 0) {
+                scope = parseScope(text, inside.substring(percent + 1));
+                inside = inside.substring(0, percent);
+            }
+            byte[] ip = parseIpv6(text, inside);
+            return new ServerAddress(text, ip, port, scope);
+        }
+        if (text.indexOf(':') != text.lastIndexOf(':')) {
+            throw new IllegalArgumentException("bad address '" + text + "': an IPv6 address must be written in brackets, as [" + text + "]");
+        }
+        int colon = text.indexOf(':');
+        String host = colon < 0 ? text : text.substring(0, colon);
+        int port = colon < 0 ? DEFAULT_PORT : parsePort(text, text.substring(colon + 1));
+        byte[] ip = parseIpv4(host);
+        if (ip == null) {
+            boolean name = host.chars().anyMatch(Character::isLetter);
+            throw new IllegalArgumentException("bad address '" + text + "': "
+                    + (name ? "host names are not supported, write an IP address" : "expected an IPv4 address a.b.c.d with each part 0-255"));
+        }
+        return new ServerAddress(text, ip, port, 0);
+    }
+
+    private static int parsePort(String text, String digits) {
+        if (digits.isEmpty() || digits.length() > 10 || !digits.chars().allMatch(c -> c >= '0' && c <= '9')) {
+            throw new IllegalArgumentException("bad address '" + text + "': port must be a number from 0 to 65535");
+        }
+        long port = Long.parseLong(digits);
+        if (port > 65535) {
+            throw new IllegalArgumentException("bad address '" + text + "': port " + digits + " is outside 0-65535");
+        }
+        return (int) port;
+    }
+
+    private static long parseScope(String text, String digits) {
+        if (digits.isEmpty() || digits.length() > 10 || !digits.chars().allMatch(c -> c >= '0' && c <= '9')
+                || Long.parseLong(digits) > 0xFFFF_FFFFL) {
+            throw new IllegalArgumentException("bad address '" + text + "': scope id after '%' must be a number from 0 to 4294967295");
+        }
+        return Long.parseLong(digits);
+    }
+
+    /** Dotted quad, each part decimal 0-255 (leading zeros allowed, as nginx does); null when not one. */
+    static byte[] parseIpv4(String s) {
+        byte[] out = new byte[4];
+        int part = 0;
+        int value = -1;
+        for (int i = 0; i <= s.length(); i++) {
+            char c = i < s.length() ? s.charAt(i) : '.';
+            if (c >= '0' && c <= '9') {
+                value = (value < 0 ? 0 : value) * 10 + (c - '0');
+                if (value > 255) {
+                    return null;
+                }
+            } else if (c == '.') {
+                if (value < 0 || part == 4) {
+                    return null;
+                }
+                out[part++] = (byte) value;
+                value = -1;
+            } else {
+                return null;
+            }
+        }
+        return part == 4 ? out : null;
+    }
+
+    private static byte[] parseIpv6(String text, String s) {
+        String bad = "bad address '" + text + "': not a valid IPv6 address";
+        int doubleColon = s.indexOf("::");
+        if (doubleColon >= 0 && s.indexOf("::", doubleColon + 1) >= 0) {
+            throw new IllegalArgumentException(bad + " (more than one '::')");
+        }
+        int[] head = new int[8];
+        int[] tail = new int[8];
+        int headCount;
+        int tailCount = 0;
+        if (doubleColon < 0) {
+            headCount = parseGroups(s, head, bad, true);
+            if (headCount != 8) {
+                throw new IllegalArgumentException(bad + " (expected 8 groups, found " + headCount + ")");
+            }
+        } else {
+            String left = s.substring(0, doubleColon);
+            String right = s.substring(doubleColon + 2);
+            headCount = left.isEmpty() ? 0 : parseGroups(left, head, bad, false);
+            tailCount = right.isEmpty() ? 0 : parseGroups(right, tail, bad, true);
+            if (headCount + tailCount > 7) {
+                throw new IllegalArgumentException(bad + " (too many groups around '::')");
+            }
+        }
+        byte[] ip = new byte[16];
+        for (int i = 0; i < headCount; i++) {
+            ip[2 * i] = (byte) (head[i] >> 8);
+            ip[2 * i + 1] = (byte) head[i];
+        }
+        for (int i = 0; i < tailCount; i++) {
+            int g = 8 - tailCount + i;
+            ip[2 * g] = (byte) (tail[i] >> 8);
+            ip[2 * g + 1] = (byte) tail[i];
+        }
+        return ip;
+    }
+
+    /** Parses colon-separated hex groups; the last may be a dotted quad (two groups) when allowed. */
+    private static int parseGroups(String s, int[] groups, String bad, boolean ipv4TailAllowed) {
+        String[] parts = s.split(":", -1);
+        int n = 0;
+        for (int p = 0; p < parts.length; p++) {
+            String part = parts[p];
+            if (p == parts.length - 1 && ipv4TailAllowed && part.indexOf('.') >= 0) {
+                byte[] v4 = parseIpv4(part);
+                if (v4 == null || n + 2 > 8) {
+                    throw new IllegalArgumentException(bad + " (bad embedded IPv4 '" + part + "')");
+                }
+                groups[n++] = ((v4[0] & 0xFF) << 8) | (v4[1] & 0xFF);
+                groups[n++] = ((v4[2] & 0xFF) << 8) | (v4[3] & 0xFF);
+                continue;
+            }
+            if (part.isEmpty() || part.length() > 4 || n == 8) {
+                throw new IllegalArgumentException(bad);
+            }
+            int value = 0;
+            for (int i = 0; i < part.length(); i++) {
+                int d = Character.digit(part.charAt(i), 16);
+                if (d < 0) {
+                    throw new IllegalArgumentException(bad + " ('" + part + "' is not a hex group)");
+                }
+                value = value * 16 + d;
+            }
+            groups[n++] = value;
+        }
+        return n;
+    }
+
+    /** The address exactly as written in the backends file. */
+    public String text() {
+        return text;
+    }
+
+    public boolean isIpv6() {
+        return ip.length == 16;
+    }
+
+    public int port() {
+        return port;
+    }
+
+    public long scopeId() {
+        return scopeId;
+    }
+
+    /**
+     * nginx's split of the {@code server} text: scanning back from the end over digits, a ':' before
+     * them separates host and port; otherwise the whole text is the host and the port is empty.
+     * Returns the index of that ':' or -1.
+     */
+    public int nginxPortColon() {
+        for (int j = text.length() - 1; j >= 0; j--) {
+            char c = text.charAt(j);
+            if (c == ':') {
+                return j;
+            }
+            if (c < '0' || c > '9') {
+                return -1;
+            }
+        }
+        return -1;
+    }
+
+    /** The bytes nginx hashes for this server's base: host, a zero byte, port (all as written). */
+    public byte[] nginxHashInput() {
+        int colon = nginxPortColon();
+        String host = colon < 0 ? text : text.substring(0, colon);
+        String port = colon < 0 ? "" : text.substring(colon + 1);
+        return (host + '\0' + port).getBytes(java.nio.charset.StandardCharsets.ISO_8859_1);
+    }
+
+    /** The bytes pingora-ketama hashes: Rust's {@code IpAddr} Display, a zero byte, the port in decimal. */
+    public byte[] pingoraHashInput() {
+        return (rustIp() + '\0' + port).getBytes(java.nio.charset.StandardCharsets.ISO_8859_1);
+    }
+
+    /** As nginx writes {@code $upstream_addr}: {@code 1.2.3.4:80}, {@code [::1]:9001}. */
+    public String upstreamAddress() {
+        if (!isIpv6()) {
+            return ipv4Text() + ':' + port;
+        }
+        return '[' + nginxIpv6() + "]:" + port;
+    }
+
+    /** As Rust's {@code SocketAddr} Display writes it: {@code 1.2.3.4:80}, {@code [fe80::1%3]:80}. */
+    public String socketAddress() {
+        if (!isIpv6()) {
+            return ipv4Text() + ':' + port;
+        }
+        return '[' + rustIp() + (scopeId != 0 ? "%" + scopeId : "") + "]:" + port;
+    }
+
+    private String ipv4Text() {
+        return (ip[0] & 0xFF) + "." + (ip[1] & 0xFF) + "." + (ip[2] & 0xFF) + "." + (ip[3] & 0xFF);
+    }
+
+    private String ipv4Text(int from) {
+        return (ip[from] & 0xFF) + "." + (ip[from + 1] & 0xFF) + "." + (ip[from + 2] & 0xFF) + "." + (ip[from + 3] & 0xFF);
+    }
+
+    private int group(int g) {
+        return ((ip[2 * g] & 0xFF) << 8) | (ip[2 * g + 1] & 0xFF);
+    }
+
+    /** Rust's {@code IpAddr} Display (RFC 5952; IPv4-mapped as {@code ::ffff:a.b.c.d}). */
+    String rustIp() {
+        if (!isIpv6()) {
+            return ipv4Text();
+        }
+        boolean mapped = true;
+        for (int g = 0; g < 5; g++) {
+            mapped &= group(g) == 0;
+        }
+        if (mapped && group(5) == 0xFFFF) {
+            return "::ffff:" + ipv4Text(12);
+        }
+        int[] run = longestZeroRun();
+        StringBuilder sb = new StringBuilder(39);
+        if (run[1] > 1) {
+            appendGroups(sb, 0, run[0]);
+            sb.append("::");
+            appendGroups(sb, run[0] + run[1], 8);
+        } else {
+            appendGroups(sb, 0, 8);
+        }
+        return sb.toString();
+    }
+
+    /** nginx's {@code ngx_inet6_ntop}: like RFC 5952, but IPv4-compatible forms end in a dotted quad. */
+    String nginxIpv6() {
+        int[] run = longestZeroRun();
+        int zero = run[1] > 1 ? run[0] : -1;
+        int max = run[1] > 1 ? run[1] : 1;
+        int groupsBeforeQuad = 8;
+        StringBuilder sb = new StringBuilder(45);
+        if (zero == 0) {
+            if ((max == 5 && group(5) == 0xFFFF) || max == 6 || (max == 7 && (ip[14] & 0xFF) != 0 && (ip[15] & 0xFF) != 1)) {
+                groupsBeforeQuad = 6;
+            }
+            sb.append(':');
+        }
+        for (int g = 0; g < groupsBeforeQuad; g++) {
+            if (g == zero) {
+                sb.append(':');
+                g += max - 1;
+                continue;
+            }
+            sb.append(Integer.toHexString(group(g)));
+            if (g < 7) {
+                sb.append(':');
+            }
+        }
+        if (groupsBeforeQuad == 6) {
+            sb.append(ipv4Text(12));
+        }
+        return sb.toString();
+    }
+
+    /** {start, length} of the first longest run of zero groups. */
+    private int[] longestZeroRun() {
+        int bestStart = 0;
+        int bestLen = 0;
+        int curStart = 0;
+        int curLen = 0;
+        for (int g = 0; g < 8; g++) {
+            if (group(g) == 0) {
+                if (curLen == 0) {
+                    curStart = g;
+                }
+                curLen++;
+                if (curLen > bestLen) {
+                    bestStart = curStart;
+                    bestLen = curLen;
+                }
+            } else {
+                curLen = 0;
+            }
+        }
+        return new int[] {bestStart, bestLen};
+    }
+
+    private void appendGroups(StringBuilder sb, int from, int to) {
+        for (int g = from; g < to; g++) {
+            if (g > from) {
+                sb.append(':');
+            }
+            sb.append(Integer.toHexString(group(g)));
+        }
+    }
+
+    /** Rust's {@code SocketAddr} order: every IPv4 before every IPv6, then address bytes, port, scope. */
+    @Override
+    public int compareTo(ServerAddress o) {
+        if (ip.length != o.ip.length) {
+            return Integer.compare(ip.length, o.ip.length);
+        }
+        int c = Arrays.compareUnsigned(ip, o.ip);
+        if (c != 0) {
+            return c;
+        }
+        c = Integer.compare(port, o.port);
+        return c != 0 ? c : Long.compare(scopeId, o.scopeId);
+    }
+
+    /** Same endpoint: address bytes, port (80 when absent) and scope. */
+    public boolean sameEndpoint(ServerAddress o) {
+        return compareTo(o) == 0;
+    }
+
+    @Override
+    public String toString() {
+        return text;
+    }
+}
