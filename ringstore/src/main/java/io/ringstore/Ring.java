@@ -179,6 +179,32 @@ public final class Ring {
         };
     }
 
+    /**
+     * Each backend's exact share of the 32-bit hash line in this ring (index = backend index, 0 for
+     * backends not in the ring): point i owns the hashes after point i-1 up to its own, the first point
+     * also the wrap-around past the last. Reads every point: O(points).
+     */
+    public double[] lineShares() {
+        long[] owned = new long[backendCount];
+        int n = pointCount;
+        if (n > 0) {
+            long previous = Integer.toUnsignedLong(pointHash(n - 1)) - (1L << 32);
+            for (int i = 0; i < n; i++) {
+                long h = Integer.toUnsignedLong(pointHash(i));
+                int b = pointBackend(i);
+                if (b >= 0) {
+                    owned[b] += h - previous;
+                }
+                previous = h;
+            }
+        }
+        double[] shares = new double[backendCount];
+        for (int b = 0; b < backendCount; b++) {
+            shares[b] = owned[b] / 4294967296.0;
+        }
+        return shares;
+    }
+
     public int pointCount() {
         return pointCount;
     }

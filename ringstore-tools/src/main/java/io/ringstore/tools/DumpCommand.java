@@ -1,0 +1,189 @@
+package io.ringstore.tools;
+
+import io.ringstore.Backend;
+import io.ringstore.Ring;
+import io.ringstore.RingFileException;
+import io.ringstore.RingStore;
+
+import java.io.InputStream;
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+
+final class DumpCommand extends Command {
+    @Override
+    String name() {
+        return "dump";
+    }
+
+    @Override
+    String description() {
+        return "Shows a ring file: header (generation included), backends, and every ring with its point count,\n"
+                + "bytes, segment, and each backend's measured share of the hash line against its weight share.";
+    }
+
+    @Override
+    String synopsis() {
+        return "RINGFILE [--points N] [--json]";
+    }
+
+    @Override
+    String options() {
+        return """
+                  --points N            also list the first N points of every ring
+                  --json                one JSON object (top-level keys: file, format_version, generation,
+                                        bytes, input_digest, features, versions, backends, rings)
+                """;
+    }
+
+    @Override
+    Set<String> valueOptions() {
+        return Set.of("--points");
+    }
+
+    @Override
+    Set<String> flagOptions() {
+        return Set.of("--json");
+    }
+
+    /** A ring's backend shares: computed once per segment, shared rings reuse them. */
+    private record Share(int backend, double weightShare, double lineShare) {
+    }
+
+    @Override
+    int run(Args args, InputStream in, PrintStream out, PrintStream err) throws UsageException, FailedException {
+        if (args.positional.size() != 1) {
+            throw new UsageException(args.positional.isEmpty() ? "missing RINGFILE" : "expected one RINGFILE");
+        }
+        int points = (int) args.getLong("--points", 0, Integer.MAX_VALUE, 0);
+        try (RingStore store = RingStore.open(Path.of(args.positional.getFirst()))) {
+            Map<Long, List<Share>> cache = new HashMap<>();
+            if (args.has("--json")) {
+                out.println(json(store, points, cache));
+            } else {
+                text(store, points, cache, out);
+            }
+            return Main.OK;
+        } catch (RingFileException e) {
+            throw new FailedException(e.getMessage());
+        }
+    }
+
+    private static List<Share> shares(Ring ring, RingStore store, Map<Long, List<Share>> cache) {
+        if (ring.isEmpty()) {
+            return List.of();
+        }
+        return cache.computeIfAbsent(ring.segmentOffset(), o -> {
+            double[] line = ring.lineShares();
+            long total = 0;
+            for (Backend b : store.backends()) {
+                if (b.features().containsAll(ring.features())) {
+                    total += b.weight();
+                }
+            }
+            long t = total;
+            return store.backends().stream().filter(b -> b.features().containsAll(ring.features()))
+                    .map(b -> new Share(b.index(), (double) b.weight() / t, line[b.index()])).toList();
+        });
+    }
+
+    private static String sharedWith(Ring ring, RingStore store) {
+        for (Ring other : store.rings()) {
+            if (other == ring) {
+                return null;
+            }
+            if (!ring.isEmpty() && other.segmentOffset() == ring.segmentOffset()) {
+                return other.toString();
+            }
+        }
+        return null;
+    }
+
+    private static void text(RingStore store, int points, Map<Long, List<Share>> cache, PrintStream out) {
+        out.printf("file: %s%n", store.path());
+        out.printf("format_version: %d%n", 1);
+        out.printf("generation: %d%n", store.generation());
+        out.printf("bytes: %d%n", store.fileSize());
+        out.printf("input_digest: %s%n", HexFormat.of().formatHex(store.inputDigest()));
+        out.printf("features: %s%n", store.features().isEmpty() ? "(none)" : String.join(", ", store.features()));
+        out.printf("versions: %s%n", String.join(", ", store.versions().stream().map(Object::toString).toList()));
+        out.printf("rings: %d (%d segments)%n", store.rings().size(), store.segmentCount());
+        out.printf("%nbackends: %d%n", store.backendCount());
+        out.printf("  %5s  %-42s %10s  %s%n", "index", "address", "weight", "features");
+        for (Backend b : store.backends()) {
+            out.printf("  %5d  %-42s %10d  %s%n", b.index(), b.address(), b.weight(), String.join(",", b.features()));
+        }
+        for (Ring r : store.rings()) {
+            String shared = sharedWith(r, store);
+            out.printf(Locale.ROOT, "%nring %s: %d points, %d bytes, %s%n", r, r.pointCount(), (long) r.pointCount() * 6,
+                    r.isEmpty() ? "no backend" : "segment at " + r.segmentOffset() + String.format(" crc32c 0x%08x", r.segmentCrc())
+                            + (shared != null ? ", shared with ring " + shared : ""));
+            if (r.isEmpty()) {
+                continue;
+            }
+            out.printf("  %5s  %-42s %12s %12s %8s%n", "index", "address", "weight_share", "line_share", "ratio");
+            for (Share s : shares(r, store, cache)) {
+                out.printf(Locale.ROOT, "  %5d  %-42s %12.6f %12.6f %8.4f%n", s.backend, store.backend(s.backend).address(),
+                        s.weightShare, s.lineShare, s.lineShare / s.weightShare);
+            }
+            if (points > 0) {
+                out.printf("  %10s  %10s  %s%n", "position", "hash", "backend");
+                for (int i = 0; i < Math.min(points, r.pointCount()); i++) {
+                    int b = r.pointBackend(i);
+                    out.printf("  %10d  %10s  %s%n", i, Integer.toUnsignedString(r.pointHash(i)), b < 0 ? "-" : store.backend(b).address());
+                }
+            }
+        }
+    }
+
+    private static String json(RingStore store, int points, Map<Long, List<Share>> cache) {
+        Json j = new Json().begin()
+                .field("file", store.path().toString())
+                .field("format_version", 1)
+                .field("generation", store.generation())
+                .field("bytes", store.fileSize())
+                .field("input_digest", HexFormat.of().formatHex(store.inputDigest()))
+                .field("segments", store.segmentCount());
+        j.beginArray("features");
+        store.features().forEach(j::value);
+        j.endArray().beginArray("versions");
+        store.versions().forEach(v -> j.value(v.toString()));
+        j.endArray().beginArray("backends");
+        for (Backend b : store.backends()) {
+            j.begin().field("index", b.index()).field("address", b.address()).field("upstream_address", b.upstreamAddress())
+                    .field("socket_address", b.socketAddress()).field("weight", b.weight()).beginArray("features");
+            b.features().forEach(j::value);
+            j.endArray().end();
+        }
+        j.endArray().beginArray("rings");
+        for (Ring r : store.rings()) {
+            j.begin().field("version", r.version().toString()).beginArray("features");
+            r.features().forEach(j::value);
+            j.endArray().field("points", r.pointCount()).field("bytes", (long) r.pointCount() * 6)
+                    .field("segment_offset", r.segmentOffset()).field("segment_crc32c", String.format("0x%08x", r.segmentCrc()));
+            String shared = sharedWith(r, store);
+            if (shared != null) {
+                j.field("shares_segment_with", shared);
+            }
+            j.beginArray("backends");
+            for (Share s : shares(r, store, cache)) {
+                j.begin().field("index", s.backend).field("weight_share", s.weightShare).field("line_share", s.lineShare).end();
+            }
+            j.endArray();
+            if (points > 0) {
+                j.beginArray("points");
+                for (int i = 0; i < Math.min(points, r.pointCount()); i++) {
+                    j.begin().field("hash", Integer.toUnsignedLong(r.pointHash(i))).field("backend", r.pointBackend(i)).end();
+                }
+                j.endArray();
+            }
+            j.end();
+        }
+        return j.endArray().end().toString();
+    }
+}

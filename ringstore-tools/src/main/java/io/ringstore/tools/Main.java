@@ -1,0 +1,56 @@
+package io.ringstore.tools;
+
+import java.io.InputStream;
+import java.io.PrintStream;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * The {@code ringstore} command. Exit codes: {@value #OK} ok, {@value #FAILED} failed,
+ * {@value #USAGE} wrong arguments. Errors are one line on stderr, prefixed with the command.
+ */
+public final class Main {
+    public static final int OK = 0;
+    public static final int FAILED = 1;
+    public static final int USAGE = 2;
+
+    static List<Command> commands() {
+        return List.of(new BuildCommand(), new LookupCommand(), new DumpCommand(), new VerifyCommand());
+    }
+
+    private Main() {
+    }
+
+    public static void main(String[] args) {
+        System.exit(run(args, System.in, System.out, System.err));
+    }
+
+    /** Runs one command line; never calls {@code System.exit}, so tests can call it in-process. */
+    public static int run(String[] args, InputStream in, PrintStream out, PrintStream err) {
+        if (args.length == 0 || args[0].equals("--help") || args[0].equals("-h") || args[0].equals("help")) {
+            if (args.length > 1) {
+                return run(new String[] {args[1], "--help"}, in, out, err);
+            }
+            (args.length == 0 ? err : out).print(usage());
+            return args.length == 0 ? USAGE : OK;
+        }
+        for (Command c : commands()) {
+            if (c.name().equals(args[0])) {
+                return c.execute(Arrays.copyOfRange(args, 1, args.length), in, out, err);
+            }
+        }
+        err.println("ringstore: unknown command '" + args[0] + "' (commands: "
+                + String.join(", ", commands().stream().map(Command::name).toList()) + "; see ringstore --help)");
+        return USAGE;
+    }
+
+    static String usage() {
+        StringBuilder sb = new StringBuilder("usage: ringstore COMMAND [OPTIONS]\n\ncommands:\n");
+        for (Command c : commands()) {
+            sb.append(String.format("  %-8s %s%n", c.name(), c.description()));
+        }
+        sb.append("\n'ringstore COMMAND --help' describes a command.\n")
+          .append("exit codes: 0 ok, 1 failed (bad input file, I/O error), 2 wrong arguments\n");
+        return sb.toString();
+    }
+}

@@ -1,0 +1,86 @@
+package io.ringstore.tools;
+
+import io.ringstore.Algorithm;
+import io.ringstore.Backend;
+import io.ringstore.RingStore;
+import io.ringstore.RingVersion;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/** The {@code --algorithm} and {@code --point-multiple} options shared by several commands. */
+final class Versions {
+    static final String ALGORITHM = "--algorithm";
+    static final String POINT_MULTIPLE = "--point-multiple";
+
+    private Versions() {
+    }
+
+    /** For build: {@code v1}, {@code v2} or a list {@code v1,v2}; the point multiple applies to v2 (default 160). */
+    static List<RingVersion> forBuild(Command.Args args) throws Command.UsageException {
+        String list = args.has(ALGORITHM) ? args.get(ALGORITHM) : "v1";
+        int k = (int) args.getLong(POINT_MULTIPLE, 1, Integer.MAX_VALUE, Algorithm.NGINX_POINT_MULTIPLE);
+        List<RingVersion> versions = new ArrayList<>();
+        for (String name : list.split(",", -1)) {
+            Algorithm a = parseAlgorithm(name);
+            RingVersion v = a == Algorithm.V1 ? RingVersion.V1 : RingVersion.v2(k);
+            if (versions.contains(v)) {
+                throw new Command.UsageException("algorithm " + name + " listed twice");
+            }
+            versions.add(v);
+        }
+        if (args.has(POINT_MULTIPLE) && versions.stream().noneMatch(v -> v.algorithm() == Algorithm.V2)) {
+            throw new Command.UsageException("--point-multiple applies to v2 only (v1 always has 160 points per weight unit, as nginx)");
+        }
+        return versions;
+    }
+
+    /** For readers: the version to use from {@code store}, by {@code --algorithm v1|v2[:K]} and {@code --point-multiple}; the file's first by default. */
+    static RingVersion select(Command.Args args, RingStore store) throws Command.UsageException {
+        if (!args.has(ALGORITHM)) {
+            if (args.has(POINT_MULTIPLE)) {
+                throw new Command.UsageException("--point-multiple needs --algorithm v2");
+            }
+            return store.versions().getFirst();
+        }
+        String name = args.get(ALGORITHM);
+        int colon = name.indexOf(':');
+        Algorithm a = parseAlgorithm(colon < 0 ? name : name.substring(0, colon));
+        Integer k = null;
+        if (colon >= 0) {
+            try {
+                k = Integer.parseInt(name.substring(colon + 1));
+            } catch (NumberFormatException e) {
+                throw new Command.UsageException("bad point multiple in --algorithm " + name);
+            }
+        }
+        if (args.has(POINT_MULTIPLE)) {
+            k = (int) args.getLong(POINT_MULTIPLE, 1, Integer.MAX_VALUE, 0);
+        }
+        List<RingVersion> matching = new ArrayList<>();
+        for (RingVersion v : store.versions()) {
+            if (v.algorithm() == a && (k == null || v.pointMultiple() == k)) {
+                matching.add(v);
+            }
+        }
+        if (matching.size() != 1) {
+            throw new Command.UsageException((matching.isEmpty() ? "no " : "more than one ") + name
+                    + (k != null && colon < 0 ? " with point multiple " + k : "") + " ring in " + store.path()
+                    + " (it has " + store.versions() + (matching.isEmpty() ? "" : "; say which with --point-multiple") + ")");
+        }
+        return matching.getFirst();
+    }
+
+    private static Algorithm parseAlgorithm(String name) throws Command.UsageException {
+        try {
+            return Algorithm.parse(name);
+        } catch (IllegalArgumentException e) {
+            throw new Command.UsageException(e.getMessage());
+        }
+    }
+
+    /** How an answer is printed: nginx's {@code $upstream_addr} for v1, pingora's (Rust) socket address for v2. */
+    static String address(Backend b, RingVersion v) {
+        return v.algorithm() == Algorithm.V1 ? b.upstreamAddress() : b.socketAddress();
+    }
+}

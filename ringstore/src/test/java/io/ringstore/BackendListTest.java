@@ -1,0 +1,296 @@
+package io.ringstore;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Set;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
+
+import static io.ringstore.TestRings.parse;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class BackendListTest {
+
+    /** Parses {@code text}, expects a failure at {@code line} whose message contains every one of {@code words}. */
+    private static BackendsFileException fails(String text, int line, String... words) {
+        BackendsFileException e = assertThrows(BackendsFileException.class, () -> parse(text), text);
+        assertEquals(line, e.line(), () -> "line of: " + e.getMessage());
+        assertEquals("test", e.source());
+        String prefix = line > 0 ? "test:" + line + ": " : "test: ";
+        assertTrue(e.getMessage().startsWith(prefix), () -> "'" + e.getMessage() + "' should start with '" + prefix + "'");
+        for (String w : words) {
+            assertTrue(e.reason().contains(w), () -> "'" + e.reason() + "' should mention '" + w + "'");
+        }
+        return e;
+    }
+
+    // ---- addresses ----
+
+    @Test
+    void badIpv4IsRefusedAtItsLine() {
+        fails("server 127.0.0.1\nserver 127.0.0.256:80\n", 2, "127.0.0.256:80", "IPv4");
+        fails("server 1.2.3:80", 1, "1.2.3:80", "IPv4");
+        fails("server 1.2.3.4.5", 1, "IPv4");
+        fails("server 1..3.4", 1, "IPv4");
+        fails("server 1.2.3.-4", 1, "IPv4");
+    }
+
+    @Test
+    void badPortIsRefused() {
+        fails("server 127.0.0.1:65536", 1, "65536", "65535");
+        fails("server 127.0.0.1:", 1, "port");
+        fails("server 127.0.0.1:8o", 1, "port");
+        fails("server [::1]:99999", 1, "99999");
+    }
+
+    @Test
+    void badIpv6IsRefusedAtItsLine() {
+        fails("# one\n\nserver [::1::2]:80", 3, "[::1::2]:80", "IPv6");
+        fails("server [12345::1]", 1, "IPv6");
+        fails("server [::g]", 1, "IPv6");
+        fails("server [1:2:3:4:5:6:7]", 1, "IPv6");
+        fails("server [1:2:3:4:5:6:7:8:9]", 1, "IPv6");
+        fails("server [1:2:3:4::5:6:7:8]", 1, "IPv6");
+        fails("server [::1", 1, "']'");
+        fails("server [::1]80", 1, "':port'");
+        fails("server [fe80::1%x]", 1, "scope");
+    }
+
+    @Test
+    void unbracketedIpv6IsRefused() {
+        fails("server ::1", 1, "brackets", "[::1]");
+        fails("server fe80::1:80", 1, "brackets");
+    }
+
+    @Test
+    void hostNamesAreRefused() {
+        fails("server 127.0.0.1\nserver localhost:80", 2, "localhost", "host names");
+        fails("server backend.example:8080", 1, "host names");
+    }
+
+    // ---- parameters ----
+
+    @Test
+    void weightMustBeAPositiveWholeNumberThatFits() {
+        fails("server 127.0.0.1 weight=0", 1, "at least 1");
+        fails("server 127.0.0.1 weight=00", 1, "at least 1");
+        fails("server 127.0.0.1\n\nserver 127.0.0.2 weight=abc", 3, "'abc'", "not a positive whole number");
+        fails("server 127.0.0.1 weight=-1", 1, "not a positive whole number");
+        fails("server 127.0.0.1 weight=1.5", 1, "not a positive whole number");
+        fails("server 127.0.0.1 weight=", 1, "not a positive whole number");
+        fails("server 127.0.0.1 weight=" + (BackendList.MAX_WEIGHT + 1), 1, "too large", String.valueOf(BackendList.MAX_WEIGHT));
+        fails("server 127.0.0.1 weight=99999999999999999999999", 1, "too large");
+        fails("server 127.0.0.1 weight=2 weight=3", 1, "twice");
+    }
+
+    @Test
+    void largestWeightIsAccepted() throws Exception {
+        BackendList list = parse("server 127.0.0.1 weight=" + BackendList.MAX_WEIGHT + "\nserver 127.0.0.2 weight=007");
+        assertEquals(BackendList.MAX_WEIGHT, list.backend(0).weight());
+        assertEquals(7, list.backend(1).weight());
+    }
+
+    @Test
+    void unknownParameterIsNamed() {
+        fails("server 127.0.0.1 max_fails=3", 1, "unknown parameter", "max_fails=");
+        fails("server 127.0.0.1:80\nserver 127.0.0.2:80 backup", 2, "unknown parameter", "'backup'");
+        fails("server 127.0.0.1 Weight=2", 1, "unknown parameter", "Weight=");
+    }
+
+    @Test
+    void unknownDirectiveIsNamed() {
+        fails("server 127.0.0.1\nservr 127.0.0.2", 2, "unknown directive", "'servr'");
+        fails("upstream u {\n  keepalive 16;\n  server 127.0.0.1\n}", 2, "unknown directive", "'keepalive'");
+        fails("hash $request_uri;\nserver 127.0.0.1", 1, "consistent");
+        fails("server", 1, "needs an address");
+    }
+
+    @Test
+    void badFeatureListsAreRefused() {
+        fails("server 127.0.0.1 features=", 1, "at least one");
+        fails("server 127.0.0.1 features=a,,b", 1, "bad feature name ''");
+        fails("server 127.0.0.1 features=a/b", 1, "bad feature name 'a/b'");
+        fails("server 127.0.0.1 features=a,b,a", 1, "'a' listed twice");
+        fails("server 127.0.0.1 features=a features=b", 1, "twice");
+    }
+
+    @Test
+    void moreThanSixteenFeaturesAreRefusedWhereTheSeventeenthAppears() throws Exception {
+        String sixteen = IntStream.range(0, 16).mapToObj(i -> "f" + i).collect(Collectors.joining(","));
+        BackendList ok = parse("server 127.0.0.1 features=" + sixteen + "\nserver 127.0.0.2 features=f3,f0");
+        assertEquals(16, ok.features().size());
+        assertEquals("f15", ok.features().get(15));
+
+        fails("server 127.0.0.1 features=" + sixteen + "\n# more\nserver 127.0.0.2 features=f1,f16",
+                3, "'f16'", "17", "16");
+        fails("server 127.0.0.1 features=" + sixteen + ",extra", 1, "'extra'", "16");
+    }
+
+    // ---- counts and duplicates ----
+
+    @Test
+    void duplicateBackendsAreRefusedNamingTheFirst() {
+        fails("server 127.0.0.1\nserver 127.0.0.2\nserver 127.0.0.1", 3, "duplicate", "line 1");
+        // Written differently, the same endpoint: port 80 is the default, leading zeros are allowed.
+        fails("server 127.0.0.1\nserver 127.0.0.1:80", 2, "duplicate", "'127.0.0.1:80'", "line 1", "'127.0.0.1'");
+        fails("server 127.0.0.1:8080\nserver 127.000.000.001:8080", 2, "duplicate", "line 1");
+        fails("server [::1]\nserver [0:0:0:0:0:0:0:1]:80", 2, "duplicate", "line 1");
+        fails("server [::ffff:7f00:1]:80\nserver [::ffff:127.0.0.1]", 2, "duplicate", "line 1");
+    }
+
+    @Test
+    void differentPortsOrScopesAreDifferentBackends() throws Exception {
+        BackendList list = parse("server 127.0.0.1\nserver 127.0.0.1:81\nserver [fe80::1]\nserver [fe80::1%2]\nserver [::ffff:127.0.0.1]");
+        assertEquals(5, list.size());
+    }
+
+    @Test
+    void moreThan65535BackendsAreRefusedAtTheFirstOneTooMany() throws Exception {
+        StringBuilder sb = new StringBuilder("upstream big {\n");
+        for (int i = 0; i <= BackendList.MAX_BACKENDS; i++) {
+            sb.append("server 127.0.").append(i >> 8).append('.').append(i & 0xFF).append(":8080\n");
+        }
+        sb.append("}\n");
+        String tooMany = sb.toString();
+        // Line 1 is 'upstream', backend i is on line i + 2: the 65,536th (i = 65,535) is on line 65,537.
+        fails(tooMany, BackendList.MAX_BACKENDS + 2, "more than 65535 backends");
+
+        String justEnough = tooMany.replace("server 127.0.255.255:8080\n", "");
+        BackendList list = parse(justEnough);
+        assertEquals(BackendList.MAX_BACKENDS, list.size());
+        assertEquals("127.0.255.254:8080", list.backend(BackendList.MAX_BACKENDS - 1).address());
+        assertEquals(BackendList.MAX_BACKENDS + 1, list.backend(BackendList.MAX_BACKENDS - 1).line());
+    }
+
+    // ---- structure ----
+
+    @Test
+    void unclosedUpstreamIsReportedAtItsOpeningLine() {
+        fails("# header\nupstream pool {\n  server 127.0.0.1;\n", 2, "never closed");
+    }
+
+    @Test
+    void textAfterTheClosingBraceIsRefused() {
+        fails("upstream pool {\n  server 127.0.0.1;\n}\n\nserver 127.0.0.2;\n", 5, "after the closing");
+        fails("upstream pool {\n  server 127.0.0.1;\n}\n}\n", 4, "after the closing");
+    }
+
+    @Test
+    void misplacedUpstreamAndBracesAreRefused() {
+        fails("server 127.0.0.1\nupstream pool {\nserver 127.0.0.2\n}", 2, "'upstream'");
+        fails("upstream a {\nupstream b {\n}", 2, "'upstream'");
+        fails("upstream pool\nserver 127.0.0.1", 1, "upstream NAME {");
+        fails("server 127.0.0.1\n}", 2, "'}'");
+    }
+
+    @Test
+    void semicolonsAreCheckedAndOptional() {
+        fails("server 127.0.0.1;;", 1, "';'");
+        fails("server 127.0.0.1; server 127.0.0.2;", 1, "one directive per line");
+    }
+
+    @Test
+    void emptyFilesAreRefusedForTheWholeFile() {
+        fails("", 0, "no 'server' lines");
+        fails("\n\n", 0, "no 'server' lines");
+        fails("# only a comment\r\n   # and another\r\n", 0, "no 'server' lines");
+        fails("upstream pool {\n  hash $request_uri consistent;\n}\n", 0, "no 'server' lines");
+    }
+
+    // ---- accepted syntax ----
+
+    @Test
+    void fullNginxSyntaxIsAccepted() throws Exception {
+        String text = """
+                # The pool of caches.
+                upstream cache_pool {
+                    hash $request_uri consistent;   # what ringstore builds anyway
+
+                    server 127.0.0.1:8080 weight=2 features=ssd,eu;
+                    server 127.000.000.002:8080;     # leading zeros, as nginx allows
+                \tserver [::1]:9001 features=eu
+                    server 127.0.0.3 features=gpu,ssd;
+                    server [fe80::1%3]:80 weight=10
+                }
+                # trailing comment
+                """;
+        BackendList list = parse(text);
+        assertEquals("test", list.source());
+        assertEquals(List.of("127.0.0.1:8080", "127.000.000.002:8080", "[::1]:9001", "127.0.0.3", "[fe80::1%3]:80"),
+                list.backends().stream().map(Backend::address).toList());
+        assertEquals(List.of(2L, 1L, 1L, 1L, 10L), list.backends().stream().map(Backend::weight).toList());
+        assertEquals(List.of(5, 6, 7, 8, 9), list.backends().stream().map(Backend::line).toList());
+        assertEquals(List.of(0, 1, 2, 3, 4), list.backends().stream().map(Backend::index).toList());
+        assertEquals(List.of("ssd", "eu", "gpu"), list.features(), "order of first appearance");
+        assertEquals(List.of("ssd", "eu"), List.copyOf(list.backend(0).features()));
+        assertEquals(Set.of(), list.backend(1).features());
+        assertEquals(Set.of("gpu", "ssd"), list.backend(3).features());
+        assertEquals("127.0.0.2:8080", list.backend(1).upstreamAddress());
+        assertEquals("127.0.0.3:80", list.backend(3).upstreamAddress());
+        assertEquals("[fe80::1%3]:80", list.backend(4).socketAddress());
+    }
+
+    @Test
+    void upstreamBraceMayTouchTheName() throws Exception {
+        assertEquals(1, parse("upstream pool{\nserver 127.0.0.1\n}").size());
+    }
+
+    @Test
+    void crlfLineEndingsAreAccepted() throws Exception {
+        BackendList list = parse("# dos file\r\nupstream p {\r\n\r\nserver 127.0.0.1:80 weight=3;\r\nserver [::1] features=x\r\n}\r\n");
+        assertEquals(List.of("127.0.0.1:80", "[::1]"), list.backends().stream().map(Backend::address).toList());
+        assertEquals(3, list.backend(0).weight());
+        assertEquals(List.of("x"), list.features());
+        assertEquals(4, list.backend(0).line());
+        assertEquals(5, list.backend(1).line());
+        assertFalse(list.backend(1).features().stream().anyMatch(f -> f.contains("\r")));
+    }
+
+    @Test
+    void missingFinalNewlineAndTrailingSpacesAreAccepted() throws Exception {
+        BackendList list = parse("server 127.0.0.1   ;   \n   server 127.0.0.2");
+        assertEquals(2, list.size());
+        assertEquals("127.0.0.1", list.backend(0).address());
+    }
+
+    // ---- files ----
+
+    @Test
+    void fileErrorsNameTheFile(@TempDir Path dir) throws IOException {
+        Path missing = dir.resolve("missing.conf");
+        BackendsFileException e = assertThrows(BackendsFileException.class, () -> BackendList.parse(missing));
+        assertEquals(0, e.line());
+        assertTrue(e.getMessage().contains(missing.toString()), e.getMessage());
+        assertTrue(e.reason().contains("no such file"), e.reason());
+
+        Path latin1 = dir.resolve("latin1.conf");
+        Files.write(latin1, "# caf\u00e9\nserver 127.0.0.1\n".getBytes(StandardCharsets.ISO_8859_1));
+        e = assertThrows(BackendsFileException.class, () -> BackendList.parse(latin1));
+        assertTrue(e.reason().contains("UTF-8"), e.reason());
+
+        Path bad = dir.resolve("bad.conf");
+        Files.writeString(bad, "server 127.0.0.1\nserver nope\n");
+        e = assertThrows(BackendsFileException.class, () -> BackendList.parse(bad));
+        assertEquals(2, e.line());
+        assertTrue(e.getMessage().startsWith(bad + ":2: "), e.getMessage());
+    }
+
+    @Test
+    void fileIsReadAsUtf8(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("ok.conf");
+        Files.writeString(file, "# caf\u00e9 \u2615\nserver 127.0.0.1 features=a\n", StandardCharsets.UTF_8);
+        BackendList list = BackendList.parse(file);
+        assertEquals(file.toString(), list.source());
+        assertEquals(1, list.size());
+        assertEquals(2, list.backend(0).line());
+    }
+}
