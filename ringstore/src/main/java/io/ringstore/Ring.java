@@ -118,7 +118,8 @@ public final class Ring {
 
     /**
      * Backends of the points from the key's point onwards, wrapping, each point once
-     * ({@link #pointCount()} values): pingora-ketama's {@code node_iter}. Empty for an empty ring.
+     * ({@link #pointCount()} values): pingora-ketama's {@code node_iter} for one turn of the ring
+     * (pingora's goes round forever). Empty for an empty ring.
      */
     public PrimitiveIterator.OfInt points(byte[] key) {
         int start = pointIndex(hash(key));

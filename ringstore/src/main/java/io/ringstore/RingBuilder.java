@@ -159,6 +159,7 @@ public final class RingBuilder {
                 // All rings empty or the last segment shorter than its alignment: the file ends at fileLength.
                 writeFully(ch, ByteBuffer.allocate(1), fileLength - 1);
             }
+            progress.accept("syncing " + fileLength + " bytes to disk");
             ch.force(true);
             ch.close();
             publish(tmp, target);
@@ -255,7 +256,7 @@ public final class RingBuilder {
 
     /**
      * Generates every point of the member backends into a packed array sorted by (hash, rank): a counting
-     * pass on the hash's top 16 bits, a second generation pass that places each point in its bucket,
+     * pass on the top bits of the hash, a second generation pass that places each point in its bucket,
      * then a small sort per bucket. Nothing is boxed; the array is reused across rings.
      */
     private Sorted generateSorted(BitSet members, RingVersion version, int[] rank) {
@@ -270,7 +271,8 @@ public final class RingBuilder {
             buffer = new long[n];
         }
         long[] a = buffer;
-        int[] starts = new int[PointSorter.bucketCount()];
+        int bits = PointSorter.bucketBits(n);
+        int[] starts = new int[1 << bits];
         int[] bases = new int[backends.size()];
         for (int b = members.nextSetBit(0); b >= 0; b = members.nextSetBit(b + 1)) {
             bases[b] = baseState(backends.backend(b).serverAddress(), version.algorithm());
@@ -278,10 +280,11 @@ public final class RingBuilder {
             int prev = 0;
             for (int j = 0; j < points; j++) {
                 prev = Crc32.nextPoint(bases[b], prev);
-                starts[PointSorter.bucket(prev)]++;
+                starts[PointSorter.bucket(prev, bits)]++;
             }
         }
         PointSorter.prefixSums(starts);
+        progress.accept("placing " + n + " points of " + version + " in hash order");
         int[] next = starts.clone();
         for (int b = members.nextSetBit(0); b >= 0; b = members.nextSetBit(b + 1)) {
             int points = (int) (backends.backend(b).weight() * k);
@@ -289,10 +292,12 @@ public final class RingBuilder {
             int prev = 0;
             for (int j = 0; j < points; j++) {
                 prev = Crc32.nextPoint(bases[b], prev);
-                a[next[PointSorter.bucket(prev)]++] = ((prev & 0xFFFF_FFFFL) << 32) | low;
+                a[next[PointSorter.bucket(prev, bits)]++] = ((prev & 0xFFFF_FFFFL) << 32) | low;
             }
         }
+        progress.accept("sorting " + n + " points of " + version + " within " + starts.length + " buckets");
         PointSorter.sortBuckets(a, starts, n);
+        progress.accept("writing " + n + " points of " + version);
         return new Sorted(a, n);
     }
 

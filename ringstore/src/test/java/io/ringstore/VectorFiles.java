@@ -31,11 +31,12 @@ final class VectorFiles {
     }
 
     /**
-     * {@code shared/vectors/<name>}: from {@value #PROPERTY} if set, otherwise found by walking up from
-     * the working directory. Fails the test when absent: the vectors are part of CI.
+     * The vector folder {@code <name>}: from {@value #PROPERTY} (or the environment variable
+     * RINGSTORE_VECTORS) if set; else {@code ../shared/vectors/<name>} beside the repository (where
+     * CI puts the authoritative copy); else the copy committed in {@code testdata/vectors/<name>}.
      */
     static Path directory(String name) {
-        String property = System.getProperty(PROPERTY);
+        String property = System.getProperty(PROPERTY, System.getenv("RINGSTORE_VECTORS"));
         if (property != null && !property.isBlank()) {
             Path dir = Path.of(property).resolve(name);
             if (!Files.isDirectory(dir)) {
@@ -43,15 +44,15 @@ final class VectorFiles {
             }
             return dir;
         }
-        Path start = Path.of("").toAbsolutePath();
-        for (Path p = start; p != null; p = p.getParent()) {
-            Path dir = p.resolve("shared").resolve("vectors").resolve(name);
+        Path repo = Path.of(System.getProperty("ringstore.repo", "..")).toAbsolutePath().normalize();
+        for (Path dir : new Path[] {repo.resolveSibling("shared").resolve("vectors").resolve(name),
+                                    repo.resolve("testdata").resolve("vectors").resolve(name)}) {
             if (Files.isDirectory(dir)) {
                 return dir;
             }
         }
-        return fail("reference vectors not found: -D" + PROPERTY + " is not set and no shared/vectors/" + name
-                + " exists in " + start + " or above it (the vectors are part of CI; set -D" + PROPERTY + "=<dir>)");
+        return fail("reference vectors not found: neither ../shared/vectors/" + name + " nor testdata/vectors/" + name
+                + " exists beside or in " + repo + " (set -D" + PROPERTY + "=<dir>)");
     }
 
     /** Lines of a text file, gunzipped when the name ends in {@code .gz}. */
@@ -99,14 +100,20 @@ final class VectorFiles {
      *
      * @param hash       the point hash (as the unsigned bits in an int)
      * @param candidates every point with that hash, in input order
-     * @param survivor   the address pingora kept
+     * @param survivor   the point pingora kept
      * @param line       line number in the file
      */
-    record Collision(int hash, List<Candidate> candidates, String survivor, int line) {
+    record Collision(int hash, List<Candidate> candidates, Candidate survivor, int line) {
         /** Points that were dropped for this hash. */
         int dropped() {
             return candidates.size() - 1;
         }
+    }
+
+    /** {@code address#index}. */
+    private static Candidate candidate(String text) {
+        int mark = text.lastIndexOf('#');
+        return new Candidate(text.substring(0, mark), Integer.parseInt(text.substring(mark + 1)));
     }
 
     /** The collisions of a file by hash; empty when the file does not exist (no hash collided). */
@@ -125,11 +132,10 @@ final class VectorFiles {
                 }
                 List<Candidate> candidates = new ArrayList<>();
                 for (String c : f[1].split(",")) {
-                    int hashMark = c.lastIndexOf('#');
-                    candidates.add(new Candidate(c.substring(0, hashMark), Integer.parseInt(c.substring(hashMark + 1))));
+                    candidates.add(candidate(c));
                 }
                 int hash = (int) Long.parseLong(f[0]);
-                if (byHash.put(hash, new Collision(hash, List.copyOf(candidates), f[2], lineNo)) != null) {
+                if (byHash.put(hash, new Collision(hash, List.copyOf(candidates), candidate(f[2]), lineNo)) != null) {
                     fail(file + ":" + lineNo + ": hash " + f[0] + " listed twice");
                 }
             }

@@ -11,20 +11,23 @@ import java.util.Arrays;
  * </pre>
  * so that unsigned order of the longs is ring order with ties already resolved.
  *
- * <p>The sort is one most-significant-digit radix pass on the top 16 bits of the hash (hashes are
- * uniform, so the 65,536 buckets come out even), then a small sort inside each bucket, where every
- * element shares the top 16 bits and signed order equals unsigned order.
+ * <p>The sort is one most-significant-digit radix pass on the top {@link #bucketBits(int)} bits of
+ * the hash (hashes are uniform, so buckets come out even with about 16 points each), then an
+ * insertion sort inside each bucket, where every element shares the top bits and signed order equals
+ * unsigned order.
  */
 public final class PointSorter {
-    static final int BUCKET_BITS = 16;
-    static final int BUCKETS = 1 << BUCKET_BITS;
+    private static final int MIN_BUCKET_BITS = 8;
+    private static final int MAX_BUCKET_BITS = 22;
     private static final int INSERTION_SORT_MAX = 48;
 
     private PointSorter() {
     }
 
-    public static int bucketCount() {
-        return BUCKETS;
+    /** Bucket bits for n points: about 16 points a bucket, 2^8 to 2^22 buckets. */
+    public static int bucketBits(int n) {
+        int log2 = 31 - Integer.numberOfLeadingZeros(Math.max(n, 1));
+        return Math.clamp(log2 - 4, MIN_BUCKET_BITS, MAX_BUCKET_BITS);
     }
 
     public static long pack(int hash, int rank, int backend) {
@@ -39,8 +42,8 @@ public final class PointSorter {
         return (int) (packed & 0xFFFF);
     }
 
-    public static int bucket(int hash) {
-        return hash >>> (32 - BUCKET_BITS);
+    public static int bucket(int hash, int bits) {
+        return hash >>> (32 - bits);
     }
 
     /**
@@ -86,15 +89,16 @@ public final class PointSorter {
      * stand-alone form of the sort, for packed points that already sit in an array.
      */
     public static void sort(long[] a, int n, long[] scratch) {
-        int[] starts = new int[BUCKETS];
+        int bits = bucketBits(n);
+        int[] starts = new int[1 << bits];
         for (int i = 0; i < n; i++) {
-            starts[(int) (a[i] >>> (64 - BUCKET_BITS))]++;
+            starts[(int) (a[i] >>> (64 - bits))]++;
         }
         prefixSums(starts);
         int[] next = starts.clone();
         for (int i = 0; i < n; i++) {
             long v = a[i];
-            scratch[next[(int) (v >>> (64 - BUCKET_BITS))]++] = v;
+            scratch[next[(int) (v >>> (64 - bits))]++] = v;
         }
         System.arraycopy(scratch, 0, a, 0, n);
         sortBuckets(a, starts, n);
