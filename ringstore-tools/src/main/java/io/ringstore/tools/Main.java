@@ -15,7 +15,7 @@ public final class Main {
     public static final int USAGE = 2;
 
     static List<Command> commands() {
-        return List.of(new BuildCommand(), new LookupCommand(), new DumpCommand(), new VerifyCommand());
+        return List.of(new BuildCommand(), new LookupCommand(), new DumpCommand(), new VerifyCommand(), new DiffCommand());
     }
 
     private Main() {

@@ -37,25 +37,27 @@ final class Versions {
 
     /** For readers: the version to use from {@code store}, by {@code --algorithm v1|v2[:K]} and {@code --point-multiple}; the file's first by default. */
     static RingVersion select(Command.Args args, RingStore store) throws Command.UsageException {
-        if (!args.has(ALGORITHM)) {
-            if (args.has(POINT_MULTIPLE)) {
-                throw new Command.UsageException("--point-multiple needs --algorithm v2");
-            }
+        if (!args.has(ALGORITHM) && args.has(POINT_MULTIPLE)) {
+            throw new Command.UsageException("--point-multiple needs --algorithm v2");
+        }
+        Integer k = args.has(POINT_MULTIPLE) ? (int) args.getLong(POINT_MULTIPLE, 1, Integer.MAX_VALUE, 0) : null;
+        return select(args.get(ALGORITHM), k, store);
+    }
+
+    /** The version named {@code name} ({@code v1}, {@code v2}, {@code v2:K}; null = the file's default) in {@code store}. */
+    static RingVersion select(String name, Integer pointMultiple, RingStore store) throws Command.UsageException {
+        if (name == null) {
             return store.versions().getFirst();
         }
-        String name = args.get(ALGORITHM);
         int colon = name.indexOf(':');
         Algorithm a = parseAlgorithm(colon < 0 ? name : name.substring(0, colon));
-        Integer k = null;
+        Integer k = pointMultiple;
         if (colon >= 0) {
             try {
                 k = Integer.parseInt(name.substring(colon + 1));
             } catch (NumberFormatException e) {
-                throw new Command.UsageException("bad point multiple in --algorithm " + name);
+                throw new Command.UsageException("bad point multiple in '" + name + "' (expected v2:K)");
             }
-        }
-        if (args.has(POINT_MULTIPLE)) {
-            k = (int) args.getLong(POINT_MULTIPLE, 1, Integer.MAX_VALUE, 0);
         }
         List<RingVersion> matching = new ArrayList<>();
         for (RingVersion v : store.versions()) {
@@ -66,7 +68,7 @@ final class Versions {
         if (matching.size() != 1) {
             throw new Command.UsageException((matching.isEmpty() ? "no " : "more than one ") + name
                     + (k != null && colon < 0 ? " with point multiple " + k : "") + " ring in " + store.path()
-                    + " (it has " + store.versions() + (matching.isEmpty() ? "" : "; say which with --point-multiple") + ")");
+                    + " (it has " + store.versions() + (matching.isEmpty() ? "" : "; say which with v2:K") + ")");
         }
         return matching.getFirst();
     }

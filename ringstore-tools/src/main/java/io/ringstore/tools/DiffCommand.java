@@ -1,0 +1,144 @@
+package io.ringstore.tools;
+
+import io.ringstore.Ring;
+import io.ringstore.RingDiff;
+import io.ringstore.RingFileException;
+import io.ringstore.RingStore;
+import io.ringstore.RingVersion;
+
+import java.io.InputStream;
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+
+final class DiffCommand extends Command {
+    /** Rollout steps shown by default. */
+    private static final List<Double> STEPS = List.of(1.0, 10.0, 50.0, 100.0);
+
+    @Override
+    String name() {
+        return "diff";
+    }
+
+    @Override
+    String description() {
+        return "The exact fraction of the 32-bit hash line (so of keys) whose backend differs between two rings:\n"
+                + "two ring files, or one file's two versions. Backends are matched by address and port, so two\n"
+                + "generations of a backend list compare too. Also each backend's share moved out and in, and what\n"
+                + "a rollout of p % moves (p × the fraction). Exact: a sweep over both sorted point lists.";
+    }
+
+    @Override
+    String synopsis() {
+        return "A B [--features a,b] [--algorithm-a V] [--algorithm-b V] [--rollout P] [--json]";
+    }
+
+    @Override
+    String options() {
+        return """
+                  --features a,b        compare the rings of this feature set (default: all backends)
+                  --algorithm-a V       version of A: v1, v2 or v2:K (default: A's first)
+                  --algorithm-b V       version of B (default: B's first)
+                  --rollout P           also show what a rollout of P % moves (default steps: 1, 10, 50, 100)
+                  --json                one JSON object; top-level moved_fraction is the exact fraction in [0, 1]
+                """;
+    }
+
+    @Override
+    Set<String> valueOptions() {
+        return Set.of("--features", "--algorithm-a", "--algorithm-b", "--rollout");
+    }
+
+    @Override
+    Set<String> flagOptions() {
+        return Set.of("--json");
+    }
+
+    @Override
+    int run(Args args, InputStream in, PrintStream out, PrintStream err) throws UsageException, FailedException {
+        if (args.positional.size() != 2) {
+            throw new UsageException("expected two ring files A and B (the same file twice to compare its versions)");
+        }
+        List<Double> steps = STEPS;
+        if (args.has("--rollout")) {
+            try {
+                double p = Double.parseDouble(args.get("--rollout"));
+                if (!(p >= 0 && p <= 100)) {
+                    throw new NumberFormatException();
+                }
+                steps = List.of(p);
+            } catch (NumberFormatException e) {
+                throw new UsageException("--rollout must be a percentage from 0 to 100: --rollout=" + args.get("--rollout"));
+            }
+        }
+        Set<String> features = LookupCommand.features(args);
+        try (RingStore a = RingStore.open(Path.of(args.positional.get(0)));
+             RingStore b = RingStore.open(Path.of(args.positional.get(1)))) {
+            RingVersion va = Versions.select(args.get("--algorithm-a"), null, a);
+            RingVersion vb = Versions.select(args.get("--algorithm-b"), null, b);
+            Ring ra;
+            Ring rb;
+            try {
+                ra = a.ring(features, va);
+                rb = b.ring(features, vb);
+            } catch (IllegalArgumentException e) {
+                throw new UsageException(e.getMessage());
+            }
+            RingDiff d = RingDiff.between(ra, rb);
+            if (args.has("--json")) {
+                out.println(json(d, args, ra, rb, steps));
+            } else {
+                text(d, args, ra, rb, steps, out);
+            }
+            return Main.OK;
+        } catch (RingFileException e) {
+            throw new FailedException(e.getMessage());
+        }
+    }
+
+    private static Set<String> endpoints(RingDiff d) {
+        Set<String> all = new TreeSet<>(d.before().keySet());
+        all.addAll(d.after().keySet());
+        return all;
+    }
+
+    private static double get(Map<String, Double> m, String k) {
+        return m.getOrDefault(k, 0.0);
+    }
+
+    private static void text(RingDiff d, Args args, Ring ra, Ring rb, List<Double> steps, PrintStream out) {
+        out.printf(Locale.ROOT, "a: %s ring %s, %d points%n", args.positional.get(0), ra, ra.pointCount());
+        out.printf(Locale.ROOT, "b: %s ring %s, %d points%n", args.positional.get(1), rb, rb.pointCount());
+        out.printf(Locale.ROOT, "moved_fraction: %.9f (%.4f %% of keys change backend)%n", d.movedFraction(), d.movedFraction() * 100);
+        for (double p : steps) {
+            out.printf(Locale.ROOT, "rollout %6.2f %%: moves %.4f %% of keys%n", p, d.movedAtRollout(p) * 100);
+        }
+        out.printf("%n  %-46s %10s %10s %10s %10s%n", "backend", "share_a", "share_b", "moved_out", "moved_in");
+        for (String e : endpoints(d)) {
+            out.printf(Locale.ROOT, "  %-46s %10.6f %10.6f %10.6f %10.6f%n", e, get(d.before(), e), get(d.after(), e),
+                    get(d.movedOut(), e), get(d.movedIn(), e));
+        }
+    }
+
+    private static String json(RingDiff d, Args args, Ring ra, Ring rb, List<Double> steps) {
+        Json j = new Json().begin().field("moved_fraction", d.movedFraction());
+        j.beginObject("a").field("file", args.positional.get(0)).field("version", ra.version().toString())
+                .field("points", ra.pointCount()).end();
+        j.beginObject("b").field("file", args.positional.get(1)).field("version", rb.version().toString())
+                .field("points", rb.pointCount()).end();
+        j.beginArray("rollout");
+        for (double p : steps) {
+            j.begin().field("percent", p).field("moved_fraction", d.movedAtRollout(p)).end();
+        }
+        j.endArray().beginArray("backends");
+        for (String e : endpoints(d)) {
+            j.begin().field("address", e).field("share_a", get(d.before(), e)).field("share_b", get(d.after(), e))
+                    .field("moved_out", get(d.movedOut(), e)).field("moved_in", get(d.movedIn(), e)).end();
+        }
+        return j.endArray().end().toString();
+    }
+}

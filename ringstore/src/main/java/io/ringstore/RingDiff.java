@@ -1,0 +1,112 @@
+package io.ringstore;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * The exact difference between two rings: which part of the 32-bit hash line changes backend.
+ * Computed by one sweep over both sorted point lists (O(points of both)), not by sampling. Backends
+ * are matched by endpoint (address, port, scope), so the two rings may come from different files,
+ * for example two generations of a backend list.
+ *
+ * @param movedFraction the fraction of the hash line (so of uniformly hashed keys) whose backend differs
+ * @param before        each endpoint's share of the line in ring A (socket address → share)
+ * @param after         each endpoint's share in ring B
+ * @param movedOut      per endpoint of A: the share it loses (keys that leave it)
+ * @param movedIn       per endpoint of B: the share it gains (keys that arrive)
+ */
+public record RingDiff(double movedFraction, Map<String, Double> before, Map<String, Double> after,
+                       Map<String, Double> movedOut, Map<String, Double> movedIn) {
+    private static final double LINE = 4294967296.0;
+
+    /** The fraction a rollout of {@code percent} % moves: keys migrate at random, independent of the ring. */
+    public double movedAtRollout(double percent) {
+        return movedFraction * percent / 100.0;
+    }
+
+    public static RingDiff between(Ring a, Ring b) {
+        String[] endpointA = endpoints(a);
+        String[] endpointB = endpoints(b);
+        Map<String, Long> before = new LinkedHashMap<>();
+        Map<String, Long> after = new LinkedHashMap<>();
+        Map<String, Long> out = new LinkedHashMap<>();
+        Map<String, Long> in = new LinkedHashMap<>();
+        long moved = 0;
+        int na = a.pointCount();
+        int nb = b.pointCount();
+        if (na == 0 || nb == 0) {
+            // One side has no backend: every key changes (unless both are empty).
+            accumulateAll(a, endpointA, before, out);
+            accumulateAll(b, endpointB, after, in);
+            double f = na == 0 && nb == 0 ? 0.0 : 1.0;
+            return new RingDiff(f, shares(before), shares(after), shares(out), shares(in));
+        }
+        // Sweep the union of boundaries. Interval (prev, cur] belongs in each ring to the first point
+        // with hash >= cur; the part above the last point of a ring wraps to its point 0.
+        int i = 0;
+        int j = 0;
+        long prev = -1; // exclusive lower end; -1 = start of line
+        while (i < na || j < nb) {
+            long ha = i < na ? Integer.toUnsignedLong(a.pointHash(i)) : Long.MAX_VALUE;
+            long hb = j < nb ? Integer.toUnsignedLong(b.pointHash(j)) : Long.MAX_VALUE;
+            long cur = Math.min(ha, hb);
+            long len = cur - prev;
+            String ea = endpointA[a.pointBackend(i < na ? i : 0) + 1];
+            String eb = endpointB[b.pointBackend(j < nb ? j : 0) + 1];
+            moved += account(ea, eb, len, before, after, out, in);
+            prev = cur;
+            if (ha == cur) {
+                i++;
+            }
+            if (hb == cur) {
+                j++;
+            }
+        }
+        // Past both last points up to 2^32 - 1: each wraps to its point 0.
+        long tail = 0xFFFF_FFFFL - prev;
+        if (tail > 0) {
+            moved += account(endpointA[a.pointBackend(0) + 1], endpointB[b.pointBackend(0) + 1], tail, before, after, out, in);
+        }
+        return new RingDiff(moved / LINE, shares(before), shares(after), shares(out), shares(in));
+    }
+
+    private static long account(String ea, String eb, long len, Map<String, Long> before, Map<String, Long> after,
+                                Map<String, Long> out, Map<String, Long> in) {
+        before.merge(ea, len, Long::sum);
+        after.merge(eb, len, Long::sum);
+        if (ea.equals(eb)) {
+            return 0;
+        }
+        out.merge(ea, len, Long::sum);
+        in.merge(eb, len, Long::sum);
+        return len;
+    }
+
+    private static void accumulateAll(Ring r, String[] endpoints, Map<String, Long> share, Map<String, Long> moved) {
+        double[] s = r.lineShares();
+        for (int k = 0; k < s.length; k++) {
+            if (s[k] > 0) {
+                long v = Math.round(s[k] * LINE);
+                share.merge(endpoints[k + 1], v, Long::sum);
+                moved.merge(endpoints[k + 1], v, Long::sum);
+            }
+        }
+    }
+
+    /** Index b + 1 → the endpoint of backend b; index 0 ("-") for a corrupt point's -1. */
+    private static String[] endpoints(Ring r) {
+        RingStore s = r.store();
+        String[] e = new String[s.backendCount() + 1];
+        e[0] = "-";
+        for (int k = 0; k < s.backendCount(); k++) {
+            e[k + 1] = s.backend(k).socketAddress();
+        }
+        return e;
+    }
+
+    private static Map<String, Double> shares(Map<String, Long> lengths) {
+        Map<String, Double> m = new LinkedHashMap<>();
+        lengths.forEach((k, v) -> m.put(k, v / LINE));
+        return m;
+    }
+}

@@ -1,0 +1,109 @@
+package io.ringstore;
+
+import java.util.Locale;
+import java.util.Objects;
+import java.util.Set;
+import java.util.regex.Pattern;
+
+/**
+ * Which requests the new ring version answers during a migration: a rollout fraction in steps of
+ * 0.01 % (basis points, 0–10,000), a scope (every data centre, or a named set) and the name of the
+ * local data centre. Immutable.
+ *
+ * <p>A key is migrated when the policy is in scope here and the key's selector bucket (0–9,999,
+ * from {@link #bucket(byte[], int, int)}) is below the rollout in basis points. The bucket depends
+ * only on the key, so the choice is stable per key and monotone: raising the fraction only moves
+ * keys from the old version to the new one. The bucket hash (CRC-32C, then a 32-bit finaliser) is
+ * independent of the ring hash (CRC-32), so migrated keys spread over every backend instead of one
+ * arc of the hash line.
+ *
+ * @param basisPoints     rollout in hundredths of a percent: 0 = everything on the old version
+ *                        (the rollback), 10,000 = everything on the new one
+ * @param scope           data centres the rollout applies to; empty = all
+ * @param localDataCentre this process's data centre (may be empty when the scope is all)
+ */
+public record RolloutPolicy(int basisPoints, Set<String> scope, String localDataCentre) {
+    public static final int FULL = 10_000;
+    /** Nothing migrated: the old version answers everything. */
+    public static final RolloutPolicy NONE = new RolloutPolicy(0, Set.of(), "");
+
+    private static final Pattern NAME = Pattern.compile("[A-Za-z0-9_.-]{1,64}");
+
+    public RolloutPolicy {
+        if (basisPoints < 0 || basisPoints > FULL) {
+            throw new IllegalArgumentException("rollout must be 0 to 10000 basis points (0-100 %): basisPoints=" + basisPoints);
+        }
+        scope = Set.copyOf(Objects.requireNonNull(scope, "scope"));
+        for (String dc : scope) {
+            if (!NAME.matcher(dc).matches()) {
+                throw new IllegalArgumentException("bad data centre name '" + dc + "' (1-64 of A-Z a-z 0-9 _ . -)");
+            }
+        }
+        localDataCentre = Objects.requireNonNull(localDataCentre, "localDataCentre");
+        if (!scope.isEmpty() && localDataCentre.isEmpty()) {
+            throw new IllegalArgumentException("a scoped rollout needs the local data centre's name: scope=" + scope);
+        }
+    }
+
+    /** A rollout of {@code percent} (0–100, rounded to 0.01 %) everywhere. */
+    public static RolloutPolicy everywhere(double percent) {
+        return new RolloutPolicy(toBasisPoints(percent), Set.of(), "");
+    }
+
+    /** A rollout of {@code percent} in the data centres of {@code scope}, seen from {@code local}. */
+    public static RolloutPolicy in(double percent, Set<String> scope, String local) {
+        return new RolloutPolicy(toBasisPoints(percent), scope, local);
+    }
+
+    static int toBasisPoints(double percent) {
+        if (!(percent >= 0 && percent <= 100)) {
+            throw new IllegalArgumentException("rollout percent must be from 0 to 100: percent=" + percent);
+        }
+        return (int) Math.round(percent * 100);
+    }
+
+    /** The same policy with another rollout fraction. */
+    public RolloutPolicy withPercent(double percent) {
+        return new RolloutPolicy(toBasisPoints(percent), scope, localDataCentre);
+    }
+
+    /** Whether the rollout applies in this data centre at all. */
+    public boolean inScope() {
+        return scope.isEmpty() || scope.contains(localDataCentre);
+    }
+
+    /** The rollout as a percentage. */
+    public double percent() {
+        return basisPoints / 100.0;
+    }
+
+    /** Whether the new version answers the key whose selector bucket is {@code bucket}. */
+    public boolean migrates(int bucket) {
+        return bucket < basisPoints && inScope();
+    }
+
+    /**
+     * The key's selector bucket, 0–9,999: a function of the key's bytes alone, independent of its ring
+     * hash. Allocates nothing.
+     */
+    public static int bucket(byte[] key, int offset, int length) {
+        java.util.zip.CRC32C crc = new java.util.zip.CRC32C(); // scalar-replaced by the JIT
+        crc.update(key, offset, length);
+        int h = (int) crc.getValue();
+        // murmur3's fmix32: spreads every input bit over the output, so the bucket is not a linear
+        // function of the key bits the way both CRCs are.
+        h ^= h >>> 16;
+        h *= 0x85eb_ca6b;
+        h ^= h >>> 13;
+        h *= 0xc2b2_ae35;
+        h ^= h >>> 16;
+        return (int) (Integer.toUnsignedLong(h) % FULL);
+    }
+
+    @Override
+    public String toString() {
+        return String.format(Locale.ROOT, "%.2f %% in %s (here: %s)", percent(),
+                scope.isEmpty() ? "all data centres" : String.join(",", scope.stream().sorted().toList()),
+                localDataCentre.isEmpty() ? "-" : localDataCentre);
+    }
+}

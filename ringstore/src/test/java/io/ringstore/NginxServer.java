@@ -1,0 +1,168 @@
+package io.ringstore;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+
+/**
+ * An nginx started for one test class: one foreground process ({@code master_process off}, {@code daemon
+ * off}) listening on free loopback ports, with its config, pid, lock, logs and temp directories all
+ * under one directory, so nothing under /etc, /var or /run is touched.
+ */
+final class NginxServer implements AutoCloseable {
+    /** Debian's nginx-light. */
+    static final Path BINARY = Path.of("/usr/sbin/nginx");
+    private static final long START_TIMEOUT_MILLIS = 15_000;
+    private static final int START_ATTEMPTS = 3;
+
+    private final Process process;
+    private final Path dir;
+    private final int[] ports;
+
+    private NginxServer(Process process, Path dir, int[] ports) {
+        this.process = process;
+        this.dir = dir;
+        this.ports = ports;
+    }
+
+    static boolean installed() {
+        return Files.isExecutable(BINARY);
+    }
+
+    /**
+     * Starts nginx with {@code http.apply(ports)} inside its {@code http { }} block, {@code portCount}
+     * free loopback ports chosen for it, and waits until every port accepts connections. A port taken by
+     * someone else between choosing and binding it makes another attempt with fresh ports.
+     */
+    static NginxServer start(Path dir, int portCount, Function<int[], String> http) throws IOException, InterruptedException {
+        Files.createDirectories(dir.resolve("temp"));
+        for (int attempt = 1; ; attempt++) {
+            int[] ports = freePorts(portCount);
+            Files.writeString(dir.resolve("nginx.conf"), config(dir, http.apply(ports)));
+            Files.deleteIfExists(dir.resolve("error.log"));
+            Process p = new ProcessBuilder(BINARY.toString(),
+                    "-p", dir + "/", "-c", dir.resolve("nginx.conf").toString(), "-e", dir.resolve("error.log").toString())
+                    .redirectErrorStream(true)
+                    .redirectOutput(dir.resolve("nginx.out").toFile())
+                    .start();
+            NginxServer server = new NginxServer(p, dir, ports);
+            try {
+                server.awaitListening();
+                return server;
+            } catch (IOException | RuntimeException | Error e) {
+                server.close();
+                if (attempt < START_ATTEMPTS && server.diagnostics().contains("Address already in use")) {
+                    continue;
+                }
+                throw e;
+            }
+        }
+    }
+
+    private static String config(Path dir, String http) {
+        String d = dir.toString();
+        return """
+                master_process off;
+                daemon off;
+                worker_processes 1;
+                pid "%1$s/nginx.pid";
+                lock_file "%1$s/nginx.lock";
+                # crit: nginx's own start-up errors (emerg) but not one line per refused upstream connect.
+                error_log "%1$s/error.log" crit;
+                events {
+                    worker_connections 1024;
+                }
+                http {
+                    access_log off;
+                    client_body_temp_path "%1$s/temp/client_body";
+                    proxy_temp_path "%1$s/temp/proxy";
+                    fastcgi_temp_path "%1$s/temp/fastcgi";
+                    uwsgi_temp_path "%1$s/temp/uwsgi";
+                    scgi_temp_path "%1$s/temp/scgi";
+                %2$s
+                }
+                """.formatted(d, http.indent(4));
+    }
+
+    private static int[] freePorts(int count) throws IOException {
+        ServerSocket[] sockets = new ServerSocket[count]; // held together so that the ports differ
+        try {
+            int[] ports = new int[count];
+            for (int i = 0; i < count; i++) {
+                sockets[i] = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
+                ports[i] = sockets[i].getLocalPort();
+            }
+            return ports;
+        } finally {
+            for (ServerSocket s : sockets) {
+                if (s != null) {
+                    s.close();
+                }
+            }
+        }
+    }
+
+    private void awaitListening() throws IOException, InterruptedException {
+        long deadline = System.currentTimeMillis() + START_TIMEOUT_MILLIS;
+        for (int port : ports) {
+            while (true) {
+                if (!process.isAlive()) {
+                    throw new IOException("nginx exited with status " + process.exitValue()
+                            + " before listening on 127.0.0.1:" + port + "\n" + diagnostics());
+                }
+                try (Socket s = new Socket()) {
+                    s.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 200);
+                    break;
+                } catch (IOException notYet) {
+                    if (System.currentTimeMillis() > deadline) {
+                        throw new IOException("nginx did not listen on 127.0.0.1:" + port + " within "
+                                + START_TIMEOUT_MILLIS + " ms\n" + diagnostics());
+                    }
+                    Thread.sleep(50);
+                }
+            }
+        }
+    }
+
+    int port(int i) {
+        return ports[i];
+    }
+
+    Path dir() {
+        return dir;
+    }
+
+    /** nginx's error log, its standard output and the config, for failure messages. */
+    String diagnostics() {
+        return "--- " + dir.resolve("error.log") + "\n" + read("error.log")
+                + "--- nginx stdout/stderr\n" + read("nginx.out")
+                + "--- " + dir.resolve("nginx.conf") + "\n" + read("nginx.conf");
+    }
+
+    private String read(String name) {
+        try {
+            Path f = dir.resolve(name);
+            return Files.exists(f) ? Files.readString(f, StandardCharsets.ISO_8859_1) : "(none)\n";
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** Stops nginx (SIGTERM: fast shutdown; SIGKILL if it has not gone after 5 s). */
+    @Override
+    public void close() throws InterruptedException {
+        process.destroy();
+        if (!process.waitFor(5, TimeUnit.SECONDS)) {
+            process.destroyForcibly();
+            process.waitFor(5, TimeUnit.SECONDS);
+        }
+    }
+}
