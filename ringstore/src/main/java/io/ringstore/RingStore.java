@@ -45,10 +45,12 @@ public final class RingStore implements AutoCloseable {
     private final List<RingVersion> versions;
     private final Ring[] rings;
     private final int segmentCount;
+    private final boolean gcManaged;
 
-    private RingStore(Path path, Arena arena, MemorySegment file, Parsed p) {
+    private RingStore(Path path, Arena arena, boolean gcManaged, MemorySegment file, Parsed p) {
         this.path = path;
         this.arena = arena;
+        this.gcManaged = gcManaged;
         this.file = file;
         this.generation = p.generation;
         this.inputDigest = p.inputDigest;
@@ -77,34 +79,60 @@ public final class RingStore implements AutoCloseable {
      * @throws RingFileException if the file cannot be read, is not a ring file, is corrupt or of an unsupported version
      */
     public static RingStore open(Path path) throws RingFileException {
+        return open(path, false);
+    }
+
+    /**
+     * Maps {@code path}; with {@code gcManaged} the mapping lives as long as anything can reach this
+     * store or its rings, and is released by the garbage collector afterwards ({@link #close()} does
+     * nothing). That is how {@link WatchedRingStore} never unmaps a file under a reader.
+     */
+    static RingStore open(Path path, boolean gcManaged) throws RingFileException {
         long size;
-        Arena arena = Arena.ofShared();
+        Arena arena = gcManaged ? Arena.ofAuto() : Arena.ofShared();
         MemorySegment file;
         try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ)) {
             size = ch.size();
             if (size < HEADER_LENGTH) {
-                arena.close();
+                closeQuietly(arena);
                 throw new RingFileException(path, size, "file is " + size + " bytes, shorter than the "
                         + HEADER_LENGTH + "-byte header (truncated, or not a ring file?)");
             }
             file = ch.map(FileChannel.MapMode.READ_ONLY, 0, size, arena);
         } catch (IOException e) {
-            arena.close();
+            closeQuietly(arena);
             throw new RingFileException(path, -1, "cannot map: " + BackendList.describe(e)
                     + (e.getMessage() != null && e.getMessage().contains("Map failed") ? " (out of address space or vm.max_map_count too low?)" : ""), e);
         } catch (RuntimeException e) {
-            arena.close();
+            closeQuietly(arena);
             throw new RingFileException(path, -1, "cannot map: " + e, e);
         }
         try {
-            return new RingStore(path, arena, file, new Parser(path, file).parse());
+            return new RingStore(path, arena, gcManaged, file, new Parser(path, file).parse());
         } catch (RingFileException | RuntimeException e) {
-            arena.close();
+            closeQuietly(arena);
             if (e instanceof RingFileException rfe) {
                 throw rfe;
             }
             throw new RingFileException(path, -1, "unreadable: " + e, e);
         }
+    }
+
+    private static void closeQuietly(Arena arena) {
+        try {
+            arena.close();
+        } catch (UnsupportedOperationException e) {
+            // An automatic arena: the garbage collector releases what was mapped.
+        }
+    }
+
+    /**
+     * Opens {@code path} and follows it: see {@link WatchedRingStore}.
+     *
+     * @throws RingFileException when the file there now cannot be opened
+     */
+    public static WatchedRingStore watch(Path path) throws RingFileException {
+        return WatchedRingStore.watch(path, WatchedRingStore.DEFAULT_POLL_MILLIS);
     }
 
     public Path path() {
@@ -252,10 +280,13 @@ public final class RingStore implements AutoCloseable {
         return String.format("0x%08x", v);
     }
 
-    /** Releases the mapping; lookups afterwards throw {@link IllegalStateException}. Idempotent. */
+    /**
+     * Releases the mapping; lookups afterwards throw {@link IllegalStateException}. Idempotent. For a
+     * store from {@link WatchedRingStore} it does nothing: the garbage collector releases the mapping.
+     */
     @Override
     public void close() {
-        if (arena.scope().isAlive()) {
+        if (!gcManaged && arena.scope().isAlive()) {
             arena.close();
         }
     }

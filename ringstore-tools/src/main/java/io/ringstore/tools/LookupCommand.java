@@ -4,6 +4,7 @@ import io.ringstore.Ring;
 import io.ringstore.RingFileException;
 import io.ringstore.RingStore;
 import io.ringstore.RingVersion;
+import io.ringstore.WatchedRingStore;
 
 import java.io.BufferedOutputStream;
 import java.io.IOException;
@@ -31,7 +32,7 @@ final class LookupCommand extends Command {
 
     @Override
     String synopsis() {
-        return "RINGFILE [--features a,b] [--algorithm v1|v2[:K]] [--point-multiple K] [KEY...]";
+        return "RINGFILE [--features a,b] [--algorithm v1|v2[:K]] [--point-multiple K] [--watch [--show-generation]] [KEY...]";
     }
 
     @Override
@@ -40,6 +41,10 @@ final class LookupCommand extends Command {
                   --features a,b        the ring of backends having all these features (default: all backends)
                   --algorithm V         v1 or v2 (or v2:K) when the file holds several versions (default: the first)
                   --point-multiple K    which v2 ring, when the file holds several
+                  --watch               keep reading keys from stdin and answer each from the generation
+                                        current at that moment, following new files published at the path
+                                        (a file that fails validation is refused; the old one keeps serving)
+                  --show-generation     with --watch: print KEY<TAB>ADDRESS<TAB>GENERATION
                 """;
     }
 
@@ -50,13 +55,22 @@ final class LookupCommand extends Command {
 
     @Override
     Set<String> flagOptions() {
-        return Set.of();
+        return Set.of("--watch", "--show-generation");
     }
 
     @Override
     int run(Args args, InputStream in, PrintStream out, PrintStream err) throws UsageException, FailedException {
         if (args.positional.isEmpty()) {
             throw new UsageException("missing RINGFILE");
+        }
+        if (args.has("--show-generation") && !args.has("--watch")) {
+            throw new UsageException("--show-generation goes with --watch");
+        }
+        if (args.has("--watch")) {
+            if (args.positional.size() > 1) {
+                throw new UsageException("--watch reads keys from stdin; give no KEY arguments");
+            }
+            return watch(args, in, out);
         }
         try (RingStore store = RingStore.open(Path.of(args.positional.getFirst()))) {
             RingVersion version = Versions.select(args, store);
@@ -66,18 +80,19 @@ final class LookupCommand extends Command {
             } catch (IllegalArgumentException e) {
                 throw new UsageException(e.getMessage());
             }
-            byte[][] answers = new byte[store.backendCount()][];
-            for (int i = 0; i < answers.length; i++) {
-                answers[i] = Versions.address(store.backend(i), version).getBytes(StandardCharsets.US_ASCII);
-            }
+            byte[][] answers = addresses(store, version);
             OutputStream o = new BufferedOutputStream(out, 1 << 16);
             if (args.positional.size() > 1) {
                 for (String key : args.positional.subList(1, args.positional.size())) {
                     byte[] k = key.getBytes(StandardCharsets.UTF_8);
                     answer(o, ring, answers, k, k.length);
+                    o.write('\n');
                 }
             } else {
-                streamStdin(in, o, ring, answers);
+                readLines(in, (key, length) -> {
+                    answer(o, ring, answers, key, length);
+                    o.write('\n');
+                }, () -> { });
             }
             o.flush();
             if (out.checkError()) {
@@ -89,6 +104,56 @@ final class LookupCommand extends Command {
         } catch (IOException e) {
             throw new FailedException("I/O error: " + e.getMessage());
         }
+    }
+
+    private int watch(Args args, InputStream in, PrintStream out) throws UsageException, FailedException {
+        Path path = Path.of(args.positional.getFirst());
+        try (WatchedRingStore watched = RingStore.watch(path)) {
+            RingVersion version = Versions.select(args, watched.current());
+            WatchedRingStore.Live live;
+            try {
+                live = watched.ring(features(args), version);
+            } catch (IllegalArgumentException e) {
+                throw new UsageException(e.getMessage());
+            }
+            boolean showGeneration = args.has("--show-generation");
+            OutputStream o = new BufferedOutputStream(out, 1 << 16);
+            byte[][][] answers = {null};
+            RingStore[] answersFor = {null};
+            LineSink sink = (key, length) -> {
+                Ring ring = live.ring();
+                RingStore store = ring.store();
+                if (store != answersFor[0]) {
+                    answers[0] = addresses(store, version);
+                    answersFor[0] = store;
+                }
+                answer(o, ring, answers[0], key, length);
+                if (showGeneration) {
+                    o.write('\t');
+                    o.write(Long.toString(store.generation()).getBytes(StandardCharsets.US_ASCII));
+                }
+                o.write('\n');
+            };
+            readLines(in, sink, () -> {
+                if (in.available() == 0) {
+                    o.flush(); // answer interactive input at once; batch piped input
+                }
+            });
+            o.flush();
+            return Main.OK;
+        } catch (RingFileException e) {
+            throw new FailedException(e.getMessage());
+        } catch (IOException e) {
+            throw new FailedException("I/O error: " + e.getMessage());
+        }
+    }
+
+    private static byte[][] addresses(RingStore store, RingVersion version) {
+        byte[][] answers = new byte[store.backendCount()][];
+        for (int i = 0; i < answers.length; i++) {
+            answers[i] = Versions.address(store.backend(i), version).getBytes(StandardCharsets.US_ASCII);
+        }
+        return answers;
     }
 
     static Set<String> features(Args args) throws UsageException {
@@ -106,16 +171,29 @@ final class LookupCommand extends Command {
 
     private static final byte[] NONE = {'-'};
 
+    /** Writes KEY<TAB>ADDRESS (no line end). */
     private static void answer(OutputStream o, Ring ring, byte[][] answers, byte[] key, int length) throws IOException {
         int b = ring.lookup(key, 0, length);
         o.write(key, 0, length);
         o.write('\t');
         o.write(b < 0 ? NONE : answers[b]);
-        o.write('\n');
     }
 
-    /** Reads raw lines (no charset decoding) so a million keys stream in about a second. */
-    private static void streamStdin(InputStream in, OutputStream o, Ring ring, byte[][] answers) throws IOException {
+    /** Receives one key: the first {@code length} bytes of {@code key}. */
+    private interface LineSink {
+        void accept(byte[] key, int length) throws IOException;
+    }
+
+    /** Runs after each block read from the input. */
+    private interface BlockDone {
+        void run() throws IOException;
+    }
+
+    /**
+     * Reads raw lines (no charset decoding, a trailing '\r' dropped) so a million keys stream in about
+     * a second.
+     */
+    private static void readLines(InputStream in, LineSink sink, BlockDone blockDone) throws IOException {
         byte[] buf = new byte[1 << 16];
         byte[] line = new byte[256];
         int len = 0;
@@ -124,7 +202,7 @@ final class LookupCommand extends Command {
             for (int i = 0; i < n; i++) {
                 byte c = buf[i];
                 if (c == '\n') {
-                    answer(o, ring, answers, line, len > 0 && line[len - 1] == '\r' ? len - 1 : len);
+                    sink.accept(line, len > 0 && line[len - 1] == '\r' ? len - 1 : len);
                     len = 0;
                 } else {
                     if (len == line.length) {
@@ -133,9 +211,10 @@ final class LookupCommand extends Command {
                     line[len++] = c;
                 }
             }
+            blockDone.run();
         }
         if (len > 0) {
-            answer(o, ring, answers, line, line[len - 1] == '\r' ? len - 1 : len);
+            sink.accept(line, line[len - 1] == '\r' ? len - 1 : len);
         }
     }
 }

@@ -1,0 +1,252 @@
+package io.ringstore;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.time.Instant;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A ring file that follows its path: it keeps answering from the file it has, and switches to a new
+ * generation when one is published at the path (the builder's atomic rename). Made by
+ * {@link RingStore#watch(Path)}.
+ *
+ * <p><b>Never unmapped under a reader.</b> Each generation is mapped in a garbage-collector-managed
+ * arena: a mapping is released only when no thread can reach it any more, so a lookup that started
+ * on the old generation finishes on it, and the lookup path pays nothing for the guarantee (no
+ * reference count, no lock). The price is that an old mapping lingers until the next collection;
+ * the pages are the page cache's, so only address space waits.
+ *
+ * <p><b>Switching never fails a lookup.</b> The new file is opened and checked completely
+ * ({@link RingStore#verify()}) on the watcher thread before it is published to readers; a file
+ * that fails is refused, the reason is logged through {@link System.Logger}, and the current
+ * generation keeps serving. A file that lacks a feature or version a {@link Live} handle uses is
+ * refused as well.
+ *
+ * <p>Thread-safe. {@link #current()} is one volatile read.
+ */
+public final class WatchedRingStore implements AutoCloseable {
+    /** How often the path is checked by default. */
+    public static final long DEFAULT_POLL_MILLIS = 200;
+
+    private static final System.Logger LOG = System.getLogger(WatchedRingStore.class.getName());
+
+    private final Path path;
+    private final ScheduledExecutorService timer;
+    private final Set<Live> handles = ConcurrentHashMap.newKeySet();
+    private volatile RingStore current;
+    private volatile Instant lastSwitch;
+    private volatile String lastError;
+    private volatile long switches;
+    private Object stamp;
+
+    private WatchedRingStore(Path path, RingStore first, Object stamp, long pollMillis) {
+        this.path = path;
+        this.current = first;
+        this.stamp = stamp;
+        this.lastSwitch = Instant.now();
+        if (pollMillis > 0) {
+            timer = Executors.newSingleThreadScheduledExecutor(r -> {
+                Thread t = new Thread(r, "ringstore-watch " + path.getFileName());
+                t.setDaemon(true);
+                return t;
+            });
+            timer.scheduleWithFixedDelay(this::poll, pollMillis, pollMillis, TimeUnit.MILLISECONDS);
+        } else {
+            timer = null;
+        }
+    }
+
+    /**
+     * Opens {@code path} and checks it every {@code pollMillis} ms (0: only on {@link #checkNow()}).
+     *
+     * @throws RingFileException when the file there now cannot be opened or fails verification
+     */
+    public static WatchedRingStore watch(Path path, long pollMillis) throws RingFileException {
+        Objects.requireNonNull(path, "path");
+        if (pollMillis < 0) {
+            throw new IllegalArgumentException("pollMillis must be 0 or more: pollMillis=" + pollMillis);
+        }
+        Object stamp = stampOf(path);
+        RingStore first = RingStore.open(path, true);
+        first.verify();
+        return new WatchedRingStore(path, first, stamp, pollMillis);
+    }
+
+    /** The generation serving now. A caller may keep using it as long as it likes; it stays mapped. */
+    public RingStore current() {
+        return current;
+    }
+
+    public long generation() {
+        return current.generation();
+    }
+
+    /** When the current generation started serving (for the first, when watching started). */
+    public Instant lastSwitch() {
+        return lastSwitch;
+    }
+
+    /** Number of switches to a new generation so far. */
+    public long switches() {
+        return switches;
+    }
+
+    /** Why the last file seen at the path was refused, or null if the newest file is serving. */
+    public String lastError() {
+        return lastError;
+    }
+
+    public Path path() {
+        return path;
+    }
+
+    private void poll() {
+        try {
+            checkNow();
+        } catch (RuntimeException e) {
+            LOG.log(System.Logger.Level.ERROR, "ringstore watcher of " + path + " failed a check", e);
+        }
+    }
+
+    /**
+     * Looks at the path now: if a different file is there, opens and verifies it and switches to it.
+     * Returns true on a switch.
+     */
+    public synchronized boolean checkNow() {
+        Object now;
+        try {
+            now = stampOf(path);
+        } catch (RingFileException e) {
+            return refuse(e.getMessage(), null);
+        }
+        if (now.equals(stamp)) {
+            return false;
+        }
+        RingStore next;
+        try {
+            next = RingStore.open(path, true);
+            next.verify();
+            for (Live h : handles) {
+                h.resolve(next); // throws IllegalArgumentException when the new file lacks what a handle uses
+            }
+        } catch (RingFileException | IllegalArgumentException e) {
+            return refuse(e.getMessage(), now);
+        }
+        RingStore before = current;
+        current = next;
+        lastSwitch = Instant.now();
+        lastError = null;
+        stamp = now;
+        switches++;
+        LOG.log(System.Logger.Level.INFO, "{0}: now serving generation {1} (was {2})", path, next.generation(), before.generation());
+        return true;
+    }
+
+    private boolean refuse(String reason, Object seen) {
+        if (!reason.equals(lastError)) {
+            LOG.log(System.Logger.Level.WARNING, "{0}: refused, still serving generation {1}: {2}", path, current.generation(), reason);
+        }
+        lastError = reason;
+        if (seen != null) {
+            stamp = seen; // do not retry the same bad file on every poll
+        }
+        return false;
+    }
+
+    /** Identity of the file at the path: a rename gives a new inode, a rewrite a new time or size. */
+    private static Object stampOf(Path path) throws RingFileException {
+        try {
+            BasicFileAttributes a = Files.readAttributes(path, BasicFileAttributes.class);
+            return Arrays.asList(a.fileKey(), a.lastModifiedTime(), a.size());
+        } catch (NoSuchFileException e) {
+            throw new RingFileException(path, -1, "no such file");
+        } catch (IOException e) {
+            throw new RingFileException(path, -1, "cannot read attributes: " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * A handle on one feature ring of one version that always answers from the current generation.
+     * Resolving the ring is done once per generation, not per lookup.
+     */
+    public Live ring(Set<String> features, RingVersion version) {
+        Live h = new Live(List.copyOf(features), version);
+        h.resolve(current);
+        handles.add(h);
+        return h;
+    }
+
+    /** {@link #ring(Set, RingVersion)} of the file's default version (as the first generation has it). */
+    public Live ring(Set<String> features) {
+        return ring(features, current.versions().getFirst());
+    }
+
+    /** See {@link #ring(Set, RingVersion)}. Lookups allocate nothing. */
+    public final class Live {
+        private final List<String> features;
+        private final RingVersion version;
+        private volatile Ring ring;
+
+        private Live(List<String> features, RingVersion version) {
+            this.features = features;
+            this.version = version;
+        }
+
+        private Ring resolve(RingStore store) {
+            Ring r = store.ring(Set.copyOf(features), version);
+            if (store == current) {
+                ring = r;
+            }
+            return r;
+        }
+
+        /** The ring of the generation serving now. */
+        public Ring ring() {
+            Ring r = ring;
+            RingStore c = current;
+            if (r.store() != c) {
+                r = c.ring(Set.copyOf(features), version); // first lookup after a switch
+                ring = r;
+            }
+            return r;
+        }
+
+        /**
+         * The backend index for {@code key} in the current generation. An index means something only
+         * with its generation's store: to map it to an address, take {@link #ring()} once and use
+         * {@code ring.lookup(key)} and {@code ring.store().backend(i)}, or call {@link #backend(byte[])}.
+         */
+        public int lookup(byte[] key) {
+            return ring().lookup(key);
+        }
+
+        /** The backend for {@code key} in the current generation, or null when the ring has none. */
+        public Backend backend(byte[] key) {
+            Ring r = ring();
+            int b = r.lookup(key);
+            return b < 0 ? null : r.store().backend(b);
+        }
+
+        public int lookupHash(int hash) {
+            return ring().lookupHash(hash);
+        }
+    }
+
+    /** Stops watching. The stores already handed out keep working. */
+    @Override
+    public void close() {
+        if (timer != null) {
+            timer.shutdownNow();
+        }
+    }
+}
