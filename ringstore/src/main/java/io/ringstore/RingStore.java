@@ -109,12 +109,13 @@ public final class RingStore implements AutoCloseable {
         }
         try {
             return new RingStore(path, arena, gcManaged, file, new Parser(path, file).parse());
-        } catch (RingFileException | RuntimeException e) {
+        } catch (RingFileException | RuntimeException | InternalError e) {
             closeQuietly(arena);
-            if (e instanceof RingFileException rfe) {
-                throw rfe;
+            switch (e) {
+                case RingFileException rfe -> throw rfe;
+                case InternalError ie -> throw shrunk(path, ie);
+                default -> throw new RingFileException(path, -1, "unreadable: " + e, e);
             }
-            throw new RingFileException(path, -1, "unreadable: " + e, e);
         }
     }
 
@@ -235,19 +236,28 @@ public final class RingStore implements AutoCloseable {
      * @throws RingFileException naming the first problem and its byte offset
      */
     public void verify() throws RingFileException {
+        try {
+            verifySegments();
+        } catch (InternalError e) {
+            throw shrunk(path, e);
+        }
+    }
+
+    /** What a read of a mapped page past the file's end becomes: the JVM reports SIGBUS as an InternalError. */
+    private static RingFileException shrunk(Path path, InternalError e) {
+        return new RingFileException(path, -1, "the file shrank while mapped (rewritten in place? publish new files by rename only): " + e.getMessage(), e);
+    }
+
+    private void verifySegments() throws RingFileException {
         Set<Long> done = new HashSet<>();
         for (Ring r : rings) {
             if (r.pointCount() == 0 || !done.add(r.segmentOffset())) {
                 continue;
             }
-            MemorySegment seg = r.points();
-            CRC32C crc = new CRC32C();
-            for (long off = 0; off < seg.byteSize(); off += 1 << 30) {
-                crc.update(seg.asSlice(off, Math.min(1 << 30, seg.byteSize() - off)).asByteBuffer());
-            }
-            if ((int) crc.getValue() != r.segmentCrc()) {
+            int crc = crc32c(r.points());
+            if (crc != r.segmentCrc()) {
                 throw new RingFileException(path, r.segmentOffset(), "segment checksum mismatch: expected CRC-32C "
-                        + hex(r.segmentCrc()) + " (ring index), computed " + hex((int) crc.getValue()) + " (corrupted points?)");
+                        + hex(r.segmentCrc()) + " (ring index), computed " + hex(crc) + " (corrupted points?)");
             }
         }
         // Order and membership are checked per ring: shared segments must suit every ring that uses them.
@@ -274,6 +284,22 @@ public final class RingStore implements AutoCloseable {
                 }
             }
         }
+    }
+
+    /**
+     * CRC-32C of mapped bytes, read through a heap buffer: if the file is truncated under the mapping,
+     * the copy raises an {@link InternalError}, where the CRC intrinsic reading the mapping directly
+     * would crash the JVM with SIGBUS (seen on JDK 25).
+     */
+    static int crc32c(MemorySegment seg) {
+        CRC32C crc = new CRC32C();
+        byte[] chunk = new byte[(int) Math.min(seg.byteSize(), 1 << 20)];
+        for (long off = 0; off < seg.byteSize(); off += chunk.length) {
+            int n = (int) Math.min(chunk.length, seg.byteSize() - off);
+            MemorySegment.copy(seg, U8, off, chunk, 0, n);
+            crc.update(chunk, 0, n);
+        }
+        return (int) crc.getValue();
     }
 
     static String hex(int v) {
@@ -394,12 +420,11 @@ public final class RingStore implements AutoCloseable {
             if (metadataEnd + METADATA_CRC_LENGTH > size) {
                 throw bad(metadataEnd, "metadata ends at " + (metadataEnd + METADATA_CRC_LENGTH) + ", past the file's end at " + size + " (truncated?)");
             }
-            CRC32C crc = new CRC32C();
-            crc.update(f.asSlice(0, metadataEnd).asByteBuffer());
+            int crc = crc32c(f.asSlice(0, metadataEnd));
             int storedCrc = f.get(U32, metadataEnd);
-            if ((int) crc.getValue() != storedCrc) {
+            if (crc != storedCrc) {
                 throw bad(metadataEnd, "metadata checksum mismatch: stored CRC-32C " + hex(storedCrc) + ", computed "
-                        + hex((int) crc.getValue()) + " over bytes 0-" + metadataEnd + " (corrupted header or tables?)");
+                        + hex(crc) + " over bytes 0-" + metadataEnd + " (corrupted header or tables?)");
             }
             List<String> features = parseFeatures(featuresAt, featuresLength, featureCount);
             List<Backend> backends = parseBackends(backendsAt, backendsLength, (int) backendCount, features);
