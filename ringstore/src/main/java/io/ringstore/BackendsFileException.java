@@ -9,10 +9,10 @@ public final class BackendsFileException extends Exception {
     private final String reason;
 
     public BackendsFileException(String source, int line, String reason) {
-        super(source + (line > 0 ? ":" + line : "") + ": " + reason);
+        super(source + (line > 0 ? ":" + line : "") + ": " + RingFileException.oneLine(reason));
         this.source = source;
         this.line = line;
-        this.reason = reason;
+        this.reason = RingFileException.oneLine(reason);
     }
 
     public String source() {

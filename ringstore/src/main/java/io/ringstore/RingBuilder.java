@@ -195,12 +195,18 @@ public final class RingBuilder {
         if (!Files.exists(target)) {
             return 1;
         }
-        try (RingStore old = RingStore.open(target)) {
-            return old.generation() + 1;
+        long old;
+        try (RingStore store = RingStore.open(target)) {
+            old = store.generation();
         } catch (RingFileException e) {
             throw new RingFileException(e.path(), e.offset(), e.reason()
                     + "; the file to be replaced is not a valid ring file, so its generation is unknown: remove it or pass a generation");
         }
+        if (old < 0 || old == Long.MAX_VALUE) {
+            throw new RingFileException(target, RingFormat.GENERATION_OFFSET, "generation " + Long.toUnsignedString(old)
+                    + " cannot go up by one; pass a generation explicitly");
+        }
+        return old + 1;
     }
 
     /** For each mask, the index in {@code sets} of the backends having all of its features. */

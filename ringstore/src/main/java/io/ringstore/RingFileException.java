@@ -19,10 +19,10 @@ public final class RingFileException extends Exception {
     }
 
     public RingFileException(Path path, long offset, String reason, Throwable cause) {
-        super(path + (offset >= 0 ? ": at byte " + offset : "") + ": " + reason, cause);
+        super(path + (offset >= 0 ? ": at byte " + offset : "") + ": " + oneLine(reason), cause);
         this.path = path;
         this.offset = offset;
-        this.reason = reason;
+        this.reason = oneLine(reason);
     }
 
     public Path path() {
@@ -32,6 +32,20 @@ public final class RingFileException extends Exception {
     /** Byte offset in the file, or -1. */
     public long offset() {
         return offset;
+    }
+
+    /** The reason with control characters escaped, so that a message is always one line. */
+    static String oneLine(String s) {
+        StringBuilder sb = new StringBuilder(s.length());
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (c < 0x20 || c == 0x7f) {
+                sb.append(String.format("\\x%02x", (int) c));
+            } else {
+                sb.append(c);
+            }
+        }
+        return sb.toString();
     }
 
     public String reason() {

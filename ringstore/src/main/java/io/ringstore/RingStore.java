@@ -8,6 +8,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
@@ -88,6 +89,9 @@ public final class RingStore implements AutoCloseable {
      * nothing). That is how {@link WatchedRingStore} never unmaps a file under a reader.
      */
     static RingStore open(Path path, boolean gcManaged) throws RingFileException {
+        if (Files.isDirectory(path)) {
+            throw new RingFileException(path, -1, "is a directory, not a ring file");
+        }
         long size;
         Arena arena = gcManaged ? Arena.ofAuto() : Arena.ofShared();
         MemorySegment file;

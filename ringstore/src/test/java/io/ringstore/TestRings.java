@@ -46,13 +46,4 @@ final class TestRings {
         }
         return set;
     }
-
-    /** Points of {@code ring} as {@code hash(unsigned) -> backend}, in ring order. */
-    static long[][] points(Ring ring) {
-        long[][] out = new long[ring.pointCount()][];
-        for (int i = 0; i < out.length; i++) {
-            out[i] = new long[] {Integer.toUnsignedLong(ring.pointHash(i)), ring.pointBackend(i)};
-        }
-        return out;
-    }
 }

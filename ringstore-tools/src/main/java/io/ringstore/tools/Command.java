@@ -54,7 +54,12 @@ abstract class Command {
                 out.print(help());
                 return Main.OK;
             }
-            return run(args, in, out, err);
+            int code = run(args, in, out, err);
+            if (code == Main.OK && out.checkError()) {
+                err.println(prefix + "cannot write the output (stdout closed or disk full?)");
+                return Main.FAILED;
+            }
+            return code;
         } catch (UsageException e) {
             err.println(prefix + e.getMessage());
             err.println("usage: ringstore " + name() + " " + synopsis() + "  (ringstore " + name() + " --help)");

@@ -1,0 +1,99 @@
+package io.ringstore.tools;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.util.List;
+
+import static io.ringstore.tools.CliRun.backends;
+import static io.ringstore.tools.CliRun.build;
+import static io.ringstore.tools.CliRun.run;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class CliArgsTest {
+    private static final List<String> COMMANDS = List.of("build", "lookup", "dump", "verify");
+
+    @Test
+    void helpForEveryCommand() {
+        for (String command : COMMANDS) {
+            for (String[] args : List.of(new String[] {command, "--help"}, new String[] {command, "-h"},
+                    new String[] {"help", command}, new String[] {"--help", command})) {
+                CliRun r = run(args).assertOk();
+                assertTrue(r.out().startsWith("usage: ringstore " + command + " "), () -> String.join(" ", args) + ":\n" + r.out());
+                assertTrue(r.out().contains("exit codes"), r.out());
+                assertEquals("", r.stderr(), String.join(" ", args));
+            }
+        }
+    }
+
+    @Test
+    void helpWinsOverOtherArguments() {
+        // --help anywhere prints help and does nothing else, even with arguments that would be wrong.
+        CliRun r = run("build", "no-such-file", "--help").assertOk();
+        assertTrue(r.out().startsWith("usage: ringstore build "), r.out());
+        r = run("lookup", "--help", "no-such-file", "key").assertOk();
+        assertTrue(r.out().startsWith("usage: ringstore lookup "), r.out());
+    }
+
+    @Test
+    void topLevelHelpListsEveryCommand() {
+        CliRun r = run("--help").assertOk();
+        assertTrue(r.out().startsWith("usage: ringstore "), r.out());
+        for (String command : COMMANDS) {
+            assertTrue(r.out().contains(command), () -> command + " missing from:\n" + r.out());
+        }
+        assertEquals("", r.stderr());
+    }
+
+    @Test
+    void noArgumentsIsAUsageError() {
+        CliRun r = run();
+        assertEquals(Main.USAGE, r.exit());
+        assertEquals(0, r.stdout().length, "usage goes to stderr when it is an error");
+        assertTrue(r.stderr().contains("usage: ringstore"), r.stderr());
+        r.assertNoStackTrace();
+    }
+
+    @Test
+    void unknownCommandIsAUsageError() {
+        for (String command : List.of("biuld", "BUILD", "", "-x", "--verbose")) {
+            CliRun r = run(command, "x");
+            String error = r.assertError(Main.USAGE, null);
+            assertTrue(error.contains("'" + command + "'"), error);
+            assertEquals(0, r.stdout().length);
+        }
+    }
+
+    @Test
+    void unknownOptionsAndMissingValuesAreUsageErrorsForEveryCommand(@TempDir Path dir) throws Exception {
+        Path ring = dir.resolve("x.ring");
+        build(backends(dir, "x.conf", "server 127.0.0.1:8080\nserver 127.0.0.2:8080\n"), ring);
+        String file = ring.toString();
+        for (String command : COMMANDS) {
+            CliRun r = run(command, file, "--no-such-option");
+            String error = r.assertError(Main.USAGE, command);
+            assertTrue(error.contains("--no-such-option"), error);
+            assertTrue(r.stderr().lines().anyMatch(l -> l.startsWith("usage: ringstore " + command)), r.stderr());
+        }
+        run("lookup", file, "--features").assertError(Main.USAGE, "lookup");
+        run("lookup", file, "--algorithm").assertError(Main.USAGE, "lookup");
+        run("lookup", file, "--features", "a", "--features", "b").assertError(Main.USAGE, "lookup");
+        run("dump", file, "--points").assertError(Main.USAGE, "dump");
+        run("build", file, "--generation").assertError(Main.USAGE, "build");
+    }
+
+    @Test
+    void optionValuesMayBeJoinedWithEquals(@TempDir Path dir) throws Exception {
+        Path input = backends(dir, "x.conf", "server 127.0.0.1:8080\nserver 127.0.0.2:8080\n");
+        Path ring = dir.resolve("x.ring");
+        CliRun r = run("build", input.toString(), "--output=" + ring, "--algorithm=v2", "--point-multiple=10", "--generation=3").assertOk();
+        assertEquals("3", r.field("generation"));
+        assertEquals("v2:10", r.field("versions"));
+        CliRun a = run("lookup", ring.toString(), "--algorithm=v2:10", "/a", "/b").assertOk();
+        CliRun b = run("lookup", ring.toString(), "--algorithm", "v2", "--point-multiple", "10", "/a", "/b").assertOk();
+        assertEquals(a.out(), b.out());
+        assertEquals(2, a.outLines().size());
+    }
+}

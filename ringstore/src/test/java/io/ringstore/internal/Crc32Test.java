@@ -1,0 +1,79 @@
+package io.ringstore.internal;
+
+import org.junit.jupiter.api.Test;
+
+import java.nio.charset.StandardCharsets;
+import java.util.SplittableRandom;
+import java.util.zip.CRC32;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+class Crc32Test {
+
+    private static int reference(byte[]... parts) {
+        CRC32 crc = new CRC32();
+        for (byte[] p : parts) {
+            crc.update(p);
+        }
+        return (int) crc.getValue();
+    }
+
+    private static byte[] littleEndian(int v) {
+        return new byte[] {(byte) v, (byte) (v >>> 8), (byte) (v >>> 16), (byte) (v >>> 24)};
+    }
+
+    @Test
+    void checkValueOfTheStandard() {
+        // The CRC-32/ISO-HDLC check value: CRC of "123456789".
+        assertEquals(0xCBF4_3926, Crc32.finish(Crc32.update(Crc32.INITIAL, "123456789".getBytes(StandardCharsets.US_ASCII))));
+        assertEquals(0, Crc32.finish(Crc32.update(Crc32.INITIAL, new byte[0])));
+    }
+
+    @Test
+    void equalsJavaUtilZipCrc32ForRandomInputs() {
+        SplittableRandom r = new SplittableRandom(1);
+        for (int i = 0; i < 3000; i++) {
+            byte[] data = new byte[r.nextInt(i < 300 ? 8 : 600)];
+            r.nextBytes(data);
+            assertEquals(reference(data), Crc32.finish(Crc32.update(Crc32.INITIAL, data)), () -> "length " + data.length);
+            // Feeding in two pieces continues the state.
+            int cut = data.length == 0 ? 0 : r.nextInt(data.length + 1);
+            byte[] a = java.util.Arrays.copyOfRange(data, 0, cut);
+            byte[] b = java.util.Arrays.copyOfRange(data, cut, data.length);
+            assertEquals(reference(data), Crc32.finish(Crc32.update(Crc32.update(Crc32.INITIAL, a), b)));
+        }
+    }
+
+    @Test
+    void updateIntLeEqualsFeedingFourLittleEndianBytes() {
+        SplittableRandom r = new SplittableRandom(2);
+        for (int i = 0; i < 100_000; i++) {
+            int state = r.nextInt();
+            int word = i < 16 ? (1 << (i * 2)) * (i & 1) : r.nextInt();
+            assertEquals(Crc32.update(state, littleEndian(word)), Crc32.updateIntLE(state, word));
+        }
+    }
+
+    @Test
+    void pointChainEqualsCrc32OfBaseInputAndPreviousHash() {
+        SplittableRandom r = new SplittableRandom(3);
+        for (int i = 0; i < 300; i++) {
+            byte[] input = ("127.0.0." + r.nextInt(256) + "\0" + r.nextInt(65536)).getBytes(StandardCharsets.US_ASCII);
+            int base = Crc32.update(Crc32.INITIAL, input);
+            int previous = 0;
+            for (int point = 0; point < 200; point++) {
+                int expected = reference(input, littleEndian(previous));
+                int actual = Crc32.nextPoint(base, previous);
+                assertEquals(expected, actual, "point " + point);
+                previous = actual;
+            }
+        }
+        // Arbitrary previous values, not only chained ones.
+        for (int i = 0; i < 10_000; i++) {
+            byte[] input = new byte[r.nextInt(50)];
+            r.nextBytes(input);
+            int previous = r.nextInt();
+            assertEquals(reference(input, littleEndian(previous)), Crc32.nextPoint(Crc32.update(Crc32.INITIAL, input), previous));
+        }
+    }
+}

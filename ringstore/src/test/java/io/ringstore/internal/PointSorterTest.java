@@ -1,0 +1,130 @@
+package io.ringstore.internal;
+
+import org.junit.jupiter.api.Test;
+
+import java.util.Arrays;
+import java.util.SplittableRandom;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class PointSorterTest {
+
+    /** The reference: Arrays.sort of the boxed values under Long.compareUnsigned. */
+    private static long[] unsignedSorted(long[] a, int n) {
+        Long[] boxed = new Long[n];
+        for (int i = 0; i < n; i++) {
+            boxed[i] = a[i];
+        }
+        Arrays.sort(boxed, Long::compareUnsigned);
+        long[] out = a.clone();
+        for (int i = 0; i < n; i++) {
+            out[i] = boxed[i];
+        }
+        return out;
+    }
+
+    private static void check(long[] a, int n) {
+        long[] expected = unsignedSorted(a, n);
+        long[] actual = a.clone();
+        PointSorter.sort(actual, n, new long[n]);
+        assertArrayEquals(expected, actual, () -> "n=" + n);
+    }
+
+    @Test
+    void sortsInUnsignedOrderLikeArraysSort() {
+        SplittableRandom r = new SplittableRandom(11);
+        for (int n : new int[] {0, 1, 2, 3, 47, 48, 49, 100, 1000, 65_536, 200_000}) {
+            long[] a = new long[n];
+            for (int i = 0; i < n; i++) {
+                a[i] = r.nextLong(); // half of them negative
+            }
+            check(a, n);
+        }
+    }
+
+    @Test
+    void crowdedBucketsDuplicatesAndExtremes() {
+        SplittableRandom r = new SplittableRandom(12);
+        for (int round = 0; round < 20; round++) {
+            int n = 50 + r.nextInt(3000);
+            long[] a = new long[n];
+            long[] tops = {0L, 0x7FFFL, 0x8000L, 0xFFFFL, r.nextInt(0x10000)};
+            for (int i = 0; i < n; i++) {
+                long top = tops[r.nextInt(tops.length)] << 48;   // few buckets: the in-bucket sorts do the work
+                long low = r.nextInt(4) == 0 ? r.nextInt(4) : r.nextLong() & 0xFFFF_FFFF_FFFFL;
+                a[i] = top | low;
+            }
+            a[0] = Long.MIN_VALUE;
+            a[n - 1] = -1L;
+            a[n / 2] = Long.MAX_VALUE;
+            check(a, n);
+        }
+    }
+
+    @Test
+    void sortsOnlyThePrefix() {
+        SplittableRandom r = new SplittableRandom(13);
+        long[] a = r.longs(1000).toArray();
+        long[] tail = Arrays.copyOfRange(a, 600, 1000);
+        long[] sorted = a.clone();
+        PointSorter.sort(sorted, 600, new long[600]);
+        assertArrayEquals(tail, Arrays.copyOfRange(sorted, 600, 1000), "elements past n are untouched");
+        assertArrayEquals(unsignedSorted(a, 600), sorted);
+    }
+
+    @Test
+    void packedPointsSortByHashThenRank() {
+        SplittableRandom r = new SplittableRandom(14);
+        int n = 50_000;
+        long[] a = new long[n];
+        for (int i = 0; i < n; i++) {
+            int hash = r.nextInt(4) == 0 ? r.nextInt(100) - 50 : r.nextInt(); // collisions, negative hashes
+            a[i] = PointSorter.pack(hash, r.nextInt(65536), r.nextInt(65536));
+        }
+        PointSorter.sort(a, n, new long[n]);
+        for (int i = 1; i < n; i++) {
+            int c = Integer.compareUnsigned(PointSorter.hash(a[i - 1]), PointSorter.hash(a[i]));
+            assertTrue(c <= 0, "hash order at " + i);
+            if (c == 0) {
+                assertTrue(((a[i - 1] >>> 16) & 0xFFFF) <= ((a[i] >>> 16) & 0xFFFF), "rank order at " + i);
+            }
+        }
+    }
+
+    @Test
+    void packUnpacks() {
+        SplittableRandom r = new SplittableRandom(15);
+        for (int i = 0; i < 10_000; i++) {
+            int hash = r.nextInt();
+            int rank = r.nextInt(65536);
+            int backend = r.nextInt(65536);
+            long p = PointSorter.pack(hash, rank, backend);
+            assertEquals(hash, PointSorter.hash(p));
+            assertEquals(backend, PointSorter.backend(p));
+            assertEquals(rank, (int) ((p >>> 16) & 0xFFFF));
+            int bits = 8 + r.nextInt(15);
+            assertEquals(Integer.toUnsignedLong(hash) >> (32 - bits), PointSorter.bucket(hash, bits));
+        }
+    }
+
+    @Test
+    void bucketBitsGiveAboutSixteenPointsABucketWithinLimits() {
+        for (int n : new int[] {0, 1, 100, 4096, 65_536, 1 << 20, 1 << 26, Integer.MAX_VALUE}) {
+            int bits = PointSorter.bucketBits(n);
+            assertTrue(bits >= 8 && bits <= 22, n + " -> " + bits);
+            if (n >= 16 << 8 && n < 16 << 22) {
+                double perBucket = (double) n / (1 << bits);
+                assertTrue(perBucket >= 16 && perBucket < 32, n + " -> " + bits);
+            }
+        }
+    }
+
+    @Test
+    void prefixSumsTurnCountsIntoStarts() {
+        int[] counts = {3, 0, 5, 1};
+        assertEquals(9, PointSorter.prefixSums(counts));
+        assertArrayEquals(new int[] {0, 3, 3, 8}, counts);
+    }
+}
