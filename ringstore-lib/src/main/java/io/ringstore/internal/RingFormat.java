@@ -81,8 +81,11 @@ public final class RingFormat {
     public static final int POINT_BACKEND_OFFSET = POINT_HASH_OFFSET + 4;                    // u16
     public static final int POINT_LENGTH = POINT_BACKEND_OFFSET + 2;                         // 6
 
-    /** Segments of at least this many bytes start on a page boundary; smaller ones on a cache line. */
-    public static final long PAGE_ALIGN_THRESHOLD = 64 * 1024;
+    /**
+     * Segments of at least this many bytes start on a page boundary; smaller ones on a cache line, so
+     * that many small feature rings do not pay up to a page of padding each.
+     */
+    public static final long PAGE_ALIGN_THRESHOLD = 1024 * 1024;
     public static final long PAGE_ALIGNMENT = 4096;
     public static final long LINE_ALIGNMENT = 64;
 

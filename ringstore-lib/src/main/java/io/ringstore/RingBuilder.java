@@ -102,7 +102,7 @@ public final class RingBuilder {
         int ringCount = vs.size() * masks;
         long metadataEnd = RingFormat.HEADER_LENGTH + backendTable.length + featureTable.length
                 + (long) ringCount * RingFormat.ENTRY_LENGTH;
-        long segmentsStart = RingFormat.align(metadataEnd + RingFormat.METADATA_CRC_LENGTH, RingFormat.PAGE_ALIGNMENT);
+        long segmentsStart = metadataEnd + RingFormat.METADATA_CRC_LENGTH; // each segment aligns itself
 
         Path dir = target.toAbsolutePath().getParent();
         Path tmp = Files.createTempFile(dir, "." + target.getFileName() + ".", ".tmp");
