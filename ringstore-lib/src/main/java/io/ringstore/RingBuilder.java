@@ -263,9 +263,12 @@ public final class RingBuilder {
     /**
      * Generates every point of the member backends into a packed array sorted by (hash, rank): a counting
      * pass on the top bits of the hash, a second generation pass that places each point in its bucket,
-     * then a small sort per bucket. Nothing is boxed; the array is reused across rings.
+     * then a small sort per bucket. Nothing is boxed; the array is reused across rings. The backends
+     * are split into one share per thread (each thread counts and places its own points into its own
+     * slots of every bucket), then the buckets are split between the threads for sorting; the result
+     * does not depend on the number of threads.
      */
-    private Sorted generateSorted(BitSet members, RingVersion version, int[] rank) {
+    private Sorted generateSorted(BitSet members, RingVersion version, int[] rank) throws IOException {
         int k = version.pointMultiple();
         long total = 0;
         for (int b = members.nextSetBit(0); b >= 0; b = members.nextSetBit(b + 1)) {
@@ -278,33 +281,129 @@ public final class RingBuilder {
         }
         long[] a = buffer;
         int bits = PointSorter.bucketBits(n);
-        int[] starts = new int[1 << bits];
+        int threads = n < PARALLEL_MIN_POINTS ? 1 : THREADS;
+        int[][] shares = splitByPoints(members, k, threads);
         int[] bases = new int[backends.size()];
         for (int b = members.nextSetBit(0); b >= 0; b = members.nextSetBit(b + 1)) {
             bases[b] = baseState(backends.backend(b).serverAddress(), version.algorithm());
-            int points = (int) (backends.backend(b).weight() * k);
-            int prev = 0;
-            for (int j = 0; j < points; j++) {
-                prev = Crc32.nextPoint(bases[b], prev);
-                starts[PointSorter.bucket(prev, bits)]++;
+        }
+        int[][] counts = new int[threads][];
+        inParallel(threads, t -> counts[t] = countBuckets(shares[t], bases, k, bits));
+        int[] starts = new int[1 << bits];
+        int[][] next = new int[threads][1 << bits];
+        int position = 0;
+        for (int bucket = 0; bucket < starts.length; bucket++) {
+            starts[bucket] = position;
+            for (int t = 0; t < threads; t++) {
+                next[t][bucket] = position;
+                position += counts[t][bucket];
             }
         }
-        PointSorter.prefixSums(starts);
         progress.accept("placing " + n + " points of " + version + " in hash order");
-        int[] next = starts.clone();
-        for (int b = members.nextSetBit(0); b >= 0; b = members.nextSetBit(b + 1)) {
+        inParallel(threads, t -> place(shares[t], bases, rank, k, bits, next[t], a));
+        progress.accept("sorting " + n + " points of " + version + " within " + starts.length + " buckets");
+        inParallel(threads, t -> PointSorter.sortBuckets(a, starts, n,
+                (int) ((long) starts.length * t / threads), (int) ((long) starts.length * (t + 1) / threads)));
+        progress.accept("writing " + n + " points of " + version);
+        return new Sorted(a, n);
+    }
+
+    /** Points below which one thread builds alone: starting threads costs more than it saves. */
+    private static final int PARALLEL_MIN_POINTS = 1 << 20;
+    private static final int THREADS = Math.clamp(Runtime.getRuntime().availableProcessors(), 1, 8);
+
+    /** The member backends in {@code threads} runs of about equal point counts. */
+    private int[][] splitByPoints(BitSet members, int k, int threads) {
+        int[] all = members.stream().toArray();
+        long total = 0;
+        for (int b : all) {
+            total += backends.backend(b).weight() * k;
+        }
+        int[][] out = new int[threads][];
+        int from = 0;
+        long sum = 0;
+        for (int t = 0; t < threads; t++) {
+            long target = total * (t + 1) / threads;
+            int to = from;
+            while (to < all.length && (t == threads - 1 || sum < target)) {
+                sum += backends.backend(all[to]).weight() * k;
+                to++;
+            }
+            out[t] = java.util.Arrays.copyOfRange(all, from, to);
+            from = to;
+        }
+        return out;
+    }
+
+    private int[] countBuckets(int[] share, int[] bases, int k, int bits) {
+        int[] counts = new int[1 << bits];
+        for (int b : share) {
             int points = (int) (backends.backend(b).weight() * k);
+            int base = bases[b];
+            int prev = 0;
+            for (int j = 0; j < points; j++) {
+                prev = Crc32.nextPoint(base, prev);
+                counts[PointSorter.bucket(prev, bits)]++;
+            }
+        }
+        return counts;
+    }
+
+    private void place(int[] share, int[] bases, int[] rank, int k, int bits, int[] next, long[] a) {
+        for (int b : share) {
+            int points = (int) (backends.backend(b).weight() * k);
+            int base = bases[b];
             long low = ((long) rank[b] << 16) | b;
             int prev = 0;
             for (int j = 0; j < points; j++) {
-                prev = Crc32.nextPoint(bases[b], prev);
+                prev = Crc32.nextPoint(base, prev);
                 a[next[PointSorter.bucket(prev, bits)]++] = ((prev & 0xFFFF_FFFFL) << 32) | low;
             }
         }
-        progress.accept("sorting " + n + " points of " + version + " within " + starts.length + " buckets");
-        PointSorter.sortBuckets(a, starts, n);
-        progress.accept("writing " + n + " points of " + version);
-        return new Sorted(a, n);
+    }
+
+    private interface Task {
+        void run(int thread);
+    }
+
+    /** Runs {@code task} for threads 0..n-1, the last on the calling thread, and waits for all. */
+    private static void inParallel(int n, Task task) throws IOException {
+        if (n == 1) {
+            task.run(0);
+            return;
+        }
+        List<Thread> started = new ArrayList<>();
+        Throwable[] failure = new Throwable[1];
+        for (int t = 0; t < n - 1; t++) {
+            int id = t;
+            Thread th = Thread.ofPlatform().name("ringstore-build-" + t).start(() -> {
+                try {
+                    task.run(id);
+                } catch (Throwable e) {
+                    synchronized (failure) {
+                        failure[0] = e;
+                    }
+                }
+            });
+            started.add(th);
+        }
+        task.run(n - 1);
+        try {
+            for (Thread th : started) {
+                th.join();
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new java.io.InterruptedIOException("interrupted while building");
+        }
+        synchronized (failure) {
+            if (failure[0] instanceof RuntimeException re) {
+                throw re;
+            }
+            if (failure[0] instanceof Error err) {
+                throw err;
+            }
+        }
     }
 
     private static int baseState(ServerAddress address, Algorithm algorithm) {

@@ -61,7 +61,12 @@ public final class PointSorter {
 
     /** Sorts each bucket's range; {@code starts[b]} is where bucket b begins, {@code end} where the last ends. */
     public static void sortBuckets(long[] a, int[] starts, int end) {
-        for (int b = 0; b < starts.length; b++) {
+        sortBuckets(a, starts, end, 0, starts.length);
+    }
+
+    /** Sorts buckets {@code [fromBucket, toBucket)} only; disjoint bucket ranges may be sorted concurrently. */
+    public static void sortBuckets(long[] a, int[] starts, int end, int fromBucket, int toBucket) {
+        for (int b = fromBucket; b < toBucket; b++) {
             int from = starts[b];
             int to = b + 1 < starts.length ? starts[b + 1] : end;
             sortRange(a, from, to);
