@@ -1,5 +1,7 @@
 package io.ringstore;
 
+import io.ringstore.internal.PointSearch;
+
 import java.lang.foreign.MemorySegment;
 import java.util.BitSet;
 import java.util.NoSuchElementException;
@@ -34,6 +36,7 @@ public final class Ring {
     private final int featureMask;
     private final long segmentOffset;
     private final int segmentCrc;
+    private PointSearch.Index searchIndex;
 
     Ring(RingStore store, MemorySegment points, int pointCount, int backendCount, RingVersion version,
          Set<String> features, int featureMask, long segmentOffset, int segmentCrc) {
@@ -80,22 +83,14 @@ public final class Ring {
      * (unsigned), or 0 past the last; -1 for an empty ring.
      */
     public int pointIndex(int hash) {
-        int n = pointCount;
-        if (n == 0) {
-            return -1;
+        PointSearch.Index index = searchIndex;
+        if (index == null) {
+            // First lookup: build the ring's small slice table. Threads racing here build equal
+            // tables; the object's final fields make publishing it without a lock safe.
+            index = PointSearch.index(points, pointCount);
+            searchIndex = index;
         }
-        int key = hash ^ Integer.MIN_VALUE; // unsigned order as signed
-        int lo = 0;
-        int hi = n;
-        while (lo < hi) {
-            int mid = (lo + hi) >>> 1;
-            if ((points.get(U32, (long) mid * POINT_LENGTH + POINT_HASH_OFFSET) ^ Integer.MIN_VALUE) < key) {
-                lo = mid + 1;
-            } else {
-                hi = mid;
-            }
-        }
-        return lo == n ? 0 : lo;
+        return PointSearch.pointIndex(points, pointCount, index, hash);
     }
 
     /** The hash of the point at {@code position} (0 ≤ position &lt; {@link #pointCount()}). */
