@@ -5,8 +5,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.attribute.BasicFileAttributes;
-import java.util.Arrays;
 import java.util.LinkedHashSet;
 import java.util.Objects;
 import java.util.Set;
@@ -23,7 +21,8 @@ import java.util.concurrent.TimeUnit;
  *   local   = ams         # optional: this data centre (otherwise the name given in code)
  * </pre>
  * A file that cannot be read or is invalid is refused with a message (through {@link System.Logger})
- * and the previous policy stays in force.
+ * and the previous policy stays in force. Replace the file by rename (write a temporary file, then
+ * {@code mv} it over the policy), so that a poll never reads a half-written file.
  */
 public final class PolicyFile implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(PolicyFile.class.getName());
@@ -68,28 +67,28 @@ public final class PolicyFile implements AutoCloseable {
      * applied; on a bad file logs the reason, keeps the previous policy, and returns false.
      */
     public synchronized boolean checkNow() {
-        Object stamp;
+        String text;
         try {
-            BasicFileAttributes a = Files.readAttributes(path, BasicFileAttributes.class);
-            stamp = Arrays.asList(a.lastModifiedTime(), a.size(), a.fileKey());
+            // The file is small: compare its content, so that an edit is seen even when it keeps the
+            // size and modification time (cp -p, rsync -t, two writes within one timestamp tick).
+            text = Files.readString(path, StandardCharsets.UTF_8);
         } catch (NoSuchFileException e) {
             return refuse(path + ": policy file does not exist", "missing");
         } catch (IOException e) {
             return refuse(path + ": cannot read policy file: " + e.getMessage(), "unreadable");
         }
-        if (stamp.equals(lastStamp)) {
+        if (text.equals(lastStamp)) {
             return false;
         }
+        Object stamp = text;
         lastStamp = stamp;
         try {
-            RolloutPolicy p = parse(path, Files.readString(path, StandardCharsets.UTF_8), localDataCentre);
+            RolloutPolicy p = parse(path, text, localDataCentre);
             RolloutPolicy before = selector.policy();
             selector.policy(p);
             lastError = null;
             LOG.log(System.Logger.Level.INFO, "{0}: rollout policy {1} (was {2})", path, p, before);
             return true;
-        } catch (IOException e) {
-            return refuse(path + ": cannot read policy file: " + e.getMessage(), stamp);
         } catch (IllegalArgumentException e) {
             return refuse(e.getMessage() + "; keeping " + selector.policy(), stamp);
         }
@@ -142,11 +141,10 @@ public final class PolicyFile implements AutoCloseable {
             }
             switch (key) {
                 case "percent" -> {
-                    try {
-                        percent = Double.parseDouble(value);
-                    } catch (NumberFormatException e) {
-                        throw new IllegalArgumentException(where + "percent '" + value + "' is not a number");
+                    if (!value.matches("-?[0-9]{1,9}(\\.[0-9]{1,9})?")) {
+                        throw new IllegalArgumentException(where + "percent '" + value + "' is not a number (write it as 12.5)");
                     }
+                    percent = Double.parseDouble(value);
                     if (!(percent >= 0 && percent <= 100)) {
                         throw new IllegalArgumentException(where + "percent " + value + " is outside 0-100");
                     }

@@ -39,7 +39,7 @@ public final class RingFileException extends Exception {
         StringBuilder sb = new StringBuilder(s.length());
         for (int i = 0; i < s.length(); i++) {
             char c = s.charAt(i);
-            if (c < 0x20 || c == 0x7f) {
+            if (Character.isISOControl(c) || c == '\u2028' || c == '\u2029') {
                 sb.append(String.format("\\x%02x", (int) c));
             } else {
                 sb.append(c);

@@ -422,7 +422,7 @@ public final class RingStore implements AutoCloseable {
             expect(RING_INDEX_LENGTH_OFFSET, indexLength, ringCount * ENTRY_LENGTH, "ring index length (ring count × " + ENTRY_LENGTH + ")");
             long metadataEnd = indexAt + indexLength;
             if (metadataEnd + METADATA_CRC_LENGTH > size) {
-                throw bad(metadataEnd, "metadata ends at " + (metadataEnd + METADATA_CRC_LENGTH) + ", past the file's end at " + size + " (truncated?)");
+                throw bad(Math.min(metadataEnd, size), "metadata ends at " + (metadataEnd + METADATA_CRC_LENGTH) + ", past the file's end at " + size + " (truncated?)");
             }
             int crc = crc32c(f.asSlice(0, metadataEnd));
             int storedCrc = f.get(U32, metadataEnd);

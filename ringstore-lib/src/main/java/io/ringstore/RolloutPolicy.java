@@ -40,6 +40,9 @@ public record RolloutPolicy(int basisPoints, Set<String> scope, String localData
             }
         }
         localDataCentre = Objects.requireNonNull(localDataCentre, "localDataCentre");
+        if (!localDataCentre.isEmpty() && !NAME.matcher(localDataCentre).matches()) {
+            throw new IllegalArgumentException("bad local data centre name '" + localDataCentre + "' (1-64 of A-Z a-z 0-9 _ . -)");
+        }
         if (!scope.isEmpty() && localDataCentre.isEmpty()) {
             throw new IllegalArgumentException("a scoped rollout needs the local data centre's name: scope=" + scope);
         }

@@ -1,6 +1,11 @@
 package io.ringstore;
 
+import io.ringstore.internal.RingFormat;
+
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.StandardOpenOption;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -163,11 +168,19 @@ public final class WatchedRingStore implements AutoCloseable {
         return false;
     }
 
-    /** Identity of the file at the path: a rename gives a new inode, a rewrite a new time or size. */
+    /**
+     * Identity of the file at the path: inode, modification time, size, and the header's first 64
+     * bytes (generation, length, input digest), so that a new publication is seen even when the
+     * file system reuses an inode within one timestamp tick.
+     */
     private static Object stampOf(Path path) throws RingFileException {
-        try {
+        try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ)) {
             BasicFileAttributes a = Files.readAttributes(path, BasicFileAttributes.class);
-            return Arrays.asList(a.fileKey(), a.lastModifiedTime(), a.size());
+            ByteBuffer head = ByteBuffer.allocate(RingFormat.BACKEND_COUNT_OFFSET);
+            while (head.hasRemaining() && ch.read(head, head.position()) > 0) {
+                // read up to 64 bytes; a shorter file keeps what it has
+            }
+            return Arrays.asList(a.fileKey(), a.lastModifiedTime(), a.size(), ByteBuffer.wrap(head.array(), 0, head.position()));
         } catch (NoSuchFileException e) {
             throw new RingFileException(path, -1, "no such file");
         } catch (IOException e) {

@@ -172,7 +172,8 @@ public final class ServerAddress implements Comparable<ServerAddress> {
             }
             int value = 0;
             for (int i = 0; i < part.length(); i++) {
-                int d = Character.digit(part.charAt(i), 16);
+                char ch = part.charAt(i);
+                int d = ch < 128 ? Character.digit(ch, 16) : -1; // ASCII only: the file stores addresses as ASCII
                 if (d < 0) {
                     throw new IllegalArgumentException(bad + " ('" + part + "' is not a hex group)");
                 }

@@ -4,6 +4,9 @@ import io.ringstore.Backend;
 import io.ringstore.Ring;
 import io.ringstore.RingFileException;
 import io.ringstore.RingStore;
+import io.ringstore.tools.analysis.CollisionModel;
+import io.ringstore.tools.analysis.FleetRing;
+import io.ringstore.tools.analysis.ShareStats;
 
 import java.io.InputStream;
 import java.io.PrintStream;
@@ -24,7 +27,8 @@ final class DumpCommand extends Command {
     @Override
     String description() {
         return "Shows a ring file: header (generation included), backends, and every ring with its point count,\n"
-                + "bytes, segment, and each backend's measured share of the hash line against its weight share.";
+                + "bytes, segment, each backend's measured share of the hash line against its weight share, and the\n"
+                + "ring's measured CV of those shares beside the formula's (docs/math.md).";
     }
 
     @Override
@@ -51,8 +55,16 @@ final class DumpCommand extends Command {
         return Set.of("--json");
     }
 
-    /** A ring's backend shares: computed once per segment, shared rings reuse them. */
+    /** A backend's share of a ring. */
     private record Share(int backend, double weightShare, double lineShare) {
+    }
+
+    /**
+     * A ring's backend shares and CV, measured and predicted (continuous formula, and with 32-bit
+     * collisions): computed once per segment, shared rings reuse them.
+     */
+    private record Shares(List<Share> list, ShareStats measured, double predictedCv, CollisionModel.Result model) {
+        static final Shares NONE = new Shares(List.of(), null, 0, null);
     }
 
     @Override
@@ -62,7 +74,7 @@ final class DumpCommand extends Command {
         }
         int points = (int) args.getLong("--points", 0, Integer.MAX_VALUE, 0);
         try (RingStore store = RingStore.open(Path.of(args.positional.getFirst()))) {
-            Map<Long, List<Share>> cache = new HashMap<>();
+            Map<Long, Shares> cache = new HashMap<>();
             if (args.has("--json")) {
                 out.println(json(store, points, cache));
             } else {
@@ -74,21 +86,17 @@ final class DumpCommand extends Command {
         }
     }
 
-    private static List<Share> shares(Ring ring, RingStore store, Map<Long, List<Share>> cache) {
+    private static Shares shares(Ring ring, RingStore store, Map<Long, Shares> cache) {
         if (ring.isEmpty()) {
-            return List.of();
+            return Shares.NONE;
         }
         return cache.computeIfAbsent(ring.segmentOffset(), o -> {
             double[] line = ring.lineShares();
-            long total = 0;
-            for (Backend b : store.backends()) {
-                if (b.features().containsAll(ring.features())) {
-                    total += b.weight();
-                }
-            }
-            long t = total;
-            return store.backends().stream().filter(b -> b.features().containsAll(ring.features()))
-                    .map(b -> new Share(b.index(), (double) b.weight() / t, line[b.index()])).toList();
+            List<Backend> members = FleetRing.members(store.backends(), ring.features());
+            long total = members.stream().mapToLong(Backend::weight).sum();
+            List<Share> list = members.stream().map(b -> new Share(b.index(), (double) b.weight() / total, line[b.index()])).toList();
+            FleetRing fr = FleetRing.of(members, ring.version().algorithm(), ring.version().pointMultiple());
+            return new Shares(list, fr.measured(line), fr.predictedCv(), fr.model());
         });
     }
 
@@ -104,7 +112,7 @@ final class DumpCommand extends Command {
         return null;
     }
 
-    private static void text(RingStore store, int points, Map<Long, List<Share>> cache, PrintStream out) {
+    private static void text(RingStore store, int points, Map<Long, Shares> cache, PrintStream out) {
         out.printf("file: %s%n", store.path());
         out.printf("format_version: %d%n", 1);
         out.printf("generation: %d%n", store.generation());
@@ -126,8 +134,11 @@ final class DumpCommand extends Command {
             if (r.isEmpty()) {
                 continue;
             }
+            Shares shares = shares(r, store, cache);
+            out.printf(Locale.ROOT, "  cv: measured %.6f, predicted %.6f (formula), %.6f (with 32-bit collisions)%n",
+                    shares.measured.cv(), shares.predictedCv, shares.model.cv());
             out.printf("  %5s  %-42s %12s %12s %8s%n", "index", "address", "weight_share", "line_share", "ratio");
-            for (Share s : shares(r, store, cache)) {
+            for (Share s : shares.list) {
                 out.printf(Locale.ROOT, "  %5d  %-42s %12.6f %12.6f %8.4f%n", s.backend, store.backend(s.backend).address(),
                         s.weightShare, s.lineShare, s.lineShare / s.weightShare);
             }
@@ -141,7 +152,7 @@ final class DumpCommand extends Command {
         }
     }
 
-    private static String json(RingStore store, int points, Map<Long, List<Share>> cache) {
+    private static String json(RingStore store, int points, Map<Long, Shares> cache) {
         Json j = new Json().begin()
                 .field("file", store.path().toString())
                 .field("format_version", 1)
@@ -170,13 +181,18 @@ final class DumpCommand extends Command {
             if (shared != null) {
                 j.field("shares_segment_with", shared);
             }
+            Shares shares = shares(r, store, cache);
+            if (!r.isEmpty()) {
+                j.field("measured_cv", shares.measured.cv()).field("predicted_cv", shares.predictedCv)
+                        .field("predicted_cv_32bit", shares.model.cv());
+            }
             j.beginArray("backends");
-            for (Share s : shares(r, store, cache)) {
+            for (Share s : shares.list) {
                 j.begin().field("index", s.backend).field("weight_share", s.weightShare).field("line_share", s.lineShare).end();
             }
             j.endArray();
             if (points > 0) {
-                j.beginArray("points");
+                j.beginArray("first_points");
                 for (int i = 0; i < Math.min(points, r.pointCount()); i++) {
                     j.begin().field("hash", Integer.toUnsignedLong(r.pointHash(i))).field("backend", r.pointBackend(i)).end();
                 }

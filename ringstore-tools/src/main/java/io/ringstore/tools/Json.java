@@ -1,7 +1,5 @@
 package io.ringstore.tools;
 
-import java.util.Locale;
-
 /** A minimal streaming JSON writer (objects, arrays, strings, numbers); enough for dumps, no dependency. */
 final class Json {
     private final StringBuilder sb = new StringBuilder();
@@ -56,7 +54,7 @@ final class Json {
 
     Json field(String key, double value) {
         key(key);
-        sb.append(Double.isFinite(value) ? String.format(Locale.ROOT, "%.9g", value).replaceFirst("\\.?0+(e|$)", "$1") : "null");
+        sb.append(Double.isFinite(value) ? Double.toString(value) : "null"); // shortest text that reads back exactly
         needComma = true;
         return this;
     }

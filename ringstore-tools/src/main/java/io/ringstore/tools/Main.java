@@ -15,7 +15,8 @@ public final class Main {
     public static final int USAGE = 2;
 
     static List<Command> commands() {
-        return List.of(new BuildCommand(), new LookupCommand(), new DumpCommand(), new VerifyCommand(), new DiffCommand());
+        return List.of(new BuildCommand(), new LookupCommand(), new DumpCommand(), new VerifyCommand(), new DiffCommand(),
+                new AnalyzeCommand(), new RecommendCommand());
     }
 
     private Main() {
@@ -47,7 +48,7 @@ public final class Main {
     static String usage() {
         StringBuilder sb = new StringBuilder("usage: ringstore COMMAND [OPTIONS]\n\ncommands:\n");
         for (Command c : commands()) {
-            sb.append(String.format("  %-8s %s%n", c.name(), c.description()));
+            sb.append(String.format("  %-10s %s%n", c.name(), c.description().lines().findFirst().orElse("")));
         }
         sb.append("\n'ringstore COMMAND --help' describes a command.\n")
           .append("exit codes: 0 ok, 1 failed (bad input file, I/O error), 2 wrong arguments\n");

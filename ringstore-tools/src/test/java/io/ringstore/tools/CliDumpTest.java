@@ -4,7 +4,6 @@ import io.ringstore.Backend;
 import io.ringstore.Ring;
 import io.ringstore.RingStore;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -151,7 +150,6 @@ class CliDumpTest {
      * the key {@code "points"} twice in every ring (the count, then the list; DumpCommand.json), so a
      * strict parser rejects it and a lenient one loses the count.
      */
-    @Disabled("CLI bug: dump --json --points N writes \"points\" twice per ring (count and list), DumpCommand.json; enable once fixed")
     @Test
     void jsonWithPointsListsThemWithoutLosingThePointCount() throws Exception {
         CliRun r = run("dump", ring.toString(), "--json", "--points", "3").assertOk();

@@ -1,5 +1,7 @@
 package io.ringstore.tools.analysis;
 
+import java.util.Arrays;
+
 /**
  * What 32-bit point hashes change in {@link LoadFormula}: points land on M = 2³² slots, so some
  * share a slot; the ring keeps one point per slot (the backend first in tie order: listed first for
@@ -21,7 +23,12 @@ public final class CollisionModel {
 
     /** The birthday estimate of colliding points among {@code n} uniform 32-bit hashes: n²/2³³. */
     public static double birthdayEstimate(long n) {
-        return (double) n * n / (2 * LINE_32);
+        return birthdayEstimate(n, LINE_32);
+    }
+
+    /** The same on a line of {@code line} hashes: n²/(2·line). */
+    public static double birthdayEstimate(long n, double line) {
+        return (double) n * n / (2 * line);
     }
 
     /** The expected model of one ring: backends' point counts in tie order (first wins a shared slot). */
@@ -69,7 +76,7 @@ public final class CollisionModel {
     /** {@code n} backends of {@code k} points each on the 32-bit line. */
     public static Result equal(int n, long k) {
         long[] points = new long[n];
-        java.util.Arrays.fill(points, k);
+        Arrays.fill(points, k);
         return ring(points, LINE_32);
     }
 

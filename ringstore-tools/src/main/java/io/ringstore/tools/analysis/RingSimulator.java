@@ -22,9 +22,13 @@ import java.util.function.IntConsumer;
  * <p>{@code hashBits} below 32 keeps only the top bits of every point hash, a smaller line on which
  * collisions come sooner: tests use it to reach the collision regime with small rings.
  *
+ * <p>Progress goes to the caller's consumer from the calling thread only (the share of the work the
+ * calling thread does itself stands for the whole), so the consumer need not be thread-safe.
+ *
  * <p>Not thread-safe: one ring at a time.
  */
 public final class RingSimulator implements AutoCloseable {
+    private static final int SORT_CHUNK = 1 << 16; // buckets sorted between progress reports
     private static final long TABLE_BYTES = 2L * 4 << 22; // bucket counts and cursors at the largest bucket count
 
     private final int threads;
@@ -58,7 +62,7 @@ public final class RingSimulator implements AutoCloseable {
     public record Measurement(long[] owned, long points, long dropped) {
     }
 
-    /** Builds and measures {@code ring}; {@code progress} gets a line per phase, prefixed with {@code label}. */
+    /** Builds and measures {@code ring}; {@code progress} gets lines as the phases go, each prefixed with {@code label}. */
     public Measurement simulate(SimulatedRing ring, int hashBits, String label, Consumer<String> progress) {
         if (hashBits < 1 || hashBits > 32) {
             throw new IllegalArgumentException("hashBits must be from 1 to 32: hashBits=" + hashBits);
@@ -89,6 +93,9 @@ public final class RingSimulator implements AutoCloseable {
                     prev = Crc32.nextPoint(base, prev);
                     count[PointSorter.bucket(prev & mask, bits)]++;
                 }
+                if (p == 0) {
+                    progress.accept(label + ": generating " + n + " points, " + percent(b + 1, firstBackend[1]) + " done");
+                }
             }
         });
         int[] starts = new int[1 << bits];
@@ -114,17 +121,21 @@ public final class RingSimulator implements AutoCloseable {
                     int h = prev & mask;
                     a[next[PointSorter.bucket(h, bits)]++] = PointSorter.pack(h, rank, b);
                 }
+                if (p == 0) {
+                    progress.accept(label + ": placing " + n + " points, " + percent(b + 1, firstBackend[1]) + " done");
+                }
             }
         });
 
         progress.accept(label + ": sorting " + n + " points");
         int[] firstBucket = splitBuckets(starts, n, parts);
         parallel(parts, p -> {
-            int from = firstBucket[p];
-            int to = firstBucket[p + 1];
-            if (from < to) {
-                int end = to < starts.length ? starts[to] : n;
-                PointSorter.sortBuckets(a, java.util.Arrays.copyOfRange(starts, from, to), end);
+            for (int from = firstBucket[p]; from < firstBucket[p + 1]; from += SORT_CHUNK) {
+                int to = Math.min(firstBucket[p + 1], from + SORT_CHUNK);
+                PointSorter.sortBuckets(a, starts, n, from, to);
+                if (p == 0) {
+                    progress.accept(label + ": sorting " + n + " points, " + percent(to, firstBucket[1]) + " done");
+                }
             }
         });
 
@@ -141,6 +152,10 @@ public final class RingSimulator implements AutoCloseable {
             drops += dropped[p];
         }
         return new Measurement(sum, n, drops);
+    }
+
+    private static String percent(long done, long total) {
+        return (100 * done / Math.max(1, total)) + " %";
     }
 
     /** Backend ranges of about equal point counts: part p is backends [first[p], first[p+1]). */

@@ -47,21 +47,17 @@ public final class Sweep {
      * @param maxShare           the largest share over the mean share, over all rings of this k
      * @param minShare           the smallest
      * @param collisions         points dropped by dedup, mean over the seeds
+     * @param birthdayEstimate   n²/(2·line), n = N·k: n²/2³³ on the 32-bit line
      * @param expectedCollisions points the collision model expects to be dropped
      * @param seconds            wall time of this k's rings
      */
     public record Row(int k, int backends, int seeds, long points, double predictedCv, double predictedCv32,
                       double simulatedCv, double minCv, double maxCv, double maxShare, double minShare,
-                      double collisions, double expectedCollisions, double seconds) {
+                      double collisions, double birthdayEstimate, double expectedCollisions, double seconds) {
         /** CSV header; {@link #csv()} writes the values in this order. */
         public static final String CSV_HEADER = "k,backends,seeds,points,predicted_cv,predicted_cv_32bit,simulated_cv,"
                 + "simulated_cv_min,simulated_cv_max,deviation,z,z_32bit,max_share_over_mean,min_share_over_mean,"
                 + "collisions,birthday_estimate,expected_collisions,seconds";
-
-        /** The birthday estimate n²/2³³ of colliding points. */
-        public double birthdayEstimate() {
-            return CollisionModel.birthdayEstimate(points);
-        }
 
         /** simulated / predicted − 1. */
         public double deviation() {
@@ -158,7 +154,7 @@ public final class Sweep {
             }
             rows.accept(new Row(k, backends, seeds, (long) backends * k, LoadFormula.cv(backends, k), model.cv(),
                     Math.sqrt(sumCv2 / seeds), minCv, maxCv, maxShare, minShare, (double) dropped / seeds,
-                    model.expectedCollisions(), (System.nanoTime() - start) / 1e9));
+                    CollisionModel.birthdayEstimate((long) backends * k, line), model.expectedCollisions(), (System.nanoTime() - start) / 1e9));
         }
     }
 

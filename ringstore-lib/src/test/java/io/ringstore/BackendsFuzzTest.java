@@ -1,0 +1,328 @@
+package io.ringstore;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Mutated backends files: every input either parses or is refused with a {@link BackendsFileException}
+ * that names the source and a line (0 for the whole file, else a line of the input) in a message of
+ * one line. A sample of what parses is built and read back: the ring file must open, verify and hold
+ * the same addresses.
+ *
+ * <p>System properties: {@code ringstore.fuzz.seed}, {@code ringstore.fuzz.inputs} (default
+ * {@value #DEFAULT_INPUTS}), {@code ringstore.fuzz.seconds} (default {@value #DEFAULT_SECONDS}).
+ */
+class BackendsFuzzTest {
+    private static final long DEFAULT_SEED = 0xBAC_CE1DL;
+    private static final int DEFAULT_INPUTS = 50_000;
+    private static final int DEFAULT_SECONDS = 30;
+    private static final String SOURCE = "fuzz/backends.conf";
+    /** Round trips through a ring file: every parse with unusual characters, and one in this many others. */
+    private static final int BUILD_EVERY = 40;
+
+    private static final String[] SEEDS = {
+            """
+            # a pool
+            upstream pool {
+                hash $request_uri consistent;
+                server 127.0.0.1:8080 weight=2 features=ssd,eu;
+                server [::1]:8081 features=eu
+                server 127.0.0.3
+                server [fe80::1%3]:443 weight=10
+            }
+            """,
+            "server 127.0.0.1:1\r\nserver 127.0.0.2:2 features=a\r\nserver [::ffff:127.0.0.1]:3 weight=3\r\n",
+            "server 127.0.0.1\n",
+            """
+            upstream u{
+            server 127.0.0.1:80 features=a,b,c,d
+            server 127.0.0.2:80 features=e.f,g-h,i_j
+            server [0:0:0:0:0:0:0:1]:65535;
+            }
+            """,
+            "server [::1] weight=2147483647\nserver 127.0.0.9 weight=1 features=x # comment\n\n# end\n",
+    };
+
+    /** Characters that have broken parsers before: separators, controls, Unicode spaces, line breaks and digits, surrogates. */
+    private static final String[] NASTY = {"\u0000", "\t", "\n", "\r", "\r\n", "\u000b", "\f", " ", ";", "{", "}", "#", "[",
+            "]", ":", "%", "=", ",", ".", "-", "_", "/", "\\", "\"", "'", "$", "0", "1", "9", "f", "x", "A", "\u001b", "\u007f",
+            "\u0085", "\u00a0", "\u2003", "\u2028", "\u2029", "\u200b", "\ufeff", "\u0661", "\uff11", "\uff41", "\u0967",
+            "\ud800", "\udc00", "\ud83d\ude00", "\u00e9", "\u0130", "\u017f", "\uffff"};
+    private static final String[] TOKENS = {"server", "upstream", "hash", "consistent", "weight=", "features=", "{", "}",
+            ";", "upstream p {", "hash $k consistent;", "weight=0", "weight=-1", "features=,", "features=a,a",
+            "features=" + "abcdefghijklmnopq".chars().mapToObj(c -> String.valueOf((char) c)).reduce((a, b) -> a + "," + b).orElseThrow(),
+            "[::1]", "[::1]:", "[::]:0", "127.0.0.1:", "0.0.0.0", "255.255.255.255:65535", "[::1%]", "[%1]", "x".repeat(300)};
+    private static final String[] NUMBERS = {"0", "00", "1", "-1", "65535", "65536", "255", "256", "2147483647", "2147483648",
+            "4294967295", "4294967296", "9223372036854775807", "9223372036854775808", "99999999999999999999999999",
+            "0000000000000000080", "1e3", "0x10", "+5", "\u0661\u0662"};
+
+    @TempDir(factory = WatchedRingStoreTest.MemoryTempDir.class)
+    Path dir;
+
+    @Test
+    void mutatedBackendsFilesParseOrAreRefusedWithBackendsFileExceptionOnly() throws Exception {
+        long seed = Long.getLong("ringstore.fuzz.seed", DEFAULT_SEED);
+        long inputs = Long.getLong("ringstore.fuzz.inputs", DEFAULT_INPUTS);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(Long.getLong("ringstore.fuzz.seconds", DEFAULT_SECONDS));
+        long start = System.nanoTime();
+        long parsed = 0;
+        long built = 0;
+        long viaFile = 0;
+        Map<String, Long> reasons = new HashMap<>();
+        Path ring = dir.resolve("fuzz.ring");
+        Path file = dir.resolve("backends.conf");
+        long n = 0;
+        for (; n < inputs && System.nanoTime() < deadline; n++) {
+            SplittableRandom random = new SplittableRandom(seed ^ (n * 0x9E37_79B9_7F4A_7C15L));
+            StringBuilder what = new StringBuilder();
+            String text = SEEDS[random.nextInt(SEEDS.length)];
+            int mutations = 1 + random.nextInt(random.nextInt(4) == 0 ? 12 : 3);
+            for (int m = 0; m < mutations; m++) {
+                text = mutate(text, random, what);
+            }
+            boolean fromFile = random.nextInt(50) == 0;
+            String source = SOURCE;
+            String context = "seed " + seed + " input " + n + what + ": " + escape(text);
+            try {
+                BackendList list;
+                if (fromFile) {
+                    viaFile++;
+                    byte[] bytes = text.getBytes(StandardCharsets.UTF_8);
+                    if (random.nextBoolean() && bytes.length > 0) {
+                        bytes[random.nextInt(bytes.length)] = (byte) (0x80 | random.nextInt(0x80)); // maybe not UTF-8 any more
+                    }
+                    Files.write(file, bytes);
+                    source = file.toString();
+                    list = BackendList.parse(file);
+                } else {
+                    list = BackendList.parse(SOURCE, text);
+                }
+                parsed++;
+                checkParsed(list, source, text);
+                boolean unusual = !text.chars().allMatch(c -> c < 0x7f);
+                if (unusual || parsed % BUILD_EVERY == 0) {
+                    if (list.backends().stream().anyMatch(b -> !b.address().chars().allMatch(c -> c < 0x80))) {
+                        // Addresses are stored as ASCII: the parser must refuse anything else.
+                        throw new AssertionError(context + ": a non-ASCII address was accepted: " + escape(text));
+                    } else if (roundTrip(list, ring)) {
+                        built++;
+                    }
+                }
+            } catch (BackendsFileException e) {
+                checkRefusal(e, source, text, context);
+                reasons.merge(e.reason().replaceAll("'[^']*'", "'…'").replaceAll("[0-9]+", "#"), 1L, Long::sum);
+            } catch (AssertionError e) {
+                throw new AssertionError(context + ": " + e.getMessage(), e);
+            } catch (Throwable t) {
+                throw new AssertionError(context + ": threw " + t + " (only BackendsFileException is allowed)", t);
+            }
+        }
+        long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+        System.out.printf("backends fuzz, seed %d: %d inputs in %d ms (%d through a file); %d parsed, %d built and read back%n",
+                seed, n, millis, viaFile, parsed, built);
+        reasons.entrySet().stream().sorted(Map.Entry.<String, Long>comparingByValue(Comparator.reverseOrder())).limit(15)
+                .forEach(e -> System.out.printf("  %6d  %s%n", e.getValue(), e.getKey()));
+        System.out.println("  ... " + reasons.size() + " distinct reasons");
+        assertTrue(n >= inputs, "only " + n + " of " + inputs + " inputs within the time bound");
+        assertTrue(parsed > n / 20 && parsed < n * 19 / 20, "mutations should neither always nor never break the text: " + parsed);
+        assertTrue(built > 50, "round trips: " + built);
+        assertTrue(reasons.size() >= 30, "refusals should come from many checks: " + reasons.keySet());
+    }
+
+    private static void checkParsed(BackendList list, String source, String text) {
+        int lines = lineCount(text);
+        if (!list.source().equals(source) || list.size() < 1 || list.size() > BackendList.MAX_BACKENDS
+                || list.features().size() > BackendList.MAX_FEATURES) {
+            throw new AssertionError("parsed into " + list.size() + " backends, " + list.features().size() + " features from " + list.source());
+        }
+        for (Backend b : list.backends()) {
+            if (b.weight() < 1 || b.weight() > BackendList.MAX_WEIGHT || b.line() < 1 || b.line() > lines
+                    || !list.features().containsAll(b.features())) {
+                throw new AssertionError("parsed an impossible backend: " + b + " line " + b.line() + " of " + lines);
+            }
+        }
+    }
+
+    /** Builds a small enough list and reads it back; false when it is too big to build quickly. */
+    private static boolean roundTrip(BackendList list, Path ring) throws Exception {
+        long points = list.backends().stream().mapToLong(Backend::weight).sum() * Algorithm.NGINX_POINT_MULTIPLE;
+        if (points > 200_000 || list.features().size() > 6) {
+            return false;
+        }
+        RingBuilder.of(list).version(RingVersion.V1).version(RingVersion.v2(2)).generation(1).build(ring);
+        try (RingStore store = RingStore.open(ring)) {
+            store.verify();
+            List<String> want = list.backends().stream().map(Backend::address).toList();
+            List<String> got = store.backends().stream().map(Backend::address).toList();
+            if (!want.equals(got) || !store.features().equals(list.features())) {
+                throw new AssertionError("read back " + got + " " + store.features() + ", built " + want + " " + list.features());
+            }
+        } catch (RingFileException e) {
+            throw new AssertionError("a parsed list built an unreadable ring file: " + e.getMessage(), e);
+        }
+        return true;
+    }
+
+    /** Checks the refusal: source, line in range, a reason, and one line by any definition. */
+    private static void checkRefusal(BackendsFileException e, String source, String text, String context) {
+        String message = e.getMessage();
+        int line = e.line();
+        if (!source.equals(e.source())) {
+            throw new AssertionError(context + ": source " + e.source() + ", expected " + source);
+        }
+        if (line < 0 || line > lineCount(text)) {
+            throw new AssertionError(context + ": line " + line + " outside 0-" + lineCount(text) + ": " + message);
+        }
+        String prefix = source + (line > 0 ? ":" + line : "") + ": ";
+        if (!message.startsWith(prefix) || message.length() == prefix.length()) {
+            throw new AssertionError(context + ": message must start '" + prefix + "' and say why: " + message);
+        }
+        for (int i = 0; i < message.length(); i++) {
+            char c = message.charAt(i);
+            if (c < 0x20 || c == 0x7f) {
+                throw new AssertionError(context + ": message has character U+" + String.format("%04X", (int) c) + " at " + i + ": " + escape(message));
+            }
+            // One line by Unicode's definition (\R) too: no C1 control (U+0085 NEL), no U+2028/U+2029.
+            if (Character.isISOControl(c) || c == '\u2028' || c == '\u2029') {
+                throw new AssertionError(context + ": message has line break U+" + String.format("%04X", (int) c) + " at " + i + ": " + escape(message));
+            }
+        }
+    }
+
+    /** Lines as the parser counts them: split at \n or \r\n, a last line without a line end included. */
+    private static int lineCount(String text) {
+        return text.split("\r?\n", -1).length;
+    }
+
+    private static String mutate(String text, SplittableRandom r, StringBuilder what) {
+        int length = text.length();
+        int at = r.nextInt(length + 1);
+        switch (r.nextInt(10)) {
+            case 0, 1 -> { // insert nasty characters
+                String s = NASTY[r.nextInt(NASTY.length)].repeat(r.nextInt(8) == 0 ? 1 + r.nextInt(4) : 1);
+                what.append(" ins@").append(at);
+                return text.substring(0, at) + s + text.substring(at);
+            }
+            case 2 -> { // delete a character or a range
+                if (length == 0) {
+                    return text;
+                }
+                int end = Math.min(length, at + 1 + (r.nextBoolean() ? 0 : r.nextInt(20)));
+                what.append(" del@").append(at).append('-').append(end);
+                return text.substring(0, Math.min(at, length)) + text.substring(end);
+            }
+            case 3 -> { // replace a character
+                if (at >= length) {
+                    return text;
+                }
+                what.append(" rep@").append(at);
+                return text.substring(0, at) + NASTY[r.nextInt(NASTY.length)] + text.substring(at + 1);
+            }
+            case 4 -> { // swap two whitespace-separated tokens
+                String[] parts = text.split("(?<=\\s)|(?=\\s)", -1);
+                if (parts.length < 2) {
+                    return text;
+                }
+                int i = r.nextInt(parts.length);
+                int j = r.nextInt(parts.length);
+                String t = parts[i];
+                parts[i] = parts[j];
+                parts[j] = t;
+                what.append(" swap ").append(i).append(',').append(j);
+                return String.join("", parts);
+            }
+            case 5 -> { // a digit run replaced by a huge, negative or odd number
+                List<int[]> runs = new ArrayList<>();
+                for (int i = 0; i < length; ) {
+                    if (Character.isDigit(text.charAt(i))) {
+                        int j = i;
+                        while (j < length && Character.isDigit(text.charAt(j))) {
+                            j++;
+                        }
+                        runs.add(new int[] {i, j});
+                        i = j;
+                    } else {
+                        i++;
+                    }
+                }
+                if (runs.isEmpty()) {
+                    return text;
+                }
+                int[] run = runs.get(r.nextInt(runs.size()));
+                String number = NUMBERS[r.nextInt(NUMBERS.length)];
+                what.append(" num@").append(run[0]).append('=').append(escape(number));
+                return text.substring(0, run[0]) + number + text.substring(run[1]);
+            }
+            case 6 -> { // a keyword or whole token inserted
+                String token = TOKENS[r.nextInt(TOKENS.length)];
+                String sep = r.nextBoolean() ? " " : "";
+                what.append(" tok@").append(at);
+                return text.substring(0, at) + sep + token + sep + text.substring(at);
+            }
+            case 7 -> { // lines duplicated, dropped or swapped
+                List<String> lines = new ArrayList<>(Arrays.asList(text.split("\n", -1)));
+                int i = r.nextInt(lines.size());
+                int j = r.nextInt(lines.size());
+                switch (r.nextInt(3)) {
+                    case 0 -> lines.add(j, lines.get(i));
+                    case 1 -> lines.remove(i);
+                    default -> {
+                        String t = lines.get(i);
+                        lines.set(i, lines.get(j));
+                        lines.set(j, t);
+                    }
+                }
+                what.append(" lines ").append(i).append(',').append(j);
+                return String.join("\n", lines);
+            }
+            case 8 -> { // line ends changed
+                String[] ends = {"\r\n", "\r", "\n\n", "\u2028", "\u0085", ""};
+                String end = ends[r.nextInt(ends.length)];
+                what.append(" ends=").append(escape(end));
+                return text.replace("\n", end);
+            }
+            default -> { // many copies of one line: duplicate endpoints, too many features
+                String[] lines = text.split("\n");
+                if (lines.length == 0) {
+                    return text;
+                }
+                String line = lines[r.nextInt(lines.length)];
+                int copies = 2 + r.nextInt(r.nextInt(10) == 0 ? 200 : 5);
+                StringBuilder sb = new StringBuilder(text);
+                for (int c = 0; c < copies; c++) {
+                    sb.append('\n').append(line.replace("127.0.0.", "127.0." + (c % 250) + "."));
+                }
+                what.append(" copies=").append(copies);
+                return sb.toString();
+            }
+        }
+    }
+
+    /** Java-style escapes for anything outside printable ASCII, so a failing input can be pasted back. */
+    private static String escape(String s) {
+        StringBuilder sb = new StringBuilder(s.length());
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (c >= 0x20 && c < 0x7f && c != '\\') {
+                sb.append(c);
+            } else {
+                sb.append(String.format("\\u%04x", (int) c));
+            }
+        }
+        return sb.toString();
+    }
+}

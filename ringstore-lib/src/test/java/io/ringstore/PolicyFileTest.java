@@ -1,0 +1,253 @@
+package io.ringstore;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
+import java.util.Set;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * {@link PolicyFile}: valid files are applied, changes are picked up by {@code checkNow()} and by the
+ * poller, and every kind of bad file is refused with a message naming the file (and the line, where
+ * there is one) while the policy in force stays.
+ */
+class PolicyFileTest {
+    @TempDir
+    static Path shared;
+    private static RingStore store;
+
+    @TempDir
+    Path dir;
+    private long mtime = 1_700_000_000_000L;
+
+    @BeforeAll
+    static void buildRing() throws Exception {
+        Path ring = shared.resolve("policy.ring");
+        TestRings.build(ring, "server 127.0.0.1:80\nserver 127.0.0.2:80\n", RingVersion.V1, RingVersion.v2(4));
+        store = RingStore.open(ring);
+    }
+
+    @AfterAll
+    static void close() {
+        store.close();
+    }
+
+    private static VersionSelector selector() {
+        return new VersionSelector(store, RingVersion.V1, RingVersion.v2(4), RolloutPolicy.NONE);
+    }
+
+    /**
+     * Writes the file in place and moves its modification time one second on, so that the change is
+     * seen even where the file system's timestamps are coarser than the test's pace (see the report on
+     * same-size edits within one timestamp tick).
+     */
+    private Path write(Path file, String text) throws IOException {
+        Files.writeString(file, text, StandardCharsets.UTF_8);
+        mtime += 1000;
+        Files.setLastModifiedTime(file, FileTime.fromMillis(mtime));
+        return file;
+    }
+
+    // ---- parsing ----
+
+    @Test
+    void validTextGivesThePolicy() {
+        Path src = Path.of("rollout.policy");
+        assertEquals(new RolloutPolicy(1250, Set.of(), "ams"), PolicyFile.parse(src, "percent = 12.5\n", "ams"));
+        assertEquals(new RolloutPolicy(1, Set.of(), "ams"),
+                PolicyFile.parse(src, "# ringstore rollout policy\n\n   percent=0.01   # one step\nscope = all\n", "ams"));
+        assertEquals(new RolloutPolicy(10_000, Set.of("ams", "fra"), "fra"),
+                PolicyFile.parse(src, "percent = 100\r\nscope = ams, fra\r\nlocal = fra\r\n", ""), "CRLF, a list, local from the file");
+        assertEquals(new RolloutPolicy(500, Set.of("ams"), "ams"), PolicyFile.parse(src, "percent = 5\nscope = ams", "ams"),
+                "local from the code, no final line end");
+        assertEquals(new RolloutPolicy(500, Set.of("ams"), "lhr"), PolicyFile.parse(src, "local = lhr\npercent = 5\nscope = ams\n", "ams"),
+                "the file's local wins over the code's");
+        assertEquals(0, PolicyFile.parse(src, "percent = 0\n", "").basisPoints(), "the rollback");
+        assertFalse(PolicyFile.parse(src, "percent = 50\nscope = ams\nlocal = fra\n", "").inScope());
+    }
+
+    @Test
+    void badLinesAreRefusedWithFileAndLine() {
+        Path src = Path.of("/etc/ringstore/rollout.policy");
+        String[][] cases = {
+                // text, line, what the message says
+                {"percent = abc\n", "1", "not a number"},
+                {"\n# comment\npercent = 100.01\n", "3", "outside 0-100"},
+                {"percent = -1\n", "1", "outside 0-100"},
+                {"percent = NaN\n", "1", "not a number"},
+                {"percent = 5d\n", "1", "not a number"},
+                {"percent = 0x1p3\n", "1", "not a number"},
+                {"percent = 12.345\n", "1", "0.01 % step"},
+                {"percent = \n", "1", "not a number"},
+                {"percent = 5\nmode = fast\n", "2", "unknown key 'mode'"},
+                {"percent = 5\npercent = 6\n", "2", "given twice"},
+                {"percent 5\n", "1", "expected 'key = value'"},
+                {"scope = ams,,fra\npercent = 1\n", "1", "empty name"},
+        };
+        for (String[] c : cases) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> PolicyFile.parse(src, c[0], "ams"), c[0]);
+            assertTrue(e.getMessage().startsWith(src + ":" + c[1] + ": "), () -> "file and line " + c[1] + " expected: " + e.getMessage());
+            assertTrue(e.getMessage().contains(c[2]), () -> "'" + c[2] + "' expected: " + e.getMessage());
+        }
+    }
+
+    @Test
+    void badWholeFilesAreRefusedWithTheFile() {
+        Path src = Path.of("/etc/ringstore/rollout.policy");
+        String[][] cases = {
+                {"scope = all\n", "", "no 'percent"},
+                {"", "", "no 'percent"},
+                {"percent = 5\nscope = ams\n", "", "local data centre"},
+                {"percent = 5\nscope = ams b\n", "ams", "bad data centre name 'ams b'"},
+        };
+        for (String[] c : cases) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> PolicyFile.parse(src, c[0], c[1]), c[0]);
+            assertTrue(e.getMessage().startsWith(src + ": "), () -> "file expected: " + e.getMessage());
+            assertTrue(e.getMessage().contains(c[2]), () -> "'" + c[2] + "' expected: " + e.getMessage());
+        }
+    }
+
+    // ---- watching ----
+
+    @Test
+    void aValidFileIsAppliedAndItsChangesOnCheckNow() throws Exception {
+        Path file = write(dir.resolve("rollout.policy"), "percent = 1\n");
+        VersionSelector sel = selector();
+        try (PolicyFile pf = PolicyFile.watch(file, sel, "ams", 0)) {
+            assertEquals(RolloutPolicy.everywhere(1).basisPoints(), sel.policy().basisPoints(), "applied when watching starts");
+            assertNull(pf.lastError());
+            RolloutPolicy applied = sel.policy();
+            assertFalse(pf.checkNow(), "unchanged file");
+            assertSame(applied, sel.policy());
+
+            write(file, "percent = 10\nscope = ams,fra\n");
+            assertTrue(pf.checkNow());
+            assertEquals(new RolloutPolicy(1000, Set.of("ams", "fra"), "ams"), sel.policy());
+
+            write(file, "percent = 0\n");
+            assertTrue(pf.checkNow());
+            assertEquals(0, sel.policy().basisPoints(), "rolled back");
+            assertFalse(sel.usesNew(new byte[] {1, 2, 3}, 0, 3));
+        }
+    }
+
+    /** Each bad file is refused, the message names the file (and line), the policy stays, and a fix is applied. */
+    @Test
+    void aBadFileIsRefusedAndThePreviousPolicyStays() throws Exception {
+        Path file = write(dir.resolve("rollout.policy"), "percent = 7.5\n");
+        VersionSelector sel = selector();
+        String[][] bad = {
+                {"percent = 150\n", ":1: "},
+                {"percent = 5\nspeed = max\n", ":2: "},
+                {"percent = 5\nscope = ams\n", ": "}, // scoped, and neither the file nor the code names the local data centre
+                {"scope = all\n", ": "},
+                {"percent = 5\npercent = 5\n", ":2: "},
+        };
+        try (PolicyFile pf = PolicyFile.watch(file, sel, "", 0)) {
+            RolloutPolicy good = sel.policy();
+            assertEquals(750, good.basisPoints());
+            for (String[] b : bad) {
+                write(file, b[0]);
+                assertFalse(pf.checkNow(), b[0]);
+                assertSame(good, sel.policy(), () -> "policy kept after " + b[0]);
+                String error = pf.lastError();
+                assertTrue(error != null && error.startsWith(file + b[1]), () -> "file" + (b[1].length() > 2 ? " and line" : "")
+                        + " expected: " + error);
+                assertTrue(error.contains("keeping " + good), () -> "says which policy stays: " + error);
+                assertFalse(pf.checkNow(), "the same bad file again");
+                assertEquals(error, pf.lastError());
+            }
+            write(file, "percent = 8\n");
+            assertTrue(pf.checkNow());
+            assertEquals(800, sel.policy().basisPoints());
+            assertNull(pf.lastError(), "a valid file clears the error");
+        }
+    }
+
+    @Test
+    void aMissingOrUnreadableFileIsRefused() throws Exception {
+        Path file = dir.resolve("rollout.policy");
+        VersionSelector sel = selector();
+        sel.policy(RolloutPolicy.everywhere(3));
+        RolloutPolicy initial = sel.policy();
+        try (PolicyFile pf = PolicyFile.watch(file, sel, "ams", 0)) {
+            assertSame(initial, sel.policy(), "no file: the selector's policy stays");
+            assertTrue(pf.lastError().startsWith(file.toString()) && pf.lastError().contains("does not exist"), pf.lastError());
+
+            write(file, "percent = 4\n");
+            assertTrue(pf.checkNow());
+            assertEquals(400, sel.policy().basisPoints());
+            assertNull(pf.lastError());
+
+            Files.delete(file);
+            assertFalse(pf.checkNow());
+            assertEquals(400, sel.policy().basisPoints(), "deleted: the policy stays");
+            assertTrue(pf.lastError().contains("does not exist"), pf.lastError());
+
+            Files.createDirectory(file); // exists, but cannot be read as text
+            assertFalse(pf.checkNow());
+            assertEquals(400, sel.policy().basisPoints());
+            assertTrue(pf.lastError().startsWith(file + ": cannot read"), pf.lastError());
+            Files.delete(file);
+
+            Files.write(file, new byte[] {'p', 'e', 'r', 'c', 'e', 'n', 't', '=', (byte) 0xC3, (byte) 0x28, '\n'}); // not UTF-8
+            assertFalse(pf.checkNow());
+            assertEquals(400, sel.policy().basisPoints());
+            assertTrue(pf.lastError().startsWith(file + ": cannot read"), pf.lastError());
+
+            write(file, "percent = 5\n");
+            assertTrue(pf.checkNow());
+            assertEquals(500, sel.policy().basisPoints());
+        }
+    }
+
+    /** The poller (20 ms) picks up a change within a bounded wait, refuses a bad file, and stops on close. */
+    @Test
+    void thePollerAppliesChangesUntilClosed() throws Exception {
+        Path file = write(dir.resolve("rollout.policy"), "percent = 1\n");
+        VersionSelector sel = selector();
+        PolicyFile pf = PolicyFile.watch(file, sel, "ams", 20);
+        try {
+            assertEquals(100, sel.policy().basisPoints());
+            write(file, "percent = 25\n");
+            assertTrue(waitFor(() -> sel.policy().basisPoints() == 2500), "the poller applied 25 % within 10 s");
+
+            write(file, "percent = 250\n");
+            assertTrue(waitFor(() -> pf.lastError() != null), "the poller refused the bad file within 10 s");
+            assertTrue(pf.lastError().startsWith(file + ":1: "), pf.lastError());
+            assertEquals(2500, sel.policy().basisPoints(), "the bad file changed nothing");
+
+            write(file, "percent = 0\n");
+            assertTrue(waitFor(() -> sel.policy().basisPoints() == 0 && pf.lastError() == null), "rolled back within 10 s");
+        } finally {
+            pf.close();
+        }
+        write(file, "percent = 60\n");
+        Thread.sleep(200); // ten poll intervals
+        assertEquals(0, sel.policy().basisPoints(), "a closed watcher applies nothing");
+    }
+
+    private static boolean waitFor(java.util.function.BooleanSupplier condition) throws InterruptedException {
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        while (System.nanoTime() < deadline) {
+            if (condition.getAsBoolean()) {
+                return true;
+            }
+            Thread.sleep(5);
+        }
+        return condition.getAsBoolean();
+    }
+}

@@ -1,0 +1,375 @@
+package io.ringstore;
+
+import io.ringstore.internal.RingFormat;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.AnnotatedElementContext;
+import org.junit.jupiter.api.extension.ExtensionContext;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.io.TempDirFactory;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Set;
+import java.util.SplittableRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+
+import static io.ringstore.TestRings.builder;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+/**
+ * Hot reload under load: readers never see an error or an answer that does not belong to the
+ * generation it came from, while the file is replaced a thousand times; bad files are refused and
+ * the old generation keeps serving.
+ *
+ * <p>Two backend sets with disjoint addresses, A (odd generations) and B (even generations), so every
+ * key's answer tells which file it came from. The expected answers are read from separate copies of A
+ * and B opened once, before any watching starts.
+ */
+class WatchedRingStoreTest {
+    private static final String A = """
+            server 127.0.0.1:8001 features=x
+            server 127.0.0.1:8002 features=x weight=2
+            server 127.0.0.1:8003
+            server [::1]:8004 features=x
+            server 127.0.0.5:8005
+            """;
+    private static final String B = """
+            server 127.0.0.2:9001 features=x
+            server 127.0.0.2:9002
+            server [::1]:9003 features=x weight=3
+            server 127.0.0.6:9004 features=x
+            """;
+    private static final RingVersion V2_8 = RingVersion.v2(8);
+    private static final int REPLACEMENTS = 1_000;
+    private static final int READERS = 8;
+    private static final int KEYS = 256;
+
+    /** The handles readers use: (features, version). */
+    private static final List<Set<String>> HANDLE_FEATURES = List.of(Set.of(), Set.of("x"), Set.of(), Set.of("x"));
+    private static final List<RingVersion> HANDLE_VERSIONS = List.of(RingVersion.V1, RingVersion.V1, V2_8, V2_8);
+
+    @TempDir(factory = MemoryTempDir.class)
+    Path dir;
+    private Path path;
+    private byte[][] keys;
+    /** [set: 0 = A, 1 = B][handle][key] -> address text. */
+    private String[][][] expected;
+
+    @BeforeEach
+    void expectedAnswers() throws Exception {
+        path = dir.resolve("live.ring");
+        keys = new byte[KEYS][];
+        for (int k = 0; k < KEYS; k++) {
+            keys[k] = ("/objects/" + k + "?v=" + (k * 7919)).getBytes(StandardCharsets.US_ASCII);
+        }
+        expected = new String[2][][];
+        for (int set = 0; set < 2; set++) {
+            Path copy = dir.resolve("expected-" + set + ".ring");
+            builder(set == 0 ? A : B, RingVersion.V1, V2_8).generation(99).build(copy);
+            try (RingStore store = RingStore.open(copy)) {
+                store.verify();
+                expected[set] = new String[HANDLE_FEATURES.size()][KEYS];
+                for (int h = 0; h < HANDLE_FEATURES.size(); h++) {
+                    Ring ring = store.ring(HANDLE_FEATURES.get(h), HANDLE_VERSIONS.get(h));
+                    for (int k = 0; k < KEYS; k++) {
+                        expected[set][h][k] = store.backend(ring.lookup(keys[k])).address();
+                    }
+                }
+            }
+        }
+        for (int h = 0; h < HANDLE_FEATURES.size(); h++) {
+            for (int k = 0; k < KEYS; k++) {
+                // Disjoint address sets: an answer names its file.
+                assertNotEquals(expected[0][h][k], expected[1][h][k], "A and B must answer differently");
+            }
+        }
+    }
+
+    /**
+     * A temporary directory in memory (/dev/shm) where there is one: RingBuilder forces every file to
+     * disk, which costs about 10 ms on a virtual disk and nothing on tmpfs; a thousand builds must
+     * stay fast. Elsewhere the default temporary directory.
+     */
+    static final class MemoryTempDir implements TempDirFactory {
+        @Override
+        public Path createTempDirectory(AnnotatedElementContext element, ExtensionContext extension) throws IOException {
+            Path shm = Path.of("/dev/shm");
+            if (Files.isDirectory(shm) && Files.isWritable(shm)) {
+                return Files.createTempDirectory(shm, "ringstore-test-");
+            }
+            return Files.createTempDirectory("ringstore-test-");
+        }
+    }
+
+    private static String setFor(long generation) {
+        return generation % 2 == 1 ? A : B;
+    }
+
+    private void publish(long generation) throws Exception {
+        builder(setFor(generation), RingVersion.V1, V2_8).generation(generation).build(path);
+    }
+
+    /** Publishes {@code bytes} at the path the way a careful writer does: a temporary file renamed over it. */
+    private void publishBytes(byte[] bytes) throws IOException {
+        Path tmp = Files.createTempFile(dir, ".raw-", ".tmp");
+        Files.write(tmp, bytes);
+        Files.move(tmp, path, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+    }
+
+    // ---- a thousand replacements under eight readers ----
+
+    @Test
+    void readersSeeOnlyCorrectAnswersWhileTheFileIsReplacedAThousandTimesByCheckNow() throws Exception {
+        publish(1);
+        try (WatchedRingStore watched = WatchedRingStore.watch(path, 0)) {
+            hammer(watched, generation -> {
+                Instant before = Instant.now();
+                assertTrue(watched.checkNow(), "a newly published file must be switched to: generation " + generation);
+                assertEquals(generation, watched.generation());
+                assertFalse(watched.lastSwitch().isBefore(before), "lastSwitch moves with a switch");
+                assertFalse(watched.checkNow(), "the same file again is no switch");
+            });
+            assertEquals(REPLACEMENTS, watched.switches());
+        }
+    }
+
+    @Test
+    void readersSeeOnlyCorrectAnswersWhileTheBackgroundPollerFollowsAThousandReplacements() throws Exception {
+        publish(1);
+        try (WatchedRingStore watched = WatchedRingStore.watch(path, 1)) {
+            // The writer does not wait for the poller: it may miss files that were replaced before it looked.
+            hammer(watched, generation -> assertTrue(watched.generation() <= generation, "a generation from the future"));
+            System.out.println("the poller switched " + watched.switches() + " times for " + REPLACEMENTS + " files");
+            assertTrue(watched.switches() <= REPLACEMENTS, "at most one switch per file: " + watched.switches());
+            assertTrue(watched.switches() >= 10, "the poller followed too few files: " + watched.switches());
+        }
+    }
+
+    private interface AfterPublish {
+        void check(long generation) throws Exception;
+    }
+
+    /**
+     * Runs {@value #READERS} readers over every handle while generations 2 .. {@value #REPLACEMENTS}+1
+     * are published, calling {@code afterPublish} after each; then checks the readers' findings.
+     */
+    private void hammer(WatchedRingStore watched, AfterPublish afterPublish) throws Exception {
+        List<WatchedRingStore.Live> handles = new ArrayList<>();
+        for (int h = 0; h < HANDLE_FEATURES.size(); h++) {
+            handles.add(watched.ring(HANDLE_FEATURES.get(h), HANDLE_VERSIONS.get(h)));
+        }
+        AtomicBoolean stop = new AtomicBoolean();
+        AtomicLong errors = new AtomicLong();
+        AtomicReference<String> firstError = new AtomicReference<>();
+        long[] lookups = new long[READERS];
+        long[] generationsSeen = new long[READERS];
+        List<Thread> readers = new ArrayList<>();
+        for (int t = 0; t < READERS; t++) {
+            int id = t;
+            Thread reader = new Thread(() -> {
+                SplittableRandom random = new SplittableRandom(id);
+                long lastGeneration = 0;
+                long n = 0;
+                long distinct = 0;
+                while (!stop.get()) {
+                    try {
+                        int h = random.nextInt(handles.size());
+                        int k = random.nextInt(KEYS);
+                        WatchedRingStore.Live live = handles.get(h);
+                        Ring ring = live.ring();
+                        long generation = ring.store().generation();
+                        int b = ring.lookup(keys[k]);
+                        String answer = b < 0 ? "(none)" : ring.store().backend(b).address();
+                        String want = expected[generation % 2 == 1 ? 0 : 1][h][k];
+                        if (!want.equals(answer)) {
+                            error(errors, firstError, "reader " + id + ": generation " + generation + " handle " + h
+                                    + " key " + k + ": expected " + want + ", got " + answer);
+                        }
+                        if (generation < lastGeneration) {
+                            error(errors, firstError, "reader " + id + ": generation went back from " + lastGeneration + " to " + generation);
+                        }
+                        if (generation != lastGeneration) {
+                            distinct++;
+                            lastGeneration = generation;
+                        }
+                        // The convenience path: whichever generation served it, one of the two answers.
+                        Backend any = live.backend(keys[k]);
+                        if (any == null || !(any.address().equals(expected[0][h][k]) || any.address().equals(expected[1][h][k]))) {
+                            error(errors, firstError, "reader " + id + ": backend(key " + k + ") on handle " + h + " = " + any);
+                        }
+                        if (++n % 256 == 0) {
+                            Thread.yield(); // eight spinning readers on a small machine must not starve the publisher
+                        }
+                    } catch (Throwable e) {
+                        error(errors, firstError, "reader " + id + " threw " + e);
+                    }
+                }
+                lookups[id] = n;
+                generationsSeen[id] = distinct;
+            }, "reader-" + t);
+            readers.add(reader);
+            reader.start();
+        }
+        long start = System.nanoTime();
+        try {
+            for (long generation = 2; generation <= REPLACEMENTS + 1; generation++) {
+                publish(generation);
+                afterPublish.check(generation);
+                assertNull(watched.lastError());
+            }
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (watched.generation() != REPLACEMENTS + 1 && System.nanoTime() < deadline) {
+                Thread.sleep(1); // a poller catching up with the last file
+            }
+        } finally {
+            stop.set(true);
+            for (Thread reader : readers) {
+                reader.join(10_000);
+                assertFalse(reader.isAlive(), "reader still running");
+            }
+        }
+        long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+        System.out.printf("%d replacements in %d ms; lookups per reader %s; generations seen per reader %s%n",
+                REPLACEMENTS, millis, Arrays.toString(lookups), Arrays.toString(generationsSeen));
+        assertEquals(0, errors.get(), () -> errors.get() + " reader errors; first: " + firstError.get());
+        assertEquals(REPLACEMENTS + 1, watched.generation());
+        long totalSeen = Arrays.stream(generationsSeen).sum();
+        assertTrue(totalSeen > READERS * 10L, "readers must have run across many switches: " + Arrays.toString(generationsSeen));
+        for (long n : lookups) {
+            assertTrue(n > 0, "every reader looked up");
+        }
+    }
+
+    private static void error(AtomicLong errors, AtomicReference<String> first, String what) {
+        errors.incrementAndGet();
+        first.compareAndSet(null, what);
+    }
+
+    // ---- refusals ----
+
+    @Test
+    void badFilesAreRefusedWithAReasonAndTheCurrentGenerationKeepsServing() throws Exception {
+        publish(1);
+        byte[] good = Files.readAllBytes(path);
+        try (WatchedRingStore watched = WatchedRingStore.watch(path, 0)) {
+            WatchedRingStore.Live all = watched.ring(Set.of());
+            WatchedRingStore.Live x2 = watched.ring(Set.of("x"), V2_8);
+            RingStore first = watched.current();
+            Instant switched = watched.lastSwitch();
+            assertEquals(1, watched.generation());
+            assertEquals(0, watched.switches());
+            assertNull(watched.lastError());
+
+            byte[] garbage = new byte[4096];
+            new SplittableRandom(3).nextBytes(garbage);
+            byte[] flippedSegment = good.clone();
+            flippedSegment[flippedSegment.length - 3] ^= 0x10; // inside the last segment: only verify() sees it
+            byte[] flippedHeader = good.clone();
+            flippedHeader[RingFormat.GENERATION_OFFSET] ^= 0x01; // covered by the metadata checksum
+            Object[][] cases = {
+                    {"garbage", garbage, "bad magic"},
+                    {"empty", new byte[0], "shorter than the 128-byte header"},
+                    {"truncated", Arrays.copyOf(good, good.length / 2), "(truncated?)"},
+                    {"extended", Arrays.copyOf(good, good.length + 100), "(extended or overwritten?)"},
+                    {"flipped header byte", flippedHeader, "metadata checksum mismatch"},
+                    {"flipped segment byte", flippedSegment, "segment checksum mismatch"},
+            };
+            for (Object[] c : cases) {
+                String what = (String) c[0];
+                publishBytes((byte[]) c[1]);
+                assertRefused(watched, first, switched, what, (String) c[2]);
+                assertAnswers(all, 0, 0, what);
+                assertAnswers(x2, 3, 0, what);
+                assertFalse(watched.checkNow(), what + ": the same bad file is not tried again");
+            }
+
+            Files.delete(path);
+            assertRefused(watched, first, switched, "no file", "no such file");
+            Files.createDirectory(path);
+            assertRefused(watched, first, switched, "a directory", "directory");
+            assertAnswers(all, 0, 0, "directory");
+            Files.delete(path);
+
+            // A good file after all that: accepted, the reason cleared, the handles follow.
+            Instant before = Instant.now();
+            builder(B, RingVersion.V1, V2_8).generation(2).build(path);
+            assertTrue(watched.checkNow(), () -> "good file refused: " + watched.lastError());
+            assertNull(watched.lastError());
+            assertEquals(2, watched.generation());
+            assertEquals(1, watched.switches());
+            assertFalse(watched.lastSwitch().isBefore(before));
+            assertAnswers(all, 0, 1, "after the good file");
+            assertAnswers(x2, 3, 1, "after the good file");
+            // The first generation is still usable by whoever kept it (it is never unmapped under a reader).
+            assertEquals(1, first.generation());
+            assertEquals(expected[0][0][0], first.backend(first.ring(Set.of()).lookup(keys[0])).address());
+        }
+    }
+
+    @Test
+    void aFileLackingAFeatureOrVersionThatALiveHandleUsesIsRefused() throws Exception {
+        publish(1);
+        try (WatchedRingStore watched = WatchedRingStore.watch(path, 0)) {
+            WatchedRingStore.Live x2 = watched.ring(Set.of("x"), V2_8);
+            RingStore first = watched.current();
+            Instant switched = watched.lastSwitch();
+
+            // Same backends without the feature x.
+            builder(A.replace(" features=x", ""), RingVersion.V1, V2_8).generation(2).build(path);
+            assertRefused(watched, first, switched, "no feature x", "unknown feature 'x'");
+            assertAnswers(x2, 3, 0, "after the file without x");
+
+            // The feature, but not the version the handle uses.
+            builder(B, RingVersion.V1, RingVersion.v2(16)).generation(3).build(path);
+            assertRefused(watched, first, switched, "no v2:8", "version v2:8 is not in");
+            assertAnswers(x2, 3, 0, "after the file without v2:8");
+
+            publish(4);
+            assertTrue(watched.checkNow(), () -> "good file refused: " + watched.lastError());
+            assertEquals(4, watched.generation());
+            assertAnswers(x2, 3, 1, "after the good file");
+        }
+    }
+
+    private static void assertRefused(WatchedRingStore watched, RingStore serving, Instant switched, String what, String reason) {
+        long switches = watched.switches();
+        assertFalse(watched.checkNow(), what + ": must be refused");
+        String error = watched.lastError();
+        assertNotNull(error, what + ": lastError must say why");
+        assertTrue(error.contains(reason), () -> what + ": lastError should mention '" + reason + "': " + error);
+        assertFalse(error.contains("\n"), what);
+        assertSame(serving, watched.current(), what + ": the current generation keeps serving");
+        assertEquals(serving.generation(), watched.generation(), what);
+        assertEquals(switched, watched.lastSwitch(), what + ": lastSwitch unchanged");
+        assertEquals(switches, watched.switches(), what);
+    }
+
+    /** Every key through {@code live} answers as handle {@code h} of set {@code set} (0 = A, 1 = B). */
+    private void assertAnswers(WatchedRingStore.Live live, int h, int set, String what) {
+        for (int k = 0; k < KEYS; k++) {
+            Backend b = live.backend(keys[k]);
+            assertNotNull(b, what);
+            assertEquals(expected[set][h][k], b.address(), what + ": key " + k);
+            Ring ring = live.ring();
+            assertEquals(expected[set][h][k], ring.store().backend(ring.lookup(keys[k])).address(), what);
+        }
+    }
+}

@@ -1,0 +1,399 @@
+package io.ringstore.tools;
+
+import io.ringstore.Algorithm;
+import io.ringstore.Backend;
+import io.ringstore.BackendList;
+import io.ringstore.BackendsFileException;
+import io.ringstore.BuildResult;
+import io.ringstore.Ring;
+import io.ringstore.RingBuilder;
+import io.ringstore.RingFileException;
+import io.ringstore.RingStore;
+import io.ringstore.RingVersion;
+import io.ringstore.internal.RingFormat;
+import io.ringstore.tools.analysis.CollisionModel;
+import io.ringstore.tools.analysis.CvChart;
+import io.ringstore.tools.analysis.FleetRing;
+import io.ringstore.tools.analysis.RingSimulator;
+import io.ringstore.tools.analysis.ShareStats;
+import io.ringstore.tools.analysis.Sweep;
+
+import java.io.BufferedWriter;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.function.Consumer;
+import java.util.stream.Stream;
+
+/**
+ * {@code ringstore analyze}: the load formula against rings built with the real point generation,
+ * either simulated for N random backends over a range of point multiples, or built from a backends file.
+ */
+final class AnalyzeCommand extends Command {
+    static final int DEFAULT_SEEDS = 3;
+    static final int DEFAULT_STEPS_PER_DECADE = 4;
+    private static final String BACKENDS = "--backends";
+    private static final String POINTS = "--points";
+    private static final String SEEDS = "--seeds";
+    private static final String STEPS = "--steps-per-decade";
+    private static final String SVG = "--svg";
+    private static final String CSV = "--csv";
+    private static final double GIB = 1L << 30;
+    static final String FILE_CSV_HEADER = "version,features,backends,points,dropped,birthday_estimate,bytes,predicted_cv,"
+            + "predicted_cv_32bit,measured_cv,max_share_over_expected,min_share_over_expected";
+
+    @Override
+    String name() {
+        return "analyze";
+    }
+
+    @Override
+    String description() {
+        return "The load imbalance of consistent-hash rings, predicted and measured. The CV is the standard deviation\n"
+                + "of the backends' shares of the hash line over the mean share; on a continuous ring with k points per\n"
+                + "backend it is sqrt((N-1)/(N*k+1)) (docs/math.md); 32-bit point hashes collide and add a bias.\n\n"
+                + "With --backends N: simulates rings of N random backends with k points each for every k in --points,\n"
+                + "one ring per seed, built as the ring builder builds them (CRC-32 points, equal hashes dropped), and\n"
+                + "prints formula against simulation as the rows are done (progress on stderr), then where the two part.\n"
+                + "With a BACKENDS_FILE: builds its rings in a temporary file and shows every feature ring's predicted and\n"
+                + "measured CV and its bytes.";
+    }
+
+    @Override
+    String synopsis() {
+        return "(--backends N --points K1..K2 [--seeds S] [--svg FILE] | BACKENDS_FILE [--algorithm V] [--point-multiple K]) [--csv FILE]";
+    }
+
+    @Override
+    String options() {
+        return """
+                  --backends N          simulate rings of N backends (random IPv4 addresses), 2 to 65535
+                  --points K1..K2       point multiples k from K1 to K2 in log steps; also K, or K1,K2,K3
+                  --steps-per-decade D  log steps per factor of 10 for K1..K2 (default 4: 10, 18, 32, 56, 100, ...)
+                  --seeds S             rings per k, each with its own random addresses (default 3)
+                  --algorithm V         v2 (pingora-ketama, default with --backends) or v1 (nginx: text as written,
+                                        first listed wins a tie); for a BACKENDS_FILE v1, v2 or v1,v2 (default v1)
+                  --point-multiple K    points per weight unit for v2 of a BACKENDS_FILE (default 160)
+                  --svg FILE            write the chart: CV against k (log-log), formula, simulation, collisions
+                  --csv FILE            write the table as CSV (header row first)
+                  --quiet               no progress lines on stderr
+                """;
+    }
+
+    @Override
+    Set<String> valueOptions() {
+        return Set.of(BACKENDS, POINTS, SEEDS, STEPS, Versions.ALGORITHM, Versions.POINT_MULTIPLE, SVG, CSV);
+    }
+
+    @Override
+    Set<String> flagOptions() {
+        return Set.of("--quiet");
+    }
+
+    @Override
+    int run(Args args, InputStream in, PrintStream out, PrintStream err) throws UsageException, FailedException {
+        Consumer<String> progress = args.has("--quiet") ? s -> { } : new ThrottledProgress(err, "ringstore analyze: ");
+        if (args.has(BACKENDS)) {
+            if (!args.positional.isEmpty()) {
+                throw new UsageException("give --backends N or a BACKENDS_FILE, not both");
+            }
+            if (args.has(Versions.POINT_MULTIPLE)) {
+                throw new UsageException(Versions.POINT_MULTIPLE + " is for a BACKENDS_FILE; with --backends give --points");
+            }
+            return sweep(args, out, progress);
+        }
+        for (String o : List.of(POINTS, SEEDS, STEPS, SVG)) {
+            if (args.has(o)) {
+                throw new UsageException(o + " needs --backends N");
+            }
+        }
+        if (args.positional.size() != 1) {
+            throw new UsageException(args.positional.isEmpty() ? "give --backends N --points K1..K2, or a BACKENDS_FILE"
+                    : "expected one BACKENDS_FILE, got " + args.positional);
+        }
+        return file(args, out, progress);
+    }
+
+    // ---- --backends N: the sweep ----
+
+    private static int sweep(Args args, PrintStream out, Consumer<String> progress) throws UsageException, FailedException {
+        int n = (int) args.getLong(BACKENDS, 2, BackendList.MAX_BACKENDS, 0);
+        if (!args.has(POINTS)) {
+            throw new UsageException("--backends needs --points K1..K2");
+        }
+        int perDecade = (int) args.getLong(STEPS, 1, 100, DEFAULT_STEPS_PER_DECADE);
+        List<Integer> ks = pointMultiples(args.get(POINTS), perDecade);
+        int seeds = (int) args.getLong(SEEDS, 1, 1000, DEFAULT_SEEDS);
+        Algorithm algorithm;
+        try {
+            algorithm = Algorithm.parse(args.has(Versions.ALGORITHM) ? args.get(Versions.ALGORITHM) : "v2");
+        } catch (IllegalArgumentException e) {
+            throw new UsageException(e.getMessage() + " (one algorithm with --backends)");
+        }
+        Sweep sweep = new Sweep(n, ks, seeds, algorithm, 32);
+        long largest = sweep.largestRing();
+        if (largest > RingFormat.MAX_POINTS_PER_RING) {
+            throw new UsageException("N × k = " + n + " × " + ks.getLast() + " = " + largest + " points, more than a ring holds ("
+                    + RingFormat.MAX_POINTS_PER_RING + ")");
+        }
+        int threads = Runtime.getRuntime().availableProcessors();
+        checkHeap(largest, n, ks.getLast(), threads);
+        Path svg = args.has(SVG) ? writableTarget(args.get(SVG)) : null;
+        List<Sweep.Row> rows = new ArrayList<>();
+        long start = System.nanoTime();
+        try (CsvOut csv = CsvOut.open(args.get(CSV), Sweep.Row.CSV_HEADER);
+             RingSimulator simulator = new RingSimulator(threads)) {
+            header(out, n, ks, seeds, algorithm, threads);
+            sweep.run(simulator, progress, row -> {
+                rows.add(row);
+                out.printf(Locale.ROOT, "%8d %11d %9.4f %10.4f %9.4f %8.4f..%-7.4f %+8.2f%% %7.1f %8.4f %8.4f %11.1f %11.1f %8.2f%n",
+                        row.k(), row.points(), 100 * row.predictedCv(), 100 * row.predictedCv32(), 100 * row.simulatedCv(),
+                        100 * row.minCv(), 100 * row.maxCv(), 100 * row.deviation(), row.z(), row.maxShare(), row.minShare(),
+                        row.collisions(), row.birthdayEstimate(), row.seconds());
+                out.flush();
+                csv.row(row.csv());
+            });
+        } catch (OutOfMemoryError e) {
+            throw new FailedException("out of heap memory during the sweep (largest ring " + largest + " points); "
+                    + "give the JVM more with RINGSTORE_JAVA_OPTS=-Xmx" + suggestedHeapGb(largest, threads) + "g");
+        }
+        double seconds = (System.nanoTime() - start) / 1e9;
+        out.println();
+        for (String line : Sweep.departure(rows)) {
+            out.println("departure: " + line);
+        }
+        out.printf(Locale.ROOT, "wall_time_s: %.1f%n", seconds);
+        if (svg != null) {
+            String subtitle = String.format(Locale.ROOT, "N = %,d backends with k points each, %d random %s per k, %s CRC-32 points, 32-bit hashes",
+                    n, seeds, seeds == 1 ? "fleet" : "fleets", algorithm.cliName());
+            write(svg, CvChart.render(rows, CollisionModel.LINE_32, subtitle));
+            out.println("svg: " + svg);
+        }
+        if (args.has(CSV)) {
+            out.println("csv: " + args.get(CSV));
+        }
+        return Main.OK;
+    }
+
+    private static void header(PrintStream out, int n, List<Integer> ks, int seeds, Algorithm algorithm, int threads) {
+        out.printf(Locale.ROOT, "analyze: %d backends, k = %s (%d values), %d %s per k, %s points (CRC-32, 32-bit hashes), %d threads%n",
+                n, ks.size() == 1 ? ks.getFirst().toString() : ks.getFirst() + ".." + ks.getLast(), ks.size(), seeds,
+                seeds == 1 ? "seed" : "seeds", algorithm.cliName(), threads);
+        out.println("predicted: formula sqrt((N-1)/(N*k+1)); pred_32bit: 32-bit model (points on equal hashes dropped in tie order)");
+        out.println("CV in %; range: smallest..largest ring CV over the seeds; z: (simulated - predicted) in standard errors of the seeds");
+        out.printf("%8s %11s %9s %10s %9s %17s %9s %7s %8s %8s %11s %11s %8s%n", "k", "points", "predicted", "pred_32bit", "simulated",
+                "range", "deviation", "z", "max/mean", "min/mean", "collisions", "birthday", "seconds");
+    }
+
+    /** {@code K1..K2} (log steps), {@code K}, or {@code K1,K2,...}. */
+    static List<Integer> pointMultiples(String spec, int perDecade) throws UsageException {
+        String bad = "--points must be K1..K2, K or K1,K2,... with whole numbers from 1: --points=" + spec;
+        try {
+            int range = spec.indexOf("..");
+            if (range >= 0) {
+                int from = Integer.parseInt(spec.substring(0, range));
+                int to = Integer.parseInt(spec.substring(range + 2));
+                if (from < 1 || to < from) {
+                    throw new UsageException("--points K1..K2 needs 1 <= K1 <= K2: --points=" + spec);
+                }
+                return Sweep.logSteps(from, to, perDecade);
+            }
+            TreeSet<Integer> ks = new TreeSet<>();
+            for (String s : spec.split(",", -1)) {
+                int k = Integer.parseInt(s.strip());
+                if (k < 1) {
+                    throw new UsageException(bad);
+                }
+                ks.add(k);
+            }
+            return List.copyOf(ks);
+        } catch (NumberFormatException e) {
+            throw new UsageException(bad);
+        }
+    }
+
+    /** Fails before the sweep when the largest ring's point array cannot fit in the heap. */
+    private static void checkHeap(long points, int n, int k, int threads) throws FailedException {
+        Runtime rt = Runtime.getRuntime();
+        long used = rt.totalMemory() - rt.freeMemory();
+        long need = RingSimulator.heapBytes(points, threads);
+        if (need > rt.maxMemory() - used) {
+            throw new FailedException(String.format(Locale.ROOT, "a ring of N × k = %d × %d = %d points needs about %.1f GiB of heap, "
+                    + "this JVM has %.1f GiB (max heap %.1f GiB); run with RINGSTORE_JAVA_OPTS=-Xmx%dg", n, k, points, need / GIB,
+                    (rt.maxMemory() - used) / GIB, rt.maxMemory() / GIB, suggestedHeapGb(points, threads)));
+        }
+    }
+
+    private static long suggestedHeapGb(long points, int threads) {
+        return Math.max(4, (long) Math.ceil(RingSimulator.heapBytes(points, threads) / GIB) + 1);
+    }
+
+    // ---- BACKENDS_FILE ----
+
+    private static int file(Args args, PrintStream out, Consumer<String> progress) throws UsageException, FailedException {
+        List<RingVersion> versions = Versions.forBuild(args);
+        String source = args.positional.getFirst();
+        BackendList list;
+        try {
+            list = BackendList.parse(Path.of(source));
+        } catch (BackendsFileException e) {
+            throw new FailedException(e.getMessage());
+        }
+        Path dir;
+        try {
+            dir = Files.createTempDirectory("ringstore-analyze-");
+        } catch (IOException e) {
+            throw new FailedException("cannot create a temporary directory for the ring file: " + e.getMessage());
+        }
+        try (CsvOut csv = CsvOut.open(args.get(CSV), FILE_CSV_HEADER)) {
+            Path ringFile = dir.resolve("analyze.ring");
+            RingBuilder builder = RingBuilder.of(list).generation(1).progress(progress);
+            versions.forEach(builder::version);
+            BuildResult built = builder.build(ringFile);
+            try (RingStore store = RingStore.open(ringFile)) {
+                report(store, list, built, csv, out);
+            }
+        } catch (BackendsFileException | RingFileException e) {
+            throw new FailedException(e.getMessage());
+        } catch (IOException e) {
+            throw new FailedException("cannot build the rings in " + dir + ": " + e.getMessage());
+        } finally {
+            deleteTree(dir);
+        }
+        if (args.has(CSV)) {
+            out.println("csv: " + args.get(CSV));
+        }
+        return Main.OK;
+    }
+
+    /** One ring's numbers; rings sharing a segment share them. */
+    private record RingLine(FleetRing ring, ShareStats measured, CollisionModel.Result model) {
+    }
+
+    private static void report(RingStore store, BackendList list, BuildResult built, CsvOut csv, PrintStream out) {
+        out.printf(Locale.ROOT, "file: %s: %d backends, features: %s, versions: %s%n", list.source(), list.size(),
+                list.features().isEmpty() ? "(none)" : String.join(", ", list.features()),
+                String.join(", ", store.versions().stream().map(RingVersion::toString).toList()));
+        out.printf(Locale.ROOT, "ring_file_bytes: %d (%d rings, %d segments: rings with the same backends share one)%n",
+                store.fileSize(), store.rings().size(), store.segmentCount());
+        out.printf(Locale.ROOT, "points: %d (%d dropped: equal hashes from two backends)%n", built.points(), built.collisions());
+        out.println("predicted: formula for these weights; pred_32bit: with colliding points dropped in tie order; CV in %");
+        out.printf("%-26s %8s %11s %8s %9s %12s %9s %10s %9s %8s %8s%n", "ring", "backends", "points", "dropped", "birthday",
+                "bytes", "predicted", "pred_32bit", "measured", "max/exp", "min/exp");
+        Map<Long, RingLine> cache = new HashMap<>();
+        for (Ring r : store.rings()) {
+            List<Backend> members = FleetRing.members(store.backends(), r.features());
+            if (r.isEmpty() || members.isEmpty()) {
+                out.printf("%-26s %8d %11d %8s%n", r, 0, 0, "(no backend)");
+                csv.row(String.format(Locale.ROOT, "%s,%s,0,0,0,0,0,,,,,", r.version(), String.join("+", r.features())));
+                continue;
+            }
+            RingLine line = cache.computeIfAbsent(r.segmentOffset(), o -> {
+                FleetRing fr = FleetRing.of(members, r.version().algorithm(), r.version().pointMultiple());
+                return new RingLine(fr, fr.measured(r.lineShares()), fr.model());
+            });
+            long generated = line.ring.points();
+            long bytes = (long) r.pointCount() * RingFormat.POINT_LENGTH;
+            double birthday = CollisionModel.birthdayEstimate(generated);
+            out.printf(Locale.ROOT, "%-26s %8d %11d %8d %9.2f %12d %9.4f %10.4f %9.4f %8.4f %8.4f%n", r, members.size(), r.pointCount(),
+                    generated - r.pointCount(), birthday, bytes, 100 * line.ring.predictedCv(), 100 * line.model.cv(),
+                    100 * line.measured.cv(), line.measured.maxRatio(), line.measured.minRatio());
+            csv.row(String.format(Locale.ROOT, "%s,%s,%d,%d,%d,%.4f,%d,%.6g,%.6g,%.6g,%.6g,%.6g", r.version(), String.join("+", r.features()),
+                    members.size(), r.pointCount(), generated - r.pointCount(), birthday, bytes, line.ring.predictedCv(), line.model.cv(),
+                    line.measured.cv(), line.measured.maxRatio(), line.measured.minRatio()));
+        }
+    }
+
+    // ---- output files ----
+
+    private static Path writableTarget(String name) throws FailedException {
+        Path p = Path.of(name);
+        if (Files.isDirectory(p)) {
+            throw new FailedException(name + ": is a directory");
+        }
+        Path dir = p.toAbsolutePath().getParent();
+        if (dir == null || !Files.isDirectory(dir)) {
+            throw new FailedException(name + ": directory " + dir + " does not exist");
+        }
+        return p;
+    }
+
+    private static void write(Path p, String text) throws FailedException {
+        try {
+            Files.writeString(p, text, StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new FailedException(p + ": cannot write: " + e.getMessage());
+        }
+    }
+
+    private static void deleteTree(Path dir) {
+        try (Stream<Path> files = Files.list(dir)) {
+            for (Path f : files.toList()) {
+                Files.deleteIfExists(f);
+            }
+            Files.deleteIfExists(dir);
+        } catch (IOException e) {
+            // a leftover temporary directory is harmless; the result is already printed
+        }
+    }
+
+    /** A CSV file written row by row (flushed, so a long sweep can be watched), or nothing when no file was asked for. */
+    private static final class CsvOut implements AutoCloseable {
+        private final BufferedWriter writer;
+        private final String name;
+
+        private CsvOut(BufferedWriter writer, String name) {
+            this.writer = writer;
+            this.name = name;
+        }
+
+        static CsvOut open(String name, String header) throws FailedException {
+            if (name == null) {
+                return new CsvOut(null, null);
+            }
+            Path p = writableTarget(name);
+            try {
+                CsvOut c = new CsvOut(Files.newBufferedWriter(p, StandardCharsets.UTF_8), name);
+                c.row(header);
+                return c;
+            } catch (IOException e) {
+                throw new FailedException(name + ": cannot write: " + e.getMessage());
+            }
+        }
+
+        void row(String line) {
+            if (writer == null) {
+                return;
+            }
+            try {
+                writer.write(line);
+                writer.newLine();
+                writer.flush();
+            } catch (IOException e) {
+                throw new UncheckedIOException(new IOException(name + ": " + e.getMessage(), e));
+            }
+        }
+
+        @Override
+        public void close() throws FailedException {
+            if (writer != null) {
+                try {
+                    writer.close();
+                } catch (IOException e) {
+                    throw new FailedException(name + ": cannot write: " + e.getMessage());
+                }
+            }
+        }
+    }
+}

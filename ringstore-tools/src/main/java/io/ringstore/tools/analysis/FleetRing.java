@@ -1,0 +1,96 @@
+package io.ringstore.tools.analysis;
+
+import io.ringstore.Algorithm;
+import io.ringstore.Backend;
+import io.ringstore.internal.ServerAddress;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * One feature ring of a real backend list: its member backends with their point counts (weight ×
+ * point multiple), and what {@link LoadFormula} and {@link CollisionModel} predict for it. The tie
+ * order is the algorithm's: listing order for v1, socket-address order for v2.
+ */
+public final class FleetRing {
+    private final List<Backend> members;
+    private final long[] points;
+    private final long[] pointsInTieOrder;
+
+    private FleetRing(List<Backend> members, long[] points, long[] pointsInTieOrder) {
+        this.members = members;
+        this.points = points;
+        this.pointsInTieOrder = pointsInTieOrder;
+    }
+
+    /** The members of the ring of {@code features}: every backend that has all of them, in listing order. */
+    public static List<Backend> members(List<Backend> backends, Set<String> features) {
+        return backends.stream().filter(b -> b.features().containsAll(features)).toList();
+    }
+
+    public static FleetRing of(List<Backend> members, Algorithm algorithm, int pointMultiple) {
+        long[] points = new long[members.size()];
+        for (int i = 0; i < points.length; i++) {
+            points[i] = members.get(i).weight() * pointMultiple;
+        }
+        List<Integer> order = new ArrayList<>();
+        for (int i = 0; i < points.length; i++) {
+            order.add(i);
+        }
+        if (algorithm == Algorithm.V2) {
+            List<ServerAddress> addresses = members.stream().map(b -> ServerAddress.parse(b.address())).toList();
+            order.sort(Comparator.comparing(addresses::get));
+        }
+        long[] tie = new long[points.length];
+        for (int r = 0; r < tie.length; r++) {
+            tie[r] = points[order.get(r)];
+        }
+        return new FleetRing(members, points, tie);
+    }
+
+    public List<Backend> members() {
+        return members;
+    }
+
+    /** Points generated, before equal hashes are dropped. */
+    public long points() {
+        long total = 0;
+        for (long p : points) {
+            total += p;
+        }
+        return total;
+    }
+
+    /** Point counts in tie order (first keeps a shared hash). */
+    public long[] pointsInTieOrder() {
+        return pointsInTieOrder.clone();
+    }
+
+    /** The continuous-ring CV ({@link LoadFormula#ringCv}); 0 for an empty ring. */
+    public double predictedCv() {
+        return LoadFormula.ringCv(points);
+    }
+
+    /** The 32-bit model: CV, expected dropped and remaining points. */
+    public CollisionModel.Result model() {
+        return CollisionModel.ring(pointsInTieOrder);
+    }
+
+    /**
+     * The measured shares against the weight shares.
+     *
+     * @param lineShares each backend's share of the line, indexed by backend index ({@code Ring.lineShares()})
+     */
+    public ShareStats measured(double[] lineShares) {
+        double[] shares = new double[members.size()];
+        double[] expected = new double[members.size()];
+        long total = points();
+        for (int i = 0; i < shares.length; i++) {
+            shares[i] = lineShares[members.get(i).index()];
+            expected[i] = (double) points[i] / total;
+        }
+        return ShareStats.of(shares, expected);
+    }
+}

@@ -1,0 +1,221 @@
+package io.ringstore.tools;
+
+import io.ringstore.BackendList;
+import io.ringstore.Ring;
+import io.ringstore.RingBuilder;
+import io.ringstore.RingStore;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.PipedInputStream;
+import java.io.PipedOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static io.ringstore.tools.CliRun.run;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * {@code ringstore lookup RINGFILE --watch --show-generation} fed line by line from this thread: keys
+ * before a new file is published are answered from the old generation, keys after it (once the watcher
+ * has polled) from the new one, a bad file in between changes nothing, and the end of stdin ends the
+ * command with exit 0.
+ */
+class CliWatchTest {
+    /** Disjoint addresses, so every answer says which file it came from. */
+    private static final String FIRST = """
+            server 127.0.0.1:8001
+            server 127.0.0.1:8002 weight=2
+            server [::1]:8003
+            """;
+    private static final String SECOND = """
+            server 127.0.0.2:9001
+            server 127.0.0.2:9002
+            server 127.0.0.3:9003 weight=3
+            server 127.0.0.4:9004
+            """;
+    private static final String THIRD = """
+            server 127.0.0.7:7001
+            server 127.0.0.7:7002
+            """;
+    private static final int KEYS = 200;
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void answersCarryTheGenerationTheyCameFromAcrossPublishes() throws Exception {
+        Path ring = dir.resolve("watched.ring");
+        publish(FIRST, 1, ring);
+        List<String> keys = new ArrayList<>();
+        for (int k = 0; k < KEYS; k++) {
+            keys.add("/watch/" + k);
+        }
+        List<String> first = expected(ring, keys);
+
+        assertTimeoutPreemptively(Duration.ofSeconds(60), () -> {
+            PipedOutputStream stdin = new PipedOutputStream();
+            PipedInputStream in = new PipedInputStream(stdin, 1 << 16);
+            LineQueue stdout = new LineQueue();
+            ByteArrayOutputStream stderr = new ByteArrayOutputStream();
+            AtomicInteger exit = new AtomicInteger(-1);
+            Thread cli = new Thread(() -> {
+                try (PrintStream o = new PrintStream(stdout, true, StandardCharsets.UTF_8);
+                     PrintStream e = new PrintStream(stderr, true, StandardCharsets.UTF_8)) {
+                    exit.set(Main.run(new String[] {"lookup", ring.toString(), "--watch", "--show-generation"}, in, o, e));
+                }
+            }, "ringstore lookup --watch");
+            cli.start();
+
+            assertEquals(answerLines(keys, first, 1), ask(stdin, stdout, keys), "before any new file");
+
+            publish(SECOND, 2, ring);
+            List<String> second = expected(ring, keys);
+            for (int k = 0; k < KEYS; k++) {
+                assertNotEquals(first.get(k), second.get(k), "the two files answer every key differently");
+            }
+            awaitGeneration(stdin, stdout, keys.getFirst(), 2, first.getFirst(), second.getFirst());
+            assertEquals(answerLines(keys, second, 2), ask(stdin, stdout, keys), "after generation 2 was published");
+
+            // A damaged file at the path is refused; generation 2 keeps answering.
+            byte[] damaged = Files.readAllBytes(ring);
+            damaged[damaged.length / 2] ^= 0x55;
+            Path tmp = dir.resolve("damaged.tmp");
+            Files.write(tmp, damaged);
+            Files.move(tmp, ring, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+            Thread.sleep(3 * 200 + 100); // several polls of the default 200 ms
+            assertEquals(answerLines(keys, second, 2), ask(stdin, stdout, keys), "after a damaged file was published");
+
+            publish(THIRD, 3, ring);
+            List<String> third = expected(ring, keys);
+            awaitGeneration(stdin, stdout, keys.getFirst(), 3, second.getFirst(), third.getFirst());
+            assertEquals(answerLines(keys, third, 3), ask(stdin, stdout, keys), "after generation 3 was published");
+
+            stdin.close(); // end of input: the command ends
+            cli.join(10_000);
+            assertFalse(cli.isAlive(), "lookup --watch must end at the end of stdin");
+            assertEquals(Main.OK, exit.get(), () -> "exit code; stderr:\n" + stderr);
+            assertTrue(stdout.isEmpty(), "no answers beyond the keys asked");
+            String errors = stderr.toString(StandardCharsets.UTF_8);
+            assertFalse(errors.contains("ringstore lookup:"), () -> "no error from the command: " + errors);
+        });
+    }
+
+    @Test
+    void showGenerationWithoutWatchIsAUsageError() throws Exception {
+        Path ring = dir.resolve("plain.ring");
+        publish(FIRST, 1, ring);
+        String error = run("lookup", ring.toString(), "--show-generation", "/key").assertError(Main.USAGE, "lookup");
+        assertTrue(error.contains("--show-generation") && error.contains("--watch"), error);
+    }
+
+    private static void publish(String backends, long generation, Path ring) throws Exception {
+        RingBuilder.of(BackendList.parse("test", backends)).generation(generation).build(ring);
+    }
+
+    /** The address each key gets from the file now at {@code ring}, read with the library (v1: nginx's form). */
+    private static List<String> expected(Path ring, List<String> keys) throws Exception {
+        try (RingStore store = RingStore.open(ring)) {
+            Ring r = store.ring(Set.of());
+            List<String> out = new ArrayList<>();
+            for (String k : keys) {
+                out.add(store.backend(r.lookup(k.getBytes(StandardCharsets.UTF_8))).upstreamAddress());
+            }
+            return out;
+        }
+    }
+
+    private static List<String> answerLines(List<String> keys, List<String> addresses, long generation) {
+        List<String> lines = new ArrayList<>();
+        for (int k = 0; k < keys.size(); k++) {
+            lines.add(keys.get(k) + "\t" + addresses.get(k) + "\t" + generation);
+        }
+        return lines;
+    }
+
+    /** Writes the keys and collects one answer line per key. */
+    private static List<String> ask(OutputStream stdin, LineQueue stdout, List<String> keys) throws Exception {
+        stdin.write((String.join("\n", keys) + "\n").getBytes(StandardCharsets.UTF_8));
+        stdin.flush();
+        List<String> lines = new ArrayList<>();
+        for (int k = 0; k < keys.size(); k++) {
+            lines.add(stdout.next());
+        }
+        return lines;
+    }
+
+    /**
+     * Asks for {@code key} until the answer comes from {@code generation}; every answer before must be
+     * the old one, and the new one must carry the new address.
+     */
+    private static void awaitGeneration(OutputStream stdin, LineQueue stdout, String key, long generation,
+                                        String oldAddress, String newAddress) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (true) {
+            String line = ask(stdin, stdout, List.of(key)).getFirst();
+            if (line.equals(key + "\t" + newAddress + "\t" + generation)) {
+                return;
+            }
+            assertEquals(key + "\t" + oldAddress + "\t" + (generation - 1), line, "until the switch, the old generation answers");
+            assertTrue(System.nanoTime() < deadline, "generation " + generation + " was not picked up within 10 s");
+            Thread.sleep(20);
+        }
+    }
+
+    /** An output stream that hands out complete lines (without the line end) as they are written. */
+    private static final class LineQueue extends OutputStream {
+        private final BlockingQueue<String> lines = new LinkedBlockingQueue<>();
+        private final ByteArrayOutputStream partial = new ByteArrayOutputStream();
+
+        @Override
+        public synchronized void write(int b) {
+            if (b == '\n') {
+                lines.add(partial.toString(StandardCharsets.UTF_8));
+                partial.reset();
+            } else {
+                partial.write(b);
+            }
+        }
+
+        @Override
+        public synchronized void write(byte[] b, int off, int len) {
+            for (int i = off; i < off + len; i++) {
+                write(b[i]);
+            }
+        }
+
+        String next() throws InterruptedException {
+            String line = lines.poll(10, TimeUnit.SECONDS);
+            assertNotNull(line, "no answer within 10 s");
+            return line;
+        }
+
+        synchronized boolean isEmpty() {
+            return lines.isEmpty() && partial.size() == 0;
+        }
+
+        @Override
+        public void close() throws IOException {
+            // the command's PrintStream closes it; lines stay readable
+        }
+    }
+}
