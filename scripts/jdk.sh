@@ -22,7 +22,9 @@ ringstore_find_jdk() {
       RINGSTORE_JAVA_HOME="$JAVA_HOME"
       return 0
     fi
-    echo "ringstore: JAVA_HOME=$JAVA_HOME is ${v:+JDK $v}${v:-not a JDK}; looking for a JDK $min or newer elsewhere" >&2
+    local what="not a JDK"
+    [ -n "$v" ] && what="JDK $v"
+    echo "ringstore: JAVA_HOME=$JAVA_HOME is $what; looking for a JDK $min or newer elsewhere" >&2
   fi
   local candidates=(/usr/lib/jvm/* /usr/local/lib/jvm/* /usr/java/* /opt/java/* /opt/jdk* /opt/*jdk*
                     "$HOME"/.sdkman/candidates/java/* "$HOME"/.jdks/* /Library/Java/JavaVirtualMachines/*/Contents/Home)
