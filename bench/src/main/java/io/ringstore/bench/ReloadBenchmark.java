@@ -1,0 +1,81 @@
+package io.ringstore.bench;
+
+import io.ringstore.Ring;
+import io.ringstore.RingStore;
+import io.ringstore.WatchedRingStore;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * What hot reload costs a lookup: the same ring read through a plain {@link RingStore} (shared arena,
+ * closed explicitly), through a {@link WatchedRingStore}'s current store (garbage-collector-managed
+ * arena, so an old generation is never unmapped under a reader), and through a
+ * {@link WatchedRingStore.Live} handle (two volatile reads and an identity check per lookup, so that
+ * it follows new generations). Precomputed hashes, one thread.
+ */
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.NANOSECONDS)
+@Warmup(iterations = 3, time = 2)
+@Measurement(iterations = 5, time = 2)
+@Fork(value = 1, jvmArgsAppend = "-Xmx4g")
+public class ReloadBenchmark {
+    @State(Scope.Benchmark)
+    public static class Data {
+        @Param({BenchRings.SMALL, BenchRings.MEDIUM})
+        public String size;
+
+        RingStore plain;
+        Ring plainRing;
+        WatchedRingStore watched;
+        Ring watchedRing;
+        WatchedRingStore.Live live;
+        int[] hashes;
+        int mask;
+
+        @Setup(Level.Trial)
+        public void open() throws Exception {
+            plain = BenchRings.open(size);
+            plainRing = plain.ring(Set.of());
+            watched = WatchedRingStore.watch(plain.path(), 0); // no poller: the path does not change here
+            watchedRing = watched.current().ring(Set.of());
+            live = watched.ring(Set.of());
+            hashes = BenchRings.hashes(BenchRings.urlKeys(65_536, BenchRings.KEY_SEED));
+            mask = hashes.length - 1;
+        }
+
+        @TearDown(Level.Trial)
+        public void close() {
+            watched.close();
+            plain.close();
+        }
+    }
+
+    @Benchmark
+    public int plainStore(Data data, KeyCursor cursor) {
+        return data.plainRing.lookupHash(data.hashes[cursor.next(data.mask)]);
+    }
+
+    @Benchmark
+    public int gcManagedStore(Data data, KeyCursor cursor) {
+        return data.watchedRing.lookupHash(data.hashes[cursor.next(data.mask)]);
+    }
+
+    @Benchmark
+    public int liveHandle(Data data, KeyCursor cursor) {
+        return data.live.lookupHash(data.hashes[cursor.next(data.mask)]);
+    }
+}
