@@ -1,5 +1,6 @@
 package io.ringstore;
 
+import io.ringstore.internal.IoErrors;
 import io.ringstore.internal.ServerAddress;
 
 import java.io.IOException;
@@ -58,7 +59,7 @@ public final class BackendList {
         try {
             bytes = Files.readAllBytes(file);
         } catch (IOException e) {
-            throw new BackendsFileException(name, 0, "cannot read: " + describe(e));
+            throw new BackendsFileException(name, 0, "cannot read: " + IoErrors.describe(e));
         }
         String text;
         try {
@@ -70,16 +71,6 @@ public final class BackendList {
             throw new BackendsFileException(name, 0, "not UTF-8 text");
         }
         return parse(name, text);
-    }
-
-    static String describe(IOException e) {
-        String kind = e.getClass().getSimpleName();
-        return switch (kind) {
-            case "NoSuchFileException" -> "no such file";
-            case "AccessDeniedException" -> "permission denied";
-            case "FileSystemException" -> e.getMessage();
-            default -> e.getMessage() != null ? e.getMessage() : kind;
-        };
     }
 
     /** Parses backends-file text; {@code source} names it in errors. */

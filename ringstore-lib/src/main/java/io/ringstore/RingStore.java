@@ -1,5 +1,6 @@
 package io.ringstore;
 
+import io.ringstore.internal.IoErrors;
 import io.ringstore.internal.RingFormat;
 import io.ringstore.internal.ServerAddress;
 
@@ -105,7 +106,7 @@ public final class RingStore implements AutoCloseable {
             file = ch.map(FileChannel.MapMode.READ_ONLY, 0, size, arena);
         } catch (IOException e) {
             closeQuietly(arena);
-            throw new RingFileException(path, -1, "cannot map: " + BackendList.describe(e)
+            throw new RingFileException(path, -1, "cannot open: " + IoErrors.describe(e)
                     + (e.getMessage() != null && e.getMessage().contains("Map failed") ? " (out of address space or vm.max_map_count too low?)" : ""), e);
         } catch (RuntimeException e) {
             closeQuietly(arena);

@@ -17,6 +17,7 @@ import io.ringstore.tools.analysis.FleetRing;
 import io.ringstore.tools.analysis.RingSimulator;
 import io.ringstore.tools.analysis.ShareStats;
 import io.ringstore.tools.analysis.Sweep;
+import io.ringstore.internal.IoErrors;
 
 import java.io.BufferedWriter;
 import java.io.IOException;
@@ -333,7 +334,7 @@ final class AnalyzeCommand extends Command {
         try {
             Files.writeString(p, text, StandardCharsets.UTF_8);
         } catch (IOException e) {
-            throw new FailedException(p + ": cannot write: " + e.getMessage());
+            throw new FailedException(p + ": cannot write: " + IoErrors.describe(e));
         }
     }
 
@@ -368,7 +369,7 @@ final class AnalyzeCommand extends Command {
                 c.row(header);
                 return c;
             } catch (IOException e) {
-                throw new FailedException(name + ": cannot write: " + e.getMessage());
+                throw new FailedException(name + ": cannot write: " + IoErrors.describe(e));
             }
         }
 
@@ -391,7 +392,7 @@ final class AnalyzeCommand extends Command {
                 try {
                     writer.close();
                 } catch (IOException e) {
-                    throw new FailedException(name + ": cannot write: " + e.getMessage());
+                    throw new FailedException(name + ": cannot write: " + IoErrors.describe(e));
                 }
             }
         }

@@ -8,6 +8,7 @@ import io.ringstore.RingBuilder;
 import io.ringstore.RingFileException;
 import io.ringstore.RingStore;
 import io.ringstore.RingVersion;
+import io.ringstore.internal.IoErrors;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -103,7 +104,7 @@ final class BuildCommand extends Command {
         } catch (BackendsFileException | RingFileException e) {
             throw new FailedException(e.getMessage());
         } catch (IOException e) {
-            throw new FailedException(output + ": cannot write: " + e.getMessage());
+            throw new FailedException(output + ": cannot write: " + IoErrors.describe(e));
         }
         printSummary(r, out);
         printSamples(target, out);
