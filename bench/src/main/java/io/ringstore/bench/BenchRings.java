@@ -20,6 +20,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.SplittableRandom;
+import java.util.function.Consumer;
 import java.util.zip.CRC32;
 
 import static io.ringstore.internal.RingFormat.POINT_LENGTH;
@@ -114,9 +115,15 @@ final class BenchRings {
 
     /** Builds the ring file of {@code shape} at {@code file} (replacing it) and reports what was written. */
     static BuildResult build(Shape shape, Path file) throws IOException, RingFileException, BackendsFileException {
+        return build(shape, file, s -> { });
+    }
+
+    /** {@link #build(Shape, Path)}, passing the builder's progress lines to {@code progress}. */
+    static BuildResult build(Shape shape, Path file, Consumer<String> progress)
+            throws IOException, RingFileException, BackendsFileException {
         Files.createDirectories(file.toAbsolutePath().getParent());
         System.err.println("bench: building " + file + " (" + shape.points() + " points)");
-        return RingBuilder.of(shape.backendList()).version(RingVersion.V1).generation(1).build(file);
+        return RingBuilder.of(shape.backendList()).version(RingVersion.V1).generation(1).progress(progress).build(file);
     }
 
     /**

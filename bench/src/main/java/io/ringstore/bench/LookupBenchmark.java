@@ -16,27 +16,28 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
-import java.util.Map;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 
 /**
- * One lookup, in the mapped ring file and in three on-heap structures holding the same points: the
- * v1 ring of the size's backends, the same URL-like keys. Each structure is measured from the key's
- * bytes ({@code *Key}: CRC-32 included) and from a precomputed hash ({@code *Hash}).
+ * One lookup, in the mapped ring file and in three on-heap structures holding the same points
+ * ({@link Baselines}): the v1 ring of the size's backends, the same URL-like keys, one thread. Each
+ * structure is measured from the key's bytes ({@code *Key}: CRC-32 included) and from a precomputed
+ * hash ({@code *Hash}).
  *
  * <ul>
- *   <li>{@code ringstore}: {@link Ring#lookup(byte[])} / {@link Ring#lookupHash(int)} on the mapped file;
- *   <li>{@code treemap}: {@code TreeMap<Long, Integer>}, {@code ceilingEntry} wrapping to {@code firstEntry},
- *       as Dubbo's ConsistentHashLoadBalance and spymemcached's KetamaNodeLocator do;
- *   <li>{@code heapArrays}: sorted {@code int[]} hashes and {@code short[]} backends, unsigned binary search;
- *   <li>{@code longPoints}: one sorted {@code long[]} of {@code hash << 32 | backend} (pingora-ketama v1).
+ *   <li>{@code ringstore}: {@link Ring#lookup(byte[])} / {@link Ring#lookupHash(int)} on the mapped file
+ *       (the library's sliced interpolation search);
+ *   <li>{@code treemap}: {@link Baselines.TreeMapRing}, "TreeMap ketama";
+ *   <li>{@code heapArrays}: {@link Baselines.HeapArrays}, int[] + short[];
+ *   <li>{@code longPoints}: {@link Baselines.LongPoints}, 8-byte points.
  * </ul>
- * The treemap is not built for rings of more than {@value #TREEMAP_MAX_POINTS} points: at about 64
- * bytes per entry (measured at 3.3 million), 200 million entries would need 12+ GB of heap. Its benchmarks fail at setup for
- * such sizes with a message saying so; exclude them with {@code -p size=100x160,2048x10x160} on a
- * {@code treemap} run.
+ * The treemap is not built for rings of more than {@value Baselines#TREEMAP_MAX_POINTS} points (see
+ * there); its benchmarks fail at setup for such sizes with a message saying so. Run them with
+ * {@code -p size=100x160,2048x10x160}.
+ *
+ * <p>With the default 65,536 keys the lines a search touches in the largest ring stay in a large L3
+ * after the first pass; {@code -p keyCount=4194304} makes lookups there go to memory.
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
@@ -44,8 +45,6 @@ import java.util.concurrent.TimeUnit;
 @Measurement(iterations = 5, time = 2)
 @Fork(value = 1, jvmArgsAppend = "-Xmx4g")
 public class LookupBenchmark {
-    static final int TREEMAP_MAX_POINTS = 20_000_000;
-
     /** The ring file and the keys. */
     @State(Scope.Benchmark)
     public static class Data {
@@ -73,118 +72,43 @@ public class LookupBenchmark {
         public void close() {
             store.close();
         }
+    }
 
-        /** Fails the setup if {@code lookup} answers any key differently from the ring file. */
-        void check(String structure, java.util.function.IntUnaryOperator lookup) {
-            for (int hash : hashes) {
-                int expected = ring.lookupHash(hash);
-                int actual = lookup.applyAsInt(hash);
-                if (actual != expected) {
-                    throw new IllegalStateException(structure + " answers backend " + actual + " for hash "
-                            + Integer.toUnsignedString(hash) + "; the ring file answers " + expected);
-                }
+    @State(Scope.Benchmark)
+    public static class TreeMapState {
+        Baselines.TreeMapRing ring;
+
+        @Setup(Level.Trial)
+        public void build(Data data) {
+            try {
+                ring = new Baselines.TreeMapRing(data.ring, data.store.backendCount());
+            } catch (IllegalStateException e) {
+                throw new IllegalStateException(e.getMessage() + "; size=" + data.size, e);
             }
+            Baselines.check("treemap", ring, data.ring, data.hashes);
         }
     }
 
     @State(Scope.Benchmark)
-    public static class TreeMapRing {
-        TreeMap<Long, Integer> map;
+    public static class HeapArraysState {
+        Baselines.HeapArrays ring;
 
         @Setup(Level.Trial)
         public void build(Data data) {
-            int n = data.ring.pointCount();
-            if (n > TREEMAP_MAX_POINTS) {
-                throw new IllegalStateException("treemap skipped for size=" + data.size + ": a TreeMap of " + n
-                        + " points needs about " + Math.round(64.0 * n / (1L << 30)) + " GB of heap (more than -Xmx and this machine allow);"
-                        + " run the treemap benchmarks with -p size=" + BenchRings.SMALL + "," + BenchRings.MEDIUM);
-            }
-            Integer[] backends = new Integer[data.store.backendCount()]; // shared values, as the nodes of a real ring are
-            for (int b = 0; b < backends.length; b++) {
-                backends[b] = b;
-            }
-            long before = usedHeap();
-            map = new TreeMap<>();
-            for (int i = 0; i < n; i++) {
-                map.put(Integer.toUnsignedLong(data.ring.pointHash(i)), backends[data.ring.pointBackend(i)]);
-            }
-            System.out.printf("%ntreemap: %,d entries, about %,d MB of heap%n", n, (usedHeap() - before) >> 20);
-            data.check("treemap", this::lookup);
-        }
-
-        int lookup(int hash) {
-            Map.Entry<Long, Integer> e = map.ceilingEntry(Integer.toUnsignedLong(hash));
-            return (e != null ? e : map.firstEntry()).getValue();
+            ring = new Baselines.HeapArrays(data.ring);
+            Baselines.check("heapArrays", ring, data.ring, data.hashes);
         }
     }
 
     @State(Scope.Benchmark)
-    public static class HeapArrays {
-        int[] hashes;
-        short[] backends;
+    public static class LongPointsState {
+        Baselines.LongPoints ring;
 
         @Setup(Level.Trial)
         public void build(Data data) {
-            int n = data.ring.pointCount();
-            hashes = new int[n];
-            backends = new short[n];
-            for (int i = 0; i < n; i++) {
-                hashes[i] = data.ring.pointHash(i);
-                backends[i] = (short) data.ring.pointBackend(i);
-            }
-            data.check("heapArrays", this::lookup);
+            ring = new Baselines.LongPoints(data.ring);
+            Baselines.check("longPoints", ring, data.ring, data.hashes);
         }
-
-        int lookup(int hash) {
-            int key = hash ^ Integer.MIN_VALUE; // unsigned order as signed
-            int lo = 0;
-            int hi = hashes.length;
-            while (lo < hi) {
-                int mid = (lo + hi) >>> 1;
-                if ((hashes[mid] ^ Integer.MIN_VALUE) < key) {
-                    lo = mid + 1;
-                } else {
-                    hi = mid;
-                }
-            }
-            return Short.toUnsignedInt(backends[lo == hashes.length ? 0 : lo]);
-        }
-    }
-
-    @State(Scope.Benchmark)
-    public static class LongPoints {
-        long[] points;
-
-        @Setup(Level.Trial)
-        public void build(Data data) {
-            int n = data.ring.pointCount();
-            points = new long[n];
-            for (int i = 0; i < n; i++) {
-                points[i] = (Integer.toUnsignedLong(data.ring.pointHash(i)) << 32) | data.ring.pointBackend(i);
-            }
-            data.check("longPoints", this::lookup);
-        }
-
-        int lookup(int hash) {
-            long key = ((long) hash << 32) ^ Long.MIN_VALUE; // unsigned order as signed; backend bits 0
-            int lo = 0;
-            int hi = points.length;
-            while (lo < hi) {
-                int mid = (lo + hi) >>> 1;
-                if ((points[mid] ^ Long.MIN_VALUE) < key) {
-                    lo = mid + 1;
-                } else {
-                    hi = mid;
-                }
-            }
-            return (int) points[lo == points.length ? 0 : lo];
-        }
-    }
-
-    private static long usedHeap() {
-        System.gc();
-        Runtime rt = Runtime.getRuntime();
-        return rt.totalMemory() - rt.freeMemory();
     }
 
     @Benchmark
@@ -198,32 +122,32 @@ public class LookupBenchmark {
     }
 
     @Benchmark
-    public int treemapKey(Data data, TreeMapRing treemap, KeyCursor cursor) {
-        return treemap.lookup(BenchRings.crc32(data.keys[cursor.next(data.mask)]));
+    public int treemapKey(Data data, TreeMapState treemap, KeyCursor cursor) {
+        return treemap.ring.applyAsInt(BenchRings.crc32(data.keys[cursor.next(data.mask)]));
     }
 
     @Benchmark
-    public int treemapHash(Data data, TreeMapRing treemap, KeyCursor cursor) {
-        return treemap.lookup(data.hashes[cursor.next(data.mask)]);
+    public int treemapHash(Data data, TreeMapState treemap, KeyCursor cursor) {
+        return treemap.ring.applyAsInt(data.hashes[cursor.next(data.mask)]);
     }
 
     @Benchmark
-    public int heapArraysKey(Data data, HeapArrays arrays, KeyCursor cursor) {
-        return arrays.lookup(BenchRings.crc32(data.keys[cursor.next(data.mask)]));
+    public int heapArraysKey(Data data, HeapArraysState arrays, KeyCursor cursor) {
+        return arrays.ring.applyAsInt(BenchRings.crc32(data.keys[cursor.next(data.mask)]));
     }
 
     @Benchmark
-    public int heapArraysHash(Data data, HeapArrays arrays, KeyCursor cursor) {
-        return arrays.lookup(data.hashes[cursor.next(data.mask)]);
+    public int heapArraysHash(Data data, HeapArraysState arrays, KeyCursor cursor) {
+        return arrays.ring.applyAsInt(data.hashes[cursor.next(data.mask)]);
     }
 
     @Benchmark
-    public int longPointsKey(Data data, LongPoints points, KeyCursor cursor) {
-        return points.lookup(BenchRings.crc32(data.keys[cursor.next(data.mask)]));
+    public int longPointsKey(Data data, LongPointsState points, KeyCursor cursor) {
+        return points.ring.applyAsInt(BenchRings.crc32(data.keys[cursor.next(data.mask)]));
     }
 
     @Benchmark
-    public int longPointsHash(Data data, LongPoints points, KeyCursor cursor) {
-        return points.lookup(data.hashes[cursor.next(data.mask)]);
+    public int longPointsHash(Data data, LongPointsState points, KeyCursor cursor) {
+        return points.ring.applyAsInt(data.hashes[cursor.next(data.mask)]);
     }
 }

@@ -28,13 +28,15 @@ import static io.ringstore.internal.RingFormat.POINT_LENGTH;
 import static io.ringstore.internal.RingFormat.U16;
 
 /**
- * The searches of {@link PointSearch} over the mapped points, each as a whole lookup (search, then the
- * point's backend) so the times compare with {@link LookupBenchmark}'s {@code *Hash} benchmarks;
- * {@code library} is {@link Ring#lookupHash(int)} itself. Keys are LookupBenchmark's, hashed beforehand.
+ * Plain binary search against the library's search, over the same mapped points, each as a whole
+ * lookup (search, then the point's backend) so the times compare with {@link LookupBenchmark}'s
+ * {@code *Hash} benchmarks: {@code library} is {@link Ring#lookupHash(int)} itself (the sliced
+ * interpolation search), {@code binary} is {@link PointSearch#binary} over a second read-only mapping
+ * of the same points. Keys are LookupBenchmark's, hashed beforehand.
  *
- * <p>Setup checks that every search returns {@link Ring#pointIndex(int)}'s answer for 100,000 seeded
- * random hashes and for every point's own hash, its neighbours and the ends of the line (the latter
- * sampled on rings of more than 200,000 points).
+ * <p>Setup checks that the binary search returns {@link Ring#pointIndex(int)}'s answer for 100,000
+ * seeded random hashes and for every point's own hash, its neighbours and the ends of the line (the
+ * latter sampled on rings of more than 200,000 points).
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
@@ -56,8 +58,6 @@ public class SearchBenchmark {
     private MemorySegment points;
     private int pointCount;
     private int backendCount;
-    private PointSearch.SampledIndex index12;
-    private PointSearch.SampledIndex index16;
     private int[] hashes;
     private int mask;
 
@@ -69,14 +69,9 @@ public class SearchBenchmark {
         points = BenchRings.mapPoints(ring, arena);
         pointCount = ring.pointCount();
         backendCount = store.backendCount();
-        index12 = PointSearch.SampledIndex.build(points, pointCount, 12);
-        index16 = PointSearch.SampledIndex.build(points, pointCount, 16);
         hashes = BenchRings.hashes(BenchRings.urlKeys(keyCount, BenchRings.KEY_SEED));
         mask = keyCount - 1;
         check("binary", h -> PointSearch.binary(points, pointCount, h));
-        check("interpolation", h -> PointSearch.interpolation(points, pointCount, h));
-        check("sampled12", h -> index12.pointIndex(points, pointCount, h));
-        check("sampled16", h -> index16.pointIndex(points, pointCount, h));
     }
 
     @TearDown(Level.Trial)
@@ -124,20 +119,5 @@ public class SearchBenchmark {
     @Benchmark
     public int binary(KeyCursor cursor) {
         return backendAt(PointSearch.binary(points, pointCount, hashes[cursor.next(mask)]));
-    }
-
-    @Benchmark
-    public int interpolation(KeyCursor cursor) {
-        return backendAt(PointSearch.interpolation(points, pointCount, hashes[cursor.next(mask)]));
-    }
-
-    @Benchmark
-    public int sampled12(KeyCursor cursor) {
-        return backendAt(index12.pointIndex(points, pointCount, hashes[cursor.next(mask)]));
-    }
-
-    @Benchmark
-    public int sampled16(KeyCursor cursor) {
-        return backendAt(index16.pointIndex(points, pointCount, hashes[cursor.next(mask)]));
     }
 }

@@ -5,6 +5,7 @@ import io.ringstore.RingStore;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -17,15 +18,15 @@ import static io.ringstore.internal.RingFormat.POINT_LENGTH;
 /**
  * How many cache lines each search reads that a cache would not hold: replays the reads of lookups
  * with random hashes (search, then the point's backend) through least-recently-used caches of a few
- * sizes. The machine's counters are not available in a VM, so this is a model: fully associative, no
- * prefetching, nothing else competing for the cache.
+ * sizes, for plain binary search and for the library's search ({@link PointSearch.Sliced}, a traced
+ * copy whose every answer is checked against {@link Ring#pointIndex(int)}). The machine's counters are
+ * not available in a VM, so this is a model: fully associative, no prefetching, nothing else competing
+ * for the cache.
  *
- * <pre>java -Xmx4g -cp bench/target/benchmarks.jar io.ringstore.bench.SearchCacheModel [SIZE...]</pre>
+ * <pre>java -Xmx4g -cp bench/target/benchmarks.jar io.ringstore.bench.SearchCacheModel [--lookups N] [--tsv FILE] [SIZE...]</pre>
  */
 public final class SearchCacheModel {
     private static final long[] CACHE_BYTES = {2L << 20, 32L << 20};
-    private static final int WARMUP_LOOKUPS = 200_000;
-    private static final int LOOKUPS = 1_000_000;
 
     private SearchCacheModel() {
     }
@@ -35,41 +36,64 @@ public final class SearchCacheModel {
         if (!PointSearch.TRACING) {
             throw new IllegalStateException("PointSearch was initialised before tracing was turned on");
         }
-        List<String> sizes = args.length > 0 ? List.of(args) : List.of(BenchRings.SMALL, BenchRings.MEDIUM, BenchRings.LARGE);
-        System.out.printf("%-12s %-14s %8s %8s %10s %10s%n", "size", "search", "reads", "lines", "miss@2MiB", "miss@32MiB");
-        for (String size : sizes) {
-            try (RingStore store = BenchRings.open(size); Arena arena = Arena.ofConfined()) {
-                Ring ring = store.ring(java.util.Set.of());
-                MemorySegment points = BenchRings.mapPoints(ring, arena);
-                int n = ring.pointCount();
-                PointSearch.SampledIndex index12 = PointSearch.SampledIndex.build(points, n, 12);
-                PointSearch.SampledIndex index16 = PointSearch.SampledIndex.build(points, n, 16);
-                ReadTrace.drain();
-                Map<String, IntUnaryOperator> searches = new LinkedHashMap<>();
-                searches.put("binary", h -> PointSearch.binary(points, n, h));
-                searches.put("interpolation", h -> PointSearch.interpolation(points, n, h));
-                searches.put("sampled12", h -> index12.pointIndex(points, n, h));
-                searches.put("sampled16", h -> index16.pointIndex(points, n, h));
-                for (Map.Entry<String, IntUnaryOperator> e : searches.entrySet()) {
-                    model(size, e.getKey(), e.getValue());
+        int lookups = 1_000_000;
+        String tsvPath = null;
+        List<String> sizes = new ArrayList<>();
+        for (int i = 0; i < args.length; i++) {
+            switch (args[i]) {
+                case "--lookups" -> lookups = Integer.parseInt(args[++i]);
+                case "--tsv" -> tsvPath = args[++i];
+                default -> sizes.add(args[i]);
+            }
+        }
+        if (sizes.isEmpty()) {
+            sizes = List.of(BenchRings.SMALL, BenchRings.MEDIUM, BenchRings.LARGE);
+        }
+        System.out.printf("%-12s %-8s %8s %8s %10s %10s%n", "size", "search", "reads", "lines", "miss@2MiB", "miss@32MiB");
+        try (Tsv tsv = Tsv.create(tsvPath, "size", "points", "search", "reads", "lines", "miss2MiB", "miss32MiB")) {
+            for (String size : sizes) {
+                try (RingStore store = BenchRings.open(size); Arena arena = Arena.ofConfined()) {
+                    Ring ring = store.ring(java.util.Set.of());
+                    MemorySegment points = BenchRings.mapPoints(ring, arena);
+                    int n = ring.pointCount();
+                    PointSearch.Sliced sliced = PointSearch.Sliced.build(points, n);
+                    ReadTrace.drain();
+                    Map<String, IntUnaryOperator> searches = new LinkedHashMap<>();
+                    searches.put("binary", h -> PointSearch.binary(points, n, h));
+                    searches.put("library", h -> {
+                        int p = sliced.pointIndex(points, n, h);
+                        if (p != ring.pointIndex(h)) {
+                            throw new IllegalStateException("the traced copy of the library's search finds point " + p
+                                    + " for hash " + Integer.toUnsignedString(h) + "; Ring.pointIndex finds "
+                                    + ring.pointIndex(h) + " (size=" + size + ")");
+                        }
+                        return p;
+                    });
+                    for (Map.Entry<String, IntUnaryOperator> e : searches.entrySet()) {
+                        double[] r = model(e.getValue(), lookups);
+                        System.out.printf("%-12s %-8s %8.2f %8.2f %10.2f %10.2f%n", size, e.getKey(), r[0], r[1], r[2], r[3]);
+                        tsv.row(size, n, e.getKey(), r[0], r[1], r[2], r[3]);
+                    }
                 }
             }
         }
     }
 
-    private static void model(String size, String name, IntUnaryOperator search) {
+    /** Per lookup: reads, distinct lines, misses in each cache; after {@code lookups / 5} warm-up lookups. */
+    private static double[] model(IntUnaryOperator search, int lookups) {
         Lru[] caches = new Lru[CACHE_BYTES.length];
         for (int c = 0; c < caches.length; c++) {
             caches[c] = new Lru((int) (CACHE_BYTES[c] >> ReadTrace.LINE_SHIFT));
         }
+        int warmup = lookups / 5;
         SplittableRandom random = new SplittableRandom(42);
         long reads = 0;
         long lines = 0;
         long[] misses = new long[caches.length];
-        for (int i = 0; i < WARMUP_LOOKUPS + LOOKUPS; i++) {
+        for (int i = 0; i < warmup + lookups; i++) {
             lookup(search, random.nextInt());
             long[] trace = ReadTrace.drain();
-            boolean measured = i >= WARMUP_LOOKUPS;
+            boolean measured = i >= warmup;
             if (measured) {
                 reads += trace.length;
                 lines += java.util.Arrays.stream(trace).distinct().count();
@@ -82,10 +106,9 @@ public final class SearchCacheModel {
                 }
             }
         }
-        System.out.printf("%-12s %-14s %8.2f %8.2f %10.2f %10.2f%n", size, name, (double) reads / LOOKUPS,
-                (double) lines / LOOKUPS, (double) misses[0] / LOOKUPS, (double) misses[1] / LOOKUPS);
+        return new double[] {(double) reads / lookups, (double) lines / lookups,
+                (double) misses[0] / lookups, (double) misses[1] / lookups};
     }
-
     /** A search as a lookup does it: the point, then its backend. */
     private static void lookup(IntUnaryOperator search, int hash) {
         int p = search.applyAsInt(hash);
