@@ -16,6 +16,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
@@ -25,6 +27,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.function.Consumer;
 import java.util.zip.CRC32C;
 
@@ -108,6 +111,7 @@ public final class RingBuilder {
         Path tmp = Files.createTempFile(dir, "." + target.getFileName() + ".", ".tmp");
         boolean published = false;
         try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING)) {
+            shareable(tmp, target);
             SegmentWriter writer = new SegmentWriter(ch, segmentsStart);
             ByteBuffer index = ByteBuffer.allocate(ringCount * RingFormat.ENTRY_LENGTH).order(ByteOrder.LITTLE_ENDIAN);
             int segments = 0;
@@ -524,6 +528,20 @@ public final class RingBuilder {
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("SHA-256 is required of every JDK", e);
         }
+    }
+
+    /**
+     * Gives the temporary file the replaced file's permissions, or rw-r--r-- for a new one: a
+     * temporary file starts as rw------- and router processes of other users must read the ring.
+     */
+    private static void shareable(Path tmp, Path target) throws IOException {
+        if (!tmp.getFileSystem().supportedFileAttributeViews().contains("posix")) {
+            return;
+        }
+        Set<PosixFilePermission> permissions = Files.exists(target)
+                ? Files.getPosixFilePermissions(target)
+                : PosixFilePermissions.fromString("rw-r--r--");
+        Files.setPosixFilePermissions(tmp, permissions);
     }
 
     /** Renames the finished temporary file over the target and makes the rename durable. */

@@ -517,4 +517,17 @@ class RingStoreTest {
         assertEquals(points, r.points());
         assertTrue(r.bytesPerPoint() >= 6, "a point takes 6 bytes: " + r.bytesPerPoint());
     }
+
+    @Test
+    void publishedFilesAreReadableByOtherUsersAndKeepThePermissionsTheyReplace(@TempDir Path dir) throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(dir.getFileSystem().supportedFileAttributeViews().contains("posix"));
+        Path file = dir.resolve("perm.ring");
+        build(file, "server 127.0.0.1\n");
+        assertEquals(java.nio.file.attribute.PosixFilePermissions.fromString("rw-r--r--"),
+                java.nio.file.Files.getPosixFilePermissions(file), "a new ring file must be readable by router processes of any user");
+        java.nio.file.Files.setPosixFilePermissions(file, java.nio.file.attribute.PosixFilePermissions.fromString("rw-r-----"));
+        build(file, "server 127.0.0.2\n");
+        assertEquals(java.nio.file.attribute.PosixFilePermissions.fromString("rw-r-----"),
+                java.nio.file.Files.getPosixFilePermissions(file), "a replacement keeps the permissions of the file it replaces");
+    }
 }
