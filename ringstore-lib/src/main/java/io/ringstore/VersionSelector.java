@@ -81,6 +81,7 @@ public final class VersionSelector {
     /** Whether the new version answers {@code key} under the current policy. */
     public boolean usesNew(byte[] key, int offset, int length) {
         RolloutPolicy p = policy;
+        // Out of scope or at 0 % (a rollback) the key's bucket is not even computed.
         return p.inScope() && p.basisPoints() > 0 && p.migrates(RolloutPolicy.bucket(key, offset, length));
     }
 
