@@ -83,12 +83,7 @@ public final class BackendList {
         String[] lines = text.split("\r?\n", -1);
         for (int i = 0; i < lines.length; i++) {
             int lineNo = i + 1;
-            String line = lines[i];
-            int hash = line.indexOf('#');
-            if (hash >= 0) {
-                line = line.substring(0, hash);
-            }
-            line = line.strip();
+            String line = content(lines[i]);
             if (line.isEmpty()) {
                 continue;
             }
@@ -225,6 +220,12 @@ public final class BackendList {
             throw new BackendsFileException(source, lineNo, "weight must be at least 1");
         }
         return w;
+    }
+
+    /** A line of a ringstore text file without its {@code #} comment and surrounding blanks. */
+    static String content(String line) {
+        int hash = line.indexOf('#');
+        return (hash >= 0 ? line.substring(0, hash) : line).strip();
     }
 
     /** Builds a list in code (for tests and programs that do not read a file). */

@@ -8,9 +8,7 @@ import java.nio.file.Path;
 import java.util.LinkedHashSet;
 import java.util.Objects;
 import java.util.Set;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 
 /**
  * A rollout policy kept in a small properties file that operators edit, re-read when it changes:
@@ -38,16 +36,7 @@ public final class PolicyFile implements AutoCloseable {
         this.path = path;
         this.selector = selector;
         this.localDataCentre = localDataCentre;
-        if (pollMillis > 0) {
-            timer = Executors.newSingleThreadScheduledExecutor(r -> {
-                Thread t = new Thread(r, "ringstore-policy " + path.getFileName());
-                t.setDaemon(true);
-                return t;
-            });
-            timer.scheduleWithFixedDelay(this::checkNow, pollMillis, pollMillis, TimeUnit.MILLISECONDS);
-        } else {
-            timer = null;
-        }
+        this.timer = Poller.start("policy", path, pollMillis, this::checkNow);
     }
 
     /**
@@ -121,12 +110,7 @@ public final class PolicyFile implements AutoCloseable {
         String[] lines = text.split("\r?\n", -1);
         for (int i = 0; i < lines.length; i++) {
             String where = source + ":" + (i + 1) + ": ";
-            String line = lines[i];
-            int hash = line.indexOf('#');
-            if (hash >= 0) {
-                line = line.substring(0, hash);
-            }
-            line = line.strip();
+            String line = BackendList.content(lines[i]);
             if (line.isEmpty()) {
                 continue;
             }

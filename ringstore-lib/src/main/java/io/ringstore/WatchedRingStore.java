@@ -16,9 +16,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 
 /**
  * A ring file that follows its path: it keeps answering from the file it has, and switches to a new
@@ -59,16 +57,7 @@ public final class WatchedRingStore implements AutoCloseable {
         this.current = first;
         this.stamp = stamp;
         this.lastSwitch = Instant.now();
-        if (pollMillis > 0) {
-            timer = Executors.newSingleThreadScheduledExecutor(r -> {
-                Thread t = new Thread(r, "ringstore-watch " + path.getFileName());
-                t.setDaemon(true);
-                return t;
-            });
-            timer.scheduleWithFixedDelay(this::poll, pollMillis, pollMillis, TimeUnit.MILLISECONDS);
-        } else {
-            timer = null;
-        }
+        this.timer = Poller.start("watch", path, pollMillis, this::poll);
     }
 
     /**

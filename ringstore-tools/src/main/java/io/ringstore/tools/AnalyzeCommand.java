@@ -318,18 +318,6 @@ final class AnalyzeCommand extends Command {
 
     // ---- output files ----
 
-    private static Path writableTarget(String name) throws FailedException {
-        Path p = Path.of(name);
-        if (Files.isDirectory(p)) {
-            throw new FailedException(name + ": is a directory");
-        }
-        Path dir = p.toAbsolutePath().getParent();
-        if (dir == null || !Files.isDirectory(dir)) {
-            throw new FailedException(name + ": directory " + dir + " does not exist");
-        }
-        return p;
-    }
-
     private static void write(Path p, String text) throws FailedException {
         try {
             Files.writeString(p, text, StandardCharsets.UTF_8);

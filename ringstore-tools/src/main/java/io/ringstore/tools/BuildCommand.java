@@ -14,7 +14,6 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
@@ -76,14 +75,7 @@ final class BuildCommand extends Command {
         }
         List<RingVersion> versions = Versions.forBuild(args);
         long generation = args.getLong("--generation", 0, Long.MAX_VALUE, -1);
-        Path target = Path.of(output);
-        if (Files.isDirectory(target)) {
-            throw new FailedException(output + ": is a directory; -o needs a file name");
-        }
-        Path dir = target.toAbsolutePath().getParent();
-        if (dir == null || !Files.isDirectory(dir)) {
-            throw new FailedException(output + ": directory " + dir + " does not exist");
-        }
+        Path target = writableTarget(output);
         BackendList backends;
         try {
             backends = BackendList.parse(Path.of(args.positional.getFirst()));

@@ -3,6 +3,8 @@ package io.ringstore.tools;
 import java.io.InputStream;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -74,6 +76,19 @@ abstract class Command {
             err.println(prefix + "out of heap memory (" + e.getMessage() + "); give the JVM more with RINGSTORE_JAVA_OPTS=-Xmx8g");
             return Main.FAILED;
         }
+    }
+
+    /** An output file that can be created: not a directory, in a directory that exists. */
+    static Path writableTarget(String name) throws FailedException {
+        Path p = Path.of(name);
+        if (Files.isDirectory(p)) {
+            throw new FailedException(name + ": is a directory, not a file");
+        }
+        Path dir = p.toAbsolutePath().getParent();
+        if (dir == null || !Files.isDirectory(dir)) {
+            throw new FailedException(name + ": directory " + dir + " does not exist");
+        }
+        return p;
     }
 
     final String help() {
