@@ -160,7 +160,7 @@ public final class RingBuilder {
             meta.flip();
             writeFully(ch, meta, 0);
             if (ch.size() < fileLength) {
-                // All rings empty or the last segment shorter than its alignment: the file ends at fileLength.
+                // No segment was written (every ring empty): the file must still reach fileLength.
                 writeFully(ch, ByteBuffer.allocate(1), fileLength - 1);
             }
             progress.accept("syncing " + fileLength + " bytes to disk");
