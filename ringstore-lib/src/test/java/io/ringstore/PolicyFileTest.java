@@ -54,10 +54,13 @@ class PolicyFileTest {
      * seen even where the file system's timestamps are coarser than the test's pace (see the report on
      * same-size edits within one timestamp tick).
      */
+    /** Publishes a policy the documented way: a temporary file beside it, renamed over it. */
     private Path write(Path file, String text) throws IOException {
-        Files.writeString(file, text, StandardCharsets.UTF_8);
+        Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
+        Files.writeString(tmp, text, StandardCharsets.UTF_8);
         mtime += 1000;
-        Files.setLastModifiedTime(file, FileTime.fromMillis(mtime));
+        Files.setLastModifiedTime(tmp, FileTime.fromMillis(mtime));
+        Files.move(tmp, file, java.nio.file.StandardCopyOption.REPLACE_EXISTING, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
         return file;
     }
 
