@@ -18,7 +18,7 @@
 #          204.8 M ring), sharing on the 1.2 GB ring, the 3.3 M ring and the example.
 #
 # Environment: RINGSTORE_TARGET (Maven output folder name, default target), JAVA_HOME (else
-# scripts/jdk.sh finds a JDK 22+), BENCH_MAX_LOAD, BENCH_WAIT_MINUTES, BENCH_SKIP_PACKAGE=1 (use the
+# bin/jdk.sh finds a JDK 22+), BENCH_MAX_LOAD, BENCH_WAIT_MINUTES, BENCH_SKIP_PACKAGE=1 (use the
 # jar as built). Ring files are cached in java.io.tmpdir/ringstore-bench-data (see bench/README.md).
 set -euo pipefail
 mode="${1:-}"
@@ -28,7 +28,7 @@ case "$mode" in
 esac
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
-. scripts/jdk.sh
+. bin/jdk.sh
 ringstore_find_jdk || exit 1
 export JAVA_HOME="$RINGSTORE_JAVA_HOME"
 export MAVEN_OPTS="${MAVEN_OPTS:---sun-misc-unsafe-memory-access=allow}"

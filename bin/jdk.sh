@@ -1,4 +1,4 @@
-# Sourced by ./ringstore, ./run-tests and .ci/run: sets RINGSTORE_JAVA_HOME to a JDK 22 or newer.
+# Sourced by bin/ringstore, bin/run-tests and bench/run.sh: sets RINGSTORE_JAVA_HOME to a JDK 22 or newer.
 # Order: JAVA_HOME if it is one; else the newest JDK >= 22 found in the usual install locations.
 
 ringstore_jdk_version() { # prints the feature version (e.g. 25) of the JDK at $1, or nothing
