@@ -1,7 +1,19 @@
 /**
  * ringstore: consistent-hash rings built offline into one file and memory-mapped by routers.
- * Only {@code io.ringstore} is API.
+ *
+ * <ul>
+ *   <li>{@code io.ringstore}: reading a ring file and looking keys up ({@code RingStore}, {@code Ring},
+ *       {@code WatchedRingStore}), and what a file is made of ({@code Backend}, {@code RingVersion}).</li>
+ *   <li>{@code io.ringstore.build}: parsing a backends file and building a ring file.</li>
+ *   <li>{@code io.ringstore.migration}: moving between ring versions: rollout policy, per-key version
+ *       choice, exact diff between rings.</li>
+ * </ul>
+ * {@code io.ringstore.internal} is exported to the command-line tool only.
  */
 module io.ringstore {
     exports io.ringstore;
+    exports io.ringstore.build;
+    exports io.ringstore.migration;
+
+    exports io.ringstore.internal to io.ringstore.tools;
 }

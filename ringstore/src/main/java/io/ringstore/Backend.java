@@ -1,5 +1,6 @@
 package io.ringstore;
 
+import io.ringstore.internal.BackendAccess;
 import io.ringstore.internal.ServerAddress;
 
 import java.util.Collections;
@@ -10,6 +11,25 @@ import java.util.Set;
  * One backend of a ring file or backends file. Immutable.
  */
 public final class Backend {
+    static {
+        BackendAccess.register(new BackendAccess.Operations() {
+            @Override
+            public Backend create(int index, ServerAddress address, long weight, Set<String> features, int featureMask, int line) {
+                return new Backend(index, address, weight, features, featureMask, line);
+            }
+
+            @Override
+            public int featureMask(Backend backend) {
+                return backend.featureMask;
+            }
+
+            @Override
+            public ServerAddress address(Backend backend) {
+                return backend.address;
+            }
+        });
+    }
+
     private final int index;
     private final ServerAddress address;
     private final long weight;
@@ -19,7 +39,7 @@ public final class Backend {
     private final String upstreamAddress;
     private final String socketAddress;
 
-    Backend(int index, ServerAddress address, long weight, Set<String> features, int featureMask, int line) {
+    private Backend(int index, ServerAddress address, long weight, Set<String> features, int featureMask, int line) {
         this.index = index;
         this.address = address;
         this.weight = weight;
@@ -62,14 +82,6 @@ public final class Backend {
     /** The line of the backends file this came from; 0 when read from a ring file. */
     public int line() {
         return line;
-    }
-
-    int featureMask() {
-        return featureMask;
-    }
-
-    ServerAddress serverAddress() {
-        return address;
     }
 
     @Override

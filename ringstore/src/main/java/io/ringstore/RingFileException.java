@@ -1,5 +1,7 @@
 package io.ringstore;
 
+import io.ringstore.internal.TextLines;
+
 import java.nio.file.Path;
 
 /**
@@ -19,10 +21,10 @@ public final class RingFileException extends Exception {
     }
 
     public RingFileException(Path path, long offset, String reason, Throwable cause) {
-        super(path + (offset >= 0 ? ": at byte " + offset : "") + ": " + oneLine(reason), cause);
+        super(path + (offset >= 0 ? ": at byte " + offset : "") + ": " + TextLines.oneLine(reason), cause);
         this.path = path;
         this.offset = offset;
-        this.reason = oneLine(reason);
+        this.reason = TextLines.oneLine(reason);
     }
 
     public Path path() {
@@ -32,20 +34,6 @@ public final class RingFileException extends Exception {
     /** Byte offset in the file, or -1. */
     public long offset() {
         return offset;
-    }
-
-    /** The reason with control characters escaped, so that a message is always one line. */
-    static String oneLine(String s) {
-        StringBuilder sb = new StringBuilder(s.length());
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            if (Character.isISOControl(c) || c == '\u2028' || c == '\u2029') {
-                sb.append(String.format("\\x%02x", (int) c));
-            } else {
-                sb.append(c);
-            }
-        }
-        return sb.toString();
     }
 
     public String reason() {

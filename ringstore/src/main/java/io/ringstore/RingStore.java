@@ -1,5 +1,7 @@
 package io.ringstore;
 
+import io.ringstore.internal.BackendAccess;
+import io.ringstore.build.BackendList;
 import io.ringstore.internal.IoErrors;
 import io.ringstore.internal.RingFormat;
 import io.ringstore.internal.ServerAddress;
@@ -283,7 +285,7 @@ public final class RingStore implements AutoCloseable {
                             + b + " but the file has " + backends.size());
                 }
                 int need = r.featureMask();
-                if ((backends.get(b).featureMask() & need) != need) {
+                if ((BackendAccess.featureMask(backends.get(b)) & need) != need) {
                     throw new RingFileException(path, at + POINT_BACKEND_OFFSET, "ring " + r + ": point " + i + " names backend "
                             + b + " (" + backends.get(b).address() + ") which lacks the ring's features");
                 }
@@ -482,7 +484,7 @@ public final class RingStore implements AutoCloseable {
                         own.add(features.get(b));
                     }
                 }
-                list.add(new Backend(i, address, weight, own, mask, 0));
+                list.add(BackendAccess.create(i, address, weight, own, mask, 0));
                 p += BACKEND_FIXED_LENGTH + len;
             }
             if (p != end) {

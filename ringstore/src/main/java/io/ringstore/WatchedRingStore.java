@@ -1,5 +1,6 @@
 package io.ringstore;
 
+import io.ringstore.internal.Poller;
 import io.ringstore.internal.RingFormat;
 
 import java.io.IOException;

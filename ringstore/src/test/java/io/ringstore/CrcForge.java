@@ -14,7 +14,7 @@ import java.util.zip.CRC32;
  * <p>Why 9 characters: the low nibbles of 8 consecutive bytes span only 30 of the 32 dimensions
  * (whatever the prefix: L does not depend on it), 9 span all 32. The 4 spare bits stay 0.
  */
-final class CrcForge {
+public final class CrcForge {
     static final int SUFFIX_LENGTH = 9;
     private static final int FREE_BITS = 4 * SUFFIX_LENGTH;
     private static final byte FREE_BITS_BASE = 0x40; // '@'; '@' | nibble is '@', 'A' .. 'O': plain URI characters

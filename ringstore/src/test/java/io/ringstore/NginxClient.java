@@ -23,7 +23,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * Sends {@code GET} requests with exact request-line bytes over a few keep-alive connections: plain
  * sockets, because an HTTP client library would check or re-encode the URIs.
  */
-final class NginxClient {
+public final class NginxClient {
     private static final int SOCKET_TIMEOUT_MILLIS = 10_000;
 
     private NginxClient() {

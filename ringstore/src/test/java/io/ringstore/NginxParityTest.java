@@ -1,5 +1,8 @@
 package io.ringstore;
 
+import io.ringstore.build.BackendList;
+import io.ringstore.build.RingBuilder;
+
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;

@@ -17,7 +17,7 @@ import java.util.function.Function;
  * off}) listening on free loopback ports, with its config, pid, lock, logs and temp directories all
  * under one directory, so nothing under /etc, /var or /run is touched.
  */
-final class NginxServer implements AutoCloseable {
+public final class NginxServer implements AutoCloseable {
     /** Debian's nginx-light. */
     static final Path BINARY = Path.of("/usr/sbin/nginx");
     private static final long START_TIMEOUT_MILLIS = 15_000;

@@ -1,5 +1,9 @@
 package io.ringstore;
 
+import io.ringstore.build.BackendList;
+import io.ringstore.build.BuildResult;
+import io.ringstore.build.RingBuilder;
+
 import io.ringstore.VectorFiles.Candidate;
 import io.ringstore.VectorFiles.Collision;
 import org.junit.jupiter.api.AfterAll;

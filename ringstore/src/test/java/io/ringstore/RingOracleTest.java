@@ -1,5 +1,9 @@
 package io.ringstore;
 
+import io.ringstore.build.BackendList;
+import io.ringstore.build.BuildResult;
+import io.ringstore.build.RingBuilder;
+
 import net.openhft.chronicle.testframework.Combination;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

@@ -1,5 +1,10 @@
 package io.ringstore;
 
+import io.ringstore.build.BackendList;
+import io.ringstore.build.BackendsFileException;
+import io.ringstore.build.BuildResult;
+import io.ringstore.build.RingBuilder;
+
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -8,22 +13,22 @@ import java.util.List;
 import java.util.stream.Stream;
 
 /** Small helpers shared by the library tests: parse text, build a file, inspect a ring's points. */
-final class TestRings {
+public final class TestRings {
     private TestRings() {
     }
 
     /** Parses backends-file text under the source name {@code "test"}. */
-    static BackendList parse(String text) throws BackendsFileException {
+    public static BackendList parse(String text) throws BackendsFileException {
         return BackendList.parse("test", text);
     }
 
     /** Parses {@code text} and builds {@code versions} (V1 when none) into {@code target}. */
-    static BuildResult build(Path target, String text, RingVersion... versions)
+    public static BuildResult build(Path target, String text, RingVersion... versions)
             throws BackendsFileException, RingFileException, IOException {
         return builder(text, versions).build(target);
     }
 
-    static RingBuilder builder(String text, RingVersion... versions) throws BackendsFileException {
+    public static RingBuilder builder(String text, RingVersion... versions) throws BackendsFileException {
         RingBuilder builder = RingBuilder.of(parse(text));
         for (RingVersion v : versions) {
             builder.version(v);
@@ -32,14 +37,14 @@ final class TestRings {
     }
 
     /** Temporary files a build may have left in {@code dir}. */
-    static List<Path> tempFiles(Path dir) throws IOException {
+    public static List<Path> tempFiles(Path dir) throws IOException {
         try (Stream<Path> files = Files.list(dir)) {
             return files.filter(p -> p.getFileName().toString().endsWith(".tmp")).toList();
         }
     }
 
     /** The backend of every point of {@code ring}, as a set of indexes. */
-    static BitSet pointBackends(Ring ring) {
+    public static BitSet pointBackends(Ring ring) {
         BitSet set = new BitSet();
         for (int i = 0; i < ring.pointCount(); i++) {
             set.set(ring.pointBackend(i));

@@ -23,7 +23,7 @@ import static org.junit.jupiter.api.Assertions.fail;
  * <p>Text is read as ISO-8859-1 so that {@code line.getBytes(ISO_8859_1)} gives back the file's
  * exact bytes: keys are hashed as bytes, never re-encoded.
  */
-final class VectorFiles {
+public final class VectorFiles {
     /** System property naming the {@code shared/vectors} directory (set by the surefire config). */
     static final String PROPERTY = "ringstore.vectors";
 

@@ -43,7 +43,7 @@ import static org.junit.jupiter.api.Assertions.fail;
  * key's answer tells which file it came from. The expected answers are read from separate copies of A
  * and B opened once, before any watching starts.
  */
-class WatchedRingStoreTest {
+public class WatchedRingStoreTest {
     private static final String A = """
             server 127.0.0.1:8001 features=x
             server 127.0.0.1:8002 features=x weight=2
@@ -108,7 +108,7 @@ class WatchedRingStoreTest {
      * disk, which costs about 10 ms on a virtual disk and nothing on tmpfs; a thousand builds must
      * stay fast. Elsewhere the default temporary directory.
      */
-    static final class MemoryTempDir implements TempDirFactory {
+    public static final class MemoryTempDir implements TempDirFactory {
         @Override
         public Path createTempDirectory(AnnotatedElementContext element, ExtensionContext extension) throws IOException {
             Path shm = Path.of("/dev/shm");

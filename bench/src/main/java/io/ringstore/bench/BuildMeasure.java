@@ -1,8 +1,9 @@
 package io.ringstore.bench;
 
-import io.ringstore.BackendList;
-import io.ringstore.BuildResult;
-import io.ringstore.RingBuilder;
+import io.ringstore.build.BackendList;
+import io.ringstore.build.BuildResult;
+import io.ringstore.build.RingBuilder;
+
 import io.ringstore.internal.Crc32;
 import io.ringstore.internal.PointSorter;
 import io.ringstore.internal.ServerAddress;

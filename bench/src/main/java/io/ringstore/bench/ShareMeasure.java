@@ -1,8 +1,9 @@
 package io.ringstore.bench;
 
-import io.ringstore.BackendList;
+import io.ringstore.build.BackendList;
+import io.ringstore.build.RingBuilder;
+
 import io.ringstore.Ring;
-import io.ringstore.RingBuilder;
 import io.ringstore.RingStore;
 
 import java.io.BufferedReader;

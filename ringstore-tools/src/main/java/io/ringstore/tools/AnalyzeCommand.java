@@ -1,12 +1,13 @@
 package io.ringstore.tools;
 
+import io.ringstore.build.BackendList;
+import io.ringstore.build.BackendsFileException;
+import io.ringstore.build.BuildResult;
+import io.ringstore.build.RingBuilder;
+
 import io.ringstore.Algorithm;
 import io.ringstore.Backend;
-import io.ringstore.BackendList;
-import io.ringstore.BackendsFileException;
-import io.ringstore.BuildResult;
 import io.ringstore.Ring;
-import io.ringstore.RingBuilder;
 import io.ringstore.RingFileException;
 import io.ringstore.RingStore;
 import io.ringstore.RingVersion;

@@ -1,8 +1,9 @@
 package io.ringstore.tools;
 
+import io.ringstore.build.BackendList;
+import io.ringstore.build.BackendsFileException;
+
 import io.ringstore.Algorithm;
-import io.ringstore.BackendList;
-import io.ringstore.BackendsFileException;
 import io.ringstore.internal.RingFormat;
 import io.ringstore.tools.analysis.CollisionModel;
 import io.ringstore.tools.analysis.Recommendation;

@@ -1,7 +1,8 @@
 package io.ringstore.tools;
 
+import io.ringstore.migration.RingDiff;
+
 import io.ringstore.Ring;
-import io.ringstore.RingDiff;
 import io.ringstore.RingStore;
 import io.ringstore.RingVersion;
 import org.junit.jupiter.api.BeforeAll;

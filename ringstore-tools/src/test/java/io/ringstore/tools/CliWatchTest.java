@@ -1,8 +1,9 @@
 package io.ringstore.tools;
 
-import io.ringstore.BackendList;
+import io.ringstore.build.BackendList;
+import io.ringstore.build.RingBuilder;
+
 import io.ringstore.Ring;
-import io.ringstore.RingBuilder;
 import io.ringstore.RingStore;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

@@ -1,8 +1,9 @@
 package io.ringstore.tools.analysis;
 
+import io.ringstore.build.BackendList;
+
 import io.ringstore.Algorithm;
 import io.ringstore.Backend;
-import io.ringstore.BackendList;
 import io.ringstore.internal.RingFormat;
 
 import java.nio.charset.StandardCharsets;

@@ -1,9 +1,10 @@
 package io.ringstore.tools.analysis;
 
+import io.ringstore.build.BackendList;
+import io.ringstore.build.RingBuilder;
+
 import io.ringstore.Algorithm;
-import io.ringstore.BackendList;
 import io.ringstore.Ring;
-import io.ringstore.RingBuilder;
 import io.ringstore.RingStore;
 import io.ringstore.RingVersion;
 import io.ringstore.internal.Crc32;

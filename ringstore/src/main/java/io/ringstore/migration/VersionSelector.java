@@ -1,5 +1,8 @@
-package io.ringstore;
+package io.ringstore.migration;
 
+import io.ringstore.Ring;
+import io.ringstore.RingStore;
+import io.ringstore.RingVersion;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.atomic.LongAdder;

@@ -1,7 +1,10 @@
-package io.ringstore;
+package io.ringstore.build;
 
+import io.ringstore.Backend;
+import io.ringstore.internal.BackendAccess;
 import io.ringstore.internal.IoErrors;
 import io.ringstore.internal.ServerAddress;
+import io.ringstore.internal.TextLines;
 
 import java.io.IOException;
 import java.nio.charset.CharacterCodingException;
@@ -83,7 +86,7 @@ public final class BackendList {
         String[] lines = text.split("\r?\n", -1);
         for (int i = 0; i < lines.length; i++) {
             int lineNo = i + 1;
-            String line = content(lines[i]);
+            String line = TextLines.content(lines[i]);
             if (line.isEmpty()) {
                 continue;
             }
@@ -203,7 +206,7 @@ public final class BackendList {
         for (String f : own) {
             mask |= 1 << features.indexOf(f);
         }
-        Backend backend = new Backend(previous.size(), address, weight, own, mask, lineNo);
+        Backend backend = BackendAccess.create(previous.size(), address, weight, own, mask, lineNo);
         endpoints.put(address.socketAddress(), backend);
         return backend;
     }
@@ -220,12 +223,6 @@ public final class BackendList {
             throw new BackendsFileException(source, lineNo, "weight must be at least 1");
         }
         return w;
-    }
-
-    /** A line of a ringstore text file without its {@code #} comment and surrounding blanks. */
-    static String content(String line) {
-        int hash = line.indexOf('#');
-        return (hash >= 0 ? line.substring(0, hash) : line).strip();
     }
 
     /** Builds a list in code (for tests and programs that do not read a file). */

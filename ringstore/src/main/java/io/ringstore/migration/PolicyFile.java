@@ -1,4 +1,7 @@
-package io.ringstore;
+package io.ringstore.migration;
+
+import io.ringstore.internal.Poller;
+import io.ringstore.internal.TextLines;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -110,7 +113,7 @@ public final class PolicyFile implements AutoCloseable {
         String[] lines = text.split("\r?\n", -1);
         for (int i = 0; i < lines.length; i++) {
             String where = source + ":" + (i + 1) + ": ";
-            String line = BackendList.content(lines[i]);
+            String line = TextLines.content(lines[i]);
             if (line.isEmpty()) {
                 continue;
             }

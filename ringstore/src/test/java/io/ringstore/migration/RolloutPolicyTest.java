@@ -1,4 +1,6 @@
-package io.ringstore;
+package io.ringstore.migration;
+
+import io.ringstore.Ring;
 
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;

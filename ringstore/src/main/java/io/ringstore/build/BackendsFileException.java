@@ -1,4 +1,6 @@
-package io.ringstore;
+package io.ringstore.build;
+
+import io.ringstore.internal.TextLines;
 
 /** A backends file that cannot be built into rings; names the file and line (0 when it concerns the whole file). */
 public final class BackendsFileException extends Exception {
@@ -9,10 +11,10 @@ public final class BackendsFileException extends Exception {
     private final String reason;
 
     public BackendsFileException(String source, int line, String reason) {
-        super(source + (line > 0 ? ":" + line : "") + ": " + RingFileException.oneLine(reason));
+        super(source + (line > 0 ? ":" + line : "") + ": " + TextLines.oneLine(reason));
         this.source = source;
         this.line = line;
-        this.reason = RingFileException.oneLine(reason);
+        this.reason = TextLines.oneLine(reason);
     }
 
     public String source() {

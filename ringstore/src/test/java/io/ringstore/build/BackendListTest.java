@@ -1,4 +1,6 @@
-package io.ringstore;
+package io.ringstore.build;
+
+import io.ringstore.Backend;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

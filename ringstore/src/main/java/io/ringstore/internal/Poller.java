@@ -1,4 +1,4 @@
-package io.ringstore;
+package io.ringstore.internal;
 
 import java.nio.file.Path;
 import java.util.concurrent.Executors;
@@ -6,7 +6,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
 /** The background thread that re-checks a watched file every so often (policy files, ring files). */
-final class Poller {
+public final class Poller {
     private Poller() {
     }
 
@@ -14,7 +14,7 @@ final class Poller {
      * Runs {@code check} every {@code millis} ms on a daemon thread named after the file; null (no
      * thread) when {@code millis} is 0, for callers that check on demand only.
      */
-    static ScheduledExecutorService start(String kind, Path path, long millis, Runnable check) {
+    public static ScheduledExecutorService start(String kind, Path path, long millis, Runnable check) {
         if (millis <= 0) {
             return null;
         }

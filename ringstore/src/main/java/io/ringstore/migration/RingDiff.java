@@ -1,5 +1,7 @@
-package io.ringstore;
+package io.ringstore.migration;
 
+import io.ringstore.Ring;
+import io.ringstore.RingStore;
 import java.util.LinkedHashMap;
 import java.util.Map;
 

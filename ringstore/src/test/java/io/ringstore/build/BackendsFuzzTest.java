@@ -1,4 +1,11 @@
-package io.ringstore;
+package io.ringstore.build;
+
+import io.ringstore.WatchedRingStoreTest;
+import io.ringstore.Algorithm;
+import io.ringstore.Backend;
+import io.ringstore.RingFileException;
+import io.ringstore.RingStore;
+import io.ringstore.RingVersion;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

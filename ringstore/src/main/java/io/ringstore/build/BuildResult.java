@@ -1,4 +1,6 @@
-package io.ringstore;
+package io.ringstore.build;
+
+import io.ringstore.RingVersion;
 
 import java.nio.file.Path;
 import java.util.List;

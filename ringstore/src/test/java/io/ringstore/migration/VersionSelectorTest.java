@@ -1,4 +1,10 @@
-package io.ringstore;
+package io.ringstore.migration;
+
+import io.ringstore.Ring;
+
+import io.ringstore.RingStore;
+import io.ringstore.RingVersion;
+import io.ringstore.TestRings;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -14,9 +20,9 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.function.IntPredicate;
 
-import static io.ringstore.RolloutPolicyTest.Z_1E4;
-import static io.ringstore.RolloutPolicyTest.assertWithinBinomial;
-import static io.ringstore.RolloutPolicyTest.chiSquareCritical;
+import static io.ringstore.migration.RolloutPolicyTest.Z_1E4;
+import static io.ringstore.migration.RolloutPolicyTest.assertWithinBinomial;
+import static io.ringstore.migration.RolloutPolicyTest.chiSquareCritical;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;

@@ -1,4 +1,4 @@
-package io.ringstore;
+package io.ringstore.migration;
 
 import java.util.Locale;
 import java.util.Objects;

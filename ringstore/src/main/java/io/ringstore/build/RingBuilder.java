@@ -1,33 +1,32 @@
-package io.ringstore;
+package io.ringstore.build;
 
-import io.ringstore.internal.Crc32;
+import io.ringstore.Backend;
+import io.ringstore.RingFileException;
+import io.ringstore.RingStore;
+import io.ringstore.RingVersion;
+import io.ringstore.internal.BackendAccess;
+import io.ringstore.internal.PointGenerator;
 import io.ringstore.internal.PointSorter;
+import io.ringstore.internal.Publisher;
 import io.ringstore.internal.RingFormat;
 import io.ringstore.internal.ServerAddress;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
-import java.nio.file.attribute.PosixFilePermission;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.BitSet;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Set;
 import java.util.function.Consumer;
 import java.util.zip.CRC32C;
 
@@ -111,8 +110,9 @@ public final class RingBuilder {
         Path tmp = Files.createTempFile(dir, "." + target.getFileName() + ".", ".tmp");
         boolean published = false;
         try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING)) {
-            shareable(tmp, target);
+            Publisher.shareable(tmp, target);
             SegmentWriter writer = new SegmentWriter(ch, segmentsStart);
+            PointGenerator generator = pointGenerator();
             ByteBuffer index = ByteBuffer.allocate(ringCount * RingFormat.ENTRY_LENGTH).order(ByteOrder.LITTLE_ENDIAN);
             int segments = 0;
             int emptyRings = 0;
@@ -120,12 +120,12 @@ public final class RingBuilder {
             long collisions = 0;
             for (int v = 0; v < vs.size(); v++) {
                 RingVersion version = vs.get(v);
-                int[] rank = tieRanks(version.algorithm());
+                int[] rank = generator.tieRanks(version.algorithm());
                 Segment[] written = new Segment[memberSets.size()];
                 for (int s = 0; s < memberSets.size(); s++) {
                     progress.accept("building " + version + " ring " + (s + 1) + "/" + memberSets.size()
                             + " (" + memberSets.get(s).cardinality() + " backends)");
-                    written[s] = writer.write(generateSorted(memberSets.get(s), version, rank));
+                    written[s] = writer.write(generator.generateSorted(memberSets.get(s), version, rank));
                     if (written[s].pointCount > 0) {
                         segments++;
                     }
@@ -166,7 +166,7 @@ public final class RingBuilder {
             progress.accept("syncing " + fileLength + " bytes to disk");
             ch.force(true);
             ch.close();
-            publish(tmp, target);
+            Publisher.publish(tmp, target);
             published = true;
             return new BuildResult(target, gen, backends.size(), backends.features(), vs, ringCount, segments,
                     emptyRings, points, collisions, fileLength, System.nanoTime() - start);
@@ -218,7 +218,7 @@ public final class RingBuilder {
         // Group backends by their own feature mask: a mask's members are the union of groups that cover it.
         Map<Integer, BitSet> groups = new HashMap<>();
         for (Backend b : backends.backends()) {
-            groups.computeIfAbsent(b.featureMask(), k -> new BitSet()).set(b.index());
+            groups.computeIfAbsent(BackendAccess.featureMask(b), k -> new BitSet()).set(b.index());
         }
         int[] groupMasks = groups.keySet().stream().mapToInt(Integer::intValue).sorted().toArray();
         Map<BitSet, Integer> byGroups = new HashMap<>();
@@ -245,180 +245,19 @@ public final class RingBuilder {
         return setOfMask;
     }
 
-    /** Who keeps a point when two backends produce the same hash: lower rank wins. */
-    private int[] tieRanks(Algorithm algorithm) {
-        int n = backends.size();
-        int[] rank = new int[n];
-        if (algorithm == Algorithm.V1) {
-            Arrays.setAll(rank, i -> i); // nginx: the backend listed first
-        } else {
-            Integer[] order = new Integer[n];
-            Arrays.setAll(order, i -> i);
-            Arrays.sort(order, (a, b) -> backends.backend(a).serverAddress().compareTo(backends.backend(b).serverAddress()));
-            for (int r = 0; r < n; r++) {
-                rank[order[r]] = r; // pingora v2: the smallest socket address
-            }
-        }
-        return rank;
-    }
-
-    private long[] buffer = new long[0];
-
-    /**
-     * Generates every point of the member backends into a packed array sorted by (hash, rank): a counting
-     * pass on the top bits of the hash, a second generation pass that places each point in its bucket,
-     * then a small sort per bucket. Nothing is boxed; the array is reused across rings. The backends
-     * are split into one share per thread (each thread counts and places its own points into its own
-     * slots of every bucket), then the buckets are split between the threads for sorting; the result
-     * does not depend on the number of threads.
-     */
-    private Sorted generateSorted(BitSet members, RingVersion version, int[] rank) throws IOException {
-        int k = version.pointMultiple();
-        long total = 0;
-        for (int b = members.nextSetBit(0); b >= 0; b = members.nextSetBit(b + 1)) {
-            total += backends.backend(b).weight() * k;
-        }
-        int n = (int) total; // checked against MAX_POINTS_PER_RING before
-        if (buffer.length < n) {
-            buffer = null; // let the old one go before the new one is allocated
-            buffer = new long[n];
-        }
-        long[] a = buffer;
-        int bits = PointSorter.bucketBits(n);
-        int threads = n < PARALLEL_MIN_POINTS ? 1 : THREADS;
-        int[][] shares = splitByPoints(members, k, threads);
-        int[] bases = new int[backends.size()];
-        for (int b = members.nextSetBit(0); b >= 0; b = members.nextSetBit(b + 1)) {
-            bases[b] = baseState(backends.backend(b).serverAddress(), version.algorithm());
-        }
-        int[][] counts = new int[threads][];
-        inParallel(threads, t -> counts[t] = countBuckets(shares[t], bases, k, bits));
-        int[] starts = new int[1 << bits];
-        int[][] next = new int[threads][1 << bits];
-        int position = 0;
-        for (int bucket = 0; bucket < starts.length; bucket++) {
-            starts[bucket] = position;
-            for (int t = 0; t < threads; t++) {
-                next[t][bucket] = position;
-                position += counts[t][bucket];
-            }
-        }
-        progress.accept("placing " + n + " points of " + version + " in hash order");
-        inParallel(threads, t -> place(shares[t], bases, rank, k, bits, next[t], a));
-        progress.accept("sorting " + n + " points of " + version + " within " + starts.length + " buckets");
-        inParallel(threads, t -> PointSorter.sortBuckets(a, starts, n,
-                (int) ((long) starts.length * t / threads), (int) ((long) starts.length * (t + 1) / threads)));
-        progress.accept("writing " + n + " points of " + version);
-        return new Sorted(a, n);
-    }
-
-    /** Points below which one thread builds alone: starting threads costs more than it saves. */
-    private static final int PARALLEL_MIN_POINTS = 1 << 20;
-    private static final int THREADS = Math.clamp(Runtime.getRuntime().availableProcessors(), 1, 8);
-
-    /** The member backends in {@code threads} runs of about equal point counts. */
-    private int[][] splitByPoints(BitSet members, int k, int threads) {
-        int[] all = members.stream().toArray();
-        long total = 0;
-        for (int b : all) {
-            total += backends.backend(b).weight() * k;
-        }
-        int[][] out = new int[threads][];
-        int from = 0;
-        long sum = 0;
-        for (int t = 0; t < threads; t++) {
-            long target = total * (t + 1) / threads;
-            int to = from;
-            while (to < all.length && (t == threads - 1 || sum < target)) {
-                sum += backends.backend(all[to]).weight() * k;
-                to++;
-            }
-            out[t] = java.util.Arrays.copyOfRange(all, from, to);
-            from = to;
-        }
-        return out;
-    }
-
-    private int[] countBuckets(int[] share, int[] bases, int k, int bits) {
-        int[] counts = new int[1 << bits];
-        for (int b : share) {
-            int points = (int) (backends.backend(b).weight() * k);
-            int base = bases[b];
-            int prev = 0;
-            for (int j = 0; j < points; j++) {
-                prev = Crc32.nextPoint(base, prev);
-                counts[PointSorter.bucket(prev, bits)]++;
-            }
-        }
-        return counts;
-    }
-
-    private void place(int[] share, int[] bases, int[] rank, int k, int bits, int[] next, long[] a) {
-        for (int b : share) {
-            int points = (int) (backends.backend(b).weight() * k);
-            int base = bases[b];
-            long low = ((long) rank[b] << 16) | b;
-            int prev = 0;
-            for (int j = 0; j < points; j++) {
-                prev = Crc32.nextPoint(base, prev);
-                a[next[PointSorter.bucket(prev, bits)]++] = ((prev & 0xFFFF_FFFFL) << 32) | low;
-            }
-        }
-    }
-
-    private interface Task {
-        void run(int thread);
-    }
-
-    /** Runs {@code task} for threads 0..n-1, the last on the calling thread, and waits for all. */
-    private static void inParallel(int n, Task task) throws IOException {
-        if (n == 1) {
-            task.run(0);
-            return;
-        }
-        List<Thread> started = new ArrayList<>();
-        Throwable[] failure = new Throwable[1];
-        for (int t = 0; t < n - 1; t++) {
-            int id = t;
-            Thread th = Thread.ofPlatform().name("ringstore-build-" + t).start(() -> {
-                try {
-                    task.run(id);
-                } catch (Throwable e) {
-                    synchronized (failure) {
-                        failure[0] = e;
-                    }
-                }
-            });
-            started.add(th);
-        }
-        task.run(n - 1);
-        try {
-            for (Thread th : started) {
-                th.join();
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new java.io.InterruptedIOException("interrupted while building");
-        }
-        synchronized (failure) {
-            if (failure[0] instanceof RuntimeException re) {
-                throw re;
-            }
-            if (failure[0] instanceof Error err) {
-                throw err;
-            }
-        }
-    }
-
-    private static int baseState(ServerAddress address, Algorithm algorithm) {
-        byte[] input = algorithm == Algorithm.V1 ? address.nginxHashInput() : address.pingoraHashInput();
-        return Crc32.update(Crc32.INITIAL, input);
-    }
-
-    private record Sorted(long[] points, int count) {
-    }
 
     private record Segment(long offset, long length, long pointCount, int crc, long collisions) {
+    }
+
+    private PointGenerator pointGenerator() {
+        int n = backends.size();
+        ServerAddress[] addresses = new ServerAddress[n];
+        long[] weights = new long[n];
+        for (int i = 0; i < n; i++) {
+            addresses[i] = BackendAccess.address(backends.backend(i));
+            weights[i] = backends.backend(i).weight();
+        }
+        return new PointGenerator(addresses, weights, progress);
     }
 
     /** Appends deduplicated segments at aligned offsets, streaming through one buffer. */
@@ -433,7 +272,7 @@ public final class RingBuilder {
             this.position = start;
         }
 
-        Segment write(Sorted sorted) throws IOException {
+        Segment write(PointGenerator.Sorted sorted) throws IOException {
             long[] a = sorted.points();
             int n = sorted.count();
             if (n == 0) {
@@ -500,7 +339,7 @@ public final class RingBuilder {
         ByteBuffer bb = ByteBuffer.allocate(size).order(ByteOrder.LITTLE_ENDIAN);
         for (int i = 0; i < backends.size(); i++) {
             Backend b = backends.backend(i);
-            bb.putInt((int) b.weight()).putInt(b.featureMask()).putShort((short) texts.get(i).length).put(texts.get(i));
+            bb.putInt((int) b.weight()).putInt(BackendAccess.featureMask(b)).putShort((short) texts.get(i).length).put(texts.get(i));
         }
         return bb.array();
     }
@@ -527,35 +366,6 @@ public final class RingBuilder {
             return sha.digest();
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("SHA-256 is required of every JDK", e);
-        }
-    }
-
-    /**
-     * Gives the temporary file the replaced file's permissions, or rw-r--r-- for a new one: a
-     * temporary file starts as rw------- and router processes of other users must read the ring.
-     */
-    private static void shareable(Path tmp, Path target) throws IOException {
-        if (!tmp.getFileSystem().supportedFileAttributeViews().contains("posix")) {
-            return;
-        }
-        Set<PosixFilePermission> permissions = Files.exists(target)
-                ? Files.getPosixFilePermissions(target)
-                : PosixFilePermissions.fromString("rw-r--r--");
-        Files.setPosixFilePermissions(tmp, permissions);
-    }
-
-    /** Renames the finished temporary file over the target and makes the rename durable. */
-    private static void publish(Path tmp, Path target) throws IOException {
-        try {
-            Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-        } catch (AtomicMoveNotSupportedException e) {
-            throw new IOException("cannot replace " + target + " atomically on this file system; readers could see a partial file", e);
-        }
-        Path dir = target.toAbsolutePath().getParent();
-        try (FileChannel d = FileChannel.open(dir, StandardOpenOption.READ)) {
-            d.force(true);
-        } catch (IOException | UncheckedIOException ignored) {
-            // Some file systems cannot sync a directory; the rename itself is already atomic.
         }
     }
 }

@@ -1,4 +1,12 @@
-package io.ringstore;
+package io.ringstore.migration;
+
+import io.ringstore.Ring;
+import io.ringstore.RingStore;
+
+import io.ringstore.RingFileException;
+import io.ringstore.RingVersion;
+import io.ringstore.TestRings;
+import io.ringstore.build.BackendsFileException;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -20,7 +28,7 @@ import java.util.TreeSet;
 import java.util.function.LongFunction;
 import java.util.zip.CRC32;
 
-import static io.ringstore.RolloutPolicyTest.assertWithinBinomial;
+import static io.ringstore.migration.RolloutPolicyTest.assertWithinBinomial;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;

@@ -1,4 +1,8 @@
-package io.ringstore;
+package io.ringstore.migration;
+
+import io.ringstore.RingStore;
+import io.ringstore.RingVersion;
+import io.ringstore.TestRings;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
