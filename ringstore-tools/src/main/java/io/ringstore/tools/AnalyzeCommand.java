@@ -33,7 +33,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Set;
 import java.util.TreeSet;
 import java.util.function.Consumer;
 import java.util.stream.Stream;
@@ -51,6 +50,7 @@ final class AnalyzeCommand extends Command {
     private static final String STEPS = "--steps-per-decade";
     private static final String SVG = "--svg";
     private static final String CSV = "--csv";
+    private static final String QUIET = "--quiet";
     private static final double GIB = 1L << 30;
     static final String FILE_CSV_HEADER = "version,features,backends,points,dropped,birthday_estimate,bytes,predicted_cv,"
             + "predicted_cv_32bit,measured_cv,max_share_over_expected,min_share_over_expected";
@@ -72,40 +72,32 @@ final class AnalyzeCommand extends Command {
                 + "measured CV and its bytes.";
     }
 
+    private static final List<Option> OPTIONS = List.of(
+            Option.valued(BACKENDS, "N", "simulate rings of N backends (random IPv4 addresses), 2 to 65535"),
+            Option.valued(POINTS, "K1..K2", "point multiples k from K1 to K2 in log steps; also K, or K1,K2,K3"),
+            Option.valued(STEPS, "D", "log steps per factor of 10 for K1..K2 (default 4: 10, 18, 32, 56, 100, ...)"),
+            Option.valued(SEEDS, "S", "rings per k, each with its own random addresses (default 3)"),
+            Option.valued(Versions.ALGORITHM, "V", """
+                    v2 (pingora-ketama, default with --backends) or v1 (nginx: text as written,
+                    first listed wins a tie); for a BACKENDS_FILE v1, v2 or v1,v2 (default v1)"""),
+            Option.valued(Versions.POINT_MULTIPLE, "K", "points per weight unit for v2 of a BACKENDS_FILE (default 160)"),
+            Option.valued(SVG, "FILE", "write the chart: CV against k (log-log), formula, simulation, collisions"),
+            Option.valued(CSV, "FILE", "write the table as CSV (header row first)"),
+            Option.flag(QUIET, "no progress lines on stderr"));
+
     @Override
-    String synopsis() {
-        return "(--backends N --points K1..K2 [--seeds S] [--svg FILE] | BACKENDS_FILE [--algorithm V] [--point-multiple K]) [--csv FILE]";
+    List<Option> options() {
+        return OPTIONS;
     }
 
     @Override
-    String options() {
-        return """
-                  --backends N          simulate rings of N backends (random IPv4 addresses), 2 to 65535
-                  --points K1..K2       point multiples k from K1 to K2 in log steps; also K, or K1,K2,K3
-                  --steps-per-decade D  log steps per factor of 10 for K1..K2 (default 4: 10, 18, 32, 56, 100, ...)
-                  --seeds S             rings per k, each with its own random addresses (default 3)
-                  --algorithm V         v2 (pingora-ketama, default with --backends) or v1 (nginx: text as written,
-                                        first listed wins a tie); for a BACKENDS_FILE v1, v2 or v1,v2 (default v1)
-                  --point-multiple K    points per weight unit for v2 of a BACKENDS_FILE (default 160)
-                  --svg FILE            write the chart: CV against k (log-log), formula, simulation, collisions
-                  --csv FILE            write the table as CSV (header row first)
-                  --quiet               no progress lines on stderr
-                """;
-    }
-
-    @Override
-    Set<String> valueOptions() {
-        return Set.of(BACKENDS, POINTS, SEEDS, STEPS, Versions.ALGORITHM, Versions.POINT_MULTIPLE, SVG, CSV);
-    }
-
-    @Override
-    Set<String> flagOptions() {
-        return Set.of("--quiet");
+    List<String> forms() {
+        return List.of("{--backends} {--points} [{--seeds}] [{--svg}] [{--csv}]", "BACKENDS_FILE [{--algorithm}] [{--point-multiple}]");
     }
 
     @Override
     int run(Args args, InputStream in, PrintStream out, PrintStream err) throws UsageException, FailedException {
-        Consumer<String> progress = args.has("--quiet") ? s -> { } : new ThrottledProgress(err, "ringstore analyze: ");
+        Consumer<String> progress = args.has(QUIET) ? s -> { } : new ThrottledProgress(err, "ringstore analyze: ");
         if (args.has(BACKENDS)) {
             if (!args.positional.isEmpty()) {
                 throw new UsageException("give --backends N or a BACKENDS_FILE, not both");

@@ -16,6 +16,7 @@ import java.io.InputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
@@ -35,31 +36,28 @@ final class BuildCommand extends Command {
                 + "published atomically (temporary file, fsync, rename). Prints a summary.";
     }
 
+    private static final Option OUTPUT = Option.valued("--output", "FILE", "the ring file to write (replaced atomically)")
+            .alias("-o").shownAs("RINGFILE");
+    private static final Option GENERATION = Option.valued("--generation", "N",
+            "the file's generation (default: the replaced file's + 1, or 1)");
+    private static final Option QUIET = Option.flag("--quiet", "no progress lines on stderr");
+
     @Override
-    String synopsis() {
-        return "BACKENDS -o RINGFILE [--algorithm v1|v2|v1,v2] [--point-multiple K] [--generation N] [--quiet]";
+    List<Option> options() {
+        return List.of(OUTPUT, Versions.BUILD_ALGORITHM, Versions.BUILD_POINT_MULTIPLE, GENERATION, QUIET);
     }
 
     @Override
-    String options() {
-        return """
-                  -o, --output FILE     the ring file to write (replaced atomically)
-                  --algorithm LIST      v1 (nginx hash ... consistent, the default), v2 (pingora-ketama V2),
-                                        or v1,v2 for both in one file; the first is the file's default
-                  --point-multiple K    points per weight unit for v2 (default 160)
-                  --generation N        the file's generation (default: the replaced file's + 1, or 1)
-                  --quiet               no progress lines on stderr
-                """;
+    List<String> forms() {
+        return List.of("BACKENDS {-o} [{--algorithm}] [{--point-multiple}] [{--generation}] [{--quiet}]");
     }
 
-    @Override
-    Set<String> valueOptions() {
-        return Set.of("-o", "--output", Versions.ALGORITHM, Versions.POINT_MULTIPLE, "--generation");
+    /** What a build did, and what three sample keys look up to in the file it wrote. */
+    private record Report(BuildResult built, List<Sample> samples) {
     }
 
-    @Override
-    Set<String> flagOptions() {
-        return Set.of("--quiet");
+    /** A key and the address it looks up to ({@code -} for no backend). */
+    private record Sample(String key, String address) {
     }
 
     @Override
@@ -67,15 +65,12 @@ final class BuildCommand extends Command {
         if (args.positional.size() != 1) {
             throw new UsageException(args.positional.isEmpty() ? "missing BACKENDS file" : "expected one BACKENDS file, got " + args.positional);
         }
-        if (args.has("-o") && args.has("--output")) {
-            throw new UsageException("give -o or --output, not both");
-        }
-        String output = args.has("-o") ? args.get("-o") : args.get("--output");
+        String output = args.get(OUTPUT.name());
         if (output == null) {
             throw new UsageException("missing -o RINGFILE");
         }
         List<RingVersion> versions = Versions.forBuild(args);
-        long generation = args.getLong("--generation", 0, Long.MAX_VALUE, -1);
+        long generation = args.getLong(GENERATION.name(), 0, Long.MAX_VALUE, -1);
         Path target = writableTarget(output);
         BackendList backends;
         try {
@@ -88,7 +83,7 @@ final class BuildCommand extends Command {
         if (generation >= 0) {
             builder.generation(generation);
         }
-        if (!args.has("--quiet")) {
+        if (!args.has(QUIET.name())) {
             builder.progress(new ThrottledProgress(err, "ringstore build: "));
         }
         BuildResult r;
@@ -99,12 +94,12 @@ final class BuildCommand extends Command {
         } catch (IOException e) {
             throw new FailedException(output + ": cannot write: " + IoErrors.describe(e));
         }
-        printSummary(r, out);
-        printSamples(target, out);
+        print(new Report(r, samples(target)), out);
         return Main.OK;
     }
 
-    static void printSummary(BuildResult r, PrintStream out) {
+    private static void print(Report report, PrintStream out) {
+        BuildResult r = report.built();
         int shared = r.rings() - r.emptyRings() - r.segments();
         out.printf(Locale.ROOT, "wrote: %s%n", r.path());
         out.printf(Locale.ROOT, "generation: %d%n", r.generation());
@@ -118,15 +113,20 @@ final class BuildCommand extends Command {
         out.printf(Locale.ROOT, "bytes_per_point: %.4f%n", r.bytesPerPoint());
         out.printf(Locale.ROOT, "time_ms: %.1f%n", r.nanos() / 1e6);
         out.printf(Locale.ROOT, "points_per_second: %.0f%n", r.points() / (r.nanos() / 1e9));
+        for (Sample s : report.samples()) {
+            out.printf("sample: %s\t%s%n", s.key(), s.address());
+        }
     }
 
-    private static void printSamples(Path target, PrintStream out) throws FailedException {
+    private static List<Sample> samples(Path target) throws FailedException {
         try (RingStore store = RingStore.open(target)) {
             Ring ring = store.ring(Set.of());
+            List<Sample> samples = new ArrayList<>();
             for (String key : SAMPLE_KEYS) {
                 int b = ring.lookup(key.getBytes(StandardCharsets.UTF_8));
-                out.printf("sample: %s\t%s%n", key, b < 0 ? "-" : Versions.address(store.backend(b), ring.version()));
+                samples.add(new Sample(key, b < 0 ? "-" : Versions.address(store.backend(b), ring.version())));
             }
+            return samples;
         } catch (RingFileException e) {
             throw new FailedException("the file just written does not open: " + e.getMessage());
         }

@@ -1,17 +1,23 @@
 package io.ringstore.tools;
 
+import java.io.BufferedOutputStream;
 import java.io.InputStream;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
-/** One subcommand: a name, a description, its option syntax, and a run method that never exits the JVM. */
+/**
+ * One subcommand: a name, a description, its options (declared once: the parser, the synopsis and
+ * {@code --help} come from them), and a run method that never exits the JVM.
+ */
 abstract class Command {
     /** Wrong arguments: printed with the usage line, exit 2. */
     static final class UsageException extends Exception {
@@ -35,46 +41,102 @@ abstract class Command {
 
     abstract String description();
 
-    /** The synopsis after "ringstore NAME". */
-    abstract String synopsis();
+    /** The options, declared once each, in the order {@code --help} lists them. */
+    abstract List<Option> options();
 
-    /** Option lines for --help. */
-    abstract String options();
-
-    /** Options that take a value (e.g. "-o", "--features"); others are flags. */
-    abstract Set<String> valueOptions();
-
-    abstract Set<String> flagOptions();
+    /**
+     * The synopsis after "ringstore NAME", one entry per form of the command: text with {@code {--name}}
+     * where an option of {@link #options()} goes, written as {@link Option#synopsis()} writes it.
+     */
+    abstract List<String> forms();
 
     abstract int run(Args args, InputStream in, PrintStream out, PrintStream err) throws UsageException, FailedException;
 
-    final int execute(String[] argv, InputStream in, PrintStream out, PrintStream err) {
-        String prefix = "ringstore " + name() + ": ";
+    /** Every command's {@code -h, --help}; the parser knows it by name. */
+    private static final Option HELP = Option.flag("--help", "this text").alias("-h");
+
+    private static final Pattern OPTION_REFERENCE = Pattern.compile("\\{([^}]+)}");
+
+    /** The synopsis lines after "ringstore NAME": {@link #forms()} with every option written out. */
+    final List<String> synopses() {
+        List<String> lines = new ArrayList<>();
+        for (String form : forms()) {
+            lines.add(OPTION_REFERENCE.matcher(form).replaceAll(m -> Matcher.quoteReplacement(option(m.group(1)).synopsis())));
+        }
+        return lines;
+    }
+
+    private Option option(String name) {
+        for (Option o : options()) {
+            if (o.names().contains(name)) {
+                return o;
+            }
+        }
+        throw new IllegalStateException("the synopsis of " + name() + " names " + name + ", which is not one of its options");
+    }
+
+    /**
+     * Runs the command with a buffered stdout (one write per 64 KiB instead of one per printed piece),
+     * flushed before any error line so the two streams keep their order.
+     */
+    final int execute(String[] argv, InputStream in, PrintStream stdout, PrintStream err) {
+        BufferedStdout out = new BufferedStdout(stdout);
+        String error = null;
+        int code;
         try {
-            Args args = Args.parse(argv, valueOptions(), flagOptions());
+            Args args = Args.parse(argv, options());
             if (args.has("--help")) {
                 out.print(help());
-                return Main.OK;
+                code = Main.OK;
+            } else {
+                code = run(args, in, out, err);
             }
-            int code = run(args, in, out, err);
             if (code == Main.OK && out.checkError()) {
-                err.println(prefix + "cannot write the output (stdout closed or disk full?)");
-                return Main.FAILED;
+                error = "cannot write the output (stdout closed or disk full?)";
+                code = Main.FAILED;
             }
-            return code;
         } catch (UsageException e) {
-            err.println(prefix + e.getMessage());
-            err.println("usage: ringstore " + name() + " " + synopsis() + "  (ringstore " + name() + " --help)");
+            out.flush();
+            err.println(prefix() + e.getMessage());
+            err.println("usage: ringstore " + name() + " " + String.join("; or ringstore " + name() + " ", synopses())
+                    + "  (ringstore " + name() + " --help)");
             return Main.USAGE;
         } catch (FailedException e) {
-            err.println(prefix + e.getMessage());
-            return Main.FAILED;
+            error = e.getMessage();
+            code = Main.FAILED;
         } catch (UncheckedIOException e) {
-            err.println(prefix + "I/O error: " + e.getCause().getMessage());
-            return Main.FAILED;
+            error = "I/O error: " + e.getCause().getMessage();
+            code = Main.FAILED;
         } catch (OutOfMemoryError e) {
-            err.println(prefix + "out of heap memory (" + e.getMessage() + "); give the JVM more with RINGSTORE_JAVA_OPTS=-Xmx8g");
-            return Main.FAILED;
+            error = "out of heap memory (" + e.getMessage() + "); give the JVM more with RINGSTORE_JAVA_OPTS=-Xmx8g";
+            code = Main.FAILED;
+        }
+        out.flush();
+        if (error != null) {
+            err.println(prefix() + error);
+        }
+        return code;
+    }
+
+    private String prefix() {
+        return "ringstore " + name() + ": ";
+    }
+
+    /**
+     * The process's stdout behind a 64 KiB buffer. A write failure of the stream underneath (a closed
+     * pipe, a full disk) shows in {@link #checkError()} like one of this stream's own.
+     */
+    static final class BufferedStdout extends PrintStream {
+        private final PrintStream target;
+
+        BufferedStdout(PrintStream target) {
+            super(new BufferedOutputStream(target, 1 << 16), false, target.charset());
+            this.target = target;
+        }
+
+        @Override
+        public boolean checkError() {
+            return super.checkError() || target.checkError();
         }
     }
 
@@ -92,8 +154,14 @@ abstract class Command {
     }
 
     final String help() {
-        return "usage: ringstore " + name() + " " + synopsis() + "\n\n" + description() + "\n\n" + options()
-                + "  -h, --help            this text\n\nexit codes: 0 ok, 1 failed, 2 wrong arguments\n";
+        StringBuilder sb = new StringBuilder();
+        for (String synopsis : synopses()) {
+            sb.append(sb.isEmpty() ? "usage: " : "       ").append("ringstore ").append(name()).append(' ').append(synopsis).append('\n');
+        }
+        sb.append('\n').append(description()).append("\n\n");
+        options().forEach(o -> sb.append(o.helpLines()));
+        return sb.append(HELP.helpLines())
+                .append("\nexit codes: 0 ok, 1 failed, 2 wrong arguments\n").toString();
     }
 
     /** Parsed command line: options (last value wins unless repeated is rejected) and positional arguments. */
@@ -101,7 +169,13 @@ abstract class Command {
         final Map<String, String> options = new LinkedHashMap<>();
         final List<String> positional = new ArrayList<>();
 
-        static Args parse(String[] argv, Set<String> valueOptions, Set<String> flagOptions) throws UsageException {
+        /** Values are stored under the option's last name; two spellings of one option are an error, as is a value option given twice. */
+        static Args parse(String[] argv, List<Option> declared) throws UsageException {
+            Map<String, Option> byName = new HashMap<>();
+            for (Option o : declared) {
+                o.names().forEach(n -> byName.put(n, o));
+            }
+            Map<String, String> spelledAs = new HashMap<>();
             Args a = new Args();
             boolean onlyPositional = false;
             for (int i = 0; i < argv.length; i++) {
@@ -121,20 +195,24 @@ abstract class Command {
                     name = s.substring(0, eq);
                     value = s.substring(eq + 1);
                 }
+                Option o = byName.get(name);
                 if (name.equals("-h") || name.equals("--help")) {
                     a.options.put("--help", "");
-                } else if (valueOptions.contains(name)) {
+                } else if (o != null && o.takesValue()) {
                     if (value == null) {
                         if (i + 1 >= argv.length) {
                             throw new UsageException("option " + name + " needs a value");
                         }
                         value = argv[++i];
                     }
-                    if (a.options.put(name, value) != null) {
-                        throw new UsageException("option " + name + " given twice");
+                    String earlier = spelledAs.put(o.name(), name);
+                    if (earlier != null) {
+                        throw new UsageException(earlier.equals(name) ? "option " + name + " given twice"
+                                : "give " + String.join(" or ", o.names()) + ", not both");
                     }
-                } else if (flagOptions.contains(name) && value == null) {
-                    a.options.put(name, "");
+                    a.options.put(o.name(), value);
+                } else if (o != null && value == null) {
+                    a.options.put(o.name(), "");
                 } else {
                     throw new UsageException("unknown option '" + s + "'");
                 }

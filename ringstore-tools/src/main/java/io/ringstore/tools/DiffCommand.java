@@ -33,30 +33,24 @@ final class DiffCommand extends Command {
                 + "a rollout of p % moves (p × the fraction). Exact: a sweep over both sorted point lists.";
     }
 
+    private static final Option FEATURES = Option.valued("--features", "a,b", "compare the rings of this feature set (default: all backends)");
+    private static final Option ALGORITHM_A = Option.valued("--algorithm-a", "V", "version of A: v1, v2 or v2:K (default: A's first)");
+    private static final Option ALGORITHM_B = Option.valued("--algorithm-b", "V", "version of B (default: B's first)");
+    private static final Option ROLLOUT = Option.valued("--rollout", "P", "also show what a rollout of P % moves (default steps: 1, 10, 50, 100)");
+    private static final Option JSON = Option.flag("--json", "one JSON object; top-level moved_fraction is the exact fraction in [0, 1]");
+
     @Override
-    String synopsis() {
-        return "A B [--features a,b] [--algorithm-a V] [--algorithm-b V] [--rollout P] [--json]";
+    List<Option> options() {
+        return List.of(FEATURES, ALGORITHM_A, ALGORITHM_B, ROLLOUT, JSON);
     }
 
     @Override
-    String options() {
-        return """
-                  --features a,b        compare the rings of this feature set (default: all backends)
-                  --algorithm-a V       version of A: v1, v2 or v2:K (default: A's first)
-                  --algorithm-b V       version of B (default: B's first)
-                  --rollout P           also show what a rollout of P % moves (default steps: 1, 10, 50, 100)
-                  --json                one JSON object; top-level moved_fraction is the exact fraction in [0, 1]
-                """;
+    List<String> forms() {
+        return List.of("A B [{--features}] [{--algorithm-a}] [{--algorithm-b}] [{--rollout}] [{--json}]");
     }
 
-    @Override
-    Set<String> valueOptions() {
-        return Set.of("--features", "--algorithm-a", "--algorithm-b", "--rollout");
-    }
-
-    @Override
-    Set<String> flagOptions() {
-        return Set.of("--json");
+    /** Two rings compared: the files they came from as named on the command line, and the rollout steps to show. */
+    private record Report(String fileA, Ring a, String fileB, Ring b, RingDiff diff, List<Double> steps) {
     }
 
     @Override
@@ -65,22 +59,22 @@ final class DiffCommand extends Command {
             throw new UsageException("expected two ring files A and B (the same file twice to compare its versions)");
         }
         List<Double> steps = STEPS;
-        if (args.has("--rollout")) {
+        if (args.has(ROLLOUT.name())) {
             try {
-                double p = Double.parseDouble(args.get("--rollout"));
+                double p = Double.parseDouble(args.get(ROLLOUT.name()));
                 if (!(p >= 0 && p <= 100)) {
                     throw new NumberFormatException();
                 }
                 steps = List.of(p);
             } catch (NumberFormatException e) {
-                throw new UsageException("--rollout must be a percentage from 0 to 100: --rollout=" + args.get("--rollout"));
+                throw new UsageException("--rollout must be a percentage from 0 to 100: --rollout=" + args.get(ROLLOUT.name()));
             }
         }
         Set<String> features = LookupCommand.features(args);
         try (RingStore a = RingStore.open(Path.of(args.positional.get(0)));
              RingStore b = RingStore.open(Path.of(args.positional.get(1)))) {
-            RingVersion va = Versions.select(args.get("--algorithm-a"), null, a);
-            RingVersion vb = Versions.select(args.get("--algorithm-b"), null, b);
+            RingVersion va = Versions.select(args.get(ALGORITHM_A.name()), null, a);
+            RingVersion vb = Versions.select(args.get(ALGORITHM_B.name()), null, b);
             Ring ra;
             Ring rb;
             try {
@@ -89,11 +83,11 @@ final class DiffCommand extends Command {
             } catch (IllegalArgumentException e) {
                 throw new UsageException(e.getMessage());
             }
-            RingDiff d = RingDiff.between(ra, rb);
-            if (args.has("--json")) {
-                out.println(json(d, args, ra, rb, steps));
+            Report report = new Report(args.positional.get(0), ra, args.positional.get(1), rb, RingDiff.between(ra, rb), steps);
+            if (args.has(JSON.name())) {
+                json(report, out);
             } else {
-                text(d, args, ra, rb, steps, out);
+                text(report, out);
             }
             return Main.OK;
         } catch (RingFileException e) {
@@ -111,11 +105,12 @@ final class DiffCommand extends Command {
         return m.getOrDefault(k, 0.0);
     }
 
-    private static void text(RingDiff d, Args args, Ring ra, Ring rb, List<Double> steps, PrintStream out) {
-        out.printf(Locale.ROOT, "a: %s ring %s, %d points%n", args.positional.get(0), ra, ra.pointCount());
-        out.printf(Locale.ROOT, "b: %s ring %s, %d points%n", args.positional.get(1), rb, rb.pointCount());
+    private static void text(Report r, PrintStream out) {
+        RingDiff d = r.diff();
+        out.printf(Locale.ROOT, "a: %s ring %s, %d points%n", r.fileA(), r.a(), r.a().pointCount());
+        out.printf(Locale.ROOT, "b: %s ring %s, %d points%n", r.fileB(), r.b(), r.b().pointCount());
         out.printf(Locale.ROOT, "moved_fraction: %.9f (%.4f %% of keys change backend)%n", d.movedFraction(), d.movedFraction() * 100);
-        for (double p : steps) {
+        for (double p : r.steps()) {
             out.printf(Locale.ROOT, "rollout %6.2f %%: moves %.4f %% of keys%n", p, d.movedAtRollout(p) * 100);
         }
         out.printf("%n  %-46s %10s %10s %10s %10s%n", "backend", "share_a", "share_b", "moved_out", "moved_in");
@@ -125,14 +120,15 @@ final class DiffCommand extends Command {
         }
     }
 
-    private static String json(RingDiff d, Args args, Ring ra, Ring rb, List<Double> steps) {
-        Json j = new Json().begin().field("moved_fraction", d.movedFraction());
-        j.beginObject("a").field("file", args.positional.get(0)).field("version", ra.version().toString())
-                .field("points", ra.pointCount()).end();
-        j.beginObject("b").field("file", args.positional.get(1)).field("version", rb.version().toString())
-                .field("points", rb.pointCount()).end();
+    private static void json(Report r, PrintStream out) {
+        RingDiff d = r.diff();
+        Json j = new Json(out).begin().field("moved_fraction", d.movedFraction());
+        j.beginObject("a").field("file", r.fileA()).field("version", r.a().version().toString())
+                .field("points", r.a().pointCount()).end();
+        j.beginObject("b").field("file", r.fileB()).field("version", r.b().version().toString())
+                .field("points", r.b().pointCount()).end();
         j.beginArray("rollout");
-        for (double p : steps) {
+        for (double p : r.steps()) {
             j.begin().field("percent", p).field("moved_fraction", d.movedAtRollout(p)).end();
         }
         j.endArray().beginArray("backends");
@@ -140,6 +136,7 @@ final class DiffCommand extends Command {
             j.begin().field("address", e).field("share_a", get(d.before(), e)).field("share_b", get(d.after(), e))
                     .field("moved_out", get(d.movedOut(), e)).field("moved_in", get(d.movedIn(), e)).end();
         }
-        return j.endArray().end().toString();
+        j.endArray().end();
+        out.println();
     }
 }

@@ -11,12 +11,12 @@ import io.ringstore.tools.analysis.ShareStats;
 import java.io.InputStream;
 import java.io.PrintStream;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Set;
 
 final class DumpCommand extends Command {
     @Override
@@ -31,28 +31,19 @@ final class DumpCommand extends Command {
                 + "ring's measured CV of those shares beside the formula's (docs/math.md).";
     }
 
+    private static final Option POINTS = Option.valued("--points", "N", "also list the first N points of every ring");
+    private static final Option JSON = Option.flag("--json", """
+            one JSON object (top-level keys: file, format_version, generation,
+            bytes, input_digest, features, versions, backends, rings)""");
+
     @Override
-    String synopsis() {
-        return "RINGFILE [--points N] [--json]";
+    List<Option> options() {
+        return List.of(POINTS, JSON);
     }
 
     @Override
-    String options() {
-        return """
-                  --points N            also list the first N points of every ring
-                  --json                one JSON object (top-level keys: file, format_version, generation,
-                                        bytes, input_digest, features, versions, backends, rings)
-                """;
-    }
-
-    @Override
-    Set<String> valueOptions() {
-        return Set.of("--points");
-    }
-
-    @Override
-    Set<String> flagOptions() {
-        return Set.of("--json");
+    List<String> forms() {
+        return List.of("RINGFILE [{--points}] [{--json}]");
     }
 
     /** A backend's share of a ring. */
@@ -67,18 +58,40 @@ final class DumpCommand extends Command {
         static final Shares NONE = new Shares(List.of(), null, 0, null);
     }
 
+    /** Where a ring's points lie in the file, and their checksum. */
+    private record Segment(long offset, int crc) {
+    }
+
+    /** The only place dump asks a ring where its segment is. */
+    private static Segment segment(Ring ring) {
+        return new Segment(ring.segmentOffset(), ring.segmentCrc());
+    }
+
+    /**
+     * One ring as dump shows it. Its first points are not copied here: the renderers read them from the
+     * mapped ring as they print, so {@code --points} of any size streams.
+     *
+     * @param sharedWith the earlier ring whose segment this one shares, or {@code null}
+     */
+    private record RingReport(Ring ring, Segment segment, String sharedWith, Shares shares) {
+    }
+
+    /** What dump shows: the open file (header and backends) and its rings. */
+    private record Report(RingStore store, List<RingReport> rings, int points) {
+    }
+
     @Override
     int run(Args args, InputStream in, PrintStream out, PrintStream err) throws UsageException, FailedException {
         if (args.positional.size() != 1) {
             throw new UsageException(args.positional.isEmpty() ? "missing RINGFILE" : "expected one RINGFILE");
         }
-        int points = (int) args.getLong("--points", 0, Integer.MAX_VALUE, 0);
+        int points = (int) args.getLong(POINTS.name(), 0, Integer.MAX_VALUE, 0);
         try (RingStore store = RingStore.open(Path.of(args.positional.getFirst()))) {
-            Map<Long, Shares> cache = new HashMap<>();
-            if (args.has("--json")) {
-                out.println(json(store, points, cache));
+            Report report = report(store, points);
+            if (args.has(JSON.name())) {
+                json(report, out);
             } else {
-                text(store, points, cache, out);
+                text(report, out);
             }
             return Main.OK;
         } catch (RingFileException e) {
@@ -86,33 +99,35 @@ final class DumpCommand extends Command {
         }
     }
 
-    private static Shares shares(Ring ring, RingStore store, Map<Long, Shares> cache) {
-        if (ring.isEmpty()) {
-            return Shares.NONE;
+    private static Report report(RingStore store, int points) {
+        Map<Long, Shares> bySegment = new HashMap<>();
+        Map<Long, Ring> firstBySegment = new HashMap<>();
+        List<RingReport> rings = new ArrayList<>();
+        for (Ring r : store.rings()) {
+            Segment segment = segment(r);
+            String sharedWith = null;
+            Shares shares = Shares.NONE;
+            Ring first = firstBySegment.putIfAbsent(segment.offset(), r);
+            if (!r.isEmpty()) {
+                sharedWith = first == null ? null : first.toString();
+                shares = bySegment.computeIfAbsent(segment.offset(), o -> shares(r, store));
+            }
+            rings.add(new RingReport(r, segment, sharedWith, shares));
         }
-        return cache.computeIfAbsent(ring.segmentOffset(), o -> {
-            double[] line = ring.lineShares();
-            List<Backend> members = FleetRing.members(store.backends(), ring.features());
-            long total = members.stream().mapToLong(Backend::weight).sum();
-            List<Share> list = members.stream().map(b -> new Share(b.index(), (double) b.weight() / total, line[b.index()])).toList();
-            FleetRing fr = FleetRing.of(members, ring.version().algorithm(), ring.version().pointMultiple());
-            return new Shares(list, fr.measured(line), fr.predictedCv(), fr.model());
-        });
+        return new Report(store, rings, points);
     }
 
-    private static String sharedWith(Ring ring, RingStore store) {
-        for (Ring other : store.rings()) {
-            if (other == ring) {
-                return null;
-            }
-            if (!ring.isEmpty() && other.segmentOffset() == ring.segmentOffset()) {
-                return other.toString();
-            }
-        }
-        return null;
+    private static Shares shares(Ring ring, RingStore store) {
+        double[] line = ring.lineShares();
+        List<Backend> members = FleetRing.members(store.backends(), ring.features());
+        long total = members.stream().mapToLong(Backend::weight).sum();
+        List<Share> list = members.stream().map(b -> new Share(b.index(), (double) b.weight() / total, line[b.index()])).toList();
+        FleetRing fr = FleetRing.of(members, ring.version().algorithm(), ring.version().pointMultiple());
+        return new Shares(list, fr.measured(line), fr.predictedCv(), fr.model());
     }
 
-    private static void text(RingStore store, int points, Map<Long, Shares> cache, PrintStream out) {
+    private static void text(Report report, PrintStream out) {
+        RingStore store = report.store();
         out.printf("file: %s%n", store.path());
         out.printf("format_version: %d%n", 1);
         out.printf("generation: %d%n", store.generation());
@@ -126,15 +141,15 @@ final class DumpCommand extends Command {
         for (Backend b : store.backends()) {
             out.printf("  %5d  %-42s %10d  %s%n", b.index(), b.address(), b.weight(), String.join(",", b.features()));
         }
-        for (Ring r : store.rings()) {
-            String shared = sharedWith(r, store);
+        for (RingReport rr : report.rings()) {
+            Ring r = rr.ring();
             out.printf(Locale.ROOT, "%nring %s: %d points, %d bytes, %s%n", r, r.pointCount(), (long) r.pointCount() * 6,
-                    r.isEmpty() ? "no backend" : "segment at " + r.segmentOffset() + String.format(" crc32c 0x%08x", r.segmentCrc())
-                            + (shared != null ? ", shared with ring " + shared : ""));
+                    r.isEmpty() ? "no backend" : "segment at " + rr.segment().offset() + String.format(" crc32c 0x%08x", rr.segment().crc())
+                            + (rr.sharedWith() != null ? ", shared with ring " + rr.sharedWith() : ""));
             if (r.isEmpty()) {
                 continue;
             }
-            Shares shares = shares(r, store, cache);
+            Shares shares = rr.shares();
             out.printf(Locale.ROOT, "  cv: measured %.6f, predicted %.6f (formula), %.6f (with 32-bit collisions)%n",
                     shares.measured.cv(), shares.predictedCv, shares.model.cv());
             out.printf("  %5s  %-42s %12s %12s %8s%n", "index", "address", "weight_share", "line_share", "ratio");
@@ -142,9 +157,9 @@ final class DumpCommand extends Command {
                 out.printf(Locale.ROOT, "  %5d  %-42s %12.6f %12.6f %8.4f%n", s.backend, store.backend(s.backend).address(),
                         s.weightShare, s.lineShare, s.lineShare / s.weightShare);
             }
-            if (points > 0) {
+            if (report.points() > 0) {
                 out.printf("  %10s  %10s  %s%n", "position", "hash", "backend");
-                for (int i = 0; i < Math.min(points, r.pointCount()); i++) {
+                for (int i = 0; i < Math.min(report.points(), r.pointCount()); i++) {
                     int b = r.pointBackend(i);
                     out.printf("  %10d  %10s  %s%n", i, Integer.toUnsignedString(r.pointHash(i)), b < 0 ? "-" : store.backend(b).address());
                 }
@@ -152,8 +167,9 @@ final class DumpCommand extends Command {
         }
     }
 
-    private static String json(RingStore store, int points, Map<Long, Shares> cache) {
-        Json j = new Json().begin()
+    private static void json(Report report, PrintStream out) {
+        RingStore store = report.store();
+        Json j = new Json(out).begin()
                 .field("file", store.path().toString())
                 .field("format_version", 1)
                 .field("generation", store.generation())
@@ -172,16 +188,16 @@ final class DumpCommand extends Command {
             j.endArray().end();
         }
         j.endArray().beginArray("rings");
-        for (Ring r : store.rings()) {
+        for (RingReport rr : report.rings()) {
+            Ring r = rr.ring();
             j.begin().field("version", r.version().toString()).beginArray("features");
             r.features().forEach(j::value);
             j.endArray().field("points", r.pointCount()).field("bytes", (long) r.pointCount() * 6)
-                    .field("segment_offset", r.segmentOffset()).field("segment_crc32c", String.format("0x%08x", r.segmentCrc()));
-            String shared = sharedWith(r, store);
-            if (shared != null) {
-                j.field("shares_segment_with", shared);
+                    .field("segment_offset", rr.segment().offset()).field("segment_crc32c", String.format("0x%08x", rr.segment().crc()));
+            if (rr.sharedWith() != null) {
+                j.field("shares_segment_with", rr.sharedWith());
             }
-            Shares shares = shares(r, store, cache);
+            Shares shares = rr.shares();
             if (!r.isEmpty()) {
                 j.field("measured_cv", shares.measured.cv()).field("predicted_cv", shares.predictedCv)
                         .field("predicted_cv_32bit", shares.model.cv());
@@ -191,15 +207,16 @@ final class DumpCommand extends Command {
                 j.begin().field("index", s.backend).field("weight_share", s.weightShare).field("line_share", s.lineShare).end();
             }
             j.endArray();
-            if (points > 0) {
+            if (report.points() > 0) {
                 j.beginArray("first_points");
-                for (int i = 0; i < Math.min(points, r.pointCount()); i++) {
+                for (int i = 0; i < Math.min(report.points(), r.pointCount()); i++) {
                     j.begin().field("hash", Integer.toUnsignedLong(r.pointHash(i))).field("backend", r.pointBackend(i)).end();
                 }
                 j.endArray();
             }
             j.end();
         }
-        return j.endArray().end().toString();
+        j.endArray().end();
+        out.println();
     }
 }

@@ -1,39 +1,50 @@
 package io.ringstore.tools;
 
-/** A minimal streaming JSON writer (objects, arrays, strings, numbers); enough for dumps, no dependency. */
+import java.io.PrintStream;
+
+/**
+ * A minimal streaming JSON writer (objects, arrays, strings, numbers), enough for dumps, no dependency:
+ * every token goes to {@code out} as it is written, so a document is never held whole. Numbers are
+ * written as {@link Long#toString} and {@link Double#toString} write them (the shortest text that reads
+ * back exactly), non-finite doubles as {@code null}; no whitespace.
+ */
 final class Json {
-    private final StringBuilder sb = new StringBuilder();
+    private final PrintStream out;
     private boolean needComma;
+
+    Json(PrintStream out) {
+        this.out = out;
+    }
 
     Json begin() {
         comma();
-        sb.append('{');
+        out.append('{');
         needComma = false;
         return this;
     }
 
     Json end() {
-        sb.append('}');
+        out.append('}');
         needComma = true;
         return this;
     }
 
     Json beginArray(String key) {
         key(key);
-        sb.append('[');
+        out.append('[');
         needComma = false;
         return this;
     }
 
     Json endArray() {
-        sb.append(']');
+        out.append(']');
         needComma = true;
         return this;
     }
 
     Json beginObject(String key) {
         key(key);
-        sb.append('{');
+        out.append('{');
         needComma = false;
         return this;
     }
@@ -47,14 +58,14 @@ final class Json {
 
     Json field(String key, long value) {
         key(key);
-        sb.append(value);
+        out.print(value);
         needComma = true;
         return this;
     }
 
     Json field(String key, double value) {
         key(key);
-        sb.append(Double.isFinite(value) ? Double.toString(value) : "null"); // shortest text that reads back exactly
+        out.print(Double.isFinite(value) ? Double.toString(value) : "null");
         needComma = true;
         return this;
     }
@@ -70,40 +81,35 @@ final class Json {
     private void key(String key) {
         comma();
         string(key);
-        sb.append(':');
+        out.append(':');
         needComma = false;
     }
 
     private void comma() {
         if (needComma) {
-            sb.append(',');
+            out.append(',');
         }
     }
 
+    /** Writes {@code s} quoted, escaped runs between unescaped runs written whole. */
     private void string(String s) {
-        sb.append('"');
+        out.print('"');
+        int run = 0;
         for (int i = 0; i < s.length(); i++) {
             char c = s.charAt(i);
-            switch (c) {
-                case '"' -> sb.append("\\\"");
-                case '\\' -> sb.append("\\\\");
-                case '\n' -> sb.append("\\n");
-                case '\r' -> sb.append("\\r");
-                case '\t' -> sb.append("\\t");
-                default -> {
-                    if (c < 0x20) {
-                        sb.append(String.format("\\u%04x", (int) c));
-                    } else {
-                        sb.append(c);
-                    }
-                }
+            String escaped = switch (c) {
+                case '"' -> "\\\"";
+                case '\\' -> "\\\\";
+                case '\n' -> "\\n";
+                case '\r' -> "\\r";
+                case '\t' -> "\\t";
+                default -> c < 0x20 ? String.format("\\u%04x", (int) c) : null;
+            };
+            if (escaped != null) {
+                out.append(s, run, i).print(escaped);
+                run = i + 1;
             }
         }
-        sb.append('"');
-    }
-
-    @Override
-    public String toString() {
-        return sb.toString();
+        out.append(s, run, s.length()).print('"');
     }
 }

@@ -15,6 +15,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Set;
 
 final class LookupCommand extends Command {
@@ -30,32 +31,22 @@ final class LookupCommand extends Command {
                 + "'-' when the ring has no backend. A key is the line's bytes without the line end (\\n or \\r\\n).";
     }
 
+    static final Option FEATURES = Option.valued("--features", "a,b",
+            "the ring of backends having all these features (default: all backends)");
+    private static final Option WATCH = Option.flag("--watch", """
+            keep reading keys from stdin and answer each from the generation
+            current at that moment, following new files published at the path
+            (a file that fails validation is refused; the old one keeps serving)""");
+    private static final Option SHOW_GENERATION = Option.flag("--show-generation", "with --watch: print KEY<TAB>ADDRESS<TAB>GENERATION");
+
     @Override
-    String synopsis() {
-        return "RINGFILE [--features a,b] [--algorithm v1|v2[:K]] [--point-multiple K] [--watch [--show-generation]] [KEY...]";
+    List<Option> options() {
+        return List.of(FEATURES, Versions.READ_ALGORITHM, Versions.READ_POINT_MULTIPLE, WATCH, SHOW_GENERATION);
     }
 
     @Override
-    String options() {
-        return """
-                  --features a,b        the ring of backends having all these features (default: all backends)
-                  --algorithm V         v1 or v2 (or v2:K) when the file holds several versions (default: the first)
-                  --point-multiple K    which v2 ring, when the file holds several
-                  --watch               keep reading keys from stdin and answer each from the generation
-                                        current at that moment, following new files published at the path
-                                        (a file that fails validation is refused; the old one keeps serving)
-                  --show-generation     with --watch: print KEY<TAB>ADDRESS<TAB>GENERATION
-                """;
-    }
-
-    @Override
-    Set<String> valueOptions() {
-        return Set.of("--features", Versions.ALGORITHM, Versions.POINT_MULTIPLE);
-    }
-
-    @Override
-    Set<String> flagOptions() {
-        return Set.of("--watch", "--show-generation");
+    List<String> forms() {
+        return List.of("RINGFILE [{--features}] [{--algorithm}] [{--point-multiple}] [{--watch} [{--show-generation}]] [KEY...]");
     }
 
     @Override
@@ -63,10 +54,10 @@ final class LookupCommand extends Command {
         if (args.positional.isEmpty()) {
             throw new UsageException("missing RINGFILE");
         }
-        if (args.has("--show-generation") && !args.has("--watch")) {
+        if (args.has(SHOW_GENERATION.name()) && !args.has(WATCH.name())) {
             throw new UsageException("--show-generation goes with --watch");
         }
-        if (args.has("--watch")) {
+        if (args.has(WATCH.name())) {
             if (args.positional.size() > 1) {
                 throw new UsageException("--watch reads keys from stdin; give no KEY arguments");
             }
@@ -92,7 +83,7 @@ final class LookupCommand extends Command {
                 readLines(in, (key, length) -> {
                     answer(o, ring, answers, key, length);
                     o.write('\n');
-                }, () -> { });
+                }, () -> flushWhenIdle(in, o));
             }
             o.flush();
             if (out.checkError()) {
@@ -116,7 +107,7 @@ final class LookupCommand extends Command {
             } catch (IllegalArgumentException e) {
                 throw new UsageException(e.getMessage());
             }
-            boolean showGeneration = args.has("--show-generation");
+            boolean showGeneration = args.has(SHOW_GENERATION.name());
             OutputStream o = new BufferedOutputStream(out, 1 << 16);
             byte[][][] answers = {null};
             RingStore[] answersFor = {null};
@@ -134,17 +125,20 @@ final class LookupCommand extends Command {
                 }
                 o.write('\n');
             };
-            readLines(in, sink, () -> {
-                if (in.available() == 0) {
-                    o.flush(); // answer interactive input at once; batch piped input
-                }
-            });
+            readLines(in, sink, () -> flushWhenIdle(in, o));
             o.flush();
             return Main.OK;
         } catch (RingFileException e) {
             throw new FailedException(e.getMessage());
         } catch (IOException e) {
             throw new FailedException("I/O error: " + e.getMessage());
+        }
+    }
+
+    /** Answers interactive input (or a pipe held open) at once, and batches input that is already waiting. */
+    private static void flushWhenIdle(InputStream in, OutputStream o) throws IOException {
+        if (in.available() == 0) {
+            o.flush();
         }
     }
 
@@ -158,7 +152,7 @@ final class LookupCommand extends Command {
 
     static Set<String> features(Args args) throws UsageException {
         Set<String> set = new LinkedHashSet<>();
-        String list = args.get("--features");
+        String list = args.get(FEATURES.name());
         if (list != null && !list.isEmpty()) {
             for (String f : list.split(",", -1)) {
                 if (f.isEmpty() || !set.add(f)) {

@@ -2,6 +2,7 @@ package io.ringstore.tools;
 
 import java.io.InputStream;
 import java.io.PrintStream;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
@@ -45,13 +46,22 @@ public final class Main {
         return USAGE;
     }
 
+    /** The synopsis of every command form, as README.md's "The CLI" shows them. */
+    static List<String> synopses() {
+        List<String> lines = new ArrayList<>();
+        for (Command c : commands()) {
+            c.synopses().forEach(s -> lines.add("ringstore " + c.name() + " " + s));
+        }
+        lines.add("ringstore COMMAND --help");
+        return lines;
+    }
+
     static String usage() {
-        StringBuilder sb = new StringBuilder("usage: ringstore COMMAND [OPTIONS]\n\ncommands:\n");
+        StringBuilder sb = new StringBuilder("usage: ").append(String.join("\n       ", synopses())).append("\n\ncommands:\n");
         for (Command c : commands()) {
             sb.append(String.format("  %-10s %s%n", c.name(), c.description().lines().findFirst().orElse("")));
         }
-        sb.append("\n'ringstore COMMAND --help' describes a command.\n")
-          .append("exit codes: 0 ok, 1 failed (bad input file, I/O error), 2 wrong arguments\n");
+        sb.append("\nexit codes: 0 ok, 1 failed (bad input file, I/O error), 2 wrong arguments\n");
         return sb.toString();
     }
 }

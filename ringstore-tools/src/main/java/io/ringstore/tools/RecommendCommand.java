@@ -16,7 +16,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
-import java.util.Set;
 
 /**
  * {@code ringstore recommend}: the smallest v2 point multiple whose rings meet a target CV once 32-bit
@@ -25,6 +24,7 @@ import java.util.Set;
 final class RecommendCommand extends Command {
     private static final String BACKENDS = "--backends";
     private static final String TARGET = "--target-cv";
+    private static final String JSON = "--json";
     private static final int NGINX = Algorithm.NGINX_POINT_MULTIPLE;
 
     @Override
@@ -40,28 +40,19 @@ final class RecommendCommand extends Command {
                 + "(every feature ring; v2 tie order: smallest socket address).";
     }
 
+    private static final List<Option> OPTIONS = List.of(
+            Option.valued(BACKENDS, "N", "one ring of N backends of equal weight"),
+            Option.valued(TARGET, "C", "the largest acceptable CV: a fraction (0.02) or a percentage (2%)"),
+            Option.flag(JSON, "one JSON object; top-level point_multiple is the answer"));
+
     @Override
-    String synopsis() {
-        return "(--backends N | BACKENDS_FILE) --target-cv C [--json]";
+    List<Option> options() {
+        return OPTIONS;
     }
 
     @Override
-    String options() {
-        return """
-                  --backends N          one ring of N backends of equal weight
-                  --target-cv C         the largest acceptable CV: a fraction (0.02) or a percentage (2%)
-                  --json                one JSON object; top-level point_multiple is the answer
-                """;
-    }
-
-    @Override
-    Set<String> valueOptions() {
-        return Set.of(BACKENDS, TARGET);
-    }
-
-    @Override
-    Set<String> flagOptions() {
-        return Set.of("--json");
+    List<String> forms() {
+        return List.of("({--backends} | BACKENDS_FILE) {--target-cv} [{--json}]");
     }
 
     @Override
@@ -82,12 +73,13 @@ final class RecommendCommand extends Command {
             Arrays.fill(weights, 1);
             Recommendation rec = new Recommendation(List.of(weights));
             int k = answer(rec, target, n + " backends");
-            if (args.has("--json")) {
-                Json j = common(new Json().begin(), k, target, rec).field("backends", n)
+            if (args.has(JSON)) {
+                Json j = common(new Json(out).begin(), k, target, rec).field("backends", n)
                         .field("points_per_ring", expectedPoints(n, k)).field("bytes_per_ring", bytes(n, k));
                 j.beginObject("nginx_default").field("point_multiple", NGINX).field("predicted_cv", rec.worstCv(NGINX))
                         .field("points_per_ring", expectedPoints(n, NGINX)).field("bytes_per_ring", bytes(n, NGINX)).end();
-                out.println(j.field("bytes_ratio", (double) bytes(n, k) / bytes(n, NGINX)).end());
+                j.field("bytes_ratio", (double) bytes(n, k) / bytes(n, NGINX)).end();
+                out.println();
             } else {
                 text(out, k, target, rec, n + " backends of equal weight, one ring");
                 out.printf(Locale.ROOT, "points_per_ring: %d (%d generated, %.0f expected to collide)%n", expectedPoints(n, k), (long) n * k,
@@ -113,8 +105,8 @@ final class RecommendCommand extends Command {
         int k = answer(rec, target, list.source());
         RingFileEstimate chosen = RingFileEstimate.of(list, Algorithm.V2, k);
         RingFileEstimate nginx = RingFileEstimate.of(list, Algorithm.V2, NGINX);
-        if (args.has("--json")) {
-            Json j = common(new Json().begin(), k, target, rec).field("file", list.source()).field("backends", list.size());
+        if (args.has(JSON)) {
+            Json j = common(new Json(out).begin(), k, target, rec).field("file", list.source()).field("backends", list.size());
             j.beginArray("rings");
             for (RingFileEstimate.RingEstimate r : chosen.rings()) {
                 j.begin().beginArray("features");
@@ -128,7 +120,8 @@ final class RecommendCommand extends Command {
             j.endArray().field("file_bytes", chosen.fileBytes());
             j.beginObject("nginx_default").field("point_multiple", NGINX).field("predicted_cv", rec.worstCv(NGINX))
                     .field("file_bytes", nginx.fileBytes()).end();
-            out.println(j.field("bytes_ratio", (double) chosen.fileBytes() / nginx.fileBytes()).end());
+            j.field("bytes_ratio", (double) chosen.fileBytes() / nginx.fileBytes()).end();
+            out.println();
         } else {
             text(out, k, target, rec, list.source() + ": " + list.size() + " backends, " + (1 << list.features().size()) + " rings ("
                     + probe.segments().size() + " distinct backend sets), v2");

@@ -7,7 +7,7 @@ import io.ringstore.RingStore;
 import java.io.InputStream;
 import java.io.PrintStream;
 import java.nio.file.Path;
-import java.util.Set;
+import java.util.List;
 
 final class VerifyCommand extends Command {
     @Override
@@ -22,23 +22,21 @@ final class VerifyCommand extends Command {
     }
 
     @Override
-    String synopsis() {
-        return "RINGFILE";
+    List<Option> options() {
+        return List.of();
     }
 
     @Override
-    String options() {
-        return "";
+    List<String> forms() {
+        return List.of("RINGFILE");
     }
 
-    @Override
-    Set<String> valueOptions() {
-        return Set.of();
-    }
-
-    @Override
-    Set<String> flagOptions() {
-        return Set.of();
+    /** A file that passed every check, in numbers. */
+    private record Verified(Path path, long generation, int backends, int rings, int segments, long points) {
+        void print(PrintStream out) {
+            out.printf("ok: %s generation %d, %d backends, %d rings, %d segments, %d ring points, all checksums match%n",
+                    path, generation, backends, rings, segments, points);
+        }
     }
 
     @Override
@@ -48,12 +46,16 @@ final class VerifyCommand extends Command {
         }
         try (RingStore store = RingStore.open(Path.of(args.positional.getFirst()))) {
             store.verify();
-            long points = store.rings().stream().mapToLong(Ring::pointCount).sum();
-            out.printf("ok: %s generation %d, %d backends, %d rings, %d segments, %d ring points, all checksums match%n",
-                    store.path(), store.generation(), store.backendCount(), store.rings().size(), store.segmentCount(), points);
+            new Verified(store.path(), store.generation(), store.backendCount(), store.rings().size(), store.segmentCount(),
+                    ringPoints(store)).print(out);
             return Main.OK;
         } catch (RingFileException e) {
             throw new FailedException(e.getMessage());
         }
+    }
+
+    /** The points verify reports: every ring's, a shared segment counted once per ring. */
+    private static long ringPoints(RingStore store) {
+        return store.rings().stream().mapToLong(Ring::pointCount).sum();
     }
 }

@@ -13,6 +13,17 @@ final class Versions {
     static final String ALGORITHM = "--algorithm";
     static final String POINT_MULTIPLE = "--point-multiple";
 
+    /** For build: the versions to write. */
+    static final Option BUILD_ALGORITHM = Option.valued(ALGORITHM, "LIST", """
+            v1 (nginx hash ... consistent, the default), v2 (pingora-ketama V2),
+            or v1,v2 for both in one file; the first is the file's default""").shownAs("v1|v2|v1,v2");
+    static final Option BUILD_POINT_MULTIPLE = Option.valued(POINT_MULTIPLE, "K", "points per weight unit for v2 (default 160)");
+
+    /** For readers: which of the file's versions. */
+    static final Option READ_ALGORITHM = Option.valued(ALGORITHM, "V",
+            "v1 or v2 (or v2:K) when the file holds several versions (default: the first)").shownAs("v1|v2[:K]");
+    static final Option READ_POINT_MULTIPLE = Option.valued(POINT_MULTIPLE, "K", "which v2 ring, when the file holds several");
+
     private Versions() {
     }
 

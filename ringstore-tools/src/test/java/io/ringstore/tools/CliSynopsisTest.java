@@ -1,0 +1,79 @@
+package io.ringstore.tools;
+
+import org.junit.jupiter.api.Test;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The synopsis lines in README.md's "The CLI" are the CLI's contract: they must be exactly the lines the
+ * option tables generate, so the two cannot drift. Also: {@code --help} and the usage after a wrong
+ * argument show those same lines, and every option a help text lists is one the parser accepts.
+ */
+class CliSynopsisTest {
+    @Test
+    void readmeShowsExactlyTheGeneratedSynopses() throws Exception {
+        String repo = System.getProperty("ringstore.repo");
+        assertNotNull(repo, "system property ringstore.repo (the repository root) is not set");
+        List<String> readme = Files.readAllLines(Path.of(repo, "README.md"), StandardCharsets.UTF_8);
+        int heading = readme.indexOf("## The CLI");
+        assertTrue(heading >= 0, "README.md has no '## The CLI' section");
+        int open = readme.subList(heading, readme.size()).indexOf("```") + heading;
+        int close = readme.subList(open + 1, readme.size()).indexOf("```") + open + 1;
+        assertTrue(open > heading && close > open, "no code block in README.md's 'The CLI'");
+        assertEquals(readme.subList(open + 1, close), Main.synopses());
+    }
+
+    @Test
+    void helpAndUsageErrorsShowTheGeneratedSynopses() {
+        for (Command c : Main.commands()) {
+            List<String> expected = new ArrayList<>();
+            c.synopses().forEach(s -> expected.add("ringstore " + c.name() + " " + s));
+            String help = CliRun.run(c.name(), "--help").assertOk().out();
+            List<String> lines = help.lines().toList();
+            for (int i = 0; i < expected.size(); i++) {
+                assertEquals((i == 0 ? "usage: " : "       ") + expected.get(i), lines.get(i), help);
+            }
+            assertEquals("", lines.get(expected.size()), help);
+            String usage = CliRun.run(c.name(), "--no-such-option").stderr().lines().toList().get(1);
+            for (String s : expected) {
+                assertTrue(usage.contains(s), () -> usage + " lacks " + s);
+            }
+        }
+    }
+
+    @Test
+    void everyOptionInHelpIsAcceptedByTheParser() throws Exception {
+        for (Command c : Main.commands()) {
+            for (Option o : c.options()) {
+                for (String name : o.names()) {
+                    assertTrue(c.help().contains(name), () -> c.name() + " --help lacks " + name);
+                    List<String> argv = new ArrayList<>(List.of(name));
+                    if (o.takesValue()) {
+                        argv.add("x");
+                    }
+                    Command.Args args = Command.Args.parse(argv.toArray(String[]::new), c.options());
+                    assertTrue(args.has(o.name()), () -> c.name() + " " + argv);
+                }
+            }
+        }
+    }
+
+    @Test
+    void helpTextsLineUpInOneColumn() {
+        for (Command c : Main.commands()) {
+            for (String line : c.help().lines().toList()) {
+                if (line.startsWith("  -")) {
+                    assertTrue(line.length() > 24 && line.charAt(23) == ' ' && line.charAt(24) != ' ', () -> c.name() + ": " + line);
+                }
+            }
+        }
+    }
+}
