@@ -197,6 +197,37 @@ class CliDumpTest {
         CliRun.runWithBrokenStdout("dump", ring.toString(), "--json").assertError(Main.FAILED, "dump");
     }
 
+    @Test
+    void stdoutIsWrittenInLargeBlocks() {
+        // Unbuffered, a text dump wrote every printf piece on its own (118,082 write calls for a 10-feature file).
+        int[] writes = {0};
+        java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+        java.io.OutputStream counting = new java.io.OutputStream() {
+            @Override
+            public void write(int b) {
+                writes[0]++;
+                bytes.write(b);
+            }
+
+            @Override
+            public void write(byte[] b, int off, int len) {
+                writes[0]++;
+                bytes.write(b, off, len);
+            }
+        };
+        java.io.PrintStream stdout = new java.io.PrintStream(counting, false, java.nio.charset.StandardCharsets.UTF_8);
+        java.io.PrintStream stderr = new java.io.PrintStream(new java.io.ByteArrayOutputStream(), true, java.nio.charset.StandardCharsets.UTF_8);
+        for (String[] args : List.of(new String[] {"dump", ring.toString(), "--points", "200"},
+                new String[] {"dump", ring.toString(), "--points", "200", "--json"})) {
+            writes[0] = 0;
+            bytes.reset();
+            assertEquals(Main.OK, Main.run(args, java.io.InputStream.nullInputStream(), stdout, stderr));
+            assertEquals(run(args).out(), bytes.toString(java.nio.charset.StandardCharsets.UTF_8), "same bytes as through CliRun");
+            int most = 2 + bytes.size() / (1 << 16);
+            assertTrue(writes[0] <= most, () -> String.join(" ", args) + ": " + writes[0] + " writes for " + bytes.size() + " bytes");
+        }
+    }
+
     // ---- the test's own JSON parser ----
 
     @Test

@@ -234,6 +234,30 @@ class CliLookupTest {
         CliRun.runWithBrokenStdout("lookup", featured.toString(), "/a").assertError(Main.FAILED, "lookup");
     }
 
+    @Test
+    void answersEachStdinLineWhileStdinStaysOpen() throws Exception {
+        // Without --watch, answers used to wait in a 64 KiB buffer until stdin ended: a pipe held open got none.
+        java.io.PipedOutputStream keys = new java.io.PipedOutputStream();
+        java.io.PipedInputStream stdin = new java.io.PipedInputStream(keys);
+        java.io.ByteArrayOutputStream answers = new java.io.ByteArrayOutputStream();
+        java.io.PrintStream stdout = new java.io.PrintStream(answers, true, StandardCharsets.UTF_8);
+        java.io.PrintStream stderr = new java.io.PrintStream(new java.io.ByteArrayOutputStream(), true, StandardCharsets.UTF_8);
+        int[] exit = {-1};
+        Thread command = new Thread(() -> exit[0] = Main.run(new String[] {"lookup", featured.toString()}, stdin, stdout, stderr));
+        command.start();
+        String expected = run("lookup", featured.toString(), "/first").assertOk().out();
+        keys.write("/first\n".getBytes(StandardCharsets.UTF_8));
+        keys.flush();
+        long deadline = System.nanoTime() + 20_000_000_000L;
+        while (answers.size() < expected.length() && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        assertEquals(expected, answers.toString(StandardCharsets.UTF_8), "the answer, while stdin is still open");
+        keys.close();
+        command.join(20_000);
+        assertEquals(Main.OK, exit[0]);
+    }
+
     // ---- smoke ----
 
     @Test
