@@ -13,10 +13,10 @@ import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Instant;
 import java.util.Arrays;
-import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
+import java.util.WeakHashMap;
 import java.util.concurrent.ScheduledExecutorService;
 
 /**
@@ -34,24 +34,36 @@ import java.util.concurrent.ScheduledExecutorService;
  * ({@link RingStore#verify()}) on the watcher thread before it is published to readers; a file
  * that fails is refused, the reason is logged through {@link System.Logger}, and the current
  * generation keeps serving. A file that lacks a feature or version a {@link Live} handle uses is
- * refused as well.
+ * refused as well. Handles are made and checked under one lock, so a handle is always one that the
+ * generation serving can answer: asking for a handle while a check runs waits for the check.
+ *
+ * <p><b>One switch per file.</b> A file counts as new when its identity (file key, modification
+ * time, size, first 64 header bytes) changed, and that identity is taken before and after opening,
+ * so a file published in between is not opened under its predecessor's identity. A file with the
+ * generation and input digest of the one serving (the same file published again) is no switch.
  *
  * <p>Thread-safe. {@link #current()} is one volatile read.
  */
 public final class WatchedRingStore implements AutoCloseable {
     /** How often the path is checked by default. */
     public static final long DEFAULT_POLL_MILLIS = 200;
+    /** A check gives up (until the next) when the file is replaced again each time it is being opened. */
+    private static final int MAX_OPEN_ATTEMPTS = 3;
 
     private static final System.Logger LOG = System.getLogger(WatchedRingStore.class.getName());
 
     private final Path path;
     private final ScheduledExecutorService timer;
-    private final Set<Live> handles = ConcurrentHashMap.newKeySet();
+    /** Handles whose features and version every new file must have; weak: see {@link Live}. Guarded by this. */
+    private final Map<Live, Boolean> handles = new WeakHashMap<>();
     private volatile RingStore current;
     private volatile Instant lastSwitch;
     private volatile String lastError;
     private volatile long switches;
     private Object stamp;
+    /** Test hooks, to force the interleavings a check must survive: after the identity is taken, before a switch. */
+    Runnable afterStamp = () -> { };
+    Runnable beforeSwitch = () -> { };
 
     private WatchedRingStore(Path path, RingStore first, Object stamp, long pollMillis) {
         this.path = path;
@@ -118,33 +130,45 @@ public final class WatchedRingStore implements AutoCloseable {
      * Returns true on a switch.
      */
     public synchronized boolean checkNow() {
-        Object now;
+        Object seen = null;
         try {
-            now = stampOf(path);
-        } catch (RingFileException e) {
-            return refuse(e.getMessage(), null);
-        }
-        if (now.equals(stamp)) {
-            return false;
-        }
-        RingStore next;
-        try {
-            next = RingStore.open(path, true);
-            next.verify();
-            for (Live h : handles) {
-                h.resolve(next); // throws IllegalArgumentException when the new file lacks what a handle uses
+            RingStore next = null;
+            for (int attempt = 0; next == null; attempt++) {
+                if (attempt == MAX_OPEN_ATTEMPTS) {
+                    return false; // replaced faster than it can be opened: the next check looks again
+                }
+                seen = stampOf(path);
+                if (seen.equals(stamp)) {
+                    return false;
+                }
+                afterStamp.run();
+                next = RingStore.open(path, true);
+                if (!seen.equals(stampOf(path))) {
+                    next = null; // replaced while being opened: what was opened may not be what was stamped
+                    seen = null;
+                }
             }
+            next.verify();
+            if (next.generation() == current.generation() && Arrays.equals(next.inputDigest(), current.inputDigest())) {
+                stamp = seen; // the serving file published again: nothing to switch to
+                lastError = null;
+                return false;
+            }
+            for (Live h : handles.keySet()) {
+                next.ring(h.features, h.version); // throws IllegalArgumentException when the new file lacks what a handle uses
+            }
+            beforeSwitch.run();
+            RingStore before = current;
+            current = next;
+            lastSwitch = Instant.now();
+            lastError = null;
+            stamp = seen;
+            switches++;
+            LOG.log(System.Logger.Level.INFO, "{0}: now serving generation {1} (was {2})", path, next.generation(), before.generation());
+            return true;
         } catch (RingFileException | IllegalArgumentException e) {
-            return refuse(e.getMessage(), now);
+            return refuse(e.getMessage(), seen);
         }
-        RingStore before = current;
-        current = next;
-        lastSwitch = Instant.now();
-        lastError = null;
-        stamp = now;
-        switches++;
-        LOG.log(System.Logger.Level.INFO, "{0}: now serving generation {1} (was {2})", path, next.generation(), before.generation());
-        return true;
     }
 
     private boolean refuse(String reason, Object seen) {
@@ -180,45 +204,54 @@ public final class WatchedRingStore implements AutoCloseable {
 
     /**
      * A handle on one feature ring of one version that always answers from the current generation.
-     * Resolving the ring is done once per generation, not per lookup.
+     * Resolving the ring is done once per generation, not per lookup. From now on a file lacking
+     * {@code features} or {@code version} is refused, until the handle is closed or nobody can reach it.
+     *
+     * @throws IllegalArgumentException when the generation serving lacks a feature or the version
      */
-    public Live ring(Set<String> features, RingVersion version) {
-        Live h = new Live(List.copyOf(features), version);
-        h.resolve(current);
-        handles.add(h);
+    public synchronized Live ring(Set<String> features, RingVersion version) {
+        Live h = new Live(Set.copyOf(features), version);
+        h.ring = current.ring(h.features, version);
+        handles.put(h, Boolean.TRUE);
         return h;
     }
 
-    /** {@link #ring(Set, RingVersion)} of the file's default version (as the first generation has it). */
-    public Live ring(Set<String> features) {
+    /** {@link #ring(Set, RingVersion)} of the default version of the generation serving now; the handle keeps that version. */
+    public synchronized Live ring(Set<String> features) {
         return ring(features, current.versions().getFirst());
     }
 
-    /** See {@link #ring(Set, RingVersion)}. Lookups allocate nothing. */
-    public final class Live {
-        private final List<String> features;
+    /**
+     * See {@link #ring(Set, RingVersion)}. Lookups allocate nothing. Close a handle no longer needed:
+     * an open one holds back every new file that lacks its feature or version. A handle that is no
+     * longer reachable is released as well (the watcher holds handles weakly), but only when the
+     * garbage collector gets to it.
+     */
+    public final class Live implements AutoCloseable {
+        private final Set<String> features;
         private final RingVersion version;
+        /** The ring of the generation last used; null once closed. */
         private volatile Ring ring;
+        private volatile boolean closed;
 
-        private Live(List<String> features, RingVersion version) {
+        private Live(Set<String> features, RingVersion version) {
             this.features = features;
             this.version = version;
         }
 
-        private Ring resolve(RingStore store) {
-            Ring r = store.ring(Set.copyOf(features), version);
-            if (store == current) {
-                ring = r;
-            }
-            return r;
-        }
-
-        /** The ring of the generation serving now. */
+        /**
+         * The ring of the generation serving now.
+         *
+         * @throws IllegalStateException when the handle was closed (a lookup racing with close may still answer)
+         */
         public Ring ring() {
             Ring r = ring;
             RingStore c = current;
-            if (r.store() != c) {
-                r = c.ring(Set.copyOf(features), version); // first lookup after a switch
+            if (r == null || r.store() != c) {
+                if (closed) {
+                    throw new IllegalStateException("handle on " + features + " " + version + " of " + path + " was closed");
+                }
+                r = c.ring(features, version); // first lookup after a switch
                 ring = r;
             }
             return r;
@@ -242,6 +275,16 @@ public final class WatchedRingStore implements AutoCloseable {
 
         public int lookupHash(int hash) {
             return ring().lookupHash(hash);
+        }
+
+        /** Stops holding new files to this handle's feature and version; its lookups then throw. */
+        @Override
+        public void close() {
+            closed = true;
+            ring = null;
+            synchronized (WatchedRingStore.this) {
+                handles.remove(this);
+            }
         }
     }
 

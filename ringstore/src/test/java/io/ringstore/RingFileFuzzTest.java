@@ -13,6 +13,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
@@ -196,6 +197,8 @@ class RingFileFuzzTest {
         stats.reasons.entrySet().stream().sorted(Map.Entry.<String, Long>comparingByValue(Comparator.reverseOrder())).limit(Long.getLong("ringstore.fuzz.reasons", 25))
                 .forEach(e -> System.out.printf("  %7d  %s%n", e.getValue(), e.getKey()));
         System.out.println("  ... " + stats.reasons.size() + " distinct reasons");
+        System.out.println("mutations drawn:");
+        MUTATORS.forEach(m -> System.out.printf("  %7d  %s%n", stats.drawn.getOrDefault(m.name(), 0L), m.name()));
         if (only != null) {
             return;
         }
@@ -212,6 +215,7 @@ class RingFileFuzzTest {
         long opened;
         long verified;
         final Map<String, Long> reasons = new HashMap<>();
+        final Map<String, Long> drawn = new HashMap<>();
     }
 
     private static void runCase(long seed, long c, Path file, Stats stats, AtomicReference<String> current, AllocationMeter meter)
@@ -224,7 +228,7 @@ class RingFileFuzzTest {
         int mutations = random.nextInt(8) == 0 ? 2 + random.nextInt(3) : 1;
         for (int m = 0; m < mutations; m++) {
             try {
-                bytes = mutate(bytes, shape, random, what);
+                bytes = mutate(bytes, shape, random, what, stats.drawn);
             } catch (IndexOutOfBoundsException | IllegalArgumentException e) {
                 what.append(" (not applicable after the previous mutation)"); // a layout-based mutation on a file already cut short
             }
@@ -377,230 +381,303 @@ class RingFileFuzzTest {
             "127.0.0.1:65536", "[::1", "::1", "[::1]:", "[::1]x", "localhost", "1.2.3", "127.0.0.01", "[1:2:3:4:5:6:7:8:9]",
             "[::ffff:1.2.3.4]:0", "127.0.0.1:-1", " ", "\u0000", "[%]", "[::1%]", "1.1.1.1:99999999999999999999"};
 
-    private static byte[] mutate(byte[] bytes, Shape shape, SplittableRandom r, StringBuilder what) {
-        int op = r.nextInt(16);
-        boolean fix = true;
-        switch (op) {
-            case 0 -> { // bit flips anywhere
-                int n = 1 + r.nextInt(4);
-                for (int i = 0; i < n && bytes.length > 0; i++) {
-                    int at = r.nextInt(bytes.length);
-                    int bit = r.nextInt(8);
-                    bytes[at] ^= (byte) (1 << bit);
-                    what.append(" flip[").append(at).append('.').append(bit).append(']');
-                }
-                fix = r.nextBoolean();
-            }
-            case 1 -> { // a run of garbage
-                if (bytes.length > 0) {
-                    int at = r.nextInt(bytes.length);
-                    int length = Math.min(bytes.length - at, 1 + r.nextInt(r.nextBoolean() ? 8 : 256));
-                    int kind = r.nextInt(3);
-                    for (int i = 0; i < length; i++) {
-                        bytes[at + i] = (byte) (kind == 0 ? r.nextInt(256) : kind == 1 ? 0xFF : 0);
-                    }
-                    what.append(" garbage[").append(at).append(",+").append(length).append(kind == 0 ? " random" : kind == 1 ? " 0xff" : " 0").append(']');
-                }
-                fix = r.nextBoolean();
-            }
-            case 2 -> { // truncation, maybe with the header's length adjusted
-                int length = r.nextInt(4) == 0 ? (int) Math.max(0, Math.min(bytes.length, shape.metadataEnd + r.nextInt(9) - 4))
-                        : r.nextInt(bytes.length + 1);
-                bytes = Arrays.copyOf(bytes, length);
-                what.append(" truncate[").append(length).append(']');
-                if (r.nextBoolean() && length >= RingFormat.FILE_LENGTH_OFFSET + 8) {
-                    le(bytes).putLong(RingFormat.FILE_LENGTH_OFFSET, length);
-                    what.append(" fileLength fixed");
-                } else {
-                    fix = false;
-                }
-            }
-            case 3 -> { // extension with zeros or garbage, maybe with the header's length adjusted
-                int extra = 1 + r.nextInt(r.nextBoolean() ? 16 : 8192);
-                int old = bytes.length;
-                bytes = Arrays.copyOf(bytes, old + extra);
-                if (r.nextBoolean()) {
-                    for (int i = old; i < bytes.length; i++) {
-                        bytes[i] = (byte) r.nextInt(256);
-                    }
-                }
-                what.append(" extend[+").append(extra).append(']');
-                if (r.nextBoolean() && bytes.length >= RingFormat.FILE_LENGTH_OFFSET + 8) {
-                    le(bytes).putLong(RingFormat.FILE_LENGTH_OFFSET, bytes.length);
-                    what.append(" fileLength fixed");
-                } else {
-                    fix = false;
-                }
-            }
-            case 4, 5 -> { // a header field set to an absurd or borderline value
-                int[] f = HEADER_FIELDS[r.nextInt(HEADER_FIELDS.length)];
-                long v = value(r, bytes, f[0], f[1], bytes.length);
-                put(bytes, f[0], f[1], v);
-                what.append(" header@").append(f[0]).append('=').append(v);
-            }
-            case 6 -> { // consistent counts: more features or versions, ring count and index length to match
-                ByteBuffer b = le(bytes);
-                int features = r.nextInt(4) == 0 ? 17 + r.nextInt(100) : r.nextInt(17);
-                int versions = r.nextInt(4) == 0 ? r.nextInt(40) : 1 + r.nextInt(16);
-                long rings = (long) versions << Math.min(features, 40);
-                b.putShort(RingFormat.FEATURE_COUNT_OFFSET, (short) features);
-                b.putShort(RingFormat.VERSION_COUNT_OFFSET, (short) versions);
-                b.putInt(RingFormat.RING_COUNT_OFFSET, (int) rings);
-                b.putLong(RingFormat.RING_INDEX_LENGTH_OFFSET, rings * RingFormat.ENTRY_LENGTH);
-                what.append(" counts[features=").append(features).append(" versions=").append(versions).append(']');
-            }
-            case 7, 8 -> { // an index entry field
-                if (shape.ringCount > 0) {
-                    int e = shape.indexAt + r.nextInt(shape.ringCount) * RingFormat.ENTRY_LENGTH;
-                    int[] f = ENTRY_FIELDS[r.nextInt(ENTRY_FIELDS.length)];
-                    long v = value(r, bytes, e + f[0], f[1], bytes.length);
-                    put(bytes, e + f[0], f[1], v);
-                    what.append(" entry@").append(e).append('+').append(f[0]).append('=').append(v);
-                    if (f[0] == RingFormat.ENTRY_POINT_COUNT_OFFSET && r.nextBoolean()) {
-                        long points = Integer.toUnsignedLong((int) v);
-                        le(bytes).putLong(e + RingFormat.ENTRY_SEGMENT_LENGTH_OFFSET, points * RingFormat.POINT_LENGTH);
-                        what.append(" with its length");
-                    }
-                }
-            }
-            case 9 -> { // two index entries swapped, or one entry's segment given to another
-                if (shape.ringCount > 1) {
-                    int i = shape.indexAt + r.nextInt(shape.ringCount) * RingFormat.ENTRY_LENGTH;
-                    int j = shape.indexAt + r.nextInt(shape.ringCount) * RingFormat.ENTRY_LENGTH;
-                    if (r.nextBoolean()) {
-                        byte[] tmp = Arrays.copyOfRange(bytes, i, i + RingFormat.ENTRY_LENGTH);
-                        System.arraycopy(bytes, j, bytes, i, RingFormat.ENTRY_LENGTH);
-                        System.arraycopy(tmp, 0, bytes, j, RingFormat.ENTRY_LENGTH);
-                        what.append(" swap entries ").append(i).append(',').append(j);
-                    } else {
-                        System.arraycopy(bytes, j + RingFormat.ENTRY_POINT_COUNT_OFFSET, bytes, i + RingFormat.ENTRY_POINT_COUNT_OFFSET, 24);
-                        what.append(" entry ").append(i).append(" takes the segment of ").append(j);
-                    }
-                }
-            }
-            case 10 -> { // overlapping segments: an entry's segment moved into another's
-                if (shape.ringCount > 0 && shape.segments.length > 0) {
-                    int e = shape.indexAt + r.nextInt(shape.ringCount) * RingFormat.ENTRY_LENGTH;
-                    long[] s = shape.segments[r.nextInt(shape.segments.length)];
-                    long offset = s[0] + (r.nextBoolean() ? RingFormat.POINT_LENGTH * r.nextInt(8) : r.nextInt((int) s[1]));
-                    le(bytes).putLong(e + RingFormat.ENTRY_SEGMENT_OFFSET_OFFSET, offset);
-                    what.append(" entry ").append(e).append(" segment at ").append(offset);
-                }
-            }
-            case 11 -> { // two segments' points swapped (each entry's checksum then belongs to the other)
-                if (shape.segments.length > 1) {
-                    long[] a = shape.segments[r.nextInt(shape.segments.length)];
-                    long[] b = shape.segments[r.nextInt(shape.segments.length)];
-                    int n = (int) Math.min(a[1], b[1]);
-                    byte[] tmp = Arrays.copyOfRange(bytes, (int) a[0], (int) a[0] + n);
-                    System.arraycopy(bytes, (int) b[0], bytes, (int) a[0], n);
-                    System.arraycopy(tmp, 0, bytes, (int) b[0], n);
-                    what.append(" swap segments ").append(a[0]).append(',').append(b[0]).append(" +").append(n);
-                    fix = r.nextBoolean();
-                    if (fix) {
-                        fixSegmentChecksums(bytes, shape);
-                        what.append(" segment checksums fixed");
-                    }
-                }
-            }
-            case 12, 13 -> { // points changed with the segment checksum recomputed: verify's order and membership checks
-                if (shape.segments.length > 0) {
-                    long[] s = shape.segments[r.nextInt(shape.segments.length)];
-                    int points = (int) (s[1] / RingFormat.POINT_LENGTH);
-                    int p = (int) s[0] + r.nextInt(points) * RingFormat.POINT_LENGTH;
-                    ByteBuffer b = le(bytes);
-                    switch (r.nextInt(5)) {
-                        case 0 -> {
-                            int backend = r.nextBoolean() ? shape.backendCount + r.nextInt(3) : r.nextInt(0x10000);
-                            b.putShort(p + RingFormat.POINT_BACKEND_OFFSET, (short) backend);
-                            what.append(" point@").append(p).append(" backend=").append(backend);
-                        }
-                        case 1 -> {
-                            int backend = r.nextInt(shape.backendCount);
-                            b.putShort(p + RingFormat.POINT_BACKEND_OFFSET, (short) backend);
-                            what.append(" point@").append(p).append(" backend=").append(backend);
-                        }
-                        case 2 -> {
-                            int q = (int) s[0] + r.nextInt(points) * RingFormat.POINT_LENGTH;
-                            int hp = b.getInt(p);
-                            b.putInt(p, b.getInt(q));
-                            b.putInt(q, hp);
-                            what.append(" point hashes swapped ").append(p).append(',').append(q);
-                        }
-                        case 3 -> {
-                            int q = p + (p + RingFormat.POINT_LENGTH < s[0] + s[1] ? RingFormat.POINT_LENGTH : -RingFormat.POINT_LENGTH);
-                            if (q >= s[0]) {
-                                b.putInt(q, b.getInt(p));
-                            }
-                            what.append(" point hash repeated ").append(p).append("->").append(q);
-                        }
-                        default -> {
-                            int h = r.nextInt();
-                            b.putInt(p, h);
-                            what.append(" point@").append(p).append(" hash=").append(Integer.toUnsignedString(h));
-                        }
-                    }
-                    fixSegmentChecksums(bytes, shape);
-                }
-            }
-            case 14 -> { // a backend or feature record changed
-                ByteBuffer b = le(bytes);
-                if (r.nextInt(3) > 0 || shape.featureCount == 0) {
-                    int p = shape.backendsAt;
-                    int index = r.nextInt(shape.backendCount);
-                    for (int i = 0; i < index; i++) {
-                        p += RingFormat.BACKEND_FIXED_LENGTH + Short.toUnsignedInt(b.getShort(p + RingFormat.BACKEND_ADDRESS_LENGTH_OFFSET));
-                    }
-                    int length = Short.toUnsignedInt(b.getShort(p + RingFormat.BACKEND_ADDRESS_LENGTH_OFFSET));
-                    switch (r.nextInt(4)) {
-                        case 0 -> {
-                            long v = value(r, bytes, p + RingFormat.BACKEND_WEIGHT_OFFSET, 4, bytes.length);
-                            put(bytes, p + RingFormat.BACKEND_WEIGHT_OFFSET, 4, v);
-                            what.append(" backend ").append(index).append(" weight=").append(v);
-                        }
-                        case 1 -> {
-                            int mask = r.nextBoolean() ? 1 << r.nextInt(32) : r.nextInt();
-                            b.putInt(p + RingFormat.BACKEND_FEATURES_OFFSET, mask);
-                            what.append(" backend ").append(index).append(" mask=").append(Integer.toHexString(mask));
-                        }
-                        case 2 -> {
-                            long v = value(r, bytes, p + RingFormat.BACKEND_ADDRESS_LENGTH_OFFSET, 2, bytes.length);
-                            put(bytes, p + RingFormat.BACKEND_ADDRESS_LENGTH_OFFSET, 2, v);
-                            what.append(" backend ").append(index).append(" addressLength=").append(v);
-                        }
-                        default -> { // same length, other text: a bad or duplicate address
-                            String text = ADDRESSES[r.nextInt(ADDRESSES.length)];
-                            byte[] t = Arrays.copyOf(text.getBytes(StandardCharsets.ISO_8859_1), length);
-                            for (int i = text.length(); i < length; i++) {
-                                t[i] = (byte) "0123456789:]%".charAt(r.nextInt(13));
-                            }
-                            System.arraycopy(t, 0, bytes, p + RingFormat.BACKEND_ADDRESS_OFFSET, length);
-                            what.append(" backend ").append(index).append(" address='")
-                                    .append(new String(t, StandardCharsets.ISO_8859_1).replaceAll("\\p{Cntrl}", "?")).append('\'');
-                        }
-                    }
-                } else {
-                    int p = shape.featuresAt + (r.nextBoolean() ? 0 : 1 + r.nextInt(Math.max(1, (int) (shape.indexAt - shape.featuresAt - 1))));
-                    int v = r.nextBoolean() ? "a/ .-_\u0000\u00ffx".charAt(r.nextInt(10)) : r.nextInt(256);
-                    bytes[p] = (byte) v;
-                    what.append(" feature table byte ").append(p).append('=').append(v);
-                }
-            }
-            default -> { // a chunk of another shape spliced in
-                Shape other = shapes.get(r.nextInt(shapes.size()));
-                int from = r.nextInt(other.bytes.length);
-                int at = r.nextInt(bytes.length);
-                int n = Math.min(Math.min(other.bytes.length - from, bytes.length - at), 1 + r.nextInt(512));
-                System.arraycopy(other.bytes, from, bytes, at, n);
-                what.append(" splice ").append(other.name).append('[').append(from).append(",+").append(n).append("]@").append(at);
-                fix = r.nextBoolean();
-            }
-        }
-        if (fix) {
-            fixMetadataChecksum(bytes, shape);
+    /**
+     * One kind of mutation: changes {@code bytes} in place or returns a new array, appends what it did
+     * to {@code what}, and says whether the metadata checksum is recomputed afterwards.
+     */
+    private interface Mutation {
+        Mutated apply(byte[] bytes, Shape shape, SplittableRandom r, StringBuilder what);
+    }
+
+    private record Mutated(byte[] bytes, boolean fixMetadataChecksum) {
+    }
+
+    /** A named mutation, drawn with {@code weight} chances in {@link #DRAW}. */
+    private record Mutator(String name, int weight, Mutation mutation) {
+    }
+
+    /** The mutations, in the order of {@link #DRAW}. */
+    private static final List<Mutator> MUTATORS = List.of(
+            new Mutator("bit flips", 1, RingFileFuzzTest::flipBits),
+            new Mutator("garbage", 1, RingFileFuzzTest::garbage),
+            new Mutator("truncation", 1, RingFileFuzzTest::truncate),
+            new Mutator("extension", 1, RingFileFuzzTest::extend),
+            new Mutator("header field", 2, RingFileFuzzTest::headerField),
+            new Mutator("counts", 1, RingFileFuzzTest::counts),
+            new Mutator("entry field", 2, RingFileFuzzTest::entryField),
+            new Mutator("entries swapped", 1, RingFileFuzzTest::swapEntries),
+            new Mutator("segments overlapped", 1, RingFileFuzzTest::overlapSegments),
+            new Mutator("segments swapped", 1, RingFileFuzzTest::swapSegments),
+            new Mutator("points", 2, RingFileFuzzTest::changePoints),
+            new Mutator("records", 1, RingFileFuzzTest::changeRecord),
+            new Mutator("splice", 1, RingFileFuzzTest::splice));
+
+    /** One slot per chance: a case draws {@code r.nextInt(DRAW.length)}, 16 slots. */
+    private static final Mutator[] DRAW = MUTATORS.stream()
+            .flatMap(m -> Collections.nCopies(m.weight(), m).stream()).toArray(Mutator[]::new);
+
+    private static byte[] mutate(byte[] bytes, Shape shape, SplittableRandom r, StringBuilder what, Map<String, Long> drawn) {
+        Mutator mutator = DRAW[r.nextInt(DRAW.length)];
+        drawn.merge(mutator.name(), 1L, Long::sum);
+        Mutated mutated = mutator.mutation().apply(bytes, shape, r, what);
+        if (mutated.fixMetadataChecksum()) {
+            fixMetadataChecksum(mutated.bytes(), shape);
             what.append(" (crc)");
         }
-        return bytes;
+        return mutated.bytes();
+    }
+
+    /** Bit flips anywhere. */
+    private static Mutated flipBits(byte[] bytes, Shape shape, SplittableRandom r, StringBuilder what) {
+        int n = 1 + r.nextInt(4);
+        for (int i = 0; i < n && bytes.length > 0; i++) {
+            int at = r.nextInt(bytes.length);
+            int bit = r.nextInt(8);
+            bytes[at] ^= (byte) (1 << bit);
+            what.append(" flip[").append(at).append('.').append(bit).append(']');
+        }
+        return new Mutated(bytes, r.nextBoolean());
+    }
+
+    /** A run of garbage. */
+    private static Mutated garbage(byte[] bytes, Shape shape, SplittableRandom r, StringBuilder what) {
+        if (bytes.length > 0) {
+            int at = r.nextInt(bytes.length);
+            int length = Math.min(bytes.length - at, 1 + r.nextInt(r.nextBoolean() ? 8 : 256));
+            int kind = r.nextInt(3);
+            for (int i = 0; i < length; i++) {
+                bytes[at + i] = (byte) (kind == 0 ? r.nextInt(256) : kind == 1 ? 0xFF : 0);
+            }
+            what.append(" garbage[").append(at).append(",+").append(length).append(kind == 0 ? " random" : kind == 1 ? " 0xff" : " 0").append(']');
+        }
+        return new Mutated(bytes, r.nextBoolean());
+    }
+
+    /** Truncation, maybe with the header's length adjusted. */
+    private static Mutated truncate(byte[] bytes, Shape shape, SplittableRandom r, StringBuilder what) {
+        boolean fix = true;
+        int length = r.nextInt(4) == 0 ? (int) Math.max(0, Math.min(bytes.length, shape.metadataEnd + r.nextInt(9) - 4))
+                : r.nextInt(bytes.length + 1);
+        bytes = Arrays.copyOf(bytes, length);
+        what.append(" truncate[").append(length).append(']');
+        if (r.nextBoolean() && length >= RingFormat.FILE_LENGTH_OFFSET + 8) {
+            le(bytes).putLong(RingFormat.FILE_LENGTH_OFFSET, length);
+            what.append(" fileLength fixed");
+        } else {
+            fix = false;
+        }
+        return new Mutated(bytes, fix);
+    }
+
+    /** Extension with zeros or garbage, maybe with the header's length adjusted. */
+    private static Mutated extend(byte[] bytes, Shape shape, SplittableRandom r, StringBuilder what) {
+        boolean fix = true;
+        int extra = 1 + r.nextInt(r.nextBoolean() ? 16 : 8192);
+        int old = bytes.length;
+        bytes = Arrays.copyOf(bytes, old + extra);
+        if (r.nextBoolean()) {
+            for (int i = old; i < bytes.length; i++) {
+                bytes[i] = (byte) r.nextInt(256);
+            }
+        }
+        what.append(" extend[+").append(extra).append(']');
+        if (r.nextBoolean() && bytes.length >= RingFormat.FILE_LENGTH_OFFSET + 8) {
+            le(bytes).putLong(RingFormat.FILE_LENGTH_OFFSET, bytes.length);
+            what.append(" fileLength fixed");
+        } else {
+            fix = false;
+        }
+        return new Mutated(bytes, fix);
+    }
+
+    /** A header field set to an absurd or borderline value. */
+    private static Mutated headerField(byte[] bytes, Shape shape, SplittableRandom r, StringBuilder what) {
+        int[] f = HEADER_FIELDS[r.nextInt(HEADER_FIELDS.length)];
+        long v = value(r, bytes, f[0], f[1], bytes.length);
+        put(bytes, f[0], f[1], v);
+        what.append(" header@").append(f[0]).append('=').append(v);
+        return new Mutated(bytes, true);
+    }
+
+    /** Consistent counts: more features or versions, ring count and index length to match. */
+    private static Mutated counts(byte[] bytes, Shape shape, SplittableRandom r, StringBuilder what) {
+        ByteBuffer b = le(bytes);
+        int features = r.nextInt(4) == 0 ? 17 + r.nextInt(100) : r.nextInt(17);
+        int versions = r.nextInt(4) == 0 ? r.nextInt(40) : 1 + r.nextInt(16);
+        long rings = (long) versions << Math.min(features, 40);
+        b.putShort(RingFormat.FEATURE_COUNT_OFFSET, (short) features);
+        b.putShort(RingFormat.VERSION_COUNT_OFFSET, (short) versions);
+        b.putInt(RingFormat.RING_COUNT_OFFSET, (int) rings);
+        b.putLong(RingFormat.RING_INDEX_LENGTH_OFFSET, rings * RingFormat.ENTRY_LENGTH);
+        what.append(" counts[features=").append(features).append(" versions=").append(versions).append(']');
+        return new Mutated(bytes, true);
+    }
+
+    /** An index entry field. */
+    private static Mutated entryField(byte[] bytes, Shape shape, SplittableRandom r, StringBuilder what) {
+        if (shape.ringCount > 0) {
+            int e = shape.indexAt + r.nextInt(shape.ringCount) * RingFormat.ENTRY_LENGTH;
+            int[] f = ENTRY_FIELDS[r.nextInt(ENTRY_FIELDS.length)];
+            long v = value(r, bytes, e + f[0], f[1], bytes.length);
+            put(bytes, e + f[0], f[1], v);
+            what.append(" entry@").append(e).append('+').append(f[0]).append('=').append(v);
+            if (f[0] == RingFormat.ENTRY_POINT_COUNT_OFFSET && r.nextBoolean()) {
+                long points = Integer.toUnsignedLong((int) v);
+                le(bytes).putLong(e + RingFormat.ENTRY_SEGMENT_LENGTH_OFFSET, points * RingFormat.POINT_LENGTH);
+                what.append(" with its length");
+            }
+        }
+        return new Mutated(bytes, true);
+    }
+
+    /** Two index entries swapped, or one entry's segment given to another. */
+    private static Mutated swapEntries(byte[] bytes, Shape shape, SplittableRandom r, StringBuilder what) {
+        if (shape.ringCount > 1) {
+            int i = shape.indexAt + r.nextInt(shape.ringCount) * RingFormat.ENTRY_LENGTH;
+            int j = shape.indexAt + r.nextInt(shape.ringCount) * RingFormat.ENTRY_LENGTH;
+            if (r.nextBoolean()) {
+                byte[] tmp = Arrays.copyOfRange(bytes, i, i + RingFormat.ENTRY_LENGTH);
+                System.arraycopy(bytes, j, bytes, i, RingFormat.ENTRY_LENGTH);
+                System.arraycopy(tmp, 0, bytes, j, RingFormat.ENTRY_LENGTH);
+                what.append(" swap entries ").append(i).append(',').append(j);
+            } else {
+                System.arraycopy(bytes, j + RingFormat.ENTRY_POINT_COUNT_OFFSET, bytes, i + RingFormat.ENTRY_POINT_COUNT_OFFSET, 24);
+                what.append(" entry ").append(i).append(" takes the segment of ").append(j);
+            }
+        }
+        return new Mutated(bytes, true);
+    }
+
+    /** Overlapping segments: an entry's segment moved into another's. */
+    private static Mutated overlapSegments(byte[] bytes, Shape shape, SplittableRandom r, StringBuilder what) {
+        if (shape.ringCount > 0 && shape.segments.length > 0) {
+            int e = shape.indexAt + r.nextInt(shape.ringCount) * RingFormat.ENTRY_LENGTH;
+            long[] s = shape.segments[r.nextInt(shape.segments.length)];
+            long offset = s[0] + (r.nextBoolean() ? RingFormat.POINT_LENGTH * r.nextInt(8) : r.nextInt((int) s[1]));
+            le(bytes).putLong(e + RingFormat.ENTRY_SEGMENT_OFFSET_OFFSET, offset);
+            what.append(" entry ").append(e).append(" segment at ").append(offset);
+        }
+        return new Mutated(bytes, true);
+    }
+
+    /** Two segments' points swapped (each entry's checksum then belongs to the other). */
+    private static Mutated swapSegments(byte[] bytes, Shape shape, SplittableRandom r, StringBuilder what) {
+        boolean fix = true;
+        if (shape.segments.length > 1) {
+            long[] a = shape.segments[r.nextInt(shape.segments.length)];
+            long[] b = shape.segments[r.nextInt(shape.segments.length)];
+            int n = (int) Math.min(a[1], b[1]);
+            byte[] tmp = Arrays.copyOfRange(bytes, (int) a[0], (int) a[0] + n);
+            System.arraycopy(bytes, (int) b[0], bytes, (int) a[0], n);
+            System.arraycopy(tmp, 0, bytes, (int) b[0], n);
+            what.append(" swap segments ").append(a[0]).append(',').append(b[0]).append(" +").append(n);
+            fix = r.nextBoolean();
+            if (fix) {
+                fixSegmentChecksums(bytes, shape);
+                what.append(" segment checksums fixed");
+            }
+        }
+        return new Mutated(bytes, fix);
+    }
+
+    /** Points changed with the segment checksum recomputed: verify's order and membership checks. */
+    private static Mutated changePoints(byte[] bytes, Shape shape, SplittableRandom r, StringBuilder what) {
+        if (shape.segments.length > 0) {
+            long[] s = shape.segments[r.nextInt(shape.segments.length)];
+            int points = (int) (s[1] / RingFormat.POINT_LENGTH);
+            int p = (int) s[0] + r.nextInt(points) * RingFormat.POINT_LENGTH;
+            ByteBuffer b = le(bytes);
+            switch (r.nextInt(5)) {
+                case 0 -> {
+                    int backend = r.nextBoolean() ? shape.backendCount + r.nextInt(3) : r.nextInt(0x10000);
+                    b.putShort(p + RingFormat.POINT_BACKEND_OFFSET, (short) backend);
+                    what.append(" point@").append(p).append(" backend=").append(backend);
+                }
+                case 1 -> {
+                    int backend = r.nextInt(shape.backendCount);
+                    b.putShort(p + RingFormat.POINT_BACKEND_OFFSET, (short) backend);
+                    what.append(" point@").append(p).append(" backend=").append(backend);
+                }
+                case 2 -> {
+                    int q = (int) s[0] + r.nextInt(points) * RingFormat.POINT_LENGTH;
+                    int hp = b.getInt(p);
+                    b.putInt(p, b.getInt(q));
+                    b.putInt(q, hp);
+                    what.append(" point hashes swapped ").append(p).append(',').append(q);
+                }
+                case 3 -> {
+                    int q = p + (p + RingFormat.POINT_LENGTH < s[0] + s[1] ? RingFormat.POINT_LENGTH : -RingFormat.POINT_LENGTH);
+                    if (q >= s[0]) {
+                        b.putInt(q, b.getInt(p));
+                    }
+                    what.append(" point hash repeated ").append(p).append("->").append(q);
+                }
+                default -> {
+                    int h = r.nextInt();
+                    b.putInt(p, h);
+                    what.append(" point@").append(p).append(" hash=").append(Integer.toUnsignedString(h));
+                }
+            }
+            fixSegmentChecksums(bytes, shape);
+        }
+        return new Mutated(bytes, true);
+    }
+
+    /** A backend or feature record changed. */
+    private static Mutated changeRecord(byte[] bytes, Shape shape, SplittableRandom r, StringBuilder what) {
+        ByteBuffer b = le(bytes);
+        if (r.nextInt(3) > 0 || shape.featureCount == 0) {
+            int p = shape.backendsAt;
+            int index = r.nextInt(shape.backendCount);
+            for (int i = 0; i < index; i++) {
+                p += RingFormat.BACKEND_FIXED_LENGTH + Short.toUnsignedInt(b.getShort(p + RingFormat.BACKEND_ADDRESS_LENGTH_OFFSET));
+            }
+            int length = Short.toUnsignedInt(b.getShort(p + RingFormat.BACKEND_ADDRESS_LENGTH_OFFSET));
+            switch (r.nextInt(4)) {
+                case 0 -> {
+                    long v = value(r, bytes, p + RingFormat.BACKEND_WEIGHT_OFFSET, 4, bytes.length);
+                    put(bytes, p + RingFormat.BACKEND_WEIGHT_OFFSET, 4, v);
+                    what.append(" backend ").append(index).append(" weight=").append(v);
+                }
+                case 1 -> {
+                    int mask = r.nextBoolean() ? 1 << r.nextInt(32) : r.nextInt();
+                    b.putInt(p + RingFormat.BACKEND_FEATURES_OFFSET, mask);
+                    what.append(" backend ").append(index).append(" mask=").append(Integer.toHexString(mask));
+                }
+                case 2 -> {
+                    long v = value(r, bytes, p + RingFormat.BACKEND_ADDRESS_LENGTH_OFFSET, 2, bytes.length);
+                    put(bytes, p + RingFormat.BACKEND_ADDRESS_LENGTH_OFFSET, 2, v);
+                    what.append(" backend ").append(index).append(" addressLength=").append(v);
+                }
+                default -> { // same length, other text: a bad or duplicate address
+                    String text = ADDRESSES[r.nextInt(ADDRESSES.length)];
+                    byte[] t = Arrays.copyOf(text.getBytes(StandardCharsets.ISO_8859_1), length);
+                    for (int i = text.length(); i < length; i++) {
+                        t[i] = (byte) "0123456789:]%".charAt(r.nextInt(13));
+                    }
+                    System.arraycopy(t, 0, bytes, p + RingFormat.BACKEND_ADDRESS_OFFSET, length);
+                    what.append(" backend ").append(index).append(" address='")
+                            .append(new String(t, StandardCharsets.ISO_8859_1).replaceAll("\\p{Cntrl}", "?")).append('\'');
+                }
+            }
+        } else {
+            int p = shape.featuresAt + (r.nextBoolean() ? 0 : 1 + r.nextInt(Math.max(1, (int) (shape.indexAt - shape.featuresAt - 1))));
+            int v = r.nextBoolean() ? "a/ .-_\u0000\u00ffx".charAt(r.nextInt(10)) : r.nextInt(256);
+            bytes[p] = (byte) v;
+            what.append(" feature table byte ").append(p).append('=').append(v);
+        }
+        return new Mutated(bytes, true);
+    }
+
+    /** A chunk of another shape spliced in. */
+    private static Mutated splice(byte[] bytes, Shape shape, SplittableRandom r, StringBuilder what) {
+        Shape other = shapes.get(r.nextInt(shapes.size()));
+        int from = r.nextInt(other.bytes.length);
+        int at = r.nextInt(bytes.length);
+        int n = Math.min(Math.min(other.bytes.length - from, bytes.length - at), 1 + r.nextInt(512));
+        System.arraycopy(other.bytes, from, bytes, at, n);
+        what.append(" splice ").append(other.name).append('[').append(from).append(",+").append(n).append("]@").append(at);
+        return new Mutated(bytes, r.nextBoolean());
     }
 
     /** An interesting value for a field of {@code width} bytes at {@code at}: a boundary, a nearby value, or random. */

@@ -9,6 +9,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.api.io.TempDirFactory;
 
 import java.io.IOException;
+import java.lang.ref.WeakReference;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -27,10 +28,12 @@ import java.util.concurrent.atomic.AtomicReference;
 import static io.ringstore.TestRings.builder;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
@@ -346,6 +349,113 @@ public class WatchedRingStoreTest {
             assertTrue(watched.checkNow(), () -> "good file refused: " + watched.lastError());
             assertEquals(4, watched.generation());
             assertAnswers(x2, 3, 1, "after the good file");
+        }
+    }
+
+    // ---- races and handles ----
+
+    @Test
+    void aHandleAskedForDuringACheckIsHeldToTheFileThatWillServe() throws Exception {
+        publish(1);
+        try (WatchedRingStore watched = WatchedRingStore.watch(path, 0)) {
+            builder(A.replace(" features=x", ""), RingVersion.V1, V2_8).generation(2).build(path);
+            AtomicReference<Object> asked = new AtomicReference<>();
+            Thread asker = new Thread(() -> {
+                try {
+                    asked.set(watched.ring(Set.of("x"), V2_8));
+                } catch (RuntimeException e) {
+                    asked.set(e);
+                }
+            }, "asker");
+            // The new file has been checked against every handle there is (none uses x); before it
+            // serves, another thread asks for x, which generation 1 has and generation 2 lacks.
+            watched.beforeSwitch = () -> {
+                asker.start();
+                while (asker.isAlive() && asker.getState() != Thread.State.BLOCKED && asker.getState() != Thread.State.WAITING) {
+                    Thread.onSpinWait(); // until it has its handle, or waits for the check to end
+                }
+            };
+            assertTrue(watched.checkNow(), () -> "no handle used x when the file was checked: " + watched.lastError());
+            asker.join(10_000);
+            assertEquals(2, watched.generation());
+            // A handle on generation 1's x would fail its first lookup on generation 2: it must not exist.
+            IllegalArgumentException refused = assertInstanceOf(IllegalArgumentException.class, asked.get(),
+                    "a handle was registered that the serving file cannot answer");
+            assertTrue(refused.getMessage().contains("unknown feature 'x'"), refused.getMessage());
+        }
+    }
+
+    @Test
+    void aClosedHandleNoLongerHoldsBackAFileWithoutItsFeature() throws Exception {
+        publish(1);
+        try (WatchedRingStore watched = WatchedRingStore.watch(path, 0)) {
+            WatchedRingStore.Live x2 = watched.ring(Set.of("x"), V2_8);
+            RingStore first = watched.current();
+            builder(A.replace(" features=x", ""), RingVersion.V1, V2_8).generation(2).build(path);
+            assertRefused(watched, first, watched.lastSwitch(), "no feature x", "unknown feature 'x'");
+
+            x2.close();
+            builder(B.replace(" features=x", ""), RingVersion.V1, V2_8).generation(3).build(path);
+            assertTrue(watched.checkNow(), () -> "refused for a closed handle: " + watched.lastError());
+            assertEquals(3, watched.generation());
+            IllegalStateException e = assertThrows(IllegalStateException.class, () -> x2.lookup(keys[0]));
+            assertTrue(e.getMessage().contains("closed"), e.getMessage());
+        }
+    }
+
+    @Test
+    void aHandleNobodyHoldsNoLongerHoldsBackAFileWithoutItsFeature() throws Exception {
+        publish(1);
+        try (WatchedRingStore watched = WatchedRingStore.watch(path, 0)) {
+            WeakReference<WatchedRingStore.Live> dropped = new WeakReference<>(watched.ring(Set.of("x"), V2_8));
+            for (int i = 0; i < 100 && dropped.get() != null; i++) {
+                System.gc();
+                Thread.sleep(10);
+            }
+            builder(A.replace(" features=x", ""), RingVersion.V1, V2_8).generation(2).build(path);
+            assertTrue(watched.checkNow(), () -> "refused for a handle nobody holds: " + watched.lastError());
+            assertEquals(2, watched.generation());
+        }
+    }
+
+    @Test
+    void aFilePublishedBetweenStampAndOpenIsOneSwitch() throws Exception {
+        publish(1);
+        try (WatchedRingStore watched = WatchedRingStore.watch(path, 0)) {
+            publish(2);
+            AtomicBoolean once = new AtomicBoolean();
+            watched.afterStamp = () -> {
+                if (once.compareAndSet(false, true)) {
+                    try {
+                        publish(3); // the stamp taken describes generation 2; the file opened next is 3
+                    } catch (Exception e) {
+                        throw new AssertionError(e);
+                    }
+                }
+            };
+            assertTrue(watched.checkNow(), () -> "refused: " + watched.lastError());
+            assertTrue(once.get());
+            assertEquals(3, watched.generation());
+            assertEquals(1, watched.switches());
+            assertFalse(watched.checkNow(), "generation 3 is serving already: no second switch to it");
+            assertEquals(1, watched.switches());
+            assertEquals(3, watched.generation());
+            assertNull(watched.lastError());
+        }
+    }
+
+    @Test
+    void theServingFilePublishedAgainIsNoSwitch() throws Exception {
+        publish(1);
+        try (WatchedRingStore watched = WatchedRingStore.watch(path, 0)) {
+            RingStore first = watched.current();
+            publishBytes(Files.readAllBytes(path)); // a new file (new inode and time), the same generation
+            assertFalse(watched.checkNow(), "the generation serving is not switched to again");
+            assertSame(first, watched.current());
+            assertEquals(0, watched.switches());
+            assertNull(watched.lastError());
+            assertFalse(watched.checkNow());
+            assertEquals(0, watched.switches());
         }
     }
 

@@ -89,6 +89,12 @@ public final class RingBuilder {
      * @throws IOException           when writing fails
      */
     public BuildResult build(Path target) throws BackendsFileException, RingFileException, IOException {
+        try (Publisher.Lock lock = Publisher.lock(target)) { // held from reading the old generation until the rename
+            return buildLocked(target);
+        }
+    }
+
+    private BuildResult buildLocked(Path target) throws BackendsFileException, RingFileException, IOException {
         long start = System.nanoTime();
         List<RingVersion> vs = versions.isEmpty() ? List.of(RingVersion.V1) : List.copyOf(versions);
         checkPointCounts(vs);

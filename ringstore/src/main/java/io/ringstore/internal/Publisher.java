@@ -1,20 +1,121 @@
 package io.ringstore.internal;
 
 import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.io.UncheckedIOException;
 import java.nio.channels.FileChannel;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Arrays;
+import java.util.HashSet;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
 
-/** Publishing a finished file at its path: readers see the old file or the new one, never a mix. */
+/**
+ * Publishing a finished file at its path: readers see the old file or the new one, never a mix; and
+ * publishers of one path take turns ({@link #lock(Path)}).
+ */
 public final class Publisher {
+    /** Lock files this process holds or waits for, one thread each: {@link FileChannel#lock()} is per process. Guarded by itself. */
+    private static final Set<Path> HELD = new HashSet<>();
+    private static final AtomicLong TOKENS = new AtomicLong();
+
     private Publisher() {
+    }
+
+    /**
+     * Waits until no other thread or process publishes {@code target}, and keeps them waiting until
+     * the lock is closed. A builder holds it from reading the generation it replaces until its file
+     * is renamed into place, so that two builds to one path make generations N + 1 and N + 2, never
+     * N + 1 twice.
+     *
+     * <p>The lock is {@link FileChannel#lock()} on {@code .<name>.lock} beside the target, which
+     * is deleted again on close: nothing is left in the directory. Because a waiting process may
+     * have opened the file just before its holder deleted it, a publisher that got the lock writes
+     * a token of its own into the file and reads it back through the path; if the path holds
+     * something else (or nothing), it locked a deleted file and tries again. The channel that read
+     * the token back stays open as long as the lock is held: on POSIX systems closing any channel
+     * on a file releases every lock the process holds on it. A lock file left behind
+     * (a crash, a file system that refuses the delete) is harmless: the next publisher takes it over.
+     */
+    public static Lock lock(Path target) throws IOException {
+        Path file = target.toAbsolutePath().getParent().toRealPath().resolve("." + target.getFileName() + ".lock");
+        synchronized (HELD) {
+            while (!HELD.add(file)) {
+                try {
+                    HELD.wait();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new InterruptedIOException("interrupted while waiting for " + file);
+                }
+            }
+        }
+        try {
+            return lockFile(file);
+        } catch (IOException | RuntimeException e) {
+            release(file);
+            throw e;
+        }
+    }
+
+    private static Lock lockFile(Path file) throws IOException {
+        byte[] token = (ProcessHandle.current().pid() + " " + TOKENS.incrementAndGet() + "\n").getBytes(StandardCharsets.US_ASCII);
+        while (true) {
+            FileChannel locked = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+            FileChannel atPath = null;
+            try {
+                locked.lock();
+                locked.truncate(0);
+                locked.write(ByteBuffer.wrap(token), 0);
+                atPath = openOrNull(file);
+                if (atPath != null && Arrays.equals(token, readUpTo(atPath, token.length + 1))) {
+                    return new Lock(file, locked, atPath);
+                }
+            } catch (IOException | RuntimeException e) {
+                closeAll(atPath, locked);
+                throw e;
+            }
+            closeAll(atPath, locked); // the file locked was deleted by the publisher before: lock the one at the path now
+        }
+    }
+
+    private static FileChannel openOrNull(Path file) throws IOException {
+        try {
+            return FileChannel.open(file, StandardOpenOption.READ);
+        } catch (NoSuchFileException e) {
+            return null;
+        }
+    }
+
+    private static byte[] readUpTo(FileChannel ch, int max) throws IOException {
+        ByteBuffer b = ByteBuffer.allocate(max);
+        while (b.hasRemaining() && ch.read(b, b.position()) > 0) {
+            // a short read: go on until the end of the file
+        }
+        return Arrays.copyOf(b.array(), b.position());
+    }
+
+    private static void closeAll(FileChannel... channels) throws IOException {
+        try (FileChannel first = channels[0]) {
+            if (channels.length > 1) {
+                closeAll(Arrays.copyOfRange(channels, 1, channels.length));
+            }
+        }
+    }
+
+    private static void release(Path file) {
+        synchronized (HELD) {
+            HELD.remove(file);
+            HELD.notifyAll();
+        }
     }
 
     /**
@@ -43,6 +144,35 @@ public final class Publisher {
             d.force(true);
         } catch (IOException | UncheckedIOException ignored) {
             // Some file systems cannot sync a directory; the rename itself is already atomic.
+        }
+    }
+
+    /** A held {@link #lock(Path)}; close to let the next publisher go. */
+    public static final class Lock implements AutoCloseable {
+        private final Path file;
+        private final FileChannel locked;
+        private final FileChannel atPath;
+
+        private Lock(Path file, FileChannel locked, FileChannel atPath) {
+            this.file = file;
+            this.locked = locked;
+            this.atPath = atPath;
+        }
+
+        /** Deletes the lock file (still holding it, so nobody else can have taken it over) and releases it. */
+        @Override
+        public void close() throws IOException {
+            try {
+                Files.deleteIfExists(file);
+            } catch (IOException ignored) {
+                // Left behind it is harmless: the next publisher takes it over.
+            } finally {
+                try {
+                    closeAll(atPath, locked);
+                } finally {
+                    release(file);
+                }
+            }
         }
     }
 }

@@ -32,8 +32,21 @@ public final class PolicyFile implements AutoCloseable {
     private final VersionSelector selector;
     private final String localDataCentre;
     private final ScheduledExecutorService timer;
-    private Object lastStamp;
+    /** What the last check found, to tell whether anything changed. */
+    private Read lastRead;
     private volatile String lastError;
+
+    /** What a check found at the path: the file's text, no file, or a file that cannot be read. */
+    private sealed interface Read {
+        record Text(String text) implements Read {
+        }
+
+        record Missing() implements Read {
+        }
+
+        record Unreadable(String reason) implements Read {
+        }
+    }
 
     private PolicyFile(Path path, VersionSelector selector, String localDataCentre, long pollMillis) {
         this.path = path;
@@ -44,8 +57,8 @@ public final class PolicyFile implements AutoCloseable {
 
     /**
      * Applies {@code path} to {@code selector} now (when valid) and then re-reads it every
-     * {@code pollMillis} ms when its modification time, size or identity changes; 0 = only on
-     * {@link #checkNow()}. Close to stop watching.
+     * {@code pollMillis} ms, applying it when its text changed; 0 = only on {@link #checkNow()}.
+     * Close to stop watching.
      */
     public static PolicyFile watch(Path path, VersionSelector selector, String localDataCentre, long pollMillis) {
         PolicyFile f = new PolicyFile(Objects.requireNonNull(path), Objects.requireNonNull(selector),
@@ -59,21 +72,34 @@ public final class PolicyFile implements AutoCloseable {
      * applied; on a bad file logs the reason, keeps the previous policy, and returns false.
      */
     public synchronized boolean checkNow() {
-        String text;
-        try {
-            // The file is small: compare its content, so that an edit is seen even when it keeps the
-            // size and modification time (cp -p, rsync -t, two writes within one timestamp tick).
-            text = Files.readString(path, StandardCharsets.UTF_8);
-        } catch (NoSuchFileException e) {
-            return refuse(path + ": policy file does not exist", "missing");
-        } catch (IOException e) {
-            return refuse(path + ": cannot read policy file: " + e.getMessage(), "unreadable");
-        }
-        if (text.equals(lastStamp)) {
+        Read read = read(path);
+        if (read.equals(lastRead)) {
             return false;
         }
-        Object stamp = text;
-        lastStamp = stamp;
+        lastRead = read;
+        return switch (read) {
+            case Read.Missing() -> refuse(path + ": policy file does not exist");
+            case Read.Unreadable(String reason) -> refuse(path + ": cannot read policy file: " + reason);
+            case Read.Text(String text) -> apply(text);
+        };
+    }
+
+    /**
+     * The whole file: it is small, so its content is compared rather than its modification time or
+     * size, and an edit is seen even when it keeps both (cp -p, rsync -t, two writes within one
+     * timestamp tick).
+     */
+    private static Read read(Path path) {
+        try {
+            return new Read.Text(Files.readString(path, StandardCharsets.UTF_8));
+        } catch (NoSuchFileException e) {
+            return new Read.Missing();
+        } catch (IOException e) {
+            return new Read.Unreadable(String.valueOf(e.getMessage()));
+        }
+    }
+
+    private boolean apply(String text) {
         try {
             RolloutPolicy p = parse(path, text, localDataCentre);
             RolloutPolicy before = selector.policy();
@@ -82,16 +108,15 @@ public final class PolicyFile implements AutoCloseable {
             LOG.log(System.Logger.Level.INFO, "{0}: rollout policy {1} (was {2})", path, p, before);
             return true;
         } catch (IllegalArgumentException e) {
-            return refuse(e.getMessage() + "; keeping " + selector.policy(), stamp);
+            return refuse(e.getMessage() + "; keeping " + selector.policy());
         }
     }
 
-    private boolean refuse(String message, Object stamp) {
+    private boolean refuse(String message) {
         if (!message.equals(lastError)) {
             LOG.log(System.Logger.Level.WARNING, message);
         }
         lastError = message;
-        lastStamp = stamp;
         return false;
     }
 

@@ -185,6 +185,27 @@ class PolicyFileTest {
     }
 
     @Test
+    void aFileWhoseTextNamesTheLastFailureIsReadAsText() throws Exception {
+        Path file = dir.resolve("rollout.policy");
+        VersionSelector sel = selector();
+        try (PolicyFile pf = PolicyFile.watch(file, sel, "ams", 0)) {
+            assertTrue(pf.lastError().contains("does not exist"), pf.lastError());
+            write(file, "missing");
+            assertFalse(pf.checkNow());
+            assertTrue(pf.lastError().contains("expected 'key = value', found 'missing'"), pf.lastError());
+
+            Files.delete(file);
+            Files.createDirectory(file);
+            assertFalse(pf.checkNow());
+            assertTrue(pf.lastError().contains("cannot read"), pf.lastError());
+            Files.delete(file);
+            write(file, "unreadable");
+            assertFalse(pf.checkNow());
+            assertTrue(pf.lastError().contains("expected 'key = value', found 'unreadable'"), pf.lastError());
+        }
+    }
+
+    @Test
     void aMissingOrUnreadableFileIsRefused() throws Exception {
         Path file = dir.resolve("rollout.policy");
         VersionSelector sel = selector();
