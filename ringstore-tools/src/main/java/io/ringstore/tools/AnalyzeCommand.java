@@ -119,9 +119,6 @@ final class AnalyzeCommand extends Command {
 
     /** What a sweep simulates: N backends, the point multiples, the rings per k, the algorithm and the threads. */
     private record SweepSetup(int n, List<Integer> ks, int seeds, Algorithm algorithm, int threads) {
-        String seedsWord() {
-            return seeds == 1 ? "seed" : "seeds";
-        }
     }
 
     /** A finished sweep: its rows in k order and its wall time. */
@@ -161,7 +158,7 @@ final class AnalyzeCommand extends Command {
         SweepReport report;
         try (CsvOut csv = CsvOut.open(csvName, Sweep.Row.CSV_HEADER)) {
             textHeader(setup, out);
-            report = simulate(setup, sweep, progress, row -> {
+            report = simulate(setup, sweep, largest, progress, row -> {
                 textRow(row, out);
                 out.flush();
                 csv.row(row.csv());
@@ -177,8 +174,8 @@ final class AnalyzeCommand extends Command {
         }
     }
 
-    /** Runs {@code sweep}, handing each row to {@code done} as it is finished. */
-    private static SweepReport simulate(SweepSetup setup, Sweep sweep, Consumer<String> progress, Consumer<Sweep.Row> done)
+    /** Runs {@code sweep} (its largest ring {@code largest} points), handing each row to {@code done} as it is finished. */
+    private static SweepReport simulate(SweepSetup setup, Sweep sweep, long largest, Consumer<String> progress, Consumer<Sweep.Row> done)
             throws FailedException {
         List<Sweep.Row> rows = new ArrayList<>();
         long start = System.nanoTime();
@@ -188,7 +185,6 @@ final class AnalyzeCommand extends Command {
                 done.accept(row);
             });
         } catch (OutOfMemoryError e) {
-            long largest = sweep.largestRing();
             throw new FailedException("out of heap memory during the sweep (largest ring " + largest + " points); "
                     + "give the JVM more with RINGSTORE_JAVA_OPTS=-Xmx" + suggestedHeapGb(largest, setup.threads()) + "g");
         }
@@ -199,7 +195,7 @@ final class AnalyzeCommand extends Command {
         List<Integer> ks = s.ks();
         out.printf(Locale.ROOT, "analyze: %d backends, k = %s (%d values), %d %s per k, %s points (CRC-32, 32-bit hashes), %d threads%n",
                 s.n(), ks.size() == 1 ? ks.getFirst().toString() : ks.getFirst() + ".." + ks.getLast(), ks.size(), s.seeds(),
-                s.seedsWord(), s.algorithm().cliName(), s.threads());
+                s.seeds() == 1 ? "seed" : "seeds", s.algorithm().cliName(), s.threads());
         out.println("predicted: formula sqrt((N-1)/(N*k+1)); pred_32bit: 32-bit model (points on equal hashes dropped in tie order)");
         out.println("CV in %; range: smallest..largest ring CV over the seeds; z: (simulated - predicted) in standard errors of the seeds");
         out.printf("%8s %11s %9s %10s %9s %17s %9s %7s %8s %8s %11s %11s %8s%n", "k", "points", "predicted", "pred_32bit", "simulated",
@@ -280,7 +276,8 @@ final class AnalyzeCommand extends Command {
     /**
      * One ring as analyze shows it.
      *
-     * @param members the backends of its features; {@code line} is {@code null} for a ring without any
+     * @param members how many backends its features select
+     * @param line    its numbers, or {@code null} for a ring without points or without backends
      */
     private record RingReport(Ring ring, int members, RingLine line) {
         /** The points generated before equal hashes were dropped. */
