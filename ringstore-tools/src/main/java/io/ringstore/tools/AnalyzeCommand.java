@@ -44,13 +44,6 @@ import java.util.stream.Stream;
 final class AnalyzeCommand extends Command {
     static final int DEFAULT_SEEDS = 3;
     static final int DEFAULT_STEPS_PER_DECADE = 4;
-    private static final String BACKENDS = "--backends";
-    private static final String POINTS = "--points";
-    private static final String SEEDS = "--seeds";
-    private static final String STEPS = "--steps-per-decade";
-    private static final String SVG = "--svg";
-    private static final String CSV = "--csv";
-    private static final String QUIET = "--quiet";
     private static final double GIB = 1L << 30;
     static final String FILE_CSV_HEADER = "version,features,backends,points,dropped,birthday_estimate,bytes,predicted_cv,"
             + "predicted_cv_32bit,measured_cv,max_share_over_expected,min_share_over_expected";
@@ -72,22 +65,23 @@ final class AnalyzeCommand extends Command {
                 + "measured CV and its bytes.";
     }
 
-    private static final List<Option> OPTIONS = List.of(
-            Option.valued(BACKENDS, "N", "simulate rings of N backends (random IPv4 addresses), 2 to 65535"),
-            Option.valued(POINTS, "K1..K2", "point multiples k from K1 to K2 in log steps; also K, or K1,K2,K3"),
-            Option.valued(STEPS, "D", "log steps per factor of 10 for K1..K2 (default 4: 10, 18, 32, 56, 100, ...)"),
-            Option.valued(SEEDS, "S", "rings per k, each with its own random addresses (default 3)"),
-            Option.valued(Versions.ALGORITHM, "V", """
-                    v2 (pingora-ketama, default with --backends) or v1 (nginx: text as written,
-                    first listed wins a tie); for a BACKENDS_FILE v1, v2 or v1,v2 (default v1)"""),
-            Option.valued(Versions.POINT_MULTIPLE, "K", "points per weight unit for v2 of a BACKENDS_FILE (default 160)"),
-            Option.valued(SVG, "FILE", "write the chart: CV against k (log-log), formula, simulation, collisions"),
-            Option.valued(CSV, "FILE", "write the table as CSV (header row first)"),
-            Option.flag(QUIET, "no progress lines on stderr"));
+    private static final Option BACKENDS = Option.valued("--backends", "N", "simulate rings of N backends (random IPv4 addresses), 2 to 65535");
+    private static final Option POINTS = Option.valued("--points", "K1..K2", "point multiples k from K1 to K2 in log steps; also K, or K1,K2,K3");
+    private static final Option STEPS = Option.valued("--steps-per-decade", "D",
+            "log steps per factor of 10 for K1..K2 (default 4: 10, 18, 32, 56, 100, ...)");
+    private static final Option SEEDS = Option.valued("--seeds", "S", "rings per k, each with its own random addresses (default 3)");
+    private static final Option ALGORITHM = Option.valued(Versions.ALGORITHM, "V", """
+            v2 (pingora-ketama, default with --backends) or v1 (nginx: text as written,
+            first listed wins a tie); for a BACKENDS_FILE v1, v2 or v1,v2 (default v1)""");
+    private static final Option POINT_MULTIPLE = Option.valued(Versions.POINT_MULTIPLE, "K",
+            "points per weight unit for v2 of a BACKENDS_FILE (default 160)");
+    private static final Option SVG = Option.valued("--svg", "FILE", "write the chart: CV against k (log-log), formula, simulation, collisions");
+    private static final Option CSV = Option.valued("--csv", "FILE", "write the table as CSV (header row first)");
+    private static final Option QUIET = Option.flag("--quiet", "no progress lines on stderr");
 
     @Override
     List<Option> options() {
-        return OPTIONS;
+        return List.of(BACKENDS, POINTS, STEPS, SEEDS, ALGORITHM, POINT_MULTIPLE, SVG, CSV, QUIET);
     }
 
     @Override
@@ -97,97 +91,137 @@ final class AnalyzeCommand extends Command {
 
     @Override
     int run(Args args, InputStream in, PrintStream out, PrintStream err) throws UsageException, FailedException {
-        Consumer<String> progress = args.has(QUIET) ? s -> { } : new ThrottledProgress(err, "ringstore analyze: ");
-        if (args.has(BACKENDS)) {
+        Consumer<String> progress = args.has(QUIET.name()) ? s -> { } : new ThrottledProgress(err, "ringstore analyze: ");
+        if (args.has(BACKENDS.name())) {
             if (!args.positional.isEmpty()) {
                 throw new UsageException("give --backends N or a BACKENDS_FILE, not both");
             }
-            if (args.has(Versions.POINT_MULTIPLE)) {
+            if (args.has(POINT_MULTIPLE.name())) {
                 throw new UsageException(Versions.POINT_MULTIPLE + " is for a BACKENDS_FILE; with --backends give --points");
             }
-            return sweep(args, out, progress);
+            sweep(sweepSetup(args), args.get(SVG.name()), args.get(CSV.name()), out, progress);
+            return Main.OK;
         }
-        for (String o : List.of(POINTS, SEEDS, STEPS, SVG)) {
-            if (args.has(o)) {
-                throw new UsageException(o + " needs --backends N");
+        for (Option o : List.of(POINTS, SEEDS, STEPS, SVG)) {
+            if (args.has(o.name())) {
+                throw new UsageException(o.name() + " needs --backends N");
             }
         }
         if (args.positional.size() != 1) {
             throw new UsageException(args.positional.isEmpty() ? "give --backends N --points K1..K2, or a BACKENDS_FILE"
                     : "expected one BACKENDS_FILE, got " + args.positional);
         }
-        return file(args, out, progress);
+        file(Versions.forBuild(args), args.positional.getFirst(), args.get(CSV.name()), out, progress);
+        return Main.OK;
     }
 
     // ---- --backends N: the sweep ----
 
-    private static int sweep(Args args, PrintStream out, Consumer<String> progress) throws UsageException, FailedException {
-        int n = (int) args.getLong(BACKENDS, 2, BackendList.MAX_BACKENDS, 0);
-        if (!args.has(POINTS)) {
+    /** What a sweep simulates: N backends, the point multiples, the rings per k, the algorithm and the threads. */
+    private record SweepSetup(int n, List<Integer> ks, int seeds, Algorithm algorithm, int threads) {
+    }
+
+    /** A finished sweep: its rows in k order and its wall time. */
+    private record SweepReport(SweepSetup setup, List<Sweep.Row> rows, double seconds) {
+    }
+
+    private static SweepSetup sweepSetup(Args args) throws UsageException {
+        int n = (int) args.getLong(BACKENDS.name(), 2, BackendList.MAX_BACKENDS, 0);
+        if (!args.has(POINTS.name())) {
             throw new UsageException("--backends needs --points K1..K2");
         }
-        int perDecade = (int) args.getLong(STEPS, 1, 100, DEFAULT_STEPS_PER_DECADE);
-        List<Integer> ks = pointMultiples(args.get(POINTS), perDecade);
-        int seeds = (int) args.getLong(SEEDS, 1, 1000, DEFAULT_SEEDS);
-        Algorithm algorithm;
+        int perDecade = (int) args.getLong(STEPS.name(), 1, 100, DEFAULT_STEPS_PER_DECADE);
+        List<Integer> ks = pointMultiples(args.get(POINTS.name()), perDecade);
+        int seeds = (int) args.getLong(SEEDS.name(), 1, 1000, DEFAULT_SEEDS);
         try {
-            algorithm = Algorithm.parse(args.has(Versions.ALGORITHM) ? args.get(Versions.ALGORITHM) : "v2");
+            Algorithm algorithm = Algorithm.parse(args.has(ALGORITHM.name()) ? args.get(ALGORITHM.name()) : "v2");
+            return new SweepSetup(n, ks, seeds, algorithm, Runtime.getRuntime().availableProcessors());
         } catch (IllegalArgumentException e) {
             throw new UsageException(e.getMessage() + " (one algorithm with --backends)");
         }
-        Sweep sweep = new Sweep(n, ks, seeds, algorithm, 32);
+    }
+
+    /**
+     * Runs the sweep and prints it: the table's rows go to stdout and the CSV file as each is done (a long sweep
+     * can be watched), the departure summary and the chart once all are.
+     */
+    private static void sweep(SweepSetup setup, String svgName, String csvName, PrintStream out, Consumer<String> progress)
+            throws UsageException, FailedException {
+        Sweep sweep = new Sweep(setup.n(), setup.ks(), setup.seeds(), setup.algorithm(), 32);
         long largest = sweep.largestRing();
         if (largest > RingFormat.MAX_POINTS_PER_RING) {
-            throw new UsageException("N × k = " + n + " × " + ks.getLast() + " = " + largest + " points, more than a ring holds ("
+            throw new UsageException("N × k = " + setup.n() + " × " + setup.ks().getLast() + " = " + largest + " points, more than a ring holds ("
                     + RingFormat.MAX_POINTS_PER_RING + ")");
         }
-        int threads = Runtime.getRuntime().availableProcessors();
-        checkHeap(largest, n, ks.getLast(), threads);
-        Path svg = args.has(SVG) ? writableTarget(args.get(SVG)) : null;
-        List<Sweep.Row> rows = new ArrayList<>();
-        long start = System.nanoTime();
-        try (CsvOut csv = CsvOut.open(args.get(CSV), Sweep.Row.CSV_HEADER);
-             RingSimulator simulator = new RingSimulator(threads)) {
-            header(out, n, ks, seeds, algorithm, threads);
-            sweep.run(simulator, progress, row -> {
-                rows.add(row);
-                out.printf(Locale.ROOT, "%8d %11d %9.4f %10.4f %9.4f %8.4f..%-7.4f %+8.2f%% %7.1f %8.4f %8.4f %11.1f %11.1f %8.2f%n",
-                        row.k(), row.points(), 100 * row.predictedCv(), 100 * row.predictedCv32(), 100 * row.simulatedCv(),
-                        100 * row.minCv(), 100 * row.maxCv(), 100 * row.deviation(), row.z(), row.maxShare(), row.minShare(),
-                        row.collisions(), row.birthdayEstimate(), row.seconds());
+        checkHeap(largest, setup.n(), setup.ks().getLast(), setup.threads());
+        Path svg = svgName != null ? writableTarget(svgName) : null;
+        SweepReport report;
+        try (CsvOut csv = CsvOut.open(csvName, Sweep.Row.CSV_HEADER)) {
+            textHeader(setup, out);
+            report = simulate(setup, sweep, largest, progress, row -> {
+                textRow(row, out);
                 out.flush();
                 csv.row(row.csv());
             });
-        } catch (OutOfMemoryError e) {
-            throw new FailedException("out of heap memory during the sweep (largest ring " + largest + " points); "
-                    + "give the JVM more with RINGSTORE_JAVA_OPTS=-Xmx" + suggestedHeapGb(largest, threads) + "g");
         }
-        double seconds = (System.nanoTime() - start) / 1e9;
-        out.println();
-        for (String line : Sweep.departure(rows)) {
-            out.println("departure: " + line);
-        }
-        out.printf(Locale.ROOT, "wall_time_s: %.1f%n", seconds);
+        textSummary(report, out);
         if (svg != null) {
-            String subtitle = String.format(Locale.ROOT, "N = %,d backends with k points each, %d random %s per k, %s CRC-32 points, 32-bit hashes",
-                    n, seeds, seeds == 1 ? "fleet" : "fleets", algorithm.cliName());
-            write(svg, CvChart.render(rows, CollisionModel.LINE_32, subtitle));
+            write(svg, svg(report));
             out.println("svg: " + svg);
         }
-        if (args.has(CSV)) {
-            out.println("csv: " + args.get(CSV));
+        if (csvName != null) {
+            out.println("csv: " + csvName);
         }
-        return Main.OK;
     }
 
-    private static void header(PrintStream out, int n, List<Integer> ks, int seeds, Algorithm algorithm, int threads) {
+    /** Runs {@code sweep} (its largest ring {@code largest} points), handing each row to {@code done} as it is finished. */
+    private static SweepReport simulate(SweepSetup setup, Sweep sweep, long largest, Consumer<String> progress, Consumer<Sweep.Row> done)
+            throws FailedException {
+        List<Sweep.Row> rows = new ArrayList<>();
+        long start = System.nanoTime();
+        try (RingSimulator simulator = new RingSimulator(setup.threads())) {
+            sweep.run(simulator, progress, row -> {
+                rows.add(row);
+                done.accept(row);
+            });
+        } catch (OutOfMemoryError e) {
+            throw new FailedException("out of heap memory during the sweep (largest ring " + largest + " points); "
+                    + "give the JVM more with RINGSTORE_JAVA_OPTS=-Xmx" + suggestedHeapGb(largest, setup.threads()) + "g");
+        }
+        return new SweepReport(setup, rows, (System.nanoTime() - start) / 1e9);
+    }
+
+    private static void textHeader(SweepSetup s, PrintStream out) {
+        List<Integer> ks = s.ks();
         out.printf(Locale.ROOT, "analyze: %d backends, k = %s (%d values), %d %s per k, %s points (CRC-32, 32-bit hashes), %d threads%n",
-                n, ks.size() == 1 ? ks.getFirst().toString() : ks.getFirst() + ".." + ks.getLast(), ks.size(), seeds,
-                seeds == 1 ? "seed" : "seeds", algorithm.cliName(), threads);
+                s.n(), ks.size() == 1 ? ks.getFirst().toString() : ks.getFirst() + ".." + ks.getLast(), ks.size(), s.seeds(),
+                s.seeds() == 1 ? "seed" : "seeds", s.algorithm().cliName(), s.threads());
         out.println("predicted: formula sqrt((N-1)/(N*k+1)); pred_32bit: 32-bit model (points on equal hashes dropped in tie order)");
         out.println("CV in %; range: smallest..largest ring CV over the seeds; z: (simulated - predicted) in standard errors of the seeds");
         out.printf("%8s %11s %9s %10s %9s %17s %9s %7s %8s %8s %11s %11s %8s%n", "k", "points", "predicted", "pred_32bit", "simulated",
                 "range", "deviation", "z", "max/mean", "min/mean", "collisions", "birthday", "seconds");
+    }
+
+    private static void textRow(Sweep.Row row, PrintStream out) {
+        out.printf(Locale.ROOT, "%8d %11d %9.4f %10.4f %9.4f %8.4f..%-7.4f %+8.2f%% %7.1f %8.4f %8.4f %11.1f %11.1f %8.2f%n",
+                row.k(), row.points(), 100 * row.predictedCv(), 100 * row.predictedCv32(), 100 * row.simulatedCv(),
+                100 * row.minCv(), 100 * row.maxCv(), 100 * row.deviation(), row.z(), row.maxShare(), row.minShare(),
+                row.collisions(), row.birthdayEstimate(), row.seconds());
+    }
+
+    private static void textSummary(SweepReport report, PrintStream out) {
+        out.println();
+        for (String line : Sweep.departure(report.rows())) {
+            out.println("departure: " + line);
+        }
+        out.printf(Locale.ROOT, "wall_time_s: %.1f%n", report.seconds());
+    }
+
+    private static String svg(SweepReport report) {
+        SweepSetup s = report.setup();
+        String subtitle = String.format(Locale.ROOT, "N = %,d backends with k points each, %d random %s per k, %s CRC-32 points, 32-bit hashes",
+                s.n(), s.seeds(), s.seeds() == 1 ? "fleet" : "fleets", s.algorithm().cliName());
+        return CvChart.render(report.rows(), CollisionModel.LINE_32, subtitle);
     }
 
     /** {@code K1..K2} (log steps), {@code K}, or {@code K1,K2,...}. */
@@ -235,9 +269,41 @@ final class AnalyzeCommand extends Command {
 
     // ---- BACKENDS_FILE ----
 
-    private static int file(Args args, PrintStream out, Consumer<String> progress) throws UsageException, FailedException {
-        List<RingVersion> versions = Versions.forBuild(args);
-        String source = args.positional.getFirst();
+    /** One ring's numbers; rings sharing a segment share them. */
+    private record RingLine(FleetRing ring, ShareStats measured, CollisionModel.Result model) {
+    }
+
+    /**
+     * One ring as analyze shows it.
+     *
+     * @param members how many backends its features select
+     * @param line    its numbers, or {@code null} for a ring without points or without backends
+     */
+    private record RingReport(Ring ring, int members, RingLine line) {
+        /** The points generated before equal hashes were dropped. */
+        long generated() {
+            return line.ring().points();
+        }
+
+        long dropped() {
+            return generated() - ring.pointCount();
+        }
+
+        long bytes() {
+            return (long) ring.pointCount() * RingFormat.POINT_LENGTH;
+        }
+
+        double birthday() {
+            return CollisionModel.birthdayEstimate(generated());
+        }
+    }
+
+    /** What analyze shows for a backends file: the list, what building it did, and the open file's rings. */
+    private record FileReport(BackendList list, BuildResult built, RingStore store, List<RingReport> rings) {
+    }
+
+    private static void file(List<RingVersion> versions, String source, String csvName, PrintStream out, Consumer<String> progress)
+            throws FailedException {
         BackendList list;
         try {
             list = BackendList.parse(Path.of(source));
@@ -250,13 +316,15 @@ final class AnalyzeCommand extends Command {
         } catch (IOException e) {
             throw new FailedException("cannot create a temporary directory for the ring file: " + e.getMessage());
         }
-        try (CsvOut csv = CsvOut.open(args.get(CSV), FILE_CSV_HEADER)) {
+        try (CsvOut csv = CsvOut.open(csvName, FILE_CSV_HEADER)) {
             Path ringFile = dir.resolve("analyze.ring");
             RingBuilder builder = RingBuilder.of(list).generation(1).progress(progress);
             versions.forEach(builder::version);
             BuildResult built = builder.build(ringFile);
             try (RingStore store = RingStore.open(ringFile)) {
-                report(store, list, built, csv, out);
+                FileReport report = new FileReport(list, built, store, rings(store));
+                text(report, out);
+                csv(report, csv);
             }
         } catch (BackendsFileException | RingFileException e) {
             throw new FailedException(e.getMessage());
@@ -265,47 +333,69 @@ final class AnalyzeCommand extends Command {
         } finally {
             deleteTree(dir);
         }
-        if (args.has(CSV)) {
-            out.println("csv: " + args.get(CSV));
+        if (csvName != null) {
+            out.println("csv: " + csvName);
         }
-        return Main.OK;
     }
 
-    /** One ring's numbers; rings sharing a segment share them. */
-    private record RingLine(FleetRing ring, ShareStats measured, CollisionModel.Result model) {
+    private static List<RingReport> rings(RingStore store) {
+        Map<Long, RingLine> bySegment = new HashMap<>();
+        List<RingReport> rings = new ArrayList<>();
+        for (Ring r : store.rings()) {
+            List<Backend> members = FleetRing.members(store.backends(), r.features());
+            if (r.isEmpty() || members.isEmpty()) {
+                rings.add(new RingReport(r, 0, null));
+                continue;
+            }
+            RingLine line = bySegment.computeIfAbsent(segmentKey(r), o -> {
+                FleetRing fr = FleetRing.of(members, r.version().algorithm(), r.version().pointMultiple());
+                return new RingLine(fr, fr.measured(r.lineShares()), fr.model());
+            });
+            rings.add(new RingReport(r, members.size(), line));
+        }
+        return rings;
     }
 
-    private static void report(RingStore store, BackendList list, BuildResult built, CsvOut csv, PrintStream out) {
+    /** The only place analyze asks a ring where its segment is: rings with equal keys share their points. */
+    private static long segmentKey(Ring r) {
+        return r.segmentOffset();
+    }
+
+    private static void text(FileReport report, PrintStream out) {
+        BackendList list = report.list();
+        RingStore store = report.store();
         out.printf(Locale.ROOT, "file: %s: %d backends, features: %s, versions: %s%n", list.source(), list.size(),
                 list.features().isEmpty() ? "(none)" : String.join(", ", list.features()),
                 String.join(", ", store.versions().stream().map(RingVersion::toString).toList()));
         out.printf(Locale.ROOT, "ring_file_bytes: %d (%d rings, %d segments: rings with the same backends share one)%n",
                 store.fileSize(), store.rings().size(), store.segmentCount());
-        out.printf(Locale.ROOT, "points: %d (%d dropped: equal hashes from two backends)%n", built.points(), built.collisions());
+        out.printf(Locale.ROOT, "points: %d (%d dropped: equal hashes from two backends)%n", report.built().points(), report.built().collisions());
         out.println("predicted: formula for these weights; pred_32bit: with colliding points dropped in tie order; CV in %");
         out.printf("%-26s %8s %11s %8s %9s %12s %9s %10s %9s %8s %8s%n", "ring", "backends", "points", "dropped", "birthday",
                 "bytes", "predicted", "pred_32bit", "measured", "max/exp", "min/exp");
-        Map<Long, RingLine> cache = new HashMap<>();
-        for (Ring r : store.rings()) {
-            List<Backend> members = FleetRing.members(store.backends(), r.features());
-            if (r.isEmpty() || members.isEmpty()) {
-                out.printf("%-26s %8d %11d %8s%n", r, 0, 0, "(no backend)");
+        for (RingReport rr : report.rings()) {
+            RingLine line = rr.line();
+            if (line == null) {
+                out.printf("%-26s %8d %11d %8s%n", rr.ring(), 0, 0, "(no backend)");
+                continue;
+            }
+            out.printf(Locale.ROOT, "%-26s %8d %11d %8d %9.2f %12d %9.4f %10.4f %9.4f %8.4f %8.4f%n", rr.ring(), rr.members(),
+                    rr.ring().pointCount(), rr.dropped(), rr.birthday(), rr.bytes(), 100 * line.ring().predictedCv(), 100 * line.model().cv(),
+                    100 * line.measured().cv(), line.measured().maxRatio(), line.measured().minRatio());
+        }
+    }
+
+    private static void csv(FileReport report, CsvOut csv) {
+        for (RingReport rr : report.rings()) {
+            Ring r = rr.ring();
+            RingLine line = rr.line();
+            if (line == null) {
                 csv.row(String.format(Locale.ROOT, "%s,%s,0,0,0,0,0,,,,,", r.version(), String.join("+", r.features())));
                 continue;
             }
-            RingLine line = cache.computeIfAbsent(r.segmentOffset(), o -> {
-                FleetRing fr = FleetRing.of(members, r.version().algorithm(), r.version().pointMultiple());
-                return new RingLine(fr, fr.measured(r.lineShares()), fr.model());
-            });
-            long generated = line.ring.points();
-            long bytes = (long) r.pointCount() * RingFormat.POINT_LENGTH;
-            double birthday = CollisionModel.birthdayEstimate(generated);
-            out.printf(Locale.ROOT, "%-26s %8d %11d %8d %9.2f %12d %9.4f %10.4f %9.4f %8.4f %8.4f%n", r, members.size(), r.pointCount(),
-                    generated - r.pointCount(), birthday, bytes, 100 * line.ring.predictedCv(), 100 * line.model.cv(),
-                    100 * line.measured.cv(), line.measured.maxRatio(), line.measured.minRatio());
             csv.row(String.format(Locale.ROOT, "%s,%s,%d,%d,%d,%.4f,%d,%.6g,%.6g,%.6g,%.6g,%.6g", r.version(), String.join("+", r.features()),
-                    members.size(), r.pointCount(), generated - r.pointCount(), birthday, bytes, line.ring.predictedCv(), line.model.cv(),
-                    line.measured.cv(), line.measured.maxRatio(), line.measured.minRatio()));
+                    rr.members(), r.pointCount(), rr.dropped(), rr.birthday(), rr.bytes(), line.ring().predictedCv(), line.model().cv(),
+                    line.measured().cv(), line.measured().maxRatio(), line.measured().minRatio()));
         }
     }
 

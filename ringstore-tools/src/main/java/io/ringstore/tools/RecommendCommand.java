@@ -22,9 +22,6 @@ import java.util.Locale;
  * collisions are counted, and its memory against the nginx default of 160.
  */
 final class RecommendCommand extends Command {
-    private static final String BACKENDS = "--backends";
-    private static final String TARGET = "--target-cv";
-    private static final String JSON = "--json";
     private static final int NGINX = Algorithm.NGINX_POINT_MULTIPLE;
 
     @Override
@@ -40,14 +37,13 @@ final class RecommendCommand extends Command {
                 + "(every feature ring; v2 tie order: smallest socket address).";
     }
 
-    private static final List<Option> OPTIONS = List.of(
-            Option.valued(BACKENDS, "N", "one ring of N backends of equal weight"),
-            Option.valued(TARGET, "C", "the largest acceptable CV: a fraction (0.02) or a percentage (2%)"),
-            Option.flag(JSON, "one JSON object; top-level point_multiple is the answer"));
+    private static final Option BACKENDS = Option.valued("--backends", "N", "one ring of N backends of equal weight");
+    private static final Option TARGET = Option.valued("--target-cv", "C", "the largest acceptable CV: a fraction (0.02) or a percentage (2%)");
+    private static final Option JSON = Option.flag("--json", "one JSON object; top-level point_multiple is the answer");
 
     @Override
     List<Option> options() {
-        return OPTIONS;
+        return List.of(BACKENDS, TARGET, JSON);
     }
 
     @Override
@@ -55,44 +51,139 @@ final class RecommendCommand extends Command {
         return List.of("({--backends} | BACKENDS_FILE) {--target-cv} [{--json}]");
     }
 
+    /** What recommend shows, printed as text or as one JSON object. */
+    private sealed interface Report permits EqualBackends, FileRings {
+        void text(PrintStream out);
+
+        void json(PrintStream out);
+    }
+
+    /** The answer common to both forms: the smallest k meeting the target, and the curve it was read from. */
+    private record Answer(int k, double target, Recommendation rec) {
+        Json json(Json j) {
+            return j.field("point_multiple", k).field("target_cv", target).field("predicted_cv", rec.worstCv(k))
+                    .field("formula_cv", rec.worstFormulaCv(k));
+        }
+
+        void text(PrintStream out, String what) {
+            out.println("for: " + what);
+            out.printf(Locale.ROOT, "target_cv: %.4f %%%n", 100 * target);
+            out.printf(Locale.ROOT, "point_multiple: %d%n", k);
+            out.printf(Locale.ROOT, "predicted_cv: %.4f %% (formula alone %.4f %%; at k - 1: %.4f %%)%n", 100 * rec.worstCv(k),
+                    100 * rec.worstFormulaCv(k), k > 1 ? 100 * rec.worstCv(k - 1) : Double.NaN);
+        }
+    }
+
+    /**
+     * One ring of {@code n} equal backends at the answer and at the nginx default.
+     *
+     * @param points      the points expected to survive collisions at k; {@code nginxPoints} the same at 160
+     */
+    private record EqualBackends(Answer answer, int n, long points, long nginxPoints) implements Report {
+        long bytes() {
+            return points * RingFormat.POINT_LENGTH;
+        }
+
+        long nginxBytes() {
+            return nginxPoints * RingFormat.POINT_LENGTH;
+        }
+
+        @Override
+        public void text(PrintStream out) {
+            int k = answer.k();
+            answer.text(out, n + " backends of equal weight, one ring");
+            out.printf(Locale.ROOT, "points_per_ring: %d (%d generated, %.0f expected to collide)%n", points, (long) n * k,
+                    (double) n * k - points);
+            out.printf(Locale.ROOT, "bytes_per_ring: %d%n", bytes());
+            out.printf(Locale.ROOT, "nginx_default: k = %d, cv %.4f %%, %d bytes per ring%n", NGINX, 100 * answer.rec().worstCv(NGINX), nginxBytes());
+            out.printf(Locale.ROOT, "cost: %.2f × the bytes of the nginx default%n", (double) bytes() / nginxBytes());
+        }
+
+        @Override
+        public void json(PrintStream out) {
+            Json j = answer.json(new Json(out).begin()).field("backends", n).field("points_per_ring", points).field("bytes_per_ring", bytes());
+            j.beginObject("nginx_default").field("point_multiple", NGINX).field("predicted_cv", answer.rec().worstCv(NGINX))
+                    .field("points_per_ring", nginxPoints).field("bytes_per_ring", nginxBytes()).end();
+            j.field("bytes_ratio", (double) bytes() / nginxBytes()).end();
+            out.println();
+        }
+    }
+
+    /** Every feature ring of a backends file, estimated at the answer and at the nginx default. */
+    private record FileRings(Answer answer, BackendList list, int distinctSets, RingFileEstimate chosen, RingFileEstimate nginx)
+            implements Report {
+        @Override
+        public void text(PrintStream out) {
+            answer.text(out, list.source() + ": " + list.size() + " backends, " + (1 << list.features().size()) + " rings ("
+                    + distinctSets + " distinct backend sets), v2");
+            out.printf("%-28s %8s %12s %12s %10s %12s%n", "ring", "backends", "points", "bytes", "cv %", "bytes@160");
+            for (int i = 0; i < chosen.rings().size(); i++) {
+                RingFileEstimate.RingEstimate r = chosen.rings().get(i);
+                String name = r.features().isEmpty() ? "(all)" : String.join("+", r.features());
+                out.printf(Locale.ROOT, "%-28s %8d %12d %12d %10s %12d%n", name, r.ring().members().size(), r.expectedPoints(), r.bytes(),
+                        r.expectedPoints() == 0 ? "-" : String.format(Locale.ROOT, "%.4f", 100 * r.ring().model().cv()), nginx.rings().get(i).bytes());
+            }
+            out.printf(Locale.ROOT, "file_bytes: %d (nginx default k = %d: %d; %.2f ×)%n", chosen.fileBytes(), NGINX, nginx.fileBytes(),
+                    (double) chosen.fileBytes() / nginx.fileBytes());
+            out.printf(Locale.ROOT, "nginx_default: k = %d, worst ring cv %.4f %%%n", NGINX, 100 * answer.rec().worstCv(NGINX));
+        }
+
+        @Override
+        public void json(PrintStream out) {
+            Json j = answer.json(new Json(out).begin()).field("file", list.source()).field("backends", list.size());
+            j.beginArray("rings");
+            for (RingFileEstimate.RingEstimate r : chosen.rings()) {
+                j.begin().beginArray("features");
+                r.features().forEach(j::value);
+                j.endArray().field("backends", r.ring().members().size()).field("points", r.expectedPoints()).field("bytes", r.bytes());
+                if (r.expectedPoints() > 0) {
+                    j.field("predicted_cv", r.ring().model().cv());
+                }
+                j.end();
+            }
+            j.endArray().field("file_bytes", chosen.fileBytes());
+            j.beginObject("nginx_default").field("point_multiple", NGINX).field("predicted_cv", answer.rec().worstCv(NGINX))
+                    .field("file_bytes", nginx.fileBytes()).end();
+            j.field("bytes_ratio", (double) chosen.fileBytes() / nginx.fileBytes()).end();
+            out.println();
+        }
+    }
+
     @Override
     int run(Args args, InputStream in, PrintStream out, PrintStream err) throws UsageException, FailedException {
-        if (args.has(BACKENDS) == !args.positional.isEmpty()) {
-            throw new UsageException(args.has(BACKENDS) ? "give --backends N or a BACKENDS_FILE, not both" : "give --backends N or a BACKENDS_FILE");
+        boolean equal = args.has(BACKENDS.name());
+        if (equal == !args.positional.isEmpty()) {
+            throw new UsageException(equal ? "give --backends N or a BACKENDS_FILE, not both" : "give --backends N or a BACKENDS_FILE");
         }
         if (args.positional.size() > 1) {
             throw new UsageException("expected one BACKENDS_FILE, got " + args.positional);
         }
-        if (!args.has(TARGET)) {
+        if (!args.has(TARGET.name())) {
             throw new UsageException("missing --target-cv C");
         }
-        double target = targetCv(args.get(TARGET));
-        if (args.has(BACKENDS)) {
-            int n = (int) args.getLong(BACKENDS, 1, BackendList.MAX_BACKENDS, 0);
-            long[] weights = new long[n];
-            Arrays.fill(weights, 1);
-            Recommendation rec = new Recommendation(List.of(weights));
-            int k = answer(rec, target, n + " backends");
-            if (args.has(JSON)) {
-                Json j = common(new Json(out).begin(), k, target, rec).field("backends", n)
-                        .field("points_per_ring", expectedPoints(n, k)).field("bytes_per_ring", bytes(n, k));
-                j.beginObject("nginx_default").field("point_multiple", NGINX).field("predicted_cv", rec.worstCv(NGINX))
-                        .field("points_per_ring", expectedPoints(n, NGINX)).field("bytes_per_ring", bytes(n, NGINX)).end();
-                j.field("bytes_ratio", (double) bytes(n, k) / bytes(n, NGINX)).end();
-                out.println();
-            } else {
-                text(out, k, target, rec, n + " backends of equal weight, one ring");
-                out.printf(Locale.ROOT, "points_per_ring: %d (%d generated, %.0f expected to collide)%n", expectedPoints(n, k), (long) n * k,
-                        (double) n * k - expectedPoints(n, k));
-                out.printf(Locale.ROOT, "bytes_per_ring: %d%n", bytes(n, k));
-                out.printf(Locale.ROOT, "nginx_default: k = %d, cv %.4f %%, %d bytes per ring%n", NGINX, 100 * rec.worstCv(NGINX), bytes(n, NGINX));
-                out.printf(Locale.ROOT, "cost: %.2f × the bytes of the nginx default%n", (double) bytes(n, k) / bytes(n, NGINX));
-            }
-            return Main.OK;
+        double target = targetCv(args.get(TARGET.name()));
+        Report report = equal ? equalBackends((int) args.getLong(BACKENDS.name(), 1, BackendList.MAX_BACKENDS, 0), target)
+                : fileRings(args.positional.getFirst(), target);
+        if (args.has(JSON.name())) {
+            report.json(out);
+        } else {
+            report.text(out);
         }
+        return Main.OK;
+    }
+
+    private static EqualBackends equalBackends(int n, double target) throws FailedException {
+        long[] weights = new long[n];
+        Arrays.fill(weights, 1);
+        Recommendation rec = new Recommendation(List.of(weights));
+        int k = answer(rec, target, n + " backends");
+        return new EqualBackends(new Answer(k, target, rec), n, expectedPoints(n, k), expectedPoints(n, NGINX));
+    }
+
+    private static FileRings fileRings(String file, double target) throws FailedException {
         BackendList list;
         try {
-            list = BackendList.parse(Path.of(args.positional.getFirst()));
+            list = BackendList.parse(Path.of(file));
         } catch (BackendsFileException e) {
             throw new FailedException(e.getMessage());
         }
@@ -105,38 +196,7 @@ final class RecommendCommand extends Command {
         int k = answer(rec, target, list.source());
         RingFileEstimate chosen = RingFileEstimate.of(list, Algorithm.V2, k);
         RingFileEstimate nginx = RingFileEstimate.of(list, Algorithm.V2, NGINX);
-        if (args.has(JSON)) {
-            Json j = common(new Json(out).begin(), k, target, rec).field("file", list.source()).field("backends", list.size());
-            j.beginArray("rings");
-            for (RingFileEstimate.RingEstimate r : chosen.rings()) {
-                j.begin().beginArray("features");
-                r.features().forEach(j::value);
-                j.endArray().field("backends", r.ring().members().size()).field("points", r.expectedPoints()).field("bytes", r.bytes());
-                if (r.expectedPoints() > 0) {
-                    j.field("predicted_cv", r.ring().model().cv());
-                }
-                j.end();
-            }
-            j.endArray().field("file_bytes", chosen.fileBytes());
-            j.beginObject("nginx_default").field("point_multiple", NGINX).field("predicted_cv", rec.worstCv(NGINX))
-                    .field("file_bytes", nginx.fileBytes()).end();
-            j.field("bytes_ratio", (double) chosen.fileBytes() / nginx.fileBytes()).end();
-            out.println();
-        } else {
-            text(out, k, target, rec, list.source() + ": " + list.size() + " backends, " + (1 << list.features().size()) + " rings ("
-                    + probe.segments().size() + " distinct backend sets), v2");
-            out.printf("%-28s %8s %12s %12s %10s %12s%n", "ring", "backends", "points", "bytes", "cv %", "bytes@160");
-            for (int i = 0; i < chosen.rings().size(); i++) {
-                RingFileEstimate.RingEstimate r = chosen.rings().get(i);
-                String name = r.features().isEmpty() ? "(all)" : String.join("+", r.features());
-                out.printf(Locale.ROOT, "%-28s %8d %12d %12d %10s %12d%n", name, r.ring().members().size(), r.expectedPoints(), r.bytes(),
-                        r.expectedPoints() == 0 ? "-" : String.format(Locale.ROOT, "%.4f", 100 * r.ring().model().cv()), nginx.rings().get(i).bytes());
-            }
-            out.printf(Locale.ROOT, "file_bytes: %d (nginx default k = %d: %d; %.2f ×)%n", chosen.fileBytes(), NGINX, nginx.fileBytes(),
-                    (double) chosen.fileBytes() / nginx.fileBytes());
-            out.printf(Locale.ROOT, "nginx_default: k = %d, worst ring cv %.4f %%%n", NGINX, 100 * rec.worstCv(NGINX));
-        }
-        return Main.OK;
+        return new FileRings(new Answer(k, target, rec), list, probe.segments().size(), chosen, nginx);
     }
 
     /** C as a fraction in (0, 1]: {@code 0.02} or {@code 2%}. */
@@ -165,26 +225,9 @@ final class RecommendCommand extends Command {
         return k;
     }
 
-    private static Json common(Json j, int k, double target, Recommendation rec) {
-        return j.field("point_multiple", k).field("target_cv", target).field("predicted_cv", rec.worstCv(k))
-                .field("formula_cv", rec.worstFormulaCv(k));
-    }
-
-    private static void text(PrintStream out, int k, double target, Recommendation rec, String what) {
-        out.println("for: " + what);
-        out.printf(Locale.ROOT, "target_cv: %.4f %%%n", 100 * target);
-        out.printf(Locale.ROOT, "point_multiple: %d%n", k);
-        out.printf(Locale.ROOT, "predicted_cv: %.4f %% (formula alone %.4f %%; at k - 1: %.4f %%)%n", 100 * rec.worstCv(k),
-                100 * rec.worstFormulaCv(k), k > 1 ? 100 * rec.worstCv(k - 1) : Double.NaN);
-    }
-
     private static long expectedPoints(int n, int k) {
         long[] points = new long[n];
         Arrays.fill(points, k);
         return Math.round(CollisionModel.ring(points).expectedPoints());
-    }
-
-    private static long bytes(int n, int k) {
-        return expectedPoints(n, k) * RingFormat.POINT_LENGTH;
     }
 }
