@@ -11,7 +11,7 @@ import io.ringstore.Ring;
 import io.ringstore.RingFileException;
 import io.ringstore.RingStore;
 import io.ringstore.RingVersion;
-import io.ringstore.internal.RingFormat;
+import io.ringstore.internal.format.RingFileDescriptor;
 import io.ringstore.tools.analysis.CollisionModel;
 import io.ringstore.tools.analysis.CvChart;
 import io.ringstore.tools.analysis.FleetRing;
@@ -145,9 +145,9 @@ final class AnalyzeCommand extends Command {
         }
         Sweep sweep = new Sweep(n, ks, seeds, algorithm, 32);
         long largest = sweep.largestRing();
-        if (largest > RingFormat.MAX_POINTS_PER_RING) {
+        if (largest > RingFileDescriptor.MAX_POINTS_PER_RING) {
             throw new UsageException("N × k = " + n + " × " + ks.getLast() + " = " + largest + " points, more than a ring holds ("
-                    + RingFormat.MAX_POINTS_PER_RING + ")");
+                    + RingFileDescriptor.MAX_POINTS_PER_RING + ")");
         }
         int threads = Runtime.getRuntime().availableProcessors();
         checkHeap(largest, n, ks.getLast(), threads);
@@ -301,12 +301,12 @@ final class AnalyzeCommand extends Command {
                 csv.row(String.format(Locale.ROOT, "%s,%s,0,0,0,0,0,,,,,", r.version(), String.join("+", r.features())));
                 continue;
             }
-            RingLine line = cache.computeIfAbsent(r.segmentOffset(), o -> {
+            RingLine line = cache.computeIfAbsent(store.layout().segmentOf(r).offset(), o -> {
                 FleetRing fr = FleetRing.of(members, r.version().algorithm(), r.version().pointMultiple());
                 return new RingLine(fr, fr.measured(r.lineShares()), fr.model());
             });
             long generated = line.ring.points();
-            long bytes = (long) r.pointCount() * RingFormat.POINT_LENGTH;
+            long bytes = (long) r.pointCount() * RingFileDescriptor.POINT_LENGTH;
             double birthday = CollisionModel.birthdayEstimate(generated);
             out.printf(Locale.ROOT, "%-26s %8d %11d %8d %9.2f %12d %9.4f %10.4f %9.4f %8.4f %8.4f%n", r, members.size(), r.pointCount(),
                     generated - r.pointCount(), birthday, bytes, 100 * line.ring.predictedCv(), 100 * line.model.cv(),

@@ -4,6 +4,7 @@ import io.ringstore.Backend;
 import io.ringstore.Ring;
 import io.ringstore.RingFileException;
 import io.ringstore.RingStore;
+import io.ringstore.internal.format.RingFileDescriptor;
 import io.ringstore.tools.analysis.CollisionModel;
 import io.ringstore.tools.analysis.FleetRing;
 import io.ringstore.tools.analysis.ShareStats;
@@ -90,7 +91,7 @@ final class DumpCommand extends Command {
         if (ring.isEmpty()) {
             return Shares.NONE;
         }
-        return cache.computeIfAbsent(ring.segmentOffset(), o -> {
+        return cache.computeIfAbsent(store.layout().segmentOf(ring).offset(), o -> {
             double[] line = ring.lineShares();
             List<Backend> members = FleetRing.members(store.backends(), ring.features());
             long total = members.stream().mapToLong(Backend::weight).sum();
@@ -105,7 +106,7 @@ final class DumpCommand extends Command {
             if (other == ring) {
                 return null;
             }
-            if (!ring.isEmpty() && other.segmentOffset() == ring.segmentOffset()) {
+            if (!ring.isEmpty() && store.layout().segmentIndex(other) == store.layout().segmentIndex(ring)) {
                 return other.toString();
             }
         }
@@ -114,7 +115,7 @@ final class DumpCommand extends Command {
 
     private static void text(RingStore store, int points, Map<Long, Shares> cache, PrintStream out) {
         out.printf("file: %s%n", store.path());
-        out.printf("format_version: %d%n", 1);
+        out.printf("format_version: %d%n", store.layout().formatVersion());
         out.printf("generation: %d%n", store.generation());
         out.printf("bytes: %d%n", store.fileSize());
         out.printf("input_digest: %s%n", HexFormat.of().formatHex(store.inputDigest()));
@@ -128,8 +129,8 @@ final class DumpCommand extends Command {
         }
         for (Ring r : store.rings()) {
             String shared = sharedWith(r, store);
-            out.printf(Locale.ROOT, "%nring %s: %d points, %d bytes, %s%n", r, r.pointCount(), (long) r.pointCount() * 6,
-                    r.isEmpty() ? "no backend" : "segment at " + r.segmentOffset() + String.format(" crc32c 0x%08x", r.segmentCrc())
+            out.printf(Locale.ROOT, "%nring %s: %d points, %d bytes, %s%n", r, r.pointCount(), (long) r.pointCount() * RingFileDescriptor.POINT_LENGTH,
+                    r.isEmpty() ? "no backend" : "segment at " + store.layout().segmentOf(r).offset() + String.format(" crc32c 0x%08x", store.layout().segmentOf(r).crc32c())
                             + (shared != null ? ", shared with ring " + shared : ""));
             if (r.isEmpty()) {
                 continue;
@@ -155,7 +156,7 @@ final class DumpCommand extends Command {
     private static String json(RingStore store, int points, Map<Long, Shares> cache) {
         Json j = new Json().begin()
                 .field("file", store.path().toString())
-                .field("format_version", 1)
+                .field("format_version", store.layout().formatVersion())
                 .field("generation", store.generation())
                 .field("bytes", store.fileSize())
                 .field("input_digest", HexFormat.of().formatHex(store.inputDigest()))
@@ -175,8 +176,8 @@ final class DumpCommand extends Command {
         for (Ring r : store.rings()) {
             j.begin().field("version", r.version().toString()).beginArray("features");
             r.features().forEach(j::value);
-            j.endArray().field("points", r.pointCount()).field("bytes", (long) r.pointCount() * 6)
-                    .field("segment_offset", r.segmentOffset()).field("segment_crc32c", String.format("0x%08x", r.segmentCrc()));
+            j.endArray().field("points", r.pointCount()).field("bytes", (long) r.pointCount() * RingFileDescriptor.POINT_LENGTH)
+                    .field("segment_offset", store.layout().segmentOf(r).offset()).field("segment_crc32c", String.format("0x%08x", store.layout().segmentOf(r).crc32c()));
             String shared = sharedWith(r, store);
             if (shared != null) {
                 j.field("shares_segment_with", shared);

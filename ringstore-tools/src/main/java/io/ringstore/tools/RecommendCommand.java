@@ -4,7 +4,7 @@ import io.ringstore.build.BackendList;
 import io.ringstore.build.BackendsFileException;
 
 import io.ringstore.Algorithm;
-import io.ringstore.internal.RingFormat;
+import io.ringstore.internal.format.RingFileDescriptor;
 import io.ringstore.tools.analysis.CollisionModel;
 import io.ringstore.tools.analysis.Recommendation;
 import io.ringstore.tools.analysis.RingFileEstimate;
@@ -192,6 +192,6 @@ final class RecommendCommand extends Command {
     }
 
     private static long bytes(int n, int k) {
-        return expectedPoints(n, k) * RingFormat.POINT_LENGTH;
+        return expectedPoints(n, k) * RingFileDescriptor.POINT_LENGTH;
     }
 }

@@ -1,6 +1,5 @@
 package io.ringstore.tools;
 
-import io.ringstore.Ring;
 import io.ringstore.RingFileException;
 import io.ringstore.RingStore;
 
@@ -48,7 +47,7 @@ final class VerifyCommand extends Command {
         }
         try (RingStore store = RingStore.open(Path.of(args.positional.getFirst()))) {
             store.verify();
-            long points = store.rings().stream().mapToLong(Ring::pointCount).sum();
+            long points = store.layout().distinctPointCount();
             out.printf("ok: %s generation %d, %d backends, %d rings, %d segments, %d ring points, all checksums match%n",
                     store.path(), store.generation(), store.backendCount(), store.rings().size(), store.segmentCount(), points);
             return Main.OK;

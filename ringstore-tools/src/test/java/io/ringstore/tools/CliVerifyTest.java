@@ -2,7 +2,7 @@ package io.ringstore.tools;
 
 import io.ringstore.Ring;
 import io.ringstore.RingStore;
-import io.ringstore.internal.RingFormat;
+import io.ringstore.internal.format.RingFileDescriptor;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -47,15 +47,15 @@ class CliVerifyTest {
         goodBytes = Files.readAllBytes(good);
         try (RingStore store = RingStore.open(good)) {
             for (Ring r : store.rings()) {
-                long[] seg = {r.segmentOffset(), r.segmentOffset() + 6L * r.pointCount()};
+                long[] seg = {store.layout().segmentOf(r).offset(), store.layout().segmentOf(r).offset() + 6L * r.pointCount()};
                 if (!r.isEmpty() && segments.stream().noneMatch(s -> s[0] == seg[0])) {
                     segments.add(seg);
                 }
             }
         }
         ByteBuffer header = ByteBuffer.wrap(goodBytes).order(ByteOrder.LITTLE_ENDIAN);
-        metadataEnd = header.getLong(RingFormat.RING_INDEX_OFFSET_OFFSET) + header.getLong(RingFormat.RING_INDEX_LENGTH_OFFSET)
-                + RingFormat.METADATA_CRC_LENGTH;
+        metadataEnd = header.getLong(RingFileDescriptor.RING_INDEX_OFFSET_OFFSET) + header.getLong(RingFileDescriptor.RING_INDEX_LENGTH_OFFSET)
+                + RingFileDescriptor.METADATA_CRC_LENGTH;
     }
 
     @Test
@@ -147,7 +147,7 @@ class CliVerifyTest {
         assertTrue(at > 0 && at < metadataEnd, "fixture: the first backend's address in the backend table");
         bytes[at + "127.0.0.1".length()] = '\n';
         ByteBuffer b = ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN);
-        int crcAt = (int) metadataEnd - RingFormat.METADATA_CRC_LENGTH;
+        int crcAt = (int) metadataEnd - RingFileDescriptor.METADATA_CRC_LENGTH;
         CRC32C crc = new CRC32C();
         crc.update(bytes, 0, crcAt);
         b.putInt(crcAt, (int) crc.getValue());
