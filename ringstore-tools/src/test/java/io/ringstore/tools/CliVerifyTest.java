@@ -67,6 +67,21 @@ class CliVerifyTest {
     }
 
     @Test
+    void ringPointsCountEachSharedSegmentOnceAsBuildDoes() throws Exception {
+        Path shared = dir.resolve("shared.ring");
+        CliRun built = build(backends(dir, "shared.conf", CliFleet.text(CliFleet.FEATURED)), shared).assertOk();
+        Matcher b = Pattern.compile("(?m)^points: (\\d+) ").matcher(built.out());
+        assertTrue(b.find(), built.out());
+        CliRun verified = run("verify", shared.toString()).assertOk();
+        Matcher v = Pattern.compile("(\\d+) ring points").matcher(verified.out());
+        assertTrue(v.find(), verified.out());
+        assertEquals(b.group(1), v.group(1), "verify and build count the file's points alike: " + verified.out());
+        try (RingStore store = RingStore.open(shared)) {
+            assertTrue(store.segmentCount() < store.rings().stream().filter(r -> !r.isEmpty()).count(), "the fixture shares segments");
+        }
+    }
+
+    @Test
     void aFlippedByteInASegmentIsReportedWithItsByteOffset() throws Exception {
         Path bad = dir.resolve("flipped.ring");
         for (long[] seg : segments) {
