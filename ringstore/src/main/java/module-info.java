@@ -16,4 +16,5 @@ module io.ringstore {
     exports io.ringstore.migration;
 
     exports io.ringstore.internal to io.ringstore.tools;
+    exports io.ringstore.internal.format to io.ringstore.tools;
 }

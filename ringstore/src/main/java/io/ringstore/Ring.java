@@ -9,11 +9,11 @@ import java.util.PrimitiveIterator;
 import java.util.Set;
 import java.util.zip.CRC32;
 
-import static io.ringstore.internal.RingFormat.POINT_BACKEND_OFFSET;
-import static io.ringstore.internal.RingFormat.POINT_HASH_OFFSET;
-import static io.ringstore.internal.RingFormat.POINT_LENGTH;
-import static io.ringstore.internal.RingFormat.U16;
-import static io.ringstore.internal.RingFormat.U32;
+import static io.ringstore.internal.format.RingFileDescriptor.POINT_BACKEND_OFFSET;
+import static io.ringstore.internal.format.RingFileDescriptor.POINT_HASH_OFFSET;
+import static io.ringstore.internal.format.RingFileDescriptor.POINT_LENGTH;
+import static io.ringstore.internal.format.RingFileDescriptor.U16;
+import static io.ringstore.internal.format.RingFileDescriptor.U32;
 
 /**
  * One feature ring of one version: sorted 6-byte points in the mapped file.
@@ -34,21 +34,19 @@ public final class Ring {
     private final RingVersion version;
     private final Set<String> features;
     private final int featureMask;
-    private final long segmentOffset;
-    private final int segmentCrc;
+    private final int position;
     private PointSearch.Index searchIndex;
 
-    Ring(RingStore store, MemorySegment points, int pointCount, int backendCount, RingVersion version,
-         Set<String> features, int featureMask, long segmentOffset, int segmentCrc) {
+    Ring(RingStore store, int position, MemorySegment points, int pointCount, int backendCount, RingVersion version,
+         Set<String> features, int featureMask) {
         this.store = store;
+        this.position = position;
         this.points = points;
         this.pointCount = pointCount;
         this.backendCount = backendCount;
         this.version = version;
         this.features = features;
         this.featureMask = featureMask;
-        this.segmentOffset = segmentOffset;
-        this.segmentCrc = segmentCrc;
     }
 
     /** CRC-32 (IEEE) of the key's bytes: the hash nginx and pingora-ketama look keys up by. */
@@ -222,14 +220,9 @@ public final class Ring {
         return store;
     }
 
-    /** Byte offset of this ring's points in the file (0 for an empty ring); rings with equal offsets share points. */
-    public long segmentOffset() {
-        return segmentOffset;
-    }
-
-    /** The CRC-32C recorded for the segment. */
-    public int segmentCrc() {
-        return segmentCrc;
+    /** This ring's index in {@link RingStore#rings()}. */
+    int position() {
+        return position;
     }
 
     int featureMask() {

@@ -1,7 +1,7 @@
 package io.ringstore;
 
 import io.ringstore.internal.Poller;
-import io.ringstore.internal.RingFormat;
+import io.ringstore.internal.format.RingFileDescriptor;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -190,7 +190,7 @@ public final class WatchedRingStore implements AutoCloseable {
     private static Object stampOf(Path path) throws RingFileException {
         try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ)) {
             BasicFileAttributes a = Files.readAttributes(path, BasicFileAttributes.class);
-            ByteBuffer head = ByteBuffer.allocate(RingFormat.BACKEND_COUNT_OFFSET);
+            ByteBuffer head = ByteBuffer.allocate(RingFileDescriptor.BACKEND_COUNT_OFFSET);
             while (head.hasRemaining() && ch.read(head, head.position()) > 0) {
                 // read up to 64 bytes; a shorter file keeps what it has
             }

@@ -1,6 +1,6 @@
 package io.ringstore;
 
-import io.ringstore.internal.RingFormat;
+import io.ringstore.internal.format.RingFileDescriptor;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -55,7 +55,7 @@ class CorruptFileTest {
         build(original, BACKENDS, RingVersion.V1, RingVersion.v2(4));
         good = Files.readAllBytes(original);
         ByteBuffer header = ByteBuffer.wrap(good).order(ByteOrder.LITTLE_ENDIAN);
-        metadataEnd = header.getLong(RingFormat.RING_INDEX_OFFSET_OFFSET) + header.getLong(RingFormat.RING_INDEX_LENGTH_OFFSET);
+        metadataEnd = header.getLong(RingFileDescriptor.RING_INDEX_OFFSET_OFFSET) + header.getLong(RingFileDescriptor.RING_INDEX_LENGTH_OFFSET);
         try (RingStore store = RingStore.open(original)) {
             store.verify();
             assertEquals(2, store.features().size());
@@ -63,7 +63,7 @@ class CorruptFileTest {
             Map<Long, Long> lengths = new TreeMap<>();
             for (Ring r : store.rings()) {
                 if (!r.isEmpty()) {
-                    lengths.put(r.segmentOffset(), (long) r.pointCount() * RingFormat.POINT_LENGTH);
+                    lengths.put(r.store().layout().segmentOf(r).offset(), (long) r.pointCount() * RingFileDescriptor.POINT_LENGTH);
                 }
             }
             segments = lengths.entrySet().stream().map(e -> new long[] {e.getKey(), e.getValue()}).toArray(long[][]::new);
@@ -84,7 +84,7 @@ class CorruptFileTest {
     private enum Region { METADATA, SEGMENT, PADDING }
 
     private Region regionOf(long offset) {
-        if (offset < metadataEnd + RingFormat.METADATA_CRC_LENGTH) {
+        if (offset < metadataEnd + RingFileDescriptor.METADATA_CRC_LENGTH) {
             return Region.METADATA;
         }
         for (long[] s : segments) {
@@ -244,7 +244,7 @@ class CorruptFileTest {
                     bytes[offset] ^= (byte) mask;
                     fixMetadataChecksum(bytes);
                     put(ch, offset, bytes[offset]);
-                    ch.write(ByteBuffer.wrap(bytes, (int) metadataEnd, RingFormat.METADATA_CRC_LENGTH), metadataEnd);
+                    ch.write(ByteBuffer.wrap(bytes, (int) metadataEnd, RingFileDescriptor.METADATA_CRC_LENGTH), metadataEnd);
                     String what = "metadata byte " + offset + " ^ " + mask + " with a valid checksum";
                     RingStore store = openDamaged(file, good.length, what);
                     if (store != null) {
@@ -309,22 +309,22 @@ class CorruptFileTest {
 
     @Test
     void unsupportedFormatVersionNamesTheVersionAndTheSupportedRange() throws IOException {
-        for (int version : new int[] {0, RingFormat.MAX_SUPPORTED_VERSION + 1, 0xFFFF}) {
+        for (int version : new int[] {0, RingFileDescriptor.MAX_SUPPORTED_VERSION + 1, 0xFFFF}) {
             byte[] bytes = good.clone();
-            bytes[RingFormat.FORMAT_VERSION_OFFSET] = (byte) version;
-            bytes[RingFormat.FORMAT_VERSION_OFFSET + 1] = (byte) (version >> 8);
+            bytes[RingFileDescriptor.FORMAT_VERSION_OFFSET] = (byte) version;
+            bytes[RingFileDescriptor.FORMAT_VERSION_OFFSET + 1] = (byte) (version >> 8);
             RingFileException e = refused("version.ring", bytes);
-            assertEquals(RingFormat.FORMAT_VERSION_OFFSET, e.offset());
+            assertEquals(RingFileDescriptor.FORMAT_VERSION_OFFSET, e.offset());
             assertTrue(e.reason().contains("version " + version), e.reason());
-            assertTrue(e.reason().contains(RingFormat.MIN_SUPPORTED_VERSION + " to " + RingFormat.MAX_SUPPORTED_VERSION), e.reason());
+            assertTrue(e.reason().contains(RingFileDescriptor.MIN_SUPPORTED_VERSION + " to " + RingFileDescriptor.MAX_SUPPORTED_VERSION), e.reason());
         }
     }
 
     @Test
     void tableOffsetsOutsideTheFileAreRefused() throws IOException {
         for (long value : new long[] {good.length + 1L, 1L << 40, -1L, Long.MIN_VALUE}) {
-            for (int field : new int[] {RingFormat.BACKEND_TABLE_LENGTH_OFFSET, RingFormat.FEATURE_TABLE_OFFSET_OFFSET,
-                    RingFormat.RING_INDEX_OFFSET_OFFSET, RingFormat.RING_INDEX_LENGTH_OFFSET}) {
+            for (int field : new int[] {RingFileDescriptor.BACKEND_TABLE_LENGTH_OFFSET, RingFileDescriptor.FEATURE_TABLE_OFFSET_OFFSET,
+                    RingFileDescriptor.RING_INDEX_OFFSET_OFFSET, RingFileDescriptor.RING_INDEX_LENGTH_OFFSET}) {
                 byte[] bytes = good.clone();
                 ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN).putLong(field, value);
                 RingFileException e = refused("offsets.ring", bytes);
@@ -336,8 +336,8 @@ class CorruptFileTest {
 
     @Test
     void segmentOutsideTheFileIsRefusedEvenWithAValidChecksum() throws IOException {
-        long firstEntry = ByteBuffer.wrap(good).order(ByteOrder.LITTLE_ENDIAN).getLong(RingFormat.RING_INDEX_OFFSET_OFFSET);
-        int field = (int) firstEntry + RingFormat.ENTRY_SEGMENT_OFFSET_OFFSET;
+        long firstEntry = ByteBuffer.wrap(good).order(ByteOrder.LITTLE_ENDIAN).getLong(RingFileDescriptor.RING_INDEX_OFFSET_OFFSET);
+        int field = (int) firstEntry + RingFileDescriptor.ENTRY_SEGMENT_OFFSET_OFFSET;
         for (long value : new long[] {good.length, good.length - 6L, 1L << 40, -64L, 64}) {
             byte[] bytes = good.clone();
             ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN).putLong(field, value);
@@ -352,14 +352,14 @@ class CorruptFileTest {
     void fileLongerOrShorterThanItsHeaderSaysIsRefused() throws IOException {
         byte[] longer = Arrays.copyOf(good, good.length + 1);
         RingFileException e = refused("longer.ring", longer);
-        assertEquals(RingFormat.FILE_LENGTH_OFFSET, e.offset());
+        assertEquals(RingFileDescriptor.FILE_LENGTH_OFFSET, e.offset());
         assertTrue(e.reason().contains(String.valueOf(good.length)) && e.reason().contains(String.valueOf(longer.length)), e.reason());
 
         e = refused("shorter.ring", Arrays.copyOf(good, good.length - 1));
         assertTrue(e.reason().contains("truncated"), e.reason());
 
-        e = refused("header.ring", Arrays.copyOf(good, RingFormat.HEADER_LENGTH - 1));
-        assertEquals(RingFormat.HEADER_LENGTH - 1, e.offset());
+        e = refused("header.ring", Arrays.copyOf(good, RingFileDescriptor.HEADER_LENGTH - 1));
+        assertEquals(RingFileDescriptor.HEADER_LENGTH - 1, e.offset());
         assertTrue(e.reason().contains("header"), e.reason());
     }
 

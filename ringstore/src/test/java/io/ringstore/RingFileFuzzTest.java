@@ -1,6 +1,6 @@
 package io.ringstore;
 
-import io.ringstore.internal.RingFormat;
+import io.ringstore.internal.format.RingFileDescriptor;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -112,7 +112,7 @@ class RingFileFuzzTest {
     private static boolean hasEmptyRing(Shape s) {
         ByteBuffer b = le(s.bytes);
         for (int i = 0; i < s.ringCount; i++) {
-            if (b.getInt(s.indexAt + i * RingFormat.ENTRY_LENGTH + RingFormat.ENTRY_POINT_COUNT_OFFSET) == 0) {
+            if (b.getInt(s.indexAt + i * RingFileDescriptor.ENTRY_LENGTH + RingFileDescriptor.ENTRY_POINT_COUNT_OFFSET) == 0) {
                 return true;
             }
         }
@@ -122,21 +122,21 @@ class RingFileFuzzTest {
     /** Reads the layout of a valid file per FORMAT.md. */
     private static Shape describe(String name, byte[] bytes) {
         ByteBuffer b = le(bytes);
-        int backendsAt = (int) b.getLong(RingFormat.BACKEND_TABLE_OFFSET_OFFSET);
-        int featuresAt = (int) b.getLong(RingFormat.FEATURE_TABLE_OFFSET_OFFSET);
-        int indexAt = (int) b.getLong(RingFormat.RING_INDEX_OFFSET_OFFSET);
-        long metadataEnd = indexAt + b.getLong(RingFormat.RING_INDEX_LENGTH_OFFSET);
-        int ringCount = b.getInt(RingFormat.RING_COUNT_OFFSET);
+        int backendsAt = (int) b.getLong(RingFileDescriptor.BACKEND_TABLE_OFFSET_OFFSET);
+        int featuresAt = (int) b.getLong(RingFileDescriptor.FEATURE_TABLE_OFFSET_OFFSET);
+        int indexAt = (int) b.getLong(RingFileDescriptor.RING_INDEX_OFFSET_OFFSET);
+        long metadataEnd = indexAt + b.getLong(RingFileDescriptor.RING_INDEX_LENGTH_OFFSET);
+        int ringCount = b.getInt(RingFileDescriptor.RING_COUNT_OFFSET);
         TreeMap<Long, Long> segments = new TreeMap<>();
         for (int i = 0; i < ringCount; i++) {
-            int e = indexAt + i * RingFormat.ENTRY_LENGTH;
-            long length = b.getLong(e + RingFormat.ENTRY_SEGMENT_LENGTH_OFFSET);
+            int e = indexAt + i * RingFileDescriptor.ENTRY_LENGTH;
+            long length = b.getLong(e + RingFileDescriptor.ENTRY_SEGMENT_LENGTH_OFFSET);
             if (length > 0) {
-                segments.put(b.getLong(e + RingFormat.ENTRY_SEGMENT_OFFSET_OFFSET), length);
+                segments.put(b.getLong(e + RingFileDescriptor.ENTRY_SEGMENT_OFFSET_OFFSET), length);
             }
         }
-        return new Shape(name, bytes, metadataEnd, indexAt, ringCount, backendsAt, b.getInt(RingFormat.BACKEND_COUNT_OFFSET),
-                featuresAt, Short.toUnsignedInt(b.getShort(RingFormat.FEATURE_COUNT_OFFSET)),
+        return new Shape(name, bytes, metadataEnd, indexAt, ringCount, backendsAt, b.getInt(RingFileDescriptor.BACKEND_COUNT_OFFSET),
+                featuresAt, Short.toUnsignedInt(b.getShort(RingFileDescriptor.FEATURE_COUNT_OFFSET)),
                 segments.entrySet().stream().map(e -> new long[] {e.getKey(), e.getValue()}).toArray(long[][]::new));
     }
 
@@ -360,21 +360,21 @@ class RingFileFuzzTest {
 
     /** Header fields: offset and width in bytes. */
     private static final int[][] HEADER_FIELDS = {
-            {RingFormat.FORMAT_VERSION_OFFSET, 2}, {RingFormat.FLAGS_OFFSET, 2}, {RingFormat.HEADER_LENGTH_OFFSET, 4},
-            {RingFormat.GENERATION_OFFSET, 8}, {RingFormat.FILE_LENGTH_OFFSET, 8}, {RingFormat.BACKEND_COUNT_OFFSET, 4},
-            {RingFormat.FEATURE_COUNT_OFFSET, 2}, {RingFormat.VERSION_COUNT_OFFSET, 2}, {RingFormat.RING_COUNT_OFFSET, 4},
-            {RingFormat.SEGMENT_COUNT_OFFSET, 4}, {RingFormat.BACKEND_TABLE_OFFSET_OFFSET, 8},
-            {RingFormat.BACKEND_TABLE_LENGTH_OFFSET, 8}, {RingFormat.FEATURE_TABLE_OFFSET_OFFSET, 8},
-            {RingFormat.FEATURE_TABLE_LENGTH_OFFSET, 8}, {RingFormat.RING_INDEX_OFFSET_OFFSET, 8},
-            {RingFormat.RING_INDEX_LENGTH_OFFSET, 8},
+            {RingFileDescriptor.FORMAT_VERSION_OFFSET, 2}, {RingFileDescriptor.FLAGS_OFFSET, 2}, {RingFileDescriptor.HEADER_LENGTH_OFFSET, 4},
+            {RingFileDescriptor.GENERATION_OFFSET, 8}, {RingFileDescriptor.FILE_LENGTH_OFFSET, 8}, {RingFileDescriptor.BACKEND_COUNT_OFFSET, 4},
+            {RingFileDescriptor.FEATURE_COUNT_OFFSET, 2}, {RingFileDescriptor.VERSION_COUNT_OFFSET, 2}, {RingFileDescriptor.RING_COUNT_OFFSET, 4},
+            {RingFileDescriptor.SEGMENT_COUNT_OFFSET, 4}, {RingFileDescriptor.BACKEND_TABLE_OFFSET_OFFSET, 8},
+            {RingFileDescriptor.BACKEND_TABLE_LENGTH_OFFSET, 8}, {RingFileDescriptor.FEATURE_TABLE_OFFSET_OFFSET, 8},
+            {RingFileDescriptor.FEATURE_TABLE_LENGTH_OFFSET, 8}, {RingFileDescriptor.RING_INDEX_OFFSET_OFFSET, 8},
+            {RingFileDescriptor.RING_INDEX_LENGTH_OFFSET, 8},
     };
 
     /** Ring index entry fields: offset and width in bytes. */
     private static final int[][] ENTRY_FIELDS = {
-            {RingFormat.ENTRY_FEATURE_MASK_OFFSET, 4}, {RingFormat.ENTRY_ALGORITHM_OFFSET, 1}, {RingFormat.ENTRY_RESERVED1_OFFSET, 1},
-            {RingFormat.ENTRY_RESERVED1_OFFSET + 1, 2}, {RingFormat.ENTRY_POINT_MULTIPLE_OFFSET, 4},
-            {RingFormat.ENTRY_POINT_COUNT_OFFSET, 4}, {RingFormat.ENTRY_SEGMENT_OFFSET_OFFSET, 8},
-            {RingFormat.ENTRY_SEGMENT_LENGTH_OFFSET, 8}, {RingFormat.ENTRY_SEGMENT_CRC_OFFSET, 4}, {RingFormat.ENTRY_RESERVED2_OFFSET, 4},
+            {RingFileDescriptor.ENTRY_FEATURE_MASK_OFFSET, 4}, {RingFileDescriptor.ENTRY_ALGORITHM_OFFSET, 1}, {RingFileDescriptor.ENTRY_RESERVED1_OFFSET, 1},
+            {RingFileDescriptor.ENTRY_RESERVED1_OFFSET + 1, 2}, {RingFileDescriptor.ENTRY_POINT_MULTIPLE_OFFSET, 4},
+            {RingFileDescriptor.ENTRY_POINT_COUNT_OFFSET, 4}, {RingFileDescriptor.ENTRY_SEGMENT_OFFSET_OFFSET, 8},
+            {RingFileDescriptor.ENTRY_SEGMENT_LENGTH_OFFSET, 8}, {RingFileDescriptor.ENTRY_SEGMENT_CRC_OFFSET, 4}, {RingFileDescriptor.ENTRY_RESERVED2_OFFSET, 4},
     };
 
     private static final String[] ADDRESSES = {"127.0.0.1", "127.0.0.1:8080", "[::1]", "[::1%4294967296]", "256.0.0.1",
@@ -460,8 +460,8 @@ class RingFileFuzzTest {
                 : r.nextInt(bytes.length + 1);
         bytes = Arrays.copyOf(bytes, length);
         what.append(" truncate[").append(length).append(']');
-        if (r.nextBoolean() && length >= RingFormat.FILE_LENGTH_OFFSET + 8) {
-            le(bytes).putLong(RingFormat.FILE_LENGTH_OFFSET, length);
+        if (r.nextBoolean() && length >= RingFileDescriptor.FILE_LENGTH_OFFSET + 8) {
+            le(bytes).putLong(RingFileDescriptor.FILE_LENGTH_OFFSET, length);
             what.append(" fileLength fixed");
         } else {
             fix = false;
@@ -481,8 +481,8 @@ class RingFileFuzzTest {
             }
         }
         what.append(" extend[+").append(extra).append(']');
-        if (r.nextBoolean() && bytes.length >= RingFormat.FILE_LENGTH_OFFSET + 8) {
-            le(bytes).putLong(RingFormat.FILE_LENGTH_OFFSET, bytes.length);
+        if (r.nextBoolean() && bytes.length >= RingFileDescriptor.FILE_LENGTH_OFFSET + 8) {
+            le(bytes).putLong(RingFileDescriptor.FILE_LENGTH_OFFSET, bytes.length);
             what.append(" fileLength fixed");
         } else {
             fix = false;
@@ -505,10 +505,10 @@ class RingFileFuzzTest {
         int features = r.nextInt(4) == 0 ? 17 + r.nextInt(100) : r.nextInt(17);
         int versions = r.nextInt(4) == 0 ? r.nextInt(40) : 1 + r.nextInt(16);
         long rings = (long) versions << Math.min(features, 40);
-        b.putShort(RingFormat.FEATURE_COUNT_OFFSET, (short) features);
-        b.putShort(RingFormat.VERSION_COUNT_OFFSET, (short) versions);
-        b.putInt(RingFormat.RING_COUNT_OFFSET, (int) rings);
-        b.putLong(RingFormat.RING_INDEX_LENGTH_OFFSET, rings * RingFormat.ENTRY_LENGTH);
+        b.putShort(RingFileDescriptor.FEATURE_COUNT_OFFSET, (short) features);
+        b.putShort(RingFileDescriptor.VERSION_COUNT_OFFSET, (short) versions);
+        b.putInt(RingFileDescriptor.RING_COUNT_OFFSET, (int) rings);
+        b.putLong(RingFileDescriptor.RING_INDEX_LENGTH_OFFSET, rings * RingFileDescriptor.ENTRY_LENGTH);
         what.append(" counts[features=").append(features).append(" versions=").append(versions).append(']');
         return new Mutated(bytes, true);
     }
@@ -516,14 +516,14 @@ class RingFileFuzzTest {
     /** An index entry field. */
     private static Mutated entryField(byte[] bytes, Shape shape, SplittableRandom r, StringBuilder what) {
         if (shape.ringCount > 0) {
-            int e = shape.indexAt + r.nextInt(shape.ringCount) * RingFormat.ENTRY_LENGTH;
+            int e = shape.indexAt + r.nextInt(shape.ringCount) * RingFileDescriptor.ENTRY_LENGTH;
             int[] f = ENTRY_FIELDS[r.nextInt(ENTRY_FIELDS.length)];
             long v = value(r, bytes, e + f[0], f[1], bytes.length);
             put(bytes, e + f[0], f[1], v);
             what.append(" entry@").append(e).append('+').append(f[0]).append('=').append(v);
-            if (f[0] == RingFormat.ENTRY_POINT_COUNT_OFFSET && r.nextBoolean()) {
+            if (f[0] == RingFileDescriptor.ENTRY_POINT_COUNT_OFFSET && r.nextBoolean()) {
                 long points = Integer.toUnsignedLong((int) v);
-                le(bytes).putLong(e + RingFormat.ENTRY_SEGMENT_LENGTH_OFFSET, points * RingFormat.POINT_LENGTH);
+                le(bytes).putLong(e + RingFileDescriptor.ENTRY_SEGMENT_LENGTH_OFFSET, points * RingFileDescriptor.POINT_LENGTH);
                 what.append(" with its length");
             }
         }
@@ -533,15 +533,15 @@ class RingFileFuzzTest {
     /** Two index entries swapped, or one entry's segment given to another. */
     private static Mutated swapEntries(byte[] bytes, Shape shape, SplittableRandom r, StringBuilder what) {
         if (shape.ringCount > 1) {
-            int i = shape.indexAt + r.nextInt(shape.ringCount) * RingFormat.ENTRY_LENGTH;
-            int j = shape.indexAt + r.nextInt(shape.ringCount) * RingFormat.ENTRY_LENGTH;
+            int i = shape.indexAt + r.nextInt(shape.ringCount) * RingFileDescriptor.ENTRY_LENGTH;
+            int j = shape.indexAt + r.nextInt(shape.ringCount) * RingFileDescriptor.ENTRY_LENGTH;
             if (r.nextBoolean()) {
-                byte[] tmp = Arrays.copyOfRange(bytes, i, i + RingFormat.ENTRY_LENGTH);
-                System.arraycopy(bytes, j, bytes, i, RingFormat.ENTRY_LENGTH);
-                System.arraycopy(tmp, 0, bytes, j, RingFormat.ENTRY_LENGTH);
+                byte[] tmp = Arrays.copyOfRange(bytes, i, i + RingFileDescriptor.ENTRY_LENGTH);
+                System.arraycopy(bytes, j, bytes, i, RingFileDescriptor.ENTRY_LENGTH);
+                System.arraycopy(tmp, 0, bytes, j, RingFileDescriptor.ENTRY_LENGTH);
                 what.append(" swap entries ").append(i).append(',').append(j);
             } else {
-                System.arraycopy(bytes, j + RingFormat.ENTRY_POINT_COUNT_OFFSET, bytes, i + RingFormat.ENTRY_POINT_COUNT_OFFSET, 24);
+                System.arraycopy(bytes, j + RingFileDescriptor.ENTRY_POINT_COUNT_OFFSET, bytes, i + RingFileDescriptor.ENTRY_POINT_COUNT_OFFSET, 24);
                 what.append(" entry ").append(i).append(" takes the segment of ").append(j);
             }
         }
@@ -551,10 +551,10 @@ class RingFileFuzzTest {
     /** Overlapping segments: an entry's segment moved into another's. */
     private static Mutated overlapSegments(byte[] bytes, Shape shape, SplittableRandom r, StringBuilder what) {
         if (shape.ringCount > 0 && shape.segments.length > 0) {
-            int e = shape.indexAt + r.nextInt(shape.ringCount) * RingFormat.ENTRY_LENGTH;
+            int e = shape.indexAt + r.nextInt(shape.ringCount) * RingFileDescriptor.ENTRY_LENGTH;
             long[] s = shape.segments[r.nextInt(shape.segments.length)];
-            long offset = s[0] + (r.nextBoolean() ? RingFormat.POINT_LENGTH * r.nextInt(8) : r.nextInt((int) s[1]));
-            le(bytes).putLong(e + RingFormat.ENTRY_SEGMENT_OFFSET_OFFSET, offset);
+            long offset = s[0] + (r.nextBoolean() ? RingFileDescriptor.POINT_LENGTH * r.nextInt(8) : r.nextInt((int) s[1]));
+            le(bytes).putLong(e + RingFileDescriptor.ENTRY_SEGMENT_OFFSET_OFFSET, offset);
             what.append(" entry ").append(e).append(" segment at ").append(offset);
         }
         return new Mutated(bytes, true);
@@ -584,29 +584,29 @@ class RingFileFuzzTest {
     private static Mutated changePoints(byte[] bytes, Shape shape, SplittableRandom r, StringBuilder what) {
         if (shape.segments.length > 0) {
             long[] s = shape.segments[r.nextInt(shape.segments.length)];
-            int points = (int) (s[1] / RingFormat.POINT_LENGTH);
-            int p = (int) s[0] + r.nextInt(points) * RingFormat.POINT_LENGTH;
+            int points = (int) (s[1] / RingFileDescriptor.POINT_LENGTH);
+            int p = (int) s[0] + r.nextInt(points) * RingFileDescriptor.POINT_LENGTH;
             ByteBuffer b = le(bytes);
             switch (r.nextInt(5)) {
                 case 0 -> {
                     int backend = r.nextBoolean() ? shape.backendCount + r.nextInt(3) : r.nextInt(0x10000);
-                    b.putShort(p + RingFormat.POINT_BACKEND_OFFSET, (short) backend);
+                    b.putShort(p + RingFileDescriptor.POINT_BACKEND_OFFSET, (short) backend);
                     what.append(" point@").append(p).append(" backend=").append(backend);
                 }
                 case 1 -> {
                     int backend = r.nextInt(shape.backendCount);
-                    b.putShort(p + RingFormat.POINT_BACKEND_OFFSET, (short) backend);
+                    b.putShort(p + RingFileDescriptor.POINT_BACKEND_OFFSET, (short) backend);
                     what.append(" point@").append(p).append(" backend=").append(backend);
                 }
                 case 2 -> {
-                    int q = (int) s[0] + r.nextInt(points) * RingFormat.POINT_LENGTH;
+                    int q = (int) s[0] + r.nextInt(points) * RingFileDescriptor.POINT_LENGTH;
                     int hp = b.getInt(p);
                     b.putInt(p, b.getInt(q));
                     b.putInt(q, hp);
                     what.append(" point hashes swapped ").append(p).append(',').append(q);
                 }
                 case 3 -> {
-                    int q = p + (p + RingFormat.POINT_LENGTH < s[0] + s[1] ? RingFormat.POINT_LENGTH : -RingFormat.POINT_LENGTH);
+                    int q = p + (p + RingFileDescriptor.POINT_LENGTH < s[0] + s[1] ? RingFileDescriptor.POINT_LENGTH : -RingFileDescriptor.POINT_LENGTH);
                     if (q >= s[0]) {
                         b.putInt(q, b.getInt(p));
                     }
@@ -630,23 +630,23 @@ class RingFileFuzzTest {
             int p = shape.backendsAt;
             int index = r.nextInt(shape.backendCount);
             for (int i = 0; i < index; i++) {
-                p += RingFormat.BACKEND_FIXED_LENGTH + Short.toUnsignedInt(b.getShort(p + RingFormat.BACKEND_ADDRESS_LENGTH_OFFSET));
+                p += RingFileDescriptor.BACKEND_FIXED_LENGTH + Short.toUnsignedInt(b.getShort(p + RingFileDescriptor.BACKEND_ADDRESS_LENGTH_OFFSET));
             }
-            int length = Short.toUnsignedInt(b.getShort(p + RingFormat.BACKEND_ADDRESS_LENGTH_OFFSET));
+            int length = Short.toUnsignedInt(b.getShort(p + RingFileDescriptor.BACKEND_ADDRESS_LENGTH_OFFSET));
             switch (r.nextInt(4)) {
                 case 0 -> {
-                    long v = value(r, bytes, p + RingFormat.BACKEND_WEIGHT_OFFSET, 4, bytes.length);
-                    put(bytes, p + RingFormat.BACKEND_WEIGHT_OFFSET, 4, v);
+                    long v = value(r, bytes, p + RingFileDescriptor.BACKEND_WEIGHT_OFFSET, 4, bytes.length);
+                    put(bytes, p + RingFileDescriptor.BACKEND_WEIGHT_OFFSET, 4, v);
                     what.append(" backend ").append(index).append(" weight=").append(v);
                 }
                 case 1 -> {
                     int mask = r.nextBoolean() ? 1 << r.nextInt(32) : r.nextInt();
-                    b.putInt(p + RingFormat.BACKEND_FEATURES_OFFSET, mask);
+                    b.putInt(p + RingFileDescriptor.BACKEND_FEATURES_OFFSET, mask);
                     what.append(" backend ").append(index).append(" mask=").append(Integer.toHexString(mask));
                 }
                 case 2 -> {
-                    long v = value(r, bytes, p + RingFormat.BACKEND_ADDRESS_LENGTH_OFFSET, 2, bytes.length);
-                    put(bytes, p + RingFormat.BACKEND_ADDRESS_LENGTH_OFFSET, 2, v);
+                    long v = value(r, bytes, p + RingFileDescriptor.BACKEND_ADDRESS_LENGTH_OFFSET, 2, bytes.length);
+                    put(bytes, p + RingFileDescriptor.BACKEND_ADDRESS_LENGTH_OFFSET, 2, v);
                     what.append(" backend ").append(index).append(" addressLength=").append(v);
                 }
                 default -> { // same length, other text: a bad or duplicate address
@@ -655,7 +655,7 @@ class RingFileFuzzTest {
                     for (int i = text.length(); i < length; i++) {
                         t[i] = (byte) "0123456789:]%".charAt(r.nextInt(13));
                     }
-                    System.arraycopy(t, 0, bytes, p + RingFormat.BACKEND_ADDRESS_OFFSET, length);
+                    System.arraycopy(t, 0, bytes, p + RingFileDescriptor.BACKEND_ADDRESS_OFFSET, length);
                     what.append(" backend ").append(index).append(" address='")
                             .append(new String(t, StandardCharsets.ISO_8859_1).replaceAll("\\p{Cntrl}", "?")).append('\'');
                 }
@@ -724,14 +724,14 @@ class RingFileFuzzTest {
      */
     private static void fixMetadataChecksum(byte[] bytes, Shape shape) {
         long end = shape.metadataEnd;
-        if (bytes.length >= RingFormat.HEADER_LENGTH) {
+        if (bytes.length >= RingFileDescriptor.HEADER_LENGTH) {
             ByteBuffer b = le(bytes);
-            long said = b.getLong(RingFormat.RING_INDEX_OFFSET_OFFSET) + b.getLong(RingFormat.RING_INDEX_LENGTH_OFFSET);
-            if (said >= 0 && said + RingFormat.METADATA_CRC_LENGTH <= bytes.length) {
+            long said = b.getLong(RingFileDescriptor.RING_INDEX_OFFSET_OFFSET) + b.getLong(RingFileDescriptor.RING_INDEX_LENGTH_OFFSET);
+            if (said >= 0 && said + RingFileDescriptor.METADATA_CRC_LENGTH <= bytes.length) {
                 end = said;
             }
         }
-        if (end + RingFormat.METADATA_CRC_LENGTH > bytes.length) {
+        if (end + RingFileDescriptor.METADATA_CRC_LENGTH > bytes.length) {
             return;
         }
         CRC32C crc = new CRC32C();
@@ -743,13 +743,13 @@ class RingFileFuzzTest {
     private static void fixSegmentChecksums(byte[] bytes, Shape shape) {
         ByteBuffer b = le(bytes);
         for (int i = 0; i < shape.ringCount; i++) {
-            int e = shape.indexAt + i * RingFormat.ENTRY_LENGTH;
-            long offset = b.getLong(e + RingFormat.ENTRY_SEGMENT_OFFSET_OFFSET);
-            long length = b.getLong(e + RingFormat.ENTRY_SEGMENT_LENGTH_OFFSET);
+            int e = shape.indexAt + i * RingFileDescriptor.ENTRY_LENGTH;
+            long offset = b.getLong(e + RingFileDescriptor.ENTRY_SEGMENT_OFFSET_OFFSET);
+            long length = b.getLong(e + RingFileDescriptor.ENTRY_SEGMENT_LENGTH_OFFSET);
             if (length > 0 && offset >= 0 && offset + length <= bytes.length) {
                 CRC32C crc = new CRC32C();
                 crc.update(bytes, (int) offset, (int) length);
-                b.putInt(e + RingFormat.ENTRY_SEGMENT_CRC_OFFSET, (int) crc.getValue());
+                b.putInt(e + RingFileDescriptor.ENTRY_SEGMENT_CRC_OFFSET, (int) crc.getValue());
             }
         }
     }

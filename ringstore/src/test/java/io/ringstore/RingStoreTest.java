@@ -4,6 +4,7 @@ import io.ringstore.build.BackendList;
 import io.ringstore.build.BackendsFileException;
 import io.ringstore.build.BuildResult;
 import io.ringstore.build.RingBuilder;
+import io.ringstore.internal.format.RingFileDescriptor;
 
 import net.openhft.chronicle.testframework.Combination;
 import org.junit.jupiter.api.Test;
@@ -89,18 +90,18 @@ class RingStoreTest {
                     if (expected.isEmpty()) {
                         empty++;
                         assertTrue(ring.isEmpty());
-                        assertEquals(0, ring.segmentOffset());
+                        assertEquals(0, segmentOffset(ring));
                         continue;
                     }
                     long weights = expected.stream().mapToLong(i -> input.backend(i).weight()).sum();
                     assertTrue(ring.pointCount() <= weights * version.pointMultiple());
                     assertTrue(ring.pointCount() >= weights * version.pointMultiple() - 2, "at most a collision or two");
                     // Same backends, same segment; different backends, a different segment.
-                    Long seen = offsetOfMembers.putIfAbsent(expected, ring.segmentOffset());
+                    Long seen = offsetOfMembers.putIfAbsent(expected, segmentOffset(ring));
                     if (seen != null) {
-                        assertEquals(seen, ring.segmentOffset(), () -> "rings with backends " + expected + " share a segment");
+                        assertEquals(seen, segmentOffset(ring), () -> "rings with backends " + expected + " share a segment");
                     } else {
-                        assertTrue(offsets.add(ring.segmentOffset()), () -> version + " " + wanted + " reuses another backend set's segment");
+                        assertTrue(offsets.add(segmentOffset(ring)), () -> version + " " + wanted + " reuses another backend set's segment");
                     }
                 }
             }
@@ -110,11 +111,11 @@ class RingStoreTest {
             assertTrue(empty > 0, "the fixture has empty rings");
             // Rings of the fixture that must share: {eu} and {ssd,eu} are backends 0 and 1, {ssd} adds 2.
             Ring eu = store.ring(Set.of("eu"));
-            assertEquals(eu.segmentOffset(), store.ring(Set.of("eu", "ssd")).segmentOffset());
-            assertEquals(store.ring(Set.of("gpu")).segmentOffset(), store.ring(Set.of("gpu", "ssd")).segmentOffset());
-            assertNotEquals(eu.segmentOffset(), store.ring(Set.of("ssd")).segmentOffset());
-            assertNotEquals(eu.segmentOffset(), store.ring(Set.of()).segmentOffset());
-            assertNotEquals(eu.segmentOffset(), store.ring(Set.of("eu"), V2_16).segmentOffset());
+            assertEquals(segmentOffset(eu), segmentOffset(store.ring(Set.of("eu", "ssd"))));
+            assertEquals(segmentOffset(store.ring(Set.of("gpu"))), segmentOffset(store.ring(Set.of("gpu", "ssd"))));
+            assertNotEquals(segmentOffset(eu), segmentOffset(store.ring(Set.of("ssd"))));
+            assertNotEquals(segmentOffset(eu), segmentOffset(store.ring(Set.of())));
+            assertNotEquals(segmentOffset(eu), segmentOffset(store.ring(Set.of("eu"), V2_16)));
             assertEquals(RingVersion.V1, eu.version(), "ring(features) is the first version");
             store.verify();
         }
@@ -383,15 +384,29 @@ class RingStoreTest {
         Path file = dir.resolve("max.ring");
         String text = "server 127.0.0.1\n";
         assertEquals(Long.MAX_VALUE, builder(text).generation(Long.MAX_VALUE).build(file).generation());
-        // After the largest generation the next cannot be one more; the builder must not wrap to a
-        // negative number, which generation(long) itself refuses.
-        long next;
-        try {
-            next = build(file, text).generation();
-        } catch (RingFileException | IllegalStateException | IllegalArgumentException refused) {
-            return;
+        // After the largest generation the next cannot be one more: the builder refuses, naming the
+        // generation field, instead of wrapping to a negative number; the old file stays.
+        byte[] before = Files.readAllBytes(file);
+        RingFileException e = assertThrows(RingFileException.class, () -> build(file, text));
+        assertEquals(file, e.path());
+        assertEquals(RingFileDescriptor.GENERATION_OFFSET, e.offset());
+        assertTrue(e.reason().contains("generation " + Long.MAX_VALUE + " cannot go up by one"), e.reason());
+        assertArrayEquals(before, Files.readAllBytes(file));
+        assertEquals(List.of(), tempFiles(dir));
+    }
+
+    @Test
+    void backendsCannotBeChangedThroughTheStore(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("r.ring");
+        build(file, FEATURED);
+        try (RingStore store = RingStore.open(file)) {
+            List<Backend> backends = store.backends();
+            Backend first = backends.getFirst();
+            assertThrows(UnsupportedOperationException.class, () -> backends.add(first));
+            assertThrows(UnsupportedOperationException.class, () -> backends.set(0, backends.get(1)));
+            assertThrows(UnsupportedOperationException.class, backends::clear);
+            assertEquals(first, store.backend(0));
         }
-        assertTrue(next >= 0, "generation after Long.MAX_VALUE: " + next);
     }
 
     @Test
@@ -514,7 +529,7 @@ class RingStoreTest {
         Set<Long> seen = new HashSet<>();
         try (RingStore store = RingStore.open(file)) {
             for (Ring ring : store.rings()) {
-                if (!ring.isEmpty() && seen.add(ring.segmentOffset())) {
+                if (!ring.isEmpty() && seen.add(segmentOffset(ring))) {
                     points += ring.pointCount();
                 }
             }
@@ -534,5 +549,10 @@ class RingStoreTest {
         build(file, "server 127.0.0.2\n");
         assertEquals(java.nio.file.attribute.PosixFilePermissions.fromString("rw-r-----"),
                 java.nio.file.Files.getPosixFilePermissions(file), "a replacement keeps the permissions of the file it replaces");
+    }
+
+    /** Where a ring's points are (0 for an empty ring): rings with equal offsets share points. */
+    private static long segmentOffset(Ring ring) {
+        return ring.store().layout().segmentOf(ring).offset();
     }
 }

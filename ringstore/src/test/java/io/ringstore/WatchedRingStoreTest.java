@@ -1,6 +1,6 @@
 package io.ringstore;
 
-import io.ringstore.internal.RingFormat;
+import io.ringstore.internal.format.RingFileDescriptor;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.AnnotatedElementContext;
@@ -286,7 +286,7 @@ public class WatchedRingStoreTest {
             byte[] flippedSegment = good.clone();
             flippedSegment[flippedSegment.length - 3] ^= 0x10; // inside the last segment: only verify() sees it
             byte[] flippedHeader = good.clone();
-            flippedHeader[RingFormat.GENERATION_OFFSET] ^= 0x01; // covered by the metadata checksum
+            flippedHeader[RingFileDescriptor.GENERATION_OFFSET] ^= 0x01; // covered by the metadata checksum
             Object[][] cases = {
                     {"garbage", garbage, "bad magic"},
                     {"empty", new byte[0], "shorter than the 128-byte header"},

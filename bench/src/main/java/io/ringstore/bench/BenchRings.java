@@ -24,7 +24,7 @@ import java.util.SplittableRandom;
 import java.util.function.Consumer;
 import java.util.zip.CRC32;
 
-import static io.ringstore.internal.RingFormat.POINT_LENGTH;
+import static io.ringstore.internal.format.RingFileDescriptor.POINT_LENGTH;
 
 /**
  * The rings every benchmark uses, by size name, and the keys looked up in them.
@@ -133,7 +133,7 @@ final class BenchRings {
      */
     static MemorySegment mapPoints(Ring ring, Arena arena) throws IOException {
         try (FileChannel ch = FileChannel.open(ring.store().path(), StandardOpenOption.READ)) {
-            return ch.map(FileChannel.MapMode.READ_ONLY, ring.segmentOffset(), (long) ring.pointCount() * POINT_LENGTH, arena);
+            return ch.map(FileChannel.MapMode.READ_ONLY, ring.store().layout().segmentOf(ring).offset(), (long) ring.pointCount() * POINT_LENGTH, arena);
         }
     }
 

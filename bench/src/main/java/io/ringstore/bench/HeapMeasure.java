@@ -81,7 +81,7 @@ public final class HeapMeasure {
         RingStore store = openAndLookUp(file);
         long ringstore = usedHeapAfterGc() - before;
         long points = store.rings().stream().filter(r -> !r.isEmpty())
-                .collect(java.util.stream.Collectors.toMap(Ring::segmentOffset, Ring::pointCount, (a, b) -> a))
+                .collect(java.util.stream.Collectors.toMap(r -> store.layout().segmentOf(r).offset(), Ring::pointCount, (a, b) -> a))
                 .values().stream().mapToLong(Integer::longValue).sum(); // rings with one backend set share a segment
         report(tsv, subject, points, "ringstore", ringstore);
         if (baselines) {

@@ -2,9 +2,9 @@ package io.ringstore.bench;
 
 import java.lang.foreign.MemorySegment;
 
-import static io.ringstore.internal.RingFormat.POINT_HASH_OFFSET;
-import static io.ringstore.internal.RingFormat.POINT_LENGTH;
-import static io.ringstore.internal.RingFormat.U32;
+import static io.ringstore.internal.format.RingFileDescriptor.POINT_HASH_OFFSET;
+import static io.ringstore.internal.format.RingFileDescriptor.POINT_LENGTH;
+import static io.ringstore.internal.format.RingFileDescriptor.U32;
 
 /**
  * Searches over a ring's points as mapped: sorted 6-byte records (hash u32, backend u16, little-endian),

@@ -23,9 +23,9 @@ import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.function.IntUnaryOperator;
 
-import static io.ringstore.internal.RingFormat.POINT_BACKEND_OFFSET;
-import static io.ringstore.internal.RingFormat.POINT_LENGTH;
-import static io.ringstore.internal.RingFormat.U16;
+import static io.ringstore.internal.format.RingFileDescriptor.POINT_BACKEND_OFFSET;
+import static io.ringstore.internal.format.RingFileDescriptor.POINT_LENGTH;
+import static io.ringstore.internal.format.RingFileDescriptor.U16;
 
 /**
  * Plain binary search against the library's search, over the same mapped points, each as a whole

@@ -12,8 +12,8 @@ import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.function.IntUnaryOperator;
 
-import static io.ringstore.internal.RingFormat.POINT_BACKEND_OFFSET;
-import static io.ringstore.internal.RingFormat.POINT_LENGTH;
+import static io.ringstore.internal.format.RingFileDescriptor.POINT_BACKEND_OFFSET;
+import static io.ringstore.internal.format.RingFileDescriptor.POINT_LENGTH;
 
 /**
  * How many cache lines each search reads that a cache would not hold: replays the reads of lookups

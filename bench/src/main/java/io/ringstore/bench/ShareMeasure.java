@@ -188,7 +188,7 @@ public final class ShareMeasure {
         try (RingStore store = RingStore.open(file)) {
             List<Ring> rings = store.rings().stream().filter(r -> !r.isEmpty()).toList();
             long sum = 0;
-            int stride = (int) (PAGE / io.ringstore.internal.RingFormat.POINT_LENGTH);
+            int stride = (int) (PAGE / io.ringstore.internal.format.RingFileDescriptor.POINT_LENGTH);
             for (Ring ring : rings) {
                 for (int i = 0; i < ring.pointCount(); i += stride) {
                     sum += ring.pointHash(i);

@@ -11,7 +11,7 @@ import io.ringstore.Ring;
 import io.ringstore.RingFileException;
 import io.ringstore.RingStore;
 import io.ringstore.RingVersion;
-import io.ringstore.internal.RingFormat;
+import io.ringstore.internal.format.RingFileDescriptor;
 import io.ringstore.tools.analysis.CollisionModel;
 import io.ringstore.tools.analysis.CvChart;
 import io.ringstore.tools.analysis.FleetRing;
@@ -149,9 +149,9 @@ final class AnalyzeCommand extends Command {
             throws UsageException, FailedException {
         Sweep sweep = new Sweep(setup.n(), setup.ks(), setup.seeds(), setup.algorithm(), 32);
         long largest = sweep.largestRing();
-        if (largest > RingFormat.MAX_POINTS_PER_RING) {
+        if (largest > RingFileDescriptor.MAX_POINTS_PER_RING) {
             throw new UsageException("N × k = " + setup.n() + " × " + setup.ks().getLast() + " = " + largest + " points, more than a ring holds ("
-                    + RingFormat.MAX_POINTS_PER_RING + ")");
+                    + RingFileDescriptor.MAX_POINTS_PER_RING + ")");
         }
         checkHeap(largest, setup.n(), setup.ks().getLast(), setup.threads());
         Path svg = svgName != null ? writableTarget(svgName) : null;
@@ -290,7 +290,7 @@ final class AnalyzeCommand extends Command {
         }
 
         long bytes() {
-            return (long) ring.pointCount() * RingFormat.POINT_LENGTH;
+            return (long) ring.pointCount() * RingFileDescriptor.POINT_LENGTH;
         }
 
         double birthday() {
@@ -358,7 +358,7 @@ final class AnalyzeCommand extends Command {
 
     /** The only place analyze asks a ring where its segment is: rings with equal keys share their points. */
     private static long segmentKey(Ring r) {
-        return r.segmentOffset();
+        return r.store().layout().segmentOf(r).offset();
     }
 
     private static void text(FileReport report, PrintStream out) {

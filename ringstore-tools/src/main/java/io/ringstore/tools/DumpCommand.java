@@ -3,7 +3,9 @@ package io.ringstore.tools;
 import io.ringstore.Backend;
 import io.ringstore.Ring;
 import io.ringstore.RingFileException;
+import io.ringstore.RingFileLayout.Segment;
 import io.ringstore.RingStore;
+import io.ringstore.internal.format.RingFileDescriptor;
 import io.ringstore.tools.analysis.CollisionModel;
 import io.ringstore.tools.analysis.FleetRing;
 import io.ringstore.tools.analysis.ShareStats;
@@ -58,13 +60,9 @@ final class DumpCommand extends Command {
         static final Shares NONE = new Shares(List.of(), null, 0, null);
     }
 
-    /** Where a ring's points lie in the file, and their checksum. */
-    private record Segment(long offset, int crc) {
-    }
-
-    /** The only place dump asks a ring where its segment is. */
+    /** The only place dump asks where a ring's points lie in the file, and their checksum. */
     private static Segment segment(Ring ring) {
-        return new Segment(ring.segmentOffset(), ring.segmentCrc());
+        return ring.store().layout().segmentOf(ring);
     }
 
     /**
@@ -129,7 +127,7 @@ final class DumpCommand extends Command {
     private static void text(Report report, PrintStream out) {
         RingStore store = report.store();
         out.printf("file: %s%n", store.path());
-        out.printf("format_version: %d%n", 1);
+        out.printf("format_version: %d%n", store.layout().formatVersion());
         out.printf("generation: %d%n", store.generation());
         out.printf("bytes: %d%n", store.fileSize());
         out.printf("input_digest: %s%n", HexFormat.of().formatHex(store.inputDigest()));
@@ -143,8 +141,8 @@ final class DumpCommand extends Command {
         }
         for (RingReport rr : report.rings()) {
             Ring r = rr.ring();
-            out.printf(Locale.ROOT, "%nring %s: %d points, %d bytes, %s%n", r, r.pointCount(), (long) r.pointCount() * 6,
-                    r.isEmpty() ? "no backend" : "segment at " + rr.segment().offset() + String.format(" crc32c 0x%08x", rr.segment().crc())
+            out.printf(Locale.ROOT, "%nring %s: %d points, %d bytes, %s%n", r, r.pointCount(), (long) r.pointCount() * RingFileDescriptor.POINT_LENGTH,
+                    r.isEmpty() ? "no backend" : "segment at " + rr.segment().offset() + String.format(" crc32c 0x%08x", rr.segment().crc32c())
                             + (rr.sharedWith() != null ? ", shared with ring " + rr.sharedWith() : ""));
             if (r.isEmpty()) {
                 continue;
@@ -171,7 +169,7 @@ final class DumpCommand extends Command {
         RingStore store = report.store();
         Json j = new Json(out).begin()
                 .field("file", store.path().toString())
-                .field("format_version", 1)
+                .field("format_version", store.layout().formatVersion())
                 .field("generation", store.generation())
                 .field("bytes", store.fileSize())
                 .field("input_digest", HexFormat.of().formatHex(store.inputDigest()))
@@ -192,8 +190,8 @@ final class DumpCommand extends Command {
             Ring r = rr.ring();
             j.begin().field("version", r.version().toString()).beginArray("features");
             r.features().forEach(j::value);
-            j.endArray().field("points", r.pointCount()).field("bytes", (long) r.pointCount() * 6)
-                    .field("segment_offset", rr.segment().offset()).field("segment_crc32c", String.format("0x%08x", rr.segment().crc()));
+            j.endArray().field("points", r.pointCount()).field("bytes", (long) r.pointCount() * RingFileDescriptor.POINT_LENGTH)
+                    .field("segment_offset", rr.segment().offset()).field("segment_crc32c", String.format("0x%08x", rr.segment().crc32c()));
             if (rr.sharedWith() != null) {
                 j.field("shares_segment_with", rr.sharedWith());
             }

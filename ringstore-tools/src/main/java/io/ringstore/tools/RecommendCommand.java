@@ -4,7 +4,7 @@ import io.ringstore.build.BackendList;
 import io.ringstore.build.BackendsFileException;
 
 import io.ringstore.Algorithm;
-import io.ringstore.internal.RingFormat;
+import io.ringstore.internal.format.RingFileDescriptor;
 import io.ringstore.tools.analysis.CollisionModel;
 import io.ringstore.tools.analysis.Recommendation;
 import io.ringstore.tools.analysis.RingFileEstimate;
@@ -81,11 +81,11 @@ final class RecommendCommand extends Command {
      */
     private record EqualBackends(Answer answer, int n, long points, long nginxPoints) implements Report {
         long bytes() {
-            return points * RingFormat.POINT_LENGTH;
+            return points * RingFileDescriptor.POINT_LENGTH;
         }
 
         long nginxBytes() {
-            return nginxPoints * RingFormat.POINT_LENGTH;
+            return nginxPoints * RingFileDescriptor.POINT_LENGTH;
         }
 
         @Override

@@ -1,6 +1,5 @@
 package io.ringstore.tools;
 
-import io.ringstore.Ring;
 import io.ringstore.RingFileException;
 import io.ringstore.RingStore;
 
@@ -54,8 +53,8 @@ final class VerifyCommand extends Command {
         }
     }
 
-    /** The points verify reports: every ring's, a shared segment counted once per ring. */
+    /** The points verify reports: each distinct segment's once, as {@code build} counts them. */
     private static long ringPoints(RingStore store) {
-        return store.rings().stream().mapToLong(Ring::pointCount).sum();
+        return store.layout().distinctPointCount();
     }
 }

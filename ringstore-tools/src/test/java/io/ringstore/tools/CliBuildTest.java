@@ -75,7 +75,7 @@ class CliBuildTest {
             Set<Long> offsets = new HashSet<>();
             long stored = 0;
             for (Ring x : store.rings()) {
-                if (!x.isEmpty() && offsets.add(x.segmentOffset())) {
+                if (!x.isEmpty() && offsets.add(x.store().layout().segmentOf(x).offset())) {
                     stored += x.pointCount();
                 }
             }

@@ -2,7 +2,7 @@ package io.ringstore.tools;
 
 import io.ringstore.Ring;
 import io.ringstore.RingStore;
-import io.ringstore.internal.RingFormat;
+import io.ringstore.internal.format.RingFileDescriptor;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -47,15 +47,15 @@ class CliVerifyTest {
         goodBytes = Files.readAllBytes(good);
         try (RingStore store = RingStore.open(good)) {
             for (Ring r : store.rings()) {
-                long[] seg = {r.segmentOffset(), r.segmentOffset() + 6L * r.pointCount()};
+                long[] seg = {store.layout().segmentOf(r).offset(), store.layout().segmentOf(r).offset() + 6L * r.pointCount()};
                 if (!r.isEmpty() && segments.stream().noneMatch(s -> s[0] == seg[0])) {
                     segments.add(seg);
                 }
             }
         }
         ByteBuffer header = ByteBuffer.wrap(goodBytes).order(ByteOrder.LITTLE_ENDIAN);
-        metadataEnd = header.getLong(RingFormat.RING_INDEX_OFFSET_OFFSET) + header.getLong(RingFormat.RING_INDEX_LENGTH_OFFSET)
-                + RingFormat.METADATA_CRC_LENGTH;
+        metadataEnd = header.getLong(RingFileDescriptor.RING_INDEX_OFFSET_OFFSET) + header.getLong(RingFileDescriptor.RING_INDEX_LENGTH_OFFSET)
+                + RingFileDescriptor.METADATA_CRC_LENGTH;
     }
 
     @Test
@@ -64,6 +64,21 @@ class CliVerifyTest {
         assertTrue(r.out().startsWith("ok"), r.out());
         assertEquals(1, r.outLines().size(), r.out());
         assertEquals("", r.stderr());
+    }
+
+    @Test
+    void ringPointsCountEachSharedSegmentOnceAsBuildDoes() throws Exception {
+        Path shared = dir.resolve("shared.ring");
+        CliRun built = build(backends(dir, "shared.conf", CliFleet.text(CliFleet.FEATURED)), shared).assertOk();
+        Matcher b = Pattern.compile("(?m)^points: (\\d+) ").matcher(built.out());
+        assertTrue(b.find(), built.out());
+        CliRun verified = run("verify", shared.toString()).assertOk();
+        Matcher v = Pattern.compile("(\\d+) ring points").matcher(verified.out());
+        assertTrue(v.find(), verified.out());
+        assertEquals(b.group(1), v.group(1), "verify and build count the file's points alike: " + verified.out());
+        try (RingStore store = RingStore.open(shared)) {
+            assertTrue(store.segmentCount() < store.rings().stream().filter(r -> !r.isEmpty()).count(), "the fixture shares segments");
+        }
     }
 
     @Test
@@ -147,7 +162,7 @@ class CliVerifyTest {
         assertTrue(at > 0 && at < metadataEnd, "fixture: the first backend's address in the backend table");
         bytes[at + "127.0.0.1".length()] = '\n';
         ByteBuffer b = ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN);
-        int crcAt = (int) metadataEnd - RingFormat.METADATA_CRC_LENGTH;
+        int crcAt = (int) metadataEnd - RingFileDescriptor.METADATA_CRC_LENGTH;
         CRC32C crc = new CRC32C();
         crc.update(bytes, 0, crcAt);
         b.putInt(crcAt, (int) crc.getValue());

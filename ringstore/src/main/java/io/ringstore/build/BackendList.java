@@ -5,6 +5,7 @@ import io.ringstore.internal.BackendAccess;
 import io.ringstore.internal.IoErrors;
 import io.ringstore.internal.ServerAddress;
 import io.ringstore.internal.TextLines;
+import io.ringstore.internal.format.RingFileDescriptor;
 
 import java.io.IOException;
 import java.nio.charset.CharacterCodingException;
@@ -37,13 +38,13 @@ import java.util.regex.Pattern;
  */
 public final class BackendList {
     /** The most backends a file can hold: a point stores its backend index in 16 bits. */
-    public static final int MAX_BACKENDS = 65_535;
+    public static final int MAX_BACKENDS = RingFileDescriptor.MAX_BACKENDS;
     /** The most feature names: the builder writes 2^F rings. */
-    public static final int MAX_FEATURES = 16;
+    public static final int MAX_FEATURES = RingFileDescriptor.MAX_FEATURES;
     /** The largest weight accepted (nginx itself has no smaller limit that we rely on). */
-    public static final long MAX_WEIGHT = Integer.MAX_VALUE;
+    public static final long MAX_WEIGHT = RingFileDescriptor.MAX_WEIGHT;
 
-    private static final Pattern FEATURE_NAME = Pattern.compile("[A-Za-z0-9_.-]{1,64}");
+    private static final Pattern FEATURE_NAME = Pattern.compile(RingFileDescriptor.FEATURE_NAME_REGEX);
 
     private final String source;
     private final List<Backend> backends;
@@ -179,7 +180,7 @@ public final class BackendList {
                 }
                 for (String f : list.split(",", -1)) {
                     if (!FEATURE_NAME.matcher(f).matches()) {
-                        throw new BackendsFileException(source, lineNo, "bad feature name '" + f + "' (1-64 of A-Z a-z 0-9 _ . -)");
+                        throw new BackendsFileException(source, lineNo, "bad feature name '" + f + "' (" + RingFileDescriptor.FEATURE_NAME_RULE + ")");
                     }
                     if (!own.add(f)) {
                         throw new BackendsFileException(source, lineNo, "feature '" + f + "' listed twice");

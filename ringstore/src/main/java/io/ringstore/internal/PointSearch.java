@@ -2,9 +2,9 @@ package io.ringstore.internal;
 
 import java.lang.foreign.MemorySegment;
 
-import static io.ringstore.internal.RingFormat.POINT_HASH_OFFSET;
-import static io.ringstore.internal.RingFormat.POINT_LENGTH;
-import static io.ringstore.internal.RingFormat.U32;
+import static io.ringstore.internal.format.RingFileDescriptor.POINT_HASH_OFFSET;
+import static io.ringstore.internal.format.RingFileDescriptor.POINT_LENGTH;
+import static io.ringstore.internal.format.RingFileDescriptor.U32;
 
 /**
  * Finds the point a hash lands on in a sorted 6-byte segment, touching few cache lines.

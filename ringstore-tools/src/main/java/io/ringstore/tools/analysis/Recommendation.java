@@ -1,6 +1,6 @@
 package io.ringstore.tools.analysis;
 
-import io.ringstore.internal.RingFormat;
+import io.ringstore.internal.format.RingFileDescriptor;
 
 import java.util.List;
 
@@ -28,10 +28,10 @@ public final class Recommendation {
             }
             heaviest = Math.max(heaviest, total);
         }
-        this.maxK = (int) Math.min(Integer.MAX_VALUE, RingFormat.MAX_POINTS_PER_RING / heaviest);
+        this.maxK = (int) Math.min(Integer.MAX_VALUE, RingFileDescriptor.MAX_POINTS_PER_RING / heaviest);
     }
 
-    /** The largest k every ring can hold (a ring holds at most {@link RingFormat#MAX_POINTS_PER_RING} points). */
+    /** The largest k every ring can hold (a ring holds at most {@link RingFileDescriptor#MAX_POINTS_PER_RING} points). */
     public int maxPointMultiple() {
         return maxK;
     }

@@ -4,7 +4,7 @@ import io.ringstore.build.BackendList;
 
 import io.ringstore.Algorithm;
 import io.ringstore.Backend;
-import io.ringstore.internal.RingFormat;
+import io.ringstore.internal.format.RingFileDescriptor;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -32,7 +32,7 @@ public record RingFileEstimate(List<RingEstimate> rings, List<RingEstimate> segm
      */
     public record RingEstimate(Set<String> features, FleetRing ring, long expectedPoints) {
         public long bytes() {
-            return expectedPoints * RingFormat.POINT_LENGTH;
+            return expectedPoints * RingFileDescriptor.POINT_LENGTH;
         }
     }
 
@@ -54,20 +54,20 @@ public record RingFileEstimate(List<RingEstimate> rings, List<RingEstimate> segm
             });
             rings.add(new RingEstimate(Collections.unmodifiableSet(set), shared.ring(), shared.expectedPoints()));
         }
-        long metadata = RingFormat.HEADER_LENGTH + (long) rings.size() * RingFormat.ENTRY_LENGTH;
+        long metadata = RingFileDescriptor.HEADER_LENGTH + (long) rings.size() * RingFileDescriptor.ENTRY_LENGTH;
         for (Backend b : list.backends()) {
-            metadata += RingFormat.BACKEND_FIXED_LENGTH + b.address().getBytes(StandardCharsets.US_ASCII).length;
+            metadata += RingFileDescriptor.BACKEND_FIXED_LENGTH + b.address().getBytes(StandardCharsets.US_ASCII).length;
         }
         for (String f : features) {
             metadata += 1 + f.getBytes(StandardCharsets.US_ASCII).length;
         }
-        long position = metadata + RingFormat.METADATA_CRC_LENGTH; // each segment aligns itself
+        long position = metadata + RingFileDescriptor.METADATA_CRC_LENGTH; // each segment aligns itself
         List<RingEstimate> segments = new ArrayList<>();
         for (RingEstimate s : bySet.values()) {
             if (s.expectedPoints() > 0) {
                 segments.add(s);
                 long length = s.bytes();
-                position = RingFormat.align(position, RingFormat.alignmentFor(length)) + length;
+                position = RingFileDescriptor.align(position, RingFileDescriptor.alignmentFor(length)) + length;
             }
         }
         return new RingFileEstimate(List.copyOf(rings), List.copyOf(segments), position);

@@ -1,0 +1,95 @@
+package io.ringstore;
+
+import java.util.List;
+
+/**
+ * Where things are in an open ring file ({@link RingStore#layout()}): for tools that inspect or repair
+ * files; lookups never need it. Offsets and lengths are in bytes from the start of the file; FORMAT.md
+ * defines every field. Immutable.
+ */
+public final class RingFileLayout {
+    /**
+     * The points of one or more rings: {@code pointCount} 6-byte points at {@code offset}, with the
+     * CRC-32C the ring index records for them.
+     */
+    public record Segment(long offset, long length, int pointCount, int crc32c) {
+        /** What the ring index records for an empty ring: no segment. */
+        public static final Segment NONE = new Segment(0, 0, 0, 0);
+    }
+
+    private final RingStore store;
+    private final int formatVersion;
+    private final int headerLength;
+    private final long metadataLength;
+    private final int metadataCrc;
+    private final List<Segment> segments;
+    private final int[] segmentOfRing;
+    private final long distinctPointCount;
+
+    RingFileLayout(RingStore store, int formatVersion, int headerLength, long metadataLength, int metadataCrc,
+                   List<Segment> segments, int[] segmentOfRing) {
+        this.store = store;
+        this.formatVersion = formatVersion;
+        this.headerLength = headerLength;
+        this.metadataLength = metadataLength;
+        this.metadataCrc = metadataCrc;
+        this.segments = List.copyOf(segments);
+        this.segmentOfRing = segmentOfRing;
+        this.distinctPointCount = segments.stream().mapToLong(Segment::pointCount).sum();
+    }
+
+    /** The file's format version. */
+    public int formatVersion() {
+        return formatVersion;
+    }
+
+    /** Bytes of the fixed header. */
+    public int headerLength() {
+        return headerLength;
+    }
+
+    /** Bytes covered by the metadata checksum: header, backend table, feature table, ring index. */
+    public long metadataLength() {
+        return metadataLength;
+    }
+
+    /** The CRC-32C stored right after the metadata. */
+    public int metadataCrc() {
+        return metadataCrc;
+    }
+
+    /** The distinct non-empty segments, in file order; rings with identical backends share one. */
+    public List<Segment> segments() {
+        return segments;
+    }
+
+    /**
+     * The index in {@link #segments()} of the segment holding {@code ring}'s points, or -1 for an empty
+     * ring.
+     *
+     * @throws IllegalArgumentException for a ring of another store
+     */
+    public int segmentIndex(Ring ring) {
+        if (ring.store() != store) {
+            throw new IllegalArgumentException("ring " + ring + " is not from " + store.path());
+        }
+        return segmentOfRing[ring.position()];
+    }
+
+    /** The segment holding {@code ring}'s points; {@link Segment#NONE} for an empty ring. */
+    public Segment segmentOf(Ring ring) {
+        int s = segmentIndex(ring);
+        return s < 0 ? Segment.NONE : segments.get(s);
+    }
+
+    /** Points stored in the file: the sum over distinct segments (shared points counted once). */
+    public long distinctPointCount() {
+        return distinctPointCount;
+    }
+
+    @Override
+    public String toString() {
+        return "RingFileLayout[format " + formatVersion + ", metadata " + metadataLength + " bytes, "
+                + segments.size() + " segments, " + distinctPointCount + " points]";
+    }
+}

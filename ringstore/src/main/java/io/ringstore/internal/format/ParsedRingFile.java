@@ -1,0 +1,22 @@
+package io.ringstore.internal.format;
+
+import io.ringstore.Backend;
+import io.ringstore.RingVersion;
+
+import java.util.List;
+
+/**
+ * What {@link RingFileReader} found in a ring file's metadata, every field checked.
+ *
+ * @param metadataLength bytes covered by the metadata CRC (header, tables, ring index)
+ * @param entries        the ring index, versions in file order then masks 0 .. 2^F-1
+ * @param segmentCount   distinct non-empty segments
+ */
+public record ParsedRingFile(int formatVersion, int headerLength, long generation, byte[] inputDigest,
+                             List<Backend> backends, List<String> features, List<RingVersion> versions,
+                             long metadataLength, int metadataCrc, List<Entry> entries, int segmentCount) {
+
+    /** One ring index entry; an empty ring has offset, length and CRC 0. */
+    public record Entry(int mask, RingVersion version, long offset, long length, int pointCount, int crc) {
+    }
+}

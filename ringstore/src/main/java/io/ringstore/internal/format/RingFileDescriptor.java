@@ -1,0 +1,225 @@
+package io.ringstore.internal.format;
+
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
+
+/**
+ * Byte layout and limits of a ring file, declared once: {@link RingFileWriter} writes and
+ * {@link RingFileReader} reads every field through these constants. FORMAT.md is the normative
+ * description and names the same fields.
+ *
+ * <p>Every multi-byte field is little-endian and unaligned. Each {@code *_OFFSET} is the previous
+ * offset plus the previous field's {@code *_LENGTH}, so fields cannot silently overlap.
+ *
+ * <pre>
+ * File        := Header BackendTable FeatureTable RingIndex MetadataCrc Padding Segments
+ * BackendTable:= Backend^backendCount            Backend := 10 bytes + address
+ * FeatureTable:= Feature^featureCount            Feature := nameLength u8, name bytes[nameLength]
+ * RingIndex   := RingEntry^ringCount             ringCount = versionCount × 2^featureCount
+ * MetadataCrc := u32 CRC-32C of every byte before it
+ * Segment     := Point^pointCount, at an aligned offset
+ *
+ * Header (128 bytes)
+ *   0                   1                   2                   3
+ *   0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
+ *  +---------------------------------------------------------------+
+ *  |                     magic "RINGSTOR" (8)                       |  0
+ *  +-------------------------------+-------------------------------+
+ *  |   formatVersion u16           |   flags u16                   |  8
+ *  +-------------------------------+-------------------------------+
+ *  |                        headerLength u32                        | 12
+ *  +---------------------------------------------------------------+
+ *  |                        generation u64                          | 16
+ *  +---------------------------------------------------------------+
+ *  |                        fileLength u64                          | 24
+ *  +---------------------------------------------------------------+
+ *  |                   inputDigest SHA-256 (32)                     | 32
+ *  +---------------------------------------------------------------+
+ *  |                        backendCount u32                        | 64
+ *  +-------------------------------+-------------------------------+
+ *  |   featureCount u16            |   versionCount u16            | 68
+ *  +-------------------------------+-------------------------------+
+ *  |                        ringCount u32                           | 72
+ *  +---------------------------------------------------------------+
+ *  |                        segmentCount u32                        | 76
+ *  +---------------------------------------------------------------+
+ *  |  backendTableOffset u64 | backendTableLength u64               | 80
+ *  |  featureTableOffset u64 | featureTableLength u64               | 96
+ *  |  ringIndexOffset u64    | ringIndexLength u64                  | 112
+ *  +---------------------------------------------------------------+ 128
+ *
+ * Backend                          RingEntry (40 bytes)
+ *  +----------------------+ 0       +-----------------------------+ 0
+ *  | weight u32           |         | featureMask u32             |
+ *  +----------------------+ 4       +--------------+--------------+ 4
+ *  | featureMask u32      |         | algorithm u8 | reserved (3) |
+ *  +----------------------+ 8       +--------------+--------------+ 8
+ *  | addressLength u16    |         | pointMultiple u32           |
+ *  +----------------------+ 10      +-----------------------------+ 12
+ *  | address (ASCII) ...  |         | pointCount u32              |
+ *  +----------------------+         +-----------------------------+ 16
+ *                                   | segmentOffset u64           |
+ * Point (6 bytes)                   +-----------------------------+ 24
+ *  +----------+------------+ 0      | segmentLength u64           |
+ *  | hash u32 | backend u16|        +-----------------------------+ 32
+ *  +----------+------------+ 6      | segmentCrc u32 (CRC-32C)    |
+ *                                   +-----------------------------+ 36
+ *                                   | reserved u32                |
+ *                                   +-----------------------------+ 40
+ * </pre>
+ */
+public final class RingFileDescriptor {
+    private RingFileDescriptor() {
+    }
+
+    public static final ValueLayout.OfInt U32 = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+    public static final ValueLayout.OfShort U16 = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+    public static final ValueLayout.OfLong U64 = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+    public static final ValueLayout.OfByte U8 = ValueLayout.JAVA_BYTE;
+
+    private static final int U8_LENGTH = 1;
+    private static final int U16_LENGTH = 2;
+    private static final int U32_LENGTH = 4;
+    private static final int U64_LENGTH = 8;
+
+    /** "RINGSTOR" in ASCII. */
+    public static final byte[] MAGIC = {'R', 'I', 'N', 'G', 'S', 'T', 'O', 'R'};
+    /** The version this writer writes. */
+    public static final int FORMAT_VERSION = 1;
+    public static final int MIN_SUPPORTED_VERSION = 1;
+    public static final int MAX_SUPPORTED_VERSION = 1;
+
+    // ---- Header ----
+    public static final int MAGIC_OFFSET = 0;
+    public static final int MAGIC_LENGTH = 8;
+    public static final int FORMAT_VERSION_OFFSET = MAGIC_OFFSET + MAGIC_LENGTH;
+    public static final int FORMAT_VERSION_LENGTH = U16_LENGTH;
+    public static final int FLAGS_OFFSET = FORMAT_VERSION_OFFSET + FORMAT_VERSION_LENGTH;
+    public static final int FLAGS_LENGTH = U16_LENGTH;
+    public static final int HEADER_LENGTH_OFFSET = FLAGS_OFFSET + FLAGS_LENGTH;
+    public static final int HEADER_LENGTH_LENGTH = U32_LENGTH;
+    public static final int GENERATION_OFFSET = HEADER_LENGTH_OFFSET + HEADER_LENGTH_LENGTH;
+    public static final int GENERATION_LENGTH = U64_LENGTH;
+    public static final int FILE_LENGTH_OFFSET = GENERATION_OFFSET + GENERATION_LENGTH;
+    public static final int FILE_LENGTH_LENGTH = U64_LENGTH;
+    public static final int INPUT_DIGEST_OFFSET = FILE_LENGTH_OFFSET + FILE_LENGTH_LENGTH;
+    /** SHA-256. */
+    public static final int INPUT_DIGEST_LENGTH = 32;
+    public static final int BACKEND_COUNT_OFFSET = INPUT_DIGEST_OFFSET + INPUT_DIGEST_LENGTH;
+    public static final int BACKEND_COUNT_LENGTH = U32_LENGTH;
+    public static final int FEATURE_COUNT_OFFSET = BACKEND_COUNT_OFFSET + BACKEND_COUNT_LENGTH;
+    public static final int FEATURE_COUNT_LENGTH = U16_LENGTH;
+    public static final int VERSION_COUNT_OFFSET = FEATURE_COUNT_OFFSET + FEATURE_COUNT_LENGTH;
+    public static final int VERSION_COUNT_LENGTH = U16_LENGTH;
+    public static final int RING_COUNT_OFFSET = VERSION_COUNT_OFFSET + VERSION_COUNT_LENGTH;
+    public static final int RING_COUNT_LENGTH = U32_LENGTH;
+    public static final int SEGMENT_COUNT_OFFSET = RING_COUNT_OFFSET + RING_COUNT_LENGTH;
+    public static final int SEGMENT_COUNT_LENGTH = U32_LENGTH;
+    public static final int BACKEND_TABLE_OFFSET_OFFSET = SEGMENT_COUNT_OFFSET + SEGMENT_COUNT_LENGTH;
+    public static final int BACKEND_TABLE_OFFSET_LENGTH = U64_LENGTH;
+    public static final int BACKEND_TABLE_LENGTH_OFFSET = BACKEND_TABLE_OFFSET_OFFSET + BACKEND_TABLE_OFFSET_LENGTH;
+    public static final int BACKEND_TABLE_LENGTH_LENGTH = U64_LENGTH;
+    public static final int FEATURE_TABLE_OFFSET_OFFSET = BACKEND_TABLE_LENGTH_OFFSET + BACKEND_TABLE_LENGTH_LENGTH;
+    public static final int FEATURE_TABLE_OFFSET_LENGTH = U64_LENGTH;
+    public static final int FEATURE_TABLE_LENGTH_OFFSET = FEATURE_TABLE_OFFSET_OFFSET + FEATURE_TABLE_OFFSET_LENGTH;
+    public static final int FEATURE_TABLE_LENGTH_LENGTH = U64_LENGTH;
+    public static final int RING_INDEX_OFFSET_OFFSET = FEATURE_TABLE_LENGTH_OFFSET + FEATURE_TABLE_LENGTH_LENGTH;
+    public static final int RING_INDEX_OFFSET_LENGTH = U64_LENGTH;
+    public static final int RING_INDEX_LENGTH_OFFSET = RING_INDEX_OFFSET_OFFSET + RING_INDEX_OFFSET_LENGTH;
+    public static final int RING_INDEX_LENGTH_LENGTH = U64_LENGTH;
+    /** 128; the backend table starts here. */
+    public static final int HEADER_LENGTH = RING_INDEX_LENGTH_OFFSET + RING_INDEX_LENGTH_LENGTH;
+
+    // ---- Backend record ----
+    public static final int BACKEND_WEIGHT_OFFSET = 0;
+    public static final int BACKEND_WEIGHT_LENGTH = U32_LENGTH;
+    public static final int BACKEND_FEATURES_OFFSET = BACKEND_WEIGHT_OFFSET + BACKEND_WEIGHT_LENGTH;
+    public static final int BACKEND_FEATURES_LENGTH = U32_LENGTH;
+    public static final int BACKEND_ADDRESS_LENGTH_OFFSET = BACKEND_FEATURES_OFFSET + BACKEND_FEATURES_LENGTH;
+    public static final int BACKEND_ADDRESS_LENGTH_LENGTH = U16_LENGTH;
+    public static final int BACKEND_ADDRESS_OFFSET = BACKEND_ADDRESS_LENGTH_OFFSET + BACKEND_ADDRESS_LENGTH_LENGTH;
+    /** 10: a backend record is this plus its address length. */
+    public static final int BACKEND_FIXED_LENGTH = BACKEND_ADDRESS_OFFSET;
+
+    // ---- Feature record ----
+    public static final int FEATURE_NAME_LENGTH_OFFSET = 0;
+    public static final int FEATURE_NAME_LENGTH_LENGTH = U8_LENGTH;
+    public static final int FEATURE_NAME_OFFSET = FEATURE_NAME_LENGTH_OFFSET + FEATURE_NAME_LENGTH_LENGTH;
+    /** 1: a feature record is this plus its name length. */
+    public static final int FEATURE_FIXED_LENGTH = FEATURE_NAME_OFFSET;
+
+    // ---- Ring index entry ----
+    public static final int ENTRY_FEATURE_MASK_OFFSET = 0;
+    public static final int ENTRY_FEATURE_MASK_LENGTH = U32_LENGTH;
+    public static final int ENTRY_ALGORITHM_OFFSET = ENTRY_FEATURE_MASK_OFFSET + ENTRY_FEATURE_MASK_LENGTH;
+    public static final int ENTRY_ALGORITHM_LENGTH = U8_LENGTH;
+    /** A u8 then a u16, both 0. */
+    public static final int ENTRY_RESERVED1_OFFSET = ENTRY_ALGORITHM_OFFSET + ENTRY_ALGORITHM_LENGTH;
+    public static final int ENTRY_RESERVED1_LENGTH = U8_LENGTH + U16_LENGTH;
+    public static final int ENTRY_POINT_MULTIPLE_OFFSET = ENTRY_RESERVED1_OFFSET + ENTRY_RESERVED1_LENGTH;
+    public static final int ENTRY_POINT_MULTIPLE_LENGTH = U32_LENGTH;
+    public static final int ENTRY_POINT_COUNT_OFFSET = ENTRY_POINT_MULTIPLE_OFFSET + ENTRY_POINT_MULTIPLE_LENGTH;
+    public static final int ENTRY_POINT_COUNT_LENGTH = U32_LENGTH;
+    public static final int ENTRY_SEGMENT_OFFSET_OFFSET = ENTRY_POINT_COUNT_OFFSET + ENTRY_POINT_COUNT_LENGTH;
+    public static final int ENTRY_SEGMENT_OFFSET_LENGTH = U64_LENGTH;
+    public static final int ENTRY_SEGMENT_LENGTH_OFFSET = ENTRY_SEGMENT_OFFSET_OFFSET + ENTRY_SEGMENT_OFFSET_LENGTH;
+    public static final int ENTRY_SEGMENT_LENGTH_LENGTH = U64_LENGTH;
+    /** CRC-32C of the segment's bytes. */
+    public static final int ENTRY_SEGMENT_CRC_OFFSET = ENTRY_SEGMENT_LENGTH_OFFSET + ENTRY_SEGMENT_LENGTH_LENGTH;
+    public static final int ENTRY_SEGMENT_CRC_LENGTH = U32_LENGTH;
+    /** A u32, 0. */
+    public static final int ENTRY_RESERVED2_OFFSET = ENTRY_SEGMENT_CRC_OFFSET + ENTRY_SEGMENT_CRC_LENGTH;
+    public static final int ENTRY_RESERVED2_LENGTH = U32_LENGTH;
+    /** 40. */
+    public static final int ENTRY_LENGTH = ENTRY_RESERVED2_OFFSET + ENTRY_RESERVED2_LENGTH;
+
+    /** The CRC-32C after the ring index, over every byte before it. */
+    public static final int METADATA_CRC_LENGTH = U32_LENGTH;
+
+    // ---- Points ----
+    public static final int POINT_HASH_OFFSET = 0;
+    public static final int POINT_HASH_LENGTH = U32_LENGTH;
+    public static final int POINT_BACKEND_OFFSET = POINT_HASH_OFFSET + POINT_HASH_LENGTH;
+    public static final int POINT_BACKEND_LENGTH = U16_LENGTH;
+    /** 6. */
+    public static final int POINT_LENGTH = POINT_BACKEND_OFFSET + POINT_BACKEND_LENGTH;
+
+    // ---- Limits ----
+
+    /** The most backends a file can hold: a point stores its backend index in 16 bits. */
+    public static final int MAX_BACKENDS = 0xFFFF;
+    /** The most feature names: a file holds 2^F rings per version, and masks are 32 bits. */
+    public static final int MAX_FEATURES = 16;
+    /** The most versions (algorithm and point multiple pairs) one file may hold. */
+    public static final int MAX_VERSIONS = 16;
+    /** The largest weight (nginx itself has no smaller limit that we rely on); the field is a u32. */
+    public static final long MAX_WEIGHT = Integer.MAX_VALUE;
+    /** The most points one ring may hold: a Java array of packed points must fit while building. */
+    public static final long MAX_POINTS_PER_RING = Integer.MAX_VALUE - 8;
+    /** The longest address: its length is a u16. */
+    public static final int MAX_ADDRESS_LENGTH = 0xFFFF;
+    /** The longest feature name; its length is a u8, which would allow up to 255. */
+    public static final int MAX_FEATURE_NAME_LENGTH = 64;
+    /** What a feature name is made of, and its length. */
+    public static final String FEATURE_NAME_REGEX = "[A-Za-z0-9_.-]{1," + MAX_FEATURE_NAME_LENGTH + "}";
+    /** {@link #FEATURE_NAME_REGEX} in words, for error messages. */
+    public static final String FEATURE_NAME_RULE = "1-" + MAX_FEATURE_NAME_LENGTH + " of A-Z a-z 0-9 _ . -";
+
+    // ---- Alignment (a writer's choice; readers do not check it) ----
+
+    /**
+     * Segments of at least this many bytes start on a page boundary; smaller ones on a cache line, so
+     * that many small feature rings do not pay up to a page of padding each.
+     */
+    public static final long PAGE_ALIGN_THRESHOLD = 1024 * 1024;
+    public static final long PAGE_ALIGNMENT = 4096;
+    public static final long LINE_ALIGNMENT = 64;
+
+    public static long alignmentFor(long segmentLength) {
+        return segmentLength >= PAGE_ALIGN_THRESHOLD ? PAGE_ALIGNMENT : LINE_ALIGNMENT;
+    }
+
+    public static long align(long offset, long alignment) {
+        return (offset + alignment - 1) & -alignment;
+    }
+}

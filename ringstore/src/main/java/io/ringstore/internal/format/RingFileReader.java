@@ -1,0 +1,316 @@
+package io.ringstore.internal.format;
+
+import io.ringstore.Algorithm;
+import io.ringstore.Backend;
+import io.ringstore.RingFileException;
+import io.ringstore.RingVersion;
+import io.ringstore.internal.BackendAccess;
+import io.ringstore.internal.ServerAddress;
+
+import java.lang.foreign.MemorySegment;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.regex.Pattern;
+import java.util.zip.CRC32C;
+
+import static io.ringstore.internal.format.RingFileDescriptor.*;
+
+/**
+ * Reads and validates a ring file's metadata (header, tables, ring index, metadata CRC) in
+ * O(backends + rings); every count is checked against the file size before use. Segments are left to
+ * the caller's {@code verify}.
+ */
+public final class RingFileReader {
+    private static final Pattern FEATURE_NAME = Pattern.compile(FEATURE_NAME_REGEX);
+
+    private final Path path;
+    private final MemorySegment f;
+    private final long size;
+
+    private RingFileReader(Path path, MemorySegment f) {
+        this.path = path;
+        this.f = f;
+        this.size = f.byteSize();
+    }
+
+    /**
+     * Parses the mapped file {@code f} (at least {@link RingFileDescriptor#HEADER_LENGTH} bytes);
+     * {@code path} names it in errors.
+     */
+    public static ParsedRingFile read(Path path, MemorySegment f) throws RingFileException {
+        return new RingFileReader(path, f).parse();
+    }
+
+    /**
+     * CRC-32C of mapped bytes, read through a heap buffer: if the file is truncated under the mapping,
+     * the copy raises an {@link InternalError}, where the CRC intrinsic reading the mapping directly
+     * would crash the JVM with SIGBUS (seen on JDK 25).
+     */
+    public static int crc32c(MemorySegment seg) {
+        CRC32C crc = new CRC32C();
+        byte[] chunk = new byte[(int) Math.min(seg.byteSize(), 1 << 20)];
+        for (long off = 0; off < seg.byteSize(); off += chunk.length) {
+            int n = (int) Math.min(chunk.length, seg.byteSize() - off);
+            MemorySegment.copy(seg, U8, off, chunk, 0, n);
+            crc.update(chunk, 0, n);
+        }
+        return (int) crc.getValue();
+    }
+
+    public static String hex(int v) {
+        return String.format("0x%08x", v);
+    }
+
+    private RingFileException bad(long offset, String reason) {
+        return new RingFileException(path, offset, reason);
+    }
+
+    private long u32(long at) {
+        return Integer.toUnsignedLong(f.get(U32, at));
+    }
+
+    private int u16(long at) {
+        return Short.toUnsignedInt(f.get(U16, at));
+    }
+
+    private long u64(long at, String what) throws RingFileException {
+        long v = f.get(U64, at);
+        if (v < 0 || v > size) {
+            throw bad(at, what + " " + Long.toUnsignedString(v) + " is beyond the file's " + size + " bytes (corrupt header?)");
+        }
+        return v;
+    }
+
+    private void expect(long at, long actual, long expected, String what) throws RingFileException {
+        if (actual != expected) {
+            throw bad(at, what + ": expected " + expected + ", found " + actual);
+        }
+    }
+
+    private ParsedRingFile parse() throws RingFileException {
+        byte[] magic = f.asSlice(MAGIC_OFFSET, MAGIC_LENGTH).toArray(U8);
+        if (!Arrays.equals(magic, MAGIC)) {
+            throw bad(MAGIC_OFFSET, "bad magic: expected \"RINGSTOR\", found \"" + printable(magic) + "\" (not a ring file?)");
+        }
+        int version = u16(FORMAT_VERSION_OFFSET);
+        if (version < MIN_SUPPORTED_VERSION || version > MAX_SUPPORTED_VERSION) {
+            throw bad(FORMAT_VERSION_OFFSET, "unsupported format version " + version + " (this reader supports "
+                    + MIN_SUPPORTED_VERSION + " to " + MAX_SUPPORTED_VERSION + ")");
+        }
+        expect(FLAGS_OFFSET, u16(FLAGS_OFFSET), 0, "flags (none are defined in format version 1)");
+        expect(HEADER_LENGTH_OFFSET, u32(HEADER_LENGTH_OFFSET), HEADER_LENGTH, "header length");
+        long fileLength = f.get(U64, FILE_LENGTH_OFFSET);
+        if (fileLength != size) {
+            throw bad(FILE_LENGTH_OFFSET, "header says the file is " + Long.toUnsignedString(fileLength) + " bytes, it is "
+                    + size + (size < fileLength ? " (truncated?)" : " (extended or overwritten?)"));
+        }
+        long generation = f.get(U64, GENERATION_OFFSET);
+        byte[] digest = f.asSlice(INPUT_DIGEST_OFFSET, INPUT_DIGEST_LENGTH).toArray(U8);
+        long backendCount = u32(BACKEND_COUNT_OFFSET);
+        if (backendCount < 1 || backendCount > MAX_BACKENDS) {
+            throw bad(BACKEND_COUNT_OFFSET, "backend count " + backendCount + " is outside 1-" + MAX_BACKENDS);
+        }
+        int featureCount = u16(FEATURE_COUNT_OFFSET);
+        if (featureCount > MAX_FEATURES) {
+            throw bad(FEATURE_COUNT_OFFSET, "feature count " + featureCount + " is more than " + MAX_FEATURES);
+        }
+        int versionCount = u16(VERSION_COUNT_OFFSET);
+        if (versionCount < 1 || versionCount > MAX_VERSIONS) {
+            throw bad(VERSION_COUNT_OFFSET, "version count " + versionCount + " is outside 1-" + MAX_VERSIONS);
+        }
+        long ringCount = u32(RING_COUNT_OFFSET);
+        expect(RING_COUNT_OFFSET, ringCount, (long) versionCount << featureCount, "ring count (versions × 2^features)");
+        long segmentCount = u32(SEGMENT_COUNT_OFFSET);
+        if (segmentCount > ringCount) {
+            throw bad(SEGMENT_COUNT_OFFSET, "segment count " + segmentCount + " is more than the ring count " + ringCount);
+        }
+        long backendsAt = u64(BACKEND_TABLE_OFFSET_OFFSET, "backend table offset");
+        expect(BACKEND_TABLE_OFFSET_OFFSET, backendsAt, HEADER_LENGTH, "backend table offset");
+        long backendsLength = u64(BACKEND_TABLE_LENGTH_OFFSET, "backend table length");
+        long featuresAt = u64(FEATURE_TABLE_OFFSET_OFFSET, "feature table offset");
+        expect(FEATURE_TABLE_OFFSET_OFFSET, featuresAt, backendsAt + backendsLength, "feature table offset (end of backend table)");
+        long featuresLength = u64(FEATURE_TABLE_LENGTH_OFFSET, "feature table length");
+        long indexAt = u64(RING_INDEX_OFFSET_OFFSET, "ring index offset");
+        expect(RING_INDEX_OFFSET_OFFSET, indexAt, featuresAt + featuresLength, "ring index offset (end of feature table)");
+        long indexLength = u64(RING_INDEX_LENGTH_OFFSET, "ring index length");
+        expect(RING_INDEX_LENGTH_OFFSET, indexLength, ringCount * ENTRY_LENGTH, "ring index length (ring count × " + ENTRY_LENGTH + ")");
+        long metadataEnd = indexAt + indexLength;
+        if (metadataEnd + METADATA_CRC_LENGTH > size) {
+            throw bad(Math.min(metadataEnd, size), "metadata ends at " + (metadataEnd + METADATA_CRC_LENGTH) + ", past the file's end at " + size + " (truncated?)");
+        }
+        int crc = crc32c(f.asSlice(0, metadataEnd));
+        int storedCrc = f.get(U32, metadataEnd);
+        if (crc != storedCrc) {
+            throw bad(metadataEnd, "metadata checksum mismatch: stored CRC-32C " + hex(storedCrc) + ", computed "
+                    + hex(crc) + " over bytes 0-" + metadataEnd + " (corrupted header or tables?)");
+        }
+        List<String> features = parseFeatures(featuresAt, featuresLength, featureCount);
+        List<Backend> backends = parseBackends(backendsAt, backendsLength, (int) backendCount, features);
+        long segmentsStart = metadataEnd + METADATA_CRC_LENGTH;
+        List<RingVersion> versions = new ArrayList<>();
+        List<ParsedRingFile.Entry> entries = parseIndex(indexAt, (int) ringCount, featureCount, segmentsStart, versions);
+        long distinct = entries.stream().filter(e -> e.pointCount() > 0).mapToLong(ParsedRingFile.Entry::offset).distinct().count();
+        expect(SEGMENT_COUNT_OFFSET, distinct, segmentCount, "segment count (distinct non-empty segments in the index)");
+        return new ParsedRingFile(version, HEADER_LENGTH, generation, digest, List.copyOf(backends), features,
+                List.copyOf(versions), metadataEnd, storedCrc, entries, (int) segmentCount);
+    }
+
+    private List<Backend> parseBackends(long at, long length, int count, List<String> features) throws RingFileException {
+        int featureCount = features.size();
+        if (length < (long) count * BACKEND_FIXED_LENGTH) {
+            throw bad(BACKEND_TABLE_LENGTH_OFFSET, "backend table of " + length + " bytes cannot hold " + count + " backends");
+        }
+        List<Backend> list = new ArrayList<>(count);
+        Set<String> endpoints = new HashSet<>();
+        long end = at + length;
+        long p = at;
+        for (int i = 0; i < count; i++) {
+            if (p + BACKEND_FIXED_LENGTH > end) {
+                throw bad(p, "backend " + i + " runs past the end of the backend table at " + end);
+            }
+            long weight = u32(p + BACKEND_WEIGHT_OFFSET);
+            if (weight < 1 || weight > MAX_WEIGHT) {
+                throw bad(p + BACKEND_WEIGHT_OFFSET, "backend " + i + " weight " + weight + " is outside 1-" + MAX_WEIGHT);
+            }
+            int mask = f.get(U32, p + BACKEND_FEATURES_OFFSET);
+            if (featureCount < 32 && (mask >>> featureCount) != 0) {
+                throw bad(p + BACKEND_FEATURES_OFFSET, "backend " + i + " feature mask " + hex(mask) + " names features beyond the " + featureCount + " declared");
+            }
+            int len = u16(p + BACKEND_ADDRESS_LENGTH_OFFSET);
+            if (len == 0 || p + BACKEND_FIXED_LENGTH + len > end) {
+                throw bad(p + BACKEND_ADDRESS_LENGTH_OFFSET, "backend " + i + " address length " + len + " is 0 or runs past the backend table");
+            }
+            String text = new String(f.asSlice(p + BACKEND_ADDRESS_OFFSET, len).toArray(U8), StandardCharsets.ISO_8859_1);
+            ServerAddress address;
+            try {
+                address = ServerAddress.parse(text);
+            } catch (IllegalArgumentException e) {
+                throw bad(p + BACKEND_ADDRESS_OFFSET, "backend " + i + ": " + e.getMessage());
+            }
+            if (!endpoints.add(address.socketAddress())) {
+                throw bad(p + BACKEND_ADDRESS_OFFSET, "backend " + i + " '" + text + "' is a duplicate");
+            }
+            Set<String> own = new LinkedHashSet<>();
+            for (int b = 0; b < featureCount; b++) {
+                if ((mask & (1 << b)) != 0) {
+                    own.add(features.get(b));
+                }
+            }
+            list.add(BackendAccess.create(i, address, weight, own, mask, 0));
+            p += BACKEND_FIXED_LENGTH + len;
+        }
+        if (p != end) {
+            throw bad(p, "backend table has " + (end - p) + " bytes after its " + count + " backends");
+        }
+        return list;
+    }
+
+    private List<String> parseFeatures(long at, long length, int count) throws RingFileException {
+        List<String> names = new ArrayList<>(count);
+        long end = at + length;
+        long p = at;
+        for (int i = 0; i < count; i++) {
+            if (p >= end) {
+                throw bad(p, "feature " + i + " runs past the end of the feature table at " + end);
+            }
+            int len = Byte.toUnsignedInt(f.get(U8, p + FEATURE_NAME_LENGTH_OFFSET));
+            if (len == 0 || p + FEATURE_FIXED_LENGTH + len > end) {
+                throw bad(p, "feature " + i + " name length " + len + " is 0 or runs past the feature table");
+            }
+            String name = new String(f.asSlice(p + FEATURE_NAME_OFFSET, len).toArray(U8), StandardCharsets.ISO_8859_1);
+            if (!FEATURE_NAME.matcher(name).matches() || names.contains(name)) {
+                throw bad(p + FEATURE_NAME_OFFSET, "feature " + i + " name '" + printable(name.getBytes(StandardCharsets.ISO_8859_1)) + "' is invalid or repeated");
+            }
+            names.add(name);
+            p += FEATURE_FIXED_LENGTH + len;
+        }
+        if (p != end) {
+            throw bad(p, "feature table has " + (end - p) + " bytes after its " + count + " names");
+        }
+        return List.copyOf(names);
+    }
+
+    private List<ParsedRingFile.Entry> parseIndex(long at, int ringCount, int featureCount, long segmentsStart,
+                                                  List<RingVersion> versions) throws RingFileException {
+        List<ParsedRingFile.Entry> entries = new ArrayList<>(ringCount);
+        int masks = 1 << featureCount;
+        Map<Long, ParsedRingFile.Entry> byOffset = new HashMap<>();
+        for (int i = 0; i < ringCount; i++) {
+            long e = at + (long) i * ENTRY_LENGTH;
+            int mask = f.get(U32, e + ENTRY_FEATURE_MASK_OFFSET);
+            expect(e + ENTRY_FEATURE_MASK_OFFSET, mask, i % masks, "ring " + i + " feature mask (entries are in mask order)");
+            int code = Byte.toUnsignedInt(f.get(U8, e + ENTRY_ALGORITHM_OFFSET));
+            Algorithm algorithm = Algorithm.ofCode(code);
+            if (algorithm == null) {
+                throw bad(e + ENTRY_ALGORITHM_OFFSET, "ring " + i + " algorithm " + code + " is unknown (expected 1 = v1 or 2 = v2)");
+            }
+            if (f.get(U8, e + ENTRY_RESERVED1_OFFSET) != 0 || f.get(U16, e + ENTRY_RESERVED1_OFFSET + 1) != 0
+                    || f.get(U32, e + ENTRY_RESERVED2_OFFSET) != 0) {
+                throw bad(e + ENTRY_RESERVED1_OFFSET, "ring " + i + " reserved bytes are not zero");
+            }
+            long multiple = u32(e + ENTRY_POINT_MULTIPLE_OFFSET);
+            RingVersion version;
+            try {
+                version = new RingVersion(algorithm, (int) Math.min(multiple, Integer.MAX_VALUE));
+            } catch (IllegalArgumentException ex) {
+                throw bad(e + ENTRY_POINT_MULTIPLE_OFFSET, "ring " + i + ": " + ex.getMessage());
+            }
+            int v = i / masks;
+            if (i % masks == 0) {
+                if (versions.contains(version)) {
+                    throw bad(e + ENTRY_ALGORITHM_OFFSET, "ring " + i + " repeats version " + version);
+                }
+                versions.add(version);
+            } else if (!versions.get(v).equals(version)) {
+                throw bad(e + ENTRY_ALGORITHM_OFFSET, "ring " + i + " is " + version + " but its version block is " + versions.get(v));
+            }
+            long points = u32(e + ENTRY_POINT_COUNT_OFFSET);
+            long offset = f.get(U64, e + ENTRY_SEGMENT_OFFSET_OFFSET);
+            long length = f.get(U64, e + ENTRY_SEGMENT_LENGTH_OFFSET);
+            int crc = f.get(U32, e + ENTRY_SEGMENT_CRC_OFFSET);
+            if (points > MAX_POINTS_PER_RING) {
+                throw bad(e + ENTRY_POINT_COUNT_OFFSET, "ring " + i + " point count " + points + " is more than " + MAX_POINTS_PER_RING);
+            }
+            expect(e + ENTRY_SEGMENT_LENGTH_OFFSET, length, points * POINT_LENGTH, "ring " + i + " segment length (points × " + POINT_LENGTH + ")");
+            if (points == 0) {
+                expect(e + ENTRY_SEGMENT_OFFSET_OFFSET, offset, 0, "ring " + i + " segment offset of an empty ring");
+            } else if (offset < segmentsStart || offset > size || length > size - offset) {
+                throw bad(e + ENTRY_SEGMENT_OFFSET_OFFSET, "ring " + i + " segment [" + offset + ", +" + length
+                        + ") is outside the segment area [" + segmentsStart + ", " + size + ") (truncated or corrupt index?)");
+            }
+            ParsedRingFile.Entry entry = new ParsedRingFile.Entry(mask, version, offset, length, (int) points, crc);
+            if (points > 0) {
+                ParsedRingFile.Entry same = byOffset.putIfAbsent(offset, entry);
+                if (same != null && (same.length() != length || same.crc() != crc)) {
+                    throw bad(e + ENTRY_SEGMENT_OFFSET_OFFSET, "ring " + i + " shares offset " + offset
+                            + " with another ring but not its length and checksum");
+                }
+            }
+            entries.add(entry);
+        }
+        long[] starts = byOffset.keySet().stream().mapToLong(Long::longValue).sorted().toArray();
+        for (int s = 1; s < starts.length; s++) {
+            ParsedRingFile.Entry prev = byOffset.get(starts[s - 1]);
+            if (prev.offset() + prev.length() > starts[s]) {
+                throw bad(at, "segments at " + prev.offset() + " (+" + prev.length() + ") and " + starts[s] + " overlap");
+            }
+        }
+        return List.copyOf(entries);
+    }
+
+    private static String printable(byte[] bytes) {
+        StringBuilder sb = new StringBuilder();
+        for (byte b : bytes) {
+            sb.append(b >= 0x20 && b < 0x7f ? String.valueOf((char) b) : String.format("\\x%02x", b));
+        }
+        return sb.toString();
+    }
+}

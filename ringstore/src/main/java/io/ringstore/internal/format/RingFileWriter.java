@@ -1,0 +1,266 @@
+package io.ringstore.internal.format;
+
+import io.ringstore.Backend;
+import io.ringstore.RingVersion;
+import io.ringstore.internal.BackendAccess;
+import io.ringstore.internal.PointGenerator;
+import io.ringstore.internal.PointSorter;
+
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.List;
+import java.util.zip.CRC32C;
+
+import static io.ringstore.internal.format.RingFileDescriptor.*;
+
+/**
+ * Writes a ring file into a channel: first the segments ({@link #writeSegment}, appended at aligned
+ * offsets after the room kept for the metadata), one ring index entry per ring in file order
+ * ({@link #addRing}), then the header, tables, index and metadata CRC-32C ({@link #finish}). Every
+ * field is set at its {@link RingFileDescriptor} offset. Not thread-safe; one writer per file.
+ */
+public final class RingFileWriter {
+    /** A written segment; an empty ring's is {@link #NONE}. */
+    public record Segment(long offset, long length, long pointCount, int crc, long collisions) {
+        public static final Segment NONE = new Segment(0, 0, 0, 0, 0);
+    }
+
+    private final FileChannel ch;
+    private final List<RingVersion> versions;
+    private final int backendCount;
+    private final int featureCount;
+    private final int ringCount;
+    private final byte[] metadata;
+    private final MemorySegment meta;
+    private final long backendTableLength;
+    private final long featureTableLength;
+    private final long ringIndexOffset;
+    private final long metadataEnd;
+    private final SegmentWriter segments;
+    private int ringsAdded;
+    private int segmentCount;
+
+    /**
+     * Lays out the backend and feature tables for {@code backends}, {@code features} and
+     * {@code versions} (2^features rings per version), ready for the segments.
+     *
+     * @throws IllegalArgumentException when a count or an address exceeds a limit of the format
+     */
+    public RingFileWriter(FileChannel ch, List<Backend> backends, List<String> features, List<RingVersion> versions) {
+        require(backends.size() >= 1 && backends.size() <= MAX_BACKENDS, "backends 1-" + MAX_BACKENDS, backends.size());
+        require(features.size() <= MAX_FEATURES, "features at most " + MAX_FEATURES, features.size());
+        require(versions.size() >= 1 && versions.size() <= MAX_VERSIONS, "versions 1-" + MAX_VERSIONS, versions.size());
+        this.ch = ch;
+        this.versions = List.copyOf(versions);
+        this.backendCount = backends.size();
+        this.featureCount = features.size();
+        this.ringCount = versions.size() << featureCount;
+
+        List<byte[]> addresses = backends.stream().map(b -> b.address().getBytes(StandardCharsets.US_ASCII)).toList();
+        List<byte[]> names = features.stream().map(n -> n.getBytes(StandardCharsets.US_ASCII)).toList();
+        long backendBytes = 0;
+        for (byte[] a : addresses) {
+            require(a.length >= 1 && a.length <= MAX_ADDRESS_LENGTH, "address length 1-" + MAX_ADDRESS_LENGTH, a.length);
+            backendBytes += BACKEND_FIXED_LENGTH + a.length;
+        }
+        long featureBytes = 0;
+        for (byte[] n : names) {
+            require(n.length >= 1 && n.length <= MAX_FEATURE_NAME_LENGTH, "feature name length 1-" + MAX_FEATURE_NAME_LENGTH, n.length);
+            featureBytes += FEATURE_FIXED_LENGTH + n.length;
+        }
+        this.backendTableLength = backendBytes;
+        this.featureTableLength = featureBytes;
+        this.ringIndexOffset = HEADER_LENGTH + backendBytes + featureBytes;
+        this.metadataEnd = ringIndexOffset + (long) ringCount * ENTRY_LENGTH;
+        this.metadata = new byte[Math.toIntExact(metadataEnd + METADATA_CRC_LENGTH)];
+        this.meta = MemorySegment.ofArray(metadata);
+
+        long p = HEADER_LENGTH;
+        for (int i = 0; i < backends.size(); i++) {
+            Backend b = backends.get(i);
+            byte[] a = addresses.get(i);
+            meta.set(U32, p + BACKEND_WEIGHT_OFFSET, (int) b.weight());
+            meta.set(U32, p + BACKEND_FEATURES_OFFSET, BackendAccess.featureMask(b));
+            meta.set(U16, p + BACKEND_ADDRESS_LENGTH_OFFSET, (short) a.length);
+            MemorySegment.copy(a, 0, meta, U8, p + BACKEND_ADDRESS_OFFSET, a.length);
+            p += BACKEND_FIXED_LENGTH + a.length;
+        }
+        for (byte[] n : names) {
+            meta.set(U8, p + FEATURE_NAME_LENGTH_OFFSET, (byte) n.length);
+            MemorySegment.copy(n, 0, meta, U8, p + FEATURE_NAME_OFFSET, n.length);
+            p += FEATURE_FIXED_LENGTH + n.length;
+        }
+        this.segments = new SegmentWriter(ch, metadataEnd + METADATA_CRC_LENGTH); // each segment aligns itself
+    }
+
+    private static void require(boolean holds, String what, long value) {
+        if (!holds) {
+            throw new IllegalArgumentException(what + " must hold: " + value);
+        }
+    }
+
+    /**
+     * Appends the points of one ring at the next aligned offset, keeping one point per hash (the first
+     * in tie order), and returns where they went; {@link Segment#NONE} for no points.
+     */
+    public Segment writeSegment(PointGenerator.Sorted sorted) throws IOException {
+        Segment s = segments.write(sorted);
+        if (s.pointCount() > 0) {
+            segmentCount++;
+        }
+        return s;
+    }
+
+    /** Adds the next ring index entry: rings come in file order, versions then masks 0 .. 2^F-1. */
+    public void addRing(int mask, RingVersion version, Segment segment) {
+        int i = ringsAdded;
+        if (i >= ringCount || mask != (i & ((1 << featureCount) - 1)) || !version.equals(versions.get(i >> featureCount))) {
+            throw new IllegalStateException("ring " + i + " must be version " + (i < ringCount ? versions.get(i >> featureCount) : "none")
+                    + " mask " + (i & ((1 << featureCount) - 1)) + ": got " + version + " mask " + mask);
+        }
+        long e = ringIndexOffset + (long) i * ENTRY_LENGTH;
+        meta.set(U32, e + ENTRY_FEATURE_MASK_OFFSET, mask);
+        meta.set(U8, e + ENTRY_ALGORITHM_OFFSET, (byte) version.algorithm().code());
+        meta.set(U32, e + ENTRY_POINT_MULTIPLE_OFFSET, version.pointMultiple());
+        meta.set(U32, e + ENTRY_POINT_COUNT_OFFSET, (int) segment.pointCount());
+        meta.set(U64, e + ENTRY_SEGMENT_OFFSET_OFFSET, segment.offset());
+        meta.set(U64, e + ENTRY_SEGMENT_LENGTH_OFFSET, segment.length());
+        meta.set(U32, e + ENTRY_SEGMENT_CRC_OFFSET, segment.crc());
+        // The reserved bytes stay 0, as the array was allocated.
+        ringsAdded++;
+    }
+
+    /** Distinct non-empty segments written so far. */
+    public int segmentCount() {
+        return segmentCount;
+    }
+
+    /**
+     * Writes the header, tables, ring index and metadata CRC at the start of the file, and makes the
+     * file reach its full length; returns that length. Does not force the channel.
+     */
+    public long finish(long generation) throws IOException {
+        if (ringsAdded != ringCount) {
+            throw new IllegalStateException("ring index incomplete: " + ringsAdded + " of " + ringCount + " rings added");
+        }
+        long fileLength = segments.end();
+        MemorySegment.copy(MAGIC, 0, meta, U8, MAGIC_OFFSET, MAGIC_LENGTH);
+        meta.set(U16, FORMAT_VERSION_OFFSET, (short) FORMAT_VERSION);
+        meta.set(U16, FLAGS_OFFSET, (short) 0);
+        meta.set(U32, HEADER_LENGTH_OFFSET, HEADER_LENGTH);
+        meta.set(U64, GENERATION_OFFSET, generation);
+        meta.set(U64, FILE_LENGTH_OFFSET, fileLength);
+        MemorySegment.copy(inputDigest(), 0, meta, U8, INPUT_DIGEST_OFFSET, INPUT_DIGEST_LENGTH);
+        meta.set(U32, BACKEND_COUNT_OFFSET, backendCount);
+        meta.set(U16, FEATURE_COUNT_OFFSET, (short) featureCount);
+        meta.set(U16, VERSION_COUNT_OFFSET, (short) versions.size());
+        meta.set(U32, RING_COUNT_OFFSET, ringCount);
+        meta.set(U32, SEGMENT_COUNT_OFFSET, segmentCount);
+        meta.set(U64, BACKEND_TABLE_OFFSET_OFFSET, HEADER_LENGTH);
+        meta.set(U64, BACKEND_TABLE_LENGTH_OFFSET, backendTableLength);
+        meta.set(U64, FEATURE_TABLE_OFFSET_OFFSET, HEADER_LENGTH + backendTableLength);
+        meta.set(U64, FEATURE_TABLE_LENGTH_OFFSET, featureTableLength);
+        meta.set(U64, RING_INDEX_OFFSET_OFFSET, ringIndexOffset);
+        meta.set(U64, RING_INDEX_LENGTH_OFFSET, (long) ringCount * ENTRY_LENGTH);
+        CRC32C crc = new CRC32C();
+        crc.update(metadata, 0, (int) metadataEnd);
+        meta.set(U32, metadataEnd, (int) crc.getValue());
+        writeFully(ch, ByteBuffer.wrap(metadata), 0);
+        if (ch.size() < fileLength) {
+            // No segment was written (every ring empty): the file must still reach fileLength.
+            writeFully(ch, ByteBuffer.allocate(1), fileLength - 1);
+        }
+        return fileLength;
+    }
+
+    /** SHA-256 over the backend table, the feature table and the versions: what the rings were built from. */
+    private byte[] inputDigest() {
+        try {
+            MessageDigest sha = MessageDigest.getInstance("SHA-256");
+            sha.update(metadata, HEADER_LENGTH, (int) (backendTableLength + featureTableLength));
+            for (RingVersion v : versions) {
+                sha.update(v.toString().getBytes(StandardCharsets.US_ASCII));
+                sha.update((byte) 0);
+            }
+            return sha.digest();
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is required of every JDK", e);
+        }
+    }
+
+    /** Appends deduplicated segments at aligned offsets, streaming through one buffer. */
+    private static final class SegmentWriter {
+        private final FileChannel ch;
+        private final ByteBuffer buf = ByteBuffer.allocateDirect(1 << 20).order(ByteOrder.LITTLE_ENDIAN);
+        private final CRC32C crc = new CRC32C();
+        private long position;
+
+        SegmentWriter(FileChannel ch, long start) {
+            this.ch = ch;
+            this.position = start;
+        }
+
+        Segment write(PointGenerator.Sorted sorted) throws IOException {
+            long[] a = sorted.points();
+            int n = sorted.count();
+            if (n == 0) {
+                return Segment.NONE;
+            }
+            long kept = 0;
+            int previousHash = 0;
+            for (int i = 0; i < n; i++) {
+                int h = PointSorter.hash(a[i]);
+                if (i == 0 || h != previousHash) {
+                    kept++;
+                    previousHash = h;
+                }
+            }
+            long length = kept * POINT_LENGTH;
+            long offset = align(position, alignmentFor(length));
+            crc.reset();
+            long at = offset;
+            buf.clear();
+            for (int i = 0; i < n; i++) {
+                int h = PointSorter.hash(a[i]);
+                if (i > 0 && h == previousHash) {
+                    continue; // a backend earlier in tie order already holds this hash
+                }
+                previousHash = h;
+                if (buf.remaining() < POINT_LENGTH) {
+                    at = flush(at);
+                }
+                int p = buf.position();
+                buf.putInt(p + POINT_HASH_OFFSET, h).putShort(p + POINT_BACKEND_OFFSET, (short) PointSorter.backend(a[i]));
+                buf.position(p + POINT_LENGTH);
+            }
+            at = flush(at);
+            position = at;
+            return new Segment(offset, length, kept, (int) crc.getValue(), n - kept);
+        }
+
+        private long flush(long at) throws IOException {
+            buf.flip();
+            crc.update(buf.duplicate());
+            int len = buf.remaining();
+            writeFully(ch, buf, at);
+            buf.clear();
+            return at + len;
+        }
+
+        long end() {
+            return position;
+        }
+    }
+
+    private static void writeFully(FileChannel ch, ByteBuffer buf, long at) throws IOException {
+        while (buf.hasRemaining()) {
+            at += ch.write(buf, at);
+        }
+    }
+}
