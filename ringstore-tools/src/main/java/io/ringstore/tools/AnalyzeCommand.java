@@ -154,8 +154,8 @@ final class AnalyzeCommand extends Command {
         Path svg = args.has(SVG) ? writableTarget(args.get(SVG)) : null;
         List<Sweep.Row> rows = new ArrayList<>();
         long start = System.nanoTime();
-        try (CsvOut csv = CsvOut.open(args.get(CSV), Sweep.Row.CSV_HEADER);
-             RingSimulator simulator = new RingSimulator(threads)) {
+        RingSimulator simulator = new RingSimulator(threads);
+        try (CsvOut csv = CsvOut.open(args.get(CSV), Sweep.Row.CSV_HEADER)) {
             header(out, n, ks, seeds, algorithm, threads);
             sweep.run(simulator, progress, row -> {
                 rows.add(row);
