@@ -44,11 +44,19 @@ public final class RingSimulator {
     public record Measurement(long[] owned, long points, long dropped) {
     }
 
+    /**
+     * The points of {@code ring} in ring order, as the builder generates them (equal hashes not yet
+     * dropped); valid until the next ring.
+     */
+    public PointGenerator.Sorted points(SimulatedRing ring, int hashBits, Consumer<String> progress) throws InterruptedIOException {
+        return generator.generateSorted(ring.chains(), hashBits, progress);
+    }
+
     /** Builds and measures {@code ring}; {@code progress} gets lines as the phases go, each prefixed with {@code label}. */
     public Measurement simulate(SimulatedRing ring, int hashBits, String label, Consumer<String> progress) {
         Consumer<String> labelled = line -> progress.accept(label + ": " + line);
         try {
-            PointGenerator.Sorted sorted = generator.generateSorted(ring.chains(), hashBits, labelled);
+            PointGenerator.Sorted sorted = points(ring, hashBits, labelled);
             long[] a = sorted.points();
             int n = sorted.count();
             labelled.accept("measuring arcs of " + n + " points");
