@@ -30,7 +30,7 @@ import java.util.stream.IntStream;
  */
 public final class PointGenerator {
     /** Threads a build uses: one per core, at most 8 (more gain little against memory bandwidth). */
-    public static final int THREADS = Math.clamp(Runtime.getRuntime().availableProcessors(), 1, 8);
+    private static final int THREADS = Math.clamp(Runtime.getRuntime().availableProcessors(), 1, 8);
     /** Points below which one thread generates alone: starting threads costs more than it saves. */
     private static final int PARALLEL_MIN_POINTS = 1 << 20;
 
@@ -58,7 +58,7 @@ public final class PointGenerator {
         this.threads = THREADS;
     }
 
-    /** A generator of rings given as {@link Chains}, on {@code threads} threads. */
+    /** A generator of rings given as {@link Chains}, on {@code threads} threads; it knows no backend list. */
     public PointGenerator(int threads) {
         if (threads < 1) {
             throw new IllegalArgumentException("threads must be at least 1: threads=" + threads);
