@@ -4,7 +4,8 @@ import io.ringstore.build.BackendList;
 import io.ringstore.build.BuildResult;
 import io.ringstore.build.RingBuilder;
 
-import io.ringstore.internal.Crc32;
+import io.ringstore.RingVersion;
+import io.ringstore.internal.PointGenerator;
 import io.ringstore.internal.PointSorter;
 import io.ringstore.internal.ServerAddress;
 
@@ -17,7 +18,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.BitSet;
 import java.util.List;
+import java.util.SplittableRandom;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 
@@ -25,7 +28,8 @@ import java.util.function.Consumer;
  * Build speed and build memory: points per second for whole builds (generate, sort, drop collisions,
  * write, fsync, rename: {@link BuildResult#nanos()}) of the benchmark rings and of backends files, with
  * the time of each of the builder's phases (from its progress lines, see {@link #PHASES}), the heap and
- * resident memory each build peaked at; the file's bytes per point; and the sort alone,
+ * resident memory each build peaked at; the file's bytes per point; the builder's in-memory generation
+ * alone ({@link PointGenerator}: CRC-32 chains, bucket placement and sort, no file); and the sort alone,
  * {@link PointSorter#sort} against {@link Arrays#sort(long[])} on the same packed points.
  *
  * <p>Memory per build: heap used after a full GC at the start; the peak of heap used sampled every
@@ -37,9 +41,9 @@ import java.util.function.Consumer;
  * <p>Packed points ({@link PointSorter}) carry the hash in their top 32 bits, so about half are negative
  * as signed longs and {@code Arrays.sort} alone would put hashes ≥ 2^31 first. Flipping the sign bit
  * (XOR {@link Long#MIN_VALUE}) makes signed order equal unsigned order; the Arrays.sort figures include
- * the flip before and after (two linear passes), so both sorts produce the same array, which is checked.
- * The sort input is every backend's points in generation order, as {@link io.ringstore.RingBuilder}
- * generates them; {@code generate} is the time to make that input (CRC-32 chains, no sort).
+ * the flip before and after (two linear passes), so both sorts produce the same array, which is checked
+ * against the generator's. The sort input is the generator's points in a seeded random order (shuffled
+ * outside the timing); {@code PointGenerator} is the time of the generation the builder runs per ring.
  *
  * <p>Builds of sizes are written into the benchmarks' ring cache ({@link BenchRings}), so a build here
  * also prepares the files {@link LookupBenchmark} and {@link SearchBenchmark} open. A backends file
@@ -54,6 +58,7 @@ import java.util.function.Consumer;
  */
 public final class BuildMeasure {
     private static final long LARGE_POINTS = 10_000_000;
+    private static final long SHUFFLE_SEED = 0x5EED_5047L;
 
     private BuildMeasure() {
     }
@@ -114,11 +119,11 @@ public final class BuildMeasure {
 
     /**
      * The builder's phases, named by the first word of its progress lines: counting points per bucket
-     * ("building"), placing them ("placing"), sorting within buckets ("sorting"), writing ("writing"),
-     * fsync and rename ("syncing"). A phase lasts until the next line, the last one until the build
+     * ("counting"), placing them ("placing"), sorting within buckets ("sorting"), writing ("writing"),
+     * fsync and rename ("syncing"); the ring announcement before counting ("building") is in no phase. A phase lasts until the next line, the last one until the build
      * returns; phases of several segments add up.
      */
-    private static final List<String> PHASES = List.of("building", "placing", "sorting", "writing", "syncing");
+    private static final List<String> PHASES = List.of("counting", "placing", "sorting", "writing", "syncing");
 
     private static void measureBuild(String subject, int round, Build build, Tsv tsv) throws Exception {
         long startHeap = HeapMeasure.usedHeapAfterGc();
@@ -164,24 +169,36 @@ public final class BuildMeasure {
                 phaseNanos[2] / 1e9, phaseNanos[3] / 1e9, phaseNanos[4] / 1e9);
     }
 
-    private static void measureSort(BenchRings.Shape shape, int rounds, Tsv tsv) {
+    private static void measureSort(BenchRings.Shape shape, int rounds, Tsv tsv) throws IOException {
         int n = Math.toIntExact(shape.points());
-        long[] a = new long[n];
+        ServerAddress[] addresses = new ServerAddress[shape.backends()];
+        Arrays.setAll(addresses, b -> ServerAddress.parse(shape.address(b)));
+        long[] weights = new long[shape.backends()];
+        Arrays.fill(weights, shape.weight());
+        PointGenerator generator = new PointGenerator(addresses, weights, line -> { });
+        BitSet all = new BitSet();
+        all.set(0, shape.backends());
+        int[] rank = generator.tieRanks(RingVersion.V1.algorithm());
         long expected = 0;
         for (int r = 1; r <= rounds; r++) {
             long g = System.nanoTime();
-            generate(shape, a);
-            report(shape, "generate", r, n, System.nanoTime() - g, tsv);
+            long[] a = generator.generateSorted(all, RingVersion.V1, rank).points();
+            report(shape, "PointGenerator", r, n, System.nanoTime() - g, tsv);
+            expected = checkSorted(a, n);
+            shuffle(a, n);
             long t = System.nanoTime();
             flipSign(a, n);
             Arrays.sort(a, 0, n);
             flipSign(a, n);
             report(shape, "Arrays.sort", r, n, System.nanoTime() - t, tsv);
-            expected = checkSorted(a, n);
+            if (checkSorted(a, n) != expected) {
+                throw new IllegalStateException("PointGenerator and Arrays.sort disagree");
+            }
         }
         long[] scratch = new long[n];
         for (int r = 1; r <= rounds; r++) {
-            generate(shape, a);
+            long[] a = generator.generateSorted(all, RingVersion.V1, rank).points();
+            shuffle(a, n);
             long t = System.nanoTime();
             PointSorter.sort(a, n, scratch);
             report(shape, "PointSorter.sort", r, n, System.nanoTime() - t, tsv);
@@ -243,17 +260,14 @@ public final class BuildMeasure {
         return -1;
     }
 
-    /** The packed points of every backend in the order RingBuilder generates them (rank = index, as v1). */
-    private static void generate(BenchRings.Shape shape, long[] a) {
-        int pointsPerBackend = (int) (shape.points() / shape.backends());
-        int k = 0;
-        for (int b = 0; b < shape.backends(); b++) {
-            int base = Crc32.update(Crc32.INITIAL, ServerAddress.parse(shape.address(b)).nginxHashInput());
-            int previous = 0;
-            for (int j = 0; j < pointsPerBackend; j++) {
-                previous = Crc32.nextPoint(base, previous);
-                a[k++] = PointSorter.pack(previous, b, b);
-            }
+    /** Puts the packed points in a random order, the same every round: the input of the stand-alone sorts. */
+    private static void shuffle(long[] a, int n) {
+        SplittableRandom random = new SplittableRandom(SHUFFLE_SEED);
+        for (int i = n - 1; i > 0; i--) {
+            int j = random.nextInt(i + 1);
+            long t = a[i];
+            a[i] = a[j];
+            a[j] = t;
         }
     }
 

@@ -179,7 +179,8 @@ final class AnalyzeCommand extends Command {
             throws FailedException {
         List<Sweep.Row> rows = new ArrayList<>();
         long start = System.nanoTime();
-        try (RingSimulator simulator = new RingSimulator(setup.threads())) {
+        RingSimulator simulator = new RingSimulator(setup.threads());
+        try {
             sweep.run(simulator, progress, row -> {
                 rows.add(row);
                 done.accept(row);

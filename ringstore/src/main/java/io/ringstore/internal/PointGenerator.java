@@ -3,7 +3,6 @@ package io.ringstore.internal;
 import io.ringstore.Algorithm;
 import io.ringstore.RingVersion;
 
-import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -11,21 +10,40 @@ import java.util.BitSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.function.Consumer;
+import java.util.stream.IntStream;
 
 /**
  * Generates the points of a ring in ring order: every point of every member backend (CRC-32 chained
  * from the backend's hash input, as nginx and pingora-ketama do), packed with the tie rank that
  * decides equal hashes, sorted. The one implementation of point generation: the builder writes what
- * it returns, and the analysis simulates with it.
+ * it returns, the analysis measures what it returns, and the bench times it.
  *
- * <p>Not thread-safe (it reuses one array across rings); one generator per build.
+ * <p>Two ways in: the builder's ({@link #PointGenerator(ServerAddress[], long[], Consumer)}, then
+ * {@link #generateSorted(BitSet, RingVersion, int[])} per member set) and the simulator's
+ * ({@link #PointGenerator(int)}, then {@link #generateSorted(Chains, int, Consumer)} with any point
+ * counts and a shorter hash line). Both end in the same generation.
+ *
+ * <p>Progress lines go to the consumer from the calling thread only (the share of the work it does
+ * itself stands for the whole), so the consumer need not be thread-safe.
+ *
+ * <p>Not thread-safe (it reuses one array across rings); one generator per build or simulation.
  */
 public final class PointGenerator {
+    /** Threads a build uses: one per core, at most 8 (more gain little against memory bandwidth). */
+    private static final int THREADS = Math.clamp(Runtime.getRuntime().availableProcessors(), 1, 8);
+    /** Points below which one thread generates alone: starting threads costs more than it saves. */
+    private static final int PARALLEL_MIN_POINTS = 1 << 20;
+
     private final ServerAddress[] addresses;
     private final long[] weights;
     private final Consumer<String> progress;
+    private final int threads;
+    private final int[][] bases = new int[Algorithm.values().length][];
+    private long[] buffer = new long[0];
 
     /**
+     * A generator for the rings of one backend list, on {@link #THREADS} threads.
+     *
      * @param addresses backend i's address
      * @param weights   backend i's weight
      * @param progress  receives a line now and then during long generations
@@ -37,94 +55,198 @@ public final class PointGenerator {
         this.addresses = addresses.clone();
         this.weights = weights.clone();
         this.progress = Objects.requireNonNull(progress, "progress");
+        this.threads = THREADS;
     }
 
-    /** Who keeps a point when two backends produce the same hash: lower rank wins. */
+    /** A generator of rings given as {@link Chains}, on {@code threads} threads; it knows no backend list. */
+    public PointGenerator(int threads) {
+        if (threads < 1) {
+            throw new IllegalArgumentException("threads must be at least 1: threads=" + threads);
+        }
+        this.addresses = new ServerAddress[0];
+        this.weights = new long[0];
+        this.progress = line -> { };
+        this.threads = threads;
+    }
+
+    /** Who keeps a point when two backends of this generator's list produce the same hash: lower rank wins. */
     public int[] tieRanks(Algorithm algorithm) {
-        int n = addresses.length;
+        return tieRanks(List.of(addresses), algorithm);
+    }
+
+    /**
+     * Who keeps a point when two of {@code addresses} produce the same hash, as a rank per address
+     * (lower wins): v1 (nginx) the one listed first, v2 (pingora-ketama) the smallest socket address.
+     */
+    public static int[] tieRanks(List<ServerAddress> addresses, Algorithm algorithm) {
+        int n = addresses.size();
         int[] rank = new int[n];
         if (algorithm == Algorithm.V1) {
-            Arrays.setAll(rank, i -> i); // nginx: the backend listed first
+            Arrays.setAll(rank, i -> i);
         } else {
             Integer[] order = new Integer[n];
             Arrays.setAll(order, i -> i);
-            Arrays.sort(order, (a, b) -> addresses[a].compareTo(addresses[b]));
+            Arrays.sort(order, (a, b) -> addresses.get(a).compareTo(addresses.get(b)));
             for (int r = 0; r < n; r++) {
-                rank[order[r]] = r; // pingora v2: the smallest socket address
+                rank[order[r]] = r;
             }
         }
         return rank;
     }
 
-    private long[] buffer = new long[0];
+    /** The CRC-32 state a backend's point chain starts from: its address as {@code algorithm} hashes it. */
+    public static int baseState(ServerAddress address, Algorithm algorithm) {
+        byte[] input = algorithm == Algorithm.V1 ? address.nginxHashInput() : address.pingoraHashInput();
+        return Crc32.update(Crc32.INITIAL, input);
+    }
 
     /**
-     * Generates every point of the member backends into a packed array sorted by (hash, rank): a counting
-     * pass on the top bits of the hash, a second generation pass that places each point in its bucket,
-     * then a small sort per bucket. Nothing is boxed; the array is reused across rings. The backends
-     * are split into one share per thread (each thread counts and places its own points into its own
-     * slots of every bucket), then the buckets are split between the threads for sorting; the result
-     * does not depend on the number of threads.
+     * The point chains of a ring's backends, index i for backend i: the CRC-32 state its chain starts
+     * from, its tie rank (lower keeps a shared hash) and its number of points (0: not in the ring).
      */
-    public Sorted generateSorted(BitSet members, RingVersion version, int[] rank) throws IOException {
-        int k = version.pointMultiple();
-        long total = 0;
-        for (int b = members.nextSetBit(0); b >= 0; b = members.nextSetBit(b + 1)) {
-            total += weights[b] * k;
+    public record Chains(int[] bases, int[] ranks, int[] points) {
+        public Chains {
+            if (bases.length != ranks.length || bases.length != points.length) {
+                throw new IllegalArgumentException("need a base, a rank and a point count per backend: bases=" + bases.length
+                        + " ranks=" + ranks.length + " points=" + points.length);
+            }
+            if (bases.length > 65_536) {
+                throw new IllegalArgumentException("at most 65536 backends (16-bit index): backends=" + bases.length);
+            }
+            boolean[] taken = new boolean[ranks.length];
+            for (int r : ranks) {
+                if (r < 0 || r >= ranks.length || taken[r]) {
+                    throw new IllegalArgumentException("ranks must be 0.." + (ranks.length - 1) + ", each once: rank=" + r);
+                }
+                taken[r] = true;
+            }
+            for (int p : points) {
+                if (p < 0) {
+                    throw new IllegalArgumentException("point counts cannot be negative: points=" + p);
+                }
+            }
         }
-        int n = (int) total; // checked against MAX_POINTS_PER_RING before
+
+        /** The chains of {@code addresses} under {@code algorithm}, backend i with {@code points[i]} points. */
+        public static Chains of(List<ServerAddress> addresses, Algorithm algorithm, int[] points) {
+            int[] bases = new int[addresses.size()];
+            Arrays.setAll(bases, i -> baseState(addresses.get(i), algorithm));
+            return new Chains(bases, tieRanks(addresses, algorithm), points.clone());
+        }
+
+        public long totalPoints() {
+            long total = 0;
+            for (int p : points) {
+                total += p;
+            }
+            return total;
+        }
+    }
+
+    /**
+     * The points of the ring of {@code members} (backends of this generator's list) in {@code version},
+     * ties decided by {@code rank} ({@link #tieRanks(Algorithm)}); what the builder writes.
+     */
+    public Sorted generateSorted(BitSet members, RingVersion version, int[] rank) throws InterruptedIOException {
+        Algorithm algorithm = version.algorithm();
+        if (bases[algorithm.ordinal()] == null) {
+            int[] b = new int[addresses.length];
+            Arrays.setAll(b, i -> baseState(addresses[i], algorithm));
+            bases[algorithm.ordinal()] = b;
+        }
+        int[] points = new int[addresses.length];
+        for (int b = members.nextSetBit(0); b >= 0; b = members.nextSetBit(b + 1)) {
+            points[b] = Math.toIntExact(weights[b] * version.pointMultiple()); // checked against MAX_POINTS_PER_RING before
+        }
+        Sorted sorted = generateSorted(new Chains(bases[algorithm.ordinal()], rank, points), 32, progress);
+        progress.accept("writing " + sorted.count() + " points of " + version);
+        return sorted;
+    }
+
+    /**
+     * Generates every point of {@code chains} into a packed array sorted by (hash, rank): a counting
+     * pass on the top bits of the hash, a second generation pass that places each point in its bucket,
+     * then a small sort per bucket ({@link PointSorter}). Nothing is boxed; the array is reused across
+     * rings. The backends are split into one share per thread (each thread counts and places its own
+     * points into its own slots of every bucket), then the buckets are split between the threads for
+     * sorting; the result does not depend on the number of threads.
+     *
+     * @param hashBits 32 for the real line; fewer keeps only the top bits of every hash, a smaller line on
+     *                 which collisions come sooner (the analysis's tests use it to reach that regime with small rings)
+     * @param progress gets lines as the phases go
+     */
+    public Sorted generateSorted(Chains chains, int hashBits, Consumer<String> progress) throws InterruptedIOException {
+        if (hashBits < 1 || hashBits > 32) {
+            throw new IllegalArgumentException("hashBits must be from 1 to 32: hashBits=" + hashBits);
+        }
+        long total = chains.totalPoints();
+        if (total > Integer.MAX_VALUE - 8) {
+            throw new IllegalArgumentException("a ring holds at most " + (Integer.MAX_VALUE - 8) + " points: points=" + total);
+        }
+        int n = (int) total;
         if (buffer.length < n) {
             buffer = null; // let the old one go before the new one is allocated
             buffer = new long[n];
         }
         long[] a = buffer;
+        int mask = hashBits == 32 ? -1 : -1 << (32 - hashBits);
         int bits = PointSorter.bucketBits(n);
-        int threads = n < PARALLEL_MIN_POINTS ? 1 : THREADS;
-        int[][] shares = splitByPoints(members, k, threads);
-        int[] bases = new int[addresses.length];
-        for (int b = members.nextSetBit(0); b >= 0; b = members.nextSetBit(b + 1)) {
-            bases[b] = baseState(addresses[b], version.algorithm());
-        }
-        int[][] counts = new int[threads][];
-        inParallel(threads, t -> counts[t] = countBuckets(shares[t], bases, k, bits));
+        int parts = n < PARALLEL_MIN_POINTS ? 1 : threads;
+        int[][] shares = splitByPoints(chains.points(), parts);
+        int last = parts - 1; // the calling thread's share: the one that reports progress
+
+        progress.accept("counting " + n + " points per bucket");
+        int[][] next = new int[parts][];
+        inParallel(parts, t -> next[t] = countBuckets(chains, shares[t], mask, bits,
+                t == last ? reporter(progress, "counting " + n + " points per bucket", shares[t].length) : null));
         int[] starts = new int[1 << bits];
-        int[][] next = new int[threads][1 << bits];
         int position = 0;
         for (int bucket = 0; bucket < starts.length; bucket++) {
             starts[bucket] = position;
-            for (int t = 0; t < threads; t++) {
+            for (int t = 0; t < parts; t++) {
+                int count = next[t][bucket];
                 next[t][bucket] = position;
-                position += counts[t][bucket];
+                position += count;
             }
         }
-        progress.accept("placing " + n + " points of " + version + " in hash order");
-        inParallel(threads, t -> place(shares[t], bases, rank, k, bits, next[t], a));
-        progress.accept("sorting " + n + " points of " + version + " within " + starts.length + " buckets");
-        inParallel(threads, t -> PointSorter.sortBuckets(a, starts, n,
-                (int) ((long) starts.length * t / threads), (int) ((long) starts.length * (t + 1) / threads)));
-        progress.accept("writing " + n + " points of " + version);
+
+        progress.accept("placing " + n + " points in hash order");
+        inParallel(parts, t -> place(chains, shares[t], mask, bits, next[t], a,
+                t == last ? reporter(progress, "placing " + n + " points in hash order", shares[t].length) : null));
+
+        progress.accept("sorting " + n + " points within " + starts.length + " buckets");
+        int[] firstBucket = splitBuckets(starts, n, parts);
+        inParallel(parts, t -> PointSorter.sortBuckets(a, starts, n, firstBucket[t], firstBucket[t + 1]));
         return new Sorted(a, n);
     }
 
-    /** Points below which one thread builds alone: starting threads costs more than it saves. */
-    private static final int PARALLEL_MIN_POINTS = 1 << 20;
-    private static final int THREADS = Math.clamp(Runtime.getRuntime().availableProcessors(), 1, 8);
+    /** Reports "{@code phase}, P % done" whenever P changes: at most 101 lines, however many backends. */
+    private static Done reporter(Consumer<String> progress, String phase, int backends) {
+        int[] reported = {-1};
+        return done -> {
+            int percent = (int) (100L * done / backends);
+            if (percent != reported[0]) {
+                reported[0] = percent;
+                progress.accept(phase + ", " + percent + " % done");
+            }
+        };
+    }
 
-    /** The member backends in {@code threads} runs of about equal point counts. */
-    private int[][] splitByPoints(BitSet members, int k, int threads) {
-        int[] all = members.stream().toArray();
+    /** The backends with points, in {@code parts} runs of about equal point counts. */
+    private static int[][] splitByPoints(int[] points, int parts) {
+        int[] all = IntStream.range(0, points.length).filter(b -> points[b] > 0).toArray();
         long total = 0;
         for (int b : all) {
-            total += weights[b] * k;
+            total += points[b];
         }
-        int[][] out = new int[threads][];
+        int[][] out = new int[parts][];
         int from = 0;
         long sum = 0;
-        for (int t = 0; t < threads; t++) {
-            long target = total * (t + 1) / threads;
+        for (int t = 0; t < parts; t++) {
+            long target = total * (t + 1) / parts;
             int to = from;
-            while (to < all.length && (t == threads - 1 || sum < target)) {
-                sum += weights[all[to]] * k;
+            while (to < all.length && (t == parts - 1 || sum < target)) {
+                sum += points[all[to]];
                 to++;
             }
             out[t] = Arrays.copyOfRange(all, from, to);
@@ -133,80 +255,134 @@ public final class PointGenerator {
         return out;
     }
 
-    private int[] countBuckets(int[] share, int[] bases, int k, int bits) {
+    /** Bucket ranges of about equal point counts: part t sorts buckets [first[t], first[t+1]). */
+    private static int[] splitBuckets(int[] starts, int n, int parts) {
+        int[] first = new int[parts + 1];
+        int bucket = 0;
+        for (int t = 1; t < parts; t++) {
+            long target = (long) n * t / parts;
+            while (bucket < starts.length && starts[bucket] < target) {
+                bucket++;
+            }
+            first[t] = bucket;
+        }
+        first[parts] = starts.length;
+        return first;
+    }
+
+    /** Receives the number of backends of a share done so far. */
+    private interface Done {
+        void backends(int done);
+    }
+
+    private static int[] countBuckets(Chains chains, int[] share, int mask, int bits, Done done) {
         int[] counts = new int[1 << bits];
-        for (int b : share) {
-            int points = (int) (weights[b] * k);
-            int base = bases[b];
+        for (int i = 0; i < share.length; i++) {
+            int b = share[i];
+            int base = chains.bases()[b];
             int prev = 0;
-            for (int j = 0; j < points; j++) {
+            for (int j = chains.points()[b]; j > 0; j--) {
                 prev = Crc32.nextPoint(base, prev);
-                counts[PointSorter.bucket(prev, bits)]++;
+                counts[PointSorter.bucket(prev & mask, bits)]++;
+            }
+            if (done != null) {
+                done.backends(i + 1);
             }
         }
         return counts;
     }
 
-    private void place(int[] share, int[] bases, int[] rank, int k, int bits, int[] next, long[] a) {
-        for (int b : share) {
-            int points = (int) (weights[b] * k);
-            int base = bases[b];
-            long low = ((long) rank[b] << 16) | b;
+    private static void place(Chains chains, int[] share, int mask, int bits, int[] next, long[] a, Done done) {
+        for (int i = 0; i < share.length; i++) {
+            int b = share[i];
+            int base = chains.bases()[b];
+            int rank = chains.ranks()[b];
             int prev = 0;
-            for (int j = 0; j < points; j++) {
+            for (int j = chains.points()[b]; j > 0; j--) {
                 prev = Crc32.nextPoint(base, prev);
-                a[next[PointSorter.bucket(prev, bits)]++] = ((prev & 0xFFFF_FFFFL) << 32) | low;
+                int h = prev & mask; // the chain continues from the full hash; only the point is cut to the line
+                a[next[PointSorter.bucket(h, bits)]++] = PointSorter.pack(h, rank, b);
+            }
+            if (done != null) {
+                done.backends(i + 1);
             }
         }
     }
 
-    private interface Task {
-        void run(int thread);
+    /** One share of a parallel job. */
+    public interface Task {
+        void run(int share);
     }
 
-    /** Runs {@code task} for threads 0..n-1, the last on the calling thread, and waits for all. */
-    private static void inParallel(int n, Task task) throws IOException {
+    /** Runs {@code task} for shares 0..{@link #threads()}-1 of a job, on this generator's threads. */
+    public void inParallel(Task task) throws InterruptedIOException {
+        inParallel(threads, task);
+    }
+
+    public int threads() {
+        return threads;
+    }
+
+    /**
+     * Runs {@code task} for shares 0..n-1, the last on the calling thread, and waits for all, also when a
+     * share fails: no thread outlives the call. Then rethrows the first failure (the caller's share
+     * first, then the started threads' in share order), the others suppressed in it.
+     */
+    static void inParallel(int n, Task task) throws InterruptedIOException {
         if (n == 1) {
             task.run(0);
             return;
         }
         List<Thread> started = new ArrayList<>();
-        Throwable[] failure = new Throwable[1];
-        for (int t = 0; t < n - 1; t++) {
-            int id = t;
-            Thread th = Thread.ofPlatform().name("ringstore-build-" + t).start(() -> {
-                try {
-                    task.run(id);
-                } catch (Throwable e) {
-                    synchronized (failure) {
-                        failure[0] = e;
-                    }
-                }
-            });
-            started.add(th);
-        }
-        task.run(n - 1);
+        Throwable[] failures = new Throwable[n];
         try {
-            for (Thread th : started) {
-                th.join();
+            for (int t = 0; t < n - 1; t++) {
+                int id = t;
+                started.add(Thread.ofPlatform().name("ringstore-build-" + t).start(() -> {
+                    try {
+                        task.run(id);
+                    } catch (Throwable e) {
+                        failures[id] = e; // published to the caller by join()
+                    }
+                }));
             }
-        } catch (InterruptedException e) {
+            task.run(n - 1);
+        } catch (RuntimeException | Error e) {
+            failures[n - 1] = e;
+        }
+        boolean interrupted = false;
+        for (Thread th : started) {
+            while (true) {
+                try {
+                    th.join(); // even when interrupted: a share still running would write into the caller's arrays
+                    break;
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
+            }
+        }
+        Throwable first = failures[n - 1];
+        for (int t = 0; t < n - 1; t++) {
+            if (first == null) {
+                first = failures[t];
+            } else if (failures[t] != null) {
+                first.addSuppressed(failures[t]);
+            }
+        }
+        if (interrupted) {
             Thread.currentThread().interrupt();
-            throw new InterruptedIOException("interrupted while building");
-        }
-        synchronized (failure) {
-            if (failure[0] instanceof RuntimeException re) {
-                throw re;
+            InterruptedIOException e = new InterruptedIOException("interrupted while generating points");
+            if (first != null) {
+                e.addSuppressed(first);
             }
-            if (failure[0] instanceof Error err) {
-                throw err;
-            }
+            throw e;
         }
-    }
-
-    private static int baseState(ServerAddress address, Algorithm algorithm) {
-        byte[] input = algorithm == Algorithm.V1 ? address.nginxHashInput() : address.pingoraHashInput();
-        return Crc32.update(Crc32.INITIAL, input);
+        if (first instanceof RuntimeException re) {
+            throw re;
+        }
+        if (first instanceof Error err) {
+            throw err;
+        }
     }
 
     /** The first {@code count} entries of {@code points}, packed ({@link PointSorter}) and in ring order. */

@@ -2,10 +2,9 @@ package io.ringstore.tools.analysis;
 
 import io.ringstore.Algorithm;
 import io.ringstore.Backend;
-import io.ringstore.internal.ServerAddress;
+import io.ringstore.internal.BackendAccess;
+import io.ringstore.internal.PointGenerator;
 
-import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Set;
 
@@ -35,17 +34,10 @@ public final class FleetRing {
         for (int i = 0; i < points.length; i++) {
             points[i] = members.get(i).weight() * pointMultiple;
         }
-        List<Integer> order = new ArrayList<>();
-        for (int i = 0; i < points.length; i++) {
-            order.add(i);
-        }
-        if (algorithm == Algorithm.V2) {
-            List<ServerAddress> addresses = members.stream().map(b -> ServerAddress.parse(b.address())).toList();
-            order.sort(Comparator.comparing(addresses::get));
-        }
+        int[] rank = PointGenerator.tieRanks(members.stream().map(BackendAccess::address).toList(), algorithm);
         long[] tie = new long[points.length];
-        for (int r = 0; r < tie.length; r++) {
-            tie[r] = points[order.get(r)];
+        for (int i = 0; i < tie.length; i++) {
+            tie[rank[i]] = points[i];
         }
         return new FleetRing(members, points, tie);
     }

@@ -1,7 +1,7 @@
 package io.ringstore.tools.analysis;
 
 import io.ringstore.Algorithm;
-import io.ringstore.internal.Crc32;
+import io.ringstore.internal.PointGenerator;
 import io.ringstore.internal.ServerAddress;
 
 import java.util.Arrays;
@@ -11,26 +11,16 @@ import java.util.Set;
 import java.util.SplittableRandom;
 
 /**
- * The backends of a ring to simulate, as the ring builder sees them: each one's CRC-32 base state
- * (over the address bytes its algorithm hashes), its tie rank (lower keeps a shared hash) and its
- * number of points. Index i is backend i.
+ * The backends of a ring to simulate, as the ring builder sees them ({@link PointGenerator.Chains}):
+ * each one's CRC-32 base state (over the address bytes its algorithm hashes), its tie rank (lower
+ * keeps a shared hash) and its number of points, at least one. Index i is backend i.
  */
-public record SimulatedRing(int[] bases, int[] ranks, int[] points) {
+public record SimulatedRing(PointGenerator.Chains chains) {
     public SimulatedRing {
-        if (bases.length != ranks.length || bases.length != points.length || bases.length == 0) {
-            throw new IllegalArgumentException("need a base, a rank and a point count per backend, at least one backend");
+        if (chains.points().length == 0) {
+            throw new IllegalArgumentException("need at least one backend");
         }
-        if (bases.length > 65_536) {
-            throw new IllegalArgumentException("at most 65536 backends (16-bit index): backends=" + bases.length);
-        }
-        boolean[] taken = new boolean[ranks.length];
-        for (int r : ranks) {
-            if (r < 0 || r >= ranks.length || taken[r]) {
-                throw new IllegalArgumentException("ranks must be 0.." + (ranks.length - 1) + ", each once: rank=" + r);
-            }
-            taken[r] = true;
-        }
-        for (int p : points) {
+        for (int p : chains.points()) {
             if (p < 1) {
                 throw new IllegalArgumentException("every backend needs at least one point: points=" + p);
             }
@@ -42,24 +32,7 @@ public record SimulatedRing(int[] bases, int[] ranks, int[] points) {
      * written and the first listed wins a tie, v2 hashes the socket address and the smallest wins.
      */
     public static SimulatedRing of(List<ServerAddress> addresses, Algorithm algorithm, int[] points) {
-        int n = addresses.size();
-        int[] bases = new int[n];
-        int[] ranks = new int[n];
-        for (int i = 0; i < n; i++) {
-            ServerAddress a = addresses.get(i);
-            bases[i] = Crc32.update(Crc32.INITIAL, algorithm == Algorithm.V1 ? a.nginxHashInput() : a.pingoraHashInput());
-        }
-        if (algorithm == Algorithm.V1) {
-            Arrays.setAll(ranks, i -> i);
-        } else {
-            Integer[] order = new Integer[n];
-            Arrays.setAll(order, i -> i);
-            Arrays.sort(order, (x, y) -> addresses.get(x).compareTo(addresses.get(y)));
-            for (int r = 0; r < n; r++) {
-                ranks[order[r]] = r;
-            }
-        }
-        return new SimulatedRing(bases, ranks, points.clone());
+        return new SimulatedRing(PointGenerator.Chains.of(addresses, algorithm, points));
     }
 
     /** {@code n} backends of {@code k} points each. */
@@ -86,28 +59,37 @@ public record SimulatedRing(int[] bases, int[] ranks, int[] points) {
         return List.of(out);
     }
 
+    public int[] bases() {
+        return chains.bases();
+    }
+
+    public int[] ranks() {
+        return chains.ranks();
+    }
+
+    public int[] points() {
+        return chains.points();
+    }
+
     public int backends() {
-        return bases.length;
+        return chains.points().length;
     }
 
     public long totalPoints() {
-        long total = 0;
-        for (int p : points) {
-            total += p;
-        }
-        return total;
+        return chains.totalPoints();
     }
 
     /** Point counts as longs, in backend order. */
     public long[] pointCounts() {
-        return Arrays.stream(points).asLongStream().toArray();
+        return Arrays.stream(points()).asLongStream().toArray();
     }
 
     /** Point counts in tie order (rank 0 first), what {@link CollisionModel} takes. */
     public long[] pointsInTieOrder() {
+        int[] points = points();
         long[] out = new long[points.length];
         for (int i = 0; i < points.length; i++) {
-            out[ranks[i]] = points[i];
+            out[ranks()[i]] = points[i];
         }
         return out;
     }

@@ -59,29 +59,28 @@ class CollisionModelTest {
     void modelMatchesSimulationWhereCollisionsDominate() {
         int[][] cases = {{64, 2000, 18}, {200, 500, 20}, {16, 4000, 16}};
         int seeds = 12;
-        try (RingSimulator simulator = new RingSimulator(2)) {
-            for (int[] c : cases) {
-                int n = c[0];
-                int k = c[1];
-                int bits = c[2];
-                double sum = 0;
-                double sumSq = 0;
-                CollisionModel.Result model = null;
-                for (int s = 1; s <= seeds; s++) {
-                    SimulatedRing ring = SimulatedRing.equal(SimulatedRing.randomAddresses(n, s), Algorithm.V2, k);
-                    model = CollisionModel.ring(ring.pointsInTieOrder(), Math.pow(2, bits));
-                    RingSimulator.Measurement m = simulator.simulate(ring, bits, "test", x -> { });
-                    double cv = ShareStats.of(m.owned(), ring.pointCounts()).cv();
-                    sum += cv * cv;
-                    sumSq += cv * cv * cv * cv;
-                }
-                double mean = sum / seeds;
-                double se = Math.sqrt((sumSq / seeds - mean * mean) / (seeds - 1));
-                String what = "N=" + n + " k=" + k + " bits=" + bits + ": simulated CV " + Math.sqrt(mean) + ", model " + model.cv();
-                assertTrue(Math.abs(mean - model.cv() * model.cv()) < 4 * se, what);
-                double formula = LoadFormula.cv(n, k);
-                assertTrue(mean - formula * formula > 8 * se, what + ", formula " + formula);
+        RingSimulator simulator = new RingSimulator(2);
+        for (int[] c : cases) {
+            int n = c[0];
+            int k = c[1];
+            int bits = c[2];
+            double sum = 0;
+            double sumSq = 0;
+            CollisionModel.Result model = null;
+            for (int s = 1; s <= seeds; s++) {
+                SimulatedRing ring = SimulatedRing.equal(SimulatedRing.randomAddresses(n, s), Algorithm.V2, k);
+                model = CollisionModel.ring(ring.pointsInTieOrder(), Math.pow(2, bits));
+                RingSimulator.Measurement m = simulator.simulate(ring, bits, "test", x -> { });
+                double cv = ShareStats.of(m.owned(), ring.pointCounts()).cv();
+                sum += cv * cv;
+                sumSq += cv * cv * cv * cv;
             }
+            double mean = sum / seeds;
+            double se = Math.sqrt((sumSq / seeds - mean * mean) / (seeds - 1));
+            String what = "N=" + n + " k=" + k + " bits=" + bits + ": simulated CV " + Math.sqrt(mean) + ", model " + model.cv();
+            assertTrue(Math.abs(mean - model.cv() * model.cv()) < 4 * se, what);
+            double formula = LoadFormula.cv(n, k);
+            assertTrue(mean - formula * formula > 8 * se, what + ", formula " + formula);
         }
     }
 }

@@ -52,14 +52,13 @@ class RingSimulatorTest {
                 Ring ring = store.ring(Set.of(), version);
                 double[] shares = ring.lineShares();
                 for (int threads : new int[] {1, 2}) {
-                    try (RingSimulator simulator = new RingSimulator(threads)) {
-                        RingSimulator.Measurement m = simulator.simulate(sim, 32, "test", s -> { });
-                        String what = version + " on " + threads + " threads";
-                        assertEquals(sim.totalPoints(), m.points(), what);
-                        assertEquals(ring.pointCount(), m.points() - m.dropped(), what + ": points kept");
-                        for (int b = 0; b < shares.length; b++) {
-                            assertEquals(shares[b] * LINE, (double) m.owned()[b], 0, what + ": arc of backend " + b);
-                        }
+                    RingSimulator simulator = new RingSimulator(threads);
+                    RingSimulator.Measurement m = simulator.simulate(sim, 32, "test", s -> { });
+                    String what = version + " on " + threads + " threads";
+                    assertEquals(sim.totalPoints(), m.points(), what);
+                    assertEquals(ring.pointCount(), m.points() - m.dropped(), what + ": points kept");
+                    for (int b = 0; b < shares.length; b++) {
+                        assertEquals(shares[b] * LINE, (double) m.owned()[b], 0, what + ": arc of backend " + b);
                     }
                 }
                 if (version == v2) {
@@ -93,10 +92,9 @@ class RingSimulatorTest {
                 direct++;
             }
         }
-        try (RingSimulator simulator = new RingSimulator(2)) {
-            RingSimulator.Measurement m = simulator.simulate(SimulatedRing.equal(addresses, Algorithm.V2, k), 32, "test", s -> { });
-            assertEquals(direct, m.dropped());
-        }
+        RingSimulator simulator = new RingSimulator(2);
+        RingSimulator.Measurement m = simulator.simulate(SimulatedRing.equal(addresses, Algorithm.V2, k), 32, "test", s -> { });
+        assertEquals(direct, m.dropped());
         double birthday = CollisionModel.birthdayEstimate((long) n * k);
         assertTrue(Math.abs(direct - birthday) < 5 * Math.sqrt(birthday), "collisions " + direct + " vs birthday estimate " + birthday);
     }
@@ -110,22 +108,21 @@ class RingSimulatorTest {
     void simulationMatchesTheFormulaWithoutCollisions() {
         int n = 100;
         int seeds = 30;
-        try (RingSimulator simulator = new RingSimulator(2)) {
-            for (int k : new int[] {1, 4, 16, 64}) {
-                double sum = 0;
-                for (int s = 1; s <= seeds; s++) {
-                    SimulatedRing ring = SimulatedRing.equal(SimulatedRing.randomAddresses(n, s), Algorithm.V2, k);
-                    RingSimulator.Measurement m = simulator.simulate(ring, 32, "test", x -> { });
-                    double cv = ShareStats.of(m.owned(), ring.pointCounts()).cv();
-                    sum += cv * cv;
-                }
-                double predicted = LoadFormula.cv(n, k);
-                double p2 = predicted * predicted;
-                double se = p2 * Math.sqrt((2 + 6.0 / k) / (n * seeds));
-                double simulated = sum / seeds;
-                assertTrue(Math.abs(simulated - p2) < 4 * se,
-                        "k=" + k + ": simulated CV " + Math.sqrt(simulated) + ", formula " + predicted + ", z " + (simulated - p2) / se);
+        RingSimulator simulator = new RingSimulator(2);
+        for (int k : new int[] {1, 4, 16, 64}) {
+            double sum = 0;
+            for (int s = 1; s <= seeds; s++) {
+                SimulatedRing ring = SimulatedRing.equal(SimulatedRing.randomAddresses(n, s), Algorithm.V2, k);
+                RingSimulator.Measurement m = simulator.simulate(ring, 32, "test", x -> { });
+                double cv = ShareStats.of(m.owned(), ring.pointCounts()).cv();
+                sum += cv * cv;
             }
+            double predicted = LoadFormula.cv(n, k);
+            double p2 = predicted * predicted;
+            double se = p2 * Math.sqrt((2 + 6.0 / k) / (n * seeds));
+            double simulated = sum / seeds;
+            assertTrue(Math.abs(simulated - p2) < 4 * se,
+                    "k=" + k + ": simulated CV " + Math.sqrt(simulated) + ", formula " + predicted + ", z " + (simulated - p2) / se);
         }
     }
 

@@ -33,9 +33,8 @@ class SweepTest {
         Sweep sweep = new Sweep(40, ks, 2, Algorithm.V1, 32);
         List<Sweep.Row> rows = new ArrayList<>();
         List<String> progress = new ArrayList<>();
-        try (RingSimulator simulator = new RingSimulator(2)) {
-            sweep.run(simulator, progress::add, rows::add);
-        }
+        RingSimulator simulator = new RingSimulator(2);
+        sweep.run(simulator, progress::add, rows::add);
         assertEquals(ks, rows.stream().map(Sweep.Row::k).toList());
         for (Sweep.Row r : rows) {
             assertEquals(Math.sqrt(39.0 / (40.0 * r.k() + 1)), r.predictedCv(), 1e-12);
