@@ -264,13 +264,15 @@ public final class RingStore implements AutoCloseable {
 
     /**
      * Checks every segment: its CRC-32C, strictly increasing hashes, and that every point's backend
-     * exists and has the ring's features.
+     * exists and has the features of every ring that uses the segment. Each distinct segment is read
+     * once, however many rings share it.
      *
+     * @return the points checked: each distinct segment's once ({@link RingFileLayout#distinctPointCount()})
      * @throws RingFileException naming the first problem and its byte offset
      */
-    public void verify() throws RingFileException {
+    public long verify() throws RingFileException {
         try {
-            verifySegments();
+            return verifySegments();
         } catch (InternalError e) {
             throw shrunk(path, e);
         }
@@ -288,7 +290,7 @@ public final class RingStore implements AutoCloseable {
      * then needs only its mask to lie within that AND. Errors name the same ring and point as checking
      * ring by ring would.
      */
-    private void verifySegments() throws RingFileException {
+    private long verifySegments() throws RingFileException {
         List<RingFileLayout.Segment> segments = layout.segments();
         boolean[] crcChecked = new boolean[segments.size()];
         for (Ring r : rings) {
@@ -306,6 +308,7 @@ public final class RingStore implements AutoCloseable {
         }
         int[] commonFeatures = new int[segments.size()];
         boolean[] scanned = new boolean[segments.size()];
+        long checked = 0;
         for (Ring r : rings) {
             int s = layout.segmentIndex(r);
             if (s < 0) {
@@ -314,10 +317,12 @@ public final class RingStore implements AutoCloseable {
             if (!scanned[s]) {
                 commonFeatures[s] = scan(r, segments.get(s).offset());
                 scanned[s] = true;
+                checked += r.pointCount();
             } else if ((r.featureMask() & ~commonFeatures[s]) != 0) {
                 throw lacksFeatures(r, segments.get(s).offset());
             }
         }
+        return checked;
     }
 
     /** Checks the order, backend indexes and features of {@code r}'s points; returns the AND of their backends' masks. */

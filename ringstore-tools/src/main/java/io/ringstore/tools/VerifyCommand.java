@@ -44,17 +44,12 @@ final class VerifyCommand extends Command {
             throw new UsageException(args.positional.isEmpty() ? "missing RINGFILE" : "expected one RINGFILE");
         }
         try (RingStore store = RingStore.open(Path.of(args.positional.getFirst()))) {
-            store.verify();
+            long points = store.verify(); // each distinct segment's points once, as build counts them
             new Verified(store.path(), store.generation(), store.backendCount(), store.rings().size(), store.segmentCount(),
-                    ringPoints(store)).print(out);
+                    points).print(out);
             return Main.OK;
         } catch (RingFileException e) {
             throw new FailedException(e.getMessage());
         }
-    }
-
-    /** The points verify reports: each distinct segment's once, as {@code build} counts them. */
-    private static long ringPoints(RingStore store) {
-        return store.layout().distinctPointCount();
     }
 }
