@@ -1,5 +1,6 @@
 package io.ringstore;
 
+import io.ringstore.internal.IoErrors;
 import io.ringstore.internal.Poller;
 import io.ringstore.internal.format.RingFileDescriptor;
 
@@ -70,7 +71,7 @@ public final class WatchedRingStore implements AutoCloseable {
         this.current = first;
         this.stamp = stamp;
         this.lastSwitch = Instant.now();
-        this.timer = Poller.start("watch", path, pollMillis, this::poll);
+        this.timer = Poller.start("watch", path, pollMillis, this::checkNow);
     }
 
     /**
@@ -117,14 +118,6 @@ public final class WatchedRingStore implements AutoCloseable {
         return path;
     }
 
-    private void poll() {
-        try {
-            checkNow();
-        } catch (RuntimeException e) {
-            LOG.log(System.Logger.Level.ERROR, "ringstore watcher of " + path + " failed a check", e);
-        }
-    }
-
     /**
      * Looks at the path now: if a different file is there, opens and verifies it and switches to it.
      * Returns true on a switch.
@@ -168,6 +161,10 @@ public final class WatchedRingStore implements AutoCloseable {
             return true;
         } catch (RingFileException | IllegalArgumentException e) {
             return refuse(e.getMessage(), seen);
+        } catch (OutOfMemoryError e) {
+            // What did not fit is this file's tables (the points stay mapped, off the heap): refuse the
+            // file rather than retry it on every poll, which would only churn the serving heap.
+            return refuse("not enough heap to open and check it (" + e.getMessage() + "); raise -Xmx or publish a smaller file", seen);
         }
     }
 
@@ -185,11 +182,25 @@ public final class WatchedRingStore implements AutoCloseable {
     /**
      * Identity of the file at the path: inode, modification time, size, and the header's first 64
      * bytes (generation, length, input digest), so that a new publication is seen even when the
-     * file system reuses an inode within one timestamp tick.
+     * file system reuses an inode within one timestamp tick. Only a regular file is opened: opening
+     * a FIFO would block the watcher until some process writes to it, a device could be read forever.
      */
     private static Object stampOf(Path path) throws RingFileException {
+        BasicFileAttributes a;
+        try {
+            a = Files.readAttributes(path, BasicFileAttributes.class);
+        } catch (NoSuchFileException e) {
+            throw new RingFileException(path, -1, "no such file");
+        } catch (IOException e) {
+            throw new RingFileException(path, -1, "cannot read attributes: " + IoErrors.describe(e), e);
+        }
+        if (a.isDirectory()) {
+            throw new RingFileException(path, -1, "is a directory, not a ring file");
+        }
+        if (!a.isRegularFile()) {
+            throw new RingFileException(path, -1, "is not a regular file (a FIFO, socket or device?); not opened");
+        }
         try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ)) {
-            BasicFileAttributes a = Files.readAttributes(path, BasicFileAttributes.class);
             ByteBuffer head = ByteBuffer.allocate(RingFileDescriptor.BACKEND_COUNT_OFFSET);
             while (head.hasRemaining() && ch.read(head, head.position()) > 0) {
                 // read up to 64 bytes; a shorter file keeps what it has
@@ -198,7 +209,7 @@ public final class WatchedRingStore implements AutoCloseable {
         } catch (NoSuchFileException e) {
             throw new RingFileException(path, -1, "no such file");
         } catch (IOException e) {
-            throw new RingFileException(path, -1, "cannot read attributes: " + e.getMessage(), e);
+            throw new RingFileException(path, -1, "cannot read: " + IoErrors.describe(e), e);
         }
     }
 

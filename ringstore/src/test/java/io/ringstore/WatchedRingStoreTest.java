@@ -459,6 +459,116 @@ public class WatchedRingStoreTest {
         }
     }
 
+    // ---- the poller never stops ----
+
+    /**
+     * An Error thrown inside a check (a bug, a StackOverflowError) is logged in one line and the
+     * poller goes on: the file it failed on is switched to on a later poll. Before, the Error
+     * cancelled the periodic task and hot reload ended with nothing logged.
+     */
+    @Test
+    void anErrorInsideACheckIsLoggedAndThePollerGoesOn() throws Exception {
+        publish(1);
+        try (LogCapture log = new LogCapture(io.ringstore.internal.Poller.class);
+             WatchedRingStore watched = WatchedRingStore.watch(path, 5)) {
+            AtomicLong thrown = new AtomicLong();
+            watched.afterStamp = () -> {
+                if (thrown.getAndIncrement() < 3) {
+                    throw new StackOverflowError("thrown inside a check by the test");
+                }
+            };
+            publish(2);
+            assertTrue(waitFor(() -> watched.generation() == 2), "generation 2 switched to within 10 s after the Error");
+            assertTrue(thrown.get() > 3, "thrown three times: " + thrown.get());
+            List<String> lines = log.containing("thrown inside a check by the test");
+            assertEquals(1, lines.size(), () -> "the same failure is logged once: " + log.lines());
+            assertTrue(lines.getFirst().startsWith("SEVERE " + path + ": watch check failed, still polling: java.lang.StackOverflowError"), lines.getFirst());
+        }
+    }
+
+    /**
+     * A file whose tables do not fit in the heap (simulated: an OutOfMemoryError inside the check) is
+     * refused with the reason, not retried on every poll, and the next good file is switched to.
+     */
+    @Test
+    void aFileThatRunsOutOfHeapIsRefusedAndTheNextGoodFileServes() throws Exception {
+        publish(1);
+        try (WatchedRingStore watched = WatchedRingStore.watch(path, 5)) {
+            AtomicLong thrown = new AtomicLong();
+            watched.afterStamp = () -> {
+                if (thrown.getAndIncrement() == 0) {
+                    throw new OutOfMemoryError("Java heap space");
+                }
+            };
+            publish(2);
+            assertTrue(waitFor(() -> watched.lastError() != null), "refused within 10 s");
+            assertTrue(watched.lastError().startsWith("not enough heap to open and check it (Java heap space)"), watched.lastError());
+            Thread.sleep(50); // ten polls
+            assertEquals(1, watched.generation(), "the file that ran out of heap is not retried");
+            publish(3);
+            assertTrue(waitFor(() -> watched.generation() == 3), "generation 3 switched to within 10 s");
+            assertNull(watched.lastError());
+        }
+    }
+
+    /**
+     * A FIFO at the path is refused without being opened (opening one blocks until a writer comes):
+     * neither {@code watch}, nor {@code checkNow}, nor the poller hangs, and the file replacing it
+     * serves. The 10 s limits only detect a hang.
+     */
+    @Test
+    void aFifoAtThePathIsRefusedUnopened() throws Exception {
+        Path fifo = dir.resolve("fifo.ring");
+        TestFiles.mkfifo(fifo);
+        RingFileException e = assertThrows(RingFileException.class, () -> withinTenSeconds(() -> WatchedRingStore.watch(fifo, 5)));
+        assertTrue(e.getMessage().contains("is not a regular file"), e.getMessage());
+
+        publish(1);
+        try (WatchedRingStore watched = WatchedRingStore.watch(path, 5)) {
+            RingStore first = watched.current();
+            Files.delete(path);
+            TestFiles.mkfifo(path);
+            assertTrue(waitFor(() -> watched.lastError() != null && watched.lastError().contains("is not a regular file")),
+                    () -> "the poller refused the FIFO within 10 s: " + watched.lastError());
+            assertFalse(withinTenSeconds(watched::checkNow));
+            assertSame(first, watched.current());
+            Files.delete(path);
+            publish(2);
+            assertTrue(waitFor(() -> watched.generation() == 2), "the file replacing the FIFO switched to within 10 s");
+        }
+    }
+
+    private interface Call<T> {
+        T call() throws Exception;
+    }
+
+    /** Runs {@code call} on another thread and fails when it takes 10 s (a hang); rethrows what it throws. */
+    private static <T> T withinTenSeconds(Call<T> call) throws Exception {
+        java.util.concurrent.FutureTask<T> task = new java.util.concurrent.FutureTask<>(call::call);
+        Thread.ofPlatform().daemon().name("hang detector").start(task);
+        try {
+            return task.get(10, TimeUnit.SECONDS);
+        } catch (java.util.concurrent.ExecutionException e) {
+            if (e.getCause() instanceof Exception x) {
+                throw x;
+            }
+            throw new AssertionError(e.getCause());
+        } catch (java.util.concurrent.TimeoutException e) {
+            throw new AssertionError("hung for 10 s");
+        }
+    }
+
+    private static boolean waitFor(java.util.function.BooleanSupplier condition) throws InterruptedException {
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        while (System.nanoTime() < deadline) {
+            if (condition.getAsBoolean()) {
+                return true;
+            }
+            Thread.sleep(5);
+        }
+        return condition.getAsBoolean();
+    }
+
     private static void assertRefused(WatchedRingStore watched, RingStore serving, Instant switched, String what, String reason) {
         long switches = watched.switches();
         assertFalse(watched.checkNow(), what + ": must be refused");

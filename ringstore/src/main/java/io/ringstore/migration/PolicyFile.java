@@ -1,13 +1,19 @@
 package io.ringstore.migration;
 
+import io.ringstore.internal.IoErrors;
 import io.ringstore.internal.Poller;
 import io.ringstore.internal.TextLines;
 
 import java.io.IOException;
+import java.io.InputStream;
+import java.nio.ByteBuffer;
+import java.nio.CharBuffer;
+import java.nio.charset.CoderResult;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.util.LinkedHashSet;
 import java.util.Objects;
 import java.util.Set;
@@ -21,12 +27,17 @@ import java.util.concurrent.ScheduledExecutorService;
  *   scope   = all         # or a list of data centres: ams,fra
  *   local   = ams         # optional: this data centre (otherwise the name given in code)
  * </pre>
- * A file that cannot be read or is invalid is refused with a message (through {@link System.Logger})
- * and the previous policy stays in force. Replace the file by rename (write a temporary file, then
- * {@code mv} it over the policy), so that a poll never reads a half-written file.
+ * {@code percent} and {@code scope} are both required, so that a file cut short is refused rather
+ * than read as a different policy. A file that cannot be read or is invalid is refused with a message
+ * (through {@link System.Logger}) and the previous policy stays in force; so is a file over
+ * {@value #MAX_BYTES} bytes or one that is not a regular file (neither is opened). The poller keeps
+ * polling whatever happens, and applies the next valid file. Replace the file by rename (write a
+ * temporary file, then {@code mv} it over the policy), so that a poll never reads a half-written file.
  */
 public final class PolicyFile implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(PolicyFile.class.getName());
+    /** A policy file is a few lines; anything larger is something else, and is not read. */
+    public static final int MAX_BYTES = 64 * 1024;
 
     private final Path path;
     private final VersionSelector selector;
@@ -87,16 +98,47 @@ public final class PolicyFile implements AutoCloseable {
     /**
      * The whole file: it is small, so its content is compared rather than its modification time or
      * size, and an edit is seen even when it keeps both (cp -p, rsync -t, two writes within one
-     * timestamp tick).
+     * timestamp tick). What is read is bounded: only a regular file is opened (a FIFO would block
+     * the watcher until someone writes to it, a device could be read forever), and a file over
+     * {@value #MAX_BYTES} bytes is refused without being read.
      */
     private static Read read(Path path) {
         try {
-            return new Read.Text(Files.readString(path, StandardCharsets.UTF_8));
+            BasicFileAttributes a = Files.readAttributes(path, BasicFileAttributes.class);
+            if (!a.isRegularFile()) {
+                return new Read.Unreadable(a.isDirectory() ? "is a directory" : "not a regular file (a FIFO, socket or device?); not opened");
+            }
+            if (a.size() > MAX_BYTES) {
+                return new Read.Unreadable(tooLarge(a.size()));
+            }
+            byte[] bytes;
+            try (InputStream in = Files.newInputStream(path)) {
+                bytes = in.readNBytes(MAX_BYTES + 1);
+            }
+            if (bytes.length > MAX_BYTES) {
+                return new Read.Unreadable("grew past " + MAX_BYTES + " bytes while being read, more than a policy file may have");
+            }
+            return decode(bytes);
         } catch (NoSuchFileException e) {
             return new Read.Missing();
         } catch (IOException e) {
-            return new Read.Unreadable(String.valueOf(e.getMessage()));
+            return new Read.Unreadable(IoErrors.describe(e));
         }
+    }
+
+    private static String tooLarge(long size) {
+        return "is " + size + " bytes, more than the " + MAX_BYTES + " a policy file may have (not a policy file?)";
+    }
+
+    /** Strict UTF-8: a malformed byte is named, not replaced. */
+    private static Read decode(byte[] bytes) {
+        ByteBuffer in = ByteBuffer.wrap(bytes);
+        CharBuffer out = CharBuffer.allocate(bytes.length);
+        CoderResult r = StandardCharsets.UTF_8.newDecoder().decode(in, out, true);
+        if (r.isError()) {
+            return new Read.Unreadable("not UTF-8 text at byte " + in.position());
+        }
+        return new Read.Text(out.flip().toString());
     }
 
     private boolean apply(String text) {
@@ -135,7 +177,8 @@ public final class PolicyFile implements AutoCloseable {
         Set<String> scope = null;
         String local = localDataCentre;
         Set<String> seen = new LinkedHashSet<>();
-        String[] lines = text.split("\r?\n", -1);
+        // A byte order mark (some editors write one) is not part of the first key.
+        String[] lines = (text.startsWith("\uFEFF") ? text.substring(1) : text).split("\r?\n", -1);
         for (int i = 0; i < lines.length; i++) {
             String where = source + ":" + (i + 1) + ": ";
             String line = TextLines.content(lines[i]);
@@ -182,8 +225,12 @@ public final class PolicyFile implements AutoCloseable {
         if (percent == null) {
             throw new IllegalArgumentException(source + ": no 'percent = N' line");
         }
+        if (scope == null) {
+            // Required so that a file cut short after its percent line is not taken as that percent everywhere.
+            throw new IllegalArgumentException(source + ": no 'scope = all' or 'scope = DC,...' line (both percent and scope are required; cut short?)");
+        }
         try {
-            return new RolloutPolicy((int) Math.round(percent * 100), scope == null ? Set.of() : scope, local);
+            return new RolloutPolicy((int) Math.round(percent * 100), scope, local);
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException(source + ": " + e.getMessage());
         }

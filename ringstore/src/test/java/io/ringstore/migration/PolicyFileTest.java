@@ -1,7 +1,9 @@
 package io.ringstore.migration;
 
+import io.ringstore.LogCapture;
 import io.ringstore.RingStore;
 import io.ringstore.RingVersion;
+import io.ringstore.TestFiles;
 import io.ringstore.TestRings;
 
 import org.junit.jupiter.api.AfterAll;
@@ -10,11 +12,15 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
+import java.io.RandomAccessFile;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.FileTime;
 import java.util.Set;
+import java.util.concurrent.FutureTask;
+import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -22,6 +28,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
 /**
  * {@link PolicyFile}: valid files are applied, changes are picked up by {@code checkNow()} and by the
@@ -73,7 +80,7 @@ class PolicyFileTest {
     @Test
     void validTextGivesThePolicy() {
         Path src = Path.of("rollout.policy");
-        assertEquals(new RolloutPolicy(1250, Set.of(), "ams"), PolicyFile.parse(src, "percent = 12.5\n", "ams"));
+        assertEquals(new RolloutPolicy(1250, Set.of(), "ams"), PolicyFile.parse(src, "percent = 12.5\nscope = all\n", "ams"));
         assertEquals(new RolloutPolicy(1, Set.of(), "ams"),
                 PolicyFile.parse(src, "# ringstore rollout policy\n\n   percent=0.01   # one step\nscope = all\n", "ams"));
         assertEquals(new RolloutPolicy(10_000, Set.of("ams", "fra"), "fra"),
@@ -82,7 +89,7 @@ class PolicyFileTest {
                 "local from the code, no final line end");
         assertEquals(new RolloutPolicy(500, Set.of("ams"), "lhr"), PolicyFile.parse(src, "local = lhr\npercent = 5\nscope = ams\n", "ams"),
                 "the file's local wins over the code's");
-        assertEquals(0, PolicyFile.parse(src, "percent = 0\n", "").basisPoints(), "the rollback");
+        assertEquals(0, PolicyFile.parse(src, "percent = 0\nscope = all\n", "").basisPoints(), "the rollback");
         assertFalse(PolicyFile.parse(src, "percent = 50\nscope = ams\nlocal = fra\n", "").inScope());
     }
 
@@ -117,6 +124,7 @@ class PolicyFileTest {
         String[][] cases = {
                 {"scope = all\n", "", "no 'percent"},
                 {"", "", "no 'percent"},
+                {"percent = 100\n", "", "no 'scope"}, // cut short before its scope line: not 100 % everywhere
                 {"percent = 5\nscope = ams\n", "", "local data centre"},
                 {"percent = 5\nscope = ams b\n", "ams", "bad data centre name 'ams b'"},
         };
@@ -127,11 +135,34 @@ class PolicyFileTest {
         }
     }
 
+    @Test
+    void aByteOrderMarkIsNotPartOfTheFirstKey() throws Exception {
+        assertEquals(new RolloutPolicy(500, Set.of(), "ams"), PolicyFile.parse(Path.of("p"), "\uFEFFpercent = 5\nscope = all\n", "ams"));
+        Path file = dir.resolve("rollout.policy");
+        Files.write(file, new byte[] {(byte) 0xEF, (byte) 0xBB, (byte) 0xBF, 'p', 'e', 'r', 'c', 'e', 'n', 't', '=', '6', '\n', 's', 'c', 'o', 'p', 'e', '=', 'a', 'l', 'l'});
+        VersionSelector sel = selector();
+        try (PolicyFile pf = PolicyFile.watch(file, sel, "ams", 0)) {
+            assertNull(pf.lastError());
+            assertEquals(600, sel.policy().basisPoints());
+        }
+    }
+
+    @Test
+    void aFileWithoutReadPermissionSaysSo() throws Exception {
+        Path file = write(dir.resolve("rollout.policy"), "percent = 5\nscope = all\n");
+        Files.setPosixFilePermissions(file, Set.of());
+        assumeFalse(Files.isReadable(file), "running as a user who reads any file (root)");
+        VersionSelector sel = selector();
+        try (PolicyFile pf = PolicyFile.watch(file, sel, "ams", 0)) {
+            assertEquals(file + ": cannot read policy file: permission denied", pf.lastError());
+        }
+    }
+
     // ---- watching ----
 
     @Test
     void aValidFileIsAppliedAndItsChangesOnCheckNow() throws Exception {
-        Path file = write(dir.resolve("rollout.policy"), "percent = 1\n");
+        Path file = write(dir.resolve("rollout.policy"), "percent = 1\nscope = all\n");
         VersionSelector sel = selector();
         try (PolicyFile pf = PolicyFile.watch(file, sel, "ams", 0)) {
             assertEquals(RolloutPolicy.everywhere(1).basisPoints(), sel.policy().basisPoints(), "applied when watching starts");
@@ -144,7 +175,7 @@ class PolicyFileTest {
             assertTrue(pf.checkNow());
             assertEquals(new RolloutPolicy(1000, Set.of("ams", "fra"), "ams"), sel.policy());
 
-            write(file, "percent = 0\n");
+            write(file, "percent = 0\nscope = all\n");
             assertTrue(pf.checkNow());
             assertEquals(0, sel.policy().basisPoints(), "rolled back");
             assertFalse(sel.usesNew(new byte[] {1, 2, 3}, 0, 3));
@@ -154,13 +185,14 @@ class PolicyFileTest {
     /** Each bad file is refused, the message names the file (and line), the policy stays, and a fix is applied. */
     @Test
     void aBadFileIsRefusedAndThePreviousPolicyStays() throws Exception {
-        Path file = write(dir.resolve("rollout.policy"), "percent = 7.5\n");
+        Path file = write(dir.resolve("rollout.policy"), "percent = 7.5\nscope = all\n");
         VersionSelector sel = selector();
         String[][] bad = {
                 {"percent = 150\n", ":1: "},
                 {"percent = 5\nspeed = max\n", ":2: "},
                 {"percent = 5\nscope = ams\n", ": "}, // scoped, and neither the file nor the code names the local data centre
                 {"scope = all\n", ": "},
+                {"percent = 100\n", ": "},
                 {"percent = 5\npercent = 5\n", ":2: "},
         };
         try (PolicyFile pf = PolicyFile.watch(file, sel, "", 0)) {
@@ -177,7 +209,7 @@ class PolicyFileTest {
                 assertFalse(pf.checkNow(), "the same bad file again");
                 assertEquals(error, pf.lastError());
             }
-            write(file, "percent = 8\n");
+            write(file, "percent = 8\nscope = all\n");
             assertTrue(pf.checkNow());
             assertEquals(800, sel.policy().basisPoints());
             assertNull(pf.lastError(), "a valid file clears the error");
@@ -215,7 +247,7 @@ class PolicyFileTest {
             assertSame(initial, sel.policy(), "no file: the selector's policy stays");
             assertTrue(pf.lastError().startsWith(file.toString()) && pf.lastError().contains("does not exist"), pf.lastError());
 
-            write(file, "percent = 4\n");
+            write(file, "percent = 4\nscope = all\n");
             assertTrue(pf.checkNow());
             assertEquals(400, sel.policy().basisPoints());
             assertNull(pf.lastError());
@@ -235,8 +267,9 @@ class PolicyFileTest {
             assertFalse(pf.checkNow());
             assertEquals(400, sel.policy().basisPoints());
             assertTrue(pf.lastError().startsWith(file + ": cannot read"), pf.lastError());
+            assertTrue(pf.lastError().contains("not UTF-8 text at byte 8"), pf.lastError());
 
-            write(file, "percent = 5\n");
+            write(file, "percent = 5\nscope = all\n");
             assertTrue(pf.checkNow());
             assertEquals(500, sel.policy().basisPoints());
         }
@@ -245,12 +278,12 @@ class PolicyFileTest {
     /** The poller (20 ms) picks up a change within a bounded wait, refuses a bad file, and stops on close. */
     @Test
     void thePollerAppliesChangesUntilClosed() throws Exception {
-        Path file = write(dir.resolve("rollout.policy"), "percent = 1\n");
+        Path file = write(dir.resolve("rollout.policy"), "percent = 1\nscope = all\n");
         VersionSelector sel = selector();
         PolicyFile pf = PolicyFile.watch(file, sel, "ams", 20);
         try {
             assertEquals(100, sel.policy().basisPoints());
-            write(file, "percent = 25\n");
+            write(file, "percent = 25\nscope = all\n");
             assertTrue(waitFor(() -> sel.policy().basisPoints() == 2500), "the poller applied 25 % within 10 s");
 
             write(file, "percent = 250\n");
@@ -258,14 +291,61 @@ class PolicyFileTest {
             assertTrue(pf.lastError().startsWith(file + ":1: "), pf.lastError());
             assertEquals(2500, sel.policy().basisPoints(), "the bad file changed nothing");
 
-            write(file, "percent = 0\n");
+            write(file, "percent = 0\nscope = all\n");
             assertTrue(waitFor(() -> sel.policy().basisPoints() == 0 && pf.lastError() == null), "rolled back within 10 s");
         } finally {
             pf.close();
         }
-        write(file, "percent = 60\n");
+        write(file, "percent = 60\nscope = all\n");
         Thread.sleep(200); // ten poll intervals
         assertEquals(0, sel.policy().basisPoints(), "a closed watcher applies nothing");
+    }
+
+    /**
+     * A 3 GiB sparse file is refused without being read (before: an OutOfMemoryError that cancelled the
+     * poller, with nothing logged), in one logged line however often it is polled; a good file after
+     * it is applied.
+     */
+    @Test
+    void aFileOverTheLimitIsRefusedUnreadAndTheNextGoodFileIsApplied() throws Exception {
+        Path file = write(dir.resolve("rollout.policy"), "percent = 1\nscope = all\n");
+        VersionSelector sel = selector();
+        try (LogCapture log = new LogCapture(PolicyFile.class); PolicyFile pf = PolicyFile.watch(file, sel, "ams", 5)) {
+            Path huge = dir.resolve("huge.tmp");
+            try (RandomAccessFile raf = new RandomAccessFile(huge.toFile(), "rw")) {
+                raf.setLength(3L << 30);
+            }
+            Files.move(huge, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+            String reason = file + ": cannot read policy file: is 3221225472 bytes, more than the 65536 a policy file may have";
+            assertTrue(waitFor(() -> pf.lastError() != null && pf.lastError().startsWith(reason)), () -> "refused within 10 s: " + pf.lastError());
+            Thread.sleep(100); // twenty polls more
+            assertEquals(1, log.containing("3221225472 bytes").size(), () -> "one line: " + log.lines());
+            assertEquals(100, sel.policy().basisPoints(), "the policy stays");
+
+            write(file, "percent = 2\nscope = all\n");
+            assertTrue(waitFor(() -> sel.policy().basisPoints() == 200), "the next good file applied within 10 s");
+        }
+    }
+
+    /**
+     * A FIFO is refused without being opened (opening one blocks until a writer comes): neither
+     * {@code watch} nor the poller hangs, and a good file replacing it is applied. The 10 s limits
+     * only detect a hang.
+     */
+    @Test
+    void aFifoAtThePathIsRefusedUnopened() throws Exception {
+        Path file = dir.resolve("rollout.policy");
+        TestFiles.mkfifo(file);
+        VersionSelector sel = selector();
+        FutureTask<PolicyFile> watching = new FutureTask<>(() -> PolicyFile.watch(file, sel, "ams", 5));
+        Thread.ofPlatform().daemon().name("watch a FIFO").start(watching);
+        try (PolicyFile pf = watching.get(10, TimeUnit.SECONDS)) {
+            assertEquals(file + ": cannot read policy file: not a regular file (a FIFO, socket or device?); not opened", pf.lastError());
+            Files.delete(file);
+            write(file, "percent = 3\nscope = all\n");
+            assertTrue(waitFor(() -> sel.policy().basisPoints() == 300), "the poller applied the file replacing the FIFO within 10 s");
+            assertNull(pf.lastError());
+        }
     }
 
     private static boolean waitFor(java.util.function.BooleanSupplier condition) throws InterruptedException {
