@@ -43,6 +43,12 @@ import java.util.concurrent.ScheduledExecutorService;
  * so a file published in between is not opened under its predecessor's identity. A file with the
  * generation and input digest of the one serving (the same file published again) is no switch.
  *
+ * <p><b>Never stops.</b> Only a regular file is opened (a FIFO at the path would block the watcher
+ * until a writer comes). A file whose tables do not fit in the heap is refused like a corrupt one:
+ * the points stay mapped, off the heap, but the backend table is read into it (its addresses as
+ * strings, about the table's size in bytes), so a new file needs that much free heap beside the one
+ * serving. Any other failure of a background check is logged by the poller, which keeps polling.
+ *
  * <p>Thread-safe. {@link #current()} is one volatile read.
  */
 public final class WatchedRingStore implements AutoCloseable {
