@@ -487,6 +487,45 @@ public class WatchedRingStoreTest {
     }
 
     /**
+     * Every kind of throwable, thrown once inside a background check before the file is opened or
+     * before the switch, leaves the poller running: the next file published is switched to.
+     */
+    @Test
+    void everyKindOfFaultInsideACheckLeavesThePollerRunning() throws Exception {
+        List<Throwable> faults = List.of(new IllegalStateException("fault"), new UnsupportedOperationException("fault"),
+                new StackOverflowError("fault"), new OutOfMemoryError("fault"), new AssertionError("fault"),
+                new InternalError("fault"), new LinkageError("fault"), new java.io.IOException("checked fault"));
+        publish(1);
+        try (WatchedRingStore watched = WatchedRingStore.watch(path, 2)) {
+            long generation = 1;
+            for (Throwable fault : faults) {
+                for (boolean beforeOpen : new boolean[] {true, false}) {
+                    AtomicBoolean thrown = new AtomicBoolean();
+                    Runnable throwOnce = () -> {
+                        if (thrown.compareAndSet(false, true)) {
+                            throw WatchedRingStoreTest.<RuntimeException>sneaky(fault);
+                        }
+                    };
+                    watched.afterStamp = beforeOpen ? throwOnce : () -> { };
+                    watched.beforeSwitch = beforeOpen ? () -> { } : throwOnce;
+                    String what = fault + (beforeOpen ? " before opening" : " before switching");
+                    publish(++generation);
+                    assertTrue(waitFor(thrown::get), what + ": thrown within 10 s");
+                    publish(++generation);
+                    long expected = generation;
+                    assertTrue(waitFor(() -> watched.generation() == expected), () -> what + ": the next file serves within 10 s, not "
+                            + watched.generation() + " (" + watched.lastError() + ")");
+                }
+            }
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private static <T extends Throwable> T sneaky(Throwable t) throws T {
+        throw (T) t;
+    }
+
+    /**
      * A file whose tables do not fit in the heap (simulated: an OutOfMemoryError inside the check) is
      * refused with the reason, not retried on every poll, and the next good file is switched to.
      */
