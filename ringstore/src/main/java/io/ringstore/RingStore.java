@@ -270,7 +270,9 @@ public final class RingStore implements AutoCloseable {
      * Checks every segment: its CRC-32C, strictly increasing hashes, that every point's backend
      * exists and has the features of every ring that uses the segment, and conversely that every
      * member of a ring (every backend with its features) has a point in it, unless that member lost
-     * each of its points to a tie. Each distinct segment is read once, however many rings share it.
+     * each of its points to a tie; that the rings sharing a segment are of one version, and that the
+     * first point each of its backends generates in that version is there. Each distinct segment is
+     * read once, however many rings share it.
      *
      * @return the points checked: each distinct segment's once ({@link RingFileLayout#distinctPointCount()})
      * @throws RingFileException naming the first problem and its byte offset
@@ -317,15 +319,20 @@ public final class RingStore implements AutoCloseable {
         int[] commonFeatures = new int[segments.size()];
         int[] distinctBackends = new int[segments.size()];
         int[] lastSegmentOf = new int[backends.size()]; // per backend: 1 + the last segment it was counted in
-        boolean[] scanned = new boolean[segments.size()];
+        int[] seen = new int[backends.size()];          // the distinct backends of the segment just scanned
+        Ring[] firstRing = new Ring[segments.size()];
         long checked = 0;
         for (Ring r : rings) {
             int s = layout.segmentIndex(r);
             if (s >= 0) {
-                if (!scanned[s]) {
-                    commonFeatures[s] = scan(r, segments.get(s).offset(), s, lastSegmentOf, distinctBackends);
-                    scanned[s] = true;
+                if (firstRing[s] == null) {
+                    commonFeatures[s] = scan(r, segments.get(s).offset(), s, lastSegmentOf, distinctBackends, seen);
+                    requireChainsStartInRing(r, seen, distinctBackends[s]);
+                    firstRing[s] = r;
                     checked += r.pointCount();
+                } else if (!r.version().equals(firstRing[s].version())) {
+                    throw new RingFileException(path, indexEntry(r) + ENTRY_SEGMENT_OFFSET_OFFSET, "ring " + r + " shares the segment at "
+                            + segments.get(s).offset() + " with ring " + firstRing[s] + " of another version (corrupt ring index?)");
                 } else if ((r.featureMask() & ~commonFeatures[s]) != 0) {
                     throw lacksFeatures(r, segments.get(s).offset());
                 }
@@ -356,9 +363,11 @@ public final class RingStore implements AutoCloseable {
 
     /**
      * Checks the order, backend indexes and features of {@code r}'s points (segment {@code s}), counts
-     * its distinct backends into {@code distinctBackends[s]}; returns the AND of their backends' masks.
+     * its distinct backends into {@code distinctBackends[s]} and lists them in {@code seen}; returns the
+     * AND of their backends' masks.
      */
-    private int scan(Ring r, long segmentOffset, int s, int[] lastSegmentOf, int[] distinctBackends) throws RingFileException {
+    private int scan(Ring r, long segmentOffset, int s, int[] lastSegmentOf, int[] distinctBackends, int[] seen)
+            throws RingFileException {
         MemorySegment seg = r.points();
         int need = r.featureMask();
         int common = -1;
@@ -383,10 +392,33 @@ public final class RingStore implements AutoCloseable {
             common &= has;
             if (lastSegmentOf[b] != s + 1) {
                 lastSegmentOf[b] = s + 1;
-                distinctBackends[s]++;
+                seen[distinctBackends[s]++] = b;
             }
         }
         return common;
+    }
+
+    /**
+     * The first hash of each point chain of {@code r}'s backends is a point of the ring: whoever keeps
+     * a tie, every generated hash is stored once. Catches a segment of the same backends built for
+     * another version (two ring index entries swapped), which no other check sees; one binary search
+     * a backend.
+     */
+    private void requireChainsStartInRing(Ring r, int[] seen, int count) throws RingFileException {
+        for (int k = 0; k < count; k++) {
+            Backend b = backends.get(seen[k]);
+            int first = Crc32.nextPoint(PointGenerator.baseState(BackendAccess.address(b), r.version().algorithm()), 0);
+            if (r.pointHash(r.pointIndex(first)) != first) {
+                throw new RingFileException(path, indexEntry(r) + ENTRY_SEGMENT_OFFSET_OFFSET, "ring " + r + ": backend " + b.index()
+                        + " (" + b.address() + ") has points but not its first " + r.version() + " point, hash "
+                        + Integer.toUnsignedString(first) + " (are the segment's points of another version?)");
+            }
+        }
+    }
+
+    /** Where {@code r}'s ring index entry starts: the index ends at the metadata end. */
+    private long indexEntry(Ring r) {
+        return layout.metadataLength() - (long) (rings.length - r.position()) * ENTRY_LENGTH;
     }
 
     /**
@@ -406,8 +438,7 @@ public final class RingStore implements AutoCloseable {
             if (present[b.index()] || (BackendAccess.featureMask(b) & need) != need || lostEveryPoint(r, b)) {
                 continue;
             }
-            long entry = layout.metadataLength() - (long) (rings.length - r.position()) * ENTRY_LENGTH;
-            throw new RingFileException(path, entry + ENTRY_SEGMENT_OFFSET_OFFSET, "ring " + r + ": backend " + b.index()
+            throw new RingFileException(path, indexEntry(r) + ENTRY_SEGMENT_OFFSET_OFFSET, "ring " + r + ": backend " + b.index()
                     + " (" + b.address() + ") is a member but " + (r.isEmpty() ? "the ring has no points"
                     : "has no point in the ring's segment at " + layout.segmentOf(r).offset())
                     + " (does the ring index point at another ring's segment?)");

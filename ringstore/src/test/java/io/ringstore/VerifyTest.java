@@ -151,4 +151,62 @@ class VerifyTest {
             assertEquals(ring.pointCount(), store.verify());
         }
     }
+
+    /**
+     * The v1 and v2:160 all-backends rings' index entries swapped: same members, so every membership
+     * check passes, but each ring now answers with the other algorithm's points. (Had backend 0 a
+     * port, both versions would hash the same text, "127.0.0.1\0" + "8080", and the swap be harmless.)
+     */
+    @Test
+    void ringsOfTwoVersionsWithSwappedSegmentsAreRefused(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("swapped.ring");
+        build(file, """
+                server 127.0.0.1
+                server 127.0.0.2:8080 weight=2
+                """, RingVersion.V1, RingVersion.v2(160));
+        byte[] bytes = Files.readAllBytes(file);
+        ByteBuffer b = ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN);
+        int v1 = (int) b.getLong(RingFileDescriptor.RING_INDEX_OFFSET_OFFSET);
+        int v2 = v1 + RingFileDescriptor.ENTRY_LENGTH;
+        int from = RingFileDescriptor.ENTRY_POINT_COUNT_OFFSET;
+        int length = RingFileDescriptor.ENTRY_SEGMENT_CRC_OFFSET + 4 - from;
+        byte[] v1Fields = Arrays.copyOfRange(bytes, v1 + from, v1 + from + length);
+        System.arraycopy(bytes, v2 + from, bytes, v1 + from, length);
+        System.arraycopy(v1Fields, 0, bytes, v2 + from, length);
+        fixMetadataChecksum(bytes);
+        Files.write(file, bytes);
+        try (RingStore store = RingStore.open(file)) {
+            RingFileException e = assertThrows(RingFileException.class, store::verify);
+            assertEquals(v1 + RingFileDescriptor.ENTRY_SEGMENT_OFFSET_OFFSET, e.offset(), e.getMessage());
+            assertTrue(e.reason().startsWith("ring v1 (all): backend 0 (127.0.0.1) has points but not its first v1 point, hash "), e.reason());
+        }
+    }
+
+    /** A v2 ring's entry pointed at the v1 ring's segment (same members): sharing across versions is refused. */
+    @Test
+    void aSegmentSharedAcrossVersionsIsRefused(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("across.ring");
+        build(file, """
+                server 127.0.0.1:8080
+                server 127.0.0.2:8080 weight=2
+                """, RingVersion.V1, RingVersion.v2(160));
+        byte[] bytes = Files.readAllBytes(file);
+        ByteBuffer b = ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN);
+        int v1 = (int) b.getLong(RingFileDescriptor.RING_INDEX_OFFSET_OFFSET);
+        int v2 = v1 + RingFileDescriptor.ENTRY_LENGTH;
+        int from = RingFileDescriptor.ENTRY_POINT_COUNT_OFFSET;
+        System.arraycopy(bytes, v1 + from, bytes, v2 + from, RingFileDescriptor.ENTRY_SEGMENT_CRC_OFFSET + 4 - from);
+        b.putInt(RingFileDescriptor.SEGMENT_COUNT_OFFSET, 1);
+        // The v2 segment, now unused, is the last: cut it off so that the file ends with the v1 segment.
+        long v1End = b.getLong(v1 + RingFileDescriptor.ENTRY_SEGMENT_OFFSET_OFFSET) + b.getLong(v1 + RingFileDescriptor.ENTRY_SEGMENT_LENGTH_OFFSET);
+        b.putLong(RingFileDescriptor.FILE_LENGTH_OFFSET, v1End);
+        fixMetadataChecksum(bytes);
+        Files.write(file, Arrays.copyOf(bytes, (int) v1End));
+        try (RingStore store = RingStore.open(file)) {
+            RingFileException e = assertThrows(RingFileException.class, store::verify);
+            assertEquals(v2 + RingFileDescriptor.ENTRY_SEGMENT_OFFSET_OFFSET, e.offset(), e.getMessage());
+            assertEquals("ring v2:160 (all) shares the segment at " + b.getLong(v1 + RingFileDescriptor.ENTRY_SEGMENT_OFFSET_OFFSET)
+                    + " with ring v1 (all) of another version (corrupt ring index?)", e.reason());
+        }
+    }
 }
