@@ -1,7 +1,9 @@
 package io.ringstore;
 
 import io.ringstore.internal.BackendAccess;
+import io.ringstore.internal.Crc32;
 import io.ringstore.internal.IoErrors;
+import io.ringstore.internal.PointGenerator;
 import io.ringstore.internal.format.ParsedRingFile;
 import io.ringstore.internal.format.RingFileReader;
 
@@ -23,6 +25,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 
+import static io.ringstore.internal.format.RingFileDescriptor.ENTRY_LENGTH;
+import static io.ringstore.internal.format.RingFileDescriptor.ENTRY_SEGMENT_OFFSET_OFFSET;
 import static io.ringstore.internal.format.RingFileDescriptor.HEADER_LENGTH;
 import static io.ringstore.internal.format.RingFileDescriptor.POINT_BACKEND_OFFSET;
 import static io.ringstore.internal.format.RingFileDescriptor.POINT_HASH_OFFSET;
@@ -263,9 +267,12 @@ public final class RingStore implements AutoCloseable {
     }
 
     /**
-     * Checks every segment: its CRC-32C, strictly increasing hashes, and that every point's backend
-     * exists and has the features of every ring that uses the segment. Each distinct segment is read
-     * once, however many rings share it.
+     * Checks every segment: its CRC-32C, strictly increasing hashes, that every point's backend
+     * exists and has the features of every ring that uses the segment, and conversely that every
+     * member of a ring (every backend with its features) has a point in it, unless that member lost
+     * each of its points to a tie; that the rings sharing a segment are of one version, and that the
+     * first point each of its backends generates in that version is there. Each distinct segment is
+     * read once, however many rings share it.
      *
      * @return the points checked: each distinct segment's once ({@link RingFileLayout#distinctPointCount()})
      * @throws RingFileException naming the first problem and its byte offset
@@ -286,9 +293,11 @@ public final class RingStore implements AutoCloseable {
     /**
      * Each distinct segment is read once, however many rings share it (all 2^F rings of a version can
      * share one): its CRC, then its order and backend indexes, checked with the features of the first
-     * ring that uses it while the AND of its backends' feature masks is kept. A later ring sharing it
-     * then needs only its mask to lie within that AND. Errors name the same ring and point as checking
-     * ring by ring would.
+     * ring that uses it while the AND of its backends' feature masks and the number of distinct
+     * backends are kept. A later ring sharing it then needs only its mask to lie within that AND.
+     * Every point's backend being a member, the segment holds all of a ring's members exactly when
+     * it holds as many distinct backends as the ring has members: O(1) a ring. Errors name the same
+     * ring and point as checking ring by ring would.
      */
     private long verifySegments() throws RingFileException {
         List<RingFileLayout.Segment> segments = layout.segments();
@@ -306,27 +315,59 @@ public final class RingStore implements AutoCloseable {
                         + hex(seg.crc32c()) + " (ring index), computed " + hex(crc) + " (corrupted points?)");
             }
         }
+        int[] members = memberCounts();
         int[] commonFeatures = new int[segments.size()];
-        boolean[] scanned = new boolean[segments.size()];
+        int[] distinctBackends = new int[segments.size()];
+        int[] lastSegmentOf = new int[backends.size()]; // per backend: 1 + the last segment it was counted in
+        int[] seen = new int[backends.size()];          // the distinct backends of the segment just scanned
+        Ring[] firstRing = new Ring[segments.size()];
         long checked = 0;
         for (Ring r : rings) {
             int s = layout.segmentIndex(r);
-            if (s < 0) {
-                continue;
+            if (s >= 0) {
+                if (firstRing[s] == null) {
+                    commonFeatures[s] = scan(r, segments.get(s).offset(), s, lastSegmentOf, distinctBackends, seen);
+                    requireChainsStartInRing(r, seen, distinctBackends[s]);
+                    firstRing[s] = r;
+                    checked += r.pointCount();
+                } else if (!r.version().equals(firstRing[s].version())) {
+                    throw new RingFileException(path, indexEntry(r) + ENTRY_SEGMENT_OFFSET_OFFSET, "ring " + r + " shares the segment at "
+                            + segments.get(s).offset() + " with ring " + firstRing[s] + " of another version (corrupt ring index?)");
+                } else if ((r.featureMask() & ~commonFeatures[s]) != 0) {
+                    throw lacksFeatures(r, segments.get(s).offset());
+                }
             }
-            if (!scanned[s]) {
-                commonFeatures[s] = scan(r, segments.get(s).offset());
-                scanned[s] = true;
-                checked += r.pointCount();
-            } else if ((r.featureMask() & ~commonFeatures[s]) != 0) {
-                throw lacksFeatures(r, segments.get(s).offset());
+            if ((s < 0 ? 0 : distinctBackends[s]) != members[r.featureMask()]) {
+                requireAbsentMembersLostEveryPoint(r);
             }
         }
         return checked;
     }
 
-    /** Checks the order, backend indexes and features of {@code r}'s points; returns the AND of their backends' masks. */
-    private int scan(Ring r, long segmentOffset) throws RingFileException {
+    /** For each feature mask: how many backends have every feature in it (the members of its rings). */
+    private int[] memberCounts() {
+        int[] count = new int[1 << features.size()];
+        for (Backend b : backends) {
+            count[BackendAccess.featureMask(b)]++;
+        }
+        // Sum over supersets, one feature at a time: O(F × 2^F), not O(backends × 2^F).
+        for (int bit = 1; bit < count.length; bit <<= 1) {
+            for (int mask = 0; mask < count.length; mask++) {
+                if ((mask & bit) == 0) {
+                    count[mask] += count[mask | bit];
+                }
+            }
+        }
+        return count;
+    }
+
+    /**
+     * Checks the order, backend indexes and features of {@code r}'s points (segment {@code s}), counts
+     * its distinct backends into {@code distinctBackends[s]} and lists them in {@code seen}; returns the
+     * AND of their backends' masks.
+     */
+    private int scan(Ring r, long segmentOffset, int s, int[] lastSegmentOf, int[] distinctBackends, int[] seen)
+            throws RingFileException {
         MemorySegment seg = r.points();
         int need = r.featureMask();
         int common = -1;
@@ -349,8 +390,78 @@ public final class RingStore implements AutoCloseable {
                 throw lacksFeatures(r, segmentOffset, i, b);
             }
             common &= has;
+            if (lastSegmentOf[b] != s + 1) {
+                lastSegmentOf[b] = s + 1;
+                seen[distinctBackends[s]++] = b;
+            }
         }
         return common;
+    }
+
+    /**
+     * The first hash of each point chain of {@code r}'s backends is a point of the ring: whoever keeps
+     * a tie, every generated hash is stored once. Catches a segment of the same backends built for
+     * another version (two ring index entries swapped), which no other check sees; one binary search
+     * a backend.
+     */
+    private void requireChainsStartInRing(Ring r, int[] seen, int count) throws RingFileException {
+        for (int k = 0; k < count; k++) {
+            Backend b = backends.get(seen[k]);
+            int first = Crc32.nextPoint(PointGenerator.baseState(BackendAccess.address(b), r.version().algorithm()), 0);
+            if (r.pointHash(r.pointIndex(first)) != first) {
+                throw new RingFileException(path, indexEntry(r) + ENTRY_SEGMENT_OFFSET_OFFSET, "ring " + r + ": backend " + b.index()
+                        + " (" + b.address() + ") has points but not its first " + r.version() + " point, hash "
+                        + Integer.toUnsignedString(first) + " (are the segment's points of another version?)");
+            }
+        }
+    }
+
+    /** Where {@code r}'s ring index entry starts: the index ends at the metadata end. */
+    private long indexEntry(Ring r) {
+        return layout.metadataLength() - (long) (rings.length - r.position()) * ENTRY_LENGTH;
+    }
+
+    /**
+     * For a ring (already scanned) with fewer distinct backends than members: each absent member must
+     * have lost every point to a tie, that is every hash of its point chain is in the ring. That is
+     * rare (v2 does not hash the scope, so {@code [fe80::1%3]} and {@code [fe80::1%4]} tie on every
+     * point), so the check regenerates only the absent members' chains. Otherwise the ring's index
+     * entry names another ring's segment, or none.
+     */
+    private void requireAbsentMembersLostEveryPoint(Ring r) throws RingFileException {
+        boolean[] present = new boolean[backends.size()];
+        for (int i = 0; i < r.pointCount(); i++) {
+            present[r.pointBackend(i)] = true;
+        }
+        int need = r.featureMask();
+        for (Backend b : backends) {
+            if (present[b.index()] || (BackendAccess.featureMask(b) & need) != need || lostEveryPoint(r, b)) {
+                continue;
+            }
+            throw new RingFileException(path, indexEntry(r) + ENTRY_SEGMENT_OFFSET_OFFSET, "ring " + r + ": backend " + b.index()
+                    + " (" + b.address() + ") is a member but " + (r.isEmpty() ? "the ring has no points"
+                    : "has no point in the ring's segment at " + layout.segmentOf(r).offset())
+                    + " (does the ring index point at another ring's segment?)");
+        }
+    }
+
+    /** Whether every hash of {@code b}'s point chain in {@code r} is a point of {@code r}. */
+    private static boolean lostEveryPoint(Ring r, Backend b) {
+        if (r.isEmpty()) {
+            return false;
+        }
+        int base = PointGenerator.baseState(BackendAccess.address(b), r.version().algorithm());
+        // Each hash depends only on the one before, so once pointCount + 1 hashes were all found, one
+        // of them repeated and the chain only cycles through hashes already found.
+        long steps = Math.min(b.weight() * r.version().pointMultiple(), r.pointCount() + 1L);
+        int h = 0;
+        for (long j = 0; j < steps; j++) {
+            h = Crc32.nextPoint(base, h);
+            if (r.pointHash(r.pointIndex(h)) != h) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** For a ring whose segment was scanned already: the error for its first point whose backend lacks a feature. */

@@ -407,6 +407,39 @@ class CorruptFileTest {
         }
     }
 
+    /** An empty ring has no segment, so nothing for a checksum to cover: the index must say 0. */
+    @Test
+    void anEmptyRingWithANonZeroSegmentChecksumIsRefused() throws Exception {
+        Path file = dir.resolve("empty-ring.ring");
+        build(file, """
+                server 127.0.0.1:8080 features=a
+                server 127.0.0.2:8080 features=b
+                """);
+        byte[] bytes = Files.readAllBytes(file);
+        ByteBuffer b = ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN);
+        int ab = (int) b.getLong(RingFileDescriptor.RING_INDEX_OFFSET_OFFSET) + 3 * RingFileDescriptor.ENTRY_LENGTH;
+        assertEquals(0, b.getInt(ab + RingFileDescriptor.ENTRY_POINT_COUNT_OFFSET), "ring a+b has no member");
+        b.putInt(ab + RingFileDescriptor.ENTRY_SEGMENT_CRC_OFFSET, 0xDEAD_BEEF);
+        TestRings.fixMetadataChecksum(bytes);
+        RingFileException e = refused("empty-ring.ring", bytes);
+        assertEquals(ab + RingFileDescriptor.ENTRY_SEGMENT_CRC_OFFSET, e.offset(), e.getMessage());
+        assertEquals("ring 3 segment checksum of an empty ring: expected 0, found 3735928559", e.reason());
+    }
+
+    /**
+     * A writer ends the file with its last segment. Bytes appended after it (header length updated,
+     * checksum fixed) are refused: no reader would ever look at them.
+     */
+    @Test
+    void bytesAfterTheLastSegmentAreRefused() throws IOException {
+        byte[] bytes = Arrays.copyOf(good, good.length + 64);
+        ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN).putLong(RingFileDescriptor.FILE_LENGTH_OFFSET, bytes.length);
+        fixMetadataChecksum(bytes);
+        RingFileException e = refused("trailing.ring", bytes);
+        assertEquals(good.length, e.offset(), e.getMessage());
+        assertEquals("64 bytes after the last segment, which ends at " + good.length + " (the file must end there)", e.reason());
+    }
+
     // ---- helpers ----
 
     private RingFileException refused(String name, byte[] bytes) throws IOException {

@@ -5,12 +5,17 @@ import io.ringstore.build.BackendsFileException;
 import io.ringstore.build.BuildResult;
 import io.ringstore.build.RingBuilder;
 
+import io.ringstore.internal.format.RingFileDescriptor;
+
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.BitSet;
 import java.util.List;
 import java.util.stream.Stream;
+import java.util.zip.CRC32C;
 
 /** Small helpers shared by the library tests: parse text, build a file, inspect a ring's points. */
 public final class TestRings {
@@ -50,5 +55,15 @@ public final class TestRings {
             set.set(ring.pointBackend(i));
         }
         return set;
+    }
+
+    /** Recomputes the metadata CRC-32C of a ring file's bytes, after the ring index its header names. */
+    public static void fixMetadataChecksum(byte[] bytes) {
+        ByteBuffer header = ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN);
+        int metadataEnd = (int) (header.getLong(RingFileDescriptor.RING_INDEX_OFFSET_OFFSET)
+                + header.getLong(RingFileDescriptor.RING_INDEX_LENGTH_OFFSET));
+        CRC32C crc = new CRC32C();
+        crc.update(bytes, 0, metadataEnd);
+        header.putInt(metadataEnd, (int) crc.getValue());
     }
 }

@@ -282,6 +282,7 @@ public final class RingFileReader {
             expect(e + ENTRY_SEGMENT_LENGTH_OFFSET, length, points * POINT_LENGTH, "ring " + i + " segment length (points × " + POINT_LENGTH + ")");
             if (points == 0) {
                 expect(e + ENTRY_SEGMENT_OFFSET_OFFSET, offset, 0, "ring " + i + " segment offset of an empty ring");
+                expect(e + ENTRY_SEGMENT_CRC_OFFSET, Integer.toUnsignedLong(crc), 0, "ring " + i + " segment checksum of an empty ring");
             } else if (offset < segmentsStart || offset > size || length > size - offset) {
                 throw bad(e + ENTRY_SEGMENT_OFFSET_OFFSET, "ring " + i + " segment [" + offset + ", +" + length
                         + ") is outside the segment area [" + segmentsStart + ", " + size + ") (truncated or corrupt index?)");
@@ -302,6 +303,12 @@ public final class RingFileReader {
             if (prev.offset() + prev.length() > starts[s]) {
                 throw bad(at, "segments at " + prev.offset() + " (+" + prev.length() + ") and " + starts[s] + " overlap");
             }
+        }
+        // Bytes past the last segment would be read by no one: refused, so that a file has one length.
+        long end = starts.length == 0 ? segmentsStart : starts[starts.length - 1] + byOffset.get(starts[starts.length - 1]).length();
+        if (end != size) {
+            throw bad(end, (size - end) + " bytes after the " + (starts.length == 0 ? "metadata checksum" : "last segment")
+                    + ", which ends at " + end + " (the file must end there)");
         }
         return List.copyOf(entries);
     }
