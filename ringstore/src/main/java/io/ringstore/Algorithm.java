@@ -1,5 +1,7 @@
 package io.ringstore;
 
+import io.ringstore.internal.TextLines;
+
 /** How a ring's points are generated and how equal hashes are resolved. */
 public enum Algorithm {
     /**
@@ -51,6 +53,6 @@ public enum Algorithm {
                 return a;
             }
         }
-        throw new IllegalArgumentException("unknown algorithm '" + name + "' (expected v1 or v2)");
+        throw new IllegalArgumentException("unknown algorithm " + TextLines.quote(name) + " (expected v1 or v2)");
     }
 }

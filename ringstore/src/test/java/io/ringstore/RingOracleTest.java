@@ -1,6 +1,7 @@
 package io.ringstore;
 
 import io.ringstore.build.BackendList;
+import io.ringstore.build.BackendsFileException;
 import io.ringstore.build.BuildResult;
 import io.ringstore.build.RingBuilder;
 
@@ -30,6 +31,7 @@ import java.util.stream.LongStream;
 import java.util.zip.CRC32;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -454,7 +456,24 @@ class RingOracleTest {
                 v2s--;
             }
         }
-        check(dir, gens, versions, r, 300, 8);
+        check(dir, versions.contains(RingVersion.V1) ? unscoped(gens) : gens, versions, r, 300, 8);
+    }
+
+    /**
+     * {@code gens} without scope ids, for builds that include v1 (nginx refuses scope ids, and so does
+     * the builder since issue 10); addresses that then name one endpoint twice are kept once.
+     */
+    private static List<Gen> unscoped(List<Gen> gens) {
+        Set<String> endpoints = new HashSet<>();
+        List<Gen> out = new ArrayList<>();
+        for (Gen g : gens) {
+            int percent = g.host().indexOf('%');
+            Gen u = percent < 0 ? g : new Gen(g.host().substring(0, percent) + "]", g.port(), g.ip(), g.portNumber(), 0, g.weight(), g.features());
+            if (endpoints.add(Arrays.toString(u.ip()) + "/" + u.portNumber())) {
+                out.add(u);
+            }
+        }
+        return out;
     }
 
     /**
@@ -474,9 +493,13 @@ class RingOracleTest {
                 new Gen("[fe80::1%2]", null, ip, 80, 2, 1, Set.of("a", "b")),
                 new Gen("[fe80:0::1]", "80", ip, 80, 0, 3, Set.of("b")),
                 new Gen("[FE80::1%1]", "0080", ip, 80, 1, 1, Set.of("a")));
-        Totals totals = check(dir, gens, List.of(RingVersion.v2(1), RingVersion.v2(3), RingVersion.V1),
-                new SplittableRandom(11), 200, 10);
+        Totals totals = check(dir, gens, List.of(RingVersion.v2(1), RingVersion.v2(3)), new SplittableRandom(11), 200, 10);
         assertTrue(totals.collisions() > 0, "the fixture forces v2 collisions");
+        // v1 is nginx's, which refuses scope ids: a build that includes it is refused at the first scoped line.
+        BackendList parsed = BackendList.parse("oracle", fileText(gens, new SplittableRandom(11)));
+        BackendsFileException e = assertThrows(BackendsFileException.class,
+                () -> RingBuilder.of(parsed).version(RingVersion.v2(1)).version(RingVersion.V1).build(dir.resolve("v1.ring")));
+        assertTrue(e.line() >= 1 && e.reason().contains("'[fe80::1%3]:80' has a scope id"), e.getMessage());
     }
 
     /**
@@ -487,7 +510,7 @@ class RingOracleTest {
     @Test
     void manyPointsCollideAndTheTieRulesHold(@TempDir Path dir) throws Exception {
         SplittableRandom r = new SplittableRandom(20_240_601);
-        List<Gen> gens = randomBackends(r, 2000, 1, 0);
+        List<Gen> gens = unscoped(randomBackends(r, 2000, 1, 0)); // v1 refuses scope ids
         List<RingVersion> versions = List.of(RingVersion.v2(160), RingVersion.V1); // v1 last: its expected ring stays cached
         Totals totals = check(dir, gens, versions, r, 2000, 3);
         assertTrue(totals.collisions() >= 10, "expected about 2 × 12 birthday collisions: " + totals.collisions());

@@ -10,6 +10,7 @@ import io.ringstore.RingFileException;
 import io.ringstore.RingStore;
 import io.ringstore.RingVersion;
 import io.ringstore.internal.IoErrors;
+import io.ringstore.internal.TextLines;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -69,6 +70,9 @@ final class BuildCommand extends Command {
         if (output == null) {
             throw new UsageException("missing -o RINGFILE");
         }
+        if (output.isEmpty()) {
+            throw new UsageException("the output path is empty (-o \"\")");
+        }
         List<RingVersion> versions = Versions.forBuild(args);
         long generation = args.getLong(GENERATION.name(), 0, Long.MAX_VALUE, -1);
         Path target = writableTarget(output);
@@ -93,8 +97,23 @@ final class BuildCommand extends Command {
             throw new FailedException(e.getMessage());
         } catch (IOException e) {
             throw new FailedException(output + ": cannot write: " + IoErrors.describe(e));
+        } catch (OutOfMemoryError e) {
+            long mib = (builder.heapBytesNeeded() + (1 << 20) - 1) >> 20;
+            throw new FailedException("out of heap memory (" + e.getMessage() + "); the largest ring needs about " + mib
+                    + " MiB (8 bytes a point, and headroom): give the JVM more with RINGSTORE_JAVA_OPTS=-Xmx" + mib + "m; "
+                    + output + " was left as it was");
+        }
+        if (!r.leftoversRemoved().isEmpty()) {
+            err.println("ringstore build: removed " + r.leftoversRemoved().size() + " temporary file(s) of " + output
+                    + " left by builds that died: " + TextLines.quote(String.join(", ", r.leftoversRemoved())));
         }
         print(new Report(r, samples(target)), out);
+        // The ring is published whatever happens to stdout: say so, rather than a bare write error.
+        out.flush();
+        if (out.checkError()) {
+            throw new FailedException("published " + r.path() + " (generation " + Long.toUnsignedString(r.generation())
+                    + ") but cannot write the summary: stdout closed or disk full");
+        }
         return Main.OK;
     }
 
@@ -102,7 +121,7 @@ final class BuildCommand extends Command {
         BuildResult r = report.built();
         int shared = r.rings() - r.emptyRings() - r.segments();
         out.printf(Locale.ROOT, "wrote: %s%n", r.path());
-        out.printf(Locale.ROOT, "generation: %d%n", r.generation());
+        out.printf(Locale.ROOT, "generation: %s%n", Long.toUnsignedString(r.generation()));
         out.printf(Locale.ROOT, "backends: %d%n", r.backends());
         out.printf(Locale.ROOT, "features: %d%s%n", r.features().size(), r.features().isEmpty() ? "" : " (" + String.join(", ", r.features()) + ")");
         out.printf(Locale.ROOT, "versions: %s%n", String.join(", ", r.versions().stream().map(RingVersion::toString).toList()));
@@ -128,7 +147,8 @@ final class BuildCommand extends Command {
             }
             return samples;
         } catch (RingFileException e) {
-            throw new FailedException("the file just written does not open: " + e.getMessage());
+            // The builder checked the file before publishing it: only another publisher can have replaced it since.
+            throw new FailedException("published " + target + " but cannot read it back (replaced since?): " + e.getMessage());
         }
     }
 }

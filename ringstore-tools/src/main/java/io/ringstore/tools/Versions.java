@@ -4,6 +4,7 @@ import io.ringstore.Algorithm;
 import io.ringstore.Backend;
 import io.ringstore.RingStore;
 import io.ringstore.RingVersion;
+import io.ringstore.internal.TextLines;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -24,19 +25,22 @@ final class Versions {
             "v1 or v2 (or v2:K) when the file holds several versions (default: the first)").shownAs("v1|v2[:K]");
     static final Option READ_POINT_MULTIPLE = Option.valued(POINT_MULTIPLE, "K", "which v2 ring, when the file holds several");
 
+    /** The largest point multiple a {@link RingVersion} holds; a ring's point count limits a build further. */
+    static final long MAX_POINT_MULTIPLE = Integer.MAX_VALUE;
+
     private Versions() {
     }
 
     /** For build: {@code v1}, {@code v2} or a list {@code v1,v2}; the point multiple applies to v2 (default 160). */
     static List<RingVersion> forBuild(Command.Args args) throws Command.UsageException {
         String list = args.has(ALGORITHM) ? args.get(ALGORITHM) : "v1";
-        int k = (int) args.getLong(POINT_MULTIPLE, 1, Integer.MAX_VALUE, Algorithm.NGINX_POINT_MULTIPLE);
+        int k = (int) args.getLong(POINT_MULTIPLE, 1, MAX_POINT_MULTIPLE, Algorithm.NGINX_POINT_MULTIPLE);
         List<RingVersion> versions = new ArrayList<>();
         for (String name : list.split(",", -1)) {
             Algorithm a = parseAlgorithm(name);
             RingVersion v = a == Algorithm.V1 ? RingVersion.V1 : RingVersion.v2(k);
             if (versions.contains(v)) {
-                throw new Command.UsageException("algorithm " + name + " listed twice");
+                throw new Command.UsageException("algorithm " + TextLines.quote(name) + " listed twice");
             }
             versions.add(v);
         }
@@ -51,7 +55,7 @@ final class Versions {
         if (!args.has(ALGORITHM) && args.has(POINT_MULTIPLE)) {
             throw new Command.UsageException("--point-multiple needs --algorithm v2");
         }
-        Integer k = args.has(POINT_MULTIPLE) ? (int) args.getLong(POINT_MULTIPLE, 1, Integer.MAX_VALUE, 0) : null;
+        Integer k = args.has(POINT_MULTIPLE) ? (int) args.getLong(POINT_MULTIPLE, 1, MAX_POINT_MULTIPLE, 0) : null;
         return select(args.get(ALGORITHM), k, store);
     }
 
@@ -64,11 +68,12 @@ final class Versions {
         Algorithm a = parseAlgorithm(colon < 0 ? name : name.substring(0, colon));
         Integer k = pointMultiple;
         if (colon >= 0) {
-            try {
-                k = Integer.parseInt(name.substring(colon + 1));
-            } catch (NumberFormatException e) {
-                throw new Command.UsageException("bad point multiple in '" + name + "' (expected v2:K)");
+            long parsed = TextLines.decimal(name.substring(colon + 1), MAX_POINT_MULTIPLE);
+            if (parsed < 1 || parsed > MAX_POINT_MULTIPLE) {
+                throw new Command.UsageException("bad point multiple in " + TextLines.quote(name) + " (expected v2:K with K from 1 to "
+                        + MAX_POINT_MULTIPLE + ")");
             }
+            k = (int) parsed;
         }
         List<RingVersion> matching = new ArrayList<>();
         for (RingVersion v : store.versions()) {
@@ -77,7 +82,7 @@ final class Versions {
             }
         }
         if (matching.size() != 1) {
-            throw new Command.UsageException((matching.isEmpty() ? "no " : "more than one ") + name
+            throw new Command.UsageException((matching.isEmpty() ? "no " : "more than one ") + TextLines.quote(name)
                     + (k != null && colon < 0 ? " with point multiple " + k : "") + " ring in " + store.path()
                     + " (it has " + store.versions() + (matching.isEmpty() ? "" : "; say which with v2:K") + ")");
         }

@@ -265,6 +265,73 @@ class CliBuildTest {
         }
     }
 
+    // ---- issue 10: hostile input, one line each ----
+
+    @Test
+    void theDefectOneInputIsRefusedInOneLineAndTheGoodRingStays(@TempDir Path dir) throws Exception {
+        Path ring = dir.resolve("f.ring");
+        build(backends(dir, "good.conf", "server 10.0.0.1:80\n"), ring);
+        byte[] before = Files.readAllBytes(ring);
+        Path lz = backends(dir, "lz.conf", "server " + "0".repeat(70_000) + "10.0.0.1:80\n");
+        CliRun r = run("build", lz.toString(), "-o", ring.toString());
+        String error = r.assertError(Main.FAILED, "build");
+        assertTrue(error.startsWith(lz + ":1: "), error);
+        assertEquals(0, r.stdout().length, "no summary for a build that did not publish");
+        assertArrayEquals(before, Files.readAllBytes(ring));
+        assertEquals(List.of(), otherFiles(dir, ring, lz, dir.resolve("good.conf")));
+        assertEquals("2", build(dir.resolve("good.conf"), ring).field("generation"), "the next build goes on");
+    }
+
+    @Test
+    void unclearInputsGetAClearLine(@TempDir Path dir) throws Exception {
+        Path good = backends(dir, "good.conf", "server 10.0.0.1:80\n");
+        Path ring = dir.resolve("f.ring");
+        assertTrue(run("build", good.toString(), "-o", "").assertError(Main.USAGE, "build").contains("the output path is empty"));
+        assertTrue(run("build", "/dev/zero", "-o", ring.toString()).assertError(Main.FAILED, "build").contains("not a regular file"));
+        assertTrue(run("build", backends(dir, "u.conf", "server unix:/x.sock\n").toString(), "-o", ring.toString())
+                .assertError(Main.FAILED, "build").contains("unix sockets are not supported"));
+        assertTrue(run("build", good.toString(), "-o", "/dev/null").assertError(Main.FAILED, "build").contains("not a regular file"));
+        String huge = "x".repeat(60_000); // within the line limit: the parser quotes it
+        String error = run("build", backends(dir, "huge.conf", "server " + huge + "\n").toString(), "-o", ring.toString())
+                .assertError(Main.FAILED, "build");
+        assertTrue(error.length() < 600 && error.contains("(cut: "), error.length() + ": " + error.substring(0, Math.min(200, error.length())));
+        assertFalse(Files.exists(ring));
+    }
+
+    @Test
+    void aSummaryThatCannotBeWrittenSaysTheRingWasPublished(@TempDir Path dir) throws Exception {
+        Path good = backends(dir, "good.conf", "server 10.0.0.1:80\n");
+        Path ring = dir.resolve("f.ring");
+        String error = CliRun.runWithBrokenStdout("build", good.toString(), "-o", ring.toString(), "--generation", "7")
+                .assertError(Main.FAILED, "build");
+        assertEquals("published " + ring + " (generation 7) but cannot write the summary: stdout closed or disk full", error);
+        assertEquals(7, generation(ring));
+    }
+
+    @Test
+    void leftoversOfDeadBuildsAreRemovedWithOneLine(@TempDir Path dir) throws Exception {
+        Path good = backends(dir, "good.conf", "server 10.0.0.1:80\n");
+        Path ring = dir.resolve("f.ring");
+        Path leftover = Files.write(dir.resolve(".f.ring.4242.tmp"), new byte[1 << 16]);
+        CliRun r = run("build", good.toString(), "-o", ring.toString(), "--quiet").assertOk();
+        assertEquals("ringstore build: removed 1 temporary file(s) of " + ring + " left by builds that died: '.f.ring.4242.tmp'\n", r.stderr());
+        assertFalse(Files.exists(leftover));
+    }
+
+    @Test
+    void aPointMultipleOutOfRangeNamesTheRange(@TempDir Path dir) throws Exception {
+        Path ring = dir.resolve("v2.ring");
+        build(backends(dir, "good.conf", "server 10.0.0.1:80\n"), ring, "--algorithm", "v2", "--point-multiple", "40");
+        for (String k : List.of("4294967295", "0", "-5", "x", "99999999999999999999999")) {
+            String error = run("lookup", ring.toString(), "--algorithm", "v2:" + k, "/a").assertError(Main.USAGE, "lookup");
+            assertTrue(error.contains("K from 1 to 2147483647"), error);
+        }
+        assertEquals(Main.OK, run("lookup", ring.toString(), "--algorithm", "v2:0040", "/a").exit());
+        String error = run("build", dir.resolve("good.conf").toString(), "-o", ring.toString(), "--algorithm", "v2",
+                "--point-multiple", "4294967295").assertError(Main.USAGE, "build");
+        assertTrue(error.contains("from 1 to 2147483647"), error);
+    }
+
     private static long generation(Path ring) throws Exception {
         try (RingStore store = RingStore.open(ring)) {
             return store.generation();

@@ -31,18 +31,18 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class CliLookupTest {
     /**
      * Addresses whose printed forms are fixed by the contract: a port-less IPv4 ({@code 127.0.0.3:80}),
-     * IPv6 written in full ({@code [::1]:9002}) and IPv6 with a scope id, which nginx's
-     * {@code $upstream_addr} drops ({@code [::1]:80}) and Rust's {@code SocketAddr} keeps ({@code [::1%5]:80}).
+     * IPv6 written in full ({@code [::1]:9002}) and port-less ({@code [::2]:80}). (A scope id is
+     * refused by a build that includes v1, as nginx refuses it: issue 10.)
      */
     private static final String ADDRESSES = """
             server 127.0.0.2:8080
             server 127.0.0.3
             server [::1]:9001 weight=2
             server [0:0:0:0:0:0:0:1]:9002
-            server [::1%5]
+            server [::2]
             """;
-    private static final Set<String> NGINX_FORMS = Set.of("127.0.0.2:8080", "127.0.0.3:80", "[::1]:9001", "[::1]:9002", "[::1]:80");
-    private static final Set<String> RUST_FORMS = Set.of("127.0.0.2:8080", "127.0.0.3:80", "[::1]:9001", "[::1]:9002", "[::1%5]:80");
+    private static final Set<String> NGINX_FORMS = Set.of("127.0.0.2:8080", "127.0.0.3:80", "[::1]:9001", "[::1]:9002", "[::2]:80");
+    private static final Set<String> RUST_FORMS = Set.of("127.0.0.2:8080", "127.0.0.3:80", "[::1]:9001", "[::1]:9002", "[::2]:80");
 
     @TempDir
     static Path dir;

@@ -8,11 +8,13 @@ import io.ringstore.internal.TextLines;
 import io.ringstore.internal.format.RingFileDescriptor;
 
 import java.io.IOException;
+import java.io.InputStream;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
@@ -44,6 +46,15 @@ public final class BackendList {
     /** The largest weight accepted (nginx itself has no smaller limit that we rely on). */
     public static final long MAX_WEIGHT = RingFileDescriptor.MAX_WEIGHT;
 
+    /**
+     * The largest backends file read: 64 MiB, hundreds of times a file of 65,535 backends; a bound
+     * so that a wrong path ({@code /dev/zero}, a log file) is refused instead of read for ever.
+     */
+    public static final int MAX_FILE_BYTES = 64 << 20;
+    /** The longest line: 64 KiB, far above any real {@code server} line, below what an address may hold. */
+    public static final int MAX_LINE_CHARS = 64 << 10;
+    private static final char BYTE_ORDER_MARK = '\uFEFF';
+
     private static final Pattern FEATURE_NAME = Pattern.compile(RingFileDescriptor.FEATURE_NAME_REGEX);
 
     private final String source;
@@ -56,14 +67,31 @@ public final class BackendList {
         this.features = List.copyOf(features);
     }
 
-    /** Reads and parses a backends file (UTF-8). */
+    /**
+     * Reads and parses a backends file (UTF-8, a leading byte order mark skipped). Only a regular
+     * file of at most {@value #MAX_FILE_BYTES} bytes is read: a FIFO or a device would block or
+     * never end.
+     */
     public static BackendList parse(Path file) throws BackendsFileException {
         String name = file.toString();
         byte[] bytes;
         try {
-            bytes = Files.readAllBytes(file);
+            BasicFileAttributes attributes = Files.readAttributes(file, BasicFileAttributes.class);
+            if (!attributes.isRegularFile()) {
+                throw new BackendsFileException(name, 0, "cannot read: " + (attributes.isDirectory() ? "is a directory" : "not a regular file")
+                        + " (a backends file must be a regular file)");
+            }
+            if (attributes.size() > MAX_FILE_BYTES) {
+                throw tooLarge(name, attributes.size() + " bytes");
+            }
+            try (InputStream in = Files.newInputStream(file)) {
+                bytes = in.readNBytes(MAX_FILE_BYTES + 1); // the file may have grown since
+            }
         } catch (IOException e) {
             throw new BackendsFileException(name, 0, "cannot read: " + IoErrors.describe(e));
+        }
+        if (bytes.length > MAX_FILE_BYTES) {
+            throw tooLarge(name, "more than " + MAX_FILE_BYTES + " bytes");
         }
         String text;
         try {
@@ -77,8 +105,23 @@ public final class BackendList {
         return parse(name, text);
     }
 
-    /** Parses backends-file text; {@code source} names it in errors. */
+    private static BackendsFileException tooLarge(String source, String size) {
+        return new BackendsFileException(source, 0, "too large for a backends file: " + size + " (at most " + MAX_FILE_BYTES
+                + " bytes, " + (MAX_FILE_BYTES >> 20) + " MiB)");
+    }
+
+    /**
+     * Parses backends-file text; {@code source} names it in errors. A leading byte order mark is
+     * skipped; the text is at most {@value #MAX_FILE_BYTES} characters, each line at most
+     * {@value #MAX_LINE_CHARS}.
+     */
     public static BackendList parse(String source, String text) throws BackendsFileException {
+        if (text.length() > MAX_FILE_BYTES) {
+            throw tooLarge(source, text.length() + " characters");
+        }
+        if (!text.isEmpty() && text.charAt(0) == BYTE_ORDER_MARK) {
+            text = text.substring(1);
+        }
         List<Backend> backends = new ArrayList<>();
         List<String> features = new ArrayList<>();
         Map<String, Backend> endpoints = new HashMap<>();
@@ -87,6 +130,10 @@ public final class BackendList {
         String[] lines = text.split("\r?\n", -1);
         for (int i = 0; i < lines.length; i++) {
             int lineNo = i + 1;
+            if (lines[i].length() > MAX_LINE_CHARS) {
+                throw new BackendsFileException(source, lineNo, "line of " + lines[i].length() + " characters, longer than a backends-file line may be ("
+                        + MAX_LINE_CHARS + ")");
+            }
             String line = TextLines.content(lines[i]);
             if (line.isEmpty()) {
                 continue;
@@ -134,7 +181,7 @@ public final class BackendList {
                     }
                     backends.add(parseServer(source, lineNo, tokens, features, backends, endpoints));
                 }
-                default -> throw new BackendsFileException(source, lineNo, "unknown directive '" + tokens[0] + "' (expected 'server ADDRESS [weight=N] [features=a,b]')");
+                default -> throw new BackendsFileException(source, lineNo, "unknown directive " + TextLines.quote(tokens[0]) + " (expected 'server ADDRESS [weight=N] [features=a,b]')");
             }
         }
         if (upstreamLine > 0) {
@@ -180,14 +227,14 @@ public final class BackendList {
                 }
                 for (String f : list.split(",", -1)) {
                     if (!FEATURE_NAME.matcher(f).matches()) {
-                        throw new BackendsFileException(source, lineNo, "bad feature name '" + f + "' (" + RingFileDescriptor.FEATURE_NAME_RULE + ")");
+                        throw new BackendsFileException(source, lineNo, "bad feature name " + TextLines.quote(f) + " (" + RingFileDescriptor.FEATURE_NAME_RULE + ")");
                     }
                     if (!own.add(f)) {
-                        throw new BackendsFileException(source, lineNo, "feature '" + f + "' listed twice");
+                        throw new BackendsFileException(source, lineNo, "feature " + TextLines.quote(f) + " listed twice");
                     }
                     if (!features.contains(f)) {
                         if (features.size() == MAX_FEATURES) {
-                            throw new BackendsFileException(source, lineNo, "feature '" + f + "' would be feature number "
+                            throw new BackendsFileException(source, lineNo, "feature " + TextLines.quote(f) + " would be feature number "
                                     + (MAX_FEATURES + 1) + "; at most " + MAX_FEATURES + " are supported (2^F rings are built)");
                         }
                         features.add(f);
@@ -195,13 +242,13 @@ public final class BackendList {
                 }
             } else {
                 String name = token.contains("=") ? token.substring(0, token.indexOf('=') + 1) : token;
-                throw new BackendsFileException(source, lineNo, "unknown parameter '" + name + "' (expected weight=N or features=a,b)");
+                throw new BackendsFileException(source, lineNo, "unknown parameter " + TextLines.quote(name) + " (expected weight=N or features=a,b)");
             }
         }
         Backend same = endpoints.get(address.socketAddress());
         if (same != null) {
-            throw new BackendsFileException(source, lineNo, "duplicate backend '" + address.text()
-                    + "': same address and port as line " + same.line() + " ('" + same.address() + "')");
+            throw new BackendsFileException(source, lineNo, "duplicate backend " + TextLines.quote(address.text())
+                    + ": same address and port as line " + same.line() + " (" + TextLines.quote(same.address()) + ")");
         }
         int mask = 0;
         for (String f : own) {
@@ -212,14 +259,15 @@ public final class BackendList {
         return backend;
     }
 
+    /** Decimal, leading zeros allowed (as nginx's {@code ngx_atoi}). */
     private static long parseWeight(String source, int lineNo, String digits) throws BackendsFileException {
-        if (digits.isEmpty() || !digits.chars().allMatch(c -> c >= '0' && c <= '9')) {
-            throw new BackendsFileException(source, lineNo, "weight '" + digits + "' is not a positive whole number");
+        long w = TextLines.decimal(digits, MAX_WEIGHT);
+        if (w < 0) {
+            throw new BackendsFileException(source, lineNo, "weight " + TextLines.quote(digits) + " is not a positive whole number");
         }
-        if (digits.length() > 10 || Long.parseLong(digits) > MAX_WEIGHT) {
-            throw new BackendsFileException(source, lineNo, "weight " + digits + " is too large (at most " + MAX_WEIGHT + ")");
+        if (w > MAX_WEIGHT) {
+            throw new BackendsFileException(source, lineNo, "weight " + TextLines.quote(digits) + " is too large (at most " + MAX_WEIGHT + ")");
         }
-        long w = Long.parseLong(digits);
         if (w == 0) {
             throw new BackendsFileException(source, lineNo, "weight must be at least 1");
         }

@@ -20,9 +20,11 @@ import java.util.List;
  * @param collisions      points dropped because another backend produced the same hash, over all segments
  * @param fileBytes       size of the file
  * @param nanos           wall time of the build, parse excluded
+ * @param leftoversRemoved temporary files of the target left by builds that died, deleted by this one
  */
 public record BuildResult(Path path, long generation, int backends, List<String> features, List<RingVersion> versions,
-                          int rings, int segments, int emptyRings, long points, long collisions, long fileBytes, long nanos) {
+                          int rings, int segments, int emptyRings, long points, long collisions, long fileBytes, long nanos,
+                          List<String> leftoversRemoved) {
     /** File bytes per stored point (6 plus the overhead of header, tables and alignment). */
     public double bytesPerPoint() {
         return points == 0 ? Double.NaN : (double) fileBytes / points;

@@ -8,11 +8,13 @@ import io.ringstore.internal.BackendAccess;
 import io.ringstore.internal.PointGenerator;
 import io.ringstore.internal.Publisher;
 import io.ringstore.internal.ServerAddress;
+import io.ringstore.internal.TextLines;
 import io.ringstore.internal.format.RingFileDescriptor;
 import io.ringstore.internal.format.RingFileWriter;
 
 import java.io.IOException;
 import java.nio.channels.FileChannel;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -23,6 +25,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.function.Consumer;
+import java.util.regex.Pattern;
 
 /**
  * Builds a ring file from a {@link BackendList}: every version × every combination of features, one
@@ -38,6 +41,15 @@ public final class RingBuilder {
     private final List<RingVersion> versions = new ArrayList<>();
     private long generation = -1;
     private Consumer<String> progress = s -> { };
+    /** Sees the temporary file once written, before it is checked: tests damage it here to show that a bad file is never published. */
+    private TemporaryFileHook afterWrite = tmp -> { };
+
+    private static final Pattern FEATURE_NAME = Pattern.compile(RingFileDescriptor.FEATURE_NAME_REGEX);
+
+    /** A test's access to the written temporary file before its check ({@link #afterWrite(TemporaryFileHook)}). */
+    interface TemporaryFileHook {
+        void accept(Path tmp) throws IOException;
+    }
 
     private RingBuilder(BackendList backends) {
         this.backends = Objects.requireNonNull(backends, "backends");
@@ -74,11 +86,32 @@ public final class RingBuilder {
         return this;
     }
 
+    /** For tests: runs {@code hook} on the written temporary file before it is checked and published. */
+    RingBuilder afterWrite(TemporaryFileHook hook) {
+        this.afterWrite = Objects.requireNonNull(hook);
+        return this;
+    }
+
+    /**
+     * The heap a build needs, roughly: the largest ring (the one of every backend, for the version
+     * with the most points) is generated into one array of 8 bytes a point, sorted in place with a
+     * scratch array of a bucket; add a quarter and 256 MiB for the rest of the JVM.
+     */
+    public long heapBytesNeeded() {
+        long weights = backends.backends().stream().mapToLong(Backend::weight).sum();
+        long points = 0;
+        for (RingVersion v : versions.isEmpty() ? List.of(RingVersion.V1) : versions) {
+            long max = RingFileDescriptor.MAX_POINTS_PER_RING; // a build above it is refused before it allocates
+            points = Math.max(points, weights > max / v.pointMultiple() ? max : weights * v.pointMultiple());
+        }
+        return points * Long.BYTES * 5 / 4 + (256L << 20);
+    }
+
     /**
      * Builds and atomically publishes the file at {@code target}. On any failure the target is left as
      * it was and no temporary file remains.
      *
-     * @throws BackendsFileException when the input cannot make rings (point counts overflow)
+     * @throws BackendsFileException when the input exceeds a limit of the format (names the line)
      * @throws RingFileException     when the existing target is not a ring file and no generation was set
      * @throws IOException           when writing fails
      */
@@ -91,8 +124,13 @@ public final class RingBuilder {
     private BuildResult buildLocked(Path target) throws BackendsFileException, RingFileException, IOException {
         long start = System.nanoTime();
         List<RingVersion> vs = versions.isEmpty() ? List.of(RingVersion.V1) : List.copyOf(versions);
-        checkPointCounts(vs);
+        checkFormatLimits(vs);
+        if (Files.exists(target) && !Files.isRegularFile(target)) {
+            // Renaming over a device or a FIFO would replace it; reading its generation would block.
+            throw new FileSystemException(target.toString(), null, "exists and is not a regular file (a ring file replaces only a ring file)");
+        }
         long gen = generation >= 0 ? generation : nextGeneration(target);
+        List<String> leftovers = Publisher.removeLeftovers(target);
 
         int featureCount = backends.features().size();
         int masks = 1 << featureCount;
@@ -101,48 +139,103 @@ public final class RingBuilder {
 
         int ringCount = vs.size() * masks;
 
-        Path dir = target.toAbsolutePath().getParent();
-        Path tmp = Files.createTempFile(dir, "." + target.getFileName() + ".", ".tmp");
+        Path tmp = Publisher.temporaryFile(target);
         boolean published = false;
-        try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING)) {
-            Publisher.shareable(tmp, target);
-            RingFileWriter writer = new RingFileWriter(ch, backends.backends(), backends.features(), vs);
-            PointGenerator generator = pointGenerator();
+        try {
+            long fileLength;
+            int segments;
             int emptyRings = 0;
             long points = 0;
             long collisions = 0;
-            for (RingVersion version : vs) {
-                int[] rank = generator.tieRanks(version.algorithm());
-                RingFileWriter.Segment[] written = new RingFileWriter.Segment[memberSets.size()];
-                for (int s = 0; s < memberSets.size(); s++) {
-                    progress.accept("building " + version + " ring " + (s + 1) + "/" + memberSets.size()
-                            + " (" + memberSets.get(s).cardinality() + " backends)");
-                    written[s] = writer.writeSegment(generator.generateSorted(memberSets.get(s), version, rank));
-                    points += written[s].pointCount();
-                    collisions += written[s].collisions();
-                }
-                for (int mask = 0; mask < masks; mask++) {
-                    RingFileWriter.Segment seg = written[setOfMask[mask]];
-                    if (seg.pointCount() == 0) {
-                        emptyRings++;
+            try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING)) {
+                Publisher.shareable(tmp, target);
+                RingFileWriter writer = new RingFileWriter(ch, backends.backends(), backends.features(), vs);
+                PointGenerator generator = pointGenerator();
+                for (RingVersion version : vs) {
+                    int[] rank = generator.tieRanks(version.algorithm());
+                    RingFileWriter.Segment[] written = new RingFileWriter.Segment[memberSets.size()];
+                    for (int s = 0; s < memberSets.size(); s++) {
+                        progress.accept("building " + version + " ring " + (s + 1) + "/" + memberSets.size()
+                                + " (" + memberSets.get(s).cardinality() + " backends)");
+                        written[s] = writer.writeSegment(generator.generateSorted(memberSets.get(s), version, rank));
+                        points += written[s].pointCount();
+                        collisions += written[s].collisions();
                     }
-                    writer.addRing(mask, version, seg);
+                    for (int mask = 0; mask < masks; mask++) {
+                        RingFileWriter.Segment seg = written[setOfMask[mask]];
+                        if (seg.pointCount() == 0) {
+                            emptyRings++;
+                        }
+                        writer.addRing(mask, version, seg);
+                    }
                 }
+                fileLength = writer.finish(gen);
+                segments = writer.segmentCount();
+                progress.accept("syncing " + fileLength + " bytes to disk");
+                ch.force(true);
             }
-            long fileLength = writer.finish(gen);
-            int segments = writer.segmentCount();
-            progress.accept("syncing " + fileLength + " bytes to disk");
-            ch.force(true);
-            ch.close();
+            afterWrite.accept(tmp);
+            checkWritten(tmp, target);
             Publisher.publish(tmp, target);
             published = true;
             return new BuildResult(target, gen, backends.size(), backends.features(), vs, ringCount, segments,
-                    emptyRings, points, collisions, fileLength, System.nanoTime() - start);
+                    emptyRings, points, collisions, fileLength, System.nanoTime() - start, leftovers);
         } finally {
             if (!published) {
                 Files.deleteIfExists(tmp);
             }
         }
+    }
+
+    /**
+     * Opens and verifies the temporary file before it is renamed over the target: a file that a
+     * reader would refuse is never published, and the target stays as it was.
+     */
+    private void checkWritten(Path tmp, Path target) throws RingFileException {
+        progress.accept("verifying the file written");
+        try (RingStore written = RingStore.open(tmp)) {
+            written.verify();
+        } catch (RingFileException e) {
+            throw new RingFileException(e.path(), e.offset(), e.reason() + "; the file just written fails its check, so "
+                    + target + " was left as it was (a bug in ringstore: please report it)");
+        }
+    }
+
+    /**
+     * Checks every limit of the format ({@link RingFileDescriptor}) on the input, naming the line
+     * of the backends file, before anything is written: a limit found only by the writer or by the
+     * check of the written file would be a failure after the work, or worse, a corrupt file.
+     */
+    private void checkFormatLimits(List<RingVersion> vs) throws BackendsFileException {
+        String source = backends.source();
+        if (backends.size() < 1 || backends.size() > RingFileDescriptor.MAX_BACKENDS) {
+            throw new BackendsFileException(source, 0, backends.size() + " backends; a ring file holds 1 to " + RingFileDescriptor.MAX_BACKENDS);
+        }
+        if (backends.features().size() > RingFileDescriptor.MAX_FEATURES) {
+            throw new BackendsFileException(source, 0, backends.features().size() + " features; a ring file holds at most " + RingFileDescriptor.MAX_FEATURES);
+        }
+        for (String f : backends.features()) {
+            if (!FEATURE_NAME.matcher(f).matches()) {
+                throw new BackendsFileException(source, 0, "bad feature name " + TextLines.quote(f) + " (" + RingFileDescriptor.FEATURE_NAME_RULE + ")");
+            }
+        }
+        boolean v1 = vs.contains(RingVersion.V1);
+        for (Backend b : backends.backends()) {
+            ServerAddress address = BackendAccess.address(b);
+            int length = address.text().length(); // ASCII (the parser accepts nothing else): one byte a character
+            if (length > RingFileDescriptor.MAX_ADDRESS_LENGTH) {
+                throw new BackendsFileException(source, b.line(), "address of " + length + " characters, longer than a ring file can store ("
+                        + RingFileDescriptor.MAX_ADDRESS_LENGTH + "): " + TextLines.quote(address.text()));
+            }
+            if (b.weight() < 1 || b.weight() > RingFileDescriptor.MAX_WEIGHT) {
+                throw new BackendsFileException(source, b.line(), "weight " + b.weight() + " outside 1-" + RingFileDescriptor.MAX_WEIGHT);
+            }
+            if (v1 && address.hasScope()) {
+                throw new BackendsFileException(source, b.line(), "address " + TextLines.quote(address.text())
+                        + " has a scope id, which nginx refuses (and v1 would not tell two scopes apart): remove it, or build v2 only");
+            }
+        }
+        checkPointCounts(vs);
     }
 
     private void checkPointCounts(List<RingVersion> vs) throws BackendsFileException {

@@ -7,6 +7,8 @@ import java.nio.charset.StandardCharsets;
 import java.io.UncheckedIOException;
 import java.nio.channels.FileChannel;
 import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.LinkOption;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -14,10 +16,13 @@ import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.regex.Pattern;
 
 /**
  * Publishing a finished file at its path: readers see the old file or the new one, never a mix; and
@@ -119,6 +124,43 @@ public final class Publisher {
     }
 
     /**
+     * Creates the temporary file a publisher of {@code target} writes before {@link #publish}:
+     * {@code .<name>.<digits>.tmp} beside the target, so that the rename stays in one directory
+     * and {@link #removeLeftovers} can recognise it.
+     */
+    public static Path temporaryFile(Path target) throws IOException {
+        return Files.createTempFile(directory(target), "." + target.getFileName() + ".", TEMPORARY_SUFFIX);
+    }
+
+    private static final String TEMPORARY_SUFFIX = ".tmp";
+
+    /**
+     * Deletes the temporary files of {@code target} ({@link #temporaryFile}) left by publishers that
+     * died ({@code kill -9}, a power cut): they can be up to the size of a whole ring file. Call it
+     * only while holding {@link #lock(Path)}: a live publisher of the target would hold it too, so
+     * every such file is a leftover. Returns the names of the files deleted.
+     */
+    public static List<String> removeLeftovers(Path target) throws IOException {
+        // createTempFile puts an unsigned decimal number between prefix and suffix: matching exactly
+        // that keeps the temporary files of "f.ring" apart from those of "f".
+        Pattern leftover = Pattern.compile(Pattern.quote("." + target.getFileName() + ".") + "[0-9]+" + Pattern.quote(TEMPORARY_SUFFIX));
+        List<String> removed = new ArrayList<>();
+        try (DirectoryStream<Path> entries = Files.newDirectoryStream(directory(target), "." + "*" + TEMPORARY_SUFFIX)) {
+            for (Path p : entries) {
+                String name = p.getFileName().toString();
+                if (leftover.matcher(name).matches() && Files.isRegularFile(p, LinkOption.NOFOLLOW_LINKS) && Files.deleteIfExists(p)) {
+                    removed.add(name);
+                }
+            }
+        }
+        return removed;
+    }
+
+    private static Path directory(Path target) {
+        return target.toAbsolutePath().getParent();
+    }
+
+    /**
      * Gives the temporary file the replaced file's permissions, or rw-r--r-- for a new one: a
      * temporary file starts as rw------- and router processes of other users must read the ring.
      */
@@ -139,7 +181,7 @@ public final class Publisher {
         } catch (AtomicMoveNotSupportedException e) {
             throw new IOException("cannot replace " + target + " atomically on this file system; readers could see a partial file", e);
         }
-        Path dir = target.toAbsolutePath().getParent();
+        Path dir = directory(target);
         try (FileChannel d = FileChannel.open(dir, StandardOpenOption.READ)) {
             d.force(true);
         } catch (IOException | UncheckedIOException ignored) {

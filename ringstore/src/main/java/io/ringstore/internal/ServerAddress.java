@@ -15,7 +15,8 @@ public final class ServerAddress implements Comparable<ServerAddress> {
     private final String text;
     private final byte[] ip;     // 4 or 16 bytes
     private final int port;      // DEFAULT_PORT when absent
-    private final long scopeId;  // IPv6 only; 0 when absent (as Rust's SocketAddrV6)
+    private final long scopeId;  // IPv6 only; NO_SCOPE when absent (scopeId() says 0 then, as Rust's SocketAddrV6)
+    private static final long NO_SCOPE = -1;
 
     private ServerAddress(String text, byte[] ip, int port, long scopeId) {
         this.text = text;
@@ -33,21 +34,24 @@ public final class ServerAddress implements Comparable<ServerAddress> {
         if (text.isEmpty()) {
             throw new IllegalArgumentException("empty address");
         }
+        if (text.startsWith("unix:")) {
+            throw new IllegalArgumentException("bad address " + TextLines.quote(text) + ": unix sockets are not supported, a ring needs IP endpoints");
+        }
         if (text.startsWith("[")) {
             int close = text.indexOf(']');
             if (close < 0) {
-                throw new IllegalArgumentException("bad address '" + text + "': IPv6 address without closing ']'");
+                throw new IllegalArgumentException("bad address " + TextLines.quote(text) + ": IPv6 address without closing ']'");
             }
             String inside = text.substring(1, close);
             String rest = text.substring(close + 1);
             int port = DEFAULT_PORT;
             if (!rest.isEmpty()) {
                 if (rest.charAt(0) != ':') {
-                    throw new IllegalArgumentException("bad address '" + text + "': expected ':port' after ']'");
+                    throw new IllegalArgumentException("bad address " + TextLines.quote(text) + ": expected ':port' after ']'");
                 }
                 port = parsePort(text, rest.substring(1));
             }
-            long scope = 0;
+            long scope = NO_SCOPE;
             int percent = inside.indexOf('%');
             if (percent >= 0) {
                 scope = parseScope(text, inside.substring(percent + 1));
@@ -57,7 +61,7 @@ public final class ServerAddress implements Comparable<ServerAddress> {
             return new ServerAddress(text, ip, port, scope);
         }
         if (text.indexOf(':') != text.lastIndexOf(':')) {
-            throw new IllegalArgumentException("bad address '" + text + "': an IPv6 address must be written in brackets, as [" + text + "]");
+            throw new IllegalArgumentException("bad address " + TextLines.quote(text) + ": an IPv6 address must be written in brackets, as [" + text + "]");
         }
         int colon = text.indexOf(':');
         String host = colon < 0 ? text : text.substring(0, colon);
@@ -65,29 +69,30 @@ public final class ServerAddress implements Comparable<ServerAddress> {
         byte[] ip = parseIpv4(host);
         if (ip == null) {
             boolean name = host.chars().anyMatch(Character::isLetter);
-            throw new IllegalArgumentException("bad address '" + text + "': "
+            throw new IllegalArgumentException("bad address " + TextLines.quote(text) + ": "
                     + (name ? "host names are not supported, write an IP address" : "expected an IPv4 address a.b.c.d with each part 0-255"));
         }
-        return new ServerAddress(text, ip, port, 0);
+        return new ServerAddress(text, ip, port, NO_SCOPE);
     }
 
+    /** Decimal, leading zeros allowed (as nginx's {@code ngx_atoi}). */
     private static int parsePort(String text, String digits) {
-        if (digits.isEmpty() || digits.length() > 10 || !digits.chars().allMatch(c -> c >= '0' && c <= '9')) {
-            throw new IllegalArgumentException("bad address '" + text + "': port must be a number from 0 to 65535");
+        long port = TextLines.decimal(digits, 65535);
+        if (port < 0) {
+            throw new IllegalArgumentException("bad address " + TextLines.quote(text) + ": port must be a number from 0 to 65535");
         }
-        long port = Long.parseLong(digits);
         if (port > 65535) {
-            throw new IllegalArgumentException("bad address '" + text + "': port " + digits + " is outside 0-65535");
+            throw new IllegalArgumentException("bad address " + TextLines.quote(text) + ": port " + TextLines.quote(digits) + " is outside 0-65535");
         }
         return (int) port;
     }
 
     private static long parseScope(String text, String digits) {
-        if (digits.isEmpty() || digits.length() > 10 || !digits.chars().allMatch(c -> c >= '0' && c <= '9')
-                || Long.parseLong(digits) > 0xFFFF_FFFFL) {
-            throw new IllegalArgumentException("bad address '" + text + "': scope id after '%' must be a number from 0 to 4294967295");
+        long scope = TextLines.decimal(digits, 0xFFFF_FFFFL);
+        if (scope < 0 || scope > 0xFFFF_FFFFL) {
+            throw new IllegalArgumentException("bad address " + TextLines.quote(text) + ": scope id after '%' must be a number from 0 to 4294967295");
         }
-        return Long.parseLong(digits);
+        return scope;
     }
 
     /** Dotted quad, each part decimal 0-255 (leading zeros allowed, as nginx does); null when not one. */
@@ -116,7 +121,7 @@ public final class ServerAddress implements Comparable<ServerAddress> {
     }
 
     private static byte[] parseIpv6(String text, String s) {
-        String bad = "bad address '" + text + "': not a valid IPv6 address";
+        String bad = "bad address " + TextLines.quote(text) + ": not a valid IPv6 address";
         int doubleColon = s.indexOf("::");
         if (doubleColon >= 0 && s.indexOf("::", doubleColon + 1) >= 0) {
             throw new IllegalArgumentException(bad + " (more than one '::')");
@@ -161,7 +166,7 @@ public final class ServerAddress implements Comparable<ServerAddress> {
             if (p == parts.length - 1 && ipv4TailAllowed && part.indexOf('.') >= 0) {
                 byte[] v4 = parseIpv4(part);
                 if (v4 == null || n + 2 > 8) {
-                    throw new IllegalArgumentException(bad + " (bad embedded IPv4 '" + part + "')");
+                    throw new IllegalArgumentException(bad + " (bad embedded IPv4 " + TextLines.quote(part) + ")");
                 }
                 groups[n++] = ((v4[0] & 0xFF) << 8) | (v4[1] & 0xFF);
                 groups[n++] = ((v4[2] & 0xFF) << 8) | (v4[3] & 0xFF);
@@ -175,7 +180,7 @@ public final class ServerAddress implements Comparable<ServerAddress> {
                 char ch = part.charAt(i);
                 int d = ch < 128 ? Character.digit(ch, 16) : -1; // ASCII only: the file stores addresses as ASCII
                 if (d < 0) {
-                    throw new IllegalArgumentException(bad + " ('" + part + "' is not a hex group)");
+                    throw new IllegalArgumentException(bad + " (" + TextLines.quote(part) + " is not a hex group)");
                 }
                 value = value * 16 + d;
             }
@@ -197,8 +202,14 @@ public final class ServerAddress implements Comparable<ServerAddress> {
         return port;
     }
 
+    /** The scope id after {@code %}; 0 when there is none (as Rust's {@code SocketAddrV6}). */
     public long scopeId() {
-        return scopeId;
+        return Math.max(scopeId, 0);
+    }
+
+    /** Whether the text has a scope ({@code %N}, even {@code %0}): nginx refuses every such address. */
+    public boolean hasScope() {
+        return scopeId != NO_SCOPE;
     }
 
     /**
@@ -245,7 +256,7 @@ public final class ServerAddress implements Comparable<ServerAddress> {
         if (!isIpv6()) {
             return ipv4Text() + ':' + port;
         }
-        return '[' + rustIp() + (scopeId != 0 ? "%" + scopeId : "") + "]:" + port;
+        return '[' + rustIp() + (scopeId() != 0 ? "%" + scopeId : "") + "]:" + port;
     }
 
     private String ipv4Text() {
@@ -357,7 +368,7 @@ public final class ServerAddress implements Comparable<ServerAddress> {
             return c;
         }
         c = Integer.compare(port, o.port);
-        return c != 0 ? c : Long.compare(scopeId, o.scopeId);
+        return c != 0 ? c : Long.compare(scopeId(), o.scopeId());
     }
 
     /** Same endpoint: address bytes, port (80 when absent) and scope. */

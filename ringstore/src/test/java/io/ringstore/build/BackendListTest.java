@@ -295,4 +295,85 @@ class BackendListTest {
         assertEquals(1, list.size());
         assertEquals(2, list.backend(0).line());
     }
+
+    // ---- issue 10: hostile input ----
+
+    @Test
+    void leadingZerosAreAcceptedInWeightsPortsAndScopesAsNginxDoes() throws Exception {
+        Backend b = parse("server 10.0.0.1:00080 weight=00000000001\n").backend(0);
+        assertEquals(1, b.weight());
+        assertEquals("10.0.0.1:80", b.socketAddress());
+        assertEquals(2147483647, parse("server 10.0.0.1 weight=000000000000002147483647").backend(0).weight());
+        assertEquals("[fe80::1%3]:80", parse("server [fe80::1%0000000000003]:80").backend(0).socketAddress());
+        fails("server 10.0.0.1 weight=0000000000", 1, "at least 1");
+        fails("server 10.0.0.1 weight=0002147483648", 1, "too large", "2147483647");
+        fails("server 10.0.0.1:000065536", 1, "outside 0-65535");
+    }
+
+    @Test
+    void aLeadingByteOrderMarkIsSkipped(@TempDir Path dir) throws Exception {
+        assertEquals(1, parse("\uFEFFserver 10.0.0.1\n").size());
+        Path file = dir.resolve("bom.conf");
+        Files.write(file, "\uFEFFupstream u {\nserver 10.0.0.1\n}\n".getBytes(StandardCharsets.UTF_8));
+        assertEquals(1, BackendList.parse(file).size());
+        fails("server 10.0.0.1\n\uFEFFserver 10.0.0.2", 2, "unknown directive"); // only at the start of the file
+    }
+
+    @Test
+    void quotedInputIsCutSoThatAMessageStaysShort() {
+        String token = "x".repeat(10_000);
+        for (String text : List.of(token, "server " + token, "server 10.0.0.1 " + token + "=1", "server 10.0.0.1 features=" + token,
+                "server 10.0.0.1 weight=" + token, "server 10.0.0.1:" + "9".repeat(10_000), "server [" + token + "]")) {
+            BackendsFileException e = fails(text, 1);
+            assertTrue(e.getMessage().length() < 600, () -> e.getMessage().length() + " characters: " + e.getMessage().substring(0, 300));
+            assertTrue(e.reason().contains("(cut: "), e.reason());
+        }
+    }
+
+    @Test
+    void aLineOrAFileOverItsLimitIsRefusedWithTheLimit() {
+        String longLine = "server 10.0.0.1 # " + "c".repeat(BackendList.MAX_LINE_CHARS);
+        fails("server 10.0.0.2\n" + longLine, 2, "longer than a backends-file line may be", String.valueOf(BackendList.MAX_LINE_CHARS));
+        // the defect's input: an address of 70,000 leading zeros would not fit the address length's u16
+        fails("server " + "0".repeat(70_000) + "10.0.0.1:80", 1, "longer than a backends-file line");
+        fails("#".repeat(BackendList.MAX_FILE_BYTES + 1), 0, "too large", String.valueOf(BackendList.MAX_FILE_BYTES));
+    }
+
+    @Test
+    void aNonRegularFileIsRefusedWithoutReadingIt(@TempDir Path dir) throws Exception {
+        for (Path p : List.of(Path.of("/dev/zero"), dir)) {
+            BackendsFileException e = assertThrows(BackendsFileException.class, () -> BackendList.parse(p));
+            assertEquals(0, e.line());
+            assertTrue(e.reason().contains(p.equals(dir) ? "is a directory" : "not a regular file"), e.reason());
+        }
+        Path fifo = dir.resolve("fifo");
+        if (new ProcessBuilder("mkfifo", fifo.toString()).start().waitFor() == 0) {
+            BackendsFileException e = assertThrows(BackendsFileException.class, () -> BackendList.parse(fifo)); // must not block
+            assertTrue(e.reason().contains("not a regular file"), e.reason());
+        }
+    }
+
+    @Test
+    void aFileTooLargeIsRefusedBeforeItIsRead(@TempDir Path dir) throws Exception {
+        Path big = dir.resolve("big.conf");
+        try (java.io.RandomAccessFile f = new java.io.RandomAccessFile(big.toFile(), "rw")) {
+            f.setLength(BackendList.MAX_FILE_BYTES + 1L); // sparse
+        }
+        BackendsFileException e = assertThrows(BackendsFileException.class, () -> BackendList.parse(big));
+        assertTrue(e.reason().contains("too large for a backends file: " + (BackendList.MAX_FILE_BYTES + 1) + " bytes"), e.reason());
+    }
+
+    @Test
+    void anUnreadableFileSaysWhy(@TempDir Path dir) throws Exception {
+        Path file = Files.writeString(dir.resolve("m0.conf"), "server 10.0.0.1\n");
+        Files.setPosixFilePermissions(file, Set.of());
+        org.junit.jupiter.api.Assumptions.assumeFalse(Files.isReadable(file), "root reads a file of mode 000");
+        BackendsFileException e = assertThrows(BackendsFileException.class, () -> BackendList.parse(file));
+        assertEquals("cannot read: permission denied", e.reason());
+    }
+
+    @Test
+    void unixSocketsAreRefusedAsSuch() {
+        fails("server unix:/x.sock", 1, "unix sockets are not supported", "IP endpoints");
+    }
 }

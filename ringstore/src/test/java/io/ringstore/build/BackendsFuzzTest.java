@@ -21,14 +21,17 @@ import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Mutated backends files: every input either parses or is refused with a {@link BackendsFileException}
  * that names the source and a line (0 for the whole file, else a line of the input) in a message of
- * one line. A sample of what parses is built and read back: the ring file must open, verify and hold
- * the same addresses.
+ * one line. A sample of what parses is built over the ring built before and read back: the ring file
+ * must open, verify and hold the same addresses, or the build is refused the same way and the ring
+ * before stays as it was. Mutations include what found issue 10's defects: very long tokens and
+ * lines, leading zeros, byte order marks, {@code unix:} and other odd address forms, scope ids with v1.
  *
  * <p>System properties: {@code ringstore.fuzz.seed}, {@code ringstore.fuzz.inputs} (default
  * {@value #DEFAULT_INPUTS}), {@code ringstore.fuzz.seconds} (default {@value #DEFAULT_SECONDS}).
@@ -75,10 +78,16 @@ class BackendsFuzzTest {
             "[::1]", "[::1]:", "[::]:0", "127.0.0.1:", "0.0.0.0", "255.255.255.255:65535", "[::1%]", "[%1]", "x".repeat(300)};
     private static final String[] NUMBERS = {"0", "00", "1", "-1", "65535", "65536", "255", "256", "2147483647", "2147483648",
             "4294967295", "4294967296", "9223372036854775807", "9223372036854775808", "99999999999999999999999999",
-            "0000000000000000080", "1e3", "0x10", "+5", "\u0661\u0662"};
+            "0000000000000000080", "1e3", "0x10", "+5", "\u0661\u0662", "00000000001", "0002147483647", "0002147483648"};
+    /** Address forms that were taken wrongly before (issue 10): sockets, scopes (refused for v1), long and zero-padded spellings. */
+    private static final String[] ODD_ADDRESSES = {"unix:/x.sock", "unix:", "[fe80::1%3]", "[fe80::1%03]:80", "[fe80::1%0]",
+            "[fe80::1%eth0]", "[::ffff:1.2.3.4]:80", "[::ffff:001.002.003.004]", "1.2.3.4:0080", "[::1]:080", "localhost:80",
+            "0".repeat(300) + "10.0.0.1:80", "[" + "0:".repeat(7) + "1]", "10.0.0.1:" + "0".repeat(400) + "80"};
 
     @TempDir(factory = WatchedRingStoreTest.MemoryTempDir.class)
     Path dir;
+    /** Builds published so far: the generation of the ring file at the fuzzer's path. */
+    private long published;
 
     @Test
     void mutatedBackendsFilesParseOrAreRefusedWithBackendsFileExceptionOnly() throws Exception {
@@ -103,7 +112,9 @@ class BackendsFuzzTest {
             }
             boolean fromFile = random.nextInt(50) == 0;
             String source = SOURCE;
-            String context = "seed " + seed + " input " + n + what + ": " + escape(text);
+            String input = text;
+            long number = n;
+            Supplier<String> context = () -> "seed " + seed + " input " + number + what + ": " + escape(input); // only when failing: inputs can be long
             try {
                 BackendList list;
                 if (fromFile) {
@@ -120,12 +131,12 @@ class BackendsFuzzTest {
                 }
                 parsed++;
                 checkParsed(list, source, text);
-                boolean unusual = !text.chars().allMatch(c -> c < 0x7f);
+                boolean unusual = !text.chars().skip(text.startsWith("\uFEFF") ? 1 : 0).allMatch(c -> c < 0x7f);
                 if (unusual || parsed % BUILD_EVERY == 0) {
                     if (list.backends().stream().anyMatch(b -> !b.address().chars().allMatch(c -> c < 0x80))) {
                         // Addresses are stored as ASCII: the parser must refuse anything else.
-                        throw new AssertionError(context + ": a non-ASCII address was accepted: " + escape(text));
-                    } else if (roundTrip(list, ring)) {
+                        throw new AssertionError(context.get() + ": a non-ASCII address was accepted: " + escape(text));
+                    } else if (roundTrip(list, ring, random.nextInt(4) != 0)) {
                         built++;
                     }
                 }
@@ -133,9 +144,9 @@ class BackendsFuzzTest {
                 checkRefusal(e, source, text, context);
                 reasons.merge(e.reason().replaceAll("'[^']*'", "'…'").replaceAll("[0-9]+", "#"), 1L, Long::sum);
             } catch (AssertionError e) {
-                throw new AssertionError(context + ": " + e.getMessage(), e);
+                throw new AssertionError(context.get() + ": " + e.getMessage(), e);
             } catch (Throwable t) {
-                throw new AssertionError(context + ": threw " + t + " (only BackendsFileException is allowed)", t);
+                throw new AssertionError(context.get() + ": threw " + t + " (only BackendsFileException is allowed)", t);
             }
         }
         long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
@@ -164,19 +175,43 @@ class BackendsFuzzTest {
         }
     }
 
-    /** Builds a small enough list and reads it back; false when it is too big to build quickly. */
-    private static boolean roundTrip(BackendList list, Path ring) throws Exception {
+    /**
+     * Builds a small enough list (v1 and v2:2, or v2:2 alone) over the ring built before and reads it
+     * back; false when it is too big to build quickly. A refusal must leave the ring built before
+     * exactly as it was: it still opens, verifies and has its generation.
+     */
+    private boolean roundTrip(BackendList list, Path ring, boolean withV1) throws Exception {
         long points = list.backends().stream().mapToLong(Backend::weight).sum() * Algorithm.NGINX_POINT_MULTIPLE;
         if (points > 200_000 || list.features().size() > 6) {
             return false;
         }
-        RingBuilder.of(list).version(RingVersion.V1).version(RingVersion.v2(2)).generation(1).build(ring);
+        RingBuilder builder = RingBuilder.of(list);
+        if (withV1) {
+            builder.version(RingVersion.V1);
+        }
+        try {
+            builder.version(RingVersion.v2(2)).build(ring);
+            published++;
+        } catch (BackendsFileException e) {
+            if (published > 0) {
+                try (RingStore old = RingStore.open(ring)) {
+                    old.verify();
+                    if (old.generation() != published) {
+                        throw new AssertionError("a refused build changed the old ring: generation " + old.generation() + ", expected " + published);
+                    }
+                } catch (RingFileException damaged) {
+                    throw new AssertionError("a refused build damaged the old ring: " + damaged.getMessage(), damaged);
+                }
+            }
+            throw e;
+        }
         try (RingStore store = RingStore.open(ring)) {
             store.verify();
             List<String> want = list.backends().stream().map(Backend::address).toList();
             List<String> got = store.backends().stream().map(Backend::address).toList();
-            if (!want.equals(got) || !store.features().equals(list.features())) {
-                throw new AssertionError("read back " + got + " " + store.features() + ", built " + want + " " + list.features());
+            if (!want.equals(got) || !store.features().equals(list.features()) || store.generation() != published) {
+                throw new AssertionError("read back " + got + " " + store.features() + " generation " + store.generation()
+                        + ", built " + want + " " + list.features() + " generation " + published);
             }
         } catch (RingFileException e) {
             throw new AssertionError("a parsed list built an unreadable ring file: " + e.getMessage(), e);
@@ -185,27 +220,27 @@ class BackendsFuzzTest {
     }
 
     /** Checks the refusal: source, line in range, a reason, and one line by any definition. */
-    private static void checkRefusal(BackendsFileException e, String source, String text, String context) {
+    private static void checkRefusal(BackendsFileException e, String source, String text, Supplier<String> context) {
         String message = e.getMessage();
         int line = e.line();
         if (!source.equals(e.source())) {
-            throw new AssertionError(context + ": source " + e.source() + ", expected " + source);
+            throw new AssertionError(context.get() + ": source " + e.source() + ", expected " + source);
         }
         if (line < 0 || line > lineCount(text)) {
-            throw new AssertionError(context + ": line " + line + " outside 0-" + lineCount(text) + ": " + message);
+            throw new AssertionError(context.get() + ": line " + line + " outside 0-" + lineCount(text) + ": " + message);
         }
         String prefix = source + (line > 0 ? ":" + line : "") + ": ";
         if (!message.startsWith(prefix) || message.length() == prefix.length()) {
-            throw new AssertionError(context + ": message must start '" + prefix + "' and say why: " + message);
+            throw new AssertionError(context.get() + ": message must start '" + prefix + "' and say why: " + message);
         }
         for (int i = 0; i < message.length(); i++) {
             char c = message.charAt(i);
             if (c < 0x20 || c == 0x7f) {
-                throw new AssertionError(context + ": message has character U+" + String.format("%04X", (int) c) + " at " + i + ": " + escape(message));
+                throw new AssertionError(context.get() + ": message has character U+" + String.format("%04X", (int) c) + " at " + i + ": " + escape(message));
             }
             // One line by Unicode's definition (\R) too: no C1 control (U+0085 NEL), no U+2028/U+2029.
             if (Character.isISOControl(c) || c == '\u2028' || c == '\u2029') {
-                throw new AssertionError(context + ": message has line break U+" + String.format("%04X", (int) c) + " at " + i + ": " + escape(message));
+                throw new AssertionError(context.get() + ": message has line break U+" + String.format("%04X", (int) c) + " at " + i + ": " + escape(message));
             }
         }
     }
@@ -218,7 +253,7 @@ class BackendsFuzzTest {
     private static String mutate(String text, SplittableRandom r, StringBuilder what) {
         int length = text.length();
         int at = r.nextInt(length + 1);
-        switch (r.nextInt(10)) {
+        switch (r.nextInt(13)) {
             case 0, 1 -> { // insert nasty characters
                 String s = NASTY[r.nextInt(NASTY.length)].repeat(r.nextInt(8) == 0 ? 1 + r.nextInt(4) : 1);
                 what.append(" ins@").append(at);
@@ -301,6 +336,38 @@ class BackendsFuzzTest {
                 String end = ends[r.nextInt(ends.length)];
                 what.append(" ends=").append(escape(end));
                 return text.replace("\n", end);
+            }
+            case 10 -> { // a very long token: quoted input must be cut; rarely a line over the line limit
+                int n = r.nextInt(100) == 0 ? BackendList.MAX_LINE_CHARS + r.nextInt(100) : 200 + r.nextInt(r.nextBoolean() ? 200 : 2000);
+                String s = (r.nextBoolean() ? "0" : NASTY[r.nextInt(NASTY.length)]).repeat(n);
+                what.append(" long@").append(at).append('x').append(n);
+                return text.substring(0, at) + s + text.substring(at);
+            }
+            case 11 -> { // leading zeros before a number, or a byte order mark at the start
+                if (r.nextInt(4) == 0) {
+                    what.append(" bom");
+                    return "\uFEFF" + text;
+                }
+                int digit = text.indexOf(Character.forDigit(r.nextInt(10), 10), at);
+                if (digit < 0) {
+                    return text;
+                }
+                what.append(" zeros@").append(digit);
+                return text.substring(0, digit) + "0".repeat(1 + r.nextInt(r.nextInt(10) == 0 ? 400 : 12)) + text.substring(digit);
+            }
+            case 12 -> { // an odd address form in place of one
+                int server = text.indexOf("server ", at);
+                if (server < 0) {
+                    return text;
+                }
+                int from = server + "server ".length();
+                int to = from;
+                while (to < text.length() && !Character.isWhitespace(text.charAt(to)) && text.charAt(to) != ';') {
+                    to++;
+                }
+                String address = ODD_ADDRESSES[r.nextInt(ODD_ADDRESSES.length)];
+                what.append(" addr@").append(from).append('=').append(escape(address.length() > 40 ? address.substring(0, 40) + "..." : address));
+                return text.substring(0, from) + address + text.substring(to);
             }
             default -> { // many copies of one line: duplicate endpoints, too many features
                 String[] lines = text.split("\n");
