@@ -17,6 +17,9 @@ import java.util.stream.LongStream;
 import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 /**
@@ -32,6 +35,18 @@ class ConcurrentPublishTest {
 
     @TempDir(factory = WatchedRingStoreTest.MemoryTempDir.class)
     Path dir;
+
+    /** A FIFO planted where the lock file goes would block the build forever if it were opened. */
+    @Test
+    void aFifoAtTheLockFilesPathIsRefusedUnopened() throws Exception {
+        Path ring = dir.resolve("f.ring");
+        TestFiles.mkfifo(dir.resolve(".f.ring.lock"));
+        RingBuilder builder = RingBuilder.of(BackendList.parse("t", "server 127.0.0.1:80\n"));
+        java.io.IOException e = assertTimeoutPreemptively(Duration.ofSeconds(10), // a hang detector, not a speed target
+                () -> assertThrows(java.io.IOException.class, () -> builder.build(ring)));
+        assertTrue(e.getMessage().contains(".f.ring.lock") && e.getMessage().contains("not a regular file"), e.getMessage());
+        assertFalse(Files.exists(ring));
+    }
 
     @Test
     void concurrentBuildsToOnePathPublishGenerationsOneByOne() throws Exception {

@@ -2,18 +2,19 @@ package io.ringstore.internal;
 
 import java.io.IOException;
 import java.io.InterruptedIOException;
-import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.DirectoryStream;
-import java.nio.file.LinkOption;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
@@ -74,7 +75,8 @@ public final class Publisher {
     private static Lock lockFile(Path file) throws IOException {
         byte[] token = (ProcessHandle.current().pid() + " " + TOKENS.incrementAndGet() + "\n").getBytes(StandardCharsets.US_ASCII);
         while (true) {
-            FileChannel locked = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+            refuseIfNotRegular(file);
+            FileChannel locked = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS);
             FileChannel atPath = null;
             try {
                 locked.lock();
@@ -89,6 +91,19 @@ public final class Publisher {
                 throw e;
             }
             closeAll(atPath, locked); // the file locked was deleted by the publisher before: lock the one at the path now
+        }
+    }
+
+    /** A FIFO planted at the lock file's path would block the open forever; a link could point anywhere. */
+    private static void refuseIfNotRegular(Path file) throws IOException {
+        BasicFileAttributes a;
+        try {
+            a = Files.readAttributes(file, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+        } catch (NoSuchFileException e) {
+            return;
+        }
+        if (!a.isRegularFile()) {
+            throw new IOException(file + ": the publish lock file is not a regular file (a FIFO, device, link or directory?); remove it");
         }
     }
 
