@@ -74,16 +74,24 @@ final class LookupCommand extends Command {
             byte[][] answers = addresses(store, version);
             OutputStream o = new BufferedOutputStream(out, 1 << 16);
             if (args.positional.size() > 1) {
-                for (String key : args.positional.subList(1, args.positional.size())) {
-                    byte[] k = key.getBytes(StandardCharsets.UTF_8);
+                for (int i = 1; i < args.positional.size(); i++) {
+                    byte[] k = args.positional.get(i).getBytes(StandardCharsets.UTF_8);
+                    if (k.length > MAX_KEY_LENGTH) {
+                        o.flush();
+                        throw keyTooLong("argument " + (i + 1));
+                    }
                     answer(o, ring, answers, k, k.length);
                     o.write('\n');
                 }
             } else {
-                readLines(in, (key, length) -> {
-                    answer(o, ring, answers, key, length);
-                    o.write('\n');
-                }, () -> flushWhenIdle(in, o));
+                try {
+                    readLines(in, (key, length) -> {
+                        answer(o, ring, answers, key, length);
+                        o.write('\n');
+                    }, () -> flushWhenIdle(in, o));
+                } finally {
+                    o.flush(); // the answers before a refused line go out before its error
+                }
             }
             o.flush();
             if (out.checkError()) {
@@ -125,8 +133,11 @@ final class LookupCommand extends Command {
                 }
                 o.write('\n');
             };
-            readLines(in, sink, () -> flushWhenIdle(in, o));
-            o.flush();
+            try {
+                readLines(in, sink, () -> flushWhenIdle(in, o));
+            } finally {
+                o.flush();
+            }
             return Main.OK;
         } catch (RingFileException e) {
             throw new FailedException(e.getMessage());
@@ -184,23 +195,42 @@ final class LookupCommand extends Command {
     }
 
     /**
-     * Reads raw lines (no charset decoding, a trailing '\r' dropped) so a million keys stream in about
-     * a second.
+     * The longest key, in bytes: a URI or header value as a proxy sees it. nginx refuses a request line
+     * longer than its {@code large_client_header_buffers} (8 KiB by default); 64 KiB leaves room for
+     * configurations that raise that, while a line without end (a binary file, {@code /dev/zero}) is
+     * refused after 64 KiB rather than read into memory until the heap runs out.
      */
-    private static void readLines(InputStream in, LineSink sink, BlockDone blockDone) throws IOException {
+    static final int MAX_KEY_LENGTH = 64 * 1024;
+
+    private static FailedException keyTooLong(String where) {
+        return new FailedException(where + ": key longer than " + MAX_KEY_LENGTH
+                + " bytes, the limit (binary input, or a line without end?)");
+    }
+
+    /**
+     * Reads raw lines (no charset decoding, a trailing '\r' dropped) so a million keys stream in about
+     * a second. Memory stays flat: one read buffer and one line of at most {@link #MAX_KEY_LENGTH} bytes
+     * (and its '\r'); a longer line ends the run with its line number.
+     */
+    private static void readLines(InputStream in, LineSink sink, BlockDone blockDone) throws IOException, FailedException {
         byte[] buf = new byte[1 << 16];
         byte[] line = new byte[256];
         int len = 0;
+        long lineNumber = 1;
         int n;
         while ((n = in.read(buf)) > 0) {
             for (int i = 0; i < n; i++) {
                 byte c = buf[i];
                 if (c == '\n') {
-                    sink.accept(line, len > 0 && line[len - 1] == '\r' ? len - 1 : len);
+                    sink.accept(line, keyLength(line, len, lineNumber));
                     len = 0;
+                    lineNumber++;
                 } else {
                     if (len == line.length) {
-                        line = Arrays.copyOf(line, len * 2);
+                        if (len > MAX_KEY_LENGTH) { // room for the longest key and its '\r': this byte is one too many
+                            throw keyTooLong("stdin line " + lineNumber);
+                        }
+                        line = Arrays.copyOf(line, Math.min(len * 2, MAX_KEY_LENGTH + 1));
                     }
                     line[len++] = c;
                 }
@@ -208,7 +238,16 @@ final class LookupCommand extends Command {
             blockDone.run();
         }
         if (len > 0) {
-            sink.accept(line, line[len - 1] == '\r' ? len - 1 : len);
+            sink.accept(line, keyLength(line, len, lineNumber));
         }
+    }
+
+    /** The key in the first {@code len} bytes of a line: without its '\r', at most {@link #MAX_KEY_LENGTH}. */
+    private static int keyLength(byte[] line, int len, long lineNumber) throws FailedException {
+        int keyLength = len > 0 && line[len - 1] == '\r' ? len - 1 : len;
+        if (keyLength > MAX_KEY_LENGTH) {
+            throw keyTooLong("stdin line " + lineNumber);
+        }
+        return keyLength;
     }
 }
