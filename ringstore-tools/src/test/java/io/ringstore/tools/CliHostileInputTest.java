@@ -1,5 +1,6 @@
 package io.ringstore.tools;
 
+import io.ringstore.internal.format.RingFileDescriptor;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -120,6 +121,52 @@ class CliHostileInputTest {
             taken += n;
             return n;
         }
+    }
+
+    // ---- files that open but that dump could not show ----
+
+    /**
+     * Weights raised to the most a backend can have and the point multiple to the most a u32 field can
+     * say, metadata CRC fixed: weight × multiple summed over three backends overflows a long. The
+     * builder refuses such weights; open now does too, so verify and dump give one line.
+     */
+    @Test
+    void weightTimesPointMultiplePastTheLimitIsRefusedByVerifyAndDump() throws Exception {
+        Path source = dir.resolve("three.ring");
+        build(backends(dir, "three.conf", "server 127.0.0.1:80\nserver 127.0.0.2:80\nserver 127.0.0.3:80\n"), source,
+                "--algorithm", "v2", "--point-multiple", "1");
+        RingPatch patch = RingPatch.of(source);
+        for (int b = 0; b < 3; b++) {
+            patch.backendWeight(b, RingFileDescriptor.MAX_WEIGHT);
+        }
+        patch.pointMultiple(0, Integer.MAX_VALUE);
+        Path bad = patch.write(dir.resolve("overflow.ring"));
+        for (String command : new String[] {"verify", "dump"}) {
+            String error = run(command, bad.toString()).assertError(Main.FAILED, command);
+            assertTrue(error.contains("more than a ring can hold"), error);
+        }
+        assertNoTraceFromDumpJson(bad);
+    }
+
+    /**
+     * The only backend having feature {@code a} loses it (its mask cleared, metadata CRC fixed): ring
+     * {@code a} keeps its points but has no member left, where dump's shares threw
+     * IllegalArgumentException.
+     */
+    @Test
+    void aNonEmptyRingWithoutMemberBackendsIsRefusedByVerifyAndDump() throws Exception {
+        Path source = dir.resolve("featured.ring");
+        build(backends(dir, "featured.conf", "server 127.0.0.1:80 features=a\nserver 127.0.0.2:80\n"), source);
+        Path bad = RingPatch.of(source).backendMask(0, 0).write(dir.resolve("no-member.ring"));
+        for (String command : new String[] {"verify", "dump"}) {
+            String error = run(command, bad.toString()).assertError(Main.FAILED, command);
+            assertTrue(error.contains("no backend has all its features"), error);
+        }
+        assertNoTraceFromDumpJson(bad);
+    }
+
+    private static void assertNoTraceFromDumpJson(Path file) {
+        run("dump", file.toString(), "--json", "--points", "3").assertNoStackTrace();
     }
 
     // ---- what is not a regular file ----
