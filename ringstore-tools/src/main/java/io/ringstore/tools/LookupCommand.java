@@ -28,7 +28,8 @@ final class LookupCommand extends Command {
     String description() {
         return "Prints KEY<TAB>ADDRESS for each KEY, or for each line of stdin when no KEY is given.\n"
                 + "ADDRESS is written as nginx writes $upstream_addr (v1) or as pingora-ketama's SocketAddr (v2);\n"
-                + "'-' when the ring has no backend. A key is the line's bytes without the line end (\\n or \\r\\n).";
+                + "'-' when the ring has no backend. A key is the line's bytes without the line end (\\n or \\r\\n),\n"
+                + "or an argument's bytes as the shell passed them, whatever the locale; at most " + MAX_KEY_LENGTH + " bytes.";
     }
 
     static final Option FEATURES = Option.valued("--features", "a,b",
@@ -61,7 +62,7 @@ final class LookupCommand extends Command {
             if (args.positional.size() > 1) {
                 throw new UsageException("--watch reads keys from stdin; give no KEY arguments");
             }
-            return watch(args, in, out);
+            return watch(args, in, out, err);
         }
         try (RingStore store = RingStore.open(Path.of(args.positional.getFirst()))) {
             RingVersion version = Versions.select(args, store);
@@ -75,7 +76,7 @@ final class LookupCommand extends Command {
             OutputStream o = new BufferedOutputStream(out, 1 << 16);
             if (args.positional.size() > 1) {
                 for (int i = 1; i < args.positional.size(); i++) {
-                    byte[] k = args.positional.get(i).getBytes(StandardCharsets.UTF_8);
+                    byte[] k = args.positionalBytes.get(i); // the bytes the shell passed, as stdin keys are
                     if (k.length > MAX_KEY_LENGTH) {
                         o.flush();
                         throw keyTooLong("argument " + (i + 1));
@@ -102,10 +103,19 @@ final class LookupCommand extends Command {
             throw new FailedException(e.getMessage());
         } catch (IOException e) {
             throw new FailedException("I/O error: " + e.getMessage());
+        } catch (InternalError e) { // SIGBUS: the mapped file lost the page a lookup read
+            throw new FailedException(args.positional.getFirst() + ": the file shrank while mapped (rewritten in place? publish new files by rename only)");
         }
     }
 
-    private int watch(Args args, InputStream in, PrintStream out) throws UsageException, FailedException {
+    /**
+     * Answers stdin from whatever generation is current. A file rewritten in place under the mapping
+     * (forbidden, but done: {@code cp b.ring fleet.ring}) makes lookups fault where its pages are gone;
+     * such a key gets no answer line, the first fault of a generation one line on stderr, and answers
+     * resume when a good file is published by rename and the watcher switches to it. Exit 1 at the end
+     * if any key went unanswered.
+     */
+    private int watch(Args args, InputStream in, PrintStream out, PrintStream err) throws UsageException, FailedException {
         Path path = Path.of(args.positional.getFirst());
         try (WatchedRingStore watched = RingStore.watch(path)) {
             RingVersion version = Versions.select(args, watched.current());
@@ -119,14 +129,32 @@ final class LookupCommand extends Command {
             OutputStream o = new BufferedOutputStream(out, 1 << 16);
             byte[][][] answers = {null};
             RingStore[] answersFor = {null};
+            RingStore[] faulted = {null};
+            long[] unanswered = {0};
+            long[] lineNumber = {0};
             LineSink sink = (key, length) -> {
+                lineNumber[0]++;
                 Ring ring = live.ring();
                 RingStore store = ring.store();
                 if (store != answersFor[0]) {
                     answers[0] = addresses(store, version);
                     answersFor[0] = store;
                 }
-                answer(o, ring, answers[0], key, length);
+                int b;
+                try {
+                    b = ring.lookup(key, 0, length);
+                } catch (InternalError e) { // SIGBUS: the mapped file lost the page this lookup read
+                    unanswered[0]++;
+                    if (faulted[0] != store) {
+                        faulted[0] = store;
+                        o.flush();
+                        err.println(prefix() + path + ": generation " + Long.toUnsignedString(store.generation())
+                                + " shrank while mapped at stdin line " + lineNumber[0] + " (rewritten in place? publish new files by rename only);"
+                                + " keys it cannot answer get no answer line until a good file is published");
+                    }
+                    return;
+                }
+                answer(o, answers[0], key, length, b);
                 if (showGeneration) {
                     o.write('\t');
                     o.write(Long.toString(store.generation()).getBytes(StandardCharsets.US_ASCII));
@@ -138,7 +166,7 @@ final class LookupCommand extends Command {
             } finally {
                 o.flush();
             }
-            return Main.OK;
+            return unanswered[0] == 0 ? Main.OK : Main.FAILED; // the fault was reported when it happened
         } catch (RingFileException e) {
             throw new FailedException(e.getMessage());
         } catch (IOException e) {
@@ -178,7 +206,11 @@ final class LookupCommand extends Command {
 
     /** Writes KEY<TAB>ADDRESS (no line end). */
     private static void answer(OutputStream o, Ring ring, byte[][] answers, byte[] key, int length) throws IOException {
-        int b = ring.lookup(key, 0, length);
+        answer(o, answers, key, length, ring.lookup(key, 0, length));
+    }
+
+    /** Writes KEY<TAB>ADDRESS of backend {@code b} (no line end). */
+    private static void answer(OutputStream o, byte[][] answers, byte[] key, int length, int b) throws IOException {
         o.write(key, 0, length);
         o.write('\t');
         o.write(b < 0 ? NONE : answers[b]);
