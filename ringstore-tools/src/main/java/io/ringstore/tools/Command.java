@@ -107,6 +107,12 @@ abstract class Command {
         } catch (UncheckedIOException e) {
             error = "I/O error: " + e.getCause().getMessage();
             code = Main.FAILED;
+        } catch (InternalError e) { // SIGBUS, as the JVM reports it: a page of a mapped file is gone
+            error = "a mapped ring file shrank while in use (rewritten in place? publish new files by rename only)";
+            code = Main.FAILED;
+        } catch (RuntimeException e) { // a defect of ours: still one line, never a trace
+            error = "internal error, please report: " + e;
+            code = Main.FAILED;
         } catch (OutOfMemoryError e) {
             error = "out of heap memory (" + e.getMessage() + "); give the JVM more with RINGSTORE_JAVA_OPTS=-Xmx8g";
             code = Main.FAILED;

@@ -99,8 +99,6 @@ final class DumpCommand extends Command {
             return Main.OK;
         } catch (RingFileException e) {
             throw new FailedException(e.getMessage());
-        } catch (InternalError e) { // SIGBUS: a page of the mapping is gone
-            throw new FailedException(args.positional.getFirst() + ": the file shrank while mapped (rewritten in place? publish new files by rename only)");
         }
     }
 

@@ -103,8 +103,6 @@ final class LookupCommand extends Command {
             throw new FailedException(e.getMessage());
         } catch (IOException e) {
             throw new FailedException("I/O error: " + e.getMessage());
-        } catch (InternalError e) { // SIGBUS: the mapped file lost the page a lookup read
-            throw new FailedException(args.positional.getFirst() + ": the file shrank while mapped (rewritten in place? publish new files by rename only)");
         }
     }
 
