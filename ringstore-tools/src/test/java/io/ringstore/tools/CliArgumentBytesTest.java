@@ -14,6 +14,7 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.Set;
+import java.util.SplittableRandom;
 
 import static io.ringstore.tools.CliRun.backends;
 import static io.ringstore.tools.CliRun.build;
@@ -55,21 +56,55 @@ class CliArgumentBytesTest {
     @ParameterizedTest
     @ValueSource(strings = {"POSIX", "C", "C.UTF-8"})
     void keyArgumentsAreTheShellsBytesUnderAnyLocale(String locale) throws Exception {
-        byte[] expected = expectedAnswers();
+        byte[] expected = expectedAnswers(KEYS);
         try (ChildCli child = ChildCli.start(locale, "lookup \"$1\" \"$(printf '" + CAFE + "')\" \"$(printf '" + INVALID + "')\"",
                 ring.toString())) {
-            ByteArrayOutputStream out = new ByteArrayOutputStream();
-            for (int i = 0; i < KEYS.length; i++) {
-                byte[] line = child.nextLine(30_000);
-                assertTrue(line != null, () -> "no answer; stderr:\n" + child.stderr());
-                out.writeBytes(line);
-                out.write('\n');
-            }
-            assertNull(child.nextLine(0), "one answer per key");
-            assertEquals(Main.OK, child.exit(), child::stderr);
-            assertArrayEquals(expected, out.toByteArray(), () -> "under LC_ALL=" + locale + ", got:\n"
-                    + out.toString(StandardCharsets.ISO_8859_1) + "\nexpected:\n" + new String(expected, StandardCharsets.ISO_8859_1));
+            assertAnswers(child, KEYS.length, expected, locale);
         }
+    }
+
+    /**
+     * Seeded random keys of any bytes an argument can hold (all but NUL; and no line feed, which
+     * {@code $(...)} would strip), after {@code --} so that a leading '-' is a key: the fuzzer of
+     * arguments under each locale.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"POSIX", "C.UTF-8"})
+    void randomByteKeysAsArgumentsAreTheShellsBytes(String locale) throws Exception {
+        SplittableRandom r = new SplittableRandom(0xA7C5_2026L);
+        byte[][] keys = new byte[200][];
+        StringBuilder shell = new StringBuilder("lookup \"$1\" --");
+        for (int k = 0; k < keys.length; k++) {
+            keys[k] = new byte[1 + r.nextInt(24)];
+            shell.append(" \"$(printf '");
+            for (int i = 0; i < keys[k].length; i++) {
+                int b;
+                do {
+                    b = r.nextInt(256);
+                } while (b == 0 || b == '\n');
+                keys[k][i] = (byte) b;
+                shell.append(String.format("\\%03o", b));
+            }
+            shell.append("')\"");
+        }
+        try (ChildCli child = ChildCli.start(locale, shell.toString(), ring.toString())) {
+            assertAnswers(child, keys.length, expectedAnswers(keys), locale);
+        }
+    }
+
+    /** Reads {@code count} answer lines, then the exit: 0, and the answers byte for byte. */
+    private static void assertAnswers(ChildCli child, int count, byte[] expected, String locale) throws Exception {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        for (int i = 0; i < count; i++) {
+            byte[] line = child.nextLine(30_000);
+            assertTrue(line != null, () -> "no answer; stderr:\n" + child.stderr());
+            out.writeBytes(line);
+            out.write('\n');
+        }
+        assertEquals(Main.OK, child.exit(), child::stderr);
+        assertNull(child.nextLine(0), "one answer per key");
+        assertArrayEquals(expected, out.toByteArray(), () -> "under LC_ALL=" + locale + ", got:\n"
+                + out.toString(StandardCharsets.ISO_8859_1) + "\nexpected:\n" + new String(expected, StandardCharsets.ISO_8859_1));
     }
 
     /** In process, the same bytes on stdin get the library's answers: what the arguments must match. */
@@ -80,7 +115,7 @@ class CliArgumentBytesTest {
             stdin.writeBytes(key);
             stdin.write('\n');
         }
-        assertArrayEquals(expectedAnswers(), runWithInput(stdin.toByteArray(), "lookup", ring.toString()).assertOk().stdout());
+        assertArrayEquals(expectedAnswers(KEYS), runWithInput(stdin.toByteArray(), "lookup", ring.toString()).assertOk().stdout());
     }
 
     /** In process, arguments given as bytes ({@link Main#run(String[], byte[][], ...)}) are the keys, whatever the strings say. */
@@ -93,15 +128,15 @@ class CliArgumentBytesTest {
         int exit = Main.run(args, raw, new ByteArrayInputStream(new byte[0]),
                 new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
         assertEquals(Main.OK, exit, err.toString(StandardCharsets.UTF_8));
-        assertArrayEquals(expectedAnswers(), out.toByteArray());
+        assertArrayEquals(expectedAnswers(KEYS), out.toByteArray());
     }
 
-    /** KEY<TAB>ADDRESS lines for {@link #KEYS}, from the library. */
-    private static byte[] expectedAnswers() throws Exception {
+    /** KEY<TAB>ADDRESS lines for {@code keys}, from the library. */
+    private static byte[] expectedAnswers(byte[]... keys) throws Exception {
         ByteArrayOutputStream expected = new ByteArrayOutputStream();
         try (RingStore store = RingStore.open(ring)) {
             Ring r = store.ring(Set.of());
-            for (byte[] key : KEYS) {
+            for (byte[] key : keys) {
                 expected.writeBytes(key);
                 expected.write('\t');
                 expected.writeBytes(store.backend(r.lookup(key)).upstreamAddress().getBytes(StandardCharsets.US_ASCII));
