@@ -22,6 +22,14 @@ import static io.ringstore.internal.format.RingFileDescriptor.U32;
  * last point to the first. Lookups are thread-safe, allocate nothing, and return a backend index
  * ({@link RingStore#backend(int)}) or -1 when the ring has no backend. Even on a corrupt segment a
  * lookup returns -1 or an index inside the backend table, never anything else.
+ *
+ * <p>A file rewritten in place while mapped (not replaced by rename, as FORMAT.md requires; {@code cp
+ * new.ring fleet.ring} does it) is outside that promise: a lookup reads whatever bytes the file has
+ * now, so it may answer from the new content, and a read of a page past the file's new end throws
+ * {@link InternalError} ("a fault occurred in an unsafe memory access operation": SIGBUS, as the JVM
+ * reports it), the JVM itself surviving. A caller that must outlive such a file catches that error per
+ * lookup; {@link WatchedRingStore} switches to the next good file published at the path, as
+ * {@code ringstore lookup --watch} does.
  */
 public final class Ring {
     /** What lookups return for a ring without backends. */

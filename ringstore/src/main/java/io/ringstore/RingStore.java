@@ -14,6 +14,7 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
@@ -116,9 +117,7 @@ public final class RingStore implements AutoCloseable {
      * nothing). That is how {@link WatchedRingStore} never unmaps a file under a reader.
      */
     static RingStore open(Path path, boolean gcManaged) throws RingFileException {
-        if (Files.isDirectory(path)) {
-            throw new RingFileException(path, -1, "is a directory, not a ring file");
-        }
+        requireRegularFile(path);
         long size;
         Arena arena = gcManaged ? Arena.ofAuto() : Arena.ofShared();
         MemorySegment file;
@@ -147,6 +146,28 @@ public final class RingStore implements AutoCloseable {
                 case InternalError ie -> throw shrunk(path, ie);
                 default -> throw new RingFileException(path, -1, "unreadable: " + e, e);
             }
+        }
+    }
+
+    /**
+     * Refuses what is not a regular file before opening it: opening a FIFO blocks until a writer comes,
+     * and a device maps as whatever it produces ({@code /dev/zero}: endless zeros). Symbolic links are
+     * followed; their target must be a regular file. What the path names may still change between this
+     * check and the open; a file published by rename is a regular file on both sides of it.
+     */
+    static void requireRegularFile(Path path) throws RingFileException {
+        BasicFileAttributes attributes;
+        try {
+            attributes = Files.readAttributes(path, BasicFileAttributes.class);
+        } catch (IOException e) {
+            throw new RingFileException(path, -1, "cannot open: " + IoErrors.describe(e), e);
+        }
+        if (attributes.isDirectory()) {
+            throw new RingFileException(path, -1, "is a directory, not a ring file");
+        }
+        if (!attributes.isRegularFile()) {
+            throw new RingFileException(path, -1, "is not a regular file (" + (attributes.isOther() ? "a FIFO, socket or device" : "unknown type")
+                    + "), not a ring file");
         }
     }
 

@@ -1,6 +1,7 @@
 package io.ringstore;
 
 import io.ringstore.internal.format.RingFileDescriptor;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -13,6 +14,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.Map;
 import java.util.PrimitiveIterator;
@@ -25,6 +27,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
@@ -391,6 +394,51 @@ class CorruptFileTest {
         Path sub = Files.createDirectory(dir.resolve("a-directory.ring"));
         RingFileException e = assertThrows(RingFileException.class, () -> RingStore.open(sub));
         assertTrue(e.reason().contains("directory"), e.reason());
+    }
+
+    /** Makes a FIFO with mkfifo(1); skips the test where there is none. */
+    static Path mkfifo(Path path) throws IOException, InterruptedException {
+        Process p;
+        try {
+            p = new ProcessBuilder("mkfifo", path.toString()).redirectErrorStream(true).start();
+        } catch (IOException e) {
+            Assumptions.abort("no mkfifo: " + e.getMessage());
+            throw e;
+        }
+        Assumptions.assumeTrue(p.waitFor() == 0, "mkfifo failed");
+        return path;
+    }
+
+    /** A FIFO would block the open (or the first read) until a writer comes: refused before it is opened. */
+    @Test
+    void fifoIsRefusedWithoutBlocking() throws Exception {
+        Path fifo = mkfifo(dir.resolve("fifo.ring"));
+        RingFileException e = assertTimeoutPreemptively(Duration.ofSeconds(10), () -> assertThrows(RingFileException.class, () -> RingStore.open(fifo)));
+        checkMessage(e, fifo, Long.MAX_VALUE, "fifo");
+        assertTrue(e.reason().contains("not a regular file"), e.reason());
+    }
+
+    /** A device: /dev/zero would map as an endless file of zeros, /dev/null as an empty one. */
+    @Test
+    void devicesAreRefused() {
+        for (String device : new String[] {"/dev/zero", "/dev/null"}) {
+            Path p = Path.of(device);
+            Assumptions.assumeTrue(Files.exists(p), device);
+            RingFileException e = assertThrows(RingFileException.class, () -> RingStore.open(p));
+            assertTrue(e.reason().contains("not a regular file"), e.reason());
+        }
+    }
+
+    /** A symbolic link is followed: to a ring file it opens, to a FIFO it is refused. */
+    @Test
+    void symbolicLinksAreFollowedToTheirTarget() throws Exception {
+        Path link = Files.createSymbolicLink(dir.resolve("link.ring"), original);
+        try (RingStore store = RingStore.open(link)) {
+            store.verify();
+        }
+        Path toFifo = Files.createSymbolicLink(dir.resolve("link-to-fifo.ring"), mkfifo(dir.resolve("fifo2")));
+        RingFileException e = assertTimeoutPreemptively(Duration.ofSeconds(10), () -> assertThrows(RingFileException.class, () -> RingStore.open(toFifo)));
+        assertTrue(e.reason().contains("not a regular file"), e.reason());
     }
 
     @Test

@@ -79,12 +79,12 @@ abstract class Command {
      * Runs the command with a buffered stdout (one write per 64 KiB instead of one per printed piece),
      * flushed before any error line so the two streams keep their order.
      */
-    final int execute(String[] argv, InputStream in, PrintStream stdout, PrintStream err) {
+    final int execute(String[] argv, byte[][] rawArgv, InputStream in, PrintStream stdout, PrintStream err) {
         BufferedStdout out = new BufferedStdout(stdout);
         String error = null;
         int code;
         try {
-            Args args = Args.parse(argv, options());
+            Args args = Args.parse(argv, rawArgv, options());
             if (args.has("--help")) {
                 out.print(help());
                 code = Main.OK;
@@ -107,6 +107,12 @@ abstract class Command {
         } catch (UncheckedIOException e) {
             error = "I/O error: " + e.getCause().getMessage();
             code = Main.FAILED;
+        } catch (InternalError e) { // SIGBUS, as the JVM reports it: a page of a mapped file is gone
+            error = "a mapped ring file shrank while in use (rewritten in place? publish new files by rename only)";
+            code = Main.FAILED;
+        } catch (RuntimeException e) { // a defect of ours: still one line, never a trace
+            error = "internal error, please report: " + e;
+            code = Main.FAILED;
         } catch (OutOfMemoryError e) {
             error = "out of heap memory (" + e.getMessage() + "); give the JVM more with RINGSTORE_JAVA_OPTS=-Xmx8g";
             code = Main.FAILED;
@@ -118,7 +124,8 @@ abstract class Command {
         return code;
     }
 
-    private String prefix() {
+    /** What starts every error line of this command: {@code ringstore NAME: }. */
+    final String prefix() {
         return "ringstore " + name() + ": ";
     }
 
@@ -164,13 +171,23 @@ abstract class Command {
                 .append("\nexit codes: 0 ok, 1 failed, 2 wrong arguments\n").toString();
     }
 
-    /** Parsed command line: options (last value wins unless repeated is rejected) and positional arguments. */
+    /**
+     * Parsed command line: options (last value wins unless repeated is rejected) and positional
+     * arguments, each also as the bytes it was passed as ({@link ArgumentBytes}).
+     */
     static final class Args {
         final Map<String, String> options = new LinkedHashMap<>();
         final List<String> positional = new ArrayList<>();
+        /** {@link #positional}'s bytes, same index: what keys are hashed as. */
+        final List<byte[]> positionalBytes = new ArrayList<>();
+
+        /** Parses arguments given as strings only (their bytes: UTF-8). */
+        static Args parse(String[] argv, List<Option> declared) throws UsageException {
+            return parse(argv, ArgumentBytes.utf8(argv), declared);
+        }
 
         /** Values are stored under the option's last name; two spellings of one option are an error, as is a value option given twice. */
-        static Args parse(String[] argv, List<Option> declared) throws UsageException {
+        static Args parse(String[] argv, byte[][] rawArgv, List<Option> declared) throws UsageException {
             Map<String, Option> byName = new HashMap<>();
             for (Option o : declared) {
                 o.names().forEach(n -> byName.put(n, o));
@@ -182,6 +199,7 @@ abstract class Command {
                 String s = argv[i];
                 if (onlyPositional || !s.startsWith("-") || s.equals("-")) {
                     a.positional.add(s);
+                    a.positionalBytes.add(rawArgv[i]);
                     continue;
                 }
                 if (s.equals("--")) {

@@ -56,8 +56,13 @@ final class DumpCommand extends Command {
      * A ring's backend shares and CV, measured and predicted (continuous formula, and with 32-bit
      * collisions): computed once per segment, shared rings reuse them.
      */
-    private record Shares(List<Share> list, ShareStats measured, double predictedCv, CollisionModel.Result model) {
-        static final Shares NONE = new Shares(List.of(), null, 0, null);
+    private record Shares(List<Share> list, ShareStats measured, double predictedCv, CollisionModel.Result model, String problem) {
+        static final Shares NONE = new Shares(List.of(), null, 0, null, null);
+
+        /** Shares that could not be computed: the ring is shown without them, with this one line. */
+        static Shares failed(RuntimeException e) {
+            return new Shares(List.of(), null, 0, null, "shares not shown: " + (e.getMessage() != null ? e.getMessage() : e.toString()));
+        }
     }
 
     /** The only place dump asks where a ring's points lie in the file, and their checksum. */
@@ -108,11 +113,24 @@ final class DumpCommand extends Command {
             Ring first = firstBySegment.putIfAbsent(segment.offset(), r);
             if (!r.isEmpty()) {
                 sharedWith = first == null ? null : first.toString();
-                shares = bySegment.computeIfAbsent(segment.offset(), o -> shares(r, store));
+                shares = bySegment.computeIfAbsent(segment.offset(), o -> sharesOrProblem(r, store));
             }
             rings.add(new RingReport(r, segment, sharedWith, shares));
         }
         return new Report(store, rings, points);
+    }
+
+    /**
+     * The shares of a ring, or the one line saying why they cannot be shown: what open checks rules out
+     * the failures known (no member backend, weights × point multiple past a long), and dump shows the
+     * rest of the file whatever one ring's arithmetic does.
+     */
+    private static Shares sharesOrProblem(Ring ring, RingStore store) {
+        try {
+            return shares(ring, store);
+        } catch (RuntimeException e) {
+            return Shares.failed(e);
+        }
     }
 
     private static Shares shares(Ring ring, RingStore store) {
@@ -121,7 +139,7 @@ final class DumpCommand extends Command {
         long total = members.stream().mapToLong(Backend::weight).sum();
         List<Share> list = members.stream().map(b -> new Share(b.index(), (double) b.weight() / total, line[b.index()])).toList();
         FleetRing fr = FleetRing.of(members, ring.version().algorithm(), ring.version().pointMultiple());
-        return new Shares(list, fr.measured(line), fr.predictedCv(), fr.model());
+        return new Shares(list, fr.measured(line), fr.predictedCv(), fr.model(), null);
     }
 
     private static void text(Report report, PrintStream out) {
@@ -148,12 +166,16 @@ final class DumpCommand extends Command {
                 continue;
             }
             Shares shares = rr.shares();
-            out.printf(Locale.ROOT, "  cv: measured %.6f, predicted %.6f (formula), %.6f (with 32-bit collisions)%n",
-                    shares.measured.cv(), shares.predictedCv, shares.model.cv());
-            out.printf("  %5s  %-42s %12s %12s %8s%n", "index", "address", "weight_share", "line_share", "ratio");
-            for (Share s : shares.list) {
-                out.printf(Locale.ROOT, "  %5d  %-42s %12.6f %12.6f %8.4f%n", s.backend, store.backend(s.backend).address(),
-                        s.weightShare, s.lineShare, s.lineShare / s.weightShare);
+            if (shares.problem != null) {
+                out.printf("  %s%n", shares.problem);
+            } else {
+                out.printf(Locale.ROOT, "  cv: measured %.6f, predicted %.6f (formula), %.6f (with 32-bit collisions)%n",
+                        shares.measured.cv(), shares.predictedCv, shares.model.cv());
+                out.printf("  %5s  %-42s %12s %12s %8s%n", "index", "address", "weight_share", "line_share", "ratio");
+                for (Share s : shares.list) {
+                    out.printf(Locale.ROOT, "  %5d  %-42s %12.6f %12.6f %8.4f%n", s.backend, store.backend(s.backend).address(),
+                            s.weightShare, s.lineShare, s.lineShare / s.weightShare);
+                }
             }
             if (report.points() > 0) {
                 out.printf("  %10s  %10s  %s%n", "position", "hash", "backend");
@@ -196,7 +218,9 @@ final class DumpCommand extends Command {
                 j.field("shares_segment_with", rr.sharedWith());
             }
             Shares shares = rr.shares();
-            if (!r.isEmpty()) {
+            if (shares.problem != null) {
+                j.field("problem", shares.problem);
+            } else if (!r.isEmpty()) {
                 j.field("measured_cv", shares.measured.cv()).field("predicted_cv", shares.predictedCv)
                         .field("predicted_cv_32bit", shares.model.cv());
             }

@@ -28,7 +28,8 @@ final class LookupCommand extends Command {
     String description() {
         return "Prints KEY<TAB>ADDRESS for each KEY, or for each line of stdin when no KEY is given.\n"
                 + "ADDRESS is written as nginx writes $upstream_addr (v1) or as pingora-ketama's SocketAddr (v2);\n"
-                + "'-' when the ring has no backend. A key is the line's bytes without the line end (\\n or \\r\\n).";
+                + "'-' when the ring has no backend. A key is the line's bytes without the line end (\\n or \\r\\n),\n"
+                + "or an argument's bytes as the shell passed them, whatever the locale; at most " + MAX_KEY_LENGTH + " bytes.";
     }
 
     static final Option FEATURES = Option.valued("--features", "a,b",
@@ -61,7 +62,7 @@ final class LookupCommand extends Command {
             if (args.positional.size() > 1) {
                 throw new UsageException("--watch reads keys from stdin; give no KEY arguments");
             }
-            return watch(args, in, out);
+            return watch(args, in, out, err);
         }
         try (RingStore store = RingStore.open(Path.of(args.positional.getFirst()))) {
             RingVersion version = Versions.select(args, store);
@@ -74,16 +75,24 @@ final class LookupCommand extends Command {
             byte[][] answers = addresses(store, version);
             OutputStream o = new BufferedOutputStream(out, 1 << 16);
             if (args.positional.size() > 1) {
-                for (String key : args.positional.subList(1, args.positional.size())) {
-                    byte[] k = key.getBytes(StandardCharsets.UTF_8);
+                for (int i = 1; i < args.positional.size(); i++) {
+                    byte[] k = args.positionalBytes.get(i); // the bytes the shell passed, as stdin keys are
+                    if (k.length > MAX_KEY_LENGTH) {
+                        o.flush();
+                        throw keyTooLong("argument " + (i + 1));
+                    }
                     answer(o, ring, answers, k, k.length);
                     o.write('\n');
                 }
             } else {
-                readLines(in, (key, length) -> {
-                    answer(o, ring, answers, key, length);
-                    o.write('\n');
-                }, () -> flushWhenIdle(in, o));
+                try {
+                    readLines(in, (key, length) -> {
+                        answer(o, ring, answers, key, length);
+                        o.write('\n');
+                    }, () -> flushWhenIdle(in, o));
+                } finally {
+                    o.flush(); // the answers before a refused line go out before its error
+                }
             }
             o.flush();
             if (out.checkError()) {
@@ -97,7 +106,14 @@ final class LookupCommand extends Command {
         }
     }
 
-    private int watch(Args args, InputStream in, PrintStream out) throws UsageException, FailedException {
+    /**
+     * Answers stdin from whatever generation is current. A file rewritten in place under the mapping
+     * (forbidden, but done: {@code cp b.ring fleet.ring}) makes lookups fault where its pages are gone;
+     * such a key gets no answer line, the first fault of a generation one line on stderr, and answers
+     * resume when a good file is published by rename and the watcher switches to it. Exit 1 at the end
+     * if any key went unanswered.
+     */
+    private int watch(Args args, InputStream in, PrintStream out, PrintStream err) throws UsageException, FailedException {
         Path path = Path.of(args.positional.getFirst());
         try (WatchedRingStore watched = RingStore.watch(path)) {
             RingVersion version = Versions.select(args, watched.current());
@@ -111,23 +127,44 @@ final class LookupCommand extends Command {
             OutputStream o = new BufferedOutputStream(out, 1 << 16);
             byte[][][] answers = {null};
             RingStore[] answersFor = {null};
+            RingStore[] faulted = {null};
+            long[] unanswered = {0};
+            long[] lineNumber = {0};
             LineSink sink = (key, length) -> {
+                lineNumber[0]++;
                 Ring ring = live.ring();
                 RingStore store = ring.store();
                 if (store != answersFor[0]) {
                     answers[0] = addresses(store, version);
                     answersFor[0] = store;
                 }
-                answer(o, ring, answers[0], key, length);
+                int b;
+                try {
+                    b = ring.lookup(key, 0, length);
+                } catch (InternalError e) { // SIGBUS: the mapped file lost the page this lookup read
+                    unanswered[0]++;
+                    if (faulted[0] != store) {
+                        faulted[0] = store;
+                        o.flush();
+                        err.println(prefix() + path + ": generation " + Long.toUnsignedString(store.generation())
+                                + " shrank while mapped at stdin line " + lineNumber[0] + " (rewritten in place? publish new files by rename only);"
+                                + " keys it cannot answer get no answer line until a good file is published");
+                    }
+                    return;
+                }
+                answer(o, answers[0], key, length, b);
                 if (showGeneration) {
                     o.write('\t');
                     o.write(Long.toString(store.generation()).getBytes(StandardCharsets.US_ASCII));
                 }
                 o.write('\n');
             };
-            readLines(in, sink, () -> flushWhenIdle(in, o));
-            o.flush();
-            return Main.OK;
+            try {
+                readLines(in, sink, () -> flushWhenIdle(in, o));
+            } finally {
+                o.flush();
+            }
+            return unanswered[0] == 0 ? Main.OK : Main.FAILED; // the fault was reported when it happened
         } catch (RingFileException e) {
             throw new FailedException(e.getMessage());
         } catch (IOException e) {
@@ -167,7 +204,11 @@ final class LookupCommand extends Command {
 
     /** Writes KEY<TAB>ADDRESS (no line end). */
     private static void answer(OutputStream o, Ring ring, byte[][] answers, byte[] key, int length) throws IOException {
-        int b = ring.lookup(key, 0, length);
+        answer(o, answers, key, length, ring.lookup(key, 0, length));
+    }
+
+    /** Writes KEY<TAB>ADDRESS of backend {@code b} (no line end). */
+    private static void answer(OutputStream o, byte[][] answers, byte[] key, int length, int b) throws IOException {
         o.write(key, 0, length);
         o.write('\t');
         o.write(b < 0 ? NONE : answers[b]);
@@ -184,23 +225,42 @@ final class LookupCommand extends Command {
     }
 
     /**
-     * Reads raw lines (no charset decoding, a trailing '\r' dropped) so a million keys stream in about
-     * a second.
+     * The longest key, in bytes: a URI or header value as a proxy sees it. nginx refuses a request line
+     * longer than its {@code large_client_header_buffers} (8 KiB by default); 64 KiB leaves room for
+     * configurations that raise that, while a line without end (a binary file, {@code /dev/zero}) is
+     * refused after 64 KiB rather than read into memory until the heap runs out.
      */
-    private static void readLines(InputStream in, LineSink sink, BlockDone blockDone) throws IOException {
+    static final int MAX_KEY_LENGTH = 64 * 1024;
+
+    private static FailedException keyTooLong(String where) {
+        return new FailedException(where + ": key longer than " + MAX_KEY_LENGTH
+                + " bytes, the limit (binary input, or a line without end?)");
+    }
+
+    /**
+     * Reads raw lines (no charset decoding, a trailing '\r' dropped) so a million keys stream in about
+     * a second. Memory stays flat: one read buffer and one line of at most {@link #MAX_KEY_LENGTH} bytes
+     * (and its '\r'); a longer line ends the run with its line number.
+     */
+    private static void readLines(InputStream in, LineSink sink, BlockDone blockDone) throws IOException, FailedException {
         byte[] buf = new byte[1 << 16];
         byte[] line = new byte[256];
         int len = 0;
+        long lineNumber = 1;
         int n;
         while ((n = in.read(buf)) > 0) {
             for (int i = 0; i < n; i++) {
                 byte c = buf[i];
                 if (c == '\n') {
-                    sink.accept(line, len > 0 && line[len - 1] == '\r' ? len - 1 : len);
+                    sink.accept(line, keyLength(line, len, lineNumber));
                     len = 0;
+                    lineNumber++;
                 } else {
                     if (len == line.length) {
-                        line = Arrays.copyOf(line, len * 2);
+                        if (len > MAX_KEY_LENGTH) { // room for the longest key and its '\r': this byte is one too many
+                            throw keyTooLong("stdin line " + lineNumber);
+                        }
+                        line = Arrays.copyOf(line, Math.min(len * 2, MAX_KEY_LENGTH + 1));
                     }
                     line[len++] = c;
                 }
@@ -208,7 +268,16 @@ final class LookupCommand extends Command {
             blockDone.run();
         }
         if (len > 0) {
-            sink.accept(line, line[len - 1] == '\r' ? len - 1 : len);
+            sink.accept(line, keyLength(line, len, lineNumber));
         }
+    }
+
+    /** The key in the first {@code len} bytes of a line: without its '\r', at most {@link #MAX_KEY_LENGTH}. */
+    private static int keyLength(byte[] line, int len, long lineNumber) throws FailedException {
+        int keyLength = len > 0 && line[len - 1] == '\r' ? len - 1 : len;
+        if (keyLength > MAX_KEY_LENGTH) {
+            throw keyTooLong("stdin line " + lineNumber);
+        }
+        return keyLength;
     }
 }

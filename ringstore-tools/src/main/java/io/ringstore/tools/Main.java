@@ -23,12 +23,27 @@ public final class Main {
     private Main() {
     }
 
+    /** Keys given as arguments are the bytes the shell passed, whatever the locale: see {@link ArgumentBytes}. */
     public static void main(String[] args) {
-        System.exit(run(args, System.in, System.out, System.err));
+        System.exit(run(args, ArgumentBytes.ofThisProcess(args), System.in, System.out, System.err));
     }
 
-    /** Runs one command line; never calls {@code System.exit}, so tests can call it in-process. */
+    /**
+     * Runs one command line; never calls {@code System.exit}, so tests can call it in-process. Key
+     * arguments are the UTF-8 bytes of {@code args}.
+     */
     public static int run(String[] args, InputStream in, PrintStream out, PrintStream err) {
+        return run(args, ArgumentBytes.utf8(args), in, out, err);
+    }
+
+    /**
+     * Runs one command line whose arguments were passed as {@code rawArgs} (same length as {@code
+     * args}): options and file names are read from {@code args}, keys from {@code rawArgs}.
+     */
+    static int run(String[] args, byte[][] rawArgs, InputStream in, PrintStream out, PrintStream err) {
+        if (rawArgs.length != args.length) {
+            throw new IllegalArgumentException("one raw argument per argument: args=" + args.length + " rawArgs=" + rawArgs.length);
+        }
         if (args.length == 0 || args[0].equals("--help") || args[0].equals("-h") || args[0].equals("help")) {
             if (args.length > 1) {
                 return run(new String[] {args[1], "--help"}, in, out, err);
@@ -38,7 +53,7 @@ public final class Main {
         }
         for (Command c : commands()) {
             if (c.name().equals(args[0])) {
-                return c.execute(Arrays.copyOfRange(args, 1, args.length), in, out, err);
+                return c.execute(Arrays.copyOfRange(args, 1, args.length), Arrays.copyOfRange(rawArgs, 1, rawArgs.length), in, out, err);
             }
         }
         err.println("ringstore: unknown command '" + args[0] + "' (commands: "

@@ -159,6 +159,7 @@ public final class RingFileReader {
         List<ParsedRingFile.Entry> entries = parseIndex(indexAt, (int) ringCount, featureCount, segmentsStart, versions);
         long distinct = entries.stream().filter(e -> e.pointCount() > 0).mapToLong(ParsedRingFile.Entry::offset).distinct().count();
         expect(SEGMENT_COUNT_OFFSET, distinct, segmentCount, "segment count (distinct non-empty segments in the index)");
+        checkPointTotals(backends, featureCount, indexAt, entries);
         return new ParsedRingFile(version, HEADER_LENGTH, generation, digest, List.copyOf(backends), features,
                 List.copyOf(versions), metadataEnd, storedCrc, entries, (int) segmentCount);
     }
@@ -311,6 +312,43 @@ public final class RingFileReader {
                     + ", which ends at " + end + " (the file must end there)");
         }
         return List.copyOf(entries);
+    }
+
+    /**
+     * What a builder can write, in points: every version's backends together make at most
+     * {@link RingFileDescriptor#MAX_POINTS_PER_RING} (weight × point multiple, summed), and a non-empty
+     * ring has at least one member (a backend having all its features). Which backends its points name
+     * is verify's to check, segment by segment. Without
+     * this a file could open whose expected shares overflow a long, or whose rings no backend can be a
+     * member of. O(backends + 2^F × F): the weight of every mask's members by one pass over subsets.
+     */
+    private void checkPointTotals(List<Backend> backends, int featureCount, long indexAt, List<ParsedRingFile.Entry> entries)
+            throws RingFileException {
+        int masks = 1 << featureCount;
+        long[] memberWeight = new long[masks]; // at most 65535 × 2^31: no overflow
+        for (Backend b : backends) {
+            memberWeight[BackendAccess.featureMask(b)] += b.weight();
+        }
+        for (int f = 0; f < featureCount; f++) {
+            for (int m = 0; m < masks; m++) {
+                if ((m & (1 << f)) == 0) {
+                    memberWeight[m] += memberWeight[m | (1 << f)];
+                }
+            }
+        }
+        for (int i = 0; i < entries.size(); i++) {
+            ParsedRingFile.Entry e = entries.get(i);
+            long at = indexAt + (long) i * ENTRY_LENGTH;
+            long multiple = e.version().pointMultiple();
+            if (e.mask() == 0 && memberWeight[0] > MAX_POINTS_PER_RING / multiple) { // weight × multiple > the limit, without overflow
+                throw bad(at + ENTRY_POINT_MULTIPLE_OFFSET, "ring " + i + " (" + e.version() + "): the backends' weights total "
+                        + memberWeight[0] + ", × " + multiple + " points each is more than a ring can hold (" + MAX_POINTS_PER_RING + ")");
+            }
+            if (e.pointCount() > 0 && memberWeight[e.mask()] == 0) {
+                throw bad(at + ENTRY_POINT_COUNT_OFFSET, "ring " + i + " has " + e.pointCount() + " points but no backend has all its features "
+                        + "(mask " + hex(e.mask()) + ")");
+            }
+        }
     }
 
     private static String printable(byte[] bytes) {
