@@ -154,8 +154,10 @@ public final class RingStore implements AutoCloseable {
      * and a device maps as whatever it produces ({@code /dev/zero}: endless zeros). Symbolic links are
      * followed; their target must be a regular file. What the path names may still change between this
      * check and the open; a file published by rename is a regular file on both sides of it.
+     *
+     * @return the file's attributes, for callers that identify the file (the watcher's stamp)
      */
-    static void requireRegularFile(Path path) throws RingFileException {
+    static BasicFileAttributes requireRegularFile(Path path) throws RingFileException {
         BasicFileAttributes attributes;
         try {
             attributes = Files.readAttributes(path, BasicFileAttributes.class);
@@ -169,6 +171,7 @@ public final class RingStore implements AutoCloseable {
             throw new RingFileException(path, -1, "is not a regular file (" + (attributes.isOther() ? "a FIFO, socket or device" : "unknown type")
                     + "), not a ring file");
         }
+        return attributes;
     }
 
     private static void closeQuietly(Arena arena) {

@@ -8,7 +8,6 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.StandardOpenOption;
-import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
@@ -192,20 +191,7 @@ public final class WatchedRingStore implements AutoCloseable {
      * a FIFO would block the watcher until some process writes to it, a device could be read forever.
      */
     private static Object stampOf(Path path) throws RingFileException {
-        BasicFileAttributes a;
-        try {
-            a = Files.readAttributes(path, BasicFileAttributes.class);
-        } catch (NoSuchFileException e) {
-            throw new RingFileException(path, -1, "no such file");
-        } catch (IOException e) {
-            throw new RingFileException(path, -1, "cannot read attributes: " + IoErrors.describe(e), e);
-        }
-        if (a.isDirectory()) {
-            throw new RingFileException(path, -1, "is a directory, not a ring file");
-        }
-        if (!a.isRegularFile()) {
-            throw new RingFileException(path, -1, "is not a regular file (a FIFO, socket or device?); not opened");
-        }
+        BasicFileAttributes a = RingStore.requireRegularFile(path);
         try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ)) {
             ByteBuffer head = ByteBuffer.allocate(RingFileDescriptor.BACKEND_COUNT_OFFSET);
             while (head.hasRemaining() && ch.read(head, head.position()) > 0) {
