@@ -195,7 +195,7 @@ public final class RingStore implements AutoCloseable {
         return path;
     }
 
-    /** Goes up by one each time a file is published at the same path. */
+    /** Goes up by one each time a file is published at the same path; an unsigned 64-bit number (print it with {@link Long#toUnsignedString(long)}). */
     public long generation() {
         return generation;
     }
@@ -517,6 +517,6 @@ public final class RingStore implements AutoCloseable {
 
     @Override
     public String toString() {
-        return "RingStore[" + path + ", generation " + generation + ", " + backends.size() + " backends, " + rings.length + " rings]";
+        return "RingStore[" + path + ", generation " + Long.toUnsignedString(generation) + ", " + backends.size() + " backends, " + rings.length + " rings]";
     }
 }

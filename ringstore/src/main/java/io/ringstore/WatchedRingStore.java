@@ -162,7 +162,7 @@ public final class WatchedRingStore implements AutoCloseable {
             lastError = null;
             stamp = seen;
             switches++;
-            LOG.log(System.Logger.Level.INFO, "{0}: now serving generation {1} (was {2})", path, next.generation(), before.generation());
+            LOG.log(System.Logger.Level.INFO, "{0}: now serving generation {1} (was {2})", path, Long.toUnsignedString(next.generation()), Long.toUnsignedString(before.generation()));
             return true;
         } catch (RingFileException | IllegalArgumentException e) {
             return refuse(e.getMessage(), seen);
@@ -175,7 +175,7 @@ public final class WatchedRingStore implements AutoCloseable {
 
     private boolean refuse(String reason, Object seen) {
         if (!reason.equals(lastError)) {
-            LOG.log(System.Logger.Level.WARNING, "{0}: refused, still serving generation {1}: {2}", path, current.generation(), reason);
+            LOG.log(System.Logger.Level.WARNING, "{0}: refused, still serving generation {1}: {2}", path, Long.toUnsignedString(current.generation()), reason);
         }
         lastError = reason;
         if (seen != null) {

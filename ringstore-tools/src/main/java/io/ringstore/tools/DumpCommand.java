@@ -146,7 +146,7 @@ final class DumpCommand extends Command {
         RingStore store = report.store();
         out.printf("file: %s%n", store.path());
         out.printf("format_version: %d%n", store.layout().formatVersion());
-        out.printf("generation: %d%n", store.generation());
+        out.printf("generation: %s%n", Long.toUnsignedString(store.generation()));
         out.printf("bytes: %d%n", store.fileSize());
         out.printf("input_digest: %s%n", HexFormat.of().formatHex(store.inputDigest()));
         out.printf("features: %s%n", store.features().isEmpty() ? "(none)" : String.join(", ", store.features()));
@@ -192,7 +192,7 @@ final class DumpCommand extends Command {
         Json j = new Json(out).begin()
                 .field("file", store.path().toString())
                 .field("format_version", store.layout().formatVersion())
-                .field("generation", store.generation())
+                .fieldUnsigned("generation", store.generation())
                 .field("bytes", store.fileSize())
                 .field("input_digest", HexFormat.of().formatHex(store.inputDigest()))
                 .field("segments", store.segmentCount());

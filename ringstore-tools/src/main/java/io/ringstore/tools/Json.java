@@ -63,6 +63,14 @@ final class Json {
         return this;
     }
 
+    /** A u64 field (a ring file's generation): the long's bits read as unsigned, as the file means them. */
+    Json fieldUnsigned(String key, long value) {
+        key(key);
+        out.print(Long.toUnsignedString(value));
+        needComma = true;
+        return this;
+    }
+
     Json field(String key, double value) {
         key(key);
         out.print(Double.isFinite(value) ? Double.toString(value) : "null");

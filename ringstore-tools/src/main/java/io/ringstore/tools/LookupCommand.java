@@ -155,7 +155,7 @@ final class LookupCommand extends Command {
                 answer(o, answers[0], key, length, b);
                 if (showGeneration) {
                     o.write('\t');
-                    o.write(Long.toString(store.generation()).getBytes(StandardCharsets.US_ASCII));
+                    o.write(Long.toUnsignedString(store.generation()).getBytes(StandardCharsets.US_ASCII));
                 }
                 o.write('\n');
             };

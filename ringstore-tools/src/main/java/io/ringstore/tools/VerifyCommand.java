@@ -33,8 +33,8 @@ final class VerifyCommand extends Command {
     /** A file that passed every check, in numbers. */
     private record Verified(Path path, long generation, int backends, int rings, int segments, long points) {
         void print(PrintStream out) {
-            out.printf("ok: %s generation %d, %d backends, %d rings, %d segments, %d ring points, all checksums match%n",
-                    path, generation, backends, rings, segments, points);
+            out.printf("ok: %s generation %s, %d backends, %d rings, %d segments, %d ring points, all checksums match%n",
+                    path, Long.toUnsignedString(generation), backends, rings, segments, points);
         }
     }
 

@@ -66,6 +66,17 @@ class CliVerifyTest {
         assertEquals("", r.stderr());
     }
 
+    /** The generation is a u64: 2^63 and above print as the unsigned numbers they are, never negative. */
+    @Test
+    void aGenerationOf2To63OrMoreIsPrintedUnsigned() throws Exception {
+        Path high = RingPatch.of(good).generation(-2L).write(dir.resolve("high-generation.ring"));
+        String max = "18446744073709551614";
+        assertTrue(run("verify", high.toString()).assertOk().out().contains(" generation " + max + ","));
+        assertTrue(run("dump", high.toString()).assertOk().outLines().contains("generation: " + max));
+        assertTrue(run("dump", high.toString(), "--json").assertOk().out().contains("\"generation\":" + max + ","));
+        assertTrue(CliRun.runWithInput("/k\n", "lookup", high.toString(), "--watch", "--show-generation").assertOk().out().endsWith("\t" + max + "\n"));
+    }
+
     @Test
     void ringPointsCountEachSharedSegmentOnceAsBuildDoes() throws Exception {
         Path shared = dir.resolve("shared.ring");

@@ -40,6 +40,12 @@ final class RingPatch {
         return p;
     }
 
+    /** Sets the header's u64 generation. */
+    RingPatch generation(long generation) {
+        b.putLong(RingFileDescriptor.GENERATION_OFFSET, generation);
+        return this;
+    }
+
     RingPatch backendWeight(int index, long weight) {
         b.putInt(backend(index) + RingFileDescriptor.BACKEND_WEIGHT_OFFSET, (int) weight);
         return this;
