@@ -1,10 +1,14 @@
 package io.ringstore.tools;
 
+import io.ringstore.internal.TextLines;
+
+
 import java.io.BufferedOutputStream;
 import java.io.InputStream;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
+import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -114,7 +118,8 @@ abstract class Command {
             error = "internal error, please report: " + e;
             code = Main.FAILED;
         } catch (OutOfMemoryError e) {
-            error = "out of heap memory (" + e.getMessage() + "); give the JVM more with RINGSTORE_JAVA_OPTS=-Xmx8g";
+            error = "out of heap memory (" + e.getMessage() + ") with -Xmx" + heapGiB(Runtime.getRuntime().maxMemory())
+                    + "g; give the JVM more, for example RINGSTORE_JAVA_OPTS=-Xmx" + 2 * heapGiB(Runtime.getRuntime().maxMemory()) + "g";
             code = Main.FAILED;
         }
         out.flush();
@@ -147,9 +152,22 @@ abstract class Command {
         }
     }
 
+    /** A heap size in whole GiB, rounded up. */
+    private static long heapGiB(long bytes) {
+        return Math.max(1, (bytes + (1L << 30) - 1) >> 30);
+    }
+
     /** An output file that can be created: not a directory, in a directory that exists. */
     static Path writableTarget(String name) throws FailedException {
-        Path p = Path.of(name);
+        if (name.isEmpty()) {
+            throw new FailedException("the output path is empty");
+        }
+        Path p;
+        try {
+            p = Path.of(name);
+        } catch (InvalidPathException e) {
+            throw new FailedException(TextLines.quote(name) + ": not a valid path (" + e.getReason() + ")");
+        }
         if (Files.isDirectory(p)) {
             throw new FailedException(name + ": is a directory, not a file");
         }
@@ -254,11 +272,11 @@ abstract class Command {
             try {
                 long n = Long.parseLong(v);
                 if (n < min || n > max) {
-                    throw new UsageException(option + " must be from " + min + " to " + max + ": " + option + "=" + v);
+                    throw new UsageException(option + " must be from " + min + " to " + max + ": " + option + "=" + TextLines.quote(v));
                 }
                 return n;
             } catch (NumberFormatException e) {
-                throw new UsageException(option + " must be a whole number: " + option + "=" + v);
+                throw new UsageException(option + " must be a whole number: " + option + "=" + TextLines.quote(v));
             }
         }
     }

@@ -28,6 +28,23 @@ class CliArgsTest {
         }
     }
 
+    /** A 100,000-character option value is quoted cut in the one error line, not echoed whole. */
+    @Test
+    void aHugeOptionValueIsCutInTheError() {
+        String huge = "9".repeat(100_000);
+        String line = run("dump", "x.ring", "--points", huge).assertError(Main.USAGE, "dump");
+        assertTrue(line.length() < 400 && line.contains("(cut: 100000 characters in all)"), line);
+        line = run("analyze", "--backends", "x".repeat(100_000), "--points", "10..20").assertError(Main.USAGE, "analyze");
+        assertTrue(line.length() < 400 && line.contains("(cut: 100000 characters in all)"), line);
+    }
+
+    /** An empty output path is named as such, not as ": is a directory". */
+    @Test
+    void anEmptyOutputPathIsNamed() {
+        String line = run("analyze", "--backends", "10", "--points", "10..20", "--csv", "").assertError(Main.FAILED, "analyze");
+        assertTrue(line.contains("the output path is empty"), line);
+    }
+
     @Test
     void helpWinsOverOtherArguments() {
         // --help anywhere prints help and does nothing else, even with arguments that would be wrong.
