@@ -77,6 +77,14 @@ class CliVerifyTest {
         assertTrue(CliRun.runWithInput("/k\n", "lookup", high.toString(), "--watch", "--show-generation").assertOk().out().endsWith("\t" + max + "\n"));
     }
 
+    /** A stored point multiple of 2^32 - 1 is refused as what it is, not read as v2:2147483647. */
+    @Test
+    void aPointMultipleAboveTheIntRangeIsRefusedAsWritten() throws Exception {
+        Path bad = RingPatch.of(good).pointMultiple(1, -1).write(dir.resolve("huge-multiple.ring"));
+        String line = run("verify", bad.toString()).assertError(Main.FAILED, "verify");
+        assertTrue(line.contains("point multiple 4294967295 is more than 2147483647"), line);
+    }
+
     @Test
     void ringPointsCountEachSharedSegmentOnceAsBuildDoes() throws Exception {
         Path shared = dir.resolve("shared.ring");

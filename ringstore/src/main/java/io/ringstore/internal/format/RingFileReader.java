@@ -258,9 +258,12 @@ public final class RingFileReader {
                 throw bad(e + ENTRY_RESERVED1_OFFSET, "ring " + i + " reserved bytes are not zero");
             }
             long multiple = u32(e + ENTRY_POINT_MULTIPLE_OFFSET);
+            if (multiple > Integer.MAX_VALUE) {
+                throw bad(e + ENTRY_POINT_MULTIPLE_OFFSET, "ring " + i + " point multiple " + multiple + " is more than " + Integer.MAX_VALUE);
+            }
             RingVersion version;
             try {
-                version = new RingVersion(algorithm, (int) Math.min(multiple, Integer.MAX_VALUE));
+                version = new RingVersion(algorithm, (int) multiple);
             } catch (IllegalArgumentException ex) {
                 throw bad(e + ENTRY_POINT_MULTIPLE_OFFSET, "ring " + i + ": " + ex.getMessage());
             }
