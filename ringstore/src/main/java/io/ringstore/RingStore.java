@@ -2,6 +2,7 @@ package io.ringstore;
 
 import io.ringstore.internal.BackendAccess;
 import io.ringstore.internal.Crc32;
+import io.ringstore.internal.FeatureMasks;
 import io.ringstore.internal.IoErrors;
 import io.ringstore.internal.PointGenerator;
 import io.ringstore.internal.format.ParsedRingFile;
@@ -339,7 +340,7 @@ public final class RingStore implements AutoCloseable {
                         + hex(seg.crc32c()) + " (ring index), computed " + hex(crc) + " (corrupted points?)");
             }
         }
-        int[] members = memberCounts();
+        long[] members = memberCounts();
         int[] commonFeatures = new int[segments.size()];
         int[] distinctBackends = new int[segments.size()];
         int[] lastSegmentOf = new int[backends.size()]; // per backend: 1 + the last segment it was counted in
@@ -369,19 +370,12 @@ public final class RingStore implements AutoCloseable {
     }
 
     /** For each feature mask: how many backends have every feature in it (the members of its rings). */
-    private int[] memberCounts() {
-        int[] count = new int[1 << features.size()];
+    private long[] memberCounts() {
+        long[] count = new long[1 << features.size()];
         for (Backend b : backends) {
             count[BackendAccess.featureMask(b)]++;
         }
-        // Sum over supersets, one feature at a time: O(F × 2^F), not O(backends × 2^F).
-        for (int bit = 1; bit < count.length; bit <<= 1) {
-            for (int mask = 0; mask < count.length; mask++) {
-                if ((mask & bit) == 0) {
-                    count[mask] += count[mask | bit];
-                }
-            }
-        }
+        FeatureMasks.sumOverSupersets(count);
         return count;
     }
 

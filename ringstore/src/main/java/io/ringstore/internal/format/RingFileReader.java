@@ -5,6 +5,7 @@ import io.ringstore.Backend;
 import io.ringstore.RingFileException;
 import io.ringstore.RingVersion;
 import io.ringstore.internal.BackendAccess;
+import io.ringstore.internal.FeatureMasks;
 import io.ringstore.internal.ServerAddress;
 
 import java.lang.foreign.MemorySegment;
@@ -332,13 +333,7 @@ public final class RingFileReader {
         for (Backend b : backends) {
             memberWeight[BackendAccess.featureMask(b)] += b.weight();
         }
-        for (int f = 0; f < featureCount; f++) {
-            for (int m = 0; m < masks; m++) {
-                if ((m & (1 << f)) == 0) {
-                    memberWeight[m] += memberWeight[m | (1 << f)];
-                }
-            }
-        }
+        FeatureMasks.sumOverSupersets(memberWeight);
         for (int i = 0; i < entries.size(); i++) {
             ParsedRingFile.Entry e = entries.get(i);
             long at = indexAt + (long) i * ENTRY_LENGTH;
