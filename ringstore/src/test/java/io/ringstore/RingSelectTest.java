@@ -153,6 +153,7 @@ class RingSelectTest {
                 assertEquals(expected, ring.lookup(direct));
                 assertEquals(3, direct.position());
                 assertEquals(3 + key.length, direct.limit());
+                assertEquals(expected, ring.lookup(direct.duplicate().order(java.nio.ByteOrder.LITTLE_ENDIAN)), "the buffer's byte order does not matter");
 
                 MemorySegment nativeKey = arena.allocate(key.length + 1).asSlice(1, key.length); // unaligned start
                 nativeKey.copyFrom(MemorySegment.ofArray(key));
