@@ -36,10 +36,13 @@ import java.util.regex.Pattern;
  *   # comment
  *   upstream NAME {                        (optional, around everything)
  *       hash $request_uri consistent;       (optional, ignored: it is what ringstore builds)
- *       server ADDRESS [weight=N] [features=a,b,c];
+ *       server ADDRESS [weight=N] [features=a,b,c] [down] [max_fails=N] [fail_timeout=T] [max_conns=N];
  *   }
  * </pre>
  * ADDRESS is {@code IPv4[:port]} or {@code [IPv6][:port]}; the trailing {@code ;} is optional.
+ * {@code down} is stored in the ring file; {@code max_fails}, {@code fail_timeout} (nginx's time
+ * syntax, in seconds) and {@code max_conns} are kept in {@link Backend} only. {@code backup} is
+ * refused as nginx refuses it in a {@code hash} upstream. {@link #builder()} makes a list in code.
  */
 public final class BackendList {
     /** The most backends a file can hold: a point stores its backend index in 16 bits. */
