@@ -151,6 +151,38 @@ class DownAndBuilderTest {
     }
 
     @Test
+    void randomFleetsBuiltInCodeMatchTheirText() throws Exception {
+        java.util.SplittableRandom random = new java.util.SplittableRandom(13);
+        String[] names = {"eu", "us", "ssd", "gpu"};
+        for (int round = 0; round < 25; round++) {
+            StringBuilder text = new StringBuilder();
+            BackendList.Builder code = BackendList.builder();
+            int n = 1 + random.nextInt(20);
+            for (int b = 0; b < n; b++) {
+                String address = random.nextBoolean() ? "10." + round + ".0." + (b + 1) + (random.nextBoolean() ? ":" + (8000 + b) : "")
+                        : "[fd00::" + Integer.toHexString(round * 64 + b + 1) + "]:80";
+                long weight = 1 + random.nextInt(4);
+                List<String> features = new java.util.ArrayList<>();
+                for (String f : names) {
+                    if (random.nextInt(3) == 0) {
+                        features.add(f);
+                    }
+                }
+                boolean down = random.nextInt(4) == 0;
+                text.append("server ").append(address).append(" weight=").append(weight)
+                        .append(features.isEmpty() ? "" : " features=" + String.join(",", features)).append(down ? " down" : "").append(";\n");
+                if (down) {
+                    code.down(address, weight, features);
+                } else {
+                    code.add(address, weight, features);
+                }
+            }
+            assertArrayEquals(Files.readAllBytes(build("t" + round + ".ring", TestRings.parse(text.toString()))),
+                    Files.readAllBytes(build("c" + round + ".ring", code.build())), text.toString());
+        }
+    }
+
+    @Test
     void builderRefusesWhatTheParserRefusesNamingTheEntry() {
         BackendList.Builder b = BackendList.builder().add("10.0.0.1:80");
         for (Object[] c : new Object[][] {
