@@ -334,9 +334,8 @@ class NginxFailoverParityTest {
         return nginx.accessLog(u.name + ".log", keys.size());
     }
 
-    private static int count(String what, int n) {
+    private static void count(String what, int n) {
         COUNTS.merge(what, n, Integer::sum);
-        return n;
     }
 
     // ---- 1: servers marked down ----
@@ -348,20 +347,26 @@ class NginxFailoverParityTest {
 
     @Test
     void mostServersDown() throws Exception {
-        int edgeKeys = compareDown(mostlyDown, 1);
-        assertTrue(edgeKeys >= FORGED_PER_KIND, () -> "only " + edgeKeys + " keys found exactly 21 down points in mostlyDown");
+        Edge edge = compareDown(mostlyDown, 1);
+        assertTrue(edge.atLastPoint >= FORGED_PER_KIND, () -> "only " + edge.atLastPoint + " keys with 20 down points, then one up");
+        assertTrue(edge.pastLastPoint >= FORGED_PER_KIND, () -> "only " + edge.pastLastPoint + " keys with 21 down points, then one up");
     }
 
     /**
-     * Compares every key's backend; returns how many keys have exactly 21 down points (then one up),
-     * whose round robin answers show that nginx stops after 21 points.
+     * How many keys were at the edge of nginx's walk: those whose first backend not down is at the 21st
+     * point (nginx must still take it) and at the 22nd (nginx must not: round robin).
      */
-    private static int compareDown(Upstream u, int port) throws Exception {
+    private record Edge(int atLastPoint, int pastLastPoint) {
+    }
+
+    /** Compares every key's backend, see {@link Edge}. */
+    private static Edge compareDown(Upstream u, int port) throws Exception {
         List<Key> keys = keys(u, position -> downRun(u, position, LONGEST_RUN_SOUGHT));
         Map<String, String> logged = askNginx(u, nginx.port(port), keys);
         List<String> mismatches = new ArrayList<>();
         int gaveUp = 0;
         int forged = 0;
+        int atLastPoint = 0;
         int edgeKeys = 0;
         int edgeContinued = 0;
         List<String> vectors = new ArrayList<>();
@@ -389,14 +394,18 @@ class NginxFailoverParityTest {
                 continue;
             }
             String expected = u.store.backend(walked).upstreamAddress();
+            int run = downRun(u, u.ring.pointIndex(hash), NGINX_POINTS_LOOKED_AT);
+            atLastPoint += run == NGINX_POINTS_LOOKED_AT - 1 ? 1 : 0;
             if (!expected.equals(fromNginx) || selected != walked) {
                 mismatches.add(String.format("%s crc32=%08x down run %d: nginx %s, ringstore %s, walk %s", k.text(), hash,
-                        downRun(u, u.ring.pointIndex(hash), 30), fromNginx, describe(u, selected), expected));
+                        run, fromNginx, describe(u, selected), expected));
             }
         }
         count(u.name + " URIs compared", keys.size());
         count(u.name + " forged", forged);
         count(u.name + " GAVE_UP", gaveUp);
+        count(u.name + " decided at the 21st point", atLastPoint);
+        count(u.name + " GAVE_UP with the 22nd point up", edgeKeys);
         assertNoMismatch(u, keys.size(), mismatches);
         assertRecordedVectors(u, vectors);
         if (edgeKeys > 0) {
@@ -407,7 +416,7 @@ class NginxFailoverParityTest {
                     + " down and whose next point is up went to that point's server: nginx looks at more than "
                     + NGINX_POINTS_LOOKED_AT + " points");
         }
-        return edgeKeys;
+        return new Edge(atLastPoint, edgeKeys);
     }
 
     // ---- the answers recorded for tests without nginx (the CLI's) ----
