@@ -17,6 +17,7 @@ import java.util.Arrays;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.function.IntPredicate;
 
 final class LookupCommand extends Command {
     @Override
@@ -29,7 +30,11 @@ final class LookupCommand extends Command {
         return "Prints KEY<TAB>ADDRESS for each KEY, or for each line of stdin when no KEY is given.\n"
                 + "ADDRESS is written as nginx writes $upstream_addr (v1) or as pingora-ketama's SocketAddr (v2);\n"
                 + "'-' when the ring has no backend. A key is the line's bytes without the line end (\\n or \\r\\n),\n"
-                + "or an argument's bytes as the shell passed them, whatever the locale; at most " + MAX_KEY_LENGTH + " bytes.";
+                + "or an argument's bytes as the shell passed them, whatever the locale; at most " + MAX_KEY_LENGTH + " bytes.\n"
+                + "Servers marked 'down' are skipped as nginx skips them: from the key's point the next points are\n"
+                + "tried, at most " + Ring.NGINX_MAX_POINTS + " in all (the key's and 20 more, as nginx's hash consistent does).\n"
+                + "When all of those are down the address is '-' (nginx then picks a server by round robin: no\n"
+                + "fixed answer), and stderr says how many keys that happened to.";
     }
 
     static final Option FEATURES = Option.valued("--features", "a,b",
@@ -39,15 +44,17 @@ final class LookupCommand extends Command {
             current at that moment, following new files published at the path
             (a file that fails validation is refused; the old one keeps serving)""");
     private static final Option SHOW_GENERATION = Option.flag("--show-generation", "with --watch: print KEY<TAB>ADDRESS<TAB>GENERATION");
+    private static final Option NO_FAILOVER = Option.flag("--no-failover",
+            "print the ring's own answer for each key, servers marked down included");
 
     @Override
     List<Option> options() {
-        return List.of(FEATURES, Versions.READ_ALGORITHM, Versions.READ_POINT_MULTIPLE, WATCH, SHOW_GENERATION);
+        return List.of(FEATURES, Versions.READ_ALGORITHM, Versions.READ_POINT_MULTIPLE, NO_FAILOVER, WATCH, SHOW_GENERATION);
     }
 
     @Override
     List<String> forms() {
-        return List.of("RINGFILE [{--features}] [{--algorithm}] [{--point-multiple}] [{--watch} [{--show-generation}]] [KEY...]");
+        return List.of("RINGFILE [{--features}] [{--algorithm}] [{--point-multiple}] [{--no-failover}] [{--watch} [{--show-generation}]] [KEY...]");
     }
 
     @Override
@@ -72,7 +79,7 @@ final class LookupCommand extends Command {
             } catch (IllegalArgumentException e) {
                 throw new UsageException(e.getMessage());
             }
-            byte[][] answers = addresses(store, version);
+            Answers answers = new Answers(store, version, !args.has(NO_FAILOVER.name()));
             OutputStream o = new BufferedOutputStream(out, 1 << 16);
             if (args.positional.size() > 1) {
                 for (int i = 1; i < args.positional.size(); i++) {
@@ -81,13 +88,13 @@ final class LookupCommand extends Command {
                         o.flush();
                         throw keyTooLong("argument " + (i + 1));
                     }
-                    answer(o, ring, answers, k, k.length);
+                    answer(o, answers, k, k.length, answers.backend(ring, k, k.length));
                     o.write('\n');
                 }
             } else {
                 try {
                     readLines(in, (key, length) -> {
-                        answer(o, ring, answers, key, length);
+                        answer(o, answers, key, length, answers.backend(ring, key, length));
                         o.write('\n');
                     }, () -> flushWhenIdle(in, o));
                 } finally {
@@ -95,6 +102,7 @@ final class LookupCommand extends Command {
                 }
             }
             o.flush();
+            answers.reportGaveUp(err, prefix());
             if (out.checkError()) {
                 throw new FailedException("cannot write the answers (stdout closed?)");
             }
@@ -124,9 +132,10 @@ final class LookupCommand extends Command {
                 throw new UsageException(e.getMessage());
             }
             boolean showGeneration = args.has(SHOW_GENERATION.name());
+            boolean failover = !args.has(NO_FAILOVER.name());
             OutputStream o = new BufferedOutputStream(out, 1 << 16);
-            byte[][][] answers = {null};
-            RingStore[] answersFor = {null};
+            Answers[] answers = {null};
+            long[] gaveUp = {0};
             RingStore[] faulted = {null};
             long[] unanswered = {0};
             long[] lineNumber = {0};
@@ -134,13 +143,15 @@ final class LookupCommand extends Command {
                 lineNumber[0]++;
                 Ring ring = live.ring();
                 RingStore store = ring.store();
-                if (store != answersFor[0]) {
-                    answers[0] = addresses(store, version);
-                    answersFor[0] = store;
+                if (answers[0] == null || store != answers[0].store) {
+                    if (answers[0] != null) {
+                        gaveUp[0] += answers[0].gaveUp;
+                    }
+                    answers[0] = new Answers(store, version, failover);
                 }
                 int b;
                 try {
-                    b = ring.lookup(key, 0, length);
+                    b = answers[0].backend(ring, key, length);
                 } catch (InternalError e) { // SIGBUS: the mapped file lost the page this lookup read
                     unanswered[0]++;
                     if (faulted[0] != store) {
@@ -164,6 +175,10 @@ final class LookupCommand extends Command {
             } finally {
                 o.flush();
             }
+            if (answers[0] != null) {
+                answers[0].gaveUp += gaveUp[0];
+                answers[0].reportGaveUp(err, prefix());
+            }
             return unanswered[0] == 0 ? Main.OK : Main.FAILED; // the fault was reported when it happened
         } catch (RingFileException e) {
             throw new FailedException(e.getMessage());
@@ -179,12 +194,48 @@ final class LookupCommand extends Command {
         }
     }
 
-    private static byte[][] addresses(RingStore store, RingVersion version) {
-        byte[][] answers = new byte[store.backendCount()][];
-        for (int i = 0; i < answers.length; i++) {
-            answers[i] = Versions.address(store.backend(i), version).getBytes(StandardCharsets.US_ASCII);
+    /**
+     * What one generation answers: each backend's address bytes, and which backend a key gets, with
+     * nginx's failover past servers marked {@code down} unless {@code --no-failover}. Counts the keys
+     * whose {@link Ring#NGINX_MAX_POINTS} points were all down (printed '-').
+     */
+    private static final class Answers {
+        final RingStore store;
+        final byte[][] addresses;
+        private final IntPredicate up; // null: the ring's own answer
+        long gaveUp;
+
+        Answers(RingStore store, RingVersion version, boolean failover) {
+            this.store = store;
+            this.addresses = new byte[store.backendCount()][];
+            boolean[] down = new boolean[addresses.length];
+            boolean anyDown = false;
+            for (int i = 0; i < addresses.length; i++) {
+                addresses[i] = Versions.address(store.backend(i), version).getBytes(StandardCharsets.US_ASCII);
+                down[i] = store.backend(i).down();
+                anyDown |= down[i];
+            }
+            this.up = failover && anyDown ? b -> !down[b] : null;
         }
-        return answers;
+
+        int backend(Ring ring, byte[] key, int length) {
+            int hash = Ring.hash(key, 0, length);
+            if (up == null) {
+                return ring.lookupHash(hash);
+            }
+            int b = ring.select(hash, Ring.NGINX_MAX_POINTS, up);
+            if (b == Ring.GAVE_UP) {
+                gaveUp++;
+            }
+            return b;
+        }
+
+        void reportGaveUp(PrintStream err, String prefix) {
+            if (gaveUp > 0) {
+                err.println(prefix + gaveUp + (gaveUp == 1 ? " key" : " keys") + " found only servers marked down in the "
+                        + Ring.NGINX_MAX_POINTS + " points nginx tries, printed '-' (nginx then picks a server by round robin)");
+            }
+        }
     }
 
     static Set<String> features(Args args) throws UsageException {
@@ -202,16 +253,11 @@ final class LookupCommand extends Command {
 
     private static final byte[] NONE = {'-'};
 
-    /** Writes KEY<TAB>ADDRESS (no line end). */
-    private static void answer(OutputStream o, Ring ring, byte[][] answers, byte[] key, int length) throws IOException {
-        answer(o, answers, key, length, ring.lookup(key, 0, length));
-    }
-
     /** Writes KEY<TAB>ADDRESS of backend {@code b} (no line end). */
-    private static void answer(OutputStream o, byte[][] answers, byte[] key, int length, int b) throws IOException {
+    private static void answer(OutputStream o, Answers answers, byte[] key, int length, int b) throws IOException {
         o.write(key, 0, length);
         o.write('\t');
-        o.write(b < 0 ? NONE : answers[b]);
+        o.write(b < 0 ? NONE : answers.addresses[b]);
     }
 
     /** Receives one key: the first {@code length} bytes of {@code key}. */

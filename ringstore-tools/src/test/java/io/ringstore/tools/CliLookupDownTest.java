@@ -1,0 +1,78 @@
+package io.ringstore.tools;
+
+import io.ringstore.Ring;
+import io.ringstore.RingStore;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+
+import static io.ringstore.tools.CliRun.backends;
+import static io.ringstore.tools.CliRun.build;
+import static io.ringstore.tools.CliRun.run;
+import static io.ringstore.tools.CliRun.runWithInput;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** {@code ringstore lookup} skips servers marked down as nginx does; {@code --no-failover} shows the ring's own answer. */
+class CliLookupDownTest {
+    @TempDir
+    Path dir;
+
+    private static final String FLEET = """
+            server 127.0.0.1:8001;
+            server 127.0.0.1:8002 down;
+            server 127.0.0.1:8003 weight=2;
+            server 127.0.0.1:8004 down;
+            """;
+
+    @Test
+    void downServersAreSkippedUnlessNoFailover() throws Exception {
+        Path ring = dir.resolve("down.ring");
+        build(backends(dir, "down.conf", FLEET), ring);
+        List<String> keys = new ArrayList<>();
+        for (int i = 0; i < 400; i++) {
+            keys.add("/item/" + i);
+        }
+        String input = String.join("\n", keys) + "\n";
+        List<String> failover = runWithInput(input, "lookup", ring.toString()).assertOk().outLines();
+        List<String> own = runWithInput(input, "lookup", ring.toString(), "--no-failover").assertOk().outLines();
+        int moved = 0;
+        try (RingStore store = RingStore.open(ring)) {
+            Ring r = store.ring(Set.of());
+            for (int i = 0; i < keys.size(); i++) {
+                byte[] key = keys.get(i).getBytes(StandardCharsets.US_ASCII);
+                int ringAnswer = r.lookup(key);
+                int chosen = r.select(Ring.hash(key), Ring.NGINX_MAX_POINTS, b -> !store.backend(b).down());
+                assertEquals(keys.get(i) + "\t" + store.backend(ringAnswer).upstreamAddress(), own.get(i));
+                assertEquals(keys.get(i) + "\t" + store.backend(chosen).upstreamAddress(), failover.get(i));
+                assertTrue(!store.backend(chosen).down());
+                if (store.backend(ringAnswer).down()) {
+                    moved++;
+                }
+            }
+        }
+        assertTrue(moved > 100, "about half the keys land on a down server: " + moved);
+    }
+
+    @Test
+    void allDownPrintsDashAndSaysSo() throws Exception {
+        Path ring = dir.resolve("alldown.ring");
+        build(backends(dir, "alldown.conf", "server 127.0.0.1:8001 down;\nserver 127.0.0.1:8002 down;\n"), ring);
+        CliRun r = run("lookup", ring.toString(), "/a", "/b");
+        r.assertOk();
+        assertEquals(List.of("/a\t-", "/b\t-"), r.outLines());
+        assertTrue(r.stderr().contains("2 keys found only servers marked down in the 21 points nginx tries"), r.stderr());
+        assertTrue(r.stderr().contains("round robin"), r.stderr());
+
+        CliRun own = run("lookup", ring.toString(), "--no-failover", "/a");
+        own.assertOk();
+        assertTrue(own.outLines().getFirst().matches("/a\t127\\.0\\.0\\.1:800[12]"), own.out());
+        assertEquals("", own.stderr());
+    }
+}
