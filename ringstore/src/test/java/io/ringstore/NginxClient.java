@@ -116,6 +116,9 @@ public final class NginxClient {
                     default -> { }
                 }
             }
+            if (status == 204 || status == 304 || status < 200) {
+                return status; // no body, whatever the headers say (RFC 9112, section 6.3)
+            }
             if (chunked) {
                 for (long size; (size = Long.parseLong(line().split(";", 2)[0].strip(), 16)) > 0; ) {
                     skip(size + 2);

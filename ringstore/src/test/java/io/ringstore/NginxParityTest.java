@@ -59,7 +59,6 @@ class NginxParityTest {
     private static final int BIG_SAMPLED_POINTS = 100;
     private static final int CONNECTIONS = 8;
     private static final int POINTS_PER_WEIGHT = 160; // nginx's, written out here rather than taken from ringstore
-    private static final long LOG_WAIT_MILLIS = 10_000;
 
     /** A {@code server} line: the address as written (nginx hashes the text) and its weight. */
     private record Server(String address, int weight) {
@@ -294,7 +293,7 @@ class NginxParityTest {
         }
         assertTrue(refused.isEmpty(), () -> "nginx refused requests (a URI the test should not have generated): " + refused);
 
-        Map<String, String> logged = readAccessLog(dir.resolve("nginx").resolve(upstream + ".log"), sent.size());
+        Map<String, String> logged = nginx.accessLog(upstream + ".log", sent.size());
         Ring ring = store.ring(Set.of());
         List<String> mismatches = new ArrayList<>();
         int mismatchCount = 0;
@@ -326,29 +325,6 @@ class NginxParityTest {
         int count = mismatchCount;
         assertTrue(mismatches.isEmpty(), () -> count + " of " + sent.size() + " URIs went elsewhere than ringstore says (first "
                 + mismatches.size() + "):" + String.join("", mismatches));
-    }
-
-    /** {@code $request_uri} → {@code $upstream_addr}, once all {@code expected} lines are there (nginx logs after responding). */
-    private static Map<String, String> readAccessLog(Path log, int expected) throws IOException, InterruptedException {
-        long deadline = System.currentTimeMillis() + LOG_WAIT_MILLIS;
-        String text = "";
-        while (System.currentTimeMillis() < deadline) {
-            text = Files.exists(log) ? Files.readString(log, StandardCharsets.ISO_8859_1) : "";
-            if (text.chars().filter(c -> c == '\n').count() >= expected) {
-                break;
-            }
-            Thread.sleep(50);
-        }
-        Map<String, String> byUri = new HashMap<>();
-        List<String> lines = text.lines().toList();
-        assertEquals(expected, lines.size(), () -> "access log lines in " + log + " (each request logged once)\n" + nginx.diagnostics());
-        for (String line : lines) {
-            int tab = line.lastIndexOf('\t');
-            assertTrue(tab >= 0, () -> "access log line without a tab: " + line);
-            String previous = byUri.put(line.substring(0, tab), line.substring(tab + 1));
-            assertEquals(null, previous, () -> "URI logged twice: " + line);
-        }
-        return byUri;
     }
 
     // ---- random URIs: bytes nginx takes raw in a request line, kept clear of what it would refuse ----

@@ -9,8 +9,14 @@ import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * An nginx started for one test class: one foreground process ({@code master_process off}, {@code daemon
@@ -22,6 +28,7 @@ public final class NginxServer implements AutoCloseable {
     static final Path BINARY = Path.of("/usr/sbin/nginx");
     private static final long START_TIMEOUT_MILLIS = 15_000;
     private static final int START_ATTEMPTS = 3;
+    private static final long LOG_WAIT_MILLIS = 10_000;
 
     private final Process process;
     private final Path dir;
@@ -138,6 +145,34 @@ public final class NginxServer implements AutoCloseable {
 
     Path dir() {
         return dir;
+    }
+
+    /**
+     * The access log {@code name} (under {@link #dir()}) in the format {@code '$request_uri\t<value>'}:
+     * URI → value, once all {@code expected} lines are there (nginx logs after responding). Fails unless
+     * each URI was logged exactly once.
+     */
+    Map<String, String> accessLog(String name, int expected) throws IOException, InterruptedException {
+        Path log = dir.resolve(name);
+        long deadline = System.currentTimeMillis() + LOG_WAIT_MILLIS;
+        String text = "";
+        while (System.currentTimeMillis() < deadline) {
+            text = Files.exists(log) ? Files.readString(log, StandardCharsets.ISO_8859_1) : "";
+            if (text.chars().filter(c -> c == '\n').count() >= expected) {
+                break;
+            }
+            Thread.sleep(50);
+        }
+        Map<String, String> byUri = new HashMap<>();
+        List<String> lines = text.lines().toList();
+        assertEquals(expected, lines.size(), () -> "access log lines in " + log + " (each request logged once)\n" + diagnostics());
+        for (String line : lines) {
+            int tab = line.lastIndexOf('\t');
+            assertTrue(tab >= 0, () -> "access log line without a tab: " + line);
+            String previous = byUri.put(line.substring(0, tab), line.substring(tab + 1));
+            assertEquals(null, previous, () -> "URI logged twice: " + line);
+        }
+        return byUri;
     }
 
     /** nginx's error log, its standard output and the config, for failure messages. */
