@@ -36,7 +36,7 @@ final class DumpCommand extends Command {
     private static final Option POINTS = Option.valued("--points", "N", "also list the first N points of every ring");
     private static final Option JSON = Option.flag("--json", """
             one JSON object (top-level keys: file, format_version, generation,
-            bytes, input_digest, features, versions, backends, rings)""");
+            bytes, input_digest, features, versions, backends (each with down), rings)""");
 
     @Override
     List<Option> options() {
@@ -155,7 +155,8 @@ final class DumpCommand extends Command {
         out.printf("%nbackends: %d%n", store.backendCount());
         out.printf("  %5s  %-42s %10s  %s%n", "index", "address", "weight", "features");
         for (Backend b : store.backends()) {
-            out.printf("  %5d  %-42s %10d  %s%n", b.index(), b.address(), b.weight(), String.join(",", b.features()));
+            out.printf("  %5d  %-42s %10d  %s%s%n", b.index(), b.address(), b.weight(), String.join(",", b.features()),
+                    b.down() ? (b.features().isEmpty() ? "down" : "  down") : "");
         }
         for (RingReport rr : report.rings()) {
             Ring r = rr.ring();
@@ -205,7 +206,7 @@ final class DumpCommand extends Command {
             j.begin().field("index", b.index()).field("address", b.address()).field("upstream_address", b.upstreamAddress())
                     .field("socket_address", b.socketAddress()).field("weight", b.weight()).beginArray("features");
             b.features().forEach(j::value);
-            j.endArray().end();
+            j.endArray().field("down", b.down()).end();
         }
         j.endArray().beginArray("rings");
         for (RingReport rr : report.rings()) {

@@ -63,6 +63,13 @@ final class Json {
         return this;
     }
 
+    Json field(String key, boolean value) {
+        key(key);
+        out.print(value);
+        needComma = true;
+        return this;
+    }
+
     /** A u64 field (a ring file's generation): the long's bits read as unsigned, as the file means them. */
     Json fieldUnsigned(String key, long value) {
         key(key);

@@ -42,6 +42,18 @@ class CliDumpTest {
 
     // ---- text ----
 
+    /** A backend marked down says so in both forms; the others do not. */
+    @Test
+    void aDownBackendIsShown() throws Exception {
+        Path file = dir.resolve("down.ring");
+        build(backends(dir, "down.conf", "server 127.0.0.1:80\nserver 127.0.0.2:80 down features=eu\n"), file);
+        List<String> lines = run("dump", file.toString()).assertOk().outLines();
+        assertTrue(lines.stream().anyMatch(l -> l.contains("127.0.0.2:80") && l.endsWith("eu  down")), String.join("\n", lines));
+        assertTrue(lines.stream().noneMatch(l -> l.contains("127.0.0.1:80") && l.contains("down")), String.join("\n", lines));
+        String json = run("dump", file.toString(), "--json").assertOk().out();
+        assertTrue(json.contains("\"features\":[\"eu\"],\"down\":true}") && json.contains("\"features\":[],\"down\":false}"), json);
+    }
+
     @Test
     void textShowsTheGenerationBackendsAndEveryRing() throws Exception {
         CliRun r = run("dump", ring.toString()).assertOk();
