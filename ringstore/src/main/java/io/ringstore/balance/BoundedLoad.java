@@ -17,21 +17,28 @@ import io.ringstore.Ring;
  * [0, 2^40] and n to at least 1, so a nonsensical view cannot overflow it.
  *
  * <p><b>Candidates.</b> The first candidate is the key's own point ({@link Ring#lookupHash(int)}'s
- * answer). Then, with the default {@link Walk#RANDOM_JUMP}, the point that a SplitMix64 sequence seeded
- * by the key's hash lands on, draw after draw (Chen, Coleman and Shrivastava, "Revisiting consistent
- * hashing with bounded loads", AAAI 2021): each key's overflow goes to its own pseudo-random backends,
- * so a hot backend's overflow is spread over the whole pool instead of piling onto the backends that
- * follow it on the ring, which {@link Walk#CLOCKWISE} (HAProxy's {@code hash-balance-factor}) does.
- * BENCHMARKS.md ("Bounded load") has the measured comparison.
+ * answer). Then, with the default {@link Walk#RANDOM_JUMP}, the points that a SplitMix64 sequence
+ * seeded by the key's hash lands on, draw after draw (Chen, Coleman and Shrivastava, "Revisiting
+ * consistent hashing with bounded loads", AAAI 2021): each key's overflow goes to its own pseudo-random
+ * backends anywhere on the ring. {@link Walk#CLOCKWISE} (HAProxy's {@code hash-balance-factor}) takes
+ * the points that follow instead, so every key overflowing near a hot key lands on the same few
+ * backends: measured, the backends after the hottest key's point sit at capacity all the time (c × the
+ * mean), against about the mean with random jumps, for the same peak, affinity and probes
+ * (BENCHMARKS.md, "Bounded load").
  *
- * <p><b>Bound.</b> At most {@link #maxProbes()} candidate points are drawn per request (16 by default),
- * each read once and its backend examined once ({@link LoadView#available(int)}, then
- * {@link LoadView#inFlight(int)}): a backend drawn twice is examined twice, two loads from lines just
- * read, as cheap as remembering it and needing no storage. If none of them has room (only possible
- * when the view changes under the request or is inconsistent, or when the draws miss every backend
- * with room), the least loaded available candidate drawn is returned, over capacity. If no candidate
- * drawn was available, the backends are swept clockwise from the key's point for the first available
- * one (at most one turn of the ring, and only when the view counts an available backend at all).
+ * <p><b>Bound.</b> At most {@link #maxProbes()} distinct backends are examined per request (16 by
+ * default; fewer when the ring's file has fewer backends), each once: {@link LoadView#available(int)},
+ * then {@link LoadView#inFlight(int)}. A drawn point whose backend was already examined is skipped
+ * without reading the view, remembered as a bit of the backend's index mod 128 in two longs: exact up
+ * to 128 backends; above, a backend sharing a bit with one examined is skipped for this request (it
+ * stays reachable through other draws and by the sweep below). Points drawn are bounded too, at
+ * {@value #DRAWS_PER_PROBE} × maxProbes, for rings whose walk keeps meeting the same backends. If no
+ * candidate examined has room (only possible when the view changes under the request or is
+ * inconsistent, or when a key's own sequence is full, as for a single key hotter than maxProbes
+ * backends can hold), the least loaded available candidate is returned, over capacity. If no
+ * candidate examined was available at all, the ring is swept clockwise from the key's point for the
+ * first available backend (at most one turn of the ring, and only when the view counts an available
+ * backend), so an unavailable backend is never chosen while another is available.
  *
  * <p>Immutable and thread-safe; {@link #choose} allocates nothing.
  */
@@ -40,10 +47,14 @@ public final class BoundedLoad {
     public enum Walk {
         /** Points drawn by a pseudo-random sequence seeded by the key's hash: the default. */
         RANDOM_JUMP,
-        /** The points that follow the key's point on the ring, in order, wrapping. */
+        /**
+         * The points that follow the key's point on the ring, in order, wrapping: HAProxy's order, kept for
+         * comparison (the measuring program runs both) and where a probe must cost no point search.
+         */
         CLOCKWISE
     }
 
+    /** The usual c (HAProxy's {@code hash-balance-factor 125}, the paper's and Vimeo's choice). */
     public static final double DEFAULT_C = 1.25;
     public static final double MIN_C = 1.0;
     public static final double MAX_C = 100.0;
@@ -54,6 +65,8 @@ public final class BoundedLoad {
     /** Far above any real in-flight count, far below overflow of c_thousandths × (m + 1). */
     private static final long MAX_TOTAL = 1L << 40;
     private static final long GOLDEN_GAMMA = 0x9E3779B97F4A7C15L;
+    /** Draws allowed per probe: room for the repeats of a walk over a ring with few backends or many points per backend. */
+    private static final int DRAWS_PER_PROBE = 4;
 
     private final long cThousandths;
     private final Walk walk;
@@ -120,23 +133,36 @@ public final class BoundedLoad {
         }
         long capacity = capacity(load);
         int points = ring.pointCount();
+        int probeLimit = Math.min(maxProbes, ring.store().backendCount());
         int point = home;
         long sequence = hash;
+        long examinedLow = 0; // backends examined, as bits of their index mod 128: exact up to 128 backends
+        long examinedHigh = 0;
         int best = Ring.NO_BACKEND;
         long bestInFlight = Long.MAX_VALUE;
-        for (int probe = 1; ; probe++) {
+        for (int probes = 0, draws = 1; ; draws++) {
             int b = ring.pointBackend(point);
-            if (b >= 0 && load.available(b)) {
-                long inFlight = load.inFlight(b);
-                if (inFlight < capacity) {
-                    return b;
+            long bit = 1L << b; // the shift takes b mod 64
+            boolean high = (b & 64) != 0;
+            if (b >= 0 && ((high ? examinedHigh : examinedLow) & bit) == 0) {
+                if (high) {
+                    examinedHigh |= bit;
+                } else {
+                    examinedLow |= bit;
                 }
-                if (inFlight < bestInFlight) {
-                    best = b;
-                    bestInFlight = inFlight;
+                probes++;
+                if (load.available(b)) {
+                    long inFlight = load.inFlight(b);
+                    if (inFlight < capacity) {
+                        return b;
+                    }
+                    if (inFlight < bestInFlight) {
+                        best = b;
+                        bestInFlight = inFlight;
+                    }
                 }
             }
-            if (probe == maxProbes) {
+            if (probes == probeLimit || draws == DRAWS_PER_PROBE * maxProbes) {
                 break;
             }
             if (walk == Walk.CLOCKWISE) {
