@@ -94,7 +94,7 @@ public final class BoundedLoad {
         return new BoundedLoad(cThousandths, walk, maxProbes);
     }
 
-    /** The same bound drawing at most {@code maxProbes} candidate points (1 = only the key's own point). */
+    /** The same bound examining at most {@code maxProbes} distinct backends per request (1 = only the key's own). */
     public BoundedLoad maxProbes(int maxProbes) {
         if (maxProbes < 1 || maxProbes > MAX_PROBES_LIMIT) {
             throw new IllegalArgumentException("maxProbes must be between 1 and " + MAX_PROBES_LIMIT + ": maxProbes=" + maxProbes);
