@@ -1,0 +1,204 @@
+package io.ringstore.balance;
+
+import io.ringstore.Ring;
+
+/**
+ * Consistent hashing with bounded loads (Mirrokni, Thorup and Zadimoghaddam, 2017): a key goes to its
+ * ring backend unless that backend is unavailable or already at capacity, and then to the next
+ * candidate of a bounded, per-key deterministic sequence.
+ *
+ * <p><b>Capacity.</b> With m = {@link LoadView#totalInFlight()} (requests in flight on the pool, not
+ * counting the one being placed) and n = {@link LoadView#availableBackends()}, every backend's capacity
+ * is ⌈c · (m + 1) / n⌉: the paper's bound, the mean taken over the available backends and including
+ * the request being placed. A backend takes the request when it is available and has fewer than
+ * capacity requests in flight, so it holds at most capacity afterwards. Since n · capacity ≥ c · (m + 1)
+ * &gt; m, some available backend always has room. c is kept in thousandths and the bound computed in
+ * integers (1.1 × 10 / 11 is exactly 1, not 1.0000000000000002 rounded up to 2); m is clamped to
+ * [0, 2^40] and n to at least 1, so a nonsensical view cannot overflow it.
+ *
+ * <p><b>Candidates.</b> The first candidate is the key's own point ({@link Ring#lookupHash(int)}'s
+ * answer). Then, with the default {@link Walk#RANDOM_JUMP}, the points that a SplitMix64 sequence
+ * seeded by the key's hash lands on, draw after draw (Chen, Coleman and Shrivastava, "Revisiting
+ * consistent hashing with bounded loads", AAAI 2021): each key's overflow goes to its own pseudo-random
+ * backends anywhere on the ring. {@link Walk#CLOCKWISE} (HAProxy's {@code hash-balance-factor}) takes
+ * the points that follow instead, so every key overflowing near a hot key lands on the same few
+ * backends: measured, the backends after the hottest key's point sit at capacity all the time (c × the
+ * mean), against about the mean with random jumps, for the same peak, affinity and probes
+ * (BENCHMARKS.md, "Bounded load").
+ *
+ * <p><b>Bound.</b> At most {@link #maxProbes()} distinct backends are examined per request (16 by
+ * default; fewer when the ring's file has fewer backends), each once: {@link LoadView#available(int)},
+ * then {@link LoadView#inFlight(int)}. A drawn point whose backend was already examined is skipped
+ * without reading the view, remembered as a bit of the backend's index mod 128 in two longs: exact up
+ * to 128 backends; above, a backend sharing a bit with one examined is skipped for this request (it
+ * stays reachable through other draws and by the sweep below). Points drawn are bounded too, at
+ * {@value #DRAWS_PER_PROBE} × maxProbes, for rings whose walk keeps meeting the same backends. If no
+ * candidate examined has room (only possible when the view changes under the request or is
+ * inconsistent, or when a key's own sequence is full, as for a single key hotter than maxProbes
+ * backends can hold), the least loaded available candidate is returned, over capacity. If no
+ * candidate examined was available at all, the ring is swept clockwise from the key's point for the
+ * first available backend (at most one turn of the ring, and only when the view counts an available
+ * backend), so an unavailable backend is never chosen while another is available.
+ *
+ * <p>Immutable and thread-safe; {@link #choose} allocates nothing.
+ */
+public final class BoundedLoad {
+    /** How the next candidate after the key's own point is found. */
+    public enum Walk {
+        /** Points drawn by a pseudo-random sequence seeded by the key's hash: the default. */
+        RANDOM_JUMP,
+        /**
+         * The points that follow the key's point on the ring, in order, wrapping: HAProxy's order, kept for
+         * comparison (the measuring program runs both) and where a probe must cost no point search.
+         */
+        CLOCKWISE
+    }
+
+    /** The usual c (HAProxy's {@code hash-balance-factor 125}, the paper's and Vimeo's choice). */
+    public static final double DEFAULT_C = 1.25;
+    public static final double MIN_C = 1.0;
+    public static final double MAX_C = 100.0;
+    public static final int DEFAULT_MAX_PROBES = 16;
+    public static final int MAX_PROBES_LIMIT = 1024;
+
+    private static final long C_SCALE = 1000;
+    /** Far above any real in-flight count, far below overflow of c_thousandths × (m + 1). */
+    private static final long MAX_TOTAL = 1L << 40;
+    private static final long GOLDEN_GAMMA = 0x9E3779B97F4A7C15L;
+    /** Draws allowed per probe: room for the repeats of a walk over a ring with few backends or many points per backend. */
+    private static final int DRAWS_PER_PROBE = 4;
+
+    private final long cThousandths;
+    private final Walk walk;
+    private final int maxProbes;
+
+    private BoundedLoad(long cThousandths, Walk walk, int maxProbes) {
+        this.cThousandths = cThousandths;
+        this.walk = walk;
+        this.maxProbes = maxProbes;
+    }
+
+    /** The random-jump walk, {@value #DEFAULT_MAX_PROBES} probes, and {@code c} (rounded to thousandths). */
+    public static BoundedLoad of(double c) {
+        if (!(c >= MIN_C && c <= MAX_C)) {
+            throw new IllegalArgumentException("c must be between " + MIN_C + " and " + MAX_C + ": c=" + c);
+        }
+        return new BoundedLoad(Math.round(c * C_SCALE), Walk.RANDOM_JUMP, DEFAULT_MAX_PROBES);
+    }
+
+    /** The same bound with another walk. */
+    public BoundedLoad walk(Walk walk) {
+        if (walk == null) {
+            throw new IllegalArgumentException("walk must not be null");
+        }
+        return new BoundedLoad(cThousandths, walk, maxProbes);
+    }
+
+    /** The same bound examining at most {@code maxProbes} distinct backends per request (1 = only the key's own). */
+    public BoundedLoad maxProbes(int maxProbes) {
+        if (maxProbes < 1 || maxProbes > MAX_PROBES_LIMIT) {
+            throw new IllegalArgumentException("maxProbes must be between 1 and " + MAX_PROBES_LIMIT + ": maxProbes=" + maxProbes);
+        }
+        return new BoundedLoad(cThousandths, walk, maxProbes);
+    }
+
+    public double c() {
+        return cThousandths / (double) C_SCALE;
+    }
+
+    public Walk walk() {
+        return walk;
+    }
+
+    public int maxProbes() {
+        return maxProbes;
+    }
+
+    /** ⌈c · (m + 1) / n⌉ for the view as it is now: the most requests a backend may hold after taking one. */
+    public long capacity(LoadView load) {
+        long m = Math.clamp(load.totalInFlight(), 0, MAX_TOTAL);
+        long n = Math.max(1, load.availableBackends());
+        return Math.ceilDiv(cThousandths * (m + 1), C_SCALE * n);
+    }
+
+    /**
+     * The backend for a key of CRC-32 {@code hash} under the bound, or {@link Ring#NO_BACKEND} when the
+     * ring is empty or none of its backends is available. With no load and every backend available it
+     * is {@code ring.lookupHash(hash)}; for the same ring and the same view it is always the same.
+     */
+    public int choose(Ring ring, int hash, LoadView load) {
+        int home = ring.pointIndex(hash);
+        if (home < 0) {
+            return Ring.NO_BACKEND;
+        }
+        long capacity = capacity(load);
+        int points = ring.pointCount();
+        int probeLimit = Math.min(maxProbes, ring.store().backendCount());
+        int point = home;
+        long sequence = hash;
+        long examinedLow = 0; // backends examined, as bits of their index mod 128: exact up to 128 backends
+        long examinedHigh = 0;
+        int best = Ring.NO_BACKEND;
+        long bestInFlight = Long.MAX_VALUE;
+        for (int probes = 0, draws = 1; ; draws++) {
+            int b = ring.pointBackend(point);
+            long bit = 1L << b; // the shift takes b mod 64
+            boolean high = (b & 64) != 0;
+            if (b >= 0 && ((high ? examinedHigh : examinedLow) & bit) == 0) {
+                if (high) {
+                    examinedHigh |= bit;
+                } else {
+                    examinedLow |= bit;
+                }
+                probes++;
+                if (load.available(b)) {
+                    long inFlight = load.inFlight(b);
+                    if (inFlight < capacity) {
+                        return b;
+                    }
+                    if (inFlight < bestInFlight) {
+                        best = b;
+                        bestInFlight = inFlight;
+                    }
+                }
+            }
+            if (probes == probeLimit || draws == DRAWS_PER_PROBE * maxProbes) {
+                break;
+            }
+            if (walk == Walk.CLOCKWISE) {
+                point = point + 1 == points ? 0 : point + 1;
+            } else {
+                sequence += GOLDEN_GAMMA;
+                point = ring.pointIndex((int) (mix64(sequence) >>> 32));
+            }
+        }
+        if (best >= 0 || load.availableBackends() <= 0) {
+            return best;
+        }
+        return firstAvailable(ring, home, load);
+    }
+
+    /** The first available backend clockwise from the point at {@code home}, or {@link Ring#NO_BACKEND}. */
+    private static int firstAvailable(Ring ring, int home, LoadView load) {
+        int points = ring.pointCount();
+        for (int i = 0, point = home; i < points; i++, point = point + 1 == points ? 0 : point + 1) {
+            int b = ring.pointBackend(point);
+            if (b >= 0 && load.available(b)) {
+                return b;
+            }
+        }
+        return Ring.NO_BACKEND;
+    }
+
+    /** SplitMix64's finaliser (Steele, Lea and Flood, 2014): each step of the sequence, well mixed. */
+    private static long mix64(long z) {
+        z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
+        z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
+        return z ^ (z >>> 31);
+    }
+
+    @Override
+    public String toString() {
+        return "BoundedLoad[c=" + c() + ", walk=" + walk + ", maxProbes=" + maxProbes + "]";
+    }
+}

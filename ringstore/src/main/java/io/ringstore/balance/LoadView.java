@@ -1,0 +1,27 @@
+package io.ringstore.balance;
+
+/**
+ * What {@link BoundedLoad} reads about the backends of one pool (the backends one ring draws from):
+ * which can take a request and how many requests each has in flight, counted host-wide by whoever
+ * implements it (the shared state file, or a plain array in a test).
+ *
+ * <p>Backends are the ring's backend indexes ({@link io.ringstore.RingStore#backend(int)}). Every method
+ * is called on the lookup path, once per request or once per candidate, so an implementation must be
+ * a plain read: no locks, no allocation, no I/O. The values may change between calls (other threads
+ * and processes place and finish requests meanwhile); {@link BoundedLoad} tolerates that, and
+ * tolerates nonsense (negative counts, totals smaller than a backend's count) without failing: they
+ * only make the bound looser or tighter for that request.
+ */
+public interface LoadView {
+    /** Whether {@code backend} may take a new request: not drained by the operator, not failed. */
+    boolean available(int backend);
+
+    /** Requests in flight on {@code backend} now. */
+    long inFlight(int backend);
+
+    /** Requests in flight now on all backends of the pool: the m of the capacity bound. */
+    long totalInFlight();
+
+    /** How many backends of the pool are {@linkplain #available(int) available}: the n of the capacity bound. */
+    int availableBackends();
+}
