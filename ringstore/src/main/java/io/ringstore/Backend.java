@@ -2,6 +2,7 @@ package io.ringstore;
 
 import io.ringstore.internal.BackendAccess;
 import io.ringstore.internal.ServerAddress;
+import io.ringstore.internal.ServerParameters;
 
 import java.util.Collections;
 import java.util.LinkedHashSet;
@@ -14,8 +15,9 @@ public final class Backend {
     static {
         BackendAccess.register(new BackendAccess.Operations() {
             @Override
-            public Backend create(int index, ServerAddress address, long weight, Set<String> features, int featureMask, int line) {
-                return new Backend(index, address, weight, features, featureMask, line);
+            public Backend create(int index, ServerAddress address, long weight, Set<String> features, int featureMask,
+                                  ServerParameters parameters, int line) {
+                return new Backend(index, address, weight, features, featureMask, parameters, line);
             }
 
             @Override
@@ -35,16 +37,19 @@ public final class Backend {
     private final long weight;
     private final Set<String> features;
     private final int featureMask;
+    private final ServerParameters parameters;
     private final int line;
     private final String upstreamAddress;
     private final String socketAddress;
 
-    private Backend(int index, ServerAddress address, long weight, Set<String> features, int featureMask, int line) {
+    private Backend(int index, ServerAddress address, long weight, Set<String> features, int featureMask, ServerParameters parameters,
+                    int line) {
         this.index = index;
         this.address = address;
         this.weight = weight;
         this.features = Collections.unmodifiableSet(new LinkedHashSet<>(features));
         this.featureMask = featureMask;
+        this.parameters = parameters;
         this.line = line;
         this.upstreamAddress = address.upstreamAddress();
         this.socketAddress = address.socketAddress();
@@ -69,6 +74,33 @@ public final class Backend {
         return features;
     }
 
+    /**
+     * Marked {@code down} (nginx's {@code server ... down}): it keeps its points in every ring, and
+     * failover ({@link Ring#select}) skips it, as nginx does. Stored in the ring file.
+     */
+    public boolean down() {
+        return parameters.down();
+    }
+
+    /**
+     * nginx's {@code max_fails=} (default 1; 0: failures are not counted). From a backends file or a
+     * {@link io.ringstore.build.BackendList.Builder}; a backend read from a ring file has the default,
+     * as the ring file does not store it (it changes no ring).
+     */
+    public int maxFails() {
+        return parameters.maxFails();
+    }
+
+    /** nginx's {@code fail_timeout=} in seconds (default 10); like {@link #maxFails()}, not stored in a ring file. */
+    public long failTimeoutSeconds() {
+        return parameters.failTimeoutSeconds();
+    }
+
+    /** nginx's {@code max_conns=} (default 0: no limit); like {@link #maxFails()}, not stored in a ring file. */
+    public int maxConns() {
+        return parameters.maxConns();
+    }
+
     /** The address as nginx writes {@code $upstream_addr}: {@code 127.0.0.1:80}, {@code [::1]:9001}. */
     public String upstreamAddress() {
         return upstreamAddress;
@@ -86,6 +118,7 @@ public final class Backend {
 
     @Override
     public String toString() {
-        return address.text() + " weight=" + weight + (features.isEmpty() ? "" : " features=" + String.join(",", features));
+        return address.text() + " weight=" + weight + (features.isEmpty() ? "" : " features=" + String.join(",", features))
+                + (parameters.down() ? " down" : "");
     }
 }

@@ -1,12 +1,16 @@
 package io.ringstore;
 
+import io.ringstore.internal.Crc32;
 import io.ringstore.internal.PointSearch;
 
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteBuffer;
 import java.util.BitSet;
 import java.util.NoSuchElementException;
 import java.util.PrimitiveIterator;
 import java.util.Set;
+import java.util.function.IntPredicate;
 import java.util.zip.CRC32;
 
 import static io.ringstore.internal.format.RingFileDescriptor.POINT_BACKEND_OFFSET;
@@ -34,6 +38,18 @@ import static io.ringstore.internal.format.RingFileDescriptor.U32;
 public final class Ring {
     /** What lookups return for a ring without backends. */
     public static final int NO_BACKEND = -1;
+    /**
+     * What {@link #select} returns when it walked its {@code maxPoints} points without an accepted
+     * backend (nginx then picks by round robin among the servers it still may try).
+     */
+    public static final int GAVE_UP = -2;
+    /**
+     * The most points nginx's {@code hash ... consistent} looks at for one request: the key's point and
+     * 20 more. {@code ngx_http_upstream_get_chash_peer} moves to the next point with
+     * {@code hp->tries++} and falls back to round robin once {@code hp->tries > 20}, so the 21st point
+     * is still tried; {@code select(hash, NGINX_MAX_POINTS, accept)} answers as nginx does.
+     */
+    public static final int NGINX_MAX_POINTS = 21;
 
     private final RingStore store;
     private final MemorySegment points;
@@ -68,6 +84,40 @@ public final class Ring {
         return hash(key, 0, key.length);
     }
 
+    /**
+     * CRC-32 of the key's bytes from {@code position} to {@code limit}, heap or direct; the buffer's
+     * position, limit and mark are left as they are (the buffer is never written, so a buffer shared
+     * between threads may be hashed by all of them at once).
+     */
+    public static int hash(ByteBuffer key) {
+        if (key.hasArray()) {
+            return hash(key.array(), key.arrayOffset() + key.position(), key.remaining());
+        }
+        // Direct or read-only: view it as a segment (position..limit) instead of moving its position.
+        return hash(MemorySegment.ofBuffer(key));
+    }
+
+    /** CRC-32 of every byte of the segment, heap or native (a confined segment from its own thread). */
+    public static int hash(MemorySegment key) {
+        // Measured (bench SelectAllocation): CRC32.update(key.asByteBuffer()) allocates the buffer
+        // view (56-64 bytes a call, not scalar-replaced), so it is not used. A segment over a byte[]
+        // goes to CRC32's intrinsic over that array (heapBase's Optional is scalar-replaced); any other
+        // segment is read four bytes at a time through the table CRC, which allocates nothing.
+        if (!key.isNative() && key.heapBase().orElse(null) instanceof byte[] array) {
+            return hash(array, Math.toIntExact(key.address()), Math.toIntExact(key.byteSize()));
+        }
+        long length = key.byteSize();
+        long words = length & ~3L;
+        int state = Crc32.INITIAL;
+        for (long i = 0; i < words; i += 4) {
+            state = Crc32.updateIntLE(state, key.get(U32, i));
+        }
+        for (long i = words; i < length; i++) {
+            state = Crc32.updateByte(state, key.get(ValueLayout.JAVA_BYTE, i));
+        }
+        return Crc32.finish(state);
+    }
+
     /** The backend for {@code key}, or -1 when the ring is empty. */
     public int lookup(byte[] key) {
         return lookupHash(hash(key, 0, key.length));
@@ -78,10 +128,71 @@ public final class Ring {
         return lookupHash(hash(key, offset, length));
     }
 
+    /** The backend for the key's bytes from {@code position} to {@code limit} (see {@link #hash(ByteBuffer)}), or -1. */
+    public int lookup(ByteBuffer key) {
+        return lookupHash(hash(key));
+    }
+
+    /** The backend for the segment's bytes as the key, or -1 when the ring is empty. */
+    public int lookup(MemorySegment key) {
+        return lookupHash(hash(key));
+    }
+
     /** The backend for a precomputed CRC-32 of the key, or -1 when the ring is empty. */
     public int lookupHash(int hash) {
         int p = pointIndex(hash);
         return p < 0 ? NO_BACKEND : pointBackend(p);
+    }
+
+    /**
+     * Failover as nginx's {@code ngx_http_upstream_get_chash_peer} does it: from the key's point (the
+     * one {@link #lookupHash} answers from), walk the points in ring order, wrapping past the last, and
+     * return the backend of the first point whose backend {@code accept} approves. At most
+     * {@code maxPoints} points are looked at, the key's own included; it counts points, not distinct
+     * backends (a backend with several points in the walk is tested at each, as nginx does), so
+     * {@code accept} should answer the same for one backend during a call.
+     *
+     * <p>What nginx's {@code accept} is, per point: the server is not {@code down}
+     * ({@link Backend#down()}), not already tried by this request ({@code tried} bit), not failed
+     * ({@code max_fails} failures within {@code fail_timeout}), not at {@code max_conns}. Down servers
+     * keep their points: nginx builds the points from every server, skipping down ones only here.
+     * A retry by nginx ({@code proxy_next_upstream}) goes on from the point it stopped at and keeps
+     * counting, which equals calling this again with the same hash and an {@code accept} that also
+     * refuses the backends already tried: the bound of {@link #NGINX_MAX_POINTS} points holds for the
+     * whole request. Before the walk nginx goes to round robin straight away when the upstream has a
+     * single server or the key is empty; a caller mimicking nginx checks those itself.
+     *
+     * <p>pingora's {@code LoadBalancer::select_with(key, max_iterations, accept)} is the same walk:
+     * at most {@code max_iterations} points of the ring from the key's, the first accepted backend
+     * (pingora tests each distinct backend once; with an {@code accept} that answers the same per
+     * backend the result is the same), {@code None} for both of this method's negative answers.
+     *
+     * <p>Allocation-free and thread-safe; {@code accept} runs on the caller's thread.
+     *
+     * @param hash      the key's CRC-32 ({@link #hash(byte[])})
+     * @param maxPoints how many points may be looked at, at least 1 ({@link #NGINX_MAX_POINTS} for nginx)
+     * @return the accepted backend; {@link #NO_BACKEND} for an empty ring; {@link #GAVE_UP} when
+     *         {@code maxPoints} points were looked at without an accepted backend (nginx then uses
+     *         round robin)
+     */
+    public int select(int hash, int maxPoints, IntPredicate accept) {
+        if (maxPoints < 1) {
+            throw new IllegalArgumentException("maxPoints " + maxPoints + " must be at least 1");
+        }
+        int p = pointIndex(hash);
+        if (p < 0) {
+            return NO_BACKEND;
+        }
+        for (int walked = 0; walked < maxPoints; walked++) {
+            int b = pointBackend(p);
+            if (b >= 0 && accept.test(b)) {
+                return b;
+            }
+            if (++p == pointCount) {
+                p = 0; // nginx: point[hp->hash % points->number]
+            }
+        }
+        return GAVE_UP;
     }
 
     /**
@@ -146,22 +257,54 @@ public final class Ring {
     /**
      * Failover order: each distinct backend of the ring once, in the order its first point follows
      * the key's point. The first is {@link #lookup(byte[])}'s answer.
+     *
+     * <p>Memory: besides the iterator itself, nothing for the first {@value #LINEAR_SEEN_POINTS}
+     * points of the walk (more than nginx ever looks at): whether a point's backend came before is
+     * answered by reading the earlier points of the walk again, at most that many. A longer walk
+     * allocates one {@link BitSet} of the backend count, once, so a walk of the whole ring stays
+     * O(points) instead of quadratic.
      */
     public PrimitiveIterator.OfInt backends(byte[] key) {
-        PrimitiveIterator.OfInt all = points(key);
-        BitSet seen = new BitSet(backendCount);
+        int start = pointIndex(hash(key));
         return new PrimitiveIterator.OfInt() {
+            int walked;      // points of the walk read so far
+            BitSet seen;     // backends of those points, once walked > LINEAR_SEEN_POINTS
             int next = advance();
 
             private int advance() {
-                while (all.hasNext()) {
-                    int b = all.nextInt();
-                    if (b >= 0 && !seen.get(b)) {
+                while (start >= 0 && walked < pointCount) {
+                    int b = pointBackend(wrap(start + walked));
+                    boolean first = b >= 0 && !seenBefore(b);
+                    walked++;
+                    if (seen != null && b >= 0) {
                         seen.set(b);
+                    }
+                    if (first) {
                         return b;
                     }
                 }
-                return -1;
+                return NO_BACKEND;
+            }
+
+            private boolean seenBefore(int b) {
+                if (seen == null && walked > LINEAR_SEEN_POINTS) {
+                    seen = new BitSet(backendCount);
+                    for (int i = 0; i < walked; i++) {
+                        int earlier = pointBackend(wrap(start + i));
+                        if (earlier >= 0) {
+                            seen.set(earlier);
+                        }
+                    }
+                }
+                if (seen != null) {
+                    return seen.get(b);
+                }
+                for (int i = 0; i < walked; i++) {
+                    if (pointBackend(wrap(start + i)) == b) {
+                        return true;
+                    }
+                }
+                return false;
             }
 
             @Override
@@ -179,6 +322,13 @@ public final class Ring {
                 return b;
             }
         };
+    }
+
+    /** How many points {@link #backends} checks again by reading them before it keeps a bit set. */
+    static final int LINEAR_SEEN_POINTS = 64;
+
+    private int wrap(int p) {
+        return p >= pointCount ? p - pointCount : p;
     }
 
     /**

@@ -4,6 +4,7 @@ import io.ringstore.Backend;
 import io.ringstore.internal.BackendAccess;
 import io.ringstore.internal.IoErrors;
 import io.ringstore.internal.ServerAddress;
+import io.ringstore.internal.ServerParameters;
 import io.ringstore.internal.TextLines;
 import io.ringstore.internal.format.RingFileDescriptor;
 
@@ -16,8 +17,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Collections;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Map;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -179,7 +182,7 @@ public final class BackendList {
                     if (backends.size() == MAX_BACKENDS) {
                         throw new BackendsFileException(source, lineNo, "more than " + MAX_BACKENDS + " backends (a point stores its backend in 16 bits)");
                     }
-                    backends.add(parseServer(source, lineNo, tokens, features, backends, endpoints));
+                    parseServer(source, lineNo, tokens, features, backends, endpoints);
                 }
                 default -> throw new BackendsFileException(source, lineNo, "unknown directive " + TextLines.quote(tokens[0]) + " (expected 'server ADDRESS [weight=N] [features=a,b]')");
             }
@@ -198,65 +201,157 @@ public final class BackendList {
         if (tokens.length < 2) {
             throw new BackendsFileException(source, lineNo, "'server' needs an address");
         }
-        ServerAddress address;
-        try {
-            address = ServerAddress.parse(tokens[1]);
-        } catch (IllegalArgumentException e) {
-            throw new BackendsFileException(source, lineNo, e.getMessage());
-        }
+        ServerAddress address = parseAddress(source, lineNo, tokens[1]);
         long weight = 1;
-        boolean weightSeen = false;
-        Set<String> own = new LinkedHashSet<>();
-        boolean featuresSeen = false;
+        List<String> own = new ArrayList<>();
+        boolean down = false;
+        int maxFails = ServerParameters.DEFAULT_MAX_FAILS;
+        long failTimeout = ServerParameters.DEFAULT_FAIL_TIMEOUT_SECONDS;
+        int maxConns = 0;
+        Set<String> seen = new HashSet<>();
         for (int t = 2; t < tokens.length; t++) {
             String token = tokens[t];
-            if (token.startsWith("weight=")) {
-                if (weightSeen) {
-                    throw new BackendsFileException(source, lineNo, "'weight=' given twice");
-                }
-                weightSeen = true;
-                weight = parseWeight(source, lineNo, token.substring("weight=".length()));
-            } else if (token.startsWith("features=")) {
-                if (featuresSeen) {
-                    throw new BackendsFileException(source, lineNo, "'features=' given twice");
-                }
-                featuresSeen = true;
-                String list = token.substring("features=".length());
-                if (list.isEmpty()) {
-                    throw new BackendsFileException(source, lineNo, "'features=' needs at least one name");
-                }
-                for (String f : list.split(",", -1)) {
-                    if (!FEATURE_NAME.matcher(f).matches()) {
-                        throw new BackendsFileException(source, lineNo, "bad feature name " + TextLines.quote(f) + " (" + RingFileDescriptor.FEATURE_NAME_RULE + ")");
+            int eq = token.indexOf('=');
+            String name = eq < 0 ? token : token.substring(0, eq + 1);
+            String value = eq < 0 ? "" : token.substring(eq + 1);
+            if (!seen.add(name)) {
+                throw new BackendsFileException(source, lineNo, TextLines.quote(name) + " given twice");
+            }
+            switch (name) {
+                case "weight=" -> weight = parseWeight(source, lineNo, value);
+                case "features=" -> {
+                    if (value.isEmpty()) {
+                        throw new BackendsFileException(source, lineNo, "'features=' needs at least one name");
                     }
-                    if (!own.add(f)) {
-                        throw new BackendsFileException(source, lineNo, "feature " + TextLines.quote(f) + " listed twice");
-                    }
-                    if (!features.contains(f)) {
-                        if (features.size() == MAX_FEATURES) {
-                            throw new BackendsFileException(source, lineNo, "feature " + TextLines.quote(f) + " would be feature number "
-                                    + (MAX_FEATURES + 1) + "; at most " + MAX_FEATURES + " are supported (2^F rings are built)");
-                        }
-                        features.add(f);
+                    own = List.of(value.split(",", -1));
+                }
+                case "down" -> down = true;
+                case "max_fails=" -> maxFails = (int) parseCount(source, lineNo, name, value);
+                case "max_conns=" -> maxConns = (int) parseCount(source, lineNo, name, value);
+                case "fail_timeout=" -> {
+                    failTimeout = nginxSeconds(value);
+                    if (failTimeout < 0) {
+                        throw new BackendsFileException(source, lineNo, "fail_timeout " + TextLines.quote(value)
+                                + " is not a time nginx reads (as 10, 10s, 1m30s: units y M w d h m s, largest first, at most "
+                                + MAX_SECONDS + " seconds)");
                     }
                 }
-            } else {
-                String name = token.contains("=") ? token.substring(0, token.indexOf('=') + 1) : token;
-                throw new BackendsFileException(source, lineNo, "unknown parameter " + TextLines.quote(name) + " (expected weight=N or features=a,b)");
+                // nginx's hash directive leaves NGX_HTTP_UPSTREAM_BACKUP out of the upstream's flags, and
+                // ngx_http_upstream_server refuses the parameter with this text.
+                case "backup" -> throw new BackendsFileException(source, lineNo,
+                        "balancing method does not support parameter \"backup\" (nginx's answer for a hash upstream: backup servers are not in the ring)");
+                default -> throw new BackendsFileException(source, lineNo, "unknown parameter " + TextLines.quote(name)
+                        + " (expected weight=N, features=a,b, down, max_fails=N, fail_timeout=T or max_conns=N)");
+            }
+        }
+        ServerParameters parameters = new ServerParameters(down, maxFails, failTimeout, maxConns);
+        return addBackend(source, lineNo, lineNo, address, weight, own, parameters, features, previous, endpoints);
+    }
+
+    private static ServerAddress parseAddress(String source, int where, String text) throws BackendsFileException {
+        try {
+            return ServerAddress.parse(text);
+        } catch (IllegalArgumentException e) {
+            throw new BackendsFileException(source, where, e.getMessage());
+        }
+    }
+
+    /**
+     * The checks every server passes, from a file or from {@link Builder}: its feature names, the
+     * feature limit, no second backend at the same address and port; then appends it to
+     * {@code previous}, registering new feature names in {@code features}. {@code where} is the line
+     * (or the builder's entry number) errors name, {@code line} the backend's {@link Backend#line()}.
+     */
+    private static Backend addBackend(String source, int where, int line, ServerAddress address, long weight, Collection<String> own,
+                                      ServerParameters parameters, List<String> features, List<Backend> previous,
+                                      Map<String, Backend> endpoints) throws BackendsFileException {
+        Set<String> ownSet = new LinkedHashSet<>();
+        for (String f : own) {
+            if (!FEATURE_NAME.matcher(f).matches()) {
+                throw new BackendsFileException(source, where, "bad feature name " + TextLines.quote(f) + " (" + RingFileDescriptor.FEATURE_NAME_RULE + ")");
+            }
+            if (!ownSet.add(f)) {
+                throw new BackendsFileException(source, where, "feature " + TextLines.quote(f) + " listed twice");
+            }
+            if (!features.contains(f)) {
+                if (features.size() == MAX_FEATURES) {
+                    throw new BackendsFileException(source, where, "feature " + TextLines.quote(f) + " would be feature number "
+                            + (MAX_FEATURES + 1) + "; at most " + MAX_FEATURES + " are supported (2^F rings are built)");
+                }
+                features.add(f);
             }
         }
         Backend same = endpoints.get(address.socketAddress());
         if (same != null) {
-            throw new BackendsFileException(source, lineNo, "duplicate backend " + TextLines.quote(address.text())
-                    + ": same address and port as line " + same.line() + " (" + TextLines.quote(same.address()) + ")");
+            throw new BackendsFileException(source, where, "duplicate backend " + TextLines.quote(address.text())
+                    + ": same address and port as " + (same.line() > 0 ? "line " + same.line() : "server " + (same.index() + 1))
+                    + " (" + TextLines.quote(same.address()) + ")");
         }
         int mask = 0;
-        for (String f : own) {
+        for (String f : ownSet) {
             mask |= 1 << features.indexOf(f);
         }
-        Backend backend = BackendAccess.create(previous.size(), address, weight, own, mask, lineNo);
+        Backend backend = BackendAccess.create(previous.size(), address, weight, ownSet, mask, parameters, line);
         endpoints.put(address.socketAddress(), backend);
+        previous.add(backend);
         return backend;
+    }
+
+    /** A count as nginx's {@code ngx_atoi} reads {@code max_fails=} and {@code max_conns=}: 0 allowed. */
+    private static long parseCount(String source, int lineNo, String name, String digits) throws BackendsFileException {
+        long n = TextLines.decimal(digits, Integer.MAX_VALUE);
+        if (n < 0 || n > Integer.MAX_VALUE) {
+            throw new BackendsFileException(source, lineNo, name + " " + TextLines.quote(digits) + " is not a whole number from 0 to " + Integer.MAX_VALUE);
+        }
+        return n;
+    }
+
+    /** The longest {@code fail_timeout} accepted, in seconds (about 68 years). */
+    static final long MAX_SECONDS = Integer.MAX_VALUE;
+    private static final String TIME_UNITS = "yMwdhms";
+    private static final long[] UNIT_SECONDS = {365L * 86400, 30L * 86400, 7L * 86400, 86400, 3600, 60, 1};
+
+    /**
+     * A time in seconds as nginx's {@code ngx_parse_time(value, 1)} reads it: numbers each followed by
+     * a unit, units from largest to smallest, each once, a last number without unit meaning seconds
+     * ({@code 10}, {@code 10s}, {@code 1m30s}, {@code 1h30}); {@code ms} is refused, as nginx does for
+     * a time in seconds. -1 when it is not such a time or exceeds {@link #MAX_SECONDS}.
+     */
+    static long nginxSeconds(String text) {
+        long total = 0;
+        int lastUnit = -1;
+        int i = 0;
+        if (text.isEmpty()) {
+            return -1;
+        }
+        while (i < text.length()) {
+            int digitsStart = i;
+            while (i < text.length() && text.charAt(i) >= '0' && text.charAt(i) <= '9') {
+                i++;
+            }
+            long value = TextLines.decimal(text.substring(digitsStart, i), MAX_SECONDS);
+            if (value < 0) {
+                return -1;
+            }
+            long scale = 1; // a number without unit, which must be the last
+            if (i < text.length()) {
+                int unit = TIME_UNITS.indexOf(text.charAt(i));
+                boolean millis = text.charAt(i) == 'm' && i + 1 < text.length() && text.charAt(i + 1) == 's';
+                if (unit < 0 || millis || unit <= lastUnit) {
+                    return -1;
+                }
+                lastUnit = unit;
+                scale = UNIT_SECONDS[unit];
+                i++;
+            } else if (lastUnit == TIME_UNITS.length() - 1) {
+                return -1; // "10s5": seconds given twice
+            }
+            total += Math.min(value, MAX_SECONDS + 1) * scale;
+            if (total > MAX_SECONDS) {
+                return -1;
+            }
+        }
+        return total;
     }
 
     /** Decimal, leading zeros allowed (as nginx's {@code ngx_atoi}). */
@@ -272,6 +367,91 @@ public final class BackendList {
             throw new BackendsFileException(source, lineNo, "weight must be at least 1");
         }
         return w;
+    }
+
+    /** A builder of a list in code, whose errors name the source {@value Builder#SOURCE}. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /**
+     * A backend list built in code (from service discovery, say) instead of nginx text: the same
+     * addresses, limits and checks as {@link #parse(String, String)}, each {@code add} refusing a bad
+     * entry at once with an {@link IllegalArgumentException} naming it ("server 2 '10.0.0.2:80': …").
+     * A list built here and the same servers written as a backends file build byte-identical ring
+     * files. Not thread-safe.
+     *
+     * <pre>{@code
+     * BackendList fleet = BackendList.builder()
+     *         .add("10.0.0.1:8080", 5, List.of("eu"))
+     *         .down("10.0.0.2:80")
+     *         .build();
+     * }</pre>
+     * Feature names are numbered in order of first appearance, as in a file: give them in a
+     * {@code List} (or another ordered collection) for a file identical to the text's; the order of
+     * {@code Set.of} is unspecified, and so would the feature table's be.
+     */
+    public static final class Builder {
+        /** The source name in the built list and its errors. */
+        public static final String SOURCE = "code";
+
+        private final List<Backend> backends = new ArrayList<>();
+        private final List<String> features = new ArrayList<>();
+        private final Map<String, Backend> endpoints = new HashMap<>();
+
+        private Builder() {
+        }
+
+        /** {@code server ADDRESS}: weight 1, no features. */
+        public Builder add(String address) {
+            return add(address, 1, List.of());
+        }
+
+        /** {@code server ADDRESS weight=W}. */
+        public Builder add(String address, long weight) {
+            return add(address, weight, List.of());
+        }
+
+        /** {@code server ADDRESS weight=W features=a,b}. */
+        public Builder add(String address, long weight, Collection<String> features) {
+            return server(address, weight, features, ServerParameters.DEFAULTS);
+        }
+
+        /** {@code server ADDRESS down}: weight 1, no features. */
+        public Builder down(String address) {
+            return down(address, 1, List.of());
+        }
+
+        /** {@code server ADDRESS weight=W features=a,b down}. */
+        public Builder down(String address, long weight, Collection<String> features) {
+            return server(address, weight, features, ServerParameters.DOWN);
+        }
+
+        private Builder server(String addressText, long weight, Collection<String> own, ServerParameters parameters) {
+            int entry = backends.size() + 1;
+            String what = "server " + entry + " " + TextLines.quote(String.valueOf(addressText));
+            if (backends.size() == MAX_BACKENDS) {
+                throw new IllegalArgumentException(what + ": more than " + MAX_BACKENDS + " backends (a point stores its backend in 16 bits)");
+            }
+            if (weight < 1 || weight > MAX_WEIGHT) {
+                throw new IllegalArgumentException(what + ": weight " + weight + (weight < 1 ? " must be at least 1" : " is too large (at most " + MAX_WEIGHT + ")"));
+            }
+            try {
+                ServerAddress address = parseAddress(SOURCE, entry, addressText);
+                addBackend(SOURCE, entry, 0, address, weight, own, parameters, features, backends, endpoints);
+            } catch (BackendsFileException e) {
+                throw new IllegalArgumentException(what + ": " + e.reason(), e);
+            }
+            return this;
+        }
+
+        /** The list; refused when no server was added (a ring needs at least one backend). */
+        public BackendList build() {
+            if (backends.isEmpty()) {
+                throw new IllegalStateException("no servers: a ring needs at least one backend");
+            }
+            return new BackendList(SOURCE, backends, features);
+        }
     }
 
     /** Builds a list in code (for tests and programs that do not read a file). */

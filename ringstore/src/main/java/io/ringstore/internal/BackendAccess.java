@@ -14,7 +14,8 @@ import java.util.Set;
 public final class BackendAccess {
     /** The operations {@code Backend} grants to the rest of the module. */
     public interface Operations {
-        Backend create(int index, ServerAddress address, long weight, Set<String> features, int featureMask, int line);
+        Backend create(int index, ServerAddress address, long weight, Set<String> features, int featureMask, ServerParameters parameters,
+                       int line);
 
         int featureMask(Backend backend);
 
@@ -45,7 +46,12 @@ public final class BackendAccess {
     }
 
     public static Backend create(int index, ServerAddress address, long weight, Set<String> features, int featureMask, int line) {
-        return get().create(index, address, weight, features, featureMask, line);
+        return create(index, address, weight, features, featureMask, ServerParameters.DEFAULTS, line);
+    }
+
+    public static Backend create(int index, ServerAddress address, long weight, Set<String> features, int featureMask,
+                                 ServerParameters parameters, int line) {
+        return get().create(index, address, weight, features, featureMask, parameters, line);
     }
 
     public static int featureMask(Backend backend) {

@@ -42,6 +42,10 @@ public final class Crc32 {
         return state;
     }
 
+    public static int updateByte(int state, byte b) {
+        return T0[(state ^ b) & 0xFF] ^ (state >>> 8);
+    }
+
     /** The state after feeding the four little-endian bytes of {@code word}. */
     public static int updateIntLE(int state, int word) {
         int c = state ^ word;

@@ -103,8 +103,8 @@ class BackendListTest {
 
     @Test
     void unknownParameterIsNamed() {
-        fails("server 127.0.0.1 max_fails=3", 1, "unknown parameter", "max_fails=");
-        fails("server 127.0.0.1:80\nserver 127.0.0.2:80 backup", 2, "unknown parameter", "'backup'");
+        fails("server 127.0.0.1 slow_start=3", 1, "unknown parameter", "slow_start=");
+        fails("server 127.0.0.1:80\nserver 127.0.0.2:80 backup", 2, "balancing method does not support parameter", "\"backup\"");
         fails("server 127.0.0.1 Weight=2", 1, "unknown parameter", "Weight=");
     }
 

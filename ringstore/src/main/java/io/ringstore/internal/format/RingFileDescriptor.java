@@ -53,6 +53,8 @@ import java.nio.ByteOrder;
  *  | weight u32           |         | featureMask u32             |
  *  +----------------------+ 4       +--------------+--------------+ 4
  *  | featureMask u32      |         | algorithm u8 | reserved (3) |
+ *  | (v2: bits 16-31 are  |         |              |              |
+ *  |  backend flags)      |         |              |              |
  *  +----------------------+ 8       +--------------+--------------+ 8
  *  | addressLength u16    |         | pointMultiple u32           |
  *  +----------------------+ 10      +-----------------------------+ 12
@@ -84,10 +86,15 @@ public final class RingFileDescriptor {
 
     /** "RINGSTOR" in ASCII. */
     public static final byte[] MAGIC = {'R', 'I', 'N', 'G', 'S', 'T', 'O', 'R'};
-    /** The version this writer writes. */
+    /** What a writer writes when no backend has a flag: the file bytes of such fleets never change. */
     public static final int FORMAT_VERSION = 1;
+    /**
+     * What a writer writes when a backend has a flag ({@link #BACKEND_FLAG_DOWN}): a version-1 reader
+     * would take the flag for a feature, so it must refuse the file ("unsupported format version 2").
+     */
+    public static final int FORMAT_VERSION_BACKEND_FLAGS = 2;
     public static final int MIN_SUPPORTED_VERSION = 1;
-    public static final int MAX_SUPPORTED_VERSION = 1;
+    public static final int MAX_SUPPORTED_VERSION = 2;
 
     // ---- Header ----
     public static final int MAGIC_OFFSET = 0;
@@ -138,6 +145,17 @@ public final class RingFileDescriptor {
     public static final int BACKEND_ADDRESS_LENGTH_OFFSET = BACKEND_FEATURES_OFFSET + BACKEND_FEATURES_LENGTH;
     public static final int BACKEND_ADDRESS_LENGTH_LENGTH = U16_LENGTH;
     public static final int BACKEND_ADDRESS_OFFSET = BACKEND_ADDRESS_LENGTH_OFFSET + BACKEND_ADDRESS_LENGTH_LENGTH;
+    /**
+     * The backend record's featureMask u32 holds the feature bits below this bit (at most
+     * {@link #MAX_FEATURES} features) and, from format version 2, backend flags at and above it.
+     */
+    public static final int BACKEND_FLAGS_SHIFT = 16;
+    /** Feature bits of a backend's featureMask field. */
+    public static final int BACKEND_FEATURE_BITS = (1 << BACKEND_FLAGS_SHIFT) - 1;
+    /** nginx's {@code down}: the backend keeps its points; failover skips it. */
+    public static final int BACKEND_FLAG_DOWN = 1 << BACKEND_FLAGS_SHIFT;
+    /** Every flag defined; a reader refuses any other bit at or above {@link #BACKEND_FLAGS_SHIFT}. */
+    public static final int BACKEND_FLAGS_KNOWN = BACKEND_FLAG_DOWN;
     /** 10: a backend record is this plus its address length. */
     public static final int BACKEND_FIXED_LENGTH = BACKEND_ADDRESS_OFFSET;
 

@@ -5,6 +5,7 @@ import io.ringstore.Backend;
 import io.ringstore.RingFileException;
 import io.ringstore.RingVersion;
 import io.ringstore.internal.BackendAccess;
+import io.ringstore.internal.ServerParameters;
 import io.ringstore.internal.FeatureMasks;
 import io.ringstore.internal.ServerAddress;
 
@@ -106,7 +107,7 @@ public final class RingFileReader {
             throw bad(FORMAT_VERSION_OFFSET, "unsupported format version " + version + " (this reader supports "
                     + MIN_SUPPORTED_VERSION + " to " + MAX_SUPPORTED_VERSION + ")");
         }
-        expect(FLAGS_OFFSET, u16(FLAGS_OFFSET), 0, "flags (none are defined in format version 1)");
+        expect(FLAGS_OFFSET, u16(FLAGS_OFFSET), 0, "flags (none are defined in format versions 1 and 2)");
         expect(HEADER_LENGTH_OFFSET, u32(HEADER_LENGTH_OFFSET), HEADER_LENGTH, "header length");
         long fileLength = f.get(U64, FILE_LENGTH_OFFSET);
         if (fileLength != size) {
@@ -154,7 +155,7 @@ public final class RingFileReader {
                     + hex(crc) + " over bytes 0-" + metadataEnd + " (corrupted header or tables?)");
         }
         List<String> features = parseFeatures(featuresAt, featuresLength, featureCount);
-        List<Backend> backends = parseBackends(backendsAt, backendsLength, (int) backendCount, features);
+        List<Backend> backends = parseBackends(backendsAt, backendsLength, (int) backendCount, features, version);
         long segmentsStart = metadataEnd + METADATA_CRC_LENGTH;
         List<RingVersion> versions = new ArrayList<>();
         List<ParsedRingFile.Entry> entries = parseIndex(indexAt, (int) ringCount, featureCount, segmentsStart, versions);
@@ -165,7 +166,7 @@ public final class RingFileReader {
                 List.copyOf(versions), metadataEnd, storedCrc, entries, (int) segmentCount);
     }
 
-    private List<Backend> parseBackends(long at, long length, int count, List<String> features) throws RingFileException {
+    private List<Backend> parseBackends(long at, long length, int count, List<String> features, int formatVersion) throws RingFileException {
         int featureCount = features.size();
         if (length < (long) count * BACKEND_FIXED_LENGTH) {
             throw bad(BACKEND_TABLE_LENGTH_OFFSET, "backend table of " + length + " bytes cannot hold " + count + " backends");
@@ -182,8 +183,14 @@ public final class RingFileReader {
             if (weight < 1 || weight > MAX_WEIGHT) {
                 throw bad(p + BACKEND_WEIGHT_OFFSET, "backend " + i + " weight " + weight + " is outside 1-" + MAX_WEIGHT);
             }
-            int mask = f.get(U32, p + BACKEND_FEATURES_OFFSET);
-            if (featureCount < 32 && (mask >>> featureCount) != 0) {
+            int field = f.get(U32, p + BACKEND_FEATURES_OFFSET);
+            int flags = formatVersion >= FORMAT_VERSION_BACKEND_FLAGS ? field & ~BACKEND_FEATURE_BITS : 0;
+            if ((flags & ~BACKEND_FLAGS_KNOWN) != 0) {
+                throw bad(p + BACKEND_FEATURES_OFFSET, "backend " + i + " flags " + hex(flags) + " have bits no format version "
+                        + formatVersion + " flag uses (only down, " + hex(BACKEND_FLAG_DOWN) + ", is defined)");
+            }
+            int mask = field & ~flags;
+            if ((mask >>> featureCount) != 0) {
                 throw bad(p + BACKEND_FEATURES_OFFSET, "backend " + i + " feature mask " + hex(mask) + " names features beyond the " + featureCount + " declared");
             }
             int len = u16(p + BACKEND_ADDRESS_LENGTH_OFFSET);
@@ -206,7 +213,8 @@ public final class RingFileReader {
                     own.add(features.get(b));
                 }
             }
-            list.add(BackendAccess.create(i, address, weight, own, mask, 0));
+            ServerParameters parameters = (flags & BACKEND_FLAG_DOWN) != 0 ? ServerParameters.DOWN : ServerParameters.DEFAULTS;
+            list.add(BackendAccess.create(i, address, weight, own, mask, parameters, 0));
             p += BACKEND_FIXED_LENGTH + len;
         }
         if (p != end) {

@@ -36,6 +36,8 @@ public final class RingFileWriter {
     private final int backendCount;
     private final int featureCount;
     private final int ringCount;
+    /** The lowest version that holds the content: 2 only when a backend has a flag. */
+    private final int formatVersion;
     private final byte[] metadata;
     private final MemorySegment meta;
     private final long backendTableLength;
@@ -61,6 +63,7 @@ public final class RingFileWriter {
         this.backendCount = backends.size();
         this.featureCount = features.size();
         this.ringCount = versions.size() << featureCount;
+        this.formatVersion = backends.stream().anyMatch(Backend::down) ? FORMAT_VERSION_BACKEND_FLAGS : FORMAT_VERSION;
 
         List<byte[]> addresses = backends.stream().map(b -> b.address().getBytes(StandardCharsets.US_ASCII)).toList();
         List<byte[]> names = features.stream().map(n -> n.getBytes(StandardCharsets.US_ASCII)).toList();
@@ -86,7 +89,7 @@ public final class RingFileWriter {
             Backend b = backends.get(i);
             byte[] a = addresses.get(i);
             meta.set(U32, p + BACKEND_WEIGHT_OFFSET, (int) b.weight());
-            meta.set(U32, p + BACKEND_FEATURES_OFFSET, BackendAccess.featureMask(b));
+            meta.set(U32, p + BACKEND_FEATURES_OFFSET, BackendAccess.featureMask(b) | (b.down() ? BACKEND_FLAG_DOWN : 0));
             meta.set(U16, p + BACKEND_ADDRESS_LENGTH_OFFSET, (short) a.length);
             MemorySegment.copy(a, 0, meta, U8, p + BACKEND_ADDRESS_OFFSET, a.length);
             p += BACKEND_FIXED_LENGTH + a.length;
@@ -151,7 +154,7 @@ public final class RingFileWriter {
         }
         long fileLength = segments.end();
         MemorySegment.copy(MAGIC, 0, meta, U8, MAGIC_OFFSET, MAGIC_LENGTH);
-        meta.set(U16, FORMAT_VERSION_OFFSET, (short) FORMAT_VERSION);
+        meta.set(U16, FORMAT_VERSION_OFFSET, (short) formatVersion);
         meta.set(U16, FLAGS_OFFSET, (short) 0);
         meta.set(U32, HEADER_LENGTH_OFFSET, HEADER_LENGTH);
         meta.set(U64, GENERATION_OFFSET, generation);
