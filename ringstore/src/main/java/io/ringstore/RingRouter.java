@@ -8,11 +8,14 @@ import javax.management.JMException;
 import javax.management.MBeanServer;
 import javax.management.ObjectName;
 import javax.management.StandardMBean;
+import java.lang.foreign.MemorySegment;
 import java.lang.management.ManagementFactory;
+import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Predicate;
 
 /**
  * The one handle a router holds: it follows a published ring file (a {@link WatchedRingStore}: verify
@@ -199,6 +202,37 @@ public final class RingRouter implements AutoCloseable {
 
         public Backend backend(byte[] key, int offset, int length) {
             return ring(policy.migrates(key, offset, length)).backendForHash(Ring.hash(key, offset, length));
+        }
+
+        /** The backend for the key's bytes from the buffer's position to its limit, heap or direct (the buffer is not moved), or null. */
+        public Backend backend(ByteBuffer key) {
+            return ring(policy.migrates(key)).backendForHash(Ring.hash(key));
+        }
+
+        /** The backend for the segment's bytes as the key, heap or native, or null. */
+        public Backend backend(MemorySegment key) {
+            return ring(policy.migrates(key)).backendForHash(Ring.hash(key));
+        }
+
+        /**
+         * Failover on the version the policy chooses for {@code key}: see
+         * {@link WatchedRingStore.Live#select(int, int, Predicate)}. With {@link Ring#NGINX_MAX_POINTS}
+         * it answers as nginx's {@code hash ... consistent} does; null when no backend was accepted.
+         */
+        public Backend select(byte[] key, int maxPoints, Predicate<Backend> accept) {
+            return select(key, 0, key.length, maxPoints, accept);
+        }
+
+        public Backend select(byte[] key, int offset, int length, int maxPoints, Predicate<Backend> accept) {
+            return ring(policy.migrates(key, offset, length)).select(Ring.hash(key, offset, length), maxPoints, accept);
+        }
+
+        public Backend select(ByteBuffer key, int maxPoints, Predicate<Backend> accept) {
+            return ring(policy.migrates(key)).select(Ring.hash(key), maxPoints, accept);
+        }
+
+        public Backend select(MemorySegment key, int maxPoints, Predicate<Backend> accept) {
+            return ring(policy.migrates(key)).select(Ring.hash(key), maxPoints, accept);
         }
 
         /** The live ring of the version chosen, counted. */

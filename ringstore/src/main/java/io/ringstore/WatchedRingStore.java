@@ -5,6 +5,7 @@ import io.ringstore.internal.Poller;
 import io.ringstore.internal.format.RingFileDescriptor;
 
 import java.io.IOException;
+import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.StandardOpenOption;
@@ -21,6 +22,7 @@ import java.util.WeakHashMap;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Predicate;
 
 /**
  * A ring file that follows its path: it keeps answering from the file it has, and switches to a new
@@ -407,6 +409,45 @@ public final class WatchedRingStore implements AutoCloseable {
 
         public Backend backend(byte[] key, int offset, int length) {
             return backendForHash(Ring.hash(key, offset, length));
+        }
+
+        /** {@link #lookup(byte[])} for the key's bytes from the buffer's position to its limit (heap or direct; the buffer is not moved). */
+        public int lookup(ByteBuffer key) {
+            return lookupHash(Ring.hash(key));
+        }
+
+        /** {@link #lookup(byte[])} for the segment's bytes as the key. */
+        public int lookup(MemorySegment key) {
+            return lookupHash(Ring.hash(key));
+        }
+
+        public Backend backend(ByteBuffer key) {
+            return backendForHash(Ring.hash(key));
+        }
+
+        public Backend backend(MemorySegment key) {
+            return backendForHash(Ring.hash(key));
+        }
+
+        /**
+         * Failover ({@link Ring#select}) on the current generation: the backend of the first of at most
+         * {@code maxPoints} points from the key's that {@code accept} approves ({@link Ring#NGINX_MAX_POINTS}
+         * for nginx's walk), or null when none was approved (nginx then falls back to round robin) or
+         * the ring has no backend. {@code accept} is given {@link Backend}s, which mean the same server
+         * in every generation; when the generation is unmapped during the walk the walk starts again
+         * on the current one, so {@code accept} may see a backend twice.
+         */
+        public Backend select(int hash, int maxPoints, Predicate<Backend> accept) {
+            for (;;) {
+                Ring r = ring();
+                try {
+                    RingStore s = r.store();
+                    int b = r.select(hash, maxPoints, i -> accept.test(s.backend(i)));
+                    return b < 0 ? null : s.backend(b);
+                } catch (IllegalStateException e) {
+                    retryAfter(r, e);
+                }
+            }
         }
 
         /** {@link #lookup(byte[])} for a precomputed CRC-32 of the key. */

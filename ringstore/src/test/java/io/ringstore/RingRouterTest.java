@@ -10,6 +10,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import javax.management.MBeanServer;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
 import javax.management.ObjectName;
 import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
@@ -31,6 +34,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -358,6 +362,36 @@ class RingRouterTest {
             assertTrue(((String) server.getAttribute(name, "LastError")).contains("version v2:8"));
         }
         assertFalse(server.isRegistered(name), "unregistered on close");
+    }
+
+    @Test
+    void everyKeyFormAndFailoverGiveTheRingsAnswer() throws Exception {
+        publish(A, 1, RingVersion.V1, V2_8);
+        try (RingRouter router = RingRouter.builder(path).versions(RingVersion.V1, V2_8).policy(RolloutPolicy.everywhere(50))
+                .pollMillis(0).jmx(false).open(); Arena arena = Arena.ofConfined()) {
+            RingRouter.Route all = router.route(Set.of());
+            RingStore store = router.watched().current();
+            for (int k = 0; k < KEYS; k++) {
+                byte[] key = keys[k];
+                Ring ring = store.ring(Set.of(), RolloutPolicy.bucket(key, 0, key.length) < 5000 ? V2_8 : RingVersion.V1);
+                Backend want = store.backend(ring.lookup(key));
+                MemorySegment nativeKey = arena.allocate(key.length);
+                MemorySegment.copy(MemorySegment.ofArray(key), 0, nativeKey, 0, key.length);
+                ByteBuffer direct = ByteBuffer.allocateDirect(key.length).put(key).flip();
+                assertSame(want, all.backend(key));
+                assertSame(want, all.backend(ByteBuffer.wrap(key)));
+                assertSame(want, all.backend(direct));
+                assertSame(want, all.backend(nativeKey));
+                assertSame(want, all.select(key, Ring.NGINX_MAX_POINTS, b -> true));
+
+                // Failover: refuse the ring's own answer; the walk goes on to the next point's backend.
+                int next = ring.select(Ring.hash(key), Ring.NGINX_MAX_POINTS, b -> b != want.index());
+                Backend failover = all.select(nativeKey, Ring.NGINX_MAX_POINTS, b -> b != want);
+                assertSame(next < 0 ? null : store.backend(next), failover);
+                assertNull(all.select(direct, Ring.NGINX_MAX_POINTS, b -> false), "nothing accepted: null");
+            }
+            assertEquals(7L * KEYS, router.oldLookups() + router.newLookups());
+        }
     }
 
     @Test

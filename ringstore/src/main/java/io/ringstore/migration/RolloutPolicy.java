@@ -128,6 +128,9 @@ public record RolloutPolicy(int basisPoints, Set<String> scope, String localData
 
     /** {@link #bucket(byte[], int, int)} of all of {@code key}'s bytes (heap or native). Allocates nothing. */
     public static int bucket(MemorySegment key) {
+        if (!key.isNative() && key.heapBase().orElse(null) instanceof byte[] array) {
+            return bucket(array, Math.toIntExact(key.address()), Math.toIntExact(key.byteSize())); // the JDK's intrinsic
+        }
         return spread(Crc32c.of(key));
     }
 
