@@ -3,7 +3,8 @@
  *
  * <ul>
  *   <li>{@code io.ringstore}: reading a ring file and looking keys up ({@code RingStore}, {@code Ring},
- *       {@code WatchedRingStore}), and what a file is made of ({@code Backend}, {@code RingVersion}).</li>
+ *       {@code WatchedRingStore},
+ *       {@code RingRouter}: the live handle a router holds), and what a file is made of ({@code Backend}, {@code RingVersion}).</li>
  *   <li>{@code io.ringstore.build}: parsing a backends file and building a ring file.</li>
  *   <li>{@code io.ringstore.migration}: moving between ring versions: rollout policy, per-key version
  *       choice, exact diff between rings.</li>
@@ -11,6 +12,9 @@
  * {@code io.ringstore.internal} is exported to the command-line tool only.
  */
 module io.ringstore {
+    requires jdk.jfr;
+    requires java.management;
+
     exports io.ringstore;
     exports io.ringstore.build;
     exports io.ringstore.migration;

@@ -58,12 +58,12 @@ public final class RingStore implements AutoCloseable {
     private final List<RingVersion> versions;
     private final Ring[] rings;
     private final RingFileLayout layout;
-    private final boolean gcManaged;
+    private final boolean watched;
 
-    private RingStore(Path path, Arena arena, boolean gcManaged, MemorySegment file, ParsedRingFile p) {
+    private RingStore(Path path, Arena arena, boolean watched, MemorySegment file, ParsedRingFile p) {
         this.path = path;
         this.arena = arena;
-        this.gcManaged = gcManaged;
+        this.watched = watched;
         this.file = file;
         this.generation = p.generation();
         this.inputDigest = p.inputDigest();
@@ -113,35 +113,37 @@ public final class RingStore implements AutoCloseable {
     }
 
     /**
-     * Maps {@code path}; with {@code gcManaged} the mapping lives as long as anything can reach this
-     * store or its rings, and is released by the garbage collector afterwards ({@link #close()} does
-     * nothing). That is how {@link WatchedRingStore} never unmaps a file under a reader.
+     * Maps {@code path} in a shared arena. With {@code watched} the mapping belongs to a
+     * {@link WatchedRingStore}: {@link #close()} does nothing, and the watcher unmaps it with
+     * {@link #release()} a grace period after replacing it. A shared arena, not an automatic one, so
+     * that the file is unmapped (and a deleted file's space returned) then, not at some later garbage
+     * collection; closing a shared arena is safe against threads reading it (see {@link #release()}).
      */
-    static RingStore open(Path path, boolean gcManaged) throws RingFileException {
+    static RingStore open(Path path, boolean watched) throws RingFileException {
         requireRegularFile(path);
         long size;
-        Arena arena = gcManaged ? Arena.ofAuto() : Arena.ofShared();
+        Arena arena = Arena.ofShared();
         MemorySegment file;
         try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ)) {
             size = ch.size();
             if (size < HEADER_LENGTH) {
-                closeQuietly(arena);
+                arena.close();
                 throw new RingFileException(path, size, "file is " + size + " bytes, shorter than the "
                         + HEADER_LENGTH + "-byte header (truncated, or not a ring file?)");
             }
             file = ch.map(FileChannel.MapMode.READ_ONLY, 0, size, arena);
         } catch (IOException e) {
-            closeQuietly(arena);
+            arena.close();
             throw new RingFileException(path, -1, "cannot open: " + IoErrors.describe(e)
                     + (e.getMessage() != null && e.getMessage().contains("Map failed") ? " (out of address space or vm.max_map_count too low?)" : ""), e);
         } catch (RuntimeException e) {
-            closeQuietly(arena);
+            arena.close();
             throw new RingFileException(path, -1, "cannot map: " + e, e);
         }
         try {
-            return new RingStore(path, arena, gcManaged, file, RingFileReader.read(path, file));
+            return new RingStore(path, arena, watched, file, RingFileReader.read(path, file));
         } catch (RingFileException | RuntimeException | InternalError e) {
-            closeQuietly(arena);
+            arena.close();
             switch (e) {
                 case RingFileException rfe -> throw rfe;
                 case InternalError ie -> throw shrunk(path, ie);
@@ -173,14 +175,6 @@ public final class RingStore implements AutoCloseable {
                     + "), not a ring file");
         }
         return attributes;
-    }
-
-    private static void closeQuietly(Arena arena) {
-        try {
-            arena.close();
-        } catch (UnsupportedOperationException e) {
-            // An automatic arena: the garbage collector releases what was mapped.
-        }
     }
 
     /**
@@ -500,13 +494,35 @@ public final class RingStore implements AutoCloseable {
 
     /**
      * Releases the mapping; lookups afterwards throw {@link IllegalStateException}. Idempotent. For a
-     * store from {@link WatchedRingStore} it does nothing: the garbage collector releases the mapping.
+     * store from {@link WatchedRingStore} it does nothing: the watcher releases the mapping a grace
+     * period after the store was replaced (or when the watcher is closed).
      */
     @Override
     public void close() {
-        if (!gcManaged && arena.scope().isAlive()) {
-            arena.close();
+        if (!watched) {
+            release();
         }
+    }
+
+    /**
+     * Unmaps the file now, whoever reads it. Safe against a concurrent reader: closing a shared arena
+     * marks it closed and then hands shake with every thread (JDK 25 {@code
+     * jdk.internal.foreign.SharedSession.justClose}, {@code ScopedMemoryAccess.closeScope}); a thread
+     * caught inside an access to the arena's memory gets an {@link IllegalStateException} ("Already
+     * closed") instead of finishing it, and every later access checks the closed state first. So a
+     * reader gets that exception, never freed memory, and never a crash. Idempotent.
+     */
+    void release() {
+        try {
+            arena.close();
+        } catch (IllegalStateException e) {
+            // Closed already (by another release): nothing left to do.
+        }
+    }
+
+    /** Whether the file is still mapped. */
+    boolean mapped() {
+        return arena.scope().isAlive();
     }
 
     @Override

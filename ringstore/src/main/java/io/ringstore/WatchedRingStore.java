@@ -5,6 +5,7 @@ import io.ringstore.internal.Poller;
 import io.ringstore.internal.format.RingFileDescriptor;
 
 import java.io.IOException;
+import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.StandardOpenOption;
@@ -12,23 +13,38 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Instant;
+import java.util.ArrayDeque;
 import java.util.Arrays;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.WeakHashMap;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Predicate;
 
 /**
  * A ring file that follows its path: it keeps answering from the file it has, and switches to a new
  * generation when one is published at the path (the builder's atomic rename). Made by
  * {@link RingStore#watch(Path)}.
  *
- * <p><b>Never unmapped under a reader.</b> Each generation is mapped in a garbage-collector-managed
- * arena: a mapping is released only when no thread can reach it any more, so a lookup that started
- * on the old generation finishes on it, and the lookup path pays nothing for the guarantee (no
- * reference count, no lock). The price is that an old mapping lingers until the next collection;
- * the pages are the page cache's, so only address space waits.
+ * <p><b>Old generations are unmapped promptly, never under a reader.</b> Each generation is mapped
+ * in its own shared arena. A generation replaced stays mapped for a grace period
+ * ({@value #DEFAULT_GRACE_MILLIS} ms by default) and is unmapped at the first check after it: with
+ * the poller, within grace + poll interval (0.7 s by default) plus one check's duration, without
+ * waiting for a garbage collection; a deleted file's disk space comes back then. With no poller
+ * ({@code pollMillis} 0) at the first {@link #checkNow()} after the grace period. Unmapping is safe
+ * against a reader still on that generation (see {@link RingStore#release()}): its access throws
+ * {@link IllegalStateException} and never reads freed memory. The lookups of a {@link Live} handle
+ * catch that and look up again on the current generation, so they never fail; the cost on the lookup
+ * path is an exception handler, which costs nothing until it runs (see bench/RouterBenchmark). A
+ * {@link Ring} or {@link RingStore} taken from {@link Live#ring()} or {@link #current()} and used
+ * longer than the grace period after its generation was replaced throws that exception.
+ *
+ * <p><b>Generations only go up.</b> A file whose generation is lower than the one serving (an old
+ * file copied into place) is refused with a log line naming both, unless the watcher was made to
+ * allow it ({@link RingRouter.Builder#allowOlderGeneration(boolean)}).
  *
  * <p><b>Switching never fails a lookup.</b> The new file is opened and checked completely
  * ({@link RingStore#verify()}) on the watcher thread before it is published to readers; a file
@@ -48,11 +64,16 @@ import java.util.concurrent.ScheduledExecutorService;
  * strings, about the table's size in bytes), so a new file needs that much free heap beside the one
  * serving. Any other failure of a background check is logged by the poller, which keeps polling.
  *
+ * <p>Switches and refusals go to {@link System.Logger}, to JFR ({@code io.ringstore.Switch},
+ * {@code io.ringstore.Refusal}) and to a {@link RingListener} when one was given.
+ *
  * <p>Thread-safe. {@link #current()} is one volatile read.
  */
 public final class WatchedRingStore implements AutoCloseable {
     /** How often the path is checked by default. */
     public static final long DEFAULT_POLL_MILLIS = 200;
+    /** How long a replaced generation stays mapped, by default: far longer than any lookup takes. */
+    public static final long DEFAULT_GRACE_MILLIS = 500;
     /** A check gives up (until the next) when the file is replaced again each time it is being opened. */
     private static final int MAX_OPEN_ATTEMPTS = 3;
 
@@ -67,15 +88,32 @@ public final class WatchedRingStore implements AutoCloseable {
     private volatile String lastError;
     private volatile long switches;
     private Object stamp;
+    private final long graceNanos;
+    private final boolean allowOlderGeneration;
+    private final RingListener listener;
+    /** Replaced generations still mapped, oldest first. Guarded by this. */
+    private final ArrayDeque<Retired> retired = new ArrayDeque<>();
+    /** Lookups of {@link Live} handles that met an unmapped generation and were done again on the current one. */
+    private final LongAdder retries = new LongAdder();
+    /** Set once by {@link #close()}; then every generation is unmapped. Guarded by this. */
+    private boolean closed;
     /** Test hooks, to force the interleavings a check must survive: after the identity is taken, before a switch. */
     Runnable afterStamp = () -> { };
     Runnable beforeSwitch = () -> { };
 
-    private WatchedRingStore(Path path, RingStore first, Object stamp, long pollMillis) {
+    /** A generation replaced at {@code since} (System.nanoTime), unmapped once the grace period passed. */
+    private record Retired(RingStore store, long since) {
+    }
+
+    private WatchedRingStore(Path path, RingStore first, Object stamp, long pollMillis, long graceMillis,
+                             boolean allowOlderGeneration, RingListener listener) {
         this.path = path;
         this.current = first;
         this.stamp = stamp;
         this.lastSwitch = Instant.now();
+        this.graceNanos = TimeUnit.MILLISECONDS.toNanos(graceMillis);
+        this.allowOlderGeneration = allowOlderGeneration;
+        this.listener = listener;
         this.timer = Poller.start("watch", path, pollMillis, this::checkNow);
     }
 
@@ -85,17 +123,36 @@ public final class WatchedRingStore implements AutoCloseable {
      * @throws RingFileException when the file there now cannot be opened or fails verification
      */
     public static WatchedRingStore watch(Path path, long pollMillis) throws RingFileException {
+        return watch(path, pollMillis, DEFAULT_GRACE_MILLIS, false, new RingListener() {
+        });
+    }
+
+    /** {@link #watch(Path, long)} with every setting; see {@link RingRouter.Builder}. */
+    static WatchedRingStore watch(Path path, long pollMillis, long graceMillis, boolean allowOlderGeneration,
+                                  RingListener listener) throws RingFileException {
         Objects.requireNonNull(path, "path");
+        Objects.requireNonNull(listener, "listener");
         if (pollMillis < 0) {
             throw new IllegalArgumentException("pollMillis must be 0 or more: pollMillis=" + pollMillis);
         }
+        if (graceMillis < 0) {
+            throw new IllegalArgumentException("graceMillis must be 0 or more: graceMillis=" + graceMillis);
+        }
         Object stamp = stampOf(path);
         RingStore first = RingStore.open(path, true);
-        first.verify();
-        return new WatchedRingStore(path, first, stamp, pollMillis);
+        try {
+            first.verify();
+        } catch (RingFileException e) {
+            first.release();
+            throw e;
+        }
+        return new WatchedRingStore(path, first, stamp, pollMillis, graceMillis, allowOlderGeneration, listener);
     }
 
-    /** The generation serving now. A caller may keep using it as long as it likes; it stays mapped. */
+    /**
+     * The generation serving now. It stays mapped until the grace period after it is replaced has
+     * passed; a caller that keeps it longer gets {@link IllegalStateException} from its lookups.
+     */
     public RingStore current() {
         return current;
     }
@@ -123,14 +180,28 @@ public final class WatchedRingStore implements AutoCloseable {
         return path;
     }
 
+    /** Replaced generations still mapped (in their grace period). */
+    public synchronized int retiredGenerations() {
+        return retired.size();
+    }
+
+    /** Lookups that met a generation unmapped under them and were answered by the current one instead. */
+    public long lookupRetries() {
+        return retries.sum();
+    }
+
     /**
      * Looks at the path now: if a different file is there, opens and verifies it and switches to it.
      * Returns true on a switch.
      */
     public synchronized boolean checkNow() {
+        if (closed) {
+            return false;
+        }
+        releaseRetired(System.nanoTime());
         Object seen = null;
+        RingStore next = null;
         try {
-            RingStore next = null;
             for (int attempt = 0; next == null; attempt++) {
                 if (attempt == MAX_OPEN_ATTEMPTS) {
                     return false; // replaced faster than it can be opened: the next check looks again
@@ -142,7 +213,8 @@ public final class WatchedRingStore implements AutoCloseable {
                 afterStamp.run();
                 next = RingStore.open(path, true);
                 if (!seen.equals(stampOf(path))) {
-                    next = null; // replaced while being opened: what was opened may not be what was stamped
+                    next.release(); // replaced while being opened: what was opened may not be what was stamped
+                    next = null;
                     seen = null;
                 }
             }
@@ -150,38 +222,94 @@ public final class WatchedRingStore implements AutoCloseable {
             if (next.generation() == current.generation() && Arrays.equals(next.inputDigest(), current.inputDigest())) {
                 stamp = seen; // the serving file published again: nothing to switch to
                 lastError = null;
+                next.release();
                 return false;
+            }
+            if (Long.compareUnsigned(next.generation(), current.generation()) < 0 && !allowOlderGeneration) {
+                throw new IllegalArgumentException("generation " + Long.toUnsignedString(next.generation())
+                        + " is lower than generation " + Long.toUnsignedString(current.generation())
+                        + " serving (an old file copied into place? publish with a higher generation, or allow older generations)");
             }
             for (Live h : handles.keySet()) {
                 next.ring(h.features, h.version); // throws IllegalArgumentException when the new file lacks what a handle uses
             }
             beforeSwitch.run();
-            RingStore before = current;
-            current = next;
-            lastSwitch = Instant.now();
-            lastError = null;
-            stamp = seen;
-            switches++;
-            LOG.log(System.Logger.Level.INFO, "{0}: now serving generation {1} (was {2})", path, Long.toUnsignedString(next.generation()), Long.toUnsignedString(before.generation()));
+            switchTo(next, seen);
+            next = null;
             return true;
         } catch (RingFileException | IllegalArgumentException e) {
-            return refuse(e.getMessage(), seen);
+            return refuse(e.getMessage(), seen, next);
         } catch (OutOfMemoryError e) {
             // What did not fit is this file's tables (the points stay mapped, off the heap): refuse the
             // file rather than retry it on every poll, which would only churn the serving heap.
-            return refuse("not enough heap to open and check it (" + e.getMessage() + "); raise -Xmx or publish a smaller file", seen);
+            return refuse("not enough heap to open and check it (" + e.getMessage() + "); raise -Xmx or publish a smaller file", seen, next);
         }
     }
 
-    private boolean refuse(String reason, Object seen) {
-        if (!reason.equals(lastError)) {
+    private void switchTo(RingStore next, Object seen) {
+        RingStore before = current;
+        current = next;
+        long now = System.nanoTime();
+        retired.addLast(new Retired(before, now));
+        lastSwitch = Instant.now();
+        lastError = null;
+        stamp = seen;
+        switches++;
+        LOG.log(System.Logger.Level.INFO, "{0}: now serving generation {1} (was {2})", path, Long.toUnsignedString(next.generation()), Long.toUnsignedString(before.generation()));
+        RingEvents.Switch event = new RingEvents.Switch();
+        if (event.shouldCommit()) {
+            event.path = path.toString();
+            event.fromGeneration = before.generation();
+            event.toGeneration = next.generation();
+            event.switches = switches;
+            event.commit();
+        }
+        tell(l -> l.switched(path, before.generation(), next.generation()));
+        releaseRetired(now); // a grace period of 0 unmaps the replaced generation at once
+    }
+
+    /** Unmaps the replaced generations whose grace period has passed at {@code now}. */
+    private void releaseRetired(long now) {
+        while (!retired.isEmpty() && now - retired.peekFirst().since() >= graceNanos) {
+            retired.removeFirst().store().release();
+        }
+    }
+
+    /**
+     * Keeps the current generation. {@code opened}, when not null, is the refused file's mapping:
+     * unmapped now, nobody else has it. The same reason again for an unstamped path (a missing file
+     * polled again) is reported once; each refused file is reported.
+     */
+    private boolean refuse(String reason, Object seen, RingStore opened) {
+        if (opened != null) {
+            opened.release();
+        }
+        if (!reason.equals(lastError) || seen != null && !seen.equals(stamp)) {
             LOG.log(System.Logger.Level.WARNING, "{0}: refused, still serving generation {1}: {2}", path, Long.toUnsignedString(current.generation()), reason);
+            RingEvents.Refusal event = new RingEvents.Refusal();
+            if (event.shouldCommit()) {
+                event.path = path.toString();
+                event.servingGeneration = current.generation();
+                event.reason = reason;
+                event.commit();
+            }
+            long serving = current.generation();
+            tell(l -> l.refused(path, serving, reason));
         }
         lastError = reason;
         if (seen != null) {
             stamp = seen; // do not retry the same bad file on every poll
         }
         return false;
+    }
+
+    /** Calls the listener; what it throws is logged, and changes nothing. */
+    void tell(java.util.function.Consumer<RingListener> call) {
+        try {
+            call.accept(listener);
+        } catch (RuntimeException e) {
+            LOG.log(System.Logger.Level.WARNING, path + ": listener failed: " + e, e);
+        }
     }
 
     /**
@@ -261,23 +389,102 @@ public final class WatchedRingStore implements AutoCloseable {
         }
 
         /**
-         * The backend index for {@code key} in the current generation. An index means something only
-         * with its generation's store: to map it to an address, take {@link #ring()} once and use
-         * {@code ring.lookup(key)} and {@code ring.store().backend(i)}, or call {@link #backend(byte[])}.
+         * The backend index for {@code key} in the generation serving at the time of the call. An index
+         * means something only with its generation's store: for an answer that stays valid across a
+         * switch, call {@link #backend(byte[])}, whose {@link Backend} is a heap object that outlives
+         * its generation's mapping.
          */
         public int lookup(byte[] key) {
-            return ring().lookup(key);
+            return lookupHash(Ring.hash(key, 0, key.length));
+        }
+
+        public int lookup(byte[] key, int offset, int length) {
+            return lookupHash(Ring.hash(key, offset, length));
         }
 
         /** The backend for {@code key} in the current generation, or null when the ring has none. */
         public Backend backend(byte[] key) {
-            Ring r = ring();
-            int b = r.lookup(key);
-            return b < 0 ? null : r.store().backend(b);
+            return backendForHash(Ring.hash(key, 0, key.length));
         }
 
+        public Backend backend(byte[] key, int offset, int length) {
+            return backendForHash(Ring.hash(key, offset, length));
+        }
+
+        /** {@link #lookup(byte[])} for the key's bytes from the buffer's position to its limit (heap or direct; the buffer is not moved). */
+        public int lookup(ByteBuffer key) {
+            return lookupHash(Ring.hash(key));
+        }
+
+        /** {@link #lookup(byte[])} for the segment's bytes as the key. */
+        public int lookup(MemorySegment key) {
+            return lookupHash(Ring.hash(key));
+        }
+
+        public Backend backend(ByteBuffer key) {
+            return backendForHash(Ring.hash(key));
+        }
+
+        public Backend backend(MemorySegment key) {
+            return backendForHash(Ring.hash(key));
+        }
+
+        /**
+         * Failover ({@link Ring#select}) on the current generation: the backend of the first of at most
+         * {@code maxPoints} points from the key's that {@code accept} approves ({@link Ring#NGINX_MAX_POINTS}
+         * for nginx's walk), or null when none was approved (nginx then falls back to round robin) or
+         * the ring has no backend. {@code accept} is given {@link Backend}s, which mean the same server
+         * in every generation; when the generation is unmapped during the walk the walk starts again
+         * on the current one, so {@code accept} may see a backend twice.
+         */
+        public Backend select(int hash, int maxPoints, Predicate<Backend> accept) {
+            for (;;) {
+                Ring r = ring();
+                try {
+                    RingStore s = r.store();
+                    int b = r.select(hash, maxPoints, i -> accept.test(s.backend(i)));
+                    return b < 0 ? null : s.backend(b);
+                } catch (IllegalStateException e) {
+                    retryAfter(r, e);
+                }
+            }
+        }
+
+        /** {@link #lookup(byte[])} for a precomputed CRC-32 of the key. */
         public int lookupHash(int hash) {
-            return ring().lookupHash(hash);
+            for (;;) {
+                Ring r = ring();
+                try {
+                    return r.lookupHash(hash);
+                } catch (IllegalStateException e) {
+                    retryAfter(r, e);
+                }
+            }
+        }
+
+        /** {@link #backend(byte[])} for a precomputed CRC-32 of the key. */
+        public Backend backendForHash(int hash) {
+            for (;;) {
+                Ring r = ring();
+                try {
+                    int b = r.lookupHash(hash);
+                    return b < 0 ? null : r.store().backend(b);
+                } catch (IllegalStateException e) {
+                    retryAfter(r, e);
+                }
+            }
+        }
+
+        /**
+         * A lookup on {@code r} threw: when {@code r}'s generation was unmapped after a switch, returns
+         * so that the caller looks up again on the current generation (newer each time: this ends);
+         * anything else is rethrown.
+         */
+        void retryAfter(Ring r, IllegalStateException e) {
+            if (r.store().mapped() || r.store() == current) {
+                throw e; // not a replaced generation's release: the watcher was closed, or a bug
+            }
+            retries.increment();
         }
 
         /** Stops holding new files to this handle's feature and version; its lookups then throw. */
@@ -291,11 +498,22 @@ public final class WatchedRingStore implements AutoCloseable {
         }
     }
 
-    /** Stops watching. The stores already handed out keep working. */
+    /**
+     * Stops watching and unmaps every generation, the current one included: lookups afterwards throw
+     * {@link IllegalStateException}.
+     */
     @Override
     public void close() {
         if (timer != null) {
             timer.shutdownNow();
+        }
+        synchronized (this) {
+            closed = true;
+            for (Retired r : retired) {
+                r.store().release();
+            }
+            retired.clear();
+            current.release();
         }
     }
 }

@@ -22,8 +22,9 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * What hot reload costs a lookup: the same ring read through a plain {@link RingStore} (shared arena,
- * closed explicitly), through a {@link WatchedRingStore}'s current store (garbage-collector-managed
- * arena, so an old generation is never unmapped under a reader), and through a
+ * closed explicitly), through a {@link WatchedRingStore}'s current store (also a shared arena since
+ * issue 11, closed by the watcher a grace period after a switch; the benchmark name {@code
+ * gcManagedStore} is from when it was an automatic one), and through a
  * {@link WatchedRingStore.Live} handle (two volatile reads and an identity check per lookup, so that
  * it follows new generations). Precomputed hashes, one thread.
  */

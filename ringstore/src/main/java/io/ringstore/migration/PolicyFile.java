@@ -1,5 +1,6 @@
 package io.ringstore.migration;
 
+import io.ringstore.RingRouter;
 import io.ringstore.internal.IoErrors;
 import io.ringstore.internal.Poller;
 import io.ringstore.internal.TextLines;
@@ -18,6 +19,8 @@ import java.util.LinkedHashSet;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
 
 /**
  * A rollout policy kept in a small properties file that operators edit, re-read when it changes:
@@ -40,7 +43,9 @@ public final class PolicyFile implements AutoCloseable {
     public static final int MAX_BYTES = 64 * 1024;
 
     private final Path path;
-    private final VersionSelector selector;
+    /** The policy in force and where a new one goes: a {@link VersionSelector}'s or a {@link RingRouter}'s. */
+    private final Supplier<RolloutPolicy> inForce;
+    private final Consumer<RolloutPolicy> target;
     private final String localDataCentre;
     private final ScheduledExecutorService timer;
     /** What the last check found, to tell whether anything changed. */
@@ -59,9 +64,10 @@ public final class PolicyFile implements AutoCloseable {
         }
     }
 
-    private PolicyFile(Path path, VersionSelector selector, String localDataCentre, long pollMillis) {
+    private PolicyFile(Path path, Supplier<RolloutPolicy> inForce, Consumer<RolloutPolicy> target, String localDataCentre, long pollMillis) {
         this.path = path;
-        this.selector = selector;
+        this.inForce = inForce;
+        this.target = target;
         this.localDataCentre = localDataCentre;
         this.timer = Poller.start("policy", path, pollMillis, this::checkNow);
     }
@@ -72,8 +78,22 @@ public final class PolicyFile implements AutoCloseable {
      * Close to stop watching.
      */
     public static PolicyFile watch(Path path, VersionSelector selector, String localDataCentre, long pollMillis) {
-        PolicyFile f = new PolicyFile(Objects.requireNonNull(path), Objects.requireNonNull(selector),
-                Objects.requireNonNull(localDataCentre), pollMillis);
+        Objects.requireNonNull(selector);
+        return watch(path, selector::policy, selector::policy, localDataCentre, pollMillis);
+    }
+
+    /**
+     * {@link #watch(Path, VersionSelector, String, long)} for a router: each policy applied is the
+     * router's, logged, emitted as a JFR event and told to its listener as a policy change.
+     */
+    public static PolicyFile watch(Path path, RingRouter router, String localDataCentre, long pollMillis) {
+        Objects.requireNonNull(router);
+        return watch(path, router::policy, router::policy, localDataCentre, pollMillis);
+    }
+
+    private static PolicyFile watch(Path path, Supplier<RolloutPolicy> inForce, Consumer<RolloutPolicy> target,
+                                    String localDataCentre, long pollMillis) {
+        PolicyFile f = new PolicyFile(Objects.requireNonNull(path), inForce, target, Objects.requireNonNull(localDataCentre), pollMillis);
         f.checkNow();
         return f;
     }
@@ -144,13 +164,13 @@ public final class PolicyFile implements AutoCloseable {
     private boolean apply(String text) {
         try {
             RolloutPolicy p = parse(path, text, localDataCentre);
-            RolloutPolicy before = selector.policy();
-            selector.policy(p);
+            RolloutPolicy before = inForce.get();
+            target.accept(p);
             lastError = null;
             LOG.log(System.Logger.Level.INFO, "{0}: rollout policy {1} (was {2})", path, p, before);
             return true;
         } catch (IllegalArgumentException e) {
-            return refuse(e.getMessage() + "; keeping " + selector.policy());
+            return refuse(e.getMessage() + "; keeping " + inForce.get());
         }
     }
 

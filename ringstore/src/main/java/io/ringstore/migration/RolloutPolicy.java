@@ -1,5 +1,7 @@
 package io.ringstore.migration;
 
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.Set;
@@ -86,13 +88,54 @@ public record RolloutPolicy(int basisPoints, Set<String> scope, String localData
     }
 
     /**
+     * Whether the new version answers {@code key[offset, offset+length)} under this policy. Out of
+     * scope, at 0 % (a rollback) and at 100 % the key's bucket is not even computed.
+     */
+    public boolean migrates(byte[] key, int offset, int length) {
+        return inScope() && (basisPoints == FULL || basisPoints > 0 && bucket(key, offset, length) < basisPoints);
+    }
+
+    /** {@link #migrates(byte[], int, int)} for the key's bytes between the buffer's position and limit. */
+    public boolean migrates(ByteBuffer key) {
+        return inScope() && (basisPoints == FULL || basisPoints > 0 && bucket(key) < basisPoints);
+    }
+
+    /** {@link #migrates(byte[], int, int)} for the key in all of {@code key}. */
+    public boolean migrates(MemorySegment key) {
+        return inScope() && (basisPoints == FULL || basisPoints > 0 && bucket(key) < basisPoints);
+    }
+
+    /**
      * The key's selector bucket, 0–9,999: a function of the key's bytes alone, independent of its ring
      * hash. Allocates nothing.
      */
     public static int bucket(byte[] key, int offset, int length) {
         java.util.zip.CRC32C crc = new java.util.zip.CRC32C(); // scalar-replaced by the JIT
         crc.update(key, offset, length);
-        int h = (int) crc.getValue();
+        return spread((int) crc.getValue());
+    }
+
+    /**
+     * {@link #bucket(byte[], int, int)} of the bytes between the buffer's position and limit, heap or
+     * direct; the buffer's position is left alone. Allocates nothing.
+     */
+    public static int bucket(ByteBuffer key) {
+        if (key.hasArray()) {
+            return bucket(key.array(), key.arrayOffset() + key.position(), key.remaining());
+        }
+        return spread(Crc32c.of(key, key.position(), key.limit()));
+    }
+
+    /** {@link #bucket(byte[], int, int)} of all of {@code key}'s bytes (heap or native). Allocates nothing. */
+    public static int bucket(MemorySegment key) {
+        if (!key.isNative() && key.heapBase().orElse(null) instanceof byte[] array) {
+            return bucket(array, Math.toIntExact(key.address()), Math.toIntExact(key.byteSize())); // the JDK's intrinsic
+        }
+        return spread(Crc32c.of(key));
+    }
+
+    /** The bucket of a key's CRC-32C. */
+    private static int spread(int h) {
         // murmur3's fmix32: spreads every input bit over the output, so the bucket is not a linear
         // function of the key bits the way both CRCs are.
         h ^= h >>> 16;

@@ -8,7 +8,8 @@ import java.util.Set;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * Routes each request to the old or the new version of a ring during a migration, by a
+ * Routes each request to the old or the new version of a ring of one fixed {@link RingStore} during a
+ * migration (a router that follows a published file uses {@link io.ringstore.RingRouter}), by a
  * {@link RolloutPolicy} that can change at any time: a new policy takes effect on the next lookup,
  * without reopening anything, and a policy of 0 % is the rollback.
  *
@@ -83,9 +84,7 @@ public final class VersionSelector {
 
     /** Whether the new version answers {@code key} under the current policy. */
     public boolean usesNew(byte[] key, int offset, int length) {
-        RolloutPolicy p = policy;
-        // Out of scope or at 0 % (a rollback) the key's bucket is not even computed.
-        return p.inScope() && p.basisPoints() > 0 && p.migrates(RolloutPolicy.bucket(key, offset, length));
+        return policy.migrates(key, offset, length);
     }
 
     /** One feature set's two rings. */

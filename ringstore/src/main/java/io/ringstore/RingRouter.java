@@ -1,0 +1,426 @@
+package io.ringstore;
+
+import io.ringstore.migration.PolicyFile;
+import io.ringstore.migration.RolloutPolicy;
+
+import javax.management.InstanceAlreadyExistsException;
+import javax.management.JMException;
+import javax.management.MBeanServer;
+import javax.management.ObjectName;
+import javax.management.StandardMBean;
+import java.lang.foreign.MemorySegment;
+import java.lang.management.ManagementFactory;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Predicate;
+
+/**
+ * The one handle a router holds: it follows a published ring file (a {@link WatchedRingStore}: verify
+ * before switching, refuse bad files, old generations unmapped a grace period after a switch) and
+ * routes each key to the old or the new version of the current generation by a {@link RolloutPolicy}
+ * that can change at any time ({@link #policy(RolloutPolicy)}, or a {@link PolicyFile}).
+ *
+ * <pre>{@code
+ * try (RingRouter router = RingRouter.builder(Path.of("/etc/ring/fleet.ring"))
+ *         .versions(RingVersion.V1, RingVersion.v2(16))
+ *         .policy(RolloutPolicy.everywhere(5))
+ *         .open();
+ *      PolicyFile pf = PolicyFile.watch(Path.of("/etc/ring/rollout.policy"), router, "ams", 1000)) {
+ *     RingRouter.Route eu = router.route(Set.of("eu"));   // once per feature set
+ *     Backend b = eu.backend(key);                        // per request; null: no backend
+ * }
+ * }</pre>
+ *
+ * <p><b>Answers are {@link Backend}s.</b> A backend index belongs to one generation; a {@code Backend}
+ * is a heap object of its generation's table that stays valid after that generation is unmapped,
+ * so the answer of a lookup made just before a switch still names the server it named (its address,
+ * weight and features), and two answers can be compared by {@link Backend#address()}.
+ *
+ * <p><b>What is in use holds back new files.</b> From {@link #route(Set)} on, a new generation that
+ * lacks the route's features, or either of the router's versions (checked from the start), is
+ * refused, and the generation serving keeps serving; close the route to release that hold.
+ *
+ * <p><b>Observable with the JDK alone.</b> Switches, refusals and policy changes are logged
+ * ({@link System.Logger}), emitted as JFR events ({@code io.ringstore.Switch}, {@code
+ * io.ringstore.Refusal}, {@code io.ringstore.PolicyChange}), and told to a {@link RingListener};
+ * while open, the router is an MBean ({@link RingRouterMXBean}) named
+ * {@code io.ringstore:type=RingRouter,name="<path>"} (with {@code ,instance=N} when that name is taken).
+ *
+ * <p>Thread-safe; lookups allocate nothing. Counters per version use {@link LongAdder}.
+ */
+public final class RingRouter implements AutoCloseable {
+    private static final System.Logger LOG = System.getLogger(RingRouter.class.getName());
+
+    private final WatchedRingStore watched;
+    private final RingVersion oldVersion;
+    private final RingVersion newVersion;
+    private volatile RolloutPolicy policy;
+    private final LongAdder oldLookups = new LongAdder();
+    private final LongAdder newLookups = new LongAdder();
+    /** Holds the router's versions in every new file, whatever the routes. */
+    private final WatchedRingStore.Live oldPin;
+    private final WatchedRingStore.Live newPin;
+    private final ObjectName mbeanName;
+
+    private RingRouter(Builder b, WatchedRingStore watched) {
+        this.watched = watched;
+        RingVersion first = watched.current().versions().getFirst();
+        this.oldVersion = b.oldVersion != null ? b.oldVersion : first;
+        this.newVersion = b.newVersion != null ? b.newVersion : oldVersion;
+        this.policy = b.policy;
+        this.oldPin = watched.ring(Set.of(), oldVersion);
+        this.newPin = watched.ring(Set.of(), newVersion);
+        this.mbeanName = b.jmx ? register(watched.path(), new Bean()) : null;
+    }
+
+    /** Starts a router on the ring file at {@code path}. */
+    public static Builder builder(Path path) {
+        return new Builder(path);
+    }
+
+    /** How a router is made; every setting has a default. */
+    public static final class Builder {
+        private final Path path;
+        private RingVersion oldVersion;
+        private RingVersion newVersion;
+        private RolloutPolicy policy = RolloutPolicy.NONE;
+        private long pollMillis = WatchedRingStore.DEFAULT_POLL_MILLIS;
+        private long graceMillis = WatchedRingStore.DEFAULT_GRACE_MILLIS;
+        private boolean allowOlderGeneration;
+        private RingListener listener = new RingListener() {
+        };
+        private boolean jmx = true;
+
+        private Builder(Path path) {
+            this.path = Objects.requireNonNull(path, "path");
+        }
+
+        /** The two versions the rollout moves between; by default the file's default version for both (no rollout). */
+        public Builder versions(RingVersion oldVersion, RingVersion newVersion) {
+            this.oldVersion = Objects.requireNonNull(oldVersion, "oldVersion");
+            this.newVersion = Objects.requireNonNull(newVersion, "newVersion");
+            return this;
+        }
+
+        /** The policy at start; by default {@link RolloutPolicy#NONE} (everything on the old version). */
+        public Builder policy(RolloutPolicy policy) {
+            this.policy = Objects.requireNonNull(policy, "policy");
+            return this;
+        }
+
+        /** How often the path is checked ({@value WatchedRingStore#DEFAULT_POLL_MILLIS} ms by default); 0: only on {@link RingRouter#checkNow()}. */
+        public Builder pollMillis(long pollMillis) {
+            this.pollMillis = pollMillis;
+            return this;
+        }
+
+        /**
+         * How long a replaced generation stays mapped ({@value WatchedRingStore#DEFAULT_GRACE_MILLIS}
+         * ms by default). 0 unmaps it at the switch: lookups racing the switch are then looked up again
+         * on the new generation, which is correct but costs them a second lookup.
+         */
+        public Builder graceMillis(long graceMillis) {
+            this.graceMillis = graceMillis;
+            return this;
+        }
+
+        /**
+         * Whether a file with a lower generation than the one serving is switched to (false by
+         * default: it is refused, most likely an old file copied into place). Allow it to roll back
+         * by republishing an old file unchanged.
+         */
+        public Builder allowOlderGeneration(boolean allow) {
+            this.allowOlderGeneration = allow;
+            return this;
+        }
+
+        public Builder listener(RingListener listener) {
+            this.listener = Objects.requireNonNull(listener, "listener");
+            return this;
+        }
+
+        /** Whether the router registers its MBean (true by default). */
+        public Builder jmx(boolean jmx) {
+            this.jmx = jmx;
+            return this;
+        }
+
+        /**
+         * Opens and verifies the file and starts watching it.
+         *
+         * @throws RingFileException        when the file there now cannot be opened or fails verification
+         * @throws IllegalArgumentException when the file lacks either version
+         */
+        public RingRouter open() throws RingFileException {
+            WatchedRingStore w = WatchedRingStore.watch(path, pollMillis, graceMillis, allowOlderGeneration, listener);
+            try {
+                return new RingRouter(this, w);
+            } catch (RuntimeException e) {
+                w.close();
+                throw e;
+            }
+        }
+    }
+
+    /**
+     * The live route for keys that need backends with every feature in {@code features} (the empty
+     * set: all backends): both versions' rings of that feature set in whichever generation serves.
+     *
+     * @throws IllegalArgumentException when the generation serving lacks a feature
+     */
+    public Route route(Set<String> features) {
+        WatchedRingStore.Live oldRing = watched.ring(features, oldVersion);
+        try {
+            return new Route(oldRing, oldVersion.equals(newVersion) ? oldRing : watched.ring(features, newVersion));
+        } catch (RuntimeException e) {
+            oldRing.close();
+            throw e;
+        }
+    }
+
+    /**
+     * One feature set's route: lookups pick the version by the router's policy (counting each in
+     * {@link #oldLookups()} or {@link #newLookups()}), then answer from that version's ring of the
+     * generation serving. A lookup never fails because of a switch or an unmapped generation.
+     */
+    public final class Route implements AutoCloseable {
+        private final WatchedRingStore.Live oldRing;
+        private final WatchedRingStore.Live newRing;
+
+        private Route(WatchedRingStore.Live oldRing, WatchedRingStore.Live newRing) {
+            this.oldRing = oldRing;
+            this.newRing = newRing;
+        }
+
+        /** The backend for {@code key}, or null when the ring has none. */
+        public Backend backend(byte[] key) {
+            return backend(key, 0, key.length);
+        }
+
+        public Backend backend(byte[] key, int offset, int length) {
+            return ring(policy.migrates(key, offset, length)).backendForHash(Ring.hash(key, offset, length));
+        }
+
+        /** The backend for the key's bytes from the buffer's position to its limit, heap or direct (the buffer is not moved), or null. */
+        public Backend backend(ByteBuffer key) {
+            return ring(policy.migrates(key)).backendForHash(Ring.hash(key));
+        }
+
+        /** The backend for the segment's bytes as the key, heap or native, or null. */
+        public Backend backend(MemorySegment key) {
+            return ring(policy.migrates(key)).backendForHash(Ring.hash(key));
+        }
+
+        /**
+         * Failover on the version the policy chooses for {@code key}: see
+         * {@link WatchedRingStore.Live#select(int, int, Predicate)}. With {@link Ring#NGINX_MAX_POINTS}
+         * it answers as nginx's {@code hash ... consistent} does; null when no backend was accepted.
+         */
+        public Backend select(byte[] key, int maxPoints, Predicate<Backend> accept) {
+            return select(key, 0, key.length, maxPoints, accept);
+        }
+
+        public Backend select(byte[] key, int offset, int length, int maxPoints, Predicate<Backend> accept) {
+            return ring(policy.migrates(key, offset, length)).select(Ring.hash(key, offset, length), maxPoints, accept);
+        }
+
+        public Backend select(ByteBuffer key, int maxPoints, Predicate<Backend> accept) {
+            return ring(policy.migrates(key)).select(Ring.hash(key), maxPoints, accept);
+        }
+
+        public Backend select(MemorySegment key, int maxPoints, Predicate<Backend> accept) {
+            return ring(policy.migrates(key)).select(Ring.hash(key), maxPoints, accept);
+        }
+
+        /** The live ring of the version chosen, counted. */
+        private WatchedRingStore.Live ring(boolean migrates) {
+            if (migrates) {
+                newLookups.increment();
+                return newRing;
+            }
+            oldLookups.increment();
+            return oldRing;
+        }
+
+        /** The old version's live ring of this feature set. */
+        public WatchedRingStore.Live oldRing() {
+            return oldRing;
+        }
+
+        /** The new version's live ring of this feature set (the old one when the router has one version). */
+        public WatchedRingStore.Live newRing() {
+            return newRing;
+        }
+
+        /** Stops holding new files to this route's features. */
+        @Override
+        public void close() {
+            oldRing.close();
+            newRing.close();
+        }
+    }
+
+    public RolloutPolicy policy() {
+        return policy;
+    }
+
+    /** Replaces the policy; the next lookup on any thread uses it. Logged, and told as a policy change. */
+    public void policy(RolloutPolicy next) {
+        Objects.requireNonNull(next, "policy");
+        RolloutPolicy before;
+        synchronized (this) {
+            before = policy;
+            policy = next;
+        }
+        if (before.equals(next)) {
+            return;
+        }
+        LOG.log(System.Logger.Level.INFO, "{0}: rollout policy {1} (was {2})", watched.path(), next, before);
+        RingEvents.PolicyChange event = new RingEvents.PolicyChange();
+        if (event.shouldCommit()) {
+            event.path = watched.path().toString();
+            event.before = before.toString();
+            event.after = next.toString();
+            event.basisPoints = next.basisPoints();
+            event.commit();
+        }
+        watched.tell(l -> l.policyChanged(watched.path(), before, next));
+    }
+
+    public RingVersion oldVersion() {
+        return oldVersion;
+    }
+
+    public RingVersion newVersion() {
+        return newVersion;
+    }
+
+    public long oldLookups() {
+        return oldLookups.sum();
+    }
+
+    public long newLookups() {
+        return newLookups.sum();
+    }
+
+    public void resetCounters() {
+        oldLookups.reset();
+        newLookups.reset();
+    }
+
+    /** The file follower underneath: generation, switches, last error, the store serving. */
+    public WatchedRingStore watched() {
+        return watched;
+    }
+
+    /** Looks at the path now; see {@link WatchedRingStore#checkNow()}. */
+    public boolean checkNow() {
+        return watched.checkNow();
+    }
+
+    /** The MBean's name, or null when the router was built without JMX. */
+    public ObjectName mbeanName() {
+        return mbeanName;
+    }
+
+    /** Stops watching, unregisters the MBean and unmaps every generation: lookups afterwards throw {@link IllegalStateException}. */
+    @Override
+    public void close() {
+        if (mbeanName != null) {
+            try {
+                ManagementFactory.getPlatformMBeanServer().unregisterMBean(mbeanName);
+            } catch (JMException e) {
+                LOG.log(System.Logger.Level.DEBUG, "MBean " + mbeanName + " already unregistered", e);
+            }
+        }
+        oldPin.close();
+        newPin.close();
+        watched.close();
+    }
+
+    /** Registers under the path's name, or the first free {@code instance=N} when another router watches the same path. */
+    private static ObjectName register(Path path, Bean bean) {
+        MBeanServer server = ManagementFactory.getPlatformMBeanServer();
+        String base = "io.ringstore:type=RingRouter,name=" + ObjectName.quote(path.toString());
+        try {
+            StandardMBean mbean = new StandardMBean(bean, RingRouterMXBean.class, true);
+            for (int instance = 1; ; instance++) {
+                ObjectName name = new ObjectName(instance == 1 ? base : base + ",instance=" + instance);
+                try {
+                    server.registerMBean(mbean, name);
+                    return name;
+                } catch (InstanceAlreadyExistsException taken) {
+                    // another router on the same path: try the next instance number
+                }
+            }
+        } catch (JMException e) {
+            throw new IllegalStateException("cannot register the router's MBean for " + path + ": " + e, e);
+        }
+    }
+
+    private final class Bean implements RingRouterMXBean {
+        @Override
+        public String getPath() {
+            return watched.path().toString();
+        }
+
+        @Override
+        public String getGeneration() {
+            return Long.toUnsignedString(watched.generation());
+        }
+
+        @Override
+        public String getLastSwitch() {
+            return watched.lastSwitch().toString();
+        }
+
+        @Override
+        public long getSwitches() {
+            return watched.switches();
+        }
+
+        @Override
+        public String getLastError() {
+            String e = watched.lastError();
+            return e == null ? "" : e;
+        }
+
+        @Override
+        public int getRetiredGenerations() {
+            return watched.retiredGenerations();
+        }
+
+        @Override
+        public long getLookupRetries() {
+            return watched.lookupRetries();
+        }
+
+        @Override
+        public String getOldVersion() {
+            return oldVersion.toString();
+        }
+
+        @Override
+        public String getNewVersion() {
+            return newVersion.toString();
+        }
+
+        @Override
+        public String getPolicy() {
+            return policy.toString();
+        }
+
+        @Override
+        public long getOldLookups() {
+            return oldLookups();
+        }
+
+        @Override
+        public long getNewLookups() {
+            return newLookups();
+        }
+    }
+}
