@@ -37,9 +37,10 @@ import java.util.function.Predicate;
  * plain {@link Ring} of the same file, per key form, and the failover walk of both.
  *
  * <p>The file holds two versions of the size's ring (v1 and v2 with 160 points per weight unit, so
- * both rings have the size's point count); the router rolls out from v1 to v2 at {@value #PERCENT} %,
- * so half the keys are answered by each ring, the rollout bucket (CRC-32C of the key) is computed on
- * every call, and a counter per version is incremented. The plain ring is v1's, in a store opened
+ * both rings have the size's point count); the router rolls out from v1 to v2 at {@code percent} %
+ * (50 by default: half the keys are answered by each ring and the rollout bucket, a CRC-32C of the
+ * key, is computed on every call; {@code -p percent=0} measures the handle without that hash), and a
+ * counter per version is incremented. The plain ring is v1's, in a store opened
  * with {@link RingStore#open}. Both answer a {@link Backend} (what a router needs to connect), so the
  * plain side pays the backend-table read too. Keys are the same bytes in every form: {@code byte[]},
  * heap and direct {@link ByteBuffer}s, native {@link MemorySegment}s.
@@ -56,13 +57,15 @@ import java.util.function.Predicate;
 @Measurement(iterations = 5, time = 1)
 @Fork(value = 2, jvmArgsAppend = "-Xmx4g")
 public class RouterBenchmark {
-    static final double PERCENT = 50;
     static final RingVersion NEW_VERSION = RingVersion.v2(RingVersion.V1.pointMultiple());
 
     @State(Scope.Benchmark)
     public static class Data {
         @Param({BenchRings.MEDIUM})
         public String size;
+        /** The rollout: 50 % answers half the keys from each version; 0 skips the rollout hash (the handle alone). */
+        @Param({"50"})
+        public double percent;
 
         RingStore plain;
         Ring plainRing;
@@ -83,7 +86,7 @@ public class RouterBenchmark {
             plain = RingStore.open(file);
             plainRing = plain.ring(Set.of(), RingVersion.V1);
             router = RingRouter.builder(file).versions(RingVersion.V1, NEW_VERSION)
-                    .policy(RolloutPolicy.everywhere(PERCENT))
+                    .policy(RolloutPolicy.everywhere(percent))
                     .pollMillis(0).jmx(false) // no poller: the file does not change here
                     .open();
             route = router.route(Set.of());
@@ -127,8 +130,8 @@ public class RouterBenchmark {
                     throw new IllegalStateException("route and ring disagree on key " + k);
                 }
             }
-            if (Math.abs(migrated - keys.length * PERCENT / 100) > keys.length / 50.0) {
-                throw new IllegalStateException(migrated + " of " + keys.length + " keys on the new version at " + PERCENT + " %");
+            if (Math.abs(migrated - keys.length * percent / 100) > keys.length / 50.0) {
+                throw new IllegalStateException(migrated + " of " + keys.length + " keys on the new version at " + percent + " %");
             }
             router.resetCounters();
         }
