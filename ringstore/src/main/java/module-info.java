@@ -14,6 +14,7 @@ module io.ringstore {
     exports io.ringstore;
     exports io.ringstore.build;
     exports io.ringstore.migration;
+    exports io.ringstore.state;
 
     exports io.ringstore.internal to io.ringstore.tools;
     exports io.ringstore.internal.format to io.ringstore.tools;
