@@ -487,7 +487,7 @@ public final class HostState implements AutoCloseable {
             boolean holderGone = ProcessHandle.of(holder >>> 32).map(p -> !p.isAlive()).orElse(true);
             if (holderGone || now - waitedSince > 1_000_000_000L) {
                 if (LONG.compareAndSet(s, (long) DIRECTORY_LOCK_OFFSET, holder, lockWord)) {
-                    LOG.log(Level.WARNING, "{0}: broke the directory lock held by pid {1} ({2})", file.path, holder >>> 32,
+                    LOG.log(Level.WARNING, "{0}: broke the directory lock held by pid {1} ({2})", file.path, String.valueOf(holder >>> 32),
                             holderGone ? "process gone" : "held over a second");
                     return;
                 }
@@ -559,7 +559,7 @@ public final class HostState implements AutoCloseable {
             LONG.compareAndSet(s, o + LEASE_OWNER_OFFSET, reaping, 0L);
             reaped++;
             LOG.log(Level.INFO, "{0}: lease {1} of dead process {2} reclaimed, {3} requests in flight returned",
-                    file.path, l, owner >>> 32, returned);
+                    file.path, l, String.valueOf(owner >>> 32), String.valueOf(returned));
         }
         return reaped;
     }
