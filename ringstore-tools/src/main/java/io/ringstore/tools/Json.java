@@ -78,6 +78,13 @@ final class Json {
         return this;
     }
 
+    Json field(String key, boolean value) {
+        key(key);
+        out.print(value);
+        needComma = true;
+        return this;
+    }
+
     /** An array element that is a string. */
     Json value(String value) {
         comma();
