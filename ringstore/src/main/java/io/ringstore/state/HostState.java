@@ -259,12 +259,16 @@ public final class HostState implements AutoCloseable {
         return LONG.compareAndSet(s, r + CHECKED_OFFSET, checked, nowNanos);
     }
 
-    /** Requests in flight to the backend in {@code slot}, summed over every live process. */
+    /**
+     * Requests in flight to the backend in {@code slot}, summed over every live process: plain loads
+     * of its lease cells (two cache lines for 32 leases), each cell read whole, the sum not a snapshot
+     * taken at one instant (nor need it be: requests come and go while it is read).
+     */
     public long inFlight(int slot) {
         long cells = record(slot) + IN_FLIGHT_OFFSET;
         long sum = 0;
         for (int l = 0; l < file.leases; l++) {
-            sum += Integer.toUnsignedLong((int) INT.getOpaque(s, cells + 4L * l));
+            sum += Integer.toUnsignedLong(s.get(ValueLayout.JAVA_INT, cells + 4L * l));
         }
         return sum;
     }
@@ -277,7 +281,7 @@ public final class HostState implements AutoCloseable {
         }
         long sum = 0;
         for (int l = 0; l < file.leases; l++) {
-            sum += Integer.toUnsignedLong((int) INT.getOpaque(s, LEASE_TOTALS_OFFSET + 4L * l));
+            sum += Integer.toUnsignedLong(s.get(ValueLayout.JAVA_INT, LEASE_TOTALS_OFFSET + 4L * l));
         }
         return (double) sum / n;
     }

@@ -14,7 +14,7 @@ package io.ringstore.state;
  *
  *  Record (recordLength = 128 + 4 × leaseCount, a multiple of 64):
  *  +---- line 0: hot, read by every availability check -----------------------------+
- *  | state u64 | drained u64 | fails u64 | checked i64 | accessed i64 | named i64 | owner u64 | - |
+ *  | state u64 | drained u64 | fails u64 | checked i64 | accessed i64 | named i64 | reserved 16 |
  *  +---- lines 1..: in-flight cells, one u32 per lease (written only by that lease) --+
  *  | inFlight[0] u32 | inFlight[1] u32 | ...                     | inFlight[L-1] u32   |
  *  +---- last line: cold, the endpoint ------------------------------------------------+
@@ -66,7 +66,6 @@ final class StateFileLayout {
     static final int CHECKED_OFFSET = FAILS_OFFSET + 8;
     static final int ACCESSED_OFFSET = CHECKED_OFFSET + 8;
     static final int NAMED_OFFSET = ACCESSED_OFFSET + 8;
-    static final int CLAIMED_BY_OFFSET = NAMED_OFFSET + 8;
     static final int IN_FLIGHT_OFFSET = CACHE_LINE;
     /** The endpoint line: after the in-flight cells, the record's last 64 bytes. */
     static final int ENDPOINT_LINE_LENGTH = CACHE_LINE;
