@@ -7,6 +7,8 @@
  *   <li>{@code io.ringstore.build}: parsing a backends file and building a ring file.</li>
  *   <li>{@code io.ringstore.migration}: moving between ring versions: rollout policy, per-key version
  *       choice, exact diff between rings.</li>
+ *   <li>{@code io.ringstore.state}: the live state the router processes of a host share through a
+ *       mapped file beside the ring file: drain, health, requests in flight ({@code HostState}).</li>
  * </ul>
  * {@code io.ringstore.internal} is exported to the command-line tool only.
  */

@@ -175,7 +175,10 @@ public final class HostState implements AutoCloseable {
         return new HostState(mapOrCreate(statePath(ringFile), options), options, true);
     }
 
-    /** {@link #open} if the state file of {@code ringFile} exists: what {@code ringstore lookup} consults. */
+    /**
+     * {@link #open} if the state file of {@code ringFile} exists, and without replacing a bad one (that
+     * is a {@link StateFileException}): what {@code ringstore lookup} consults.
+     */
     public static Optional<HostState> openIfExists(Path ringFile, Options options) throws StateFileException {
         StateMapping m = StateMapping.map(statePath(ringFile));
         return m == null ? Optional.empty() : Optional.of(new HostState(m, options, true));
@@ -580,10 +583,12 @@ public final class HostState implements AutoCloseable {
                 for (int slot : tracked) {
                     LONG.setOpaque(s, record(slot) + NAMED_OFFSET, now);
                 }
-                if ((long) LONG.getVolatile(s, o + LEASE_OWNER_OFFSET) != token) {
-                    LOG.log(Level.ERROR, "{0}: lease {1} of this process was reaped (process stopped longer than {2}?); "
-                            + "its in-flight counts restart from zero", file.path, lease, options.staleAfter());
-                    LONG.compareAndSet(s, o + LEASE_OWNER_OFFSET, 0L, token);
+                // Reaped while alive: only when this process looked gone to another, as from another pid
+                // namespace while its heartbeat stalled. Take the lease back if it is still free.
+                if ((long) LONG.getVolatile(s, o + LEASE_OWNER_OFFSET) != token
+                        && LONG.compareAndSet(s, o + LEASE_OWNER_OFFSET, 0L, token)) {
+                    LOG.log(Level.ERROR, "{0}: lease {1} of this process was reaped while it ran (heartbeat stalled over {2} "
+                            + "and pid not visible to the reaper?); its in-flight counts restart from zero", file.path, lease, options.staleAfter());
                 }
                 reapDeadLeases();
                 if (now - lastReclaim > 10 * period) {
