@@ -4,13 +4,17 @@ import java.lang.System.Logger.Level;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -354,34 +358,21 @@ public final class HostState implements AutoCloseable {
      * Slots for {@code endpoints} ({@code result[i]} for {@code endpoints.get(i)}), given to endpoints
      * seen for the first time; and from now on the endpoints this instance keeps named (replacing the
      * ones of the previous call). Call it with every backend of the rings in use, at open and after
-     * each republish.
+     * each republish. The slot of an endpoint left out stays its own while a request to it is in
+     * flight and for {@link Options#reclaimAfter()} after any router last named it.
      *
      * @throws IllegalArgumentException an endpoint longer than 62 bytes in UTF-8
      * @throws IllegalStateException    the file has no free slot left ({@link Options#slots()})
      */
     public int[] track(List<String> endpoints) {
-        int[] slots = new int[endpoints.size()];
-        long now = System.nanoTime();
-        lockDirectory();
-        try {
-            for (int i = 0; i < slots.length; i++) {
-                slots[i] = slotUnderLock(endpoints.get(i), true, now);
-            }
-        } finally {
-            unlockDirectory();
-        }
+        int[] slots = slots(endpoints, true);
         tracked = Arrays.stream(slots).distinct().toArray();
         return slots;
     }
 
     /** The slot of {@code endpoint}, or -1 if it has none. */
     public int slot(String endpoint) {
-        lockDirectory();
-        try {
-            return slotUnderLock(endpoint, false, System.nanoTime());
-        } finally {
-            unlockDirectory();
-        }
+        return slots(List.of(endpoint), false)[0];
     }
 
     /**
@@ -391,13 +382,7 @@ public final class HostState implements AutoCloseable {
      * @return whether it was drained before
      */
     public boolean drain(String endpoint) {
-        int slot;
-        lockDirectory();
-        try {
-            slot = slotUnderLock(endpoint, true, System.nanoTime());
-        } finally {
-            unlockDirectory();
-        }
+        int slot = slots(List.of(endpoint), true)[0];
         return (long) LONG.getAndSet(s, record(slot) + DRAINED_OFFSET, 1L) != 0;
     }
 
@@ -407,31 +392,60 @@ public final class HostState implements AutoCloseable {
         return slot >= 0 && (long) LONG.getAndSet(s, record(slot) + DRAINED_OFFSET, 0L) != 0;
     }
 
-    private int slotUnderLock(String endpoint, boolean create, long now) {
-        byte[] name = endpoint.getBytes(StandardCharsets.UTF_8);
-        if (name.length == 0 || name.length > ENDPOINT_MAX_LENGTH) {
-            throw new IllegalArgumentException("an endpoint is 1 to " + ENDPOINT_MAX_LENGTH + " bytes in UTF-8: " + endpoint);
-        }
-        int free = -1;
-        for (int slot = 0; slot < file.slots; slot++) {
-            long r = record(slot);
-            if ((long) LONG.getAcquire(s, r + STATE_OFFSET) != SLOT_USED) {
-                free = free < 0 ? slot : free;
-            } else if (Arrays.equals(name, endpointBytes(r))) {
-                if (create) {
-                    LONG.setOpaque(s, r + NAMED_OFFSET, now);
-                }
-                return slot;
+    /**
+     * The slots of {@code endpoints} (-1 for one that has none, unless {@code create}), marked named
+     * now: one pass over the records under the directory lock, then a hash lookup per endpoint.
+     */
+    private int[] slots(List<String> endpoints, boolean create) {
+        byte[][] names = new byte[endpoints.size()][];
+        for (int i = 0; i < names.length; i++) {
+            names[i] = endpoints.get(i).getBytes(StandardCharsets.UTF_8);
+            if (names[i].length == 0 || names[i].length > ENDPOINT_MAX_LENGTH) {
+                throw new IllegalArgumentException("an endpoint is 1 to " + ENDPOINT_MAX_LENGTH + " bytes in UTF-8: " + endpoints.get(i));
             }
         }
-        if (!create) {
-            return -1;
+        int[] slots = new int[names.length];
+        long now = System.nanoTime();
+        lockDirectory();
+        try {
+            Map<ByteBuffer, Integer> used = new HashMap<>();
+            ArrayDeque<Integer> free = new ArrayDeque<>();
+            for (int slot = 0; slot < file.slots; slot++) {
+                long r = record(slot);
+                if ((long) LONG.getAcquire(s, r + STATE_OFFSET) != SLOT_USED) {
+                    free.add(slot);
+                } else {
+                    byte[] name = endpointBytes(r);
+                    if (name != null) { // a corrupt record names nothing
+                        used.putIfAbsent(ByteBuffer.wrap(name), slot);
+                    }
+                }
+            }
+            for (int i = 0; i < names.length; i++) {
+                Integer slot = used.get(ByteBuffer.wrap(names[i]));
+                if (slot == null && create) {
+                    if (free.isEmpty()) {
+                        throw new IllegalStateException(file.path + ": all " + file.slots + " backend slots are in use; "
+                                + "recreate the state file with more (Options.slots) when no router runs");
+                    }
+                    slot = free.poll();
+                    give(slot, names[i], now);
+                    used.put(ByteBuffer.wrap(names[i]), slot);
+                }
+                if (slot != null && create) {
+                    LONG.setOpaque(s, record(slot) + NAMED_OFFSET, now);
+                }
+                slots[i] = slot == null ? -1 : slot;
+            }
+        } finally {
+            unlockDirectory();
         }
-        if (free < 0) {
-            throw new IllegalStateException(file.path + ": all " + file.slots + " backend slots are in use; "
-                    + "recreate the state file with more (Options.slots) when no router runs");
-        }
-        long r = record(free);
+        return slots;
+    }
+
+    /** Gives the free record {@code slot} to the endpoint {@code name}: fields zeroed, endpoint written, then in use. */
+    private void give(int slot, byte[] name, long now) {
+        long r = record(slot);
         for (long o = DRAINED_OFFSET; o < file.recordLength - ENDPOINT_LINE_LENGTH; o += 8) {
             s.set(ValueLayout.JAVA_LONG, r + o, 0L);
         }
@@ -441,7 +455,6 @@ public final class HostState implements AutoCloseable {
         MemorySegment.copy(name, 0, s, ValueLayout.JAVA_BYTE, e + 2, name.length);
         LONG.setRelease(s, r + STATE_OFFSET, SLOT_USED);
         LONG.getAndAdd(s, (long) DIRECTORY_GENERATION_OFFSET, 1L);
-        return free;
     }
 
     /** The endpoint's bytes, or {@code null} if its length field is out of range (a corrupt record). */

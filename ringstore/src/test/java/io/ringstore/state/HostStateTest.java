@@ -49,6 +49,24 @@ class HostStateTest {
     }
 
     @Test
+    void aFullDirectoryOfEndpointsKeepsItsSlotsInAnyOrder() throws Exception {
+        List<String> endpoints = new ArrayList<>();
+        for (int i = 0; i < 4096; i++) {
+            endpoints.add("[2001:db8::" + Integer.toHexString(i) + "]:" + (8000 + i % 100));
+        }
+        try (HostState state = HostState.open(ring())) { // 4,096 slots
+            int[] slots = state.track(endpoints);
+            assertEquals(4096, java.util.Arrays.stream(slots).distinct().count());
+            List<String> reversed = new ArrayList<>(endpoints.reversed());
+            int[] again = state.track(reversed);
+            for (int i = 0; i < 4096; i++) {
+                assertEquals(slots[i], again[4095 - i]);
+            }
+            assertThrows(IllegalStateException.class, () -> state.track(List.of("one-too-many:1")));
+        }
+    }
+
+    @Test
     void inFlightIsCountedForTheWholeHostAndNeverGoesBelowZero() throws Exception {
         try (HostState a = HostState.open(ring(), SMALL); HostState b = HostState.open(ring(), SMALL)) {
             int[] sa = a.track(List.of("x:1", "y:1"));
