@@ -156,6 +156,16 @@ public final class HostState implements AutoCloseable {
         }
     }
 
+    /** A new instance on {@code m}, or {@code m} unmapped again if it cannot be made (no lease left). */
+    private static HostState of(StateMapping m, Options options, boolean router) throws StateFileException {
+        try {
+            return new HostState(m, options, router);
+        } catch (StateFileException | RuntimeException e) {
+            m.arena.close();
+            throw e;
+        }
+    }
+
     /** The state file of {@code ringFile}: {@code NAME.state} beside it. */
     public static Path statePath(Path ringFile) {
         return ringFile.resolveSibling(ringFile.getFileName() + ".state");
@@ -176,7 +186,7 @@ public final class HostState implements AutoCloseable {
      *                            leases are held by live processes
      */
     public static HostState open(Path ringFile, Options options) throws StateFileException {
-        return new HostState(mapOrCreate(statePath(ringFile), options), options, true);
+        return of(mapOrCreate(statePath(ringFile), options), options, true);
     }
 
     /**
@@ -185,7 +195,7 @@ public final class HostState implements AutoCloseable {
      */
     public static Optional<HostState> openIfExists(Path ringFile, Options options) throws StateFileException {
         StateMapping m = StateMapping.map(statePath(ringFile));
-        return m == null ? Optional.empty() : Optional.of(new HostState(m, options, true));
+        return m == null ? Optional.empty() : Optional.of(of(m, options, true));
     }
 
     /**
@@ -201,7 +211,7 @@ public final class HostState implements AutoCloseable {
             StateMapping.create(stateFile, options.leases(), options.slots());
             m = StateMapping.map(stateFile);
         }
-        return m == null ? Optional.empty() : Optional.of(new HostState(m, options, false));
+        return m == null ? Optional.empty() : Optional.of(of(m, options, false));
     }
 
     private static StateMapping mapOrCreate(Path path, Options options) throws StateFileException {
@@ -386,7 +396,11 @@ public final class HostState implements AutoCloseable {
         return (long) LONG.getAndSet(s, record(slot) + DRAINED_OFFSET, 1L) != 0;
     }
 
-    /** Ends the drain of {@code endpoint}. @return whether it was drained */
+    /**
+     * Ends the drain of {@code endpoint}.
+     *
+     * @return whether it was drained
+     */
     public boolean undrain(String endpoint) {
         int slot = slot(endpoint);
         return slot >= 0 && (long) LONG.getAndSet(s, record(slot) + DRAINED_OFFSET, 0L) != 0;

@@ -66,8 +66,7 @@ final class StateMapping {
             Arena arena = Arena.ofShared();
             try {
                 MemorySegment segment = ch.map(FileChannel.MapMode.READ_WRITE, 0, size, arena);
-                StateMapping m = check(path, arena, segment);
-                return m;
+                return check(path, arena, segment);
             } catch (StateFileException | RuntimeException e) {
                 arena.close();
                 throw e;
