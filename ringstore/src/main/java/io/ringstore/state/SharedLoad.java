@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.function.IntPredicate;
+import java.util.function.LongSupplier;
 
 /**
  * A router's link between its {@link RingRouter} and the host's {@link HostState}: which backend a key
@@ -72,15 +73,18 @@ public final class SharedLoad {
     private final HostState state;
     private final RingRouter router;
     private final BoundedLoad policy;
+    /** {@link System#nanoTime()}; a test's clock to pass a fail_timeout without waiting it. */
+    private final LongSupplier clock;
     /** The generation serving, as last seen; replaced under this. */
     private volatile Generation current;
     /** The one before it, for requests placed before the switch that finish after it. */
     private volatile Generation previous;
 
-    private SharedLoad(HostState state, RingRouter router, BoundedLoad policy) {
-        this.state = state;
-        this.router = router;
+    private SharedLoad(HostState state, RingRouter router, BoundedLoad policy, LongSupplier clock) {
+        this.state = Objects.requireNonNull(state, "state");
+        this.router = Objects.requireNonNull(router, "router");
         this.policy = policy;
+        this.clock = clock;
         this.current = track(router.watched().current(), null);
     }
 
@@ -92,7 +96,12 @@ public final class SharedLoad {
      * @throws IllegalStateException the state file has no free slot left for the generation's backends
      */
     public static SharedLoad open(HostState state, RingRouter router, BoundedLoad policy) {
-        return new SharedLoad(Objects.requireNonNull(state, "state"), Objects.requireNonNull(router, "router"), policy);
+        return new SharedLoad(state, router, policy, System::nanoTime);
+    }
+
+    /** {@link #open(HostState, RingRouter, BoundedLoad)} on another clock, for tests. */
+    static SharedLoad open(HostState state, RingRouter router, BoundedLoad policy, LongSupplier nanoClock) {
+        return new SharedLoad(state, router, policy, nanoClock);
     }
 
     public HostState state() {
@@ -148,7 +157,7 @@ public final class SharedLoad {
     public void reportFailure(Backend b) {
         int slot = slot(b);
         if (slot >= 0) {
-            state.reportFailure(slot, System.nanoTime());
+            state.reportFailure(slot, clock.getAsLong());
         }
     }
 
@@ -257,7 +266,7 @@ public final class SharedLoad {
         /** Available, taking the probe of a failed backend whose fail_timeout has passed: for the backend a request goes to. */
         @Override
         public boolean test(int b) {
-            return !down[b] && slots[b] >= 0 && state.available(slots[b], System.nanoTime(), maxFails[b], failTimeoutNanos[b]);
+            return !down[b] && slots[b] >= 0 && state.available(slots[b], clock.getAsLong(), maxFails[b], failTimeoutNanos[b]);
         }
 
         /** Available, without the probe: for counting. */
@@ -325,7 +334,7 @@ public final class SharedLoad {
 
             @Override
             public int availableBackends() {
-                long now = System.nanoTime();
+                long now = clock.getAsLong();
                 int n = 0;
                 for (int b : members) {
                     if (peek(b, now)) {
