@@ -23,7 +23,7 @@ final class Origins implements AutoCloseable {
     static final Path NGINX = Path.of("/usr/sbin/nginx");
     /** The echo module, for a delay (Debian's libnginx-mod-http-echo, a dependency of nginx-light). */
     static final Path ECHO_MODULE = Path.of("/usr/lib/nginx/modules/ngx_http_echo_module.so");
-    static final String SLOW_SECONDS = "0.02";
+    static final String SLOW_SECONDS = "0.05";
     static final String HOLD_SECONDS = "4";
     private static final long START_TIMEOUT_MILLIS = 15_000;
 

@@ -64,6 +64,8 @@ class ReferenceRouterTest {
     private static final double UNBOUNDED = 100;
     private static final List<String> UNIFORM = keys("/k/", 400);
     private static final List<String> SLOW = keys("/slow/", 1000);
+    /** Requests in flight in the bounded-load runs: a mean of 8 per origin, where ⌈1.25 × 64 / 8⌉ is exactly 1.25 × 8. */
+    private static final int IN_FLIGHT = 64;
 
     @TempDir
     static Path dir;
@@ -211,6 +213,195 @@ class ReferenceRouterTest {
             CliRun.run("state", ring.toString(), "undrain", drained).assertOk();
         }
         assertTrue(load(UNIFORM, 1, () -> false).stream().anyMatch(r -> r.backend.equals(drained)), "undrained, it serves again");
+    }
+
+    /**
+     * A Zipf(1.1) workload over 1,000 keys of slow origins (so that requests overlap), 64 at a time:
+     * with the bound shared host-wide, the busiest origin stays within c × the mean in flight; the
+     * same run with a state file per process (each bounding only its own quarter) and with no bound
+     * are measured for comparison, and the share of requests served by their ring backend printed.
+     */
+    @Test
+    @Order(5)
+    void boundedLoadSharedHostWideKeepsTheBusiestOriginWithinCTimesTheMean() throws Exception {
+        List<String> workload = zipf(3000, 1.1, new SplittableRandom(12));
+        Balance hostWide = balance(workload, C, List.of(ring, ring, ring, ring));
+        RouterProcess.stopAll(routers);
+        List<Path> ownRings = new ArrayList<>();
+        for (int i = 0; i < ROUTERS; i++) {
+            ownRings.add(Files.copy(ring, Files.createDirectories(dir.resolve("process" + i)).resolve("fleet.ring")));
+        }
+        Balance perProcess = balance(workload, C, ownRings);
+        Balance unbounded = balance(workload, UNBOUNDED, List.of(ring, ring, ring, ring));
+        routers = RouterProcess.startAll(classes, List.of(ring, ring, ring, ring), C); // as before, for the next test
+        System.out.printf("reference router, Zipf(1.1), %d requests, %d in flight, %d routers, %d origins; busiest origin's in-flight / mean"
+                        + " (median, p99 of samples) and affinity:%n", workload.size(), IN_FLIGHT, ROUTERS, ORIGINS);
+        System.out.printf("  c=%.2f host-wide:   %s%n", C, hostWide);
+        System.out.printf("  c=%.2f per process: %s%n", C, perProcess);
+        System.out.printf("  no bound:          %s%n", unbounded);
+        // A sample can exceed the bound by a request placed when more were in flight, or placed by another
+        // thread or process between this one's check and its acquire: by one request, nearly always.
+        assertTrue(hostWide.withinOneMore >= 0.95, "host-wide, the busiest origin within ⌈c·m/n⌉ + 1: " + hostWide);
+        assertTrue(hostWide.withinBound >= unbounded.withinBound + 0.5, "the bound holds where no bound does not: " + hostWide
+                + " vs " + unbounded);
+        assertTrue(hostWide.p99 < unbounded.p99, "a bound lowers the peak: " + hostWide + " vs " + unbounded);
+        assertTrue(unbounded.affinity > 0.99, "without a bound every key goes to its ring backend: " + unbounded);
+    }
+
+    /**
+     * A router killed with {@code kill -9} while it holds requests in flight: the survivors' heartbeat
+     * reaps its lease, so the host-wide counts come back to the requests really in flight (those of a
+     * surviving router) without ever reading below them.
+     */
+    @Test
+    @Order(6)
+    void killNineOfARouterWithRequestsInFlightRecoversTheCounts() throws Exception {
+        try (HostState view = HostState.inspect(HostState.statePath(ring), HostState.Options.DEFAULTS, false).orElseThrow()) {
+            int[] slots = new int[ORIGINS];
+            for (int i = 0; i < ORIGINS; i++) {
+                slots[i] = view.slot(origins.address(i));
+            }
+            RouterProcess victim = routers.get(0);
+            RouterProcess survivor = routers.get(1);
+            List<CompletableFuture<Reply>> held = new ArrayList<>();
+            for (int i = 0; i < 6; i++) {
+                String uri = "/hold/victim" + i;
+                held.add(CompletableFuture.supplyAsync(() -> send(victim, uri), workers));
+            }
+            List<CompletableFuture<Reply>> kept = new ArrayList<>();
+            for (int i = 0; i < 3; i++) {
+                String uri = "/hold/survivor" + i;
+                kept.add(CompletableFuture.supplyAsync(() -> send(survivor, uri), workers));
+            }
+            awaitTotal(view, slots, 9, "all 9 requests in flight");
+            victim.process.destroyForcibly(); // SIGKILL
+            assertTrue(victim.process.waitFor(10, TimeUnit.SECONDS), "the router was killed");
+            long killed = System.nanoTime();
+            long total;
+            do {
+                total = total(view, slots);
+                assertTrue(total >= 3 && total <= 9, "host-wide in flight between the true 3 and the 9 before the kill: " + total);
+                Thread.sleep(5);
+            } while (total > 3 && System.nanoTime() - killed < TimeUnit.SECONDS.toNanos(20));
+            double recovery = (System.nanoTime() - killed) / 1e9;
+            System.out.printf("reference router: kill -9 with 6 requests in flight; host-wide in-flight back to the survivor's 3 in %.2f s%n",
+                    recovery);
+            assertEquals(3, total, "host-wide in flight after the dead router's lease was reaped");
+            for (CompletableFuture<Reply> f : kept) {
+                Reply r = f.get(20, TimeUnit.SECONDS);
+                assertEquals(200, r.status, () -> "the survivor's requests completed: " + r);
+            }
+            for (CompletableFuture<Reply> f : held) {
+                assertEquals(-1, f.get(20, TimeUnit.SECONDS).status, "the killed router's requests failed");
+            }
+            awaitTotal(view, slots, 0, "nothing in flight once the survivor's requests are done");
+        }
+    }
+
+    private static long total(HostState view, int[] slots) {
+        long total = 0;
+        for (int slot : slots) {
+            total += view.inFlight(slot);
+        }
+        return total;
+    }
+
+    private static void awaitTotal(HostState view, int[] slots, long expected, String what) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        long total;
+        while ((total = total(view, slots)) != expected) {
+            assertTrue(System.nanoTime() < deadline, what + ": host-wide in flight " + total + ", expected " + expected);
+            Thread.sleep(5);
+        }
+    }
+
+    /** What {@link #balance} measured: the busiest origin's in-flight over the mean, sample by sample, and the affinity. */
+    record Balance(double median, double p99, double withinBound, double withinOneMore, int samples, double affinity) {
+        @Override
+        public String toString() {
+            return String.format("median %.2f, p99 %.2f, busiest ≤ ⌈1.25·m/n⌉ in %.1f %% (≤ one more: %.1f %%) of %d samples, affinity %.1f %%",
+                    median, p99, 100 * withinBound, 100 * withinOneMore, samples, 100 * affinity);
+        }
+    }
+
+    /**
+     * Runs {@code workload} through routers on {@code rings} with bound {@code c} while sampling, every
+     * millisecond, each origin's requests in flight on the host (the sum over the state files of the
+     * rings), as a router sees them. Samples with fewer than half the requests in flight (start, end)
+     * are left out. Leaves no router running.
+     */
+    private static Balance balance(List<String> workload, double c, List<Path> rings) throws Exception {
+        routers = RouterProcess.startAll(classes, rings, c);
+        List<HostState> views = new ArrayList<>();
+        try {
+            List<int[]> slots = new ArrayList<>();
+            for (Path r : rings.stream().distinct().toList()) {
+                HostState view = HostState.inspect(HostState.statePath(r), HostState.Options.DEFAULTS, false).orElseThrow();
+                views.add(view);
+                int[] s = new int[ORIGINS];
+                for (int i = 0; i < ORIGINS; i++) {
+                    s[i] = view.slot(origins.address(i));
+                    assertTrue(s[i] >= 0, "the routers track " + origins.address(i));
+                }
+                slots.add(s);
+            }
+            List<Double> ratios = new ArrayList<>();
+            int withinBound = 0;
+            int withinOneMore = 0;
+            CompletableFuture<List<Reply>> run = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return load(workload, IN_FLIGHT, () -> false);
+                } catch (Exception e) {
+                    throw new RuntimeException(e);
+                }
+            });
+            while (!run.isDone()) {
+                long total = 0;
+                long max = 0;
+                for (int o = 0; o < ORIGINS; o++) {
+                    long n = 0;
+                    for (int v = 0; v < views.size(); v++) {
+                        n += views.get(v).inFlight(slots.get(v)[o]);
+                    }
+                    assertTrue(n <= workload.size(), "a count that wrapped below zero? " + n);
+                    total += n;
+                    max = Math.max(max, n);
+                }
+                if (total >= IN_FLIGHT / 2) {
+                    ratios.add(max / (total / (double) ORIGINS));
+                    long bound = (long) Math.ceil(C * total / ORIGINS);
+                    withinBound += max <= bound ? 1 : 0;
+                    withinOneMore += max <= bound + 1 ? 1 : 0;
+                }
+                Thread.sleep(1);
+            }
+            List<Reply> replies = run.join();
+            assertTrue(replies.stream().allMatch(r -> r.status == 200), "every request answered");
+            double affinity = replies.stream().filter(r -> r.backend.equals(ringAnswer.get(r.uri))).count() / (double) replies.size();
+            assertTrue(ratios.size() >= 50, "load overlapped long enough to sample: " + ratios.size() + " samples");
+            ratios.sort(null);
+            return new Balance(ratios.get(ratios.size() / 2), ratios.get(ratios.size() * 99 / 100), withinBound / (double) ratios.size(),
+                    withinOneMore / (double) ratios.size(), ratios.size(), affinity);
+        } finally {
+            views.forEach(HostState::close);
+            RouterProcess.stopAll(routers);
+        }
+    }
+
+    /** {@code count} keys of slow origins drawn from Zipf({@code s}) over the 1,000 of {@link #SLOW}. */
+    private static List<String> zipf(int count, double s, SplittableRandom random) {
+        double[] cumulative = new double[SLOW.size()];
+        double sum = 0;
+        for (int k = 0; k < cumulative.length; k++) {
+            sum += Math.pow(k + 1, -s);
+            cumulative[k] = sum;
+        }
+        List<String> keys = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            int k = java.util.Arrays.binarySearch(cumulative, random.nextDouble() * sum);
+            keys.add(SLOW.get(k >= 0 ? k : -k - 1));
+        }
+        return keys;
     }
 
     // ---- the load generator ----------------------------------------------------------------------
