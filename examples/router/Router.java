@@ -29,7 +29,8 @@ import java.util.concurrent.Executors;
  * ringstore chooses for its URI.
  *
  * <pre>
- * java -cp ringstore.jar:. Router RINGFILE PORT [c=1.25] [policy=FILE,DATACENTRE]
+ * javac -cp ringstore.jar -d classes Router.java
+ * java -cp ringstore.jar:classes Router RINGFILE PORT [c=1.25] [policy=FILE,DATACENTRE]
  * </pre>
  *
  * <ul>
@@ -101,12 +102,14 @@ public final class Router {
         try (exchange) {
             String uri = exchange.getRequestURI().getRawPath();
             byte[] key = uri.getBytes(StandardCharsets.UTF_8);
-            for (int tries = 1; tries <= MAX_TRIES; tries++) {
+            int tries = 0;
+            while (tries < MAX_TRIES) {
                 Backend backend = route.choose(key, load);
                 if (backend == null) {
                     break; // no backend can take it: every one drained or failed
                 }
                 HttpResponse<byte[]> response;
+                tries++;
                 int token = load.acquire(backend);
                 try {
                     response = client.send(HttpRequest.newBuilder(URI.create("http://" + backend.address() + uri))
@@ -124,7 +127,7 @@ public final class Router {
                 respond(exchange, response.statusCode(), response.body(), backend.address(), tries);
                 return;
             }
-            respond(exchange, 502, "no backend answered\n".getBytes(StandardCharsets.US_ASCII), "-", MAX_TRIES);
+            respond(exchange, 502, "no backend answered\n".getBytes(StandardCharsets.US_ASCII), "-", tries);
         }
     }
 
