@@ -262,6 +262,19 @@ public final class HostState implements AutoCloseable {
      * it; the others skip it for another {@code failTimeout}, unless {@link #reportSuccess} clears it.
      */
     public boolean available(int slot, long nowNanos, int maxFails, long failTimeoutNanos) {
+        return available(slot, nowNanos, maxFails, failTimeoutNanos, true);
+    }
+
+    /**
+     * {@link #available(int, long, int, long)} without taking the probe: a failed backend whose
+     * {@code failTimeoutNanos} have passed is available to every caller, and nothing is written. For
+     * a look that routes no request: {@code ringstore lookup}, and counting the available backends.
+     */
+    public boolean peekAvailable(int slot, long nowNanos, int maxFails, long failTimeoutNanos) {
+        return available(slot, nowNanos, maxFails, failTimeoutNanos, false);
+    }
+
+    private boolean available(int slot, long nowNanos, int maxFails, long failTimeoutNanos, boolean probe) {
         long r = record(slot);
         if (s.get(ValueLayout.JAVA_LONG, r + DRAINED_OFFSET) != 0) {
             return false;
@@ -273,7 +286,7 @@ public final class HostState implements AutoCloseable {
         if (nowNanos - checked <= failTimeoutNanos) {
             return false;
         }
-        return LONG.compareAndSet(s, r + CHECKED_OFFSET, checked, nowNanos);
+        return !probe || LONG.compareAndSet(s, r + CHECKED_OFFSET, checked, nowNanos);
     }
 
     /**
@@ -293,14 +306,19 @@ public final class HostState implements AutoCloseable {
     /** Requests in flight on the whole host divided by the number of backends this instance tracks (0 if none). */
     public double meanInFlight() {
         int n = tracked.length;
-        if (n == 0) {
-            return 0;
-        }
+        return n == 0 ? 0 : (double) totalInFlight() / n;
+    }
+
+    /**
+     * Requests in flight on the whole host, to every backend of the file: the sum of each lease's
+     * total (plain loads of one cache line), not of the backends' counts.
+     */
+    public long totalInFlight() {
         long sum = 0;
         for (int l = 0; l < file.leases; l++) {
             sum += Integer.toUnsignedLong(s.get(ValueLayout.JAVA_INT, LEASE_TOTALS_OFFSET + 4L * l));
         }
-        return (double) sum / n;
+        return sum;
     }
 
     /** One more request in flight to the backend in {@code slot}, counted in this process's lease. */
