@@ -8,9 +8,7 @@ import io.ringstore.balance.BoundedLoad;
 import io.ringstore.balance.LoadView;
 
 import java.util.Arrays;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.function.IntPredicate;
 import java.util.function.LongSupplier;
@@ -85,7 +83,7 @@ public final class SharedLoad {
         this.router = Objects.requireNonNull(router, "router");
         this.policy = policy;
         this.clock = clock;
-        this.current = track(router.watched().current(), null);
+        this.current = view(router.watched().current(), true);
     }
 
     /**
@@ -197,30 +195,22 @@ public final class SharedLoad {
             }
             if (store == router.watched().current()) {
                 previous = g;
-                current = track(store, null);
+                current = view(store, true);
                 return current;
             }
             // Older than both (a lookup that slept through two switches): its slots by endpoint, untracked.
-            return track(store, g);
+            return view(store, false);
         }
     }
 
     /**
-     * A generation's view: with {@code known} null, its endpoints {@linkplain HostState#track tracked}
-     * (named by this process from now on); else found among {@code known}'s, or by their endpoint.
+     * A generation's view: with {@code track}, its endpoints {@linkplain HostState#track tracked} (given
+     * slots, and named by this process from now on); else only looked up.
      */
-    private Generation track(RingStore store, Generation known) {
+    private Generation view(RingStore store, boolean track) {
         List<Backend> backends = store.backends();
-        int[] slots;
-        if (known == null) {
-            slots = state.track(backends.stream().map(Backend::socketAddress).toList());
-        } else {
-            slots = new int[backends.size()];
-            for (int i = 0; i < slots.length; i++) {
-                Integer s = known.slotByEndpoint.get(backends.get(i).socketAddress());
-                slots[i] = s != null ? s : state.slot(backends.get(i).socketAddress());
-            }
-        }
+        List<String> endpoints = backends.stream().map(Backend::socketAddress).toList();
+        int[] slots = track ? state.track(endpoints) : state.slots(endpoints);
         return new Generation(store, backends.toArray(Backend[]::new), slots);
     }
 
@@ -236,7 +226,6 @@ public final class SharedLoad {
         final boolean[] down;
         final int[] maxFails;
         final long[] failTimeoutNanos;
-        final Map<String, Integer> slotByEndpoint = new HashMap<>();
         /** One per ring used so far, in {@link #rings}' order; copied on write. */
         private volatile Pool[] pools = new Pool[0];
 
@@ -251,9 +240,6 @@ public final class SharedLoad {
                 down[i] = backends[i].down();
                 maxFails[i] = backends[i].maxFails();
                 failTimeoutNanos[i] = SharedLoad.failTimeoutNanos(backends[i]);
-                if (slots[i] >= 0) {
-                    slotByEndpoint.put(backends[i].socketAddress(), slots[i]);
-                }
             }
         }
 
