@@ -53,12 +53,13 @@ import java.util.function.LongSupplier;
  * is still counted in its own slot, found by endpoint.
  *
  * <p><b>Cost per {@link #choose}</b>, with a bound: the ring search, then per candidate examined one
- * cache line of its state record (drain, health) and its in-flight cells (two lines for 32 leases);
- * the mean's total is the sum of the per-process totals (one line) when the ring's members are every
- * backend of the file, else the sum of the members' counts; the number of available members is a
- * read of one line per member. So a pool of n backends costs O(n) loads of lines that stay shared
- * in every core's cache (written only on a drain or a failure): small next to the request it places
- * for the fleets a host routes to, measured in BENCHMARKS.md ("One host, one view").
+ * cache line of its state record (drain, health) and its in-flight cells (two lines for 32 leases).
+ * The mean's total is the sum of the per-process totals (one line) when the ring's members are every
+ * backend of the file, else the sum of the members' counts (O(members) lines: keep feature pools
+ * small, or route on the all-backends ring). The number of available members is counted at most once
+ * a millisecond per pool (O(members) lines, shared in every core's cache: written only on a drain or
+ * a failure); between counts it may lag a drain or a failure by that much, which moves only the
+ * bound, never lets an unavailable backend be chosen. Measured in BENCHMARKS.md ("One host, one view").
  *
  * <p>Thread-safe; {@link #choose}, {@link #acquire}, {@link #release}, {@link #reportFailure} and
  * {@link #reportSuccess} allocate nothing on the steady path.
@@ -67,6 +68,8 @@ public final class SharedLoad {
     /** {@link Generation#slotOf}: not a backend of that generation. */
     private static final int NO_SLOT = Integer.MIN_VALUE;
     private static final long NANOS_PER_SECOND = 1_000_000_000L;
+    /** How old the count of a pool's available backends may be: see {@code Pool.availableBackends()}. */
+    static final long COUNT_REFRESH_NANOS = 1_000_000L;
 
     private final HostState state;
     private final RingRouter router;
@@ -287,12 +290,16 @@ public final class SharedLoad {
             final int[] members;
             /** Whether every backend of the file is a member, so that the per-process totals are the pool's. */
             final boolean everyBackend;
+            /** {@link #availableBackends()} as last counted, and when (the clock's time); racy by design. */
+            private volatile int count;
+            private volatile long countedAt;
 
             Pool(Ring ring) {
                 this.ring = ring;
                 this.members = Arrays.stream(backends).filter(b -> b.features().containsAll(ring.features()))
                         .mapToInt(Backend::index).toArray();
                 this.everyBackend = members.length == backends.length;
+                this.countedAt = clock.getAsLong() - 2 * COUNT_REFRESH_NANOS; // counted on first use
             }
 
             @Override
@@ -318,15 +325,26 @@ public final class SharedLoad {
                 return sum;
             }
 
+            /**
+             * Counted over the members at most every {@link #COUNT_REFRESH_NANOS}: availability changes
+             * at an operator's or a failure's pace, and a count that far behind only moves the bound of
+             * the requests placed meanwhile (each candidate's own availability is always read fresh). A
+             * count and its time read torn between two refreshes is the same kind of lag.
+             */
             @Override
             public int availableBackends() {
                 long now = clock.getAsLong();
+                if (now - countedAt <= COUNT_REFRESH_NANOS) {
+                    return count;
+                }
                 int n = 0;
                 for (int b : members) {
                     if (peek(b, now)) {
                         n++;
                     }
                 }
+                count = n;
+                countedAt = now;
                 return n;
             }
         }
