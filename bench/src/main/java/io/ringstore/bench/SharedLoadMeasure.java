@@ -10,6 +10,7 @@ import io.ringstore.state.SharedLoad;
 
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
+import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -26,7 +27,8 @@ import java.util.concurrent.CyclicBarrier;
  * with c = 1.25 and no backend over the bound, and with 10 % of the backends over it (their keys,
  * about 10 %, go to the next candidate of their random-jump walk); and {@code choose} followed by
  * {@code acquire} + {@code release}, the whole bookkeeping of one request. With 1 and 2 threads of one
- * process, then 4 processes at once on the same state file.
+ * process, then 4 processes at once on the same state file. Also the bytes each thread allocated per
+ * lookup ({@code com.sun.management.ThreadMXBean}), which should be 0.
  *
  * <pre>
  * java -cp bench/target/benchmarks.jar io.ringstore.bench.SharedLoadMeasure [--seconds S]
@@ -40,6 +42,7 @@ public final class SharedLoadMeasure {
     /** Held on each overloaded backend: far over ⌈1.25 · (m + 1) / n⌉ = 7 for the 500 held in all. */
     private static final int HELD = 50;
     private static volatile long sink;
+    private static final com.sun.management.ThreadMXBean THREADS = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
 
     private SharedLoadMeasure() {
     }
@@ -68,7 +71,7 @@ public final class SharedLoadMeasure {
              RingRouter.Route route = router.route(java.util.Set.of())) {
             SharedLoad unbounded = SharedLoad.open(state, router, null);
             SharedLoad bounded = SharedLoad.open(state, router, BoundedLoad.of(BoundedLoad.DEFAULT_C));
-            System.out.printf("%-52s %8s %10s%n", "lookup", "threads", "ns/lookup");
+            System.out.printf("%-52s %8s %10s %10s%n", "lookup", "threads", "ns/lookup", "B/lookup");
             for (int threads : new int[] {1, 2}) {
                 report("Route.backend (plain)", threads, measure(threads, seconds, route, keys, RingRouter.Route::backend));
                 report("Route.choose, no bound (drain, health)", threads, measure(threads, seconds, route, keys, (r, k) -> r.choose(k, unbounded)));
@@ -131,9 +134,9 @@ public final class SharedLoadMeasure {
              HostState state = HostState.open(ring);
              RingRouter.Route route = router.route(java.util.Set.of())) {
             SharedLoad bounded = SharedLoad.open(state, router, BoundedLoad.of(BoundedLoad.DEFAULT_C));
-            System.out.println(measure(1, seconds, route, keys, RingRouter.Route::backend));
-            System.out.println(measure(1, seconds, route, keys, (r, k) -> r.choose(k, bounded)));
-            System.out.println(measure(1, seconds, route, keys, (r, k) -> request(r, k, bounded)));
+            System.out.println(measure(1, seconds, route, keys, RingRouter.Route::backend)[0]);
+            System.out.println(measure(1, seconds, route, keys, (r, k) -> r.choose(k, bounded))[0]);
+            System.out.println(measure(1, seconds, route, keys, (r, k) -> request(r, k, bounded))[0]);
         }
     }
 
@@ -152,17 +155,19 @@ public final class SharedLoadMeasure {
         return keys;
     }
 
-    private static void report(String operation, int threads, double ns) {
-        System.out.printf(Locale.ROOT, "%-52s %8d %10.1f%n", operation, threads, ns);
+    private static void report(String operation, int threads, double[] nsAndBytes) {
+        System.out.printf(Locale.ROOT, "%-52s %8d %10.1f %10.2f%n", operation, threads, nsAndBytes[0], nsAndBytes[1]);
     }
 
     /**
      * Runs {@code lookup} over the keys on {@code threads} threads (each from its own offset) for a
-     * warm-up second and then {@code seconds}; returns the mean ns per lookup of one thread.
+     * warm-up second and then {@code seconds}; returns the mean ns per lookup of one thread, and the
+     * mean bytes it allocated per lookup.
      */
-    private static double measure(int threads, double seconds, RingRouter.Route route, byte[][] keys, Lookup lookup) throws Exception {
+    private static double[] measure(int threads, double seconds, RingRouter.Route route, byte[][] keys, Lookup lookup) throws Exception {
         CyclicBarrier start = new CyclicBarrier(threads);
         double[] ns = new double[threads];
+        double[] bytes = new double[threads];
         List<Thread> running = new ArrayList<>();
         for (int t = 0; t < threads; t++) {
             int id = t;
@@ -178,6 +183,8 @@ public final class SharedLoadMeasure {
                     }
                     start.await();
                     long ops = 0;
+                    long allocatedBefore = 0;
+                    long opsBefore = 0;
                     long begin = System.nanoTime();
                     long end = begin + (long) (seconds * 1e9);
                     long now;
@@ -186,8 +193,13 @@ public final class SharedLoadMeasure {
                             keep += lookup.answer(route, keys[next]) == null ? 0 : 1;
                         }
                         ops += BATCH;
+                        if (ops == BATCH) {
+                            allocatedBefore = THREADS.getCurrentThreadAllocatedBytes(); // counted from the second batch on
+                            opsBefore = ops;
+                        }
                     } while ((now = System.nanoTime()) < end);
                     ns[id] = (double) (now - begin) / ops;
+                    bytes[id] = ops == opsBefore ? 0 : (double) (THREADS.getCurrentThreadAllocatedBytes() - allocatedBefore) / (ops - opsBefore);
                     sink += keep;
                 } catch (Exception e) {
                     throw new IllegalStateException(e);
@@ -197,10 +209,14 @@ public final class SharedLoadMeasure {
         for (Thread t : running) {
             t.join();
         }
+        return new double[] {mean(ns), mean(bytes)};
+    }
+
+    private static double mean(double[] values) {
         double sum = 0;
-        for (double v : ns) {
+        for (double v : values) {
             sum += v;
         }
-        return sum / threads;
+        return sum / values.length;
     }
 }
