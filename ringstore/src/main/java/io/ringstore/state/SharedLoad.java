@@ -42,7 +42,9 @@ import java.util.function.LongSupplier;
  * <p><b>Choosing.</b> With a {@link BoundedLoad}, the backend is the one {@link BoundedLoad#choose}
  * picks on the key's ring: the ring's answer unless it is unavailable or holds more than c × the mean
  * in flight, then the next candidate of the key's bounded walk. The pool whose mean counts is the
- * ring's members (the backends with every feature of the ring). Without a bound (null), only
+ * ring's members (the backends with every feature of the ring): m counts the requests still in flight
+ * on members that became unavailable, n only the available ones, so a drain or a failure raises the
+ * capacity of the others until those requests end. Without a bound (null), only
  * availability counts, as in nginx: the ring's answer, else the first available backend of the
  * {@value Ring#NGINX_MAX_POINTS} points from the key's ({@link Ring#select}), else of the whole ring.
  *
@@ -135,9 +137,9 @@ public final class SharedLoad {
     }
 
     /**
-     * One more request in flight to {@code b}, host-wide; returns the token to {@link #release} it
-     * with (-1, released as nothing, for a backend that has no slot: one that left the ring and was
-     * reclaimed).
+     * One more request in flight to {@code b} (not null: an answer of {@link #choose}), host-wide;
+     * returns the token to {@link #release} it with (-1, released as nothing, for a backend that has
+     * no slot: one that left the ring and was reclaimed).
      */
     public int acquire(Backend b) {
         int slot = slot(b);
