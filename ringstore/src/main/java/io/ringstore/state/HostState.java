@@ -403,6 +403,11 @@ public final class HostState implements AutoCloseable {
         return slots(List.of(endpoint), false)[0];
     }
 
+    /** The slots of {@code endpoints} (-1 for one that has none), in one pass: unlike {@link #track}, nothing is given or named. */
+    public int[] slots(List<String> endpoints) {
+        return slots(endpoints, false);
+    }
+
     /**
      * Drains {@code endpoint}: every process skips it from its next availability check. An endpoint
      * no ring names yet gets a slot, so it is drained when it appears.

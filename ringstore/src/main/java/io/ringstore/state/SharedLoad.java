@@ -8,9 +8,7 @@ import io.ringstore.balance.BoundedLoad;
 import io.ringstore.balance.LoadView;
 
 import java.util.Arrays;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.function.IntPredicate;
 import java.util.function.LongSupplier;
@@ -44,7 +42,9 @@ import java.util.function.LongSupplier;
  * <p><b>Choosing.</b> With a {@link BoundedLoad}, the backend is the one {@link BoundedLoad#choose}
  * picks on the key's ring: the ring's answer unless it is unavailable or holds more than c × the mean
  * in flight, then the next candidate of the key's bounded walk. The pool whose mean counts is the
- * ring's members (the backends with every feature of the ring). Without a bound (null), only
+ * ring's members (the backends with every feature of the ring): m counts the requests still in flight
+ * on members that became unavailable, n only the available ones, so a drain or a failure raises the
+ * capacity of the others until those requests end. Without a bound (null), only
  * availability counts, as in nginx: the ring's answer, else the first available backend of the
  * {@value Ring#NGINX_MAX_POINTS} points from the key's ({@link Ring#select}), else of the whole ring.
  *
@@ -55,12 +55,13 @@ import java.util.function.LongSupplier;
  * is still counted in its own slot, found by endpoint.
  *
  * <p><b>Cost per {@link #choose}</b>, with a bound: the ring search, then per candidate examined one
- * cache line of its state record (drain, health) and its in-flight cells (two lines for 32 leases);
- * the mean's total is the sum of the per-process totals (one line) when the ring's members are every
- * backend of the file, else the sum of the members' counts; the number of available members is a
- * read of one line per member. So a pool of n backends costs O(n) loads of lines that stay shared
- * in every core's cache (written only on a drain or a failure): small next to the request it places
- * for the fleets a host routes to, measured in BENCHMARKS.md ("One host, one view").
+ * cache line of its state record (drain, health) and its in-flight cells (two lines for 32 leases).
+ * The mean's total is the sum of the per-process totals (one line) when the ring's members are every
+ * backend of the file, else the sum of the members' counts (O(members) lines: keep feature pools
+ * small, or route on the all-backends ring). The number of available members is counted at most once
+ * a millisecond per pool (O(members) lines, shared in every core's cache: written only on a drain or
+ * a failure); between counts it may lag a drain or a failure by that much, which moves only the
+ * bound, never lets an unavailable backend be chosen. Measured in BENCHMARKS.md ("One host, one view").
  *
  * <p>Thread-safe; {@link #choose}, {@link #acquire}, {@link #release}, {@link #reportFailure} and
  * {@link #reportSuccess} allocate nothing on the steady path.
@@ -69,6 +70,8 @@ public final class SharedLoad {
     /** {@link Generation#slotOf}: not a backend of that generation. */
     private static final int NO_SLOT = Integer.MIN_VALUE;
     private static final long NANOS_PER_SECOND = 1_000_000_000L;
+    /** How old the count of a pool's available backends may be: see {@code Pool.availableBackends()}. */
+    static final long COUNT_REFRESH_NANOS = 1_000_000L;
 
     private final HostState state;
     private final RingRouter router;
@@ -85,7 +88,7 @@ public final class SharedLoad {
         this.router = Objects.requireNonNull(router, "router");
         this.policy = policy;
         this.clock = clock;
-        this.current = track(router.watched().current(), null);
+        this.current = view(router.watched().current(), true);
     }
 
     /**
@@ -134,9 +137,9 @@ public final class SharedLoad {
     }
 
     /**
-     * One more request in flight to {@code b}, host-wide; returns the token to {@link #release} it
-     * with (-1, released as nothing, for a backend that has no slot: one that left the ring and was
-     * reclaimed).
+     * One more request in flight to {@code b} (not null: an answer of {@link #choose}), host-wide;
+     * returns the token to {@link #release} it with (-1, released as nothing, for a backend that has
+     * no slot: one that left the ring and was reclaimed).
      */
     public int acquire(Backend b) {
         int slot = slot(b);
@@ -197,30 +200,22 @@ public final class SharedLoad {
             }
             if (store == router.watched().current()) {
                 previous = g;
-                current = track(store, null);
+                current = view(store, true);
                 return current;
             }
             // Older than both (a lookup that slept through two switches): its slots by endpoint, untracked.
-            return track(store, g);
+            return view(store, false);
         }
     }
 
     /**
-     * A generation's view: with {@code known} null, its endpoints {@linkplain HostState#track tracked}
-     * (named by this process from now on); else found among {@code known}'s, or by their endpoint.
+     * A generation's view: with {@code track}, its endpoints {@linkplain HostState#track tracked} (given
+     * slots, and named by this process from now on); else only looked up.
      */
-    private Generation track(RingStore store, Generation known) {
+    private Generation view(RingStore store, boolean track) {
         List<Backend> backends = store.backends();
-        int[] slots;
-        if (known == null) {
-            slots = state.track(backends.stream().map(Backend::socketAddress).toList());
-        } else {
-            slots = new int[backends.size()];
-            for (int i = 0; i < slots.length; i++) {
-                Integer s = known.slotByEndpoint.get(backends.get(i).socketAddress());
-                slots[i] = s != null ? s : state.slot(backends.get(i).socketAddress());
-            }
-        }
+        List<String> endpoints = backends.stream().map(Backend::socketAddress).toList();
+        int[] slots = track ? state.track(endpoints) : state.slots(endpoints);
         return new Generation(store, backends.toArray(Backend[]::new), slots);
     }
 
@@ -236,7 +231,6 @@ public final class SharedLoad {
         final boolean[] down;
         final int[] maxFails;
         final long[] failTimeoutNanos;
-        final Map<String, Integer> slotByEndpoint = new HashMap<>();
         /** One per ring used so far, in {@link #rings}' order; copied on write. */
         private volatile Pool[] pools = new Pool[0];
 
@@ -251,9 +245,6 @@ public final class SharedLoad {
                 down[i] = backends[i].down();
                 maxFails[i] = backends[i].maxFails();
                 failTimeoutNanos[i] = SharedLoad.failTimeoutNanos(backends[i]);
-                if (slots[i] >= 0) {
-                    slotByEndpoint.put(backends[i].socketAddress(), slots[i]);
-                }
             }
         }
 
@@ -301,12 +292,16 @@ public final class SharedLoad {
             final int[] members;
             /** Whether every backend of the file is a member, so that the per-process totals are the pool's. */
             final boolean everyBackend;
+            /** {@link #availableBackends()} as last counted, and when (the clock's time); racy by design. */
+            private volatile int count;
+            private volatile long countedAt;
 
             Pool(Ring ring) {
                 this.ring = ring;
                 this.members = Arrays.stream(backends).filter(b -> b.features().containsAll(ring.features()))
                         .mapToInt(Backend::index).toArray();
                 this.everyBackend = members.length == backends.length;
+                this.countedAt = clock.getAsLong() - 2 * COUNT_REFRESH_NANOS; // counted on first use
             }
 
             @Override
@@ -332,15 +327,26 @@ public final class SharedLoad {
                 return sum;
             }
 
+            /**
+             * Counted over the members at most every {@link #COUNT_REFRESH_NANOS}: availability changes
+             * at an operator's or a failure's pace, and a count that far behind only moves the bound of
+             * the requests placed meanwhile (each candidate's own availability is always read fresh). A
+             * count and its time read torn between two refreshes is the same kind of lag.
+             */
             @Override
             public int availableBackends() {
                 long now = clock.getAsLong();
+                if (now - countedAt <= COUNT_REFRESH_NANOS) {
+                    return count;
+                }
                 int n = 0;
                 for (int b : members) {
                     if (peek(b, now)) {
                         n++;
                     }
                 }
+                count = n;
+                countedAt = now;
                 return n;
             }
         }

@@ -217,6 +217,22 @@ class SharedLoadTest {
         }
     }
 
+    @Test
+    void peekingAtAFailedBackendPastItsTimeoutLeavesTheProbeToARouter() throws Exception {
+        try (HostState state = HostState.open(ring, OPTIONS)) {
+            int slot = state.track(List.of("10.0.0.1:80"))[0];
+            long t = now.get();
+            state.reportFailure(slot, t);
+            assertTrue(!state.peekAvailable(slot, t + FAIL_TIMEOUT, 1, FAIL_TIMEOUT));
+            for (int i = 0; i < 3; i++) {
+                assertTrue(state.peekAvailable(slot, t + FAIL_TIMEOUT + 1, 1, FAIL_TIMEOUT), "every look sees it probe-able");
+            }
+            assertTrue(state.available(slot, t + FAIL_TIMEOUT + 1, 1, FAIL_TIMEOUT), "the probe is still there to take");
+            assertTrue(!state.available(slot, t + FAIL_TIMEOUT + 2, 1, FAIL_TIMEOUT), "and only once");
+            assertTrue(!state.peekAvailable(slot, t + FAIL_TIMEOUT + 2, 1, FAIL_TIMEOUT));
+        }
+    }
+
     /** A key whose ring backend is {@code endpoint}. */
     private byte[] keyOf(RingRouter.Route route, String endpoint) {
         for (byte[] key : keys) {
