@@ -85,6 +85,8 @@ if [ "$mode" = quick ]; then
   run heap.log "$java" -Xmx4g $cp io.ringstore.bench.HeapMeasure --tsv "$out/heap.tsv" 100x160 2048x10x160 examples/backends.conf
   run share.log "$java" $cp io.ringstore.bench.ShareMeasure --lookups 200000 --tsv "$out/share.tsv" 2048x10x160 examples/backends.conf
   run cache.log "$java" -Xmx4g $cp io.ringstore.bench.SearchCacheModel --lookups 100000 --tsv "$out/cache.tsv" 100x160 2048x10x160
+  run state.log "$java" $cp io.ringstore.bench.StateMeasure --seconds 0.5
+  run shared-load.log "$java" $cp io.ringstore.bench.SharedLoadMeasure --seconds 0.5
   run lookup.log "$java" -jar "$jar" LookupBenchmark -p size=$sizes "${jmh[@]}" -rf json -rff "$out/lookup-1.json"
   run search.log "$java" -jar "$jar" SearchBenchmark -p size=$sizes "${jmh[@]}" -rf json -rff "$out/search-1.json"
 else
@@ -95,6 +97,8 @@ else
   run heap.log "$java" -Xmx4g $cp io.ringstore.bench.HeapMeasure --tsv "$out/heap.tsv" 100x160 2048x10x160 2048x100000 examples/backends.conf
   run share.log "$java" $cp io.ringstore.bench.ShareMeasure --tsv "$out/share.tsv" 2048x100000 2048x10x160 examples/backends.conf
   run cache.log "$java" -Xmx4g $cp io.ringstore.bench.SearchCacheModel --tsv "$out/cache.tsv" 100x160 2048x10x160 2048x100000
+  run state.log "$java" $cp io.ringstore.bench.StateMeasure --seconds 3
+  run shared-load.log "$java" $cp io.ringstore.bench.SharedLoadMeasure --seconds 3
   run lookup-1.log "$java" -jar "$jar" LookupBenchmark -p size=$sizes "${jmh[@]}" -rf json -rff "$out/lookup-1.json"
   # TreeMap skipped at 204.8 M points: about 13 GB of heap (Baselines.TREEMAP_MAX_POINTS).
   run lookup-2.log "$java" -jar "$jar" 'LookupBenchmark.(ringstore|heapArrays|longPoints)' "${big[@]}" "${jmh[@]}" -rf json -rff "$out/lookup-2.json"

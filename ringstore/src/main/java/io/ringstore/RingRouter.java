@@ -2,6 +2,7 @@ package io.ringstore;
 
 import io.ringstore.migration.PolicyFile;
 import io.ringstore.migration.RolloutPolicy;
+import io.ringstore.state.SharedLoad;
 
 import javax.management.InstanceAlreadyExistsException;
 import javax.management.JMException;
@@ -233,6 +234,30 @@ public final class RingRouter implements AutoCloseable {
 
         public Backend select(MemorySegment key, int maxPoints, Predicate<Backend> accept) {
             return ring(policy.migrates(key)).select(Ring.hash(key), maxPoints, accept);
+        }
+
+        /**
+         * The key's backend under the host's shared state ({@link SharedLoad#choose}): the ring's answer
+         * on the version the policy chooses, unless that backend is down, drained, failed host-wide or
+         * (with a load bound) over c × the mean in flight; then the bounded-load candidate. Null when no
+         * backend is available. Allocation-free; like {@link #backend(byte[])}, it never fails because
+         * of a switch (a lookup meeting an unmapped generation is done again on the current one).
+         */
+        public Backend choose(byte[] key, SharedLoad load) {
+            return choose(key, 0, key.length, load);
+        }
+
+        public Backend choose(byte[] key, int offset, int length, SharedLoad load) {
+            WatchedRingStore.Live live = ring(policy.migrates(key, offset, length));
+            int hash = Ring.hash(key, offset, length);
+            for (;;) {
+                Ring r = live.ring();
+                try {
+                    return load.choose(r, hash);
+                } catch (IllegalStateException e) {
+                    live.retryAfter(r, e);
+                }
+            }
         }
 
         /** The live ring of the version chosen, counted. */

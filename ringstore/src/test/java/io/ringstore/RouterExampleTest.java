@@ -22,7 +22,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The README's router example ({@code examples/router/RouterExample.java}) compiles against the
+ * The README's router example ({@code examples/router-embedding/RouterExample.java}) compiles against the
  * library without a warning, runs in a JVM of its own, and does what it prints: the rollout policy
  * applied, the same answer from {@code byte[]} and a direct {@code ByteBuffer}, the switch to the
  * republished file, and every failover answer equal to {@link Ring#select} on the file it left
@@ -30,7 +30,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class RouterExampleTest {
     private static final Path EXAMPLE = Path.of(System.getProperty("ringstore.repo", ".."))
-            .resolve("examples/router/RouterExample.java");
+            .resolve("examples/router-embedding/RouterExample.java");
     private static final Pattern LOOKUP = Pattern.compile("lookup (\\S+) (\\S+) -> (\\S+) \\(direct ByteBuffer: (\\S+)\\)( down)?");
     private static final Pattern FAILOVER = Pattern.compile("failover (\\S+) (\\S+) unhealthy \\[(.*)] -> (.+)");
     private static final String GAVE_UP = "none in 21 points: round robin";

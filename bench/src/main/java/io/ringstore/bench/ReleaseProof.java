@@ -32,9 +32,10 @@ import java.util.concurrent.atomic.AtomicReference;
  * state a router sees: files published no faster than one per grace period.
  *
  * <pre>
- * java -cp bench/target/benchmarks.jar io.ringstore.bench.ReleaseProof [REPUBLISHES [SIZE_MB [READERS [DIR]]]]
+ * java -cp bench/target/benchmarks.jar io.ringstore.bench.ReleaseProof [REPUBLISHES [SIZE_MB [READERS [DIR [GRACE_MS [POLL_MS]]]]]]
  * </pre>
- * Defaults: 1000 republishes, 100 MB, 8 readers, a new directory in java.io.tmpdir. Prints the figures
+ * Defaults: 1000 republishes, 100 MB, 8 readers, a new directory in java.io.tmpdir, the router's
+ * default grace period and poll interval (a shorter pair runs the same proof faster). Prints the figures
  * and exits 1 when a lookup failed, more than two ring files were mapped at a sample, or the deleted
  * files' space did not come back.
  */
@@ -74,7 +75,14 @@ public final class ReleaseProof {
         long freeAtStart = Files.getFileStore(dir).getUsableSpace();
         long[] minFree = {freeAtStart};
         long start = System.nanoTime();
-        try (RingRouter router = RingRouter.builder(live).allowOlderGeneration(true).jmx(false).open()) {
+        RingRouter.Builder options = RingRouter.builder(live).allowOlderGeneration(true).jmx(false);
+        if (args.length > 4) {
+            options.graceMillis(Long.parseLong(args[4]));
+        }
+        if (args.length > 5) {
+            options.pollMillis(Long.parseLong(args[5]));
+        }
+        try (RingRouter router = options.open()) {
             RingRouter.Route route = router.route(Set.of());
             List<Thread> threads = new ArrayList<>();
             for (int t = 0; t < readerCount; t++) {

@@ -1,10 +1,13 @@
 package io.ringstore.tools;
 
+import io.ringstore.Backend;
 import io.ringstore.Ring;
 import io.ringstore.RingFileException;
 import io.ringstore.RingStore;
 import io.ringstore.RingVersion;
 import io.ringstore.WatchedRingStore;
+import io.ringstore.state.HostState;
+import io.ringstore.state.StateFileException;
 
 import java.io.BufferedOutputStream;
 import java.io.IOException;
@@ -13,6 +16,7 @@ import java.io.OutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -34,7 +38,10 @@ final class LookupCommand extends Command {
                 + "Servers marked 'down' are skipped as nginx skips them: from the key's point the next points are\n"
                 + "tried, at most " + Ring.NGINX_MAX_POINTS + " in all (the key's and 20 more, as nginx's hash consistent does).\n"
                 + "When all of those are down the address is '-' (nginx then picks a server by round robin: no\n"
-                + "fixed answer), and stderr says how many keys that happened to.";
+                + "fixed answer), and stderr says how many keys that happened to.\n"
+                + "When the ring file has a state file beside it (RINGFILE.state, shared by the routers of this\n"
+                + "host), a backend drained there, or failed host-wide (max_fails failures within fail_timeout),\n"
+                + "is skipped as a down one is; --no-state ignores the state file.";
     }
 
     static final Option FEATURES = Option.valued("--features", "a,b",
@@ -46,15 +53,17 @@ final class LookupCommand extends Command {
     private static final Option SHOW_GENERATION = Option.flag("--show-generation", "with --watch: print KEY<TAB>ADDRESS<TAB>GENERATION");
     private static final Option NO_FAILOVER = Option.flag("--no-failover",
             "print the ring's own answer for each key, servers marked down included");
+    private static final Option NO_STATE = Option.flag("--no-state",
+            "ignore the state file (RINGFILE.state): skip only servers marked down");
 
     @Override
     List<Option> options() {
-        return List.of(FEATURES, Versions.READ_ALGORITHM, Versions.READ_POINT_MULTIPLE, NO_FAILOVER, WATCH, SHOW_GENERATION);
+        return List.of(FEATURES, Versions.READ_ALGORITHM, Versions.READ_POINT_MULTIPLE, NO_FAILOVER, NO_STATE, WATCH, SHOW_GENERATION);
     }
 
     @Override
     List<String> forms() {
-        return List.of("RINGFILE [{--features}] [{--algorithm}] [{--point-multiple}] [{--no-failover}] [{--watch} [{--show-generation}]] [KEY...]");
+        return List.of("RINGFILE [{--features}] [{--algorithm}] [{--point-multiple}] [{--no-failover}] [{--no-state}] [{--watch} [{--show-generation}]] [KEY...]");
     }
 
     @Override
@@ -71,7 +80,8 @@ final class LookupCommand extends Command {
             }
             return watch(args, in, out, err);
         }
-        try (RingStore store = RingStore.open(Path.of(args.positional.getFirst()))) {
+        Path path = Path.of(args.positional.getFirst());
+        try (RingStore store = RingStore.open(path); HostState state = state(args, path)) {
             RingVersion version = Versions.select(args, store);
             Ring ring;
             try {
@@ -79,7 +89,7 @@ final class LookupCommand extends Command {
             } catch (IllegalArgumentException e) {
                 throw new UsageException(e.getMessage());
             }
-            Answers answers = new Answers(store, version, !args.has(NO_FAILOVER.name()));
+            Answers answers = new Answers(store, version, !args.has(NO_FAILOVER.name()), state);
             OutputStream o = new BufferedOutputStream(out, 1 << 16);
             if (args.positional.size() > 1) {
                 for (int i = 1; i < args.positional.size(); i++) {
@@ -123,7 +133,7 @@ final class LookupCommand extends Command {
      */
     private int watch(Args args, InputStream in, PrintStream out, PrintStream err) throws UsageException, FailedException {
         Path path = Path.of(args.positional.getFirst());
-        try (WatchedRingStore watched = RingStore.watch(path)) {
+        try (WatchedRingStore watched = RingStore.watch(path); HostState state = state(args, path)) {
             RingVersion version = Versions.select(args, watched.current());
             WatchedRingStore.Live live;
             try {
@@ -147,7 +157,7 @@ final class LookupCommand extends Command {
                     if (answers[0] != null) {
                         gaveUp[0] += answers[0].gaveUp;
                     }
-                    answers[0] = new Answers(store, version, failover);
+                    answers[0] = new Answers(store, version, failover, state);
                 }
                 int b;
                 try {
@@ -195,17 +205,34 @@ final class LookupCommand extends Command {
     }
 
     /**
+     * The state file beside {@code ringFile}, opened to look only (no lease, no heartbeat), or null
+     * when there is none or {@code --no-state} / {@code --no-failover} says not to read it.
+     */
+    private static HostState state(Args args, Path ringFile) throws FailedException {
+        if (args.has(NO_STATE.name()) || args.has(NO_FAILOVER.name())) {
+            return null;
+        }
+        try {
+            return HostState.inspect(HostState.statePath(ringFile), HostState.Options.DEFAULTS, false).orElse(null);
+        } catch (StateFileException e) {
+            throw new FailedException(e.getMessage() + " (--no-state answers without it)");
+        }
+    }
+
+    /**
      * What one generation answers: each backend's address bytes, and which backend a key gets, with
-     * nginx's failover past servers marked {@code down} unless {@code --no-failover}. Counts the keys
-     * whose {@link Ring#NGINX_MAX_POINTS} points were all down (printed '-').
+     * nginx's failover past servers marked {@code down} (and, with a state file, drained or failed
+     * host-wide) unless {@code --no-failover}. Counts the keys whose {@link Ring#NGINX_MAX_POINTS}
+     * points were all skipped (printed '-').
      */
     private static final class Answers {
         final RingStore store;
         final byte[][] addresses;
         private final IntPredicate up; // null: the ring's own answer
+        private final boolean withState;
         long gaveUp;
 
-        Answers(RingStore store, RingVersion version, boolean failover) {
+        Answers(RingStore store, RingVersion version, boolean failover, HostState state) {
             this.store = store;
             this.addresses = new byte[store.backendCount()][];
             boolean[] down = new boolean[addresses.length];
@@ -215,7 +242,17 @@ final class LookupCommand extends Command {
                 down[i] = store.backend(i).down();
                 anyDown |= down[i];
             }
-            this.up = failover && anyDown ? b -> !down[b] : null;
+            this.withState = failover && state != null;
+            if (withState) {
+                // Looked at, not probed: a failed backend past its fail_timeout counts as available (the
+                // routers' next request probes it), and the check writes nothing.
+                List<Backend> backends = store.backends();
+                int[] slots = state.slots(backends.stream().map(Backend::socketAddress).toList());
+                this.up = b -> !down[b] && (slots[b] < 0 || state.peekAvailable(slots[b], System.nanoTime(),
+                        backends.get(b).maxFails(), Duration.ofSeconds(backends.get(b).failTimeoutSeconds()).toNanos()));
+            } else {
+                this.up = failover && anyDown ? b -> !down[b] : null;
+            }
         }
 
         int backend(Ring ring, byte[] key, int length) {
@@ -232,7 +269,8 @@ final class LookupCommand extends Command {
 
         void reportGaveUp(PrintStream err, String prefix) {
             if (gaveUp > 0) {
-                err.println(prefix + gaveUp + (gaveUp == 1 ? " key" : " keys") + " found only servers marked down in the "
+                err.println(prefix + gaveUp + (gaveUp == 1 ? " key" : " keys") + " found only servers marked down"
+                        + (withState ? ", drained or failed" : "") + " in the "
                         + Ring.NGINX_MAX_POINTS + " points nginx tries, printed '-' (nginx then picks a server by round robin)");
             }
         }

@@ -17,7 +17,7 @@ public final class Main {
 
     static List<Command> commands() {
         return List.of(new BuildCommand(), new LookupCommand(), new DumpCommand(), new VerifyCommand(), new DiffCommand(),
-                new AnalyzeCommand(), new RecommendCommand());
+                new AnalyzeCommand(), new RecommendCommand(), new StateCommand());
     }
 
     private Main() {

@@ -27,7 +27,7 @@ import java.util.function.Predicate;
  *
  * <pre>
  * mvn -q -DskipTests -pl ringstore package
- * java -cp ringstore/target/classes examples/router/RouterExample.java [DIRECTORY]
+ * java -cp ringstore/target/classes examples/router-embedding/RouterExample.java [DIRECTORY]
  * </pre>
  */
 public class RouterExample {

@@ -1,0 +1,149 @@
+package io.ringstore.tools;
+
+import io.ringstore.internal.TextLines;
+import io.ringstore.state.HostState;
+import io.ringstore.state.HostState.BackendState;
+import io.ringstore.state.HostState.LeaseState;
+import io.ringstore.state.StateFileException;
+
+import java.io.InputStream;
+import java.io.PrintStream;
+import java.nio.file.InvalidPathException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * {@code ringstore state}: the host's live state beside a ring file, as every router process shares
+ * it, and the operator's drain. Opens the state file without a lease (it counts no request), but
+ * reaps the leases of dead processes first, so the counts it shows are true.
+ */
+final class StateCommand extends Command {
+    @Override
+    String name() {
+        return "state";
+    }
+
+    @Override
+    String description() {
+        return "Shows the live state every router on this host shares: per backend the drain flag, health\n"
+                + "(failures counted host-wide, nginx max_fails/fail_timeout) and requests in flight; drains and\n"
+                + "undrains a backend in every router from its next lookup. FILE is the ring file (its state\n"
+                + "file is FILE.state beside it) or a state file itself (a name ending in .state).";
+    }
+
+    private static final Option JSON = Option.flag("--json", """
+            one JSON object (top-level keys: file, slots, leases, backends)""");
+    private static final Option MAX_FAILS = Option.valued("--max-fails", "N",
+            "failures that make a backend failed in the health column (default 1)");
+    private static final Option FAIL_TIMEOUT = Option.valued("--fail-timeout", "SEC",
+            "seconds a failed backend stays failed (default 10)");
+
+    @Override
+    List<Option> options() {
+        return List.of(JSON, MAX_FAILS, FAIL_TIMEOUT);
+    }
+
+    @Override
+    List<String> forms() {
+        return List.of("FILE [{--max-fails}] [{--fail-timeout}] [{--json}]", "FILE drain ADDR", "FILE undrain ADDR");
+    }
+
+    /** What {@code state FILE} shows. */
+    private record Report(Path file, int slots, List<LeaseState> leases, List<BackendState> backends) {
+    }
+
+    @Override
+    int run(Args args, InputStream in, PrintStream out, PrintStream err) throws UsageException, FailedException {
+        List<String> p = args.positional;
+        if (p.isEmpty()) {
+            throw new UsageException("missing FILE");
+        }
+        boolean show = p.size() == 1;
+        if (!show && (p.size() != 3 || !(p.get(1).equals("drain") || p.get(1).equals("undrain")))) {
+            throw new UsageException(p.size() == 2 && (p.get(1).equals("drain") || p.get(1).equals("undrain"))
+                    ? "missing ADDR after " + p.get(1) : "expected FILE, or FILE drain ADDR, or FILE undrain ADDR");
+        }
+        if (!show && (args.has(JSON.name()) || args.has(MAX_FAILS.name()) || args.has(FAIL_TIMEOUT.name()))) {
+            throw new UsageException("drain and undrain take no option");
+        }
+        int maxFails = (int) args.getLong(MAX_FAILS.name(), 0, Integer.MAX_VALUE, 1);
+        long failTimeout = args.getLong(FAIL_TIMEOUT.name(), 1, Integer.MAX_VALUE, 10);
+        HostState.Options options = HostState.Options.DEFAULTS.withHealth(maxFails, Duration.ofSeconds(failTimeout));
+        Path stateFile = stateFile(p.getFirst());
+        try (HostState state = HostState.inspect(stateFile, options, !show).orElseThrow(() -> new FailedException(
+                stateFile + ": no state file (no router has opened " + (stateFile.equals(Path.of(p.getFirst())) ? "its ring" : p.getFirst())
+                        + " yet)"))) {
+            if (show) {
+                Report report = new Report(state.path(), state.slotCount(), state.leases(), state.backends());
+                if (args.has(JSON.name())) {
+                    json(report, out);
+                } else {
+                    text(report, out);
+                }
+            } else {
+                String addr = p.get(2);
+                boolean drain = p.get(1).equals("drain");
+                boolean was = drain ? state.drain(addr) : state.undrain(addr);
+                out.println(drain
+                        ? (was ? addr + " was drained already" : "drained " + addr + ": every router skips it from its next lookup")
+                        : (was ? "undrained " + addr : addr + " was not drained"));
+            }
+            return Main.OK;
+        } catch (StateFileException e) {
+            throw new FailedException(e.getMessage());
+        } catch (IllegalArgumentException | IllegalStateException e) { // an endpoint too long, a directory full
+            throw new FailedException(e.getMessage());
+        }
+    }
+
+    /** A name ending in {@code .state} is the state file; any other, the ring file it sits beside. */
+    private static Path stateFile(String name) throws FailedException {
+        try {
+            Path path = Path.of(name);
+            return name.endsWith(".state") ? path : HostState.statePath(path);
+        } catch (InvalidPathException e) {
+            throw new FailedException(TextLines.quote(name) + ": not a valid path (" + e.getReason() + ")");
+        }
+    }
+
+    private static String health(BackendState b) {
+        if (b.failed()) {
+            return "failed";
+        }
+        return b.fails() > 0 ? "ok (" + b.fails() + " failures)" : "ok";
+    }
+
+    private static void text(Report r, PrintStream out) {
+        out.printf("file: %s%n", r.file());
+        out.printf("slots: %d in use of %d%n", r.backends().size(), r.slots());
+        out.printf("leases: %d%n", r.leases().size());
+        for (LeaseState l : r.leases()) {
+            out.printf("  lease %d: pid %d, %s, %d in flight%n", l.lease(), l.pid(), l.alive() ? "alive" : "dead", l.inFlight());
+        }
+        out.printf("%n  %-42s %-8s %-20s %14s %10s%n", "endpoint", "drained", "health", "last_failure_s", "in_flight");
+        for (BackendState b : r.backends()) {
+            out.printf("  %-42s %-8s %-20s %14s %10d%n", b.endpoint(), b.drained() ? "yes" : "no", health(b),
+                    b.sinceFailure() == null ? "-" : String.valueOf(b.sinceFailure().toSeconds()), b.inFlight());
+        }
+    }
+
+    private static void json(Report r, PrintStream out) {
+        Json j = new Json(out).begin().field("file", r.file().toString()).field("slots", r.slots()).beginArray("leases");
+        for (LeaseState l : r.leases()) {
+            j.begin().field("lease", l.lease()).field("pid", l.pid()).field("alive", l.alive())
+                    .field("in_flight", l.inFlight()).end();
+        }
+        j.endArray().beginArray("backends");
+        for (BackendState b : r.backends()) {
+            j.begin().field("endpoint", b.endpoint()).field("drained", b.drained()).field("failed", b.failed())
+                    .field("fails", b.fails());
+            if (b.sinceFailure() != null) {
+                j.field("last_failure_ms", b.sinceFailure().toMillis());
+            }
+            j.field("in_flight", b.inFlight()).end();
+        }
+        j.endArray().end();
+        out.println();
+    }
+}

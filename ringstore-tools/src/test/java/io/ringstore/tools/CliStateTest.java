@@ -1,0 +1,81 @@
+package io.ringstore.tools;
+
+import io.ringstore.state.HostState;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** {@code ringstore state}: what it shows of a router's live state, drain and undrain, and its errors. */
+class CliStateTest {
+    @TempDir
+    Path dir;
+
+    @Test
+    void showsWhatRoutersShareAndDrainsInEveryRouter() throws Exception {
+        Path ring = dir.resolve("fleet.ring");
+        try (HostState router = HostState.open(ring)) {
+            int[] slots = router.track(List.of("10.0.0.1:80", "10.0.0.2:80"));
+            router.acquire(slots[0]);
+            router.acquire(slots[0]);
+            router.reportFailure(slots[1], System.nanoTime());
+
+            String text = CliRun.run("state", ring.toString()).assertOk().out();
+            assertEquals("file: " + HostState.statePath(ring), text.lines().findFirst().orElseThrow());
+            assertTrue(text.matches("(?s).*\\n  10\\.0\\.0\\.1:80 +no +ok +- +2\\n.*"), text);
+            assertTrue(text.matches("(?s).*\\n  10\\.0\\.0\\.2:80 +no +failed +0 +0\\n.*"), text);
+            assertTrue(text.contains("  lease 0: pid " + ProcessHandle.current().pid() + ", alive, 2 in flight"), text);
+
+            assertEquals("drained 10.0.0.2:80: every router skips it from its next lookup\n",
+                    CliRun.run("state", ring.toString(), "drain", "10.0.0.2:80").assertOk().out());
+            assertFalse(router.available(slots[1], System.nanoTime()));
+            router.reportSuccess(slots[1]);
+            Map<String, Object> json = CliJson.object(CliJson.parse(
+                    CliRun.run("state", HostState.statePath(ring).toString(), "--json", "--max-fails", "0").assertOk().out()));
+            List<Object> backends = CliJson.array(json.get("backends"));
+            Map<String, Object> second = CliJson.object(backends.get(1));
+            assertEquals("10.0.0.2:80", second.get("endpoint"));
+            assertEquals(true, second.get("drained"));
+            assertEquals(false, second.get("failed"), "--max-fails 0: never failed");
+            assertEquals(2, ((Number) CliJson.object(backends.get(0)).get("in_flight")).intValue());
+
+            assertEquals("undrained 10.0.0.2:80\n", CliRun.run("state", ring.toString(), "undrain", "10.0.0.2:80").assertOk().out());
+            assertEquals("10.0.0.2:80 was not drained\n", CliRun.run("state", ring.toString(), "undrain", "10.0.0.2:80").assertOk().out());
+            assertTrue(router.available(slots[0], System.nanoTime()));
+        }
+    }
+
+    @Test
+    void drainBeforeAnyRouterCreatesTheStateFile() throws Exception {
+        Path ring = dir.resolve("new.ring");
+        CliRun.run("state", ring.toString(), "drain", "[::1]:9000").assertOk();
+        try (HostState router = HostState.open(ring)) {
+            int slot = router.track(List.of("[::1]:9000"))[0];
+            assertFalse(router.available(slot, System.nanoTime()));
+        }
+    }
+
+    @Test
+    void errorsAreOneLine() throws Exception {
+        Path ring = dir.resolve("none.ring");
+        assertEquals(HostState.statePath(ring) + ": no state file (no router has opened " + ring + " yet)",
+                CliRun.run("state", ring.toString()).assertError(Main.FAILED, "state"));
+        Files.writeString(HostState.statePath(ring), "garbage");
+        assertTrue(CliRun.run("state", ring.toString()).assertError(Main.FAILED, "state").contains("shorter than the 256-byte header"));
+        assertEquals("garbage", Files.readString(HostState.statePath(ring)), "an operator's look never replaces the file");
+        assertEquals("missing ADDR after drain", CliRun.run("state", ring.toString(), "drain").assertError(Main.USAGE, "state"));
+        assertEquals("missing FILE", CliRun.run("state").assertError(Main.USAGE, "state"));
+        assertEquals("drain and undrain take no option",
+                CliRun.run("state", ring.toString(), "drain", "a:1", "--json").assertError(Main.USAGE, "state"));
+        Files.delete(HostState.statePath(ring));
+        assertTrue(CliRun.run("state", ring.toString(), "drain", "x".repeat(63)).assertError(Main.FAILED, "state")
+                .startsWith("an endpoint is 1 to 62 bytes in UTF-8"));
+    }
+}

@@ -1,0 +1,354 @@
+package io.ringstore.state;
+
+import io.ringstore.Backend;
+import io.ringstore.Ring;
+import io.ringstore.RingRouter;
+import io.ringstore.RingStore;
+import io.ringstore.balance.BoundedLoad;
+import io.ringstore.balance.LoadView;
+
+import java.util.Arrays;
+import java.util.List;
+import java.util.Objects;
+import java.util.function.IntPredicate;
+import java.util.function.LongSupplier;
+
+/**
+ * A router's link between its {@link RingRouter} and the host's {@link HostState}: which backend a key
+ * goes to under the state every process on the host shares (drain, health, in-flight load), and the
+ * bookkeeping of each request ({@link #acquire}, {@link #release}, {@link #reportFailure},
+ * {@link #reportSuccess}).
+ *
+ * <pre>{@code
+ * try (RingRouter router = RingRouter.builder(ringFile).open();
+ *      HostState state = HostState.open(ringFile)) {
+ *     SharedLoad load = SharedLoad.open(state, router, BoundedLoad.of(1.25));
+ *     RingRouter.Route route = router.route(Set.of());
+ *     Backend b = route.choose(key, load);        // null: no backend available
+ *     int token = load.acquire(b);
+ *     try {
+ *         ...send; then load.reportSuccess(b) or load.reportFailure(b)
+ *     } finally {
+ *         load.release(token);
+ *     }
+ * }
+ * }</pre>
+ *
+ * <p><b>Available</b> means: not {@link Backend#down()} in the ring file, not drained by the operator,
+ * and not failed host-wide by the backend's own {@link Backend#maxFails()} within its
+ * {@link Backend#failTimeoutSeconds()} (once that time has passed, one request on the host probes it:
+ * {@link HostState#available(int, long, int, long)}).
+ *
+ * <p><b>Choosing.</b> With a {@link BoundedLoad}, the backend is the one {@link BoundedLoad#choose}
+ * picks on the key's ring: the ring's answer unless it is unavailable or holds more than c × the mean
+ * in flight, then the next candidate of the key's bounded walk. The pool whose mean counts is the
+ * ring's members (the backends with every feature of the ring): m counts the requests still in flight
+ * on members that became unavailable, n only the available ones, so a drain or a failure raises the
+ * capacity of the others until those requests end. Without a bound (null), only
+ * availability counts, as in nginx: the ring's answer, else the first available backend of the
+ * {@value Ring#NGINX_MAX_POINTS} points from the key's ({@link Ring#select}), else of the whole ring.
+ *
+ * <p><b>Generations.</b> The slots of the backends of the generation the router serves are
+ * {@linkplain HostState#track tracked} when that generation is first used (after a switch, the first
+ * request pays one pass over the state file's directory); the steady path compares one reference and
+ * allocates nothing. A backend of the replaced generation (a request that started before the switch)
+ * is still counted in its own slot, found by endpoint.
+ *
+ * <p><b>Cost per {@link #choose}</b>, with a bound: the ring search, then per candidate examined one
+ * cache line of its state record (drain, health) and its in-flight cells (two lines for 32 leases).
+ * The mean's total is the sum of the per-process totals (one line) when the ring's members are every
+ * backend of the file, else the sum of the members' counts (O(members) lines: keep feature pools
+ * small, or route on the all-backends ring). The number of available members is counted at most once
+ * a millisecond per pool (O(members) lines, shared in every core's cache: written only on a drain or
+ * a failure); between counts it may lag a drain or a failure by that much, which moves only the
+ * bound, never lets an unavailable backend be chosen. Measured in BENCHMARKS.md ("One host, one view").
+ *
+ * <p>Thread-safe; {@link #choose}, {@link #acquire}, {@link #release}, {@link #reportFailure} and
+ * {@link #reportSuccess} allocate nothing on the steady path.
+ */
+public final class SharedLoad {
+    /** {@link Generation#slotOf}: not a backend of that generation. */
+    private static final int NO_SLOT = Integer.MIN_VALUE;
+    private static final long NANOS_PER_SECOND = 1_000_000_000L;
+    /** How old the count of a pool's available backends may be: see {@code Pool.availableBackends()}. */
+    static final long COUNT_REFRESH_NANOS = 1_000_000L;
+
+    private final HostState state;
+    private final RingRouter router;
+    private final BoundedLoad policy;
+    /** {@link System#nanoTime()}; a test's clock to pass a fail_timeout without waiting it. */
+    private final LongSupplier clock;
+    /** The generation serving, as last seen; replaced under this. */
+    private volatile Generation current;
+    /** The one before it, for requests placed before the switch that finish after it. */
+    private volatile Generation previous;
+
+    private SharedLoad(HostState state, RingRouter router, BoundedLoad policy, LongSupplier clock) {
+        this.state = Objects.requireNonNull(state, "state");
+        this.router = Objects.requireNonNull(router, "router");
+        this.policy = policy;
+        this.clock = clock;
+        this.current = view(router.watched().current(), true);
+    }
+
+    /**
+     * Starts sharing {@code state} for the rings of {@code router}, tracking the backends of the
+     * generation serving now.
+     *
+     * @param policy the load bound, or null for none (availability only)
+     * @throws IllegalStateException the state file has no free slot left for the generation's backends
+     */
+    public static SharedLoad open(HostState state, RingRouter router, BoundedLoad policy) {
+        return new SharedLoad(state, router, policy, System::nanoTime);
+    }
+
+    /** {@link #open(HostState, RingRouter, BoundedLoad)} on another clock, for tests. */
+    static SharedLoad open(HostState state, RingRouter router, BoundedLoad policy, LongSupplier nanoClock) {
+        return new SharedLoad(state, router, policy, nanoClock);
+    }
+
+    public HostState state() {
+        return state;
+    }
+
+    /** The load bound, or null when only availability counts. */
+    public BoundedLoad policy() {
+        return policy;
+    }
+
+    /**
+     * The backend for a key of CRC-32 {@code hash} on {@code ring} (a ring of the generation serving,
+     * or of one just replaced), or null when none is available. See the class comment. Called by
+     * {@link RingRouter.Route#choose}, which looks up again when the ring's generation is unmapped
+     * under the call (this then throws {@link IllegalStateException}).
+     */
+    public Backend choose(Ring ring, int hash) {
+        Generation g = generation(ring.store());
+        int b;
+        if (policy != null) {
+            b = policy.choose(ring, hash, g.pool(ring));
+        } else {
+            b = ring.select(hash, Ring.NGINX_MAX_POINTS, g);
+            if (b == Ring.GAVE_UP) {
+                b = ring.select(hash, ring.pointCount(), g);
+            }
+        }
+        return b < 0 ? null : g.backends[b];
+    }
+
+    /**
+     * One more request in flight to {@code b} (not null: an answer of {@link #choose}), host-wide;
+     * returns the token to {@link #release} it with (-1, released as nothing, for a backend that has
+     * no slot: one that left the ring and was reclaimed).
+     */
+    public int acquire(Backend b) {
+        int slot = slot(b);
+        if (slot >= 0) {
+            state.acquire(slot);
+        }
+        return slot;
+    }
+
+    /** The request {@code token} (from {@link #acquire}) is done. */
+    public void release(int token) {
+        if (token >= 0) {
+            state.release(token);
+        }
+    }
+
+    /** A request to {@code b} failed: counted host-wide against its {@code max_fails}. */
+    public void reportFailure(Backend b) {
+        int slot = slot(b);
+        if (slot >= 0) {
+            state.reportFailure(slot, clock.getAsLong());
+        }
+    }
+
+    /** A request to {@code b} succeeded: clears its failures if it was the probe after {@code fail_timeout}. */
+    public void reportSuccess(Backend b) {
+        int slot = slot(b);
+        if (slot >= 0) {
+            state.reportSuccess(slot);
+        }
+    }
+
+    private int slot(Backend b) {
+        Generation g = current;
+        int slot = g.slotOf(b);
+        if (slot != NO_SLOT) {
+            return slot;
+        }
+        Generation p = previous;
+        slot = p == null ? NO_SLOT : p.slotOf(b);
+        return slot != NO_SLOT ? slot : state.slot(b.socketAddress()); // a backend two generations old: rare
+    }
+
+    /** The generation of {@code store}: the one last seen on the steady path, else tracked now. */
+    private Generation generation(RingStore store) {
+        Generation g = current;
+        if (g.store == store) {
+            return g;
+        }
+        synchronized (this) {
+            g = current;
+            if (g.store == store) {
+                return g;
+            }
+            Generation p = previous;
+            if (p != null && p.store == store) {
+                return p; // a lookup that started before the switch
+            }
+            if (store == router.watched().current()) {
+                previous = g;
+                current = view(store, true);
+                return current;
+            }
+            // Older than both (a lookup that slept through two switches): its slots by endpoint, untracked.
+            return view(store, false);
+        }
+    }
+
+    /**
+     * A generation's view: with {@code track}, its endpoints {@linkplain HostState#track tracked} (given
+     * slots, and named by this process from now on); else only looked up.
+     */
+    private Generation view(RingStore store, boolean track) {
+        List<Backend> backends = store.backends();
+        List<String> endpoints = backends.stream().map(Backend::socketAddress).toList();
+        int[] slots = track ? state.track(endpoints) : state.slots(endpoints);
+        return new Generation(store, backends.toArray(Backend[]::new), slots);
+    }
+
+    private static long failTimeoutNanos(Backend b) {
+        return Math.min(b.failTimeoutSeconds(), Long.MAX_VALUE / NANOS_PER_SECOND) * NANOS_PER_SECOND;
+    }
+
+    /** One generation's backends, their slots and health settings; availability as an {@link IntPredicate} for {@link Ring#select}. */
+    private final class Generation implements IntPredicate {
+        final RingStore store;
+        final Backend[] backends;
+        final int[] slots;
+        final boolean[] down;
+        final int[] maxFails;
+        final long[] failTimeoutNanos;
+        /** One per ring used so far, in {@link #rings}' order; copied on write. */
+        private volatile Pool[] pools = new Pool[0];
+
+        Generation(RingStore store, Backend[] backends, int[] slots) {
+            this.store = store;
+            this.backends = backends;
+            this.slots = slots;
+            this.down = new boolean[backends.length];
+            this.maxFails = new int[backends.length];
+            this.failTimeoutNanos = new long[backends.length];
+            for (int i = 0; i < backends.length; i++) {
+                down[i] = backends[i].down();
+                maxFails[i] = backends[i].maxFails();
+                failTimeoutNanos[i] = SharedLoad.failTimeoutNanos(backends[i]);
+            }
+        }
+
+        /** {@code b}'s slot if it is a backend of this generation (-1: it has none), else {@link #NO_SLOT}. */
+        int slotOf(Backend b) {
+            int i = b.index();
+            return i < backends.length && backends[i] == b ? slots[i] : NO_SLOT;
+        }
+
+        /** Available, taking the probe of a failed backend whose fail_timeout has passed: for the backend a request goes to. */
+        @Override
+        public boolean test(int b) {
+            return !down[b] && slots[b] >= 0 && state.available(slots[b], clock.getAsLong(), maxFails[b], failTimeoutNanos[b]);
+        }
+
+        /** Available, without the probe: for counting. */
+        boolean peek(int b, long now) {
+            return !down[b] && slots[b] >= 0 && state.peekAvailable(slots[b], now, maxFails[b], failTimeoutNanos[b]);
+        }
+
+        Pool pool(Ring ring) {
+            Pool[] ps = pools;
+            for (Pool p : ps) {
+                if (p.ring == ring) {
+                    return p;
+                }
+            }
+            synchronized (this) {
+                for (Pool p : pools) {
+                    if (p.ring == ring) {
+                        return p;
+                    }
+                }
+                Pool p = new Pool(ring);
+                Pool[] next = Arrays.copyOf(pools, pools.length + 1);
+                next[next.length - 1] = p;
+                pools = next;
+                return p;
+            }
+        }
+
+        /** The {@link LoadView} of one ring: its members are the backends with every feature of the ring. */
+        private final class Pool implements LoadView {
+            final Ring ring;
+            final int[] members;
+            /** Whether every backend of the file is a member, so that the per-process totals are the pool's. */
+            final boolean everyBackend;
+            /** {@link #availableBackends()} as last counted, and when (the clock's time); racy by design. */
+            private volatile int count;
+            private volatile long countedAt;
+
+            Pool(Ring ring) {
+                this.ring = ring;
+                this.members = Arrays.stream(backends).filter(b -> b.features().containsAll(ring.features()))
+                        .mapToInt(Backend::index).toArray();
+                this.everyBackend = members.length == backends.length;
+                this.countedAt = clock.getAsLong() - 2 * COUNT_REFRESH_NANOS; // counted on first use
+            }
+
+            @Override
+            public boolean available(int backend) {
+                return test(backend);
+            }
+
+            @Override
+            public long inFlight(int backend) {
+                int slot = slots[backend];
+                return slot < 0 ? 0 : state.inFlight(slot);
+            }
+
+            @Override
+            public long totalInFlight() {
+                if (everyBackend) {
+                    return state.totalInFlight();
+                }
+                long sum = 0;
+                for (int b : members) {
+                    sum += inFlight(b);
+                }
+                return sum;
+            }
+
+            /**
+             * Counted over the members at most every {@link #COUNT_REFRESH_NANOS}: availability changes
+             * at an operator's or a failure's pace, and a count that far behind only moves the bound of
+             * the requests placed meanwhile (each candidate's own availability is always read fresh). A
+             * count and its time read torn between two refreshes is the same kind of lag.
+             */
+            @Override
+            public int availableBackends() {
+                long now = clock.getAsLong();
+                if (now - countedAt <= COUNT_REFRESH_NANOS) {
+                    return count;
+                }
+                int n = 0;
+                for (int b : members) {
+                    if (peek(b, now)) {
+                        n++;
+                    }
+                }
+                count = n;
+                countedAt = now;
+                return n;
+            }
+        }
+    }
+}

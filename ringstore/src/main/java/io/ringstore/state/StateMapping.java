@@ -1,0 +1,197 @@
+package io.ringstore.state;
+
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.FileChannel;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.util.Arrays;
+import java.util.Objects;
+import java.util.zip.CRC32C;
+
+import static io.ringstore.state.StateFileLayout.*;
+
+/**
+ * A state file mapped read-write and shared, its header checked against the file's size: the only
+ * place that reads the header, so every offset {@link HostState} computes comes from validated
+ * counts. Also creates a new file (built under a temporary name, published by a hard link, which
+ * fails when another process published first) and moves a corrupt one aside.
+ */
+final class StateMapping {
+    final Path path;
+    final Arena arena;
+    final MemorySegment segment;
+    final int leases;
+    final int slots;
+    final int recordLength;
+
+    private StateMapping(Path path, Arena arena, MemorySegment segment, int leases, int slots) {
+        this.path = path;
+        this.arena = arena;
+        this.segment = segment;
+        this.leases = leases;
+        this.slots = slots;
+        this.recordLength = recordLength(leases);
+    }
+
+    /** Maps and checks the file at {@code path}; {@code null} when there is none. */
+    static StateMapping map(Path path) throws StateFileException {
+        FileChannel ch;
+        try {
+            ch = FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE);
+        } catch (NoSuchFileException e) {
+            return null;
+        } catch (IOException e) {
+            throw new StateFileException(path, -1, "cannot open for reading and writing: " + e, false, e);
+        }
+        try (ch) {
+            long size = ch.size();
+            if (size < HEADER_LENGTH) {
+                throw new StateFileException(path, 0, "file is " + size + " bytes, shorter than the " + HEADER_LENGTH
+                        + "-byte header (truncated, or not a state file?)", true);
+            }
+            if (size > fileLength(MAX_LEASES, MAX_SLOTS)) {
+                throw new StateFileException(path, -1, "file is " + size + " bytes, more than the largest state file ("
+                        + fileLength(MAX_LEASES, MAX_SLOTS) + "): not a state file?", true);
+            }
+            Arena arena = Arena.ofShared();
+            try {
+                MemorySegment segment = ch.map(FileChannel.MapMode.READ_WRITE, 0, size, arena);
+                return check(path, arena, segment);
+            } catch (StateFileException | RuntimeException e) {
+                arena.close();
+                throw e;
+            } catch (IOException e) {
+                arena.close();
+                throw new StateFileException(path, -1, "cannot map: " + e, false, e);
+            }
+        } catch (IOException e) {
+            throw new StateFileException(path, -1, "I/O error: " + e, false, e);
+        }
+    }
+
+    /** FORMAT.md, "Checks a router makes": every count bounded, the length the counts give equal to the file's. */
+    private static StateMapping check(Path path, Arena arena, MemorySegment s) throws StateFileException {
+        byte[] magic = s.asSlice(MAGIC_OFFSET, MAGIC_LENGTH).toArray(ValueLayout.JAVA_BYTE);
+        if (!Arrays.equals(magic, MAGIC)) {
+            throw new StateFileException(path, MAGIC_OFFSET, "magic is " + printable(magic) + ", expected RINGSTAT: not a state file", true);
+        }
+        int version = s.get(ValueLayout.JAVA_INT, VERSION_OFFSET);
+        if (version != VERSION) {
+            boolean swapped = Integer.reverseBytes(version) == VERSION;
+            throw new StateFileException(path, VERSION_OFFSET, swapped
+                    ? "written on a host of the other byte order (a state file never leaves its host)"
+                    : "state file version " + Integer.toUnsignedString(version) + ", this library reads version " + VERSION
+                    + " (delete the file when no router of that version runs)", swapped);
+        }
+        CRC32C crc = new CRC32C();
+        crc.update(s.asSlice(0, CHECKED_LENGTH).asByteBuffer());
+        int stored = s.get(ValueLayout.JAVA_INT, HEADER_CHECKSUM_OFFSET);
+        if (stored != (int) crc.getValue()) {
+            throw new StateFileException(path, HEADER_CHECKSUM_OFFSET, String.format("header CRC-32C is 0x%08x, the header's bytes give 0x%08x (corrupt)",
+                    stored, (int) crc.getValue()), true);
+        }
+        expect(path, s, HEADER_LENGTH_OFFSET, "headerLength", HEADER_LENGTH, HEADER_LENGTH);
+        int leases = expect(path, s, LEASE_COUNT_OFFSET, "leaseCount", 1, MAX_LEASES);
+        int slots = expect(path, s, SLOT_COUNT_OFFSET, "slotCount", 1, MAX_SLOTS);
+        expect(path, s, RECORD_LENGTH_OFFSET, "recordLength", recordLength(leases), recordLength(leases));
+        expect(path, s, LEASE_LENGTH_OFFSET, "leaseLength", LEASE_LENGTH, LEASE_LENGTH);
+        long fileLength = s.get(ValueLayout.JAVA_LONG, FILE_LENGTH_OFFSET);
+        if (fileLength != fileLength(leases, slots) || fileLength != s.byteSize()) {
+            throw new StateFileException(path, FILE_LENGTH_OFFSET, "fileLength " + fileLength + ", the counts give "
+                    + fileLength(leases, slots) + ", the file is " + s.byteSize() + " bytes (truncated or extended?)", true);
+        }
+        return new StateMapping(path, arena, s, leases, slots);
+    }
+
+    private static int expect(Path path, MemorySegment s, long offset, String name, int min, int max) throws StateFileException {
+        int v = s.get(ValueLayout.JAVA_INT, offset);
+        if (v < min || v > max) {
+            throw new StateFileException(path, offset, name + " is " + Integer.toUnsignedString(v) + ", expected "
+                    + (min == max ? String.valueOf(min) : min + " to " + max) + " (corrupt)", true);
+        }
+        return v;
+    }
+
+    private static String printable(byte[] bytes) {
+        StringBuilder sb = new StringBuilder();
+        for (byte b : bytes) {
+            sb.append(b >= 0x20 && b < 0x7f ? String.valueOf((char) b) : String.format("\\x%02x", b & 0xff));
+        }
+        return sb.toString();
+    }
+
+    /**
+     * Publishes a new, empty state file at {@code path} unless one is there: built under a temporary
+     * name and hard-linked into place, so a process racing to create it either publishes first or
+     * finds the other's complete file.
+     */
+    static void create(Path path, int leases, int slots) throws StateFileException {
+        Path dir = path.toAbsolutePath().getParent();
+        Path tmp = dir.resolve("." + path.getFileName() + "." + ProcessHandle.current().pid() + "." + System.nanoTime() + ".tmp");
+        long length = fileLength(leases, slots);
+        ByteBuffer header = ByteBuffer.allocate(HEADER_LENGTH).order(ByteOrder.nativeOrder());
+        header.put(MAGIC).putInt(VERSION_OFFSET, VERSION).putInt(HEADER_LENGTH_OFFSET, HEADER_LENGTH)
+                .putInt(LEASE_COUNT_OFFSET, leases).putInt(SLOT_COUNT_OFFSET, slots)
+                .putInt(RECORD_LENGTH_OFFSET, recordLength(leases)).putInt(LEASE_LENGTH_OFFSET, LEASE_LENGTH)
+                .putLong(FILE_LENGTH_OFFSET, length);
+        CRC32C crc = new CRC32C();
+        crc.update(header.array(), 0, CHECKED_LENGTH);
+        header.putInt(HEADER_CHECKSUM_OFFSET, (int) crc.getValue());
+        try {
+            try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
+                ch.write(header.clear(), 0);
+                ch.write(ByteBuffer.allocate(1), length - 1); // the rest reads as zeros: every slot and lease free
+            }
+            try {
+                Files.createLink(path, tmp);
+            } catch (UnsupportedOperationException e) { // no hard links here: rename, which a racing creator may overwrite
+                Files.move(tmp, path);
+            }
+        } catch (FileAlreadyExistsException e) {
+            // another process published first: use its file
+        } catch (IOException e) {
+            throw new StateFileException(path, -1, "cannot create: " + e, false, e);
+        } finally {
+            try {
+                Files.deleteIfExists(tmp);
+            } catch (IOException e) {
+                // a temporary name is left behind; nothing reads it
+            }
+        }
+    }
+
+    /** The file's identity (inode), or {@code null} if it is gone: to move aside only the file found bad. */
+    static Object fileKey(Path path) {
+        try {
+            return Files.readAttributes(path, BasicFileAttributes.class).fileKey();
+        } catch (IOException e) {
+            return null;
+        }
+    }
+
+    /** Moves the bad file aside to {@code NAME.bad} if {@code path} still names the file with {@code key}. */
+    static Path moveAside(Path path, Object key) throws StateFileException {
+        Path bad = path.resolveSibling(path.getFileName() + ".bad");
+        if (key == null || !Objects.equals(key, fileKey(path))) {
+            return null; // another process replaced it already
+        }
+        try {
+            Files.move(path, bad, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+            return bad;
+        } catch (NoSuchFileException e) {
+            return null;
+        } catch (IOException e) {
+            throw new StateFileException(path, -1, "corrupt, and cannot be moved aside to " + bad.getFileName() + ": " + e, false, e);
+        }
+    }
+}
