@@ -12,6 +12,7 @@ import java.util.NoSuchElementException;
 import java.util.PrimitiveIterator;
 import java.util.Set;
 import java.util.function.IntPredicate;
+import java.util.function.Predicate;
 import java.util.zip.CRC32;
 
 import static io.ringstore.internal.format.RingFileDescriptor.POINT_BACKEND_OFFSET;
@@ -193,6 +194,21 @@ public final class Ring {
      *         round robin)
      */
     public int select(int hash, int maxPoints, IntPredicate accept) {
+        return walk(hash, maxPoints, accept, null);
+    }
+
+    /**
+     * {@link #select(int, int, IntPredicate)} with {@code accept} given the {@link Backend}s of this
+     * ring's file: the accepted backend, or null for both negative answers. For callers that keep
+     * health by server rather than by index (an index belongs to one generation); allocates nothing.
+     */
+    public Backend selectBackend(int hash, int maxPoints, Predicate<Backend> accept) {
+        int b = walk(hash, maxPoints, null, accept);
+        return b < 0 ? null : store.backend(b);
+    }
+
+    /** The one failover walk; exactly one of the two predicates is given (no adapter object per call). */
+    private int walk(int hash, int maxPoints, IntPredicate byIndex, Predicate<Backend> byBackend) {
         if (maxPoints < 1) {
             throw new IllegalArgumentException("maxPoints " + maxPoints + " must be at least 1");
         }
@@ -202,7 +218,7 @@ public final class Ring {
         }
         for (int walked = 0; walked < maxPoints; walked++) {
             int b = pointBackend(p);
-            if (b >= 0 && accept.test(b)) {
+            if (b >= 0 && (byIndex != null ? byIndex.test(b) : byBackend.test(store.backend(b)))) {
                 return b;
             }
             if (++p == pointCount) {

@@ -441,9 +441,7 @@ public final class WatchedRingStore implements AutoCloseable {
             for (;;) {
                 Ring r = ring();
                 try {
-                    RingStore s = r.store();
-                    int b = r.select(hash, maxPoints, i -> accept.test(s.backend(i)));
-                    return b < 0 ? null : s.backend(b);
+                    return r.selectBackend(hash, maxPoints, accept);
                 } catch (IllegalStateException e) {
                     retryAfter(r, e);
                 }
