@@ -83,6 +83,9 @@ class RingSelectTest {
                     assertEquals(oracleSelect(points, hash, maxPoints, up), ring.select(hash, maxPoints, up), what);
                     assertEquals(ring.lookupHash(hash), ring.select(hash, maxPoints, b -> true), what);
                     assertEquals(Ring.GAVE_UP, ring.select(hash, maxPoints, b -> false), what);
+                    int expected = oracleSelect(points, hash, maxPoints, up);
+                    assertEquals(expected < 0 ? null : store.backend(expected),
+                            ring.selectBackend(hash, maxPoints, b -> up.test(b.index())), what + " (by Backend)");
                 }
             }
         }
