@@ -194,9 +194,9 @@ final class AnalyzeCommand extends Command {
 
     private static void textHeader(SweepSetup s, PrintStream out) {
         List<Integer> ks = s.ks();
-        out.printf(Locale.ROOT, "analyze: %d backends, k = %s (%d values), %d %s per k, %s points (CRC-32, 32-bit hashes), %d threads%n",
-                s.n(), ks.size() == 1 ? ks.getFirst().toString() : ks.getFirst() + ".." + ks.getLast(), ks.size(), s.seeds(),
-                s.seeds() == 1 ? "seed" : "seeds", s.algorithm().cliName(), s.threads());
+        out.printf(Locale.ROOT, "analyze: %d backends, k = %s (%s), %s per k, %s points (CRC-32, 32-bit hashes), %s%n",
+                s.n(), ks.size() == 1 ? ks.getFirst().toString() : ks.getFirst() + ".." + ks.getLast(), count(ks.size(), "value", "values"),
+                count(s.seeds(), "seed", "seeds"), s.algorithm().cliName(), count(s.threads(), "thread", "threads"));
         out.println("predicted: formula sqrt((N-1)/(N*k+1)); pred_32bit: 32-bit model (points on equal hashes dropped in tie order)");
         out.println("CV in %; range: smallest..largest ring CV over the seeds; z: (simulated - predicted) in standard errors of the seeds");
         out.printf("%8s %11s %9s %10s %9s %17s %9s %7s %8s %8s %11s %11s %8s%n", "k", "points", "predicted", "pred_32bit", "simulated",
@@ -365,11 +365,11 @@ final class AnalyzeCommand extends Command {
     private static void text(FileReport report, PrintStream out) {
         BackendList list = report.list();
         RingStore store = report.store();
-        out.printf(Locale.ROOT, "file: %s: %d backends, features: %s, versions: %s%n", list.source(), list.size(),
+        out.printf(Locale.ROOT, "file: %s: %s, features: %s, versions: %s%n", list.source(), count(list.size(), "backend", "backends"),
                 list.features().isEmpty() ? "(none)" : String.join(", ", list.features()),
                 String.join(", ", store.versions().stream().map(RingVersion::toString).toList()));
-        out.printf(Locale.ROOT, "ring_file_bytes: %d (%d rings, %d segments: rings with the same backends share one)%n",
-                store.fileSize(), store.rings().size(), store.segmentCount());
+        out.printf(Locale.ROOT, "ring_file_bytes: %d (%s, %s: rings with the same backends share one)%n",
+                store.fileSize(), count(store.rings().size(), "ring", "rings"), count(store.segmentCount(), "segment", "segments"));
         out.printf(Locale.ROOT, "points: %d (%d dropped: equal hashes from two backends)%n", report.built().points(), report.built().collisions());
         out.println("predicted: formula for these weights; pred_32bit: with colliding points dropped in tie order; CV in %");
         out.printf("%-26s %8s %11s %8s %9s %12s %9s %10s %9s %8s %8s%n", "ring", "backends", "points", "dropped", "birthday",

@@ -41,24 +41,29 @@ final class BuildCommand extends Command {
             .alias("-o").shownAs("RINGFILE");
     private static final Option GENERATION = Option.valued("--generation", "N",
             "the file's generation (default: the replaced file's + 1, or 1)");
-    private static final Option QUIET = Option.flag("--quiet", "no progress lines on stderr");
+    private static final Option QUIET = Option.flag("--quiet", "print nothing but errors and warnings (no summary, no progress)");
+    private static final Option JSON = Option.flag("--json", """
+            the summary as one JSON object: wrote, generation, backends, features,
+            versions, rings, segments, shared_rings, empty_rings, points, dropped,
+            bytes, bytes_per_point, time_ms, points_per_second, samples (each key,
+            ring, address)""");
 
     @Override
     List<Option> options() {
-        return List.of(OUTPUT, Versions.BUILD_ALGORITHM, Versions.BUILD_POINT_MULTIPLE, GENERATION, QUIET);
+        return List.of(OUTPUT, Versions.BUILD_ALGORITHM, Versions.BUILD_POINT_MULTIPLE, GENERATION, QUIET, JSON);
     }
 
     @Override
     List<String> forms() {
-        return List.of("BACKENDS {-o} [{--algorithm}] [{--point-multiple}] [{--generation}] [{--quiet}]");
+        return List.of("BACKENDS {-o} [{--algorithm}] [{--point-multiple}] [{--generation}] [{--quiet} | {--json}]");
     }
 
     /** What a build did, and what three sample keys look up to in the file it wrote. */
     private record Report(BuildResult built, List<Sample> samples) {
     }
 
-    /** A key and the address it looks up to ({@code -} for no backend). */
-    private record Sample(String key, String address) {
+    /** A key, the ring that answered it (the file's default: all backends, first version), and the address ({@code -} for none). */
+    private record Sample(String key, String ring, String address) {
     }
 
     @Override
@@ -72,6 +77,9 @@ final class BuildCommand extends Command {
         }
         if (output.isEmpty()) {
             throw new UsageException("the output path is empty (-o \"\")");
+        }
+        if (args.has(QUIET.name()) && args.has(JSON.name())) {
+            throw new UsageException("--quiet prints no summary and --json prints it as JSON: give one of the two");
         }
         List<RingVersion> versions = Versions.forBuild(args);
         long generation = args.getLong(GENERATION.name(), 0, Long.MAX_VALUE, -1);
@@ -107,34 +115,66 @@ final class BuildCommand extends Command {
             err.println("ringstore build: removed " + r.leftoversRemoved().size() + " temporary file(s) of " + output
                     + " left by builds that died: " + TextLines.quote(String.join(", ", r.leftoversRemoved())));
         }
-        print(new Report(r, samples(target)), out);
+        Report report = new Report(r, samples(target));
+        if (args.has(JSON.name())) {
+            json(report, out);
+        } else if (!args.has(QUIET.name())) {
+            text(report, out);
+        }
         // The ring is published whatever happens to stdout: say so, rather than a bare write error.
-        out.flush();
-        if (out.checkError()) {
+        if (cannotWrite(out)) {
             throw new FailedException("published " + r.path() + " (generation " + Long.toUnsignedString(r.generation())
                     + ") but cannot write the summary: stdout closed or disk full");
         }
         return Main.OK;
     }
 
-    private static void print(Report report, PrintStream out) {
+    private static void text(Report report, PrintStream out) {
         BuildResult r = report.built();
-        int shared = r.rings() - r.emptyRings() - r.segments();
+        int shared = sharedRings(r);
         out.printf(Locale.ROOT, "wrote: %s%n", r.path());
         out.printf(Locale.ROOT, "generation: %s%n", Long.toUnsignedString(r.generation()));
         out.printf(Locale.ROOT, "backends: %d%n", r.backends());
         out.printf(Locale.ROOT, "features: %d%s%n", r.features().size(), r.features().isEmpty() ? "" : " (" + String.join(", ", r.features()) + ")");
         out.printf(Locale.ROOT, "versions: %s%n", String.join(", ", r.versions().stream().map(RingVersion::toString).toList()));
-        out.printf(Locale.ROOT, "rings: %d (%d segments; %d rings share another ring's segment; %d empty)%n",
-                r.rings(), r.segments(), shared, r.emptyRings());
+        out.printf(Locale.ROOT, "rings: %d (%s; %s another ring's segment; %d empty)%n", r.rings(),
+                count(r.segments(), "segment", "segments"), count(shared, "ring shares", "rings share"), r.emptyRings());
         out.printf(Locale.ROOT, "points: %d (%d dropped: equal hashes from two backends)%n", r.points(), r.collisions());
         out.printf(Locale.ROOT, "bytes: %d%n", r.fileBytes());
         out.printf(Locale.ROOT, "bytes_per_point: %.4f%n", r.bytesPerPoint());
         out.printf(Locale.ROOT, "time_ms: %.1f%n", r.nanos() / 1e6);
-        out.printf(Locale.ROOT, "points_per_second: %.0f%n", r.points() / (r.nanos() / 1e9));
+        out.printf(Locale.ROOT, "points_per_second: %.0f%n", pointsPerSecond(r));
         for (Sample s : report.samples()) {
-            out.printf("sample: %s\t%s%n", s.key(), s.address());
+            out.printf("sample: %s\t%s\t(ring %s)%n", s.key(), s.address(), s.ring());
         }
+    }
+
+    private static void json(Report report, PrintStream out) {
+        BuildResult r = report.built();
+        Json j = new Json(out).begin().field("wrote", r.path().toString()).fieldUnsigned("generation", r.generation())
+                .field("backends", r.backends());
+        j.beginArray("features");
+        r.features().forEach(j::value);
+        j.endArray().beginArray("versions");
+        r.versions().forEach(v -> j.value(v.toString()));
+        j.endArray().field("rings", r.rings()).field("segments", r.segments()).field("shared_rings", sharedRings(r))
+                .field("empty_rings", r.emptyRings()).field("points", r.points()).field("dropped", r.collisions())
+                .field("bytes", r.fileBytes()).field("bytes_per_point", r.bytesPerPoint()).field("time_ms", r.nanos() / 1e6)
+                .field("points_per_second", pointsPerSecond(r)).beginArray("samples");
+        for (Sample s : report.samples()) {
+            j.begin().field("key", s.key()).field("ring", s.ring()).field("address", s.address()).end();
+        }
+        j.endArray().end();
+        out.println();
+    }
+
+    /** Rings that are neither empty nor the first with their segment. */
+    private static int sharedRings(BuildResult r) {
+        return r.rings() - r.emptyRings() - r.segments();
+    }
+
+    private static double pointsPerSecond(BuildResult r) {
+        return r.points() / (r.nanos() / 1e9);
     }
 
     private static List<Sample> samples(Path target) throws FailedException {
@@ -143,7 +183,7 @@ final class BuildCommand extends Command {
             List<Sample> samples = new ArrayList<>();
             for (String key : SAMPLE_KEYS) {
                 int b = ring.lookup(key.getBytes(StandardCharsets.UTF_8));
-                samples.add(new Sample(key, b < 0 ? "-" : Versions.address(store.backend(b), ring.version())));
+                samples.add(new Sample(key, ring.toString(), b < 0 ? "-" : Versions.address(store.backend(b), ring.version())));
             }
             return samples;
         } catch (RingFileException e) {

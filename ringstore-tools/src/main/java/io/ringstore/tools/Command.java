@@ -4,6 +4,10 @@ import io.ringstore.internal.TextLines;
 
 
 import java.io.BufferedOutputStream;
+import java.io.FilterOutputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.charset.Charset;
 import java.io.InputStream;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
@@ -95,7 +99,7 @@ abstract class Command {
             } else {
                 code = run(args, in, out, err);
             }
-            if (code == Main.OK && out.checkError()) {
+            if (code == Main.OK && cannotWrite(out)) {
                 error = "cannot write the output (stdout closed or disk full?)";
                 code = Main.FAILED;
             }
@@ -150,6 +154,63 @@ abstract class Command {
         public boolean checkError() {
             return super.checkError() || target.checkError();
         }
+    }
+
+    /**
+     * The process's own stdout ({@link Main#main}), which remembers when a write failed with EPIPE: a
+     * {@link PrintStream} keeps only "an error happened", and a closed pipe must be told from ENOSPC.
+     * The JVM ignores SIGPIPE, so EPIPE reaches Java as an {@link IOException} whose message is the
+     * C library's text for it; that text is the only thing that tells the two apart.
+     */
+    static final class PipeStdout extends PrintStream {
+        private final EpipeWatch watch;
+
+        PipeStdout(OutputStream fd, Charset charset) {
+            this(new EpipeWatch(fd), charset);
+        }
+
+        private PipeStdout(EpipeWatch watch, Charset charset) {
+            super(watch, false, charset);
+            this.watch = watch;
+        }
+
+        /** The stream under {@link PipeStdout}: every write passes through, an EPIPE is remembered. */
+        private static final class EpipeWatch extends FilterOutputStream {
+            private volatile boolean readerLeft;
+
+            EpipeWatch(OutputStream fd) {
+                super(fd);
+            }
+
+            @Override
+            public void write(int b) throws IOException {
+                write(new byte[] {(byte) b}, 0, 1);
+            }
+
+            @Override
+            public void write(byte[] b, int off, int len) throws IOException {
+                try {
+                    out.write(b, off, len);
+                } catch (IOException e) {
+                    readerLeft |= "Broken pipe".equals(e.getMessage());
+                    throw e;
+                }
+            }
+        }
+    }
+
+    /**
+     * Whether writing {@code out} failed for a reason worth an error line and exit 1: a full disk, yes;
+     * the reader closing the pipe ({@code ringstore dump f | head}), no: that is a normal end of the
+     * output, silent and exit 0, as for {@code cat}.
+     */
+    static boolean cannotWrite(PrintStream out) {
+        return out.checkError() && !(out instanceof BufferedStdout b && b.target instanceof PipeStdout p && p.watch.readerLeft);
+    }
+
+    /** {@code n} and the noun that goes with it: {@code 1 segment}, {@code 2 segments}, {@code 0 segments}. */
+    static String count(long n, String one, String many) {
+        return n + " " + (n == 1 ? one : many);
     }
 
     /** A heap size in whole GiB, rounded up. */

@@ -73,8 +73,8 @@ final class DiffCommand extends Command {
         Set<String> features = LookupCommand.features(args);
         try (RingStore a = RingStore.open(Path.of(args.positional.get(0)));
              RingStore b = RingStore.open(Path.of(args.positional.get(1)))) {
-            RingVersion va = Versions.select(args.get(ALGORITHM_A.name()), null, a);
-            RingVersion vb = Versions.select(args.get(ALGORITHM_B.name()), null, b);
+            RingVersion va = Versions.select(args.get(ALGORITHM_A.name()), a);
+            RingVersion vb = Versions.select(args.get(ALGORITHM_B.name()), b);
             Ring ra;
             Ring rb;
             try {
@@ -107,8 +107,8 @@ final class DiffCommand extends Command {
 
     private static void text(Report r, PrintStream out) {
         RingDiff d = r.diff();
-        out.printf(Locale.ROOT, "a: %s ring %s, %d points%n", r.fileA(), r.a(), r.a().pointCount());
-        out.printf(Locale.ROOT, "b: %s ring %s, %d points%n", r.fileB(), r.b(), r.b().pointCount());
+        out.printf(Locale.ROOT, "a: %s ring %s, %s%n", r.fileA(), r.a(), count(r.a().pointCount(), "point", "points"));
+        out.printf(Locale.ROOT, "b: %s ring %s, %s%n", r.fileB(), r.b(), count(r.b().pointCount(), "point", "points"));
         out.printf(Locale.ROOT, "moved_fraction: %.9f (%.4f %% of keys change backend)%n", d.movedFraction(), d.movedFraction() * 100);
         for (double p : r.steps()) {
             out.printf(Locale.ROOT, "rollout %6.2f %%: moves %.4f %% of keys%n", p, d.movedAtRollout(p) * 100);

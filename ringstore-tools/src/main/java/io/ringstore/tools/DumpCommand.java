@@ -151,7 +151,7 @@ final class DumpCommand extends Command {
         out.printf("input_digest: %s%n", HexFormat.of().formatHex(store.inputDigest()));
         out.printf("features: %s%n", store.features().isEmpty() ? "(none)" : String.join(", ", store.features()));
         out.printf("versions: %s%n", String.join(", ", store.versions().stream().map(Object::toString).toList()));
-        out.printf("rings: %d (%d segments)%n", store.rings().size(), store.segmentCount());
+        out.printf("rings: %d (%s)%n", store.rings().size(), count(store.segmentCount(), "segment", "segments"));
         out.printf("%nbackends: %d%n", store.backendCount());
         out.printf("  %5s  %-42s %10s  %s%n", "index", "address", "weight", "features");
         for (Backend b : store.backends()) {
@@ -160,7 +160,7 @@ final class DumpCommand extends Command {
         }
         for (RingReport rr : report.rings()) {
             Ring r = rr.ring();
-            out.printf(Locale.ROOT, "%nring %s: %d points, %d bytes, %s%n", r, r.pointCount(), (long) r.pointCount() * RingFileDescriptor.POINT_LENGTH,
+            out.printf(Locale.ROOT, "%nring %s: %s, %d bytes, %s%n", r, count(r.pointCount(), "point", "points"), (long) r.pointCount() * RingFileDescriptor.POINT_LENGTH,
                     r.isEmpty() ? "no backend" : "segment at " + rr.segment().offset() + String.format(" crc32c 0x%08x", rr.segment().crc32c())
                             + (rr.sharedWith() != null ? ", shared with ring " + rr.sharedWith() : ""));
             if (r.isEmpty()) {

@@ -113,7 +113,7 @@ final class LookupCommand extends Command {
             }
             o.flush();
             answers.reportGaveUp(err, prefix());
-            if (out.checkError()) {
+            if (cannotWrite(out)) {
                 throw new FailedException("cannot write the answers (stdout closed?)");
             }
             return Main.OK;

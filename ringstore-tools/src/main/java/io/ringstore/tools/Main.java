@@ -1,5 +1,7 @@
 package io.ringstore.tools;
 
+import java.io.FileDescriptor;
+import java.io.FileOutputStream;
 import java.io.InputStream;
 import java.io.PrintStream;
 import java.util.ArrayList;
@@ -25,7 +27,8 @@ public final class Main {
 
     /** Keys given as arguments are the bytes the shell passed, whatever the locale: see {@link ArgumentBytes}. */
     public static void main(String[] args) {
-        System.exit(run(args, ArgumentBytes.ofThisProcess(args), System.in, System.out, System.err));
+        PrintStream stdout = new Command.PipeStdout(new FileOutputStream(FileDescriptor.out), System.out.charset());
+        System.exit(run(args, ArgumentBytes.ofThisProcess(args), System.in, stdout, System.err));
     }
 
     /**

@@ -20,21 +20,33 @@ final class VerifyCommand extends Command {
                 + "Exit 0 when all hold; otherwise one line saying what and at which byte, and exit 1.";
     }
 
+    private static final Option JSON = Option.flag("--json", """
+            one JSON object: ok (true), path, generation, backends, rings, segments,
+            ring_points (each distinct segment's points once, as build counts them);
+            a failed check is still one line on stderr and exit 1""");
+
     @Override
     List<Option> options() {
-        return List.of();
+        return List.of(JSON);
     }
 
     @Override
     List<String> forms() {
-        return List.of("RINGFILE");
+        return List.of("RINGFILE [{--json}]");
     }
 
     /** A file that passed every check, in numbers. */
     private record Verified(Path path, long generation, int backends, int rings, int segments, long points) {
-        void print(PrintStream out) {
-            out.printf("ok: %s generation %s, %d backends, %d rings, %d segments, %d ring points, all checksums match%n",
-                    path, Long.toUnsignedString(generation), backends, rings, segments, points);
+        void text(PrintStream out) {
+            out.printf("ok: %s generation %s, %s, %s, %s, %s, all checksums match%n", path, Long.toUnsignedString(generation),
+                    count(backends, "backend", "backends"), count(rings, "ring", "rings"), count(segments, "segment", "segments"),
+                    count(points, "ring point", "ring points"));
+        }
+
+        void json(PrintStream out) {
+            new Json(out).begin().field("ok", true).field("path", path.toString()).fieldUnsigned("generation", generation)
+                    .field("backends", backends).field("rings", rings).field("segments", segments).field("ring_points", points).end();
+            out.println();
         }
     }
 
@@ -45,8 +57,13 @@ final class VerifyCommand extends Command {
         }
         try (RingStore store = RingStore.open(Path.of(args.positional.getFirst()))) {
             long points = store.verify(); // each distinct segment's points once, as build counts them
-            new Verified(store.path(), store.generation(), store.backendCount(), store.rings().size(), store.segmentCount(),
-                    points).print(out);
+            Verified v = new Verified(store.path(), store.generation(), store.backendCount(), store.rings().size(),
+                    store.segmentCount(), points);
+            if (args.has(JSON.name())) {
+                v.json(out);
+            } else {
+                v.text(out);
+            }
             return Main.OK;
         } catch (RingFileException e) {
             throw new FailedException(e.getMessage());

@@ -16,14 +16,17 @@ final class Versions {
 
     /** For build: the versions to write. */
     static final Option BUILD_ALGORITHM = Option.valued(ALGORITHM, "LIST", """
-            v1 (nginx hash ... consistent, the default), v2 (pingora-ketama V2),
-            or v1,v2 for both in one file; the first is the file's default""").shownAs("v1|v2|v1,v2");
-    static final Option BUILD_POINT_MULTIPLE = Option.valued(POINT_MULTIPLE, "K", "points per weight unit for v2 (default 160)");
+            v1 (nginx hash ... consistent, the default), v2 (pingora-ketama V2,
+            --point-multiple K points per weight unit, default 160), v2:K, or a list
+            of them (v1,v2:16,v2:160), all in one file; the first is the file's default""").shownAs("v1|v2[:K][,...]");
+    static final Option BUILD_POINT_MULTIPLE = Option.valued(POINT_MULTIPLE, "K",
+            "points per weight unit of a bare v2 in --algorithm (default 160)");
 
     /** For readers: which of the file's versions. */
     static final Option READ_ALGORITHM = Option.valued(ALGORITHM, "V",
             "v1 or v2 (or v2:K) when the file holds several versions (default: the first)").shownAs("v1|v2[:K]");
-    static final Option READ_POINT_MULTIPLE = Option.valued(POINT_MULTIPLE, "K", "which v2 ring, when the file holds several");
+    static final Option READ_POINT_MULTIPLE = Option.valued(POINT_MULTIPLE, "K",
+            "which v2 ring, when the file holds several: alone, the same as --algorithm v2:K");
 
     /** The largest point multiple a {@link RingVersion} holds; a ring's point count limits a build further. */
     static final long MAX_POINT_MULTIPLE = Integer.MAX_VALUE;
@@ -31,60 +34,92 @@ final class Versions {
     private Versions() {
     }
 
-    /** For build: {@code v1}, {@code v2} or a list {@code v1,v2}; the point multiple applies to v2 (default 160). */
+    /**
+     * One name of a version as written: {@code v1}, {@code v2} or {@code v2:K}.
+     *
+     * @param pointMultiple K of {@code v2:K}, or {@code null} for a bare name
+     */
+    private record Name(String text, Algorithm algorithm, Integer pointMultiple) {
+        static Name parse(String text) throws Command.UsageException {
+            int colon = text.indexOf(':');
+            Algorithm a = parseAlgorithm(colon < 0 ? text : text.substring(0, colon));
+            if (colon < 0) {
+                return new Name(text, a, null);
+            }
+            long k = TextLines.decimal(text.substring(colon + 1), MAX_POINT_MULTIPLE);
+            if (a != Algorithm.V2 || k < 1 || k > MAX_POINT_MULTIPLE) {
+                throw new Command.UsageException("bad version " + TextLines.quote(text) + " (expected v1, v2 or v2:K with K from 1 to "
+                        + MAX_POINT_MULTIPLE + ")");
+            }
+            return new Name(text, a, (int) k);
+        }
+
+        /** A bare {@code v2}. */
+        boolean takesPointMultiple() {
+            return algorithm == Algorithm.V2 && pointMultiple == null;
+        }
+    }
+
+    /**
+     * For build: {@code --algorithm} is a list of {@code v1}, {@code v2} and {@code v2:K} (default
+     * {@code v1}); {@code --point-multiple K} is the K of a bare {@code v2} (default 160), so {@code
+     * v1,v2 --point-multiple 16} is {@code v1,v2:16}. It is refused when the list has no bare v2, where it
+     * would apply to nothing.
+     */
     static List<RingVersion> forBuild(Command.Args args) throws Command.UsageException {
         String list = args.has(ALGORITHM) ? args.get(ALGORITHM) : "v1";
         int k = (int) args.getLong(POINT_MULTIPLE, 1, MAX_POINT_MULTIPLE, Algorithm.NGINX_POINT_MULTIPLE);
         List<RingVersion> versions = new ArrayList<>();
-        for (String name : list.split(",", -1)) {
-            Algorithm a = parseAlgorithm(name);
-            RingVersion v = a == Algorithm.V1 ? RingVersion.V1 : RingVersion.v2(k);
+        boolean bareV2 = false;
+        for (String item : list.split(",", -1)) {
+            Name name = Name.parse(item);
+            bareV2 |= name.takesPointMultiple();
+            RingVersion v = name.algorithm() == Algorithm.V1 ? RingVersion.V1
+                    : RingVersion.v2(name.pointMultiple() != null ? name.pointMultiple() : k);
             if (versions.contains(v)) {
-                throw new Command.UsageException("algorithm " + TextLines.quote(name) + " listed twice");
+                throw new Command.UsageException("version " + v + " listed twice (" + ALGORITHM + " " + TextLines.quote(list) + ")");
             }
             versions.add(v);
         }
-        if (args.has(POINT_MULTIPLE) && versions.stream().noneMatch(v -> v.algorithm() == Algorithm.V2)) {
-            throw new Command.UsageException("--point-multiple applies to v2 only (v1 always has 160 points per weight unit, as nginx)");
+        if (args.has(POINT_MULTIPLE) && !bareV2) {
+            throw new Command.UsageException(POINT_MULTIPLE + " is the K of a bare v2 in " + ALGORITHM + ", and "
+                    + TextLines.quote(list) + " has none (v1 always has 160 points per weight unit, as nginx; write v2:K for others)");
         }
         return versions;
     }
 
-    /** For readers: the version to use from {@code store}, by {@code --algorithm v1|v2[:K]} and {@code --point-multiple}; the file's first by default. */
+    /**
+     * For readers: the version to use from {@code store}, the file's first by default. {@code
+     * --point-multiple K} alone is {@code --algorithm v2:K}; with {@code --algorithm v2} it is its K; with
+     * {@code v1} or {@code v2:K} it is refused, as one of the two would be ignored.
+     */
     static RingVersion select(Command.Args args, RingStore store) throws Command.UsageException {
-        if (!args.has(ALGORITHM) && args.has(POINT_MULTIPLE)) {
-            throw new Command.UsageException("--point-multiple needs --algorithm v2");
+        if (!args.has(POINT_MULTIPLE)) {
+            return select(args.get(ALGORITHM), store);
         }
-        Integer k = args.has(POINT_MULTIPLE) ? (int) args.getLong(POINT_MULTIPLE, 1, MAX_POINT_MULTIPLE, 0) : null;
-        return select(args.get(ALGORITHM), k, store);
+        long k = args.getLong(POINT_MULTIPLE, 1, MAX_POINT_MULTIPLE, 0);
+        if (args.has(ALGORITHM) && !Name.parse(args.get(ALGORITHM)).takesPointMultiple()) {
+            throw new Command.UsageException(POINT_MULTIPLE + " names a v2 ring; it cannot go with " + ALGORITHM + " "
+                    + TextLines.quote(args.get(ALGORITHM)) + " (give one of the two)");
+        }
+        return select("v2:" + k, store);
     }
 
     /** The version named {@code name} ({@code v1}, {@code v2}, {@code v2:K}; null = the file's default) in {@code store}. */
-    static RingVersion select(String name, Integer pointMultiple, RingStore store) throws Command.UsageException {
+    static RingVersion select(String name, RingStore store) throws Command.UsageException {
         if (name == null) {
             return store.versions().getFirst();
         }
-        int colon = name.indexOf(':');
-        Algorithm a = parseAlgorithm(colon < 0 ? name : name.substring(0, colon));
-        Integer k = pointMultiple;
-        if (colon >= 0) {
-            long parsed = TextLines.decimal(name.substring(colon + 1), MAX_POINT_MULTIPLE);
-            if (parsed < 1 || parsed > MAX_POINT_MULTIPLE) {
-                throw new Command.UsageException("bad point multiple in " + TextLines.quote(name) + " (expected v2:K with K from 1 to "
-                        + MAX_POINT_MULTIPLE + ")");
-            }
-            k = (int) parsed;
-        }
+        Name n = Name.parse(name);
         List<RingVersion> matching = new ArrayList<>();
         for (RingVersion v : store.versions()) {
-            if (v.algorithm() == a && (k == null || v.pointMultiple() == k)) {
+            if (v.algorithm() == n.algorithm() && (n.pointMultiple() == null || v.pointMultiple() == n.pointMultiple())) {
                 matching.add(v);
             }
         }
         if (matching.size() != 1) {
             throw new Command.UsageException((matching.isEmpty() ? "no " : "more than one ") + TextLines.quote(name)
-                    + (k != null && colon < 0 ? " with point multiple " + k : "") + " ring in " + store.path()
-                    + " (it has " + store.versions() + (matching.isEmpty() ? "" : "; say which with v2:K") + ")");
+                    + " ring in " + store.path() + " (it has " + store.versions() + (matching.isEmpty() ? "" : "; say which with v2:K") + ")");
         }
         return matching.getFirst();
     }

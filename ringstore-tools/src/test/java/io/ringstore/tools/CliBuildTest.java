@@ -26,7 +26,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class CliBuildTest {
     private static final Pattern RINGS = Pattern.compile(
-            "(\\d+) \\((\\d+) segments; (\\d+) rings share another ring's segment; (\\d+) empty\\)");
+            "(\\d+) \\((\\d+) segments?; (\\d+) (?:ring shares|rings share) another ring's segment; (\\d+) empty\\)");
     private static final Pattern POINTS = Pattern.compile("(\\d+) \\((\\d+) dropped.*\\)");
 
     // ---- the summary ----
