@@ -23,6 +23,7 @@ import io.ringstore.internal.IoErrors;
 import java.io.BufferedWriter;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.OutputStream;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -77,7 +78,7 @@ final class AnalyzeCommand extends Command {
             "points per weight unit for v2 of a BACKENDS_FILE (default 160)");
     private static final Option SVG = Option.valued("--svg", "FILE", "write the chart: CV against k (log-log), formula, simulation, collisions");
     private static final Option CSV = Option.valued("--csv", "FILE", "write the table as CSV (header row first)");
-    private static final Option QUIET = Option.flag("--quiet", "no progress lines on stderr");
+    private static final Option QUIET = Option.flag("--quiet", "print nothing but errors (no table, no progress): for --csv and --svg");
 
     @Override
     List<Option> options() {
@@ -86,12 +87,15 @@ final class AnalyzeCommand extends Command {
 
     @Override
     List<String> forms() {
-        return List.of("{--backends} {--points} [{--seeds}] [{--svg}] [{--csv}]", "BACKENDS_FILE [{--algorithm}] [{--point-multiple}]");
+        return List.of("{--backends} {--points} [{--steps-per-decade}] [{--seeds}] [{--algorithm}] [{--svg}] [{--csv}] [{--quiet}]",
+                "BACKENDS_FILE [{--algorithm}] [{--point-multiple}] [{--csv}] [{--quiet}]");
     }
 
     @Override
-    int run(Args args, InputStream in, PrintStream out, PrintStream err) throws UsageException, FailedException {
-        Consumer<String> progress = args.has(QUIET.name()) ? s -> { } : new ThrottledProgress(err, "ringstore analyze: ");
+    int run(Args args, InputStream in, PrintStream stdout, PrintStream err) throws UsageException, FailedException {
+        boolean quiet = args.has(QUIET.name());
+        Consumer<String> progress = quiet ? s -> { } : new ThrottledProgress(err, "ringstore analyze: ");
+        PrintStream out = quiet ? new PrintStream(OutputStream.nullOutputStream()) : stdout;
         if (args.has(BACKENDS.name())) {
             if (!args.positional.isEmpty()) {
                 throw new UsageException("give --backends N or a BACKENDS_FILE, not both");
@@ -102,7 +106,11 @@ final class AnalyzeCommand extends Command {
             sweep(sweepSetup(args), args.get(SVG.name()), args.get(CSV.name()), out, progress);
             return Main.OK;
         }
-        for (Option o : List.of(POINTS, SEEDS, STEPS, SVG)) {
+        if (args.has(SVG.name())) {
+            throw new UsageException("--svg draws CV against k over a --backends N sweep; a BACKENDS_FILE has one k per version: "
+                    + "compare its rings with --csv FILE, or sweep k with --backends N --points K1..K2");
+        }
+        for (Option o : List.of(POINTS, SEEDS, STEPS)) {
             if (args.has(o.name())) {
                 throw new UsageException(o.name() + " needs --backends N");
             }

@@ -145,7 +145,7 @@ final class BuildCommand extends Command {
         out.printf(Locale.ROOT, "time_ms: %.1f%n", r.nanos() / 1e6);
         out.printf(Locale.ROOT, "points_per_second: %.0f%n", pointsPerSecond(r));
         for (Sample s : report.samples()) {
-            out.printf("sample: %s\t%s\t(ring %s)%n", s.key(), s.address(), s.ring());
+            out.printf("sample: %s\t%s\tring %s%n", s.key(), s.address(), s.ring());
         }
     }
 

@@ -49,6 +49,34 @@ abstract class Command {
 
     abstract String description();
 
+    /**
+     * The description's first sentence, whole, as the top-level {@code --help} lists it beside the
+     * name: wrapped at {@value #SUMMARY_WIDTH} columns, later lines indented under the first.
+     */
+    final String summary() {
+        String text = String.join(" ", description().lines().toList());
+        Matcher end = SENTENCE_END.matcher(text);
+        String sentence = end.find() ? text.substring(0, end.start() + 1) : text;
+        StringBuilder sb = new StringBuilder();
+        int lineStart = 0;
+        for (String word : sentence.split(" ")) {
+            if (sb.length() > lineStart && sb.length() - lineStart + 1 + word.length() > SUMMARY_WIDTH - SUMMARY_COLUMN) {
+                sb.append('\n').append(" ".repeat(SUMMARY_COLUMN));
+                lineStart = sb.length();
+            } else if (sb.length() > lineStart) {
+                sb.append(' ');
+            }
+            sb.append(word);
+        }
+        return sb.toString();
+    }
+
+    /** Where the top-level {@code --help} starts a command's summary ({@code "  %-10s "}), and its right margin. */
+    private static final int SUMMARY_COLUMN = 13;
+    private static final int SUMMARY_WIDTH = 100;
+    /** A full stop that ends a sentence: followed by a blank or the end, not inside {@code v1.2} or {@code ...}. */
+    private static final Pattern SENTENCE_END = Pattern.compile("(?<!\\.)\\.(?=\\s|$)");
+
     /** The options, declared once each, in the order {@code --help} lists them. */
     abstract List<Option> options();
 

@@ -30,14 +30,19 @@ final class DiffCommand extends Command {
         return "The exact fraction of the 32-bit hash line (so of keys) whose backend differs between two rings:\n"
                 + "two ring files, or one file's two versions. Backends are matched by address and port, so two\n"
                 + "generations of a backend list compare too. Also each backend's share moved out and in, and what\n"
-                + "a rollout of p % moves (p × the fraction). Exact: a sweep over both sorted point lists.";
+                + "a rollout of p % moves (p × the fraction), shown only when A and B have the same backends (two versions\n"
+                + "of one fleet); backends only in A or only in B are marked removed or added. Exact: a sweep over both\n"
+                + "sorted point lists.";
     }
 
     private static final Option FEATURES = Option.valued("--features", "a,b", "compare the rings of this feature set (default: all backends)");
     private static final Option ALGORITHM_A = Option.valued("--algorithm-a", "V", "version of A: v1, v2 or v2:K (default: A's first)");
     private static final Option ALGORITHM_B = Option.valued("--algorithm-b", "V", "version of B (default: B's first)");
     private static final Option ROLLOUT = Option.valued("--rollout", "P", "also show what a rollout of P % moves (default steps: 1, 10, 50, 100)");
-    private static final Option JSON = Option.flag("--json", "one JSON object; top-level moved_fraction is the exact fraction in [0, 1]");
+    private static final Option JSON = Option.flag("--json", """
+            one JSON object: moved_fraction (the exact fraction in [0, 1]), same_backends,
+            a, b, rollout (meaningful only when same_backends), backends (each with
+            change: kept, added or removed)""");
 
     @Override
     List<Option> options() {
@@ -105,24 +110,50 @@ final class DiffCommand extends Command {
         return m.getOrDefault(k, 0.0);
     }
 
+    /** A backend's place in the comparison: in both rings, only in B, or only in A. */
+    private static String change(RingDiff d, String endpoint) {
+        return !d.before().containsKey(endpoint) ? "added" : !d.after().containsKey(endpoint) ? "removed" : "kept";
+    }
+
+    /**
+     * Whether A and B have the same backends, so that they are two versions of one fleet and a rollout
+     * between them means something (a rollout moves keys from one ring of a fleet to another).
+     */
+    private static boolean sameBackends(RingDiff d) {
+        return d.before().keySet().equals(d.after().keySet());
+    }
+
     private static void text(Report r, PrintStream out) {
         RingDiff d = r.diff();
         out.printf(Locale.ROOT, "a: %s ring %s, %s%n", r.fileA(), r.a(), count(r.a().pointCount(), "point", "points"));
         out.printf(Locale.ROOT, "b: %s ring %s, %s%n", r.fileB(), r.b(), count(r.b().pointCount(), "point", "points"));
         out.printf(Locale.ROOT, "moved_fraction: %.9f (%.4f %% of keys change backend)%n", d.movedFraction(), d.movedFraction() * 100);
-        for (double p : r.steps()) {
-            out.printf(Locale.ROOT, "rollout %6.2f %%: moves %.4f %% of keys%n", p, d.movedAtRollout(p) * 100);
+        Set<String> all = endpoints(d);
+        long added = all.stream().filter(e -> change(d, e).equals("added")).count();
+        long removed = all.stream().filter(e -> change(d, e).equals("removed")).count();
+        long kept = all.size() - added - removed;
+        if (kept == 0 && !all.isEmpty()) {
+            out.printf("backends: none in common (%d in a, %d in b): different fleets, so every key moves; no rollout lines%n",
+                    removed, added);
+        } else if (!sameBackends(d)) {
+            out.printf("backends: %d in both, %d added, %d removed; rollout lines are for two rings of the same backends only%n",
+                    kept, added, removed);
+        } else {
+            for (double p : r.steps()) {
+                out.printf(Locale.ROOT, "rollout %6.2f %%: moves %.4f %% of keys%n", p, d.movedAtRollout(p) * 100);
+            }
         }
-        out.printf("%n  %-46s %10s %10s %10s %10s%n", "backend", "share_a", "share_b", "moved_out", "moved_in");
-        for (String e : endpoints(d)) {
-            out.printf(Locale.ROOT, "  %-46s %10.6f %10.6f %10.6f %10.6f%n", e, get(d.before(), e), get(d.after(), e),
-                    get(d.movedOut(), e), get(d.movedIn(), e));
+        out.printf("%n  %-46s %10s %10s %10s %10s  %s%n", "backend", "share_a", "share_b", "moved_out", "moved_in", "change");
+        for (String e : all) {
+            String change = change(d, e);
+            out.printf(Locale.ROOT, "  %-46s %10.6f %10.6f %10.6f %10.6f  %s%n", e, get(d.before(), e), get(d.after(), e),
+                    get(d.movedOut(), e), get(d.movedIn(), e), change.equals("kept") ? "" : change);
         }
     }
 
     private static void json(Report r, PrintStream out) {
         RingDiff d = r.diff();
-        Json j = new Json(out).begin().field("moved_fraction", d.movedFraction());
+        Json j = new Json(out).begin().field("moved_fraction", d.movedFraction()).field("same_backends", sameBackends(d));
         j.beginObject("a").field("file", r.fileA()).field("version", r.a().version().toString())
                 .field("points", r.a().pointCount()).end();
         j.beginObject("b").field("file", r.fileB()).field("version", r.b().version().toString())
@@ -134,7 +165,7 @@ final class DiffCommand extends Command {
         j.endArray().beginArray("backends");
         for (String e : endpoints(d)) {
             j.begin().field("address", e).field("share_a", get(d.before(), e)).field("share_b", get(d.after(), e))
-                    .field("moved_out", get(d.movedOut(), e)).field("moved_in", get(d.movedIn(), e)).end();
+                    .field("moved_out", get(d.movedOut(), e)).field("moved_in", get(d.movedIn(), e)).field("change", change(d, e)).end();
         }
         j.endArray().end();
         out.println();

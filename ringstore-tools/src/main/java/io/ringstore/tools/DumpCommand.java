@@ -170,8 +170,9 @@ final class DumpCommand extends Command {
             if (shares.problem != null) {
                 out.printf("  %s%n", shares.problem);
             } else {
-                out.printf(Locale.ROOT, "  cv: measured %.6f, predicted %.6f (formula), %.6f (with 32-bit collisions)%n",
-                        shares.measured.cv(), shares.predictedCv, shares.model.cv());
+                // Text shows a CV as a percentage with its sign, as analyze and recommend do; JSON keeps the fraction.
+                out.printf(Locale.ROOT, "  cv: measured %.4f %%, predicted %.4f %% (formula), %.4f %% (with 32-bit collisions)%n",
+                        100 * shares.measured.cv(), 100 * shares.predictedCv, 100 * shares.model.cv());
                 out.printf("  %5s  %-42s %12s %12s %8s%n", "index", "address", "weight_share", "line_share", "ratio");
                 for (Share s : shares.list) {
                     out.printf(Locale.ROOT, "  %5d  %-42s %12.6f %12.6f %8.4f%n", s.backend, store.backend(s.backend).address(),

@@ -77,7 +77,7 @@ public final class Main {
     static String usage() {
         StringBuilder sb = new StringBuilder("usage: ").append(String.join("\n       ", synopses())).append("\n\ncommands:\n");
         for (Command c : commands()) {
-            sb.append(String.format("  %-10s %s%n", c.name(), c.description().lines().findFirst().orElse("")));
+            sb.append(String.format("  %-10s %s%n", c.name(), c.summary()));
         }
         sb.append("\nexit codes: 0 ok, 1 failed (bad input file, I/O error), 2 wrong arguments\n");
         return sb.toString();

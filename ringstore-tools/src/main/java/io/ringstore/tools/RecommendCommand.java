@@ -1,5 +1,7 @@
 package io.ringstore.tools;
 
+import io.ringstore.internal.TextLines;
+
 import io.ringstore.build.BackendList;
 import io.ringstore.build.BackendsFileException;
 
@@ -199,20 +201,13 @@ final class RecommendCommand extends Command {
         return new FileRings(new Answer(k, target, rec), list, probe.segments().size(), chosen, nginx);
     }
 
-    /** C as a fraction in (0, 1]: {@code 0.02} or {@code 2%}. */
+    /** C as a fraction in (0, 1]: {@code 0.02} or {@code 2%}, read by the library's one percentage parser. */
     static double targetCv(String text) throws UsageException {
-        String s = text.strip();
-        boolean percent = s.endsWith("%");
-        try {
-            double v = Double.parseDouble(percent ? s.substring(0, s.length() - 1).strip() : s);
-            v = percent ? v / 100 : v;
-            if (!(v > 0 && v <= 1)) {
-                throw new NumberFormatException();
-            }
-            return v;
-        } catch (NumberFormatException e) {
-            throw new UsageException("--target-cv must be a fraction in (0, 1] or a percentage (2%): --target-cv=" + text);
+        double v = TextLines.percent(text, 100) / 100;
+        if (!(v > 0 && v <= 1)) {
+            throw new UsageException("--target-cv must be a fraction in (0, 1] or a percentage (2%): --target-cv=" + TextLines.quote(text));
         }
+        return v;
     }
 
     private static int answer(Recommendation rec, double target, String what) throws FailedException {

@@ -230,10 +230,9 @@ class CliDiffTest {
         double printed = Double.parseDouble(moved.substring(0, moved.indexOf(' ')));
         assertEquals(d.movedFraction(), printed, 5.1e-10, "moved_fraction printed with 9 decimals");
         assertTrue(moved.contains(String.format(Locale.ROOT, "(%.4f %% of keys change backend)", d.movedFraction() * 100)), moved);
-        for (double p : List.of(1.0, 10.0, 50.0, 100.0)) {
-            String line = String.format(Locale.ROOT, "rollout %6.2f %%: moves %.4f %% of keys", p, d.movedAtRollout(p) * 100);
-            assertTrue(r.outLines().contains(line), () -> "missing '" + line + "' in:\n" + r.out());
-        }
+        // Two generations with different backends: no rollout lines (issue 13), the difference said instead.
+        assertEquals(0, r.outLines().stream().filter(l -> l.startsWith("rollout ")).count(), r.out());
+        assertEquals("12 in both, 1 added, 1 removed; rollout lines are for two rings of the same backends only", r.field("backends"));
         Set<String> endpoints = new TreeSet<>(d.before().keySet());
         endpoints.addAll(d.after().keySet());
         for (String e : endpoints) {
@@ -245,9 +244,20 @@ class CliDiffTest {
             for (int c = 0; c < 4; c++) {
                 assertEquals(expected[c], Double.parseDouble(cols[c + 1]), 5.1e-7, e + " column " + (c + 1));
             }
+            assertEquals(e.equals(ADDED) ? 6 : e.equals(REMOVED) ? 6 : 5, cols.length, rows.getFirst());
+            if (cols.length == 6) {
+                assertEquals(e.equals(ADDED) ? "added" : "removed", cols[5], rows.getFirst());
+            }
         }
 
-        CliRun one = run("diff", both.toString(), next.toString(), "--rollout", "12.5").assertOk();
+        // One fleet's two versions: the rollout lines.
+        RingDiff versions = library(both, RingVersion.V1, both, RingVersion.v2(16), Set.of());
+        CliRun same = run("diff", both.toString(), both.toString(), "--algorithm-b", "v2").assertOk();
+        for (double p : List.of(1.0, 10.0, 50.0, 100.0)) {
+            String line = String.format(Locale.ROOT, "rollout %6.2f %%: moves %.4f %% of keys", p, versions.movedAtRollout(p) * 100);
+            assertTrue(same.outLines().contains(line), () -> "missing '" + line + "' in:\n" + same.out());
+        }
+        CliRun one = run("diff", both.toString(), both.toString(), "--algorithm-b", "v2", "--rollout", "12.5").assertOk();
         assertEquals(1, one.outLines().stream().filter(l -> l.startsWith("rollout ")).count(), one.out());
     }
 

@@ -217,7 +217,10 @@ class CliLookupTest {
         run("lookup", addresses.toString(), "--algorithm", "v2:40", "/a").assertError(Main.USAGE, "lookup");
         run("lookup", addresses.toString(), "--algorithm", "v3", "/a").assertError(Main.USAGE, "lookup");
         run("lookup", addresses.toString(), "--algorithm", "v2:x", "/a").assertError(Main.USAGE, "lookup");
-        run("lookup", addresses.toString(), "--point-multiple", "160", "/a").assertError(Main.USAGE, "lookup");
+        run("lookup", addresses.toString(), "--point-multiple", "40", "/a").assertError(Main.USAGE, "lookup");
+        // Issue 13: --point-multiple K alone selects v2:K, as its help says ("which v2 ring"); it was refused before.
+        assertEquals(run("lookup", addresses.toString(), "--algorithm", "v2:160", "/a").assertOk().out(),
+                run("lookup", addresses.toString(), "--point-multiple", "160", "/a").assertOk().out());
     }
 
     @Test

@@ -1,5 +1,7 @@
 package io.ringstore.internal;
 
+import java.util.regex.Pattern;
+
 /** The one comment rule of ringstore's text files (backends files, policy files), and how messages quote them. */
 public final class TextLines {
     /** The most characters of input a message quotes; the rest is cut (a 10 MB token must not make a 10 MB error line). */
@@ -49,6 +51,27 @@ public final class TextLines {
             }
         }
         return value;
+    }
+
+    /** A decimal as {@link #percent} reads it: what people write, not what {@code Double.parseDouble} takes ({@code NaN}, {@code 1e3}, {@code 0x1p3}, {@code 5d}). */
+    private static final Pattern DECIMAL = Pattern.compile("-?[0-9]{1,9}(\\.[0-9]{1,9})?");
+
+    /**
+     * A percentage as every ringstore input reads it (the policy file's {@code percent}, the CLI's
+     * {@code --target-cv}): {@code 12.5%} or {@code 12.5 %} is 12.5 percent; a bare number is
+     * {@code bareScale} percent a unit (1 where the key says percent, 100 where a fraction is the
+     * natural reading, {@code 0.02} = 2 %). Returns the value in percent, or {@code NaN} when {@code
+     * text} is not a decimal (digits, an optional fraction, an optional leading minus), with or
+     * without the sign.
+     */
+    public static double percent(String text, double bareScale) {
+        String s = text.strip();
+        boolean marked = s.endsWith("%");
+        String number = marked ? s.substring(0, s.length() - 1).strip() : s;
+        if (!DECIMAL.matcher(number).matches()) {
+            return Double.NaN;
+        }
+        return Double.parseDouble(number) * (marked ? 1 : bareScale);
     }
 
     /** The reason with control characters escaped, so that a message is always one line. */

@@ -26,7 +26,7 @@ import java.util.function.Supplier;
  * A rollout policy kept in a small properties file that operators edit, re-read when it changes:
  * <pre>
  *   # ringstore rollout policy
- *   percent = 12.5        # 0 to 100, steps of 0.01; 0 is the rollback
+ *   percent = 12.5        # 0 to 100 (12.5% also), steps of 0.01; 0 is the rollback
  *   scope   = all         # or a list of data centres: ams,fra
  *   local   = ams         # optional: this data centre (otherwise the name given in code)
  * </pre>
@@ -216,10 +216,10 @@ public final class PolicyFile implements AutoCloseable {
             }
             switch (key) {
                 case "percent" -> {
-                    if (!value.matches("-?[0-9]{1,9}(\\.[0-9]{1,9})?")) {
-                        throw new IllegalArgumentException(where + "percent '" + value + "' is not a number (write it as 12.5)");
+                    percent = TextLines.percent(value, 1);
+                    if (Double.isNaN(percent)) {
+                        throw new IllegalArgumentException(where + "percent '" + value + "' is not a number (write it as 12.5 or 12.5%)");
                     }
-                    percent = Double.parseDouble(value);
                     if (!(percent >= 0 && percent <= 100)) {
                         throw new IllegalArgumentException(where + "percent " + value + " is outside 0-100");
                     }
