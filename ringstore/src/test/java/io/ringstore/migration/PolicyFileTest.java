@@ -90,6 +90,9 @@ class PolicyFileTest {
         assertEquals(new RolloutPolicy(500, Set.of("ams"), "lhr"), PolicyFile.parse(src, "local = lhr\npercent = 5\nscope = ams\n", "ams"),
                 "the file's local wins over the code's");
         assertEquals(0, PolicyFile.parse(src, "percent = 0\nscope = all\n", "").basisPoints(), "the rollback");
+        assertEquals(new RolloutPolicy(500, Set.of(), "ams"), PolicyFile.parse(src, "percent = 5%\nscope = all\n", "ams"),
+                "the sign is allowed, as recommend --target-cv allows it (one parser: TextLines.percent)");
+        assertEquals(new RolloutPolicy(1250, Set.of(), "ams"), PolicyFile.parse(src, "percent = 12.5 %\nscope = all\n", "ams"));
         assertFalse(PolicyFile.parse(src, "percent = 50\nscope = ams\nlocal = fra\n", "").inScope());
     }
 
@@ -103,6 +106,7 @@ class PolicyFileTest {
                 {"percent = -1\n", "1", "outside 0-100"},
                 {"percent = NaN\n", "1", "not a number"},
                 {"percent = 5d\n", "1", "not a number"},
+                {"percent = 5%%\n", "1", "not a number"},
                 {"percent = 0x1p3\n", "1", "not a number"},
                 {"percent = 12.345\n", "1", "0.01 % step"},
                 {"percent = \n", "1", "not a number"},
