@@ -73,9 +73,10 @@ final class AnalyzeCommand extends Command {
     private static final Option SEEDS = Option.valued("--seeds", "S", "rings per k, each with its own random addresses (default 3)");
     private static final Option ALGORITHM = Option.valued(Versions.ALGORITHM, "V", """
             v2 (pingora-ketama, default with --backends) or v1 (nginx: text as written,
-            first listed wins a tie); for a BACKENDS_FILE v1, v2 or v1,v2 (default v1)""");
+            first listed wins a tie); for a BACKENDS_FILE a list as build takes it
+            (v1, v2, v2:K, v1,v2:16; default v1)""");
     private static final Option POINT_MULTIPLE = Option.valued(Versions.POINT_MULTIPLE, "K",
-            "points per weight unit for v2 of a BACKENDS_FILE (default 160)");
+            "points per weight unit of a bare v2 for a BACKENDS_FILE (default 160)");
     private static final Option SVG = Option.valued("--svg", "FILE", "write the chart: CV against k (log-log), formula, simulation, collisions");
     private static final Option CSV = Option.valued("--csv", "FILE", "write the table as CSV (header row first)");
     private static final Option QUIET = Option.flag("--quiet", "print nothing but errors (no table, no progress): for --csv and --svg");
