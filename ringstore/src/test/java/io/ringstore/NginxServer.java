@@ -74,6 +74,28 @@ public final class NginxServer implements AutoCloseable {
         }
     }
 
+    /** What {@code nginx -t} said of a config: its exit status and its output. */
+    record ConfigTest(int status, String output) {
+    }
+
+    /**
+     * Runs {@code nginx -t} on the config {@link #start} would write, with {@code http} inside its
+     * {@code http { }} block, under {@code dir}; nothing is started.
+     */
+    static ConfigTest test(Path dir, String http) throws IOException, InterruptedException {
+        Files.createDirectories(dir.resolve("temp"));
+        Files.writeString(dir.resolve("nginx.conf"), config(dir, http));
+        Process p = new ProcessBuilder(BINARY.toString(), "-t", "-p", dir + "/", "-c", dir.resolve("nginx.conf").toString(), "-e", "stderr")
+                .redirectErrorStream(true)
+                .start();
+        String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        if (!p.waitFor(START_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS)) {
+            p.destroyForcibly();
+            throw new IOException("nginx -t did not finish within " + START_TIMEOUT_MILLIS + " ms");
+        }
+        return new ConfigTest(p.exitValue(), output);
+    }
+
     private static String config(Path dir, String http) {
         String d = dir.toString();
         return """

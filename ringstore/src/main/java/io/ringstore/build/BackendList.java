@@ -31,18 +31,25 @@ import java.util.regex.Pattern;
  * The backends of a backends file, in file order, and the feature names they declare (in order of
  * first appearance).
  *
- * <p>Syntax, one backend per line, as nginx's {@code server} directive:
+ * <p>Syntax: nginx's, so that one file is both an nginx {@code upstream} block (or the server lines
+ * {@code include}d in one) and ringstore's input:
  * <pre>
  *   # comment
- *   upstream NAME {                        (optional, around everything)
+ *   upstream NAME {                         (optional, around everything)
  *       hash $request_uri consistent;       (optional, ignored: it is what ringstore builds)
- *       server ADDRESS [weight=N] [features=a,b,c] [down] [max_fails=N] [fail_timeout=T] [max_conns=N];
+ *       zone NAME [SIZE]; keepalive N;      (ignored, values checked as nginx does; also keepalive_requests,
+ *                                            keepalive_time, keepalive_timeout)
+ *       server ADDRESS [weight=N] [down] [max_fails=N] [fail_timeout=T] [max_conns=N];  # ringstore: features=a,b
  *   }
  * </pre>
- * ADDRESS is {@code IPv4[:port]} or {@code [IPv6][:port]}; the trailing {@code ;} is optional.
- * {@code down} is stored in the ring file; {@code max_fails}, {@code fail_timeout} (nginx's time
- * syntax, in seconds) and {@code max_conns} are kept in {@link Backend} only. {@code backup} is
- * refused as nginx refuses it in a {@code hash} upstream. {@link #builder()} makes a list in code.
+ * Directives end with {@code ;}, several to a line; the last one's {@code ;} may be left out, and a
+ * directive does not continue on the next line. ADDRESS is {@code IPv4[:port]} or
+ * {@code [IPv6][:port]}. A comment starting {@code ringstore:} gives the features of the one server
+ * directive on its line (refused on a line with none or several); the older {@code features=a,b}
+ * parameter is read too, but nginx refuses it. {@code down} is stored in the ring file;
+ * {@code max_fails}, {@code fail_timeout} (nginx's time syntax, in seconds) and {@code max_conns} are
+ * kept in {@link Backend} only. {@code backup}, {@code ip_hash}, {@code least_conn} and {@code random}
+ * are refused: none is a ring of {@code hash … consistent}. {@link #builder()} makes a list in code.
  */
 public final class BackendList {
     /** The most backends a file can hold: a point stores its backend index in 16 bits. */
@@ -128,11 +135,7 @@ public final class BackendList {
         if (!text.isEmpty() && text.charAt(0) == BYTE_ORDER_MARK) {
             text = text.substring(1);
         }
-        List<Backend> backends = new ArrayList<>();
-        List<String> features = new ArrayList<>();
-        Map<String, Backend> endpoints = new HashMap<>();
-        int upstreamLine = 0;   // line of 'upstream NAME {' while the block is open
-        boolean upstreamClosed = false;
+        Parse parse = new Parse(source);
         String[] lines = text.split("\r?\n", -1);
         for (int i = 0; i < lines.length; i++) {
             int lineNo = i + 1;
@@ -140,115 +143,296 @@ public final class BackendList {
                 throw new BackendsFileException(source, lineNo, "line of " + lines[i].length() + " characters, longer than a backends-file line may be ("
                         + MAX_LINE_CHARS + ")");
             }
-            String line = TextLines.content(lines[i]);
-            if (line.isEmpty()) {
-                continue;
-            }
-            if (upstreamClosed) {
-                throw new BackendsFileException(source, lineNo, "text after the closing '}' of the upstream block");
-            }
-            if (line.endsWith(";")) {
-                line = line.substring(0, line.length() - 1).strip();
-                if (line.endsWith(";")) {
-                    throw new BackendsFileException(source, lineNo, "more than one ';'");
-                }
-            }
-            if (line.indexOf(';') >= 0) {
-                throw new BackendsFileException(source, lineNo, "one directive per line: unexpected ';' before the end of the line");
-            }
-            String[] tokens = line.split("\\s+");
-            switch (tokens[0]) {
-                case "upstream" -> {
-                    if (upstreamLine > 0 || !backends.isEmpty()) {
-                        throw new BackendsFileException(source, lineNo, "'upstream' must come first and only once");
-                    }
-                    boolean ok = (tokens.length == 3 && tokens[2].equals("{"))
-                            || (tokens.length == 2 && tokens[1].endsWith("{") && tokens[1].length() > 1);
-                    if (!ok) {
-                        throw new BackendsFileException(source, lineNo, "expected 'upstream NAME {'");
-                    }
-                    upstreamLine = lineNo;
-                }
-                case "}" -> {
-                    if (upstreamLine == 0) {
-                        throw new BackendsFileException(source, lineNo, "'}' without an open 'upstream NAME {'");
-                    }
-                    upstreamLine = 0;
-                    upstreamClosed = true;
-                }
-                case "hash" -> {
-                    if (tokens.length != 3 || !tokens[2].equals("consistent")) {
-                        throw new BackendsFileException(source, lineNo, "only 'hash KEY consistent' is understood (ringstore builds consistent rings)");
-                    }
-                }
-                case "server" -> {
-                    if (backends.size() == MAX_BACKENDS) {
-                        throw new BackendsFileException(source, lineNo, "more than " + MAX_BACKENDS + " backends (a point stores its backend in 16 bits)");
-                    }
-                    parseServer(source, lineNo, tokens, features, backends, endpoints);
-                }
-                default -> throw new BackendsFileException(source, lineNo, "unknown directive " + TextLines.quote(tokens[0]) + " (expected 'server ADDRESS [weight=N] [features=a,b]')");
-            }
+            parse.line(lineNo, lines[i]);
         }
-        if (upstreamLine > 0) {
-            throw new BackendsFileException(source, upstreamLine, "the upstream block opened here is never closed with '}'");
+        if (parse.upstreamLine > 0) {
+            throw new BackendsFileException(source, parse.upstreamLine, "the upstream block opened here is never closed with '}'");
         }
-        if (backends.isEmpty()) {
+        if (parse.backends.isEmpty()) {
             throw new BackendsFileException(source, 0, "no 'server' lines: a ring needs at least one backend");
         }
-        return new BackendList(source, backends, features);
+        return new BackendList(source, parse.backends, parse.features);
     }
 
-    private static Backend parseServer(String source, int lineNo, String[] tokens, List<String> features,
-                                       List<Backend> previous, Map<String, Backend> endpoints) throws BackendsFileException {
-        if (tokens.length < 2) {
-            throw new BackendsFileException(source, lineNo, "'server' needs an address");
-        }
-        ServerAddress address = parseAddress(source, lineNo, tokens[1]);
-        long weight = 1;
-        List<String> own = new ArrayList<>();
-        boolean down = false;
-        int maxFails = ServerParameters.DEFAULT_MAX_FAILS;
-        long failTimeout = ServerParameters.DEFAULT_FAIL_TIMEOUT_SECONDS;
-        int maxConns = 0;
-        Set<String> seen = new HashSet<>();
-        for (int t = 2; t < tokens.length; t++) {
-            String token = tokens[t];
-            int eq = token.indexOf('=');
-            String name = eq < 0 ? token : token.substring(0, eq + 1);
-            String value = eq < 0 ? "" : token.substring(eq + 1);
-            if (!seen.add(name)) {
-                throw new BackendsFileException(source, lineNo, TextLines.quote(name) + " given twice");
+    /** The comment that gives the features of the line's server: {@code # ringstore: features=a,b}. */
+    static final String ANNOTATION = "ringstore:";
+    private static final String TERMINATORS = ";{}";
+    private static final String BLANKS = " \t\r";
+    /** The smallest {@code zone} size nginx takes: 8 pages of 4 KiB (more where pages are larger). */
+    static final long MIN_ZONE_BYTES = 8 * 4096;
+
+    /** A line as nginx's tokenizer splits it: words and the terminators {@code ; { }}, then its comment (null if none). */
+    private record Line(List<String> items, String comment) {
+        /**
+         * Splits at nginx's blanks (space, tab, CR); {@code ;}, <code>{</code> and <code>}</code> end a
+         * word and are items of their own; {@code #} where a word would start begins the comment, and
+         * inside a word is part of it, as in nginx ({@code weight=4#x} is one parameter, a bad one).
+         */
+        static Line split(String source, int lineNo, String text) throws BackendsFileException {
+            List<String> items = new ArrayList<>();
+            int i = 0;
+            while (i < text.length()) {
+                char c = text.charAt(i);
+                if (BLANKS.indexOf(c) >= 0) {
+                    i++;
+                } else if (c == '#') {
+                    return new Line(items, text.substring(i + 1));
+                } else if (TERMINATORS.indexOf(c) >= 0) {
+                    items.add(String.valueOf(c));
+                    i++;
+                } else if (c == '"' || c == '\'') {
+                    // nginx would unquote it; nothing in a hash upstream needs quotes, so none are read
+                    throw new BackendsFileException(source, lineNo, "quoted word " + TextLines.quote(text.substring(i))
+                            + ": ringstore reads words without quotes (write it without them)");
+                } else {
+                    int start = i;
+                    while (i < text.length() && BLANKS.indexOf(text.charAt(i)) < 0 && TERMINATORS.indexOf(text.charAt(i)) < 0) {
+                        i++;
+                    }
+                    items.add(text.substring(start, i));
+                }
             }
+            return new Line(items, null);
+        }
+
+        /** The {@code server} directives on the line. */
+        int servers() {
+            int servers = 0;
+            boolean directiveStart = true;
+            for (String item : items) {
+                boolean terminator = item.length() == 1 && TERMINATORS.contains(item);
+                if (directiveStart && item.equals("server")) {
+                    servers++;
+                }
+                directiveStart = terminator;
+            }
+            return servers;
+        }
+    }
+
+    /** One parse: the backends so far and where the upstream block stands. */
+    private static final class Parse {
+        private final String source;
+        private final List<Backend> backends = new ArrayList<>();
+        private final List<String> features = new ArrayList<>();
+        private final Map<String, Backend> endpoints = new HashMap<>();
+        private final Set<String> onceOnly = new HashSet<>(); // the keepalive directives given so far
+        private int upstreamLine;   // line of 'upstream NAME {' while the block is open
+        private boolean upstreamClosed;
+
+        Parse(String source) {
+            this.source = source;
+        }
+
+        private BackendsFileException error(int lineNo, String reason) {
+            return new BackendsFileException(source, lineNo, reason);
+        }
+
+        /**
+         * The directives of one line, each ended by {@code ;}: the last one's {@code ;} may be left
+         * out, but a directive does not continue on the next line (nginx would join the lines; here
+         * the second one is refused, so nothing is read differently).
+         */
+        void line(int lineNo, String text) throws BackendsFileException {
+            Line line = Line.split(source, lineNo, text);
+            List<String> annotated = annotation(lineNo, line);
+            List<String> words = new ArrayList<>();
+            for (String item : line.items()) {
+                if (upstreamClosed) {
+                    throw error(lineNo, "text after the closing '}' of the upstream block");
+                }
+                switch (item) {
+                    case ";" -> {
+                        if (words.isEmpty()) {
+                            throw error(lineNo, "unexpected ';' (no directive before it)");
+                        }
+                        directive(lineNo, words, annotated);
+                        words.clear();
+                    }
+                    case "{" -> {
+                        upstream(lineNo, words, true);
+                        words.clear();
+                    }
+                    case "}" -> {
+                        if (!words.isEmpty()) {
+                            throw error(lineNo, "unexpected '}': the directive " + TextLines.quote(words.getFirst()) + " before it needs its ';'");
+                        }
+                        if (upstreamLine == 0) {
+                            throw error(lineNo, "'}' without an open 'upstream NAME {'");
+                        }
+                        upstreamLine = 0;
+                        upstreamClosed = true;
+                    }
+                    default -> words.add(item);
+                }
+            }
+            if (!words.isEmpty()) {
+                directive(lineNo, words, annotated);
+            }
+        }
+
+        /**
+         * The features of the line's {@code # ringstore: features=a,b} comment, null without one. The
+         * comment belongs to the one server directive on its line: on a line without a server, or
+         * with several, it is refused rather than guessed at.
+         */
+        private List<String> annotation(int lineNo, Line line) throws BackendsFileException {
+            String comment = line.comment() == null ? "" : line.comment().strip();
+            if (!comment.startsWith(ANNOTATION)) {
+                return null;
+            }
+            int servers = line.servers();
+            if (servers != 1) {
+                throw error(lineNo, "a '# " + ANNOTATION + "' comment gives the features of the server on its line, and this line has "
+                        + (servers == 0 ? "none" : servers + " servers: give each its own line"));
+            }
+            String[] words = comment.substring(ANNOTATION.length()).strip().split("[ \t\r]+");
+            if (words.length != 1 || !words[0].startsWith("features=")) {
+                throw error(lineNo, "a '# " + ANNOTATION + "' comment holds 'features=a,b' and nothing else, not "
+                        + TextLines.quote(comment.substring(ANNOTATION.length()).strip()));
+            }
+            return features(lineNo, words[0].substring("features=".length()));
+        }
+
+        private List<String> features(int lineNo, String list) throws BackendsFileException {
+            if (list.isEmpty()) {
+                throw error(lineNo, "'features=' needs at least one name");
+            }
+            return List.of(list.split(",", -1));
+        }
+
+        /** {@code upstream NAME}, followed by <code>{</code> when {@code brace}. */
+        private void upstream(int lineNo, List<String> words, boolean brace) throws BackendsFileException {
+            if (words.isEmpty() || !words.getFirst().equals("upstream")) {
+                throw error(lineNo, "unexpected '{': only 'upstream NAME {' opens a block");
+            }
+            if (upstreamLine > 0 || !backends.isEmpty()) {
+                throw error(lineNo, "'upstream' must come first and only once");
+            }
+            if (!brace || words.size() != 2) {
+                throw error(lineNo, "expected 'upstream NAME {'");
+            }
+            upstreamLine = lineNo;
+        }
+
+        private void directive(int lineNo, List<String> words, List<String> annotated) throws BackendsFileException {
+            String name = words.getFirst();
             switch (name) {
-                case "weight=" -> weight = parseWeight(source, lineNo, value);
-                case "features=" -> {
-                    if (value.isEmpty()) {
-                        throw new BackendsFileException(source, lineNo, "'features=' needs at least one name");
+                case "upstream" -> upstream(lineNo, words, false);
+                case "server" -> {
+                    if (backends.size() == MAX_BACKENDS) {
+                        throw error(lineNo, "more than " + MAX_BACKENDS + " backends (a point stores its backend in 16 bits)");
                     }
-                    own = List.of(value.split(",", -1));
+                    server(lineNo, words, annotated);
                 }
-                case "down" -> down = true;
-                case "max_fails=" -> maxFails = (int) parseCount(source, lineNo, name, value);
-                case "max_conns=" -> maxConns = (int) parseCount(source, lineNo, name, value);
-                case "fail_timeout=" -> {
-                    failTimeout = nginxSeconds(value);
-                    if (failTimeout < 0) {
-                        throw new BackendsFileException(source, lineNo, "fail_timeout " + TextLines.quote(value)
-                                + " is not a time nginx reads (as 10, 10s, 1m30s: units y M w d h m s, largest first, at most "
-                                + MAX_SECONDS + " seconds)");
+                case "hash" -> {
+                    if (words.size() != 3 || !words.get(2).equals("consistent")) {
+                        throw error(lineNo, "only 'hash KEY consistent' is understood (ringstore builds consistent rings)");
                     }
                 }
-                // nginx's hash directive leaves NGX_HTTP_UPSTREAM_BACKUP out of the upstream's flags, and
-                // ngx_http_upstream_server refuses the parameter with this text.
-                case "backup" -> throw new BackendsFileException(source, lineNo,
-                        "balancing method does not support parameter \"backup\" (nginx's answer for a hash upstream: backup servers are not in the ring)");
-                default -> throw new BackendsFileException(source, lineNo, "unknown parameter " + TextLines.quote(name)
-                        + " (expected weight=N, features=a,b, down, max_fails=N, fail_timeout=T or max_conns=N)");
+                // Ignored: they say how nginx keeps state and connections, not which server a key maps to.
+                // Their values are checked as nginx checks them, so that a file ringstore takes nginx takes too.
+                case "zone" -> {
+                    arguments(lineNo, words, 1, 2);
+                    if (words.size() == 3) {
+                        long size = nginxSize(words.get(2));
+                        if (size < 0) {
+                            throw error(lineNo, "invalid zone size " + TextLines.quote(words.get(2)) + " (nginx's sizes: N, Nk, Nm)");
+                        }
+                        if (size < MIN_ZONE_BYTES) {
+                            throw error(lineNo, "zone " + TextLines.quote(words.get(1)) + " is too small (nginx needs at least 8 pages, "
+                                    + MIN_ZONE_BYTES / 1024 + "k with 4 KiB pages)");
+                        }
+                    }
+                }
+                case "keepalive", "keepalive_requests" -> {
+                    onlyOnce(lineNo, words);
+                    long n = nginxNumber(words.get(1));
+                    if (n < 0 || (n == 0 && name.equals("keepalive"))) {
+                        throw error(lineNo, "invalid value " + TextLines.quote(words.get(1)) + " in " + TextLines.quote(name)
+                                + " directive (a whole number" + (name.equals("keepalive") ? ", at least 1)" : ")"));
+                    }
+                }
+                case "keepalive_time", "keepalive_timeout" -> {
+                    onlyOnce(lineNo, words);
+                    if (nginxTime(words.get(1), false) < 0) {
+                        throw error(lineNo, "invalid value " + TextLines.quote(words.get(1)) + " in " + TextLines.quote(name)
+                                + " directive (nginx's time syntax in milliseconds: 60, 60s, 1m30s, 500ms; units w d h m s ms)");
+                    }
+                }
+                case "ip_hash", "least_conn", "random" -> throw error(lineNo, "load balancing method " + TextLines.quote(name)
+                        + ": nginx would balance with it instead of 'hash KEY consistent' (warning \"load balancing method redefined\"),"
+                        + " and ringstore builds only consistent-hash rings");
+                default -> throw error(lineNo, "unknown directive " + TextLines.quote(name) + (name.contains("=") || name.equals("down") || name.equals("backup")
+                        ? " (a server's parameters on the next line? ringstore reads each directive on one line)"
+                        : " (expected server, hash, zone, keepalive, keepalive_requests, keepalive_time or keepalive_timeout)"));
             }
         }
-        ServerParameters parameters = new ServerParameters(down, maxFails, failTimeout, maxConns);
-        return addBackend(source, lineNo, lineNo, address, weight, own, parameters, features, previous, endpoints);
+
+        private void arguments(int lineNo, List<String> words, int min, int max) throws BackendsFileException {
+            int n = words.size() - 1;
+            if (n < min || n > max) {
+                throw error(lineNo, "invalid number of arguments in " + TextLines.quote(words.getFirst()) + " directive ("
+                        + (min == max ? min : min + " or " + max) + " expected, " + n + " given)");
+            }
+        }
+
+        private void onlyOnce(int lineNo, List<String> words) throws BackendsFileException {
+            arguments(lineNo, words, 1, 1);
+            if (!onceOnly.add(words.getFirst())) {
+                throw error(lineNo, TextLines.quote(words.getFirst()) + " directive is duplicate (nginx takes it once per upstream)");
+            }
+        }
+
+        private void server(int lineNo, List<String> words, List<String> annotated) throws BackendsFileException {
+            if (words.size() < 2) {
+                throw error(lineNo, "'server' needs an address");
+            }
+            ServerAddress address = parseAddress(source, lineNo, words.get(1));
+            long weight = 1;
+            List<String> own = annotated == null ? List.of() : annotated;
+            boolean down = false;
+            int maxFails = ServerParameters.DEFAULT_MAX_FAILS;
+            long failTimeout = ServerParameters.DEFAULT_FAIL_TIMEOUT_SECONDS;
+            int maxConns = 0;
+            Set<String> seen = new HashSet<>();
+            for (String word : words.subList(2, words.size())) {
+                int eq = word.indexOf('=');
+                String name = eq < 0 ? word : word.substring(0, eq + 1);
+                String value = eq < 0 ? "" : word.substring(eq + 1);
+                if (!seen.add(name)) {
+                    throw error(lineNo, TextLines.quote(name) + " given twice");
+                }
+                switch (name) {
+                    case "weight=" -> weight = parseWeight(source, lineNo, value);
+                    case "features=" -> { // ringstore's own parameter, which nginx refuses: the comment is the portable form
+                        if (annotated != null) {
+                            throw error(lineNo, "features given twice: as 'features=' and in the '# " + ANNOTATION + "' comment");
+                        }
+                        own = features(lineNo, value);
+                    }
+                    case "down" -> down = true;
+                    case "max_fails=" -> maxFails = (int) parseCount(source, lineNo, name, value);
+                    case "max_conns=" -> maxConns = (int) parseCount(source, lineNo, name, value);
+                    case "fail_timeout=" -> {
+                        failTimeout = nginxSeconds(value);
+                        if (failTimeout < 0) {
+                            throw error(lineNo, "fail_timeout " + TextLines.quote(value)
+                                    + " is not a time nginx reads (as 10, 10s, 1m30s: units y M w d h m s, largest first, at most "
+                                    + MAX_SECONDS + " seconds)");
+                        }
+                    }
+                    // nginx's hash directive leaves NGX_HTTP_UPSTREAM_BACKUP out of the upstream's flags, and
+                    // ngx_http_upstream_server refuses the parameter with this text.
+                    case "backup" -> throw error(lineNo,
+                            "balancing method does not support parameter \"backup\" (nginx's answer for a hash upstream: backup servers are not in the ring)");
+                    default -> throw error(lineNo, "unknown parameter " + TextLines.quote(name)
+                            + " (expected weight=N, down, max_fails=N, fail_timeout=T, max_conns=N or features=a,b)");
+                }
+            }
+            ServerParameters parameters = new ServerParameters(down, maxFails, failTimeout, maxConns);
+            addBackend(source, lineNo, lineNo, address, weight, own, parameters, features, backends, endpoints);
+        }
     }
 
     private static ServerAddress parseAddress(String source, int where, String text) throws BackendsFileException {
@@ -311,50 +495,93 @@ public final class BackendList {
 
     /** The longest {@code fail_timeout} accepted, in seconds (about 68 years). */
     static final long MAX_SECONDS = Integer.MAX_VALUE;
-    private static final String TIME_UNITS = "yMwdhms";
+    private static final String TIME_UNITS = "yMwdhms"; // then "ms", step 8; step 0 is before any unit
     private static final long[] UNIT_SECONDS = {365L * 86400, 30L * 86400, 7L * 86400, 86400, 3600, 60, 1};
+    private static final int MONTH_STEP = 2;
+    private static final int MILLISECOND_STEP = 8;
 
     /**
-     * A time in seconds as nginx's {@code ngx_parse_time(value, 1)} reads it: numbers each followed by
-     * a unit, units from largest to smallest, each once, a last number without unit meaning seconds
-     * ({@code 10}, {@code 10s}, {@code 1m30s}, {@code 1h30}); {@code ms} is refused, as nginx does for
-     * a time in seconds. -1 when it is not such a time or exceeds {@link #MAX_SECONDS}.
+     * A time in seconds as nginx reads {@code fail_timeout=}: {@link #nginxTime nginxTime(text, true)},
+     * -1 also when it exceeds {@link #MAX_SECONDS}.
      */
     static long nginxSeconds(String text) {
+        long seconds = nginxTime(text, true);
+        return seconds > MAX_SECONDS ? -1 : seconds;
+    }
+
+    /**
+     * A time as nginx's {@code ngx_parse_time(text, seconds)} reads it, in seconds or (when not
+     * {@code seconds}) milliseconds: numbers each followed by a unit, units from largest to smallest,
+     * each once, a last number without unit meaning seconds ({@code 10}, {@code 10s}, {@code 1m30s},
+     * {@code 1h30}, {@code 10s5} = 15). In seconds {@code ms} is refused; in milliseconds {@code y} and
+     * {@code M} are, as nginx does. -1 when it is not such a time or the total exceeds a signed 64-bit
+     * value.
+     */
+    static long nginxTime(String text, boolean seconds) {
         long total = 0;
-        int lastUnit = -1;
-        int i = 0;
-        if (text.isEmpty()) {
-            return -1;
-        }
-        while (i < text.length()) {
-            int digitsStart = i;
-            while (i < text.length() && text.charAt(i) >= '0' && text.charAt(i) <= '9') {
-                i++;
-            }
-            long value = TextLines.decimal(text.substring(digitsStart, i), MAX_SECONDS);
-            if (value < 0) {
-                return -1;
-            }
-            long scale = 1; // a number without unit, which must be the last
-            if (i < text.length()) {
-                int unit = TIME_UNITS.indexOf(text.charAt(i));
-                boolean millis = text.charAt(i) == 'm' && i + 1 < text.length() && text.charAt(i + 1) == 's';
-                if (unit < 0 || millis || unit <= lastUnit) {
+        long value = 0;
+        boolean digits = false;
+        int step = seconds ? 0 : MONTH_STEP;
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            if (c >= '0' && c <= '9') {
+                if (value > (Long.MAX_VALUE - (c - '0')) / 10) {
                     return -1;
                 }
-                lastUnit = unit;
-                scale = UNIT_SECONDS[unit];
-                i++;
-            } else if (lastUnit == TIME_UNITS.length() - 1) {
-                return -1; // "10s5": seconds given twice
+                value = value * 10 + (c - '0');
+                digits = true;
+                continue;
             }
-            total += Math.min(value, MAX_SECONDS + 1) * scale;
-            if (total > MAX_SECONDS) {
+            long scale;
+            if (c == 'm' && i + 1 < text.length() && text.charAt(i + 1) == 's') {
+                if (seconds || step >= MILLISECOND_STEP) {
+                    return -1;
+                }
+                i++;
+                step = MILLISECOND_STEP;
+                scale = 1;
+            } else {
+                int unit = TIME_UNITS.indexOf(c);
+                if (unit < 0 || step >= unit + 1) {
+                    return -1;
+                }
+                step = unit + 1;
+                scale = UNIT_SECONDS[unit] * (seconds ? 1 : 1000);
+            }
+            if (value > Long.MAX_VALUE / scale || total > Long.MAX_VALUE - value * scale) {
                 return -1;
             }
+            total += value * scale;
+            value = 0;
         }
-        return total;
+        if (!digits) {
+            return -1;
+        }
+        long last = seconds ? 1 : 1000; // a number without unit is seconds
+        if (value > Long.MAX_VALUE / last || total > Long.MAX_VALUE - value * last) {
+            return -1;
+        }
+        return total + value * last;
+    }
+
+    /** A number as nginx's {@code ngx_atoi} reads it: ASCII digits, leading zeros allowed, at most 2^63-1; -1 if not. */
+    static long nginxNumber(String digits) {
+        if (digits.isEmpty() || !digits.chars().allMatch(c -> c >= '0' && c <= '9')) {
+            return -1;
+        }
+        try {
+            return Long.parseLong(digits);
+        } catch (NumberFormatException tooLarge) {
+            return -1;
+        }
+    }
+
+    /** A size as nginx's {@code ngx_parse_size} reads it: a number, optionally followed by k/K or m/M; -1 if not. */
+    static long nginxSize(String text) {
+        char unit = text.isEmpty() ? ' ' : Character.toLowerCase(text.charAt(text.length() - 1));
+        long scale = unit == 'k' ? 1 << 10 : unit == 'm' ? 1 << 20 : 1;
+        long n = nginxNumber(scale == 1 ? text : text.substring(0, text.length() - 1));
+        return n < 0 || n > Long.MAX_VALUE / scale ? -1 : n * scale;
     }
 
     /** Decimal, leading zeros allowed (as nginx's {@code ngx_atoi}). */

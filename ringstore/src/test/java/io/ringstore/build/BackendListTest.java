@@ -111,7 +111,8 @@ class BackendListTest {
     @Test
     void unknownDirectiveIsNamed() {
         fails("server 127.0.0.1\nservr 127.0.0.2", 2, "unknown directive", "'servr'");
-        fails("upstream u {\n  keepalive 16;\n  server 127.0.0.1\n}", 2, "unknown directive", "'keepalive'");
+        fails("upstream u {\n  keepalive 16;\n  sticky cookie srv;\n  server 127.0.0.1\n}", 3, "unknown directive", "'sticky'");
+        fails("upstream u {\n  server 127.0.0.1\n    weight=2;\n}", 3, "unknown directive", "'weight=2'", "on one line");
         fails("hash $request_uri;\nserver 127.0.0.1", 1, "consistent");
         fails("server", 1, "needs an address");
     }
@@ -197,7 +198,110 @@ class BackendListTest {
     @Test
     void semicolonsAreCheckedAndOptional() {
         fails("server 127.0.0.1;;", 1, "';'");
-        fails("server 127.0.0.1; server 127.0.0.2;", 1, "one directive per line");
+        fails(";", 1, "unexpected ';'");
+        fails("server 127.0.0.1 }", 1, "unexpected '}'", "needs its ';'");
+        fails("server 127.0.0.1 {", 1, "unexpected '{'");
+    }
+
+    // ---- nginx's grammar: directives split at ';', the upstream-level directives, the features comment ----
+
+    @Test
+    void severalDirectivesOnALineAsNginxSplitsThem() throws BackendsFileException {
+        BackendList list = parse("upstream u { hash $request_uri consistent; server 10.0.0.1 weight=2; server 10.0.0.2;server 10.0.0.3; }\n");
+        assertEquals(List.of("10.0.0.1", "10.0.0.2", "10.0.0.3"), list.backends().stream().map(Backend::address).toList());
+        assertEquals(2, list.backend(0).weight());
+        assertEquals(List.of(1, 1, 1), list.backends().stream().map(Backend::line).toList());
+        fails("server 10.0.0.1; server 10.0.0.2 weight=x;", 1, "weight", "'x'");
+        fails("server 10.0.0.1; server 10.0.0.1:80", 1, "duplicate backend");
+    }
+
+    @Test
+    void ignoredDirectivesAreCheckedAsNginxChecksThem() throws BackendsFileException {
+        String server = "server 10.0.0.1;\n";
+        for (String ok : new String[] {"zone z 64k;", "zone z 32K;", "zone z 1m;", "zone shared;", "keepalive 32;", "keepalive_requests 0;",
+                "keepalive_time 1h;", "keepalive_timeout 75;", "keepalive_timeout 500ms;", "keepalive_timeout 1s500ms;",
+                "zone a 64k; zone b 64k;", "keepalive 8; keepalive_requests 100; keepalive_time 1h; keepalive_timeout 60s;"}) {
+            assertEquals(1, parse(server + ok).size(), ok);
+        }
+        fails(server + "zone;", 2, "invalid number of arguments", "'zone'");
+        fails(server + "zone z 64k 1;", 2, "invalid number of arguments");
+        fails(server + "zone z 16k;", 2, "zone 'z' is too small");
+        fails(server + "zone z 1g;", 2, "invalid zone size", "'1g'");
+        fails(server + "keepalive 0;", 2, "invalid value '0'", "'keepalive'");
+        fails(server + "keepalive 1 2;", 2, "invalid number of arguments");
+        fails(server + "keepalive 3;\nkeepalive 4;", 3, "'keepalive' directive is duplicate");
+        fails(server + "keepalive_requests -1;", 2, "invalid value '-1'");
+        fails(server + "keepalive_timeout 1y;", 2, "invalid value '1y'", "milliseconds");
+        fails(server + "keepalive_time 1M;", 2, "invalid value '1M'");
+        for (String method : new String[] {"least_conn", "ip_hash", "random"}) {
+            fails(server + method + ";", 2, "load balancing method '" + method + "'", "consistent-hash");
+        }
+    }
+
+    @Test
+    void featuresCommentGivesTheFeaturesOfTheServerOnItsLine() throws BackendsFileException {
+        BackendList commented = parse("""
+                upstream u {
+                    server 10.0.0.1:80 weight=2;  # ringstore: features=eu,ssd
+                    server 10.0.0.2:80 down       #ringstore:features=us
+                    server 10.0.0.3:80;           # Ringstore: features=x  (not ringstore's: only "ringstore:" is)
+                    server 10.0.0.4:80;           # a comment saying ringstore: features=x is not one either
+                }
+                """);
+        BackendList parameters = parse("""
+                upstream u {
+                    server 10.0.0.1:80 weight=2 features=eu,ssd;
+                    server 10.0.0.2:80 down features=us
+                    server 10.0.0.3:80;
+                    server 10.0.0.4:80;
+                }
+                """);
+        assertEquals(parameters.backends().toString(), commented.backends().toString());
+        assertEquals(List.of("eu", "ssd", "us"), commented.features());
+        assertEquals(Set.of("eu", "ssd"), commented.backend(0).features());
+        assertTrue(commented.backend(2).features().isEmpty());
+
+        fails("server 10.0.0.1;\n# ringstore: features=eu\n", 2, "has none");
+        fails("upstream u { # ringstore: features=eu\nserver 10.0.0.1;\n}", 1, "has none");
+        fails("server 10.0.0.1; server 10.0.0.2;  # ringstore: features=eu", 1, "2 servers", "own line");
+        fails("server 10.0.0.1;  # ringstore: weight=3", 1, "'features=a,b' and nothing else", "'weight=3'");
+        fails("server 10.0.0.1;  # ringstore: features=a extra", 1, "nothing else");
+        fails("server 10.0.0.1;  # ringstore:", 1, "nothing else");
+        fails("server 10.0.0.1;  # ringstore: features=", 1, "needs at least one name");
+        fails("server 10.0.0.1;  # ringstore: features=a,a", 1, "listed twice");
+        fails("server 10.0.0.1 features=a;  # ringstore: features=b", 1, "features given twice");
+        fails("server 10.0.0.1 weight=4#ringstore: features=x", 1, "weight", "'4#ringstore:'"); // '#' inside a word is no comment
+    }
+
+    @Test
+    void quotedWordsAreRefused() {
+        fails("server \"10.0.0.1:80\";", 1, "quoted word", "without quotes");
+        fails("server 10.0.0.1 'weight=2';", 1, "quoted word");
+    }
+
+    @Test
+    void nginxTimesSizesAndNumbers() {
+        assertEquals(500, BackendList.nginxTime("500ms", false));
+        assertEquals(1500, BackendList.nginxTime("1s500ms", false));
+        assertEquals(60_000, BackendList.nginxTime("60", false));
+        assertEquals(5500, BackendList.nginxTime("500ms5", false));
+        assertEquals(90 * 60_000, BackendList.nginxTime("1h30m", false));
+        assertEquals(9_223_372_036_854_775_000L, BackendList.nginxTime("9223372036854775s", false));
+        assertEquals(365L * 86400, BackendList.nginxTime("1y", true));
+        for (String bad : new String[] {"1y", "1M", "ms", "", "1ms1s", "1s1s", "9223372036854776s", "1x", "-1"}) {
+            assertEquals(-1, BackendList.nginxTime(bad, false), bad);
+        }
+        assertEquals(-1, BackendList.nginxTime("10ms", true));
+        assertEquals(64 << 10, BackendList.nginxSize("64k"));
+        assertEquals(2 << 20, BackendList.nginxSize("2M"));
+        assertEquals(100, BackendList.nginxSize("100"));
+        for (String bad : new String[] {"", "k", "1g", "-1", "1.5m", "99999999999999999m"}) {
+            assertEquals(-1, BackendList.nginxSize(bad), bad);
+        }
+        assertEquals(Long.MAX_VALUE, BackendList.nginxNumber("9223372036854775807"));
+        assertEquals(-1, BackendList.nginxNumber("9223372036854775808"));
+        assertEquals(7, BackendList.nginxNumber("007"));
+        assertEquals(-1, BackendList.nginxNumber("+7"));
     }
 
     @Test

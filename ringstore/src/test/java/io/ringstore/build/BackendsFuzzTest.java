@@ -65,6 +65,14 @@ class BackendsFuzzTest {
             }
             """,
             "server [::1] weight=2147483647\nserver 127.0.0.9 weight=1 features=x # comment\n\n# end\n",
+            """
+            upstream pasted { zone pasted 64k; hash $request_uri consistent;
+                keepalive 16; keepalive_requests 100; keepalive_time 1h; keepalive_timeout 60s;
+                server 127.0.0.1:80 weight=2 max_fails=3 fail_timeout=1m30s;  # ringstore: features=a,b
+                server 127.0.0.2:80 down; server 127.0.0.3:80 max_conns=5;
+                server [::1]:80;# ringstore: features=b
+            }
+            """,
     };
 
     /** Characters that have broken parsers before: separators, controls, Unicode spaces, line breaks and digits, surrogates. */
@@ -75,7 +83,10 @@ class BackendsFuzzTest {
     private static final String[] TOKENS = {"server", "upstream", "hash", "consistent", "weight=", "features=", "{", "}",
             ";", "upstream p {", "hash $k consistent;", "weight=0", "weight=-1", "features=,", "features=a,a",
             "features=" + "abcdefghijklmnopq".chars().mapToObj(c -> String.valueOf((char) c)).reduce((a, b) -> a + "," + b).orElseThrow(),
-            "[::1]", "[::1]:", "[::]:0", "127.0.0.1:", "0.0.0.0", "255.255.255.255:65535", "[::1%]", "[%1]", "x".repeat(300)};
+            "[::1]", "[::1]:", "[::]:0", "127.0.0.1:", "0.0.0.0", "255.255.255.255:65535", "[::1%]", "[%1]", "x".repeat(300),
+            "# ringstore: features=a", "#ringstore:", "# ringstore: features=", "# ringstore: weight=2", "zone z 64k;", "zone",
+            "keepalive 0;", "keepalive", "keepalive_timeout 500ms;", "keepalive_time 1M", "least_conn;", "500ms", "32k", "1g", "down",
+            "max_fails=", "fail_timeout=10s5", "\"", "'", "; server 127.0.0.5;"};
     private static final String[] NUMBERS = {"0", "00", "1", "-1", "65535", "65536", "255", "256", "2147483647", "2147483648",
             "4294967295", "4294967296", "9223372036854775807", "9223372036854775808", "99999999999999999999999999",
             "0000000000000000080", "1e3", "0x10", "+5", "\u0661\u0662", "00000000001", "0002147483647", "0002147483648"};
