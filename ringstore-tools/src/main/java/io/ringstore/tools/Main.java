@@ -16,8 +16,11 @@ import java.util.Properties;
  * {@value #USAGE} wrong arguments. Errors are one line on stderr, prefixed with the command.
  */
 public final class Main {
+    /** Exit code: the command did what it was asked. */
     public static final int OK = 0;
+    /** Exit code: bad input file, I/O error. */
     public static final int FAILED = 1;
+    /** Exit code: wrong arguments. */
     public static final int USAGE = 2;
 
     static List<Command> commands() {
@@ -28,7 +31,11 @@ public final class Main {
     private Main() {
     }
 
-    /** Keys given as arguments are the bytes the shell passed, whatever the locale: see {@link ArgumentBytes}. */
+    /**
+     * Keys given as arguments are the bytes the shell passed, whatever the locale: see {@link ArgumentBytes}.
+     *
+     * @param args the command line
+     */
     public static void main(String[] args) {
         System.exit(run(args, ArgumentBytes.ofThisProcess(args), System.in, System.out, System.err));
     }
@@ -36,6 +43,12 @@ public final class Main {
     /**
      * Runs one command line; never calls {@code System.exit}, so tests can call it in-process. Key
      * arguments are the UTF-8 bytes of {@code args}.
+     *
+     * @param args the command line, without the program name
+     * @param in   standard input
+     * @param out  standard output
+     * @param err  standard error
+     * @return the exit code: {@value #OK}, {@value #FAILED} or {@value #USAGE}
      */
     public static int run(String[] args, InputStream in, PrintStream out, PrintStream err) {
         return run(args, ArgumentBytes.utf8(args), in, out, err);
