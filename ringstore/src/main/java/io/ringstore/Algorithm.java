@@ -26,17 +26,21 @@ public enum Algorithm {
         this.code = code;
     }
 
-    /** The name used on the command line and in dumps: {@code v1}, {@code v2}. */
+    /** {@return the name used on the command line and in dumps: {@code v1}, {@code v2}} */
     public String cliName() {
         return cliName;
     }
 
-    /** The byte stored in the ring index (FORMAT.md). */
+    /** {@return the byte stored in the ring index (FORMAT.md)} */
     public int code() {
         return code;
     }
 
-    /** The algorithm stored as {@code code}, or null. */
+    /**
+     * {@return the algorithm stored as {@code code}, or null}
+     *
+     * @param code the byte stored in the ring index
+     */
     public static Algorithm ofCode(int code) {
         for (Algorithm a : values()) {
             if (a.code == code) {
@@ -46,7 +50,12 @@ public enum Algorithm {
         return null;
     }
 
-    /** Parses {@code v1} or {@code v2}. */
+    /**
+     * Parses {@code v1} or {@code v2}.
+     *
+     * @param name {@code v1} or {@code v2}
+     * @return the algorithm
+     */
     public static Algorithm parse(String name) {
         for (Algorithm a : values()) {
             if (a.cliName.equals(name)) {

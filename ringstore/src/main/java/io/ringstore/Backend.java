@@ -55,21 +55,22 @@ public final class Backend {
         this.socketAddress = address.socketAddress();
     }
 
-    /** Position in the backend table (and in the backends file): what lookups return. */
+    /** {@return position in the backend table (and in the backends file): what lookups return} */
     public int index() {
         return index;
     }
 
-    /** The address exactly as written in the backends file (the text nginx hashes). */
+    /** {@return the address exactly as written in the backends file (the text nginx hashes)} */
     public String address() {
         return address.text();
     }
 
-    /** Weight as written (default 1). */
+    /** {@return weight as written (default 1)} */
     public long weight() {
         return weight;
     }
 
+    /** {@return the features this server has, as the backends file lists them; unmodifiable} */
     public Set<String> features() {
         return features;
     }
@@ -77,13 +78,15 @@ public final class Backend {
     /**
      * Marked {@code down} (nginx's {@code server ... down}): it keeps its points in every ring, and
      * failover ({@link Ring#select}) skips it, as nginx does. Stored in the ring file.
+     *
+     * @return whether the server is marked {@code down}
      */
     public boolean down() {
         return parameters.down();
     }
 
     /**
-     * nginx's {@code max_fails=} (default 1; 0: failures are not counted). From a backends file or a
+     * {@return nginx's {@code max_fails=} (default 1; 0: failures are not counted)} From a backends file or a
      * {@link io.ringstore.build.BackendList.Builder}; a backend read from a ring file has the default,
      * as the ring file does not store it (it changes no ring).
      */
@@ -91,27 +94,31 @@ public final class Backend {
         return parameters.maxFails();
     }
 
-    /** nginx's {@code fail_timeout=} in seconds (default 10); like {@link #maxFails()}, not stored in a ring file. */
+    /**
+     * {@return nginx's {@code fail_timeout=} in seconds (default 10); like {@link #maxFails()}, not stored in a ring file}
+     */
     public long failTimeoutSeconds() {
         return parameters.failTimeoutSeconds();
     }
 
-    /** nginx's {@code max_conns=} (default 0: no limit); like {@link #maxFails()}, not stored in a ring file. */
+    /**
+     * {@return nginx's {@code max_conns=} (default 0: no limit); like {@link #maxFails()}, not stored in a ring file}
+     */
     public int maxConns() {
         return parameters.maxConns();
     }
 
-    /** The address as nginx writes {@code $upstream_addr}: {@code 127.0.0.1:80}, {@code [::1]:9001}. */
+    /** {@return the address as nginx writes {@code $upstream_addr}: {@code 127.0.0.1:80}, {@code [::1]:9001}} */
     public String upstreamAddress() {
         return upstreamAddress;
     }
 
-    /** The address as Rust's {@code SocketAddr} prints it (pingora-ketama's answers). */
+    /** {@return the address as Rust's {@code SocketAddr} prints it (pingora-ketama's answers)} */
     public String socketAddress() {
         return socketAddress;
     }
 
-    /** The line of the backends file this came from; 0 when read from a ring file. */
+    /** {@return the line of the backends file this came from; 0 when read from a ring file} */
     public int line() {
         return line;
     }

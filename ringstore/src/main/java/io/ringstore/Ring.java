@@ -76,21 +76,35 @@ public final class Ring {
         this.featureMask = featureMask;
     }
 
-    /** CRC-32 (IEEE) of the key's bytes: the hash nginx and pingora-ketama look keys up by. */
+    /**
+     * {@return CRC-32 (IEEE) of the key's bytes: the hash nginx and pingora-ketama look keys up by}
+     *
+     * @param key the key
+     * @param offset where the key starts in {@code key}
+     * @param length the key's length in bytes
+     */
     public static int hash(byte[] key, int offset, int length) {
         CRC32 crc = new CRC32(); // scalar-replaced by the JIT: no allocation on the hot path
         crc.update(key, offset, length);
         return (int) crc.getValue();
     }
 
+    /**
+     * CRC-32 (IEEE) of all of {@code key}: {@link #hash(byte[], int, int)} of the whole array.
+     *
+     * @param key the key
+     * @return the hash lookups use
+     */
     public static int hash(byte[] key) {
         return hash(key, 0, key.length);
     }
 
     /**
-     * CRC-32 of the key's bytes from {@code position} to {@code limit}, heap or direct; the buffer's
+     * {@return CRC-32 of the key's bytes from {@code position} to {@code limit}, heap or direct; the buffer's
      * position, limit and mark are left as they are (the buffer is never written, so a buffer shared
-     * between threads may be hashed by all of them at once).
+     * between threads may be hashed by all of them at once)}
+     *
+     * @param key the key
      */
     public static int hash(ByteBuffer key) {
         int from = key.position();
@@ -114,7 +128,11 @@ public final class Ring {
         return Crc32.finish(state);
     }
 
-    /** CRC-32 of every byte of the segment, heap or native (a confined segment from its own thread). */
+    /**
+     * {@return CRC-32 of every byte of the segment, heap or native (a confined segment from its own thread)}
+     *
+     * @param key the key
+     */
     public static int hash(MemorySegment key) {
         // Measured on JDK 25 (ThreadMXBean over 5 million calls): CRC32.update(key.asByteBuffer())
         // allocates the buffer view, 56-64 bytes a call, not scalar-replaced. So a segment over a
@@ -136,27 +154,49 @@ public final class Ring {
         return Crc32.finish(state);
     }
 
-    /** The backend for {@code key}, or -1 when the ring is empty. */
+    /**
+     * {@return the backend for {@code key}, or -1 when the ring is empty}
+     *
+     * @param key the key
+     */
     public int lookup(byte[] key) {
         return lookupHash(hash(key, 0, key.length));
     }
 
-    /** The backend for the key in {@code key[offset, offset+length)}, or -1 when the ring is empty. */
+    /**
+     * {@return the backend for the key in {@code key[offset, offset+length)}, or -1 when the ring is empty}
+     *
+     * @param key the key
+     * @param offset where the key starts in {@code key}
+     * @param length the key's length in bytes
+     */
     public int lookup(byte[] key, int offset, int length) {
         return lookupHash(hash(key, offset, length));
     }
 
-    /** The backend for the key's bytes from {@code position} to {@code limit} (see {@link #hash(ByteBuffer)}), or -1. */
+    /**
+     * {@return the backend for the key's bytes from {@code position} to {@code limit} (see {@link #hash(ByteBuffer)}), or -1}
+     *
+     * @param key the key
+     */
     public int lookup(ByteBuffer key) {
         return lookupHash(hash(key));
     }
 
-    /** The backend for the segment's bytes as the key, or -1 when the ring is empty. */
+    /**
+     * {@return the backend for the segment's bytes as the key, or -1 when the ring is empty}
+     *
+     * @param key the key
+     */
     public int lookup(MemorySegment key) {
         return lookupHash(hash(key));
     }
 
-    /** The backend for a precomputed CRC-32 of the key, or -1 when the ring is empty. */
+    /**
+     * {@return the backend for a precomputed CRC-32 of the key, or -1 when the ring is empty}
+     *
+     * @param hash the key's CRC-32 ({@link io.ringstore.Ring#hash(byte[])})
+     */
     public int lookupHash(int hash) {
         int p = pointIndex(hash);
         return p < 0 ? NO_BACKEND : pointBackend(p);
@@ -189,6 +229,7 @@ public final class Ring {
      *
      * @param hash      the key's CRC-32 ({@link #hash(byte[])})
      * @param maxPoints how many points may be looked at, at least 1 ({@link #NGINX_MAX_POINTS} for nginx)
+     * @param accept whether a backend may be chosen; asked once per point walked
      * @return the accepted backend; {@link #NO_BACKEND} for an empty ring; {@link #GAVE_UP} when
      *         {@code maxPoints} points were looked at without an accepted backend (nginx then uses
      *         round robin)
@@ -198,9 +239,13 @@ public final class Ring {
     }
 
     /**
-     * {@link #select(int, int, IntPredicate)} with {@code accept} given the {@link Backend}s of this
-     * ring's file: the accepted backend, or null for both negative answers. For callers that keep
+     * {@return {@link #select(int, int, IntPredicate)} with {@code accept} given the {@link Backend}s of this
+     * ring's file: the accepted backend, or null for both negative answers} For callers that keep
      * health by server rather than by index (an index belongs to one generation); allocates nothing.
+     *
+     * @param hash the key's CRC-32 ({@link io.ringstore.Ring#hash(byte[])})
+     * @param maxPoints the most points to walk ({@link io.ringstore.Ring#NGINX_MAX_POINTS} as nginx)
+     * @param accept whether a backend may be chosen; asked once per point walked
      */
     public Backend selectBackend(int hash, int maxPoints, Predicate<Backend> accept) {
         int b = walk(hash, maxPoints, null, accept);
@@ -229,8 +274,10 @@ public final class Ring {
     }
 
     /**
-     * Position of the point that {@code hash} lands on: the first point with hash ≥ {@code hash}
-     * (unsigned), or 0 past the last; -1 for an empty ring.
+     * {@return position of the point that {@code hash} lands on: the first point with hash ≥ {@code hash}
+     * (unsigned), or 0 past the last; -1 for an empty ring}
+     *
+     * @param hash the key's CRC-32 ({@link io.ringstore.Ring#hash(byte[])})
      */
     public int pointIndex(int hash) {
         PointSearch.Index index = searchIndex;
@@ -243,12 +290,20 @@ public final class Ring {
         return PointSearch.pointIndex(points, pointCount, index, hash);
     }
 
-    /** The hash of the point at {@code position} (0 ≤ position &lt; {@link #pointCount()}). */
+    /**
+     * {@return the hash of the point at {@code position} (0 ≤ position &lt; {@link #pointCount()})}
+     *
+     * @param position the point's position, 0 ≤ position &lt; {@link #pointCount()}
+     */
     public int pointHash(int position) {
         return points.get(U32, checkedOffset(position) + POINT_HASH_OFFSET);
     }
 
-    /** The backend of the point at {@code position}, or -1 if the file names one outside the backend table. */
+    /**
+     * {@return the backend of the point at {@code position}, or -1 if the file names one outside the backend table}
+     *
+     * @param position the point's position, 0 ≤ position &lt; {@link #pointCount()}
+     */
     public int pointBackend(int position) {
         int b = Short.toUnsignedInt(points.get(U16, checkedOffset(position) + POINT_BACKEND_OFFSET));
         return b < backendCount ? b : NO_BACKEND;
@@ -262,9 +317,11 @@ public final class Ring {
     }
 
     /**
-     * Backends of the points from the key's point onwards, wrapping, each point once
+     * {@return backends of the points from the key's point onwards, wrapping, each point once
      * ({@link #pointCount()} values): pingora-ketama's {@code node_iter} for one turn of the ring
-     * (pingora's goes round forever). Empty for an empty ring.
+     * (pingora's goes round forever)} Empty for an empty ring.
+     *
+     * @param key the key
      */
     public PrimitiveIterator.OfInt points(byte[] key) {
         int start = pointIndex(hash(key));
@@ -288,14 +345,16 @@ public final class Ring {
     }
 
     /**
-     * Failover order: each distinct backend of the ring once, in the order its first point follows
-     * the key's point. The first is {@link #lookup(byte[])}'s answer.
+     * {@return failover order: each distinct backend of the ring once, in the order its first point follows
+     * the key's point} The first is {@link #lookup(byte[])}'s answer.
      *
      * <p>Memory: besides the iterator itself, nothing for the first {@value #LINEAR_SEEN_POINTS}
      * points of the walk (more than nginx ever looks at): whether a point's backend came before is
      * answered by reading the earlier points of the walk again, at most that many. A longer walk
      * allocates one {@link BitSet} of the backend count, once, so a walk of the whole ring stays
      * O(points) instead of quadratic.
+     *
+     * @param key the key
      */
     public PrimitiveIterator.OfInt backends(byte[] key) {
         int start = pointIndex(hash(key));
@@ -365,9 +424,9 @@ public final class Ring {
     }
 
     /**
-     * Each backend's exact share of the 32-bit hash line in this ring (index = backend index, 0 for
+     * {@return each backend's exact share of the 32-bit hash line in this ring (index = backend index, 0 for
      * backends not in the ring): point i owns the hashes after point i-1 up to its own, the first point
-     * also the wrap-around past the last. Reads every point: O(points).
+     * also the wrap-around past the last} Reads every point: O(points).
      */
     public double[] lineShares() {
         long[] owned = new long[backendCount];
@@ -390,23 +449,27 @@ public final class Ring {
         return shares;
     }
 
+    /** {@return how many points the ring has} */
     public int pointCount() {
         return pointCount;
     }
 
+    /** {@return whether the ring has no point (no backend has its features)} */
     public boolean isEmpty() {
         return pointCount == 0;
     }
 
+    /** {@return the version (algorithm and point multiple) this ring was built with} */
     public RingVersion version() {
         return version;
     }
 
-    /** The features every backend of this ring has (the empty set: all backends). */
+    /** {@return the features every backend of this ring has (the empty set: all backends)} */
     public Set<String> features() {
         return features;
     }
 
+    /** {@return the open file this ring lies in} */
     public RingStore store() {
         return store;
     }

@@ -13,13 +13,30 @@ public final class RingFileException extends Exception {
     private static final long serialVersionUID = 1L;
 
     private final transient Path path;
+    /** The byte offset where the problem lies, or -1 when it concerns the whole file. */
     private final long offset;
+    /** What was wrong, without the path and offset. */
     private final String reason;
 
+    /**
+     * A problem at {@code offset} of {@code path}.
+     *
+     * @param path   the ring file
+     * @param offset the byte offset, or -1 when it concerns the whole file
+     * @param reason what was expected and what was found
+     */
     public RingFileException(Path path, long offset, String reason) {
         this(path, offset, reason, null);
     }
 
+    /**
+     * A problem at {@code offset} of {@code path}, found through {@code cause}.
+     *
+     * @param path   the ring file
+     * @param offset the byte offset, or -1 when it concerns the whole file
+     * @param reason what was expected and what was found
+     * @param cause  the I/O error or other exception behind it
+     */
     public RingFileException(Path path, long offset, String reason, Throwable cause) {
         super(path + (offset >= 0 ? ": at byte " + offset : "") + ": " + TextLines.oneLine(reason), cause);
         this.path = path;
@@ -27,15 +44,17 @@ public final class RingFileException extends Exception {
         this.reason = TextLines.oneLine(reason);
     }
 
+    /** {@return the ring file's path; null after deserialization (a path is not serializable)} */
     public Path path() {
         return path;
     }
 
-    /** Byte offset in the file, or -1. */
+    /** {@return byte offset in the file, or -1} */
     public long offset() {
         return offset;
     }
 
+    /** {@return what was wrong, without the path and offset} */
     public String reason() {
         return reason;
     }

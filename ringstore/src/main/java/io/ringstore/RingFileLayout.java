@@ -11,6 +11,11 @@ public final class RingFileLayout {
     /**
      * The points of one or more rings: {@code pointCount} 6-byte points at {@code offset}, with the
      * CRC-32C the ring index records for them.
+     *
+     * @param offset where the segment starts in the file, in bytes
+     * @param length the segment's length in bytes
+     * @param pointCount how many 6-byte points the segment holds
+     * @param crc32c the CRC-32C of the segment's bytes, as the ring index records it
      */
     public record Segment(long offset, long length, int pointCount, int crc32c) {
         /** What the ring index records for an empty ring: no segment. */
@@ -38,35 +43,36 @@ public final class RingFileLayout {
         this.distinctPointCount = segments.stream().mapToLong(Segment::pointCount).sum();
     }
 
-    /** The file's format version. */
+    /** {@return the file's format version} */
     public int formatVersion() {
         return formatVersion;
     }
 
-    /** Bytes of the fixed header. */
+    /** {@return bytes of the fixed header} */
     public int headerLength() {
         return headerLength;
     }
 
-    /** Bytes covered by the metadata checksum: header, backend table, feature table, ring index. */
+    /** {@return bytes covered by the metadata checksum: header, backend table, feature table, ring index} */
     public long metadataLength() {
         return metadataLength;
     }
 
-    /** The CRC-32C stored right after the metadata. */
+    /** {@return the CRC-32C stored right after the metadata} */
     public int metadataCrc() {
         return metadataCrc;
     }
 
-    /** The distinct non-empty segments, in file order; rings with identical backends share one. */
+    /** {@return the distinct non-empty segments, in file order; rings with identical backends share one} */
     public List<Segment> segments() {
         return segments;
     }
 
     /**
-     * The index in {@link #segments()} of the segment holding {@code ring}'s points, or -1 for an empty
-     * ring.
+     * {@return the index in {@link #segments()} of the segment holding {@code ring}'s points, or -1 for an empty
+     * ring}
      *
+     * @param ring a ring of this file
      * @throws IllegalArgumentException for a ring of another store
      */
     public int segmentIndex(Ring ring) {
@@ -76,13 +82,17 @@ public final class RingFileLayout {
         return segmentOfRing[ring.position()];
     }
 
-    /** The segment holding {@code ring}'s points; {@link Segment#NONE} for an empty ring. */
+    /**
+     * {@return the segment holding {@code ring}'s points; {@link Segment#NONE} for an empty ring}
+     *
+     * @param ring a ring of this file
+     */
     public Segment segmentOf(Ring ring) {
         int s = segmentIndex(ring);
         return s < 0 ? Segment.NONE : segments.get(s);
     }
 
-    /** Points stored in the file: the sum over distinct segments (shared points counted once). */
+    /** {@return points stored in the file: the sum over distinct segments (shared points counted once)} */
     public long distinctPointCount() {
         return distinctPointCount;
     }

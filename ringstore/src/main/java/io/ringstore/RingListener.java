@@ -14,15 +14,33 @@ import java.nio.file.Path;
  * {@code io.ringstore.PolicyChange}) and to {@link System.Logger}; this is for code that reacts.
  */
 public interface RingListener {
-    /** Generation {@code to} serves now instead of {@code from} (unsigned numbers). */
+    /**
+     * Generation {@code to} serves now instead of {@code from} (unsigned numbers).
+     *
+     * @param path the ring file's path
+     * @param from the generation that served until now
+     * @param to the generation serving now
+     */
     default void switched(Path path, long from, long to) {
     }
 
-    /** The file found at {@code path} was refused for {@code reason}; generation {@code serving} keeps serving. */
+    /**
+     * The file found at {@code path} was refused for {@code reason}; generation {@code serving} keeps serving.
+     *
+     * @param path the ring file's path
+     * @param serving the generation that keeps serving
+     * @param reason why the file was refused
+     */
     default void refused(Path path, long serving, String reason) {
     }
 
-    /** A router's rollout policy changed (by code or by a {@link io.ringstore.migration.PolicyFile}). */
+    /**
+     * A router's rollout policy changed (by code or by a {@link io.ringstore.migration.PolicyFile}).
+     *
+     * @param path the ring file's path
+     * @param before the policy until now
+     * @param after the policy from now on
+     */
     default void policyChanged(Path path, RolloutPolicy before, RolloutPolicy after) {
     }
 }

@@ -77,7 +77,12 @@ public final class RingRouter implements AutoCloseable {
         this.mbeanName = b.jmx ? register(watched.path(), new Bean()) : null;
     }
 
-    /** Starts a router on the ring file at {@code path}. */
+    /**
+     * Starts a router on the ring file at {@code path}.
+     *
+     * @param path the ring file's path
+     * @return this builder
+     */
     public static Builder builder(Path path) {
         return new Builder(path);
     }
@@ -99,20 +104,36 @@ public final class RingRouter implements AutoCloseable {
             this.path = Objects.requireNonNull(path, "path");
         }
 
-        /** The two versions the rollout moves between; by default the file's default version for both (no rollout). */
+        /**
+         * The two versions the rollout moves between; by default the file's default version for both (no rollout).
+         *
+         * @param oldVersion the version keys leave
+         * @param newVersion the version keys move to
+         * @return this builder
+         */
         public Builder versions(RingVersion oldVersion, RingVersion newVersion) {
             this.oldVersion = Objects.requireNonNull(oldVersion, "oldVersion");
             this.newVersion = Objects.requireNonNull(newVersion, "newVersion");
             return this;
         }
 
-        /** The policy at start; by default {@link RolloutPolicy#NONE} (everything on the old version). */
+        /**
+         * The policy at start; by default {@link RolloutPolicy#NONE} (everything on the old version).
+         *
+         * @param policy the rollout policy at start
+         * @return this builder
+         */
         public Builder policy(RolloutPolicy policy) {
             this.policy = Objects.requireNonNull(policy, "policy");
             return this;
         }
 
-        /** How often the path is checked ({@value WatchedRingStore#DEFAULT_POLL_MILLIS} ms by default); 0: only on {@link RingRouter#checkNow()}. */
+        /**
+         * How often the path is checked ({@value WatchedRingStore#DEFAULT_POLL_MILLIS} ms by default); 0: only on {@link RingRouter#checkNow()}.
+         *
+         * @param pollMillis how often to look at the file, in milliseconds (0: only on {@code checkNow()})
+         * @return this builder
+         */
         public Builder pollMillis(long pollMillis) {
             this.pollMillis = pollMillis;
             return this;
@@ -122,6 +143,9 @@ public final class RingRouter implements AutoCloseable {
          * How long a replaced generation stays mapped ({@value WatchedRingStore#DEFAULT_GRACE_MILLIS}
          * ms by default). 0 unmaps it at the switch: lookups racing the switch are then looked up again
          * on the new generation, which is correct but costs them a second lookup.
+         *
+         * @param graceMillis the grace period, in milliseconds
+         * @return this builder
          */
         public Builder graceMillis(long graceMillis) {
             this.graceMillis = graceMillis;
@@ -132,18 +156,32 @@ public final class RingRouter implements AutoCloseable {
          * Whether a file with a lower generation than the one serving is switched to (false by
          * default: it is refused, most likely an old file copied into place). Allow it to roll back
          * by republishing an old file unchanged.
+         *
+         * @param allow true to switch to an older generation too
+         * @return this builder
          */
         public Builder allowOlderGeneration(boolean allow) {
             this.allowOlderGeneration = allow;
             return this;
         }
 
+        /**
+         * Told of each switch, refusal and policy change; none by default.
+         *
+         * @param listener the listener
+         * @return this builder
+         */
         public Builder listener(RingListener listener) {
             this.listener = Objects.requireNonNull(listener, "listener");
             return this;
         }
 
-        /** Whether the router registers its MBean (true by default). */
+        /**
+         * Whether the router registers its MBean (true by default).
+         *
+         * @param jmx false for no MBean
+         * @return this builder
+         */
         public Builder jmx(boolean jmx) {
             this.jmx = jmx;
             return this;
@@ -152,6 +190,7 @@ public final class RingRouter implements AutoCloseable {
         /**
          * Opens and verifies the file and starts watching it.
          *
+         * @return the router, serving the file's current generation
          * @throws RingFileException        when the file there now cannot be opened or fails verification
          * @throws IllegalArgumentException when the file lacks either version
          */
@@ -167,9 +206,10 @@ public final class RingRouter implements AutoCloseable {
     }
 
     /**
-     * The live route for keys that need backends with every feature in {@code features} (the empty
-     * set: all backends): both versions' rings of that feature set in whichever generation serves.
+     * {@return the live route for keys that need backends with every feature in {@code features} (the empty
+     * set: all backends): both versions' rings of that feature set in whichever generation serves}
      *
+     * @param features the features every backend of the ring must have (the empty set: all backends)
      * @throws IllegalArgumentException when the generation serving lacks a feature
      */
     public Route route(Set<String> features) {
@@ -196,57 +236,119 @@ public final class RingRouter implements AutoCloseable {
             this.newRing = newRing;
         }
 
-        /** The backend for {@code key}, or null when the ring has none. */
+        /**
+         * {@return the backend for {@code key}, or null when the ring has none}
+         *
+         * @param key the key
+         */
         public Backend backend(byte[] key) {
             return backend(key, 0, key.length);
         }
 
+        /**
+         * The backend for the key in {@code key[offset, offset+length)}, or null when the ring has none.
+         *
+         * @param key    the key's array
+         * @param offset where the key starts
+         * @param length the key's length in bytes
+         * @return the backend, or null
+         */
         public Backend backend(byte[] key, int offset, int length) {
             return ring(policy.migrates(key, offset, length)).backendForHash(Ring.hash(key, offset, length));
         }
 
-        /** The backend for the key's bytes from the buffer's position to its limit, heap or direct (the buffer is not moved), or null. */
+        /**
+         * {@return the backend for the key's bytes from the buffer's position to its limit, heap or direct (the buffer is not moved), or null}
+         *
+         * @param key the key
+         */
         public Backend backend(ByteBuffer key) {
             return ring(policy.migrates(key)).backendForHash(Ring.hash(key));
         }
 
-        /** The backend for the segment's bytes as the key, heap or native, or null. */
+        /**
+         * {@return the backend for the segment's bytes as the key, heap or native, or null}
+         *
+         * @param key the key
+         */
         public Backend backend(MemorySegment key) {
             return ring(policy.migrates(key)).backendForHash(Ring.hash(key));
         }
 
         /**
-         * Failover on the version the policy chooses for {@code key}: see
-         * {@link WatchedRingStore.Live#select(int, int, Predicate)}. With {@link Ring#NGINX_MAX_POINTS}
+         * {@return failover on the version the policy chooses for {@code key}: see
+         * {@link WatchedRingStore.Live#select(int, int, Predicate)}} With {@link Ring#NGINX_MAX_POINTS}
          * it answers as nginx's {@code hash ... consistent} does; null when no backend was accepted.
+         *
+         * @param key the key
+         * @param maxPoints the most points to walk ({@link io.ringstore.Ring#NGINX_MAX_POINTS} as nginx)
+         * @param accept whether a backend may be chosen; asked once per point walked
          */
         public Backend select(byte[] key, int maxPoints, Predicate<Backend> accept) {
             return select(key, 0, key.length, maxPoints, accept);
         }
 
+        /**
+         * {@link #select(byte[], int, Predicate)} for the key in {@code key[offset, offset+length)}.
+         *
+         * @param key       the key's array
+         * @param offset    where the key starts
+         * @param length    the key's length in bytes
+         * @param maxPoints the most points to walk
+         * @param accept    whether a backend may be chosen
+         * @return the accepted backend, or null
+         */
         public Backend select(byte[] key, int offset, int length, int maxPoints, Predicate<Backend> accept) {
             return ring(policy.migrates(key, offset, length)).select(Ring.hash(key, offset, length), maxPoints, accept);
         }
 
+        /**
+         * {@link #select(byte[], int, Predicate)} for the key's bytes from the buffer's position to its limit (the buffer is not moved).
+         *
+         * @param key       the key
+         * @param maxPoints the most points to walk
+         * @param accept    whether a backend may be chosen
+         * @return the accepted backend, or null
+         */
         public Backend select(ByteBuffer key, int maxPoints, Predicate<Backend> accept) {
             return ring(policy.migrates(key)).select(Ring.hash(key), maxPoints, accept);
         }
 
+        /**
+         * {@link #select(byte[], int, Predicate)} for the segment's bytes as the key.
+         *
+         * @param key       the key
+         * @param maxPoints the most points to walk
+         * @param accept    whether a backend may be chosen
+         * @return the accepted backend, or null
+         */
         public Backend select(MemorySegment key, int maxPoints, Predicate<Backend> accept) {
             return ring(policy.migrates(key)).select(Ring.hash(key), maxPoints, accept);
         }
 
         /**
-         * The key's backend under the host's shared state ({@link SharedLoad#choose}): the ring's answer
+         * {@return the key's backend under the host's shared state ({@link SharedLoad#choose}): the ring's answer
          * on the version the policy chooses, unless that backend is down, drained, failed host-wide or
-         * (with a load bound) over c × the mean in flight; then the bounded-load candidate. Null when no
+         * (with a load bound) over c × the mean in flight; then the bounded-load candidate} Null when no
          * backend is available. Allocation-free; like {@link #backend(byte[])}, it never fails because
          * of a switch (a lookup meeting an unmapped generation is done again on the current one).
+         *
+         * @param key the key
+         * @param load the host's load and availability
          */
         public Backend choose(byte[] key, SharedLoad load) {
             return choose(key, 0, key.length, load);
         }
 
+        /**
+         * {@link #choose(byte[], SharedLoad)} for the key in {@code key[offset, offset+length)}.
+         *
+         * @param key    the key's array
+         * @param offset where the key starts
+         * @param length the key's length in bytes
+         * @param load   the host's shared state
+         * @return the chosen backend, or null
+         */
         public Backend choose(byte[] key, int offset, int length, SharedLoad load) {
             WatchedRingStore.Live live = ring(policy.migrates(key, offset, length));
             int hash = Ring.hash(key, offset, length);
@@ -270,12 +372,12 @@ public final class RingRouter implements AutoCloseable {
             return oldRing;
         }
 
-        /** The old version's live ring of this feature set. */
+        /** {@return the old version's live ring of this feature set} */
         public WatchedRingStore.Live oldRing() {
             return oldRing;
         }
 
-        /** The new version's live ring of this feature set (the old one when the router has one version). */
+        /** {@return the new version's live ring of this feature set (the old one when the router has one version)} */
         public WatchedRingStore.Live newRing() {
             return newRing;
         }
@@ -288,11 +390,16 @@ public final class RingRouter implements AutoCloseable {
         }
     }
 
+    /** {@return the rollout policy in force} */
     public RolloutPolicy policy() {
         return policy;
     }
 
-    /** Replaces the policy; the next lookup on any thread uses it. Logged, and told as a policy change. */
+    /**
+     * Replaces the policy; the next lookup on any thread uses it. Logged, and told as a policy change.
+     *
+     * @param next the new policy
+     */
     public void policy(RolloutPolicy next) {
         Objects.requireNonNull(next, "policy");
         RolloutPolicy before;
@@ -315,38 +422,47 @@ public final class RingRouter implements AutoCloseable {
         watched.tell(l -> l.policyChanged(watched.path(), before, next));
     }
 
+    /** {@return the version keys leave} */
     public RingVersion oldVersion() {
         return oldVersion;
     }
 
+    /** {@return the version keys move to (the old one when the router has one version)} */
     public RingVersion newVersion() {
         return newVersion;
     }
 
+    /** {@return lookups answered by the old version since the router opened (or its counters were reset)} */
     public long oldLookups() {
         return oldLookups.sum();
     }
 
+    /** {@return lookups answered by the new version since the router opened (or its counters were reset)} */
     public long newLookups() {
         return newLookups.sum();
     }
 
+    /** Sets the old and new lookup counts to zero. */
     public void resetCounters() {
         oldLookups.reset();
         newLookups.reset();
     }
 
-    /** The file follower underneath: generation, switches, last error, the store serving. */
+    /** {@return the file follower underneath: generation, switches, last error, the store serving} */
     public WatchedRingStore watched() {
         return watched;
     }
 
-    /** Looks at the path now; see {@link WatchedRingStore#checkNow()}. */
+    /**
+     * Looks at the path now; see {@link WatchedRingStore#checkNow()}.
+     *
+     * @return true when it switched to a new file
+     */
     public boolean checkNow() {
         return watched.checkNow();
     }
 
-    /** The MBean's name, or null when the router was built without JMX. */
+    /** {@return the MBean's name, or null when the router was built without JMX} */
     public ObjectName mbeanName() {
         return mbeanName;
     }

@@ -6,36 +6,39 @@ package io.ringstore;
  * open. Read-only: every attribute is a snapshot.
  */
 public interface RingRouterMXBean {
-    /** The watched path. */
+    /** {@return the watched path} */
     String getPath();
 
-    /** The generation serving, unsigned, as text (a u64 at 2^63 or more does not fit a long's sign). */
+    /** {@return the generation serving, unsigned, as text (a u64 at 2^63 or more does not fit a long's sign)} */
     String getGeneration();
 
-    /** When the generation serving started serving, ISO-8601. */
+    /** {@return when the generation serving started serving, ISO-8601} */
     String getLastSwitch();
 
+    /** {@return the number of switches to a new generation so far} */
     long getSwitches();
 
-    /** Why the last file seen was refused; empty when the newest file is serving. */
+    /** {@return why the last file seen was refused; empty when the newest file is serving} */
     String getLastError();
 
-    /** Replaced generations still mapped, in their grace period. */
+    /** {@return replaced generations still mapped, in their grace period} */
     int getRetiredGenerations();
 
-    /** Lookups answered again on the current generation because theirs was unmapped under them. */
+    /** {@return lookups answered again on the current generation because theirs was unmapped under them} */
     long getLookupRetries();
 
+    /** {@return the version keys leave, as text ({@code v1}, {@code v2:K})} */
     String getOldVersion();
 
+    /** {@return the version keys move to, as text} */
     String getNewVersion();
 
-    /** The rollout policy in force, as text. */
+    /** {@return the rollout policy in force, as text} */
     String getPolicy();
 
-    /** Lookups answered by the old version since the router opened (or its counters were reset). */
+    /** {@return lookups answered by the old version since the router opened (or its counters were reset)} */
     long getOldLookups();
 
-    /** Lookups answered by the new version since the router opened (or its counters were reset). */
+    /** {@return lookups answered by the new version since the router opened (or its counters were reset)} */
     long getNewLookups();
 }

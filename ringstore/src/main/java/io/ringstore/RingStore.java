@@ -106,6 +106,8 @@ public final class RingStore implements AutoCloseable {
     /**
      * Maps and validates {@code path}.
      *
+     * @param path the ring file's path
+     * @return the open store; close it to unmap the file
      * @throws RingFileException if the file cannot be read, is not a ring file, is corrupt or of an unsupported version
      */
     public static RingStore open(Path path) throws RingFileException {
@@ -180,58 +182,76 @@ public final class RingStore implements AutoCloseable {
     /**
      * Opens {@code path} and follows it: see {@link WatchedRingStore}.
      *
+     * @param path the ring file's path
+     * @return the store following the path; close it to stop
      * @throws RingFileException when the file there now cannot be opened
      */
     public static WatchedRingStore watch(Path path) throws RingFileException {
         return WatchedRingStore.watch(path, WatchedRingStore.DEFAULT_POLL_MILLIS);
     }
 
+    /** {@return the path the file was opened from} */
     public Path path() {
         return path;
     }
 
-    /** Goes up by one each time a file is published at the same path; an unsigned 64-bit number (print it with {@link Long#toUnsignedString(long)}). */
+    /**
+     * Goes up by one each time a file is published at the same path; an unsigned 64-bit number (print it with {@link Long#toUnsignedString(long)}).
+     *
+     * @return the file's generation, unsigned
+     */
     public long generation() {
         return generation;
     }
 
-    /** SHA-256 of what the rings were built from (backends, features, versions). */
+    /** {@return SHA-256 of what the rings were built from (backends, features, versions)} */
     public byte[] inputDigest() {
         return inputDigest.clone();
     }
 
+    /** {@return the number of backends in the backend table} */
     public int backendCount() {
         return backends.size();
     }
 
-    /** The backend a lookup answered with {@code index}. */
+    /**
+     * {@return the backend a lookup answered with {@code index}}
+     *
+     * @param index a backend index, as a lookup answers
+     */
     public Backend backend(int index) {
         return backends.get(index);
     }
 
-    /** Every backend, in file order (index order); unmodifiable. */
+    /** {@return every backend, in file order (index order); unmodifiable} */
     public List<Backend> backends() {
         return backends;
     }
 
-    /** Feature names, in file order. */
+    /** {@return feature names, in file order} */
     public List<String> features() {
         return features;
     }
 
-    /** The versions in the file; the first is the default. */
+    /** {@return the versions in the file; the first is the default} */
     public List<RingVersion> versions() {
         return versions;
     }
 
-    /** The ring of the default version whose backends have every feature in {@code features}. */
+    /**
+     * {@return the ring of the default version whose backends have every feature in {@code features}}
+     *
+     * @param features the features every backend of the ring must have (the empty set: all backends)
+     */
     public Ring ring(Set<String> features) {
         return ring(features, versions.getFirst());
     }
 
     /**
-     * The ring of {@code version} whose backends have every feature in {@code features} (the empty set: all).
+     * {@return the ring of {@code version} whose backends have every feature in {@code features} (the empty set: all)}
      *
+     * @param features the features every backend of the ring must have (the empty set: all backends)
+     * @param version one of the file's versions
      * @throws IllegalArgumentException for a feature or version the file does not have
      */
     public Ring ring(Set<String> features, RingVersion version) {
@@ -242,22 +262,22 @@ public final class RingStore implements AutoCloseable {
         return rings[(v << this.features.size()) | mask(features)];
     }
 
-    /** Every ring: versions in file order, then feature masks 0 .. 2^F-1. */
+    /** {@return every ring: versions in file order, then feature masks 0 to 2^F-1} */
     public List<Ring> rings() {
         return Collections.unmodifiableList(Arrays.asList(rings));
     }
 
-    /** Distinct non-empty point segments. */
+    /** {@return distinct non-empty point segments} */
     public int segmentCount() {
         return layout.segments().size();
     }
 
-    /** Where the header, metadata and segments are, and which segment each ring uses. */
+    /** {@return where the header, metadata and segments are, and which segment each ring uses} */
     public RingFileLayout layout() {
         return layout;
     }
 
-    /** The file's size in bytes. */
+    /** {@return the file's size in bytes} */
     public long fileSize() {
         return file.byteSize();
     }

@@ -11,6 +11,11 @@ public record RingVersion(Algorithm algorithm, int pointMultiple) {
     /** nginx-compatible: v1, 160 points per weight unit. */
     public static final RingVersion V1 = new RingVersion(Algorithm.V1, Algorithm.NGINX_POINT_MULTIPLE);
 
+    /**
+     * Checks the version: an algorithm, and a point multiple of at least 1 (160 for v1).
+     *
+     * @throws IllegalArgumentException for a missing algorithm or a point multiple v1 cannot have
+     */
     public RingVersion {
         if (algorithm == null) {
             throw new IllegalArgumentException("algorithm must not be null");
@@ -23,6 +28,11 @@ public record RingVersion(Algorithm algorithm, int pointMultiple) {
         }
     }
 
+    /**
+     * {@return pingora-ketama's V2 with {@code pointMultiple} points per weight unit}
+     *
+     * @param pointMultiple points per weight unit, at least 1
+     */
     public static RingVersion v2(int pointMultiple) {
         return new RingVersion(Algorithm.V2, pointMultiple);
     }

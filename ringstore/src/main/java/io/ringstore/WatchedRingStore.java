@@ -120,6 +120,9 @@ public final class WatchedRingStore implements AutoCloseable {
     /**
      * Opens {@code path} and checks it every {@code pollMillis} ms (0: only on {@link #checkNow()}).
      *
+     * @param path the ring file's path; a new file published there is switched to
+     * @param pollMillis how often to look at the file, in milliseconds (0: only on {@code checkNow()})
+     * @return the store following the path; close it to stop
      * @throws RingFileException when the file there now cannot be opened or fails verification
      */
     public static WatchedRingStore watch(Path path, long pollMillis) throws RingFileException {
@@ -150,42 +153,44 @@ public final class WatchedRingStore implements AutoCloseable {
     }
 
     /**
-     * The generation serving now. It stays mapped until the grace period after it is replaced has
+     * {@return the generation serving now} It stays mapped until the grace period after it is replaced has
      * passed; a caller that keeps it longer gets {@link IllegalStateException} from its lookups.
      */
     public RingStore current() {
         return current;
     }
 
+    /** {@return the generation serving now, unsigned} */
     public long generation() {
         return current.generation();
     }
 
-    /** When the current generation started serving (for the first, when watching started). */
+    /** {@return when the current generation started serving (for the first, when watching started)} */
     public Instant lastSwitch() {
         return lastSwitch;
     }
 
-    /** Number of switches to a new generation so far. */
+    /** {@return number of switches to a new generation so far} */
     public long switches() {
         return switches;
     }
 
-    /** Why the last file seen at the path was refused, or null if the newest file is serving. */
+    /** {@return why the last file seen at the path was refused, or null if the newest file is serving} */
     public String lastError() {
         return lastError;
     }
 
+    /** {@return the watched path} */
     public Path path() {
         return path;
     }
 
-    /** Replaced generations still mapped (in their grace period). */
+    /** {@return replaced generations still mapped (in their grace period)} */
     public synchronized int retiredGenerations() {
         return retired.size();
     }
 
-    /** Lookups that met a generation unmapped under them and were answered by the current one instead. */
+    /** {@return lookups that met a generation unmapped under them and were answered by the current one instead} */
     public long lookupRetries() {
         return retries.sum();
     }
@@ -193,6 +198,8 @@ public final class WatchedRingStore implements AutoCloseable {
     /**
      * Looks at the path now: if a different file is there, opens and verifies it and switches to it.
      * Returns true on a switch.
+     *
+     * @return true when it switched to a new file
      */
     public synchronized boolean checkNow() {
         if (closed) {
@@ -334,10 +341,12 @@ public final class WatchedRingStore implements AutoCloseable {
     }
 
     /**
-     * A handle on one feature ring of one version that always answers from the current generation.
+     * {@return a handle on one feature ring of one version that always answers from the current generation}
      * Resolving the ring is done once per generation, not per lookup. From now on a file lacking
      * {@code features} or {@code version} is refused, until the handle is closed or nobody can reach it.
      *
+     * @param features the features every backend of the ring must have (the empty set: all backends)
+     * @param version one of the file's versions
      * @throws IllegalArgumentException when the generation serving lacks a feature or the version
      */
     public synchronized Live ring(Set<String> features, RingVersion version) {
@@ -347,7 +356,11 @@ public final class WatchedRingStore implements AutoCloseable {
         return h;
     }
 
-    /** {@link #ring(Set, RingVersion)} of the default version of the generation serving now; the handle keeps that version. */
+    /**
+     * {@return {@link #ring(Set, RingVersion)} of the default version of the generation serving now; the handle keeps that version}
+     *
+     * @param features the features every backend of the ring must have (the empty set: all backends)
+     */
     public synchronized Live ring(Set<String> features) {
         return ring(features, current.versions().getFirst());
     }
@@ -371,7 +384,7 @@ public final class WatchedRingStore implements AutoCloseable {
         }
 
         /**
-         * The ring of the generation serving now.
+         * {@return the ring of the generation serving now}
          *
          * @throws IllegalStateException when the handle was closed (a lookup racing with close may still answer)
          */
@@ -389,53 +402,99 @@ public final class WatchedRingStore implements AutoCloseable {
         }
 
         /**
-         * The backend index for {@code key} in the generation serving at the time of the call. An index
+         * {@return the backend index for {@code key} in the generation serving at the time of the call} An index
          * means something only with its generation's store: for an answer that stays valid across a
          * switch, call {@link #backend(byte[])}, whose {@link Backend} is a heap object that outlives
          * its generation's mapping.
+         *
+         * @param key the key
          */
         public int lookup(byte[] key) {
             return lookupHash(Ring.hash(key, 0, key.length));
         }
 
+        /**
+         * {@link #lookup(byte[])} for the key in {@code key[offset, offset+length)}.
+         *
+         * @param key    the key's array
+         * @param offset where the key starts
+         * @param length the key's length in bytes
+         * @return the backend index in the generation serving, or -1
+         */
         public int lookup(byte[] key, int offset, int length) {
             return lookupHash(Ring.hash(key, offset, length));
         }
 
-        /** The backend for {@code key} in the current generation, or null when the ring has none. */
+        /**
+         * {@return the backend for {@code key} in the current generation, or null when the ring has none}
+         *
+         * @param key the key
+         */
         public Backend backend(byte[] key) {
             return backendForHash(Ring.hash(key, 0, key.length));
         }
 
+        /**
+         * {@link #backend(byte[])} for the key in {@code key[offset, offset+length)}.
+         *
+         * @param key    the key's array
+         * @param offset where the key starts
+         * @param length the key's length in bytes
+         * @return the backend, or null
+         */
         public Backend backend(byte[] key, int offset, int length) {
             return backendForHash(Ring.hash(key, offset, length));
         }
 
-        /** {@link #lookup(byte[])} for the key's bytes from the buffer's position to its limit (heap or direct; the buffer is not moved). */
+        /**
+         * {@return {@link #lookup(byte[])} for the key's bytes from the buffer's position to its limit (heap or direct; the buffer is not moved)}
+         *
+         * @param key the key
+         */
         public int lookup(ByteBuffer key) {
             return lookupHash(Ring.hash(key));
         }
 
-        /** {@link #lookup(byte[])} for the segment's bytes as the key. */
+        /**
+         * {@return {@link #lookup(byte[])} for the segment's bytes as the key}
+         *
+         * @param key the key
+         */
         public int lookup(MemorySegment key) {
             return lookupHash(Ring.hash(key));
         }
 
+        /**
+         * {@link #backend(byte[])} for the key's bytes from the buffer's position to its limit (the buffer is not moved).
+         *
+         * @param key the key
+         * @return the backend, or null
+         */
         public Backend backend(ByteBuffer key) {
             return backendForHash(Ring.hash(key));
         }
 
+        /**
+         * {@link #backend(byte[])} for the segment's bytes as the key.
+         *
+         * @param key the key
+         * @return the backend, or null
+         */
         public Backend backend(MemorySegment key) {
             return backendForHash(Ring.hash(key));
         }
 
         /**
-         * Failover ({@link Ring#select}) on the current generation: the backend of the first of at most
+         * {@return failover ({@link Ring#select}) on the current generation: the backend of the first of at most
          * {@code maxPoints} points from the key's that {@code accept} approves ({@link Ring#NGINX_MAX_POINTS}
          * for nginx's walk), or null when none was approved (nginx then falls back to round robin) or
-         * the ring has no backend. {@code accept} is given {@link Backend}s, which mean the same server
+         * the ring has no backend} {@code accept} is given {@link Backend}s, which mean the same server
          * in every generation; when the generation is unmapped during the walk the walk starts again
          * on the current one, so {@code accept} may see a backend twice.
+         *
+         * @param hash the key's CRC-32 ({@link io.ringstore.Ring#hash(byte[])})
+         * @param maxPoints the most points to walk ({@link io.ringstore.Ring#NGINX_MAX_POINTS} as nginx)
+         * @param accept whether a backend may be chosen; asked once per point walked
          */
         public Backend select(int hash, int maxPoints, Predicate<Backend> accept) {
             for (;;) {
@@ -448,7 +507,11 @@ public final class WatchedRingStore implements AutoCloseable {
             }
         }
 
-        /** {@link #lookup(byte[])} for a precomputed CRC-32 of the key. */
+        /**
+         * {@return {@link #lookup(byte[])} for a precomputed CRC-32 of the key}
+         *
+         * @param hash the key's CRC-32 ({@link io.ringstore.Ring#hash(byte[])})
+         */
         public int lookupHash(int hash) {
             for (;;) {
                 Ring r = ring();
@@ -460,7 +523,11 @@ public final class WatchedRingStore implements AutoCloseable {
             }
         }
 
-        /** {@link #backend(byte[])} for a precomputed CRC-32 of the key. */
+        /**
+         * {@return {@link #backend(byte[])} for a precomputed CRC-32 of the key}
+         *
+         * @param hash the key's CRC-32 ({@link io.ringstore.Ring#hash(byte[])})
+         */
         public Backend backendForHash(int hash) {
             for (;;) {
                 Ring r = ring();

@@ -1,20 +1,28 @@
 package io.ringstore.tools;
 
+import io.ringstore.internal.format.RingFileDescriptor;
+
 import java.io.FileDescriptor;
 import java.io.FileOutputStream;
+import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintStream;
+import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Properties;
 
 /**
  * The {@code ringstore} command. Exit codes: {@value #OK} ok, {@value #FAILED} failed,
  * {@value #USAGE} wrong arguments. Errors are one line on stderr, prefixed with the command.
  */
 public final class Main {
+    /** Exit code: the command did what it was asked. */
     public static final int OK = 0;
+    /** Exit code: bad input file, I/O error. */
     public static final int FAILED = 1;
+    /** Exit code: wrong arguments. */
     public static final int USAGE = 2;
 
     static List<Command> commands() {
@@ -25,7 +33,11 @@ public final class Main {
     private Main() {
     }
 
-    /** Keys given as arguments are the bytes the shell passed, whatever the locale: see {@link ArgumentBytes}. */
+    /**
+     * Keys given as arguments are the bytes the shell passed, whatever the locale: see {@link ArgumentBytes}.
+     *
+     * @param args the command line
+     */
     public static void main(String[] args) {
         PrintStream stdout = new Command.PipeStdout(new FileOutputStream(FileDescriptor.out), System.out.charset());
         System.exit(run(args, ArgumentBytes.ofThisProcess(args), System.in, stdout, System.err));
@@ -34,6 +46,12 @@ public final class Main {
     /**
      * Runs one command line; never calls {@code System.exit}, so tests can call it in-process. Key
      * arguments are the UTF-8 bytes of {@code args}.
+     *
+     * @param args the command line, without the program name
+     * @param in   standard input
+     * @param out  standard output
+     * @param err  standard error
+     * @return the exit code: {@value #OK}, {@value #FAILED} or {@value #USAGE}
      */
     public static int run(String[] args, InputStream in, PrintStream out, PrintStream err) {
         return run(args, ArgumentBytes.utf8(args), in, out, err);
@@ -54,6 +72,10 @@ public final class Main {
             (args.length == 0 ? err : out).print(usage());
             return args.length == 0 ? USAGE : OK;
         }
+        if (args[0].equals("--version")) {
+            out.print(version());
+            return OK;
+        }
         for (Command c : commands()) {
             if (c.name().equals(args[0])) {
                 return c.execute(Arrays.copyOfRange(args, 1, args.length), Arrays.copyOfRange(rawArgs, 1, rawArgs.length), in, out, err);
@@ -71,7 +93,32 @@ public final class Main {
             c.synopses().forEach(s -> lines.add("ringstore " + c.name() + " " + s));
         }
         lines.add("ringstore COMMAND --help");
+        lines.add("ringstore --version");
         return lines;
+    }
+
+    /**
+     * One fact a line: this tool's version, the ring-file format versions it reads and writes, and the
+     * JDK it runs on, for a bug report or to check an installation.
+     */
+    static String version() {
+        Properties build = new Properties();
+        // A resource Maven fills in at build time: unlike the manifest's Implementation-Version it is
+        // found on the module path too.
+        try (InputStream in = Main.class.getResourceAsStream("version.properties")) {
+            if (in == null) {
+                throw new IllegalStateException("version.properties is missing from the ringstore-tools jar");
+            }
+            build.load(in);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return "ringstore " + build.getProperty("version") + "\n"
+                + "ring file format: reads versions " + RingFileDescriptor.MIN_SUPPORTED_VERSION + " to "
+                + RingFileDescriptor.MAX_SUPPORTED_VERSION + "; writes " + RingFileDescriptor.FORMAT_VERSION + ", or "
+                + RingFileDescriptor.FORMAT_VERSION_BACKEND_FLAGS + " when a backend is marked down\n"
+                + "java: " + Runtime.version() + " (" + System.getProperty("java.vendor") + ")\n"
+                + "java.home: " + System.getProperty("java.home") + "\n";
     }
 
     static String usage() {

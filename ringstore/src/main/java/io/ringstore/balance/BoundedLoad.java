@@ -56,9 +56,13 @@ public final class BoundedLoad {
 
     /** The usual c (HAProxy's {@code hash-balance-factor 125}, the paper's and Vimeo's choice). */
     public static final double DEFAULT_C = 1.25;
+    /** The smallest c: every backend at the mean (the tightest bound). */
     public static final double MIN_C = 1.0;
+    /** The largest c accepted: in practice, no bound. */
     public static final double MAX_C = 100.0;
+    /** Distinct backends examined per request unless told otherwise. */
     public static final int DEFAULT_MAX_PROBES = 16;
+    /** The most distinct backends a request may examine. */
     public static final int MAX_PROBES_LIMIT = 1024;
 
     private static final long C_SCALE = 1000;
@@ -78,7 +82,11 @@ public final class BoundedLoad {
         this.maxProbes = maxProbes;
     }
 
-    /** The random-jump walk, {@value #DEFAULT_MAX_PROBES} probes, and {@code c} (rounded to thousandths). */
+    /**
+     * {@return the random-jump walk, {@value #DEFAULT_MAX_PROBES} probes, and {@code c} (rounded to thousandths)}
+     *
+     * @param c the balance factor, from {@value #MIN_C} to {@value #MAX_C} (1.25: at most 25 % above the mean)
+     */
     public static BoundedLoad of(double c) {
         if (!(c >= MIN_C && c <= MAX_C)) {
             throw new IllegalArgumentException("c must be between " + MIN_C + " and " + MAX_C + ": c=" + c);
@@ -86,7 +94,11 @@ public final class BoundedLoad {
         return new BoundedLoad(Math.round(c * C_SCALE), Walk.RANDOM_JUMP, DEFAULT_MAX_PROBES);
     }
 
-    /** The same bound with another walk. */
+    /**
+     * {@return the same bound with another walk}
+     *
+     * @param walk the order in which backends past the key's own are tried
+     */
     public BoundedLoad walk(Walk walk) {
         if (walk == null) {
             throw new IllegalArgumentException("walk must not be null");
@@ -94,7 +106,11 @@ public final class BoundedLoad {
         return new BoundedLoad(cThousandths, walk, maxProbes);
     }
 
-    /** The same bound examining at most {@code maxProbes} distinct backends per request (1 = only the key's own). */
+    /**
+     * {@return the same bound examining at most {@code maxProbes} distinct backends per request (1 = only the key's own)}
+     *
+     * @param maxProbes the most distinct backends examined per request, 1 to {@value #MAX_PROBES_LIMIT}
+     */
     public BoundedLoad maxProbes(int maxProbes) {
         if (maxProbes < 1 || maxProbes > MAX_PROBES_LIMIT) {
             throw new IllegalArgumentException("maxProbes must be between 1 and " + MAX_PROBES_LIMIT + ": maxProbes=" + maxProbes);
@@ -102,19 +118,26 @@ public final class BoundedLoad {
         return new BoundedLoad(cThousandths, walk, maxProbes);
     }
 
+    /** {@return the balance factor c} */
     public double c() {
         return cThousandths / (double) C_SCALE;
     }
 
+    /** {@return the order in which backends past the key's own are tried} */
     public Walk walk() {
         return walk;
     }
 
+    /** {@return the most distinct backends examined per request} */
     public int maxProbes() {
         return maxProbes;
     }
 
-    /** ⌈c · (m + 1) / n⌉ for the view as it is now: the most requests a backend may hold after taking one. */
+    /**
+     * {@return ⌈c · (m + 1) / n⌉ for the view as it is now: the most requests a backend may hold after taking one}
+     *
+     * @param load the host's load and availability
+     */
     public long capacity(LoadView load) {
         long m = Math.clamp(load.totalInFlight(), 0, MAX_TOTAL);
         long n = Math.max(1, load.availableBackends());
@@ -122,9 +145,13 @@ public final class BoundedLoad {
     }
 
     /**
-     * The backend for a key of CRC-32 {@code hash} under the bound, or {@link Ring#NO_BACKEND} when the
-     * ring is empty or none of its backends is available. With no load and every backend available it
+     * {@return the backend for a key of CRC-32 {@code hash} under the bound, or {@link Ring#NO_BACKEND} when the
+     * ring is empty or none of its backends is available} With no load and every backend available it
      * is {@code ring.lookupHash(hash)}; for the same ring and the same view it is always the same.
+     *
+     * @param ring the ring to walk
+     * @param hash the key's CRC-32 ({@link io.ringstore.Ring#hash(byte[])})
+     * @param load the host's load and availability
      */
     public int choose(Ring ring, int hash, LoadView load) {
         int home = ring.pointIndex(hash);

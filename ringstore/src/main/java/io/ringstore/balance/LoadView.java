@@ -13,15 +13,25 @@ package io.ringstore.balance;
  * only make the bound looser or tighter for that request.
  */
 public interface LoadView {
-    /** Whether {@code backend} may take a new request: not drained by the operator, not failed. */
+    /**
+     * {@return whether {@code backend} may take a new request: not drained by the operator, not failed}
+     *
+     * @param backend a backend index of the pool
+     */
     boolean available(int backend);
 
-    /** Requests in flight on {@code backend} now. */
+    /**
+     * {@return requests in flight on {@code backend} now}
+     *
+     * @param backend a backend index of the pool
+     */
     long inFlight(int backend);
 
-    /** Requests in flight now on all backends of the pool: the m of the capacity bound. */
+    /** {@return requests in flight now on all backends of the pool: the m of the capacity bound} */
     long totalInFlight();
 
-    /** How many backends of the pool are {@linkplain #available(int) available}: the n of the capacity bound. */
+    /**
+     * {@return how many backends of the pool are {@linkplain #available(int) available}: the n of the capacity bound}
+     */
     int availableBackends();
 }

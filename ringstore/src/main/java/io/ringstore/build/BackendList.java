@@ -84,6 +84,10 @@ public final class BackendList {
      * Reads and parses a backends file (UTF-8, a leading byte order mark skipped). Only a regular
      * file of at most {@value #MAX_FILE_BYTES} bytes is read: a FIFO or a device would block or
      * never end.
+     *
+     * @param file the backends file
+     * @return the servers, in file order
+     * @throws BackendsFileException on a syntax or value error, naming the line
      */
     public static BackendList parse(Path file) throws BackendsFileException {
         String name = file.toString();
@@ -127,6 +131,11 @@ public final class BackendList {
      * Parses backends-file text; {@code source} names it in errors. A leading byte order mark is
      * skipped; the text is at most {@value #MAX_FILE_BYTES} characters, each line at most
      * {@value #MAX_LINE_CHARS}.
+     *
+     * @param source what to call the input in error messages (a file name)
+     * @param text the input text
+     * @return the servers, in file order
+     * @throws BackendsFileException on a syntax or value error, naming the line
      */
     public static BackendList parse(String source, String text) throws BackendsFileException {
         if (text.length() > MAX_FILE_BYTES) {
@@ -599,7 +608,11 @@ public final class BackendList {
         return w;
     }
 
-    /** A builder of a list in code, whose errors name the source {@value Builder#SOURCE}. */
+    /**
+     * A builder of a list in code, whose errors name the source {@value Builder#SOURCE}.
+     *
+     * @return this builder
+     */
     public static Builder builder() {
         return new Builder();
     }
@@ -632,27 +645,57 @@ public final class BackendList {
         private Builder() {
         }
 
-        /** {@code server ADDRESS}: weight 1, no features. */
+        /**
+         * {@code server ADDRESS}: weight 1, no features.
+         *
+         * @param address the server's address as a backends file writes it ({@code 10.0.0.1:8080}, {@code [::1]:80}, {@code host:port})
+         * @return this builder
+         */
         public Builder add(String address) {
             return add(address, 1, List.of());
         }
 
-        /** {@code server ADDRESS weight=W}. */
+        /**
+         * {@code server ADDRESS weight=W}.
+         *
+         * @param address the server's address as a backends file writes it ({@code 10.0.0.1:8080}, {@code [::1]:80}, {@code host:port})
+         * @param weight the server's weight (nginx's {@code weight=}, at least 1)
+         * @return this builder
+         */
         public Builder add(String address, long weight) {
             return add(address, weight, List.of());
         }
 
-        /** {@code server ADDRESS weight=W features=a,b}. */
+        /**
+         * {@code server ADDRESS weight=W features=a,b}.
+         *
+         * @param address the server's address as a backends file writes it ({@code 10.0.0.1:8080}, {@code [::1]:80}, {@code host:port})
+         * @param weight the server's weight (nginx's {@code weight=}, at least 1)
+         * @param features the server's features (nginx's {@code features=}; numbered in order of first appearance)
+         * @return this builder
+         */
         public Builder add(String address, long weight, Collection<String> features) {
             return server(address, weight, features, ServerParameters.DEFAULTS);
         }
 
-        /** {@code server ADDRESS down}: weight 1, no features. */
+        /**
+         * {@code server ADDRESS down}: weight 1, no features.
+         *
+         * @param address the server's address as a backends file writes it ({@code 10.0.0.1:8080}, {@code [::1]:80}, {@code host:port})
+         * @return this builder
+         */
         public Builder down(String address) {
             return down(address, 1, List.of());
         }
 
-        /** {@code server ADDRESS weight=W features=a,b down}. */
+        /**
+         * {@code server ADDRESS weight=W features=a,b down}.
+         *
+         * @param address the server's address as a backends file writes it ({@code 10.0.0.1:8080}, {@code [::1]:80}, {@code host:port})
+         * @param weight the server's weight (nginx's {@code weight=}, at least 1)
+         * @param features the server's features (nginx's {@code features=}; numbered in order of first appearance)
+         * @return this builder
+         */
         public Builder down(String address, long weight, Collection<String> features) {
             return server(address, weight, features, ServerParameters.DOWN);
         }
@@ -675,7 +718,7 @@ public final class BackendList {
             return this;
         }
 
-        /** The list; refused when no server was added (a ring needs at least one backend). */
+        /** {@return the list; refused when no server was added (a ring needs at least one backend)} */
         public BackendList build() {
             if (backends.isEmpty()) {
                 throw new IllegalStateException("no servers: a ring needs at least one backend");
@@ -689,24 +732,31 @@ public final class BackendList {
         return new BackendList(source, backends, features);
     }
 
-    /** The file name (or other source) given to the parser; used in error messages. */
+    /** {@return the file name (or other source) given to the parser; used in error messages} */
     public String source() {
         return source;
     }
 
+    /** {@return the servers, in file order (index order); unmodifiable} */
     public List<Backend> backends() {
         return backends;
     }
 
+    /**
+     * {@return the server at {@code index} in file order}
+     *
+     * @param index 0 to {@link #size()} - 1
+     */
     public Backend backend(int index) {
         return backends.get(index);
     }
 
+    /** {@return the number of servers} */
     public int size() {
         return backends.size();
     }
 
-    /** Feature names in order of first appearance; feature i is bit i of a feature mask. */
+    /** {@return feature names in order of first appearance; feature i is bit i of a feature mask} */
     public List<String> features() {
         return features;
     }

@@ -25,7 +25,7 @@ import java.util.List;
 public record BuildResult(Path path, long generation, int backends, List<String> features, List<RingVersion> versions,
                           int rings, int segments, int emptyRings, long points, long collisions, long fileBytes, long nanos,
                           List<String> leftoversRemoved) {
-    /** File bytes per stored point (6 plus the overhead of header, tables and alignment). */
+    /** {@return file bytes per stored point (6 plus the overhead of header, tables and alignment)} */
     public double bytesPerPoint() {
         return points == 0 ? Double.NaN : (double) fileBytes / points;
     }

@@ -55,11 +55,21 @@ public final class RingBuilder {
         this.backends = Objects.requireNonNull(backends, "backends");
     }
 
+    /**
+     * {@return a builder of ring files for {@code backends}}
+     *
+     * @param backends the servers, parsed or built in code
+     */
     public static RingBuilder of(BackendList backends) {
         return new RingBuilder(backends);
     }
 
-    /** Adds a version to build; the first added is the file's default. Defaults to {@link RingVersion#V1} alone. */
+    /**
+     * Adds a version to build; the first added is the file's default. Defaults to {@link RingVersion#V1} alone.
+     *
+     * @param version a version to build
+     * @return this builder
+     */
     public RingBuilder version(RingVersion version) {
         if (versions.contains(version)) {
             throw new IllegalArgumentException("version " + version + " given twice");
@@ -71,7 +81,12 @@ public final class RingBuilder {
         return this;
     }
 
-    /** Sets the generation number; otherwise one more than the file being replaced, or 1. */
+    /**
+     * Sets the generation number; otherwise one more than the file being replaced, or 1.
+     *
+     * @param generation the generation number, unsigned
+     * @return this builder
+     */
     public RingBuilder generation(long generation) {
         if (generation < 0) {
             throw new IllegalArgumentException("generation must be 0 or more: generation=" + generation);
@@ -80,7 +95,12 @@ public final class RingBuilder {
         return this;
     }
 
-    /** Receives a line of progress now and then during long builds. */
+    /**
+     * Receives a line of progress now and then during long builds.
+     *
+     * @param progress receives a progress line now and then
+     * @return this builder
+     */
     public RingBuilder progress(Consumer<String> progress) {
         this.progress = Objects.requireNonNull(progress);
         return this;
@@ -93,9 +113,9 @@ public final class RingBuilder {
     }
 
     /**
-     * The heap a build needs, roughly: the largest ring (the one of every backend, for the version
+     * {@return the heap a build needs, roughly: the largest ring (the one of every backend, for the version
      * with the most points) is generated into one array of 8 bytes a point, sorted in place with a
-     * scratch array of a bucket; add a quarter and 256 MiB for the rest of the JVM.
+     * scratch array of a bucket; add a quarter and 256 MiB for the rest of the JVM}
      */
     public long heapBytesNeeded() {
         long weights = backends.backends().stream().mapToLong(Backend::weight).sum();
@@ -111,6 +131,8 @@ public final class RingBuilder {
      * Builds and atomically publishes the file at {@code target}. On any failure the target is left as
      * it was and no temporary file remains.
      *
+     * @param target the ring file to write (replaced atomically)
+     * @return what was built: counts, sizes, timings
      * @throws BackendsFileException when the input exceeds a limit of the format (names the line)
      * @throws RingFileException     when the existing target is not a ring file and no generation was set
      * @throws IOException           when writing fails

@@ -76,6 +76,12 @@ public final class PolicyFile implements AutoCloseable {
      * Applies {@code path} to {@code selector} now (when valid) and then re-reads it every
      * {@code pollMillis} ms, applying it when its text changed; 0 = only on {@link #checkNow()}.
      * Close to stop watching.
+     *
+     * @param path the policy file's path
+     * @param selector the selector whose policy the file sets
+     * @param localDataCentre this process's data centre, matched against the policy's scope
+     * @param pollMillis how often to look at the file, in milliseconds (0: only on {@code checkNow()})
+     * @return the watcher; close it to stop watching
      */
     public static PolicyFile watch(Path path, VersionSelector selector, String localDataCentre, long pollMillis) {
         Objects.requireNonNull(selector);
@@ -85,6 +91,12 @@ public final class PolicyFile implements AutoCloseable {
     /**
      * {@link #watch(Path, VersionSelector, String, long)} for a router: each policy applied is the
      * router's, logged, emitted as a JFR event and told to its listener as a policy change.
+     *
+     * @param path the policy file's path
+     * @param router the router whose policy the file sets
+     * @param localDataCentre this process's data centre, matched against the policy's scope
+     * @param pollMillis how often to look at the file, in milliseconds (0: only on {@code checkNow()})
+     * @return the watcher; close it to stop watching
      */
     public static PolicyFile watch(Path path, RingRouter router, String localDataCentre, long pollMillis) {
         Objects.requireNonNull(router);
@@ -101,6 +113,8 @@ public final class PolicyFile implements AutoCloseable {
     /**
      * Re-reads the file if it changed since the last check. Returns true when a new policy was
      * applied; on a bad file logs the reason, keeps the previous policy, and returns false.
+     *
+     * @return true when a new policy was applied
      */
     public synchronized boolean checkNow() {
         Read read = read(path);
@@ -182,7 +196,7 @@ public final class PolicyFile implements AutoCloseable {
         return false;
     }
 
-    /** The last refusal's message, or null when the file in force was valid. */
+    /** {@return the last refusal's message, or null when the file in force was valid} */
     public String lastError() {
         return lastError;
     }
@@ -190,6 +204,10 @@ public final class PolicyFile implements AutoCloseable {
     /**
      * Parses policy text. Errors say {@code file:line: what}.
      *
+     * @param source the policy file's path, for error messages
+     * @param text the policy file's text
+     * @param localDataCentre this process's data centre, matched against the policy's scope
+     * @return the policy the text sets
      * @throws IllegalArgumentException for an invalid policy
      */
     public static RolloutPolicy parse(Path source, String text, String localDataCentre) {

@@ -21,11 +21,21 @@ public record RingDiff(double movedFraction, Map<String, Double> before, Map<Str
                        Map<String, Double> movedOut, Map<String, Double> movedIn) {
     private static final double LINE = 4294967296.0;
 
-    /** The fraction a rollout of {@code percent} % moves: keys migrate at random, independent of the ring. */
+    /**
+     * {@return the fraction a rollout of {@code percent} % moves: keys migrate at random, independent of the ring}
+     *
+     * @param percent the rollout, 0 to 100
+     */
     public double movedAtRollout(double percent) {
         return movedFraction * percent / 100.0;
     }
 
+    /**
+     * {@return the exact difference between two rings: each backend's share of the hash line before and after, and what moved}
+     *
+     * @param a the ring keys leave
+     * @param b the ring keys move to
+     */
     public static RingDiff between(Ring a, Ring b) {
         String[] endpointA = endpoints(a);
         String[] endpointB = endpoints(b);

@@ -31,6 +31,11 @@ public record RolloutPolicy(int basisPoints, Set<String> scope, String localData
 
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9_.-]{1,64}");
 
+    /**
+     * Checks the policy and copies the scope.
+     *
+     * @throws IllegalArgumentException for basis points outside 0 to {@value #FULL} or a data-centre name that is not a plain word
+     */
     public RolloutPolicy {
         if (basisPoints < 0 || basisPoints > FULL) {
             throw new IllegalArgumentException("rollout must be 0 to 10000 basis points (0-100 %): basisPoints=" + basisPoints);
@@ -50,12 +55,22 @@ public record RolloutPolicy(int basisPoints, Set<String> scope, String localData
         }
     }
 
-    /** A rollout of {@code percent} (0–100, rounded to 0.01 %) everywhere. */
+    /**
+     * {@return a rollout of {@code percent} (0–100, rounded to 0.01 %) everywhere}
+     *
+     * @param percent the share of keys the new version answers, 0 to 100 (rounded to 0.01 %)
+     */
     public static RolloutPolicy everywhere(double percent) {
         return new RolloutPolicy(toBasisPoints(percent), Set.of(), "");
     }
 
-    /** A rollout of {@code percent} in the data centres of {@code scope}, seen from {@code local}. */
+    /**
+     * {@return a rollout of {@code percent} in the data centres of {@code scope}, seen from {@code local}}
+     *
+     * @param percent the share of keys the new version answers, 0 to 100 (rounded to 0.01 %)
+     * @param scope the data centres the rollout applies in (empty: all)
+     * @param local this process's data centre
+     */
     public static RolloutPolicy in(double percent, Set<String> scope, String local) {
         return new RolloutPolicy(toBasisPoints(percent), scope, local);
     }
@@ -67,47 +82,71 @@ public record RolloutPolicy(int basisPoints, Set<String> scope, String localData
         return (int) Math.round(percent * 100);
     }
 
-    /** The same policy with another rollout fraction. */
+    /**
+     * {@return the same policy with another rollout fraction}
+     *
+     * @param percent the share of keys the new version answers, 0 to 100 (rounded to 0.01 %)
+     */
     public RolloutPolicy withPercent(double percent) {
         return new RolloutPolicy(toBasisPoints(percent), scope, localDataCentre);
     }
 
-    /** Whether the rollout applies in this data centre at all. */
+    /** {@return whether the rollout applies in this data centre at all} */
     public boolean inScope() {
         return scope.isEmpty() || scope.contains(localDataCentre);
     }
 
-    /** The rollout as a percentage. */
+    /** {@return the rollout as a percentage} */
     public double percent() {
         return basisPoints / 100.0;
     }
 
-    /** Whether the new version answers the key whose selector bucket is {@code bucket}. */
+    /**
+     * {@return whether the new version answers the key whose selector bucket is {@code bucket}}
+     *
+     * @param bucket a selector bucket, 0 to 9,999 ({@link #bucket(byte[], int, int)})
+     */
     public boolean migrates(int bucket) {
         return bucket < basisPoints && inScope();
     }
 
     /**
-     * Whether the new version answers {@code key[offset, offset+length)} under this policy. Out of
+     * {@return whether the new version answers {@code key[offset, offset+length)} under this policy} Out of
      * scope, at 0 % (a rollback) and at 100 % the key's bucket is not even computed.
+     *
+     * @param key the key
+     * @param offset where the key starts in {@code key}
+     * @param length the key's length in bytes
      */
     public boolean migrates(byte[] key, int offset, int length) {
         return inScope() && (basisPoints == FULL || basisPoints > 0 && bucket(key, offset, length) < basisPoints);
     }
 
-    /** {@link #migrates(byte[], int, int)} for the key's bytes between the buffer's position and limit. */
+    /**
+     * {@return {@link #migrates(byte[], int, int)} for the key's bytes between the buffer's position and limit}
+     *
+     * @param key the key
+     */
     public boolean migrates(ByteBuffer key) {
         return inScope() && (basisPoints == FULL || basisPoints > 0 && bucket(key) < basisPoints);
     }
 
-    /** {@link #migrates(byte[], int, int)} for the key in all of {@code key}. */
+    /**
+     * {@return {@link #migrates(byte[], int, int)} for the key in all of {@code key}}
+     *
+     * @param key the key
+     */
     public boolean migrates(MemorySegment key) {
         return inScope() && (basisPoints == FULL || basisPoints > 0 && bucket(key) < basisPoints);
     }
 
     /**
-     * The key's selector bucket, 0–9,999: a function of the key's bytes alone, independent of its ring
-     * hash. Allocates nothing.
+     * {@return the key's selector bucket, 0–9,999: a function of the key's bytes alone, independent of its ring
+     * hash} Allocates nothing.
+     *
+     * @param key the key
+     * @param offset where the key starts in {@code key}
+     * @param length the key's length in bytes
      */
     public static int bucket(byte[] key, int offset, int length) {
         java.util.zip.CRC32C crc = new java.util.zip.CRC32C(); // scalar-replaced by the JIT
@@ -116,8 +155,10 @@ public record RolloutPolicy(int basisPoints, Set<String> scope, String localData
     }
 
     /**
-     * {@link #bucket(byte[], int, int)} of the bytes between the buffer's position and limit, heap or
-     * direct; the buffer's position is left alone. Allocates nothing.
+     * {@return {@link #bucket(byte[], int, int)} of the bytes between the buffer's position and limit, heap or
+     * direct; the buffer's position is left alone} Allocates nothing.
+     *
+     * @param key the key
      */
     public static int bucket(ByteBuffer key) {
         if (key.hasArray()) {
@@ -126,7 +167,11 @@ public record RolloutPolicy(int basisPoints, Set<String> scope, String localData
         return spread(Crc32c.of(key, key.position(), key.limit()));
     }
 
-    /** {@link #bucket(byte[], int, int)} of all of {@code key}'s bytes (heap or native). Allocates nothing. */
+    /**
+     * {@return {@link #bucket(byte[], int, int)} of all of {@code key}'s bytes (heap or native)} Allocates nothing.
+     *
+     * @param key the key
+     */
     public static int bucket(MemorySegment key) {
         if (!key.isNative() && key.heapBase().orElse(null) instanceof byte[] array) {
             return bucket(array, Math.toIntExact(key.address()), Math.toIntExact(key.byteSize())); // the JDK's intrinsic

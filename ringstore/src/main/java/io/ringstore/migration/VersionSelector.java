@@ -31,6 +31,12 @@ public final class VersionSelector {
     private final LongAdder newLookups = new LongAdder();
 
     /**
+     * A selector between two versions of {@code store}, starting with {@code policy}.
+     *
+     * @param store      the open ring file holding both versions
+     * @param oldVersion the version keys leave
+     * @param newVersion the version keys move to
+     * @param policy     the rollout policy at start
      * @throws IllegalArgumentException when {@code store} lacks either version
      */
     public VersionSelector(RingStore store, RingVersion oldVersion, RingVersion newVersion, RolloutPolicy policy) {
@@ -45,44 +51,62 @@ public final class VersionSelector {
         this.policy = Objects.requireNonNull(policy, "policy");
     }
 
+    /** {@return the rollout policy in force} */
     public RolloutPolicy policy() {
         return policy;
     }
 
-    /** Replaces the policy; the next lookup on any thread uses it. */
+    /**
+     * Replaces the policy; the next lookup on any thread uses it.
+     *
+     * @param policy the rollout policy
+     */
     public void policy(RolloutPolicy policy) {
         this.policy = Objects.requireNonNull(policy, "policy");
     }
 
+    /** {@return the version keys leave} */
     public RingVersion oldVersion() {
         return oldVersion;
     }
 
+    /** {@return the version keys move to} */
     public RingVersion newVersion() {
         return newVersion;
     }
 
-    /** Lookups answered by the old version since creation (or {@link #resetCounters()}). */
+    /** {@return lookups answered by the old version since creation (or {@link #resetCounters()})} */
     public long oldLookups() {
         return oldLookups.sum();
     }
 
-    /** Lookups answered by the new version since creation (or {@link #resetCounters()}). */
+    /** {@return lookups answered by the new version since creation (or {@link #resetCounters()})} */
     public long newLookups() {
         return newLookups.sum();
     }
 
+    /** Sets the old and new lookup counts to zero. */
     public void resetCounters() {
         oldLookups.reset();
         newLookups.reset();
     }
 
-    /** The old and new ring of a feature set, looked up through this selector's current policy. */
+    /**
+     * {@return the old and new ring of a feature set, looked up through this selector's current policy}
+     *
+     * @param features the features every backend of the ring must have (the empty set: all backends)
+     */
     public Pair rings(Set<String> features) {
         return new Pair(store.ring(features, oldVersion), store.ring(features, newVersion));
     }
 
-    /** Whether the new version answers {@code key} under the current policy. */
+    /**
+     * {@return whether the new version answers {@code key} under the current policy}
+     *
+     * @param key the key
+     * @param offset where the key starts in {@code key}
+     * @param length the key's length in bytes
+     */
     public boolean usesNew(byte[] key, int offset, int length) {
         return policy.migrates(key, offset, length);
     }
@@ -97,11 +121,23 @@ public final class VersionSelector {
             this.newRing = newRing;
         }
 
-        /** The ring that answers {@code key} now. */
+        /**
+         * {@return the ring that answers {@code key} now}
+         *
+         * @param key the key
+         */
         public Ring select(byte[] key) {
             return select(key, 0, key.length);
         }
 
+        /**
+         * {@link #select(byte[])} for the key in {@code key[offset, offset+length)}; counts the lookup.
+         *
+         * @param key    the key's array
+         * @param offset where the key starts
+         * @param length the key's length in bytes
+         * @return the ring that answers the key now
+         */
         public Ring select(byte[] key, int offset, int length) {
             if (usesNew(key, offset, length)) {
                 newLookups.increment();
@@ -111,19 +147,33 @@ public final class VersionSelector {
             return oldRing;
         }
 
-        /** The backend for {@code key} from the version the policy chooses, or -1. */
+        /**
+         * {@return the backend for {@code key} from the version the policy chooses, or -1}
+         *
+         * @param key the key
+         */
         public int lookup(byte[] key) {
             return select(key, 0, key.length).lookup(key);
         }
 
+        /**
+         * {@link #lookup(byte[])} for the key in {@code key[offset, offset+length)}.
+         *
+         * @param key    the key's array
+         * @param offset where the key starts
+         * @param length the key's length in bytes
+         * @return the backend index, or -1
+         */
         public int lookup(byte[] key, int offset, int length) {
             return select(key, offset, length).lookup(key, offset, length);
         }
 
+        /** {@return the old version's ring of this feature set} */
         public Ring oldRing() {
             return oldRing;
         }
 
+        /** {@return the new version's ring of this feature set} */
         public Ring newRing() {
             return newRing;
         }

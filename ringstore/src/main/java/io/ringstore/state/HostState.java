@@ -78,6 +78,11 @@ public final class HostState implements AutoCloseable {
         public static final Options DEFAULTS = new Options(4096, MAX_LEASES, 1, Duration.ofSeconds(10), Duration.ofMillis(100),
                 Duration.ofMillis(500), Duration.ofSeconds(60));
 
+        /**
+         * Checks every bound.
+         *
+         * @throws IllegalArgumentException for a count out of range, a negative {@code maxFails} or a duration that is not positive
+         */
         public Options {
             if (slots < 1 || slots > MAX_SLOTS) {
                 throw new IllegalArgumentException("slots must be from 1 to " + MAX_SLOTS + ": slots=" + slots);
@@ -95,14 +100,33 @@ public final class HostState implements AutoCloseable {
             }
         }
 
+        /**
+         * {@return these options with another health rule}
+         *
+         * @param maxFails    failures that make a backend unavailable (0: never)
+         * @param failTimeout how long such a backend stays unavailable
+         */
         public Options withHealth(int maxFails, Duration failTimeout) {
             return new Options(slots, leases, maxFails, failTimeout, heartbeat, staleAfter, reclaimAfter);
         }
 
+        /**
+         * {@return these options with another size for a new file}
+         *
+         * @param slots  backend slots, 1 to 65,536
+         * @param leases lease slots (router processes), 1 to 32
+         */
         public Options withCapacity(int slots, int leases) {
             return new Options(slots, leases, maxFails, failTimeout, heartbeat, staleAfter, reclaimAfter);
         }
 
+        /**
+         * {@return these options with other timings}
+         *
+         * @param heartbeat    how often a router refreshes its lease
+         * @param staleAfter   when a lease whose process is gone is dead
+         * @param reclaimAfter when an unnamed, idle, undrained slot is freed
+         */
         public Options withTimings(Duration heartbeat, Duration staleAfter, Duration reclaimAfter) {
             return new Options(slots, leases, maxFails, failTimeout, heartbeat, staleAfter, reclaimAfter);
         }
@@ -113,12 +137,24 @@ public final class HostState implements AutoCloseable {
      *
      * @param failed        unavailable now by the health rule ({@code fails >= maxFails} within {@code failTimeout})
      * @param sinceFailure  time since the last reported failure, or {@code null} for none
+     * @param slot the backend's slot in the state file
+     * @param endpoint the backend's address, as its ring file's backend table writes it
+     * @param drained whether an operator drained it
+     * @param fails failures counted since the last success (nginx's {@code fails})
+     * @param inFlight requests in flight
      */
     public record BackendState(int slot, String endpoint, boolean drained, long fails, boolean failed, Duration sinceFailure,
                                long inFlight) {
     }
 
-    /** One lease: the process holding it, whether it is alive, and what it holds in flight. */
+    /**
+     * One lease: the process holding it, whether it is alive, and what it holds in flight.
+     *
+     * @param lease the lease's number
+     * @param pid the process holding it
+     * @param alive whether that process still heartbeats
+     * @param inFlight requests in flight
+     */
     public record LeaseState(int lease, long pid, boolean alive, long inFlight) {
     }
 
@@ -166,12 +202,22 @@ public final class HostState implements AutoCloseable {
         }
     }
 
-    /** The state file of {@code ringFile}: {@code NAME.state} beside it. */
+    /**
+     * {@return the state file of {@code ringFile}: {@code NAME.state} beside it}
+     *
+     * @param ringFile the ring file whose state this is (the state file lies {@linkplain #statePath(Path) beside it})
+     */
     public static Path statePath(Path ringFile) {
         return ringFile.resolveSibling(ringFile.getFileName() + ".state");
     }
 
-    /** {@link #open(Path, Options)} with {@link Options#DEFAULTS}. */
+    /**
+     * {@link #open(Path, Options)} with {@link Options#DEFAULTS}.
+     *
+     * @param ringFile the ring file whose state this is (the state file lies {@linkplain #statePath(Path) beside it})
+     * @return the open state; close it to give the lease back
+     * @throws StateFileException when the state file is corrupt or cannot be mapped
+     */
     public static HostState open(Path ringFile) throws StateFileException {
         return open(ringFile, Options.DEFAULTS);
     }
@@ -182,6 +228,9 @@ public final class HostState implements AutoCloseable {
      * the heartbeat thread. A file of another version is refused, since routers of that version may
      * be using it.
      *
+     * @param ringFile the ring file whose state this is (the state file lies {@linkplain #statePath(Path) beside it})
+     * @param options the capacity, health rule and timings (use the same in every process of the host)
+     * @return the open state; close it to give the lease back
      * @throws StateFileException the file is of another version, cannot be read or written, or all its
      *                            leases are held by live processes
      */
@@ -192,6 +241,11 @@ public final class HostState implements AutoCloseable {
     /**
      * {@link #open} if the state file of {@code ringFile} exists, and without replacing a bad one (that
      * is a {@link StateFileException}): what {@code ringstore lookup} consults.
+     *
+     * @param ringFile the ring file whose state this is (the state file lies {@linkplain #statePath(Path) beside it})
+     * @param options the capacity, health rule and timings (use the same in every process of the host)
+     * @return the open state, or empty when there is no state file
+     * @throws StateFileException when the state file is corrupt or cannot be mapped
      */
     public static Optional<HostState> openIfExists(Path ringFile, Options options) throws StateFileException {
         StateMapping m = StateMapping.map(statePath(ringFile));
@@ -203,7 +257,10 @@ public final class HostState implements AutoCloseable {
      * once, so what it shows is true. A corrupt file is refused, not replaced.
      *
      * @param create whether to create the file if there is none (to drain a backend before routers start)
+     * @param stateFile the state file itself
+     * @param options the capacity, health rule and timings (use the same in every process of the host)
      * @return empty if there is no file and {@code create} is false
+     * @throws StateFileException when the state file is corrupt or cannot be mapped
      */
     public static Optional<HostState> inspect(Path stateFile, Options options, boolean create) throws StateFileException {
         StateMapping m = StateMapping.map(stateFile);
@@ -235,11 +292,12 @@ public final class HostState implements AutoCloseable {
         }
     }
 
+    /** {@return the state file's path} */
     public Path path() {
         return file.path;
     }
 
-    /** Backend slots in the file. */
+    /** {@return backend slots in the file} */
     public int slotCount() {
         return file.slots;
     }
@@ -247,28 +305,41 @@ public final class HostState implements AutoCloseable {
     // ---- the lookup path -------------------------------------------------------------------------
 
     /**
-     * Whether the backend in {@code slot} may be chosen now, with this state's {@code maxFails} and
-     * {@code failTimeout}: see {@link #available(int, long, int, long)}.
+     * {@return whether the backend in {@code slot} may be chosen now, with this state's {@code maxFails} and
+     * {@code failTimeout}: see {@link #available(int, long, int, long)}}
+     *
+     * @param slot the backend's slot in the state file ({@link #slot(String)})
+     * @param nowNanos now, by {@link System#nanoTime()}
      */
     public boolean available(int slot, long nowNanos) {
         return available(slot, nowNanos, options.maxFails(), failTimeoutNanos);
     }
 
     /**
-     * Whether the backend in {@code slot} may be chosen now: not drained, and not failed. As in nginx's
+     * {@return whether the backend in {@code slot} may be chosen now: not drained, and not failed} As in nginx's
      * round-robin peer selection, a backend with {@code fails >= maxFails} is skipped while less than
      * {@code failTimeoutNanos} have passed since it was last checked; once that time has passed, one
      * caller on the host (the one whose CAS moves {@code checked} to now) gets {@code true} and probes
      * it; the others skip it for another {@code failTimeout}, unless {@link #reportSuccess} clears it.
+     *
+     * @param slot the backend's slot in the state file ({@link #slot(String)})
+     * @param nowNanos now, by {@link System#nanoTime()}
+     * @param maxFails failures within {@code failTimeoutNanos} that make a backend unavailable (0: never)
+     * @param failTimeoutNanos nginx's {@code fail_timeout}, in nanoseconds
      */
     public boolean available(int slot, long nowNanos, int maxFails, long failTimeoutNanos) {
         return available(slot, nowNanos, maxFails, failTimeoutNanos, true);
     }
 
     /**
-     * {@link #available(int, long, int, long)} without taking the probe: a failed backend whose
-     * {@code failTimeoutNanos} have passed is available to every caller, and nothing is written. For
+     * {@return {@link #available(int, long, int, long)} without taking the probe: a failed backend whose
+     * {@code failTimeoutNanos} have passed is available to every caller, and nothing is written} For
      * a look that routes no request: {@code ringstore lookup}, and counting the available backends.
+     *
+     * @param slot the backend's slot in the state file ({@link #slot(String)})
+     * @param nowNanos now, by {@link System#nanoTime()}
+     * @param maxFails failures within {@code failTimeoutNanos} that make a backend unavailable (0: never)
+     * @param failTimeoutNanos nginx's {@code fail_timeout}, in nanoseconds
      */
     public boolean peekAvailable(int slot, long nowNanos, int maxFails, long failTimeoutNanos) {
         return available(slot, nowNanos, maxFails, failTimeoutNanos, false);
@@ -290,9 +361,11 @@ public final class HostState implements AutoCloseable {
     }
 
     /**
-     * Requests in flight to the backend in {@code slot}, summed over every live process: plain loads
+     * {@return requests in flight to the backend in {@code slot}, summed over every live process: plain loads
      * of its lease cells (two cache lines for 32 leases), each cell read whole, the sum not a snapshot
-     * taken at one instant (nor need it be: requests come and go while it is read).
+     * taken at one instant (nor need it be: requests come and go while it is read)}
+     *
+     * @param slot the backend's slot in the state file ({@link #slot(String)})
      */
     public long inFlight(int slot) {
         long cells = record(slot) + IN_FLIGHT_OFFSET;
@@ -303,15 +376,17 @@ public final class HostState implements AutoCloseable {
         return sum;
     }
 
-    /** Requests in flight on the whole host divided by the number of backends this instance tracks (0 if none). */
+    /**
+     * {@return requests in flight on the whole host divided by the number of backends this instance tracks (0 if none)}
+     */
     public double meanInFlight() {
         int n = tracked.length;
         return n == 0 ? 0 : (double) totalInFlight() / n;
     }
 
     /**
-     * Requests in flight on the whole host, to every backend of the file: the sum of each lease's
-     * total (plain loads of one cache line), not of the backends' counts.
+     * {@return requests in flight on the whole host, to every backend of the file: the sum of each lease's
+     * total (plain loads of one cache line), not of the backends' counts}
      */
     public long totalInFlight() {
         long sum = 0;
@@ -321,7 +396,11 @@ public final class HostState implements AutoCloseable {
         return sum;
     }
 
-    /** One more request in flight to the backend in {@code slot}, counted in this process's lease. */
+    /**
+     * One more request in flight to the backend in {@code slot}, counted in this process's lease.
+     *
+     * @param slot the backend's slot in the state file ({@link #slot(String)})
+     */
     public void acquire(int slot) {
         long cell = cell(slot);
         INT.getAndAdd(s, cell, 1);
@@ -332,6 +411,8 @@ public final class HostState implements AutoCloseable {
      * One request fewer in flight to the backend in {@code slot}. A release with nothing acquired in
      * this process (a mistake, or counts zeroed because this lease was reaped while the process was
      * stopped) leaves the count at zero rather than below it.
+     *
+     * @param slot the backend's slot in the state file ({@link #slot(String)})
      */
     public void release(int slot) {
         decrement(cell(slot));
@@ -348,7 +429,12 @@ public final class HostState implements AutoCloseable {
         } while (!INT.compareAndSet(s, offset, v, v - 1));
     }
 
-    /** A failed request to the backend in {@code slot} (nginx: {@code fails++}, {@code accessed = checked = now}). */
+    /**
+     * A failed request to the backend in {@code slot} (nginx: {@code fails++}, {@code accessed = checked = now}).
+     *
+     * @param slot the backend's slot in the state file ({@link #slot(String)})
+     * @param nowNanos now, by {@link System#nanoTime()}
+     */
     public void reportFailure(int slot, long nowNanos) {
         long r = record(slot);
         LONG.getAndAdd(s, r + FAILS_OFFSET, 1L);
@@ -360,6 +446,8 @@ public final class HostState implements AutoCloseable {
      * A successful request to the backend in {@code slot}: clears its failures if it was checked after
      * its last failure (nginx: {@code if (accessed < checked) fails = 0}), so a success right after a
      * failure does not undo it, but the probe after {@code failTimeout} does.
+     *
+     * @param slot the backend's slot in the state file ({@link #slot(String)})
      */
     public void reportSuccess(int slot) {
         long r = record(slot);
@@ -372,8 +460,10 @@ public final class HostState implements AutoCloseable {
     }
 
     /**
-     * Availability of backends by their index in a ring file, for a failover lookup: {@code slots[i]}
-     * is backend i's slot (from {@link #track}), and the check uses {@link System#nanoTime()}.
+     * {@return availability of backends by their index in a ring file, for a failover lookup: {@code slots[i]}
+     * is backend i's slot (from {@link #track}), and the check uses {@link System#nanoTime()}}
+     *
+     * @param slots the slot of each backend of a ring file, by backend index (from {@link #track})
      */
     public IntPredicate availableBackends(int[] slots) {
         int[] copy = slots.clone();
@@ -389,6 +479,8 @@ public final class HostState implements AutoCloseable {
      * each republish. The slot of an endpoint left out stays its own while a request to it is in
      * flight and for {@link Options#reclaimAfter()} after any router last named it.
      *
+     * @param endpoints backend addresses, as a ring file's backend table writes them
+     * @return the slots, by the index of {@code endpoints}
      * @throws IllegalArgumentException an endpoint longer than 62 bytes in UTF-8
      * @throws IllegalStateException    the file has no free slot left ({@link Options#slots()})
      */
@@ -398,12 +490,20 @@ public final class HostState implements AutoCloseable {
         return slots;
     }
 
-    /** The slot of {@code endpoint}, or -1 if it has none. */
+    /**
+     * {@return the slot of {@code endpoint}, or -1 if it has none}
+     *
+     * @param endpoint the backend's address, as its ring file's backend table writes it
+     */
     public int slot(String endpoint) {
         return slots(List.of(endpoint), false)[0];
     }
 
-    /** The slots of {@code endpoints} (-1 for one that has none), in one pass: unlike {@link #track}, nothing is given or named. */
+    /**
+     * {@return the slots of {@code endpoints} (-1 for one that has none), in one pass: unlike {@link #track}, nothing is given or named}
+     *
+     * @param endpoints backend addresses, as a ring file's backend table writes them
+     */
     public int[] slots(List<String> endpoints) {
         return slots(endpoints, false);
     }
@@ -412,6 +512,7 @@ public final class HostState implements AutoCloseable {
      * Drains {@code endpoint}: every process skips it from its next availability check. An endpoint
      * no ring names yet gets a slot, so it is drained when it appears.
      *
+     * @param endpoint the backend's address, as its ring file's backend table writes it
      * @return whether it was drained before
      */
     public boolean drain(String endpoint) {
@@ -422,6 +523,7 @@ public final class HostState implements AutoCloseable {
     /**
      * Ends the drain of {@code endpoint}.
      *
+     * @param endpoint the backend's address, as its ring file's backend table writes it
      * @return whether it was drained
      */
     public boolean undrain(String endpoint) {
@@ -661,7 +763,7 @@ public final class HostState implements AutoCloseable {
 
     // ---- what operators see ----------------------------------------------------------------------
 
-    /** Every backend slot in use, in slot order, with this state's health options. */
+    /** {@return every backend slot in use, in slot order, with this state's health options} */
     public List<BackendState> backends() {
         long now = System.nanoTime();
         List<BackendState> list = new ArrayList<>();
@@ -682,7 +784,7 @@ public final class HostState implements AutoCloseable {
         return list;
     }
 
-    /** Every lease in use. */
+    /** {@return every lease in use} */
     public List<LeaseState> leases() {
         long now = System.nanoTime();
         List<LeaseState> list = new ArrayList<>();

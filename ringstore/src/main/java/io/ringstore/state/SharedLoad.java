@@ -96,6 +96,9 @@ public final class SharedLoad {
      * generation serving now.
      *
      * @param policy the load bound, or null for none (availability only)
+     * @param state the host's shared state (a {@link HostState} opened as a router)
+     * @param router the router whose rings' backends are tracked
+     * @return the shared load; close it to stop
      * @throws IllegalStateException the state file has no free slot left for the generation's backends
      */
     public static SharedLoad open(HostState state, RingRouter router, BoundedLoad policy) {
@@ -107,20 +110,24 @@ public final class SharedLoad {
         return new SharedLoad(state, router, policy, nanoClock);
     }
 
+    /** {@return the host's shared state this shares} */
     public HostState state() {
         return state;
     }
 
-    /** The load bound, or null when only availability counts. */
+    /** {@return the load bound, or null when only availability counts} */
     public BoundedLoad policy() {
         return policy;
     }
 
     /**
-     * The backend for a key of CRC-32 {@code hash} on {@code ring} (a ring of the generation serving,
-     * or of one just replaced), or null when none is available. See the class comment. Called by
+     * {@return the backend for a key of CRC-32 {@code hash} on {@code ring} (a ring of the generation serving,
+     * or of one just replaced), or null when none is available} See the class comment. Called by
      * {@link RingRouter.Route#choose}, which looks up again when the ring's generation is unmapped
      * under the call (this then throws {@link IllegalStateException}).
+     *
+     * @param ring a ring of the router's generation serving (or of one just replaced)
+     * @param hash the key's CRC-32 ({@link io.ringstore.Ring#hash(byte[])})
      */
     public Backend choose(Ring ring, int hash) {
         Generation g = generation(ring.store());
@@ -140,6 +147,9 @@ public final class SharedLoad {
      * One more request in flight to {@code b} (not null: an answer of {@link #choose}), host-wide;
      * returns the token to {@link #release} it with (-1, released as nothing, for a backend that has
      * no slot: one that left the ring and was reclaimed).
+     *
+     * @param b a backend the router answered with
+     * @return the token to {@link #release} the request with
      */
     public int acquire(Backend b) {
         int slot = slot(b);
@@ -149,14 +159,22 @@ public final class SharedLoad {
         return slot;
     }
 
-    /** The request {@code token} (from {@link #acquire}) is done. */
+    /**
+     * The request {@code token} (from {@link #acquire}) is done.
+     *
+     * @param token what {@link #acquire} returned
+     */
     public void release(int token) {
         if (token >= 0) {
             state.release(token);
         }
     }
 
-    /** A request to {@code b} failed: counted host-wide against its {@code max_fails}. */
+    /**
+     * A request to {@code b} failed: counted host-wide against its {@code max_fails}.
+     *
+     * @param b a backend the router answered with
+     */
     public void reportFailure(Backend b) {
         int slot = slot(b);
         if (slot >= 0) {
@@ -164,7 +182,11 @@ public final class SharedLoad {
         }
     }
 
-    /** A request to {@code b} succeeded: clears its failures if it was the probe after {@code fail_timeout}. */
+    /**
+     * A request to {@code b} succeeded: clears its failures if it was the probe after {@code fail_timeout}.
+     *
+     * @param b a backend the router answered with
+     */
     public void reportSuccess(Backend b) {
         int slot = slot(b);
         if (slot >= 0) {

@@ -11,7 +11,9 @@ public final class StateFileException extends Exception {
     private static final long serialVersionUID = 1L;
 
     private final transient Path path;
+    /** The byte offset where the problem lies, or -1 when it concerns the whole file. */
     private final long offset;
+    /** What was wrong, without the path and offset. */
     private final String reason;
     /** Whether a router may replace the file with a new one: false for another version's file. */
     private final boolean rebuildable;
@@ -28,15 +30,17 @@ public final class StateFileException extends Exception {
         this(path, offset, reason, rebuildable, null);
     }
 
+    /** {@return the state file's path; null after deserialization (a path is not serializable)} */
     public Path path() {
         return path;
     }
 
-    /** Byte offset in the file, or -1. */
+    /** {@return byte offset in the file, or -1} */
     public long offset() {
         return offset;
     }
 
+    /** {@return what was wrong, without the path and offset} */
     public String reason() {
         return reason;
     }

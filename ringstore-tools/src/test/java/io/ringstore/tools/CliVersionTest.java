@@ -1,0 +1,24 @@
+package io.ringstore.tools;
+
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+
+/** {@code ringstore --version}: one fact a line (tool version, ring-file format versions, JDK), exit 0. */
+class CliVersionTest {
+    @Test
+    void printsTheVersionTheFormatAndTheJdk() {
+        String version = System.getProperty("ringstore.version");
+        assertNotNull(version, "system property ringstore.version (the project version) is not set");
+        CliRun run = CliRun.run("--version").assertOk();
+        assertEquals("", run.stderr());
+        assertEquals(List.of(
+                "ringstore " + version,
+                "ring file format: reads versions 1 to 2; writes 1, or 2 when a backend is marked down",
+                "java: " + Runtime.version() + " (" + System.getProperty("java.vendor") + ")",
+                "java.home: " + System.getProperty("java.home")), run.out().lines().toList());
+    }
+}
