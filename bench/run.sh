@@ -8,7 +8,7 @@
 # at start and end, duration), and report.md + lookup-ns.svg from ReportWriter. The full mode also
 # writes the chart to bench/results/lookup-ns.svg (the one BENCHMARKS.md shows).
 #
-#   quick  (under 3 minutes): rings of 16,000 and 3.3 M points only (the 204.8 M ring takes 8–13 s to
+#   quick  (about 1.5 minutes measuring when idle, 3 on a loaded machine; bench/README.md): rings of 16,000 and 3.3 M points only (the 204.8 M ring takes 8–13 s to
 #          build and its heap baselines several seconds to fill per JMH fork); JMH 1 fork, 2 warm-up and
 #          4 measurement iterations of 0.5 s; one build and one sort round; sharing measured on the
 #          3.3 M ring and the example; a 100,000-lookup cache model.

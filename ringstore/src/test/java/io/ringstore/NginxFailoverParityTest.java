@@ -6,6 +6,7 @@ import io.ringstore.build.RingBuilder;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledIf;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.charset.StandardCharsets;
@@ -25,8 +26,6 @@ import java.util.function.IntUnaryOperator;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * nginx's failover in {@code hash $request_uri consistent}, compared with ringstore's
@@ -72,8 +71,10 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * (the backends file, and {@code uri<TAB>$upstream_addr}, or {@code round-robin} where all 21 points
  * are down), for the CLI's tests, which run without nginx; every run here checks them against nginx.
  *
- * <p>Needs Debian's nginx-light at {@code /usr/sbin/nginx}, as {@link NginxParityTest} does.
+ * <p>Needs Debian's nginx-light at {@code /usr/sbin/nginx} (or {@code -Dringstore.nginx=PATH}), as
+ * {@link NginxParityTest} does.
  */
+@EnabledIf(value = NginxServer.TESTS_RUN, disabledReason = NginxServer.MISSING)
 class NginxFailoverParityTest {
     /** nginx gives up once {@code hp->tries > 20}: the key's point and the 20 after it. */
     private static final int NGINX_POINTS_LOOKED_AT = 21;
@@ -167,13 +168,7 @@ class NginxFailoverParityTest {
 
     @BeforeAll
     static void startNginx() throws Exception {
-        if (!NginxServer.installed()) {
-            String why = NginxServer.BINARY + " is missing (install Debian's nginx-light)";
-            if (Boolean.parseBoolean(System.getProperty("ringstore.requireNginx", "false"))) {
-                fail(why + ", and ringstore.requireNginx=true requires the nginx parity tests to run");
-            }
-            assumeTrue(false, why + ": nginx failover parity test skipped");
-        }
+        NginxServer.requireInstalled("the nginx failover parity test");
         nginx = NginxServer.start(dir.resolve("nginx"), PORTS, NginxFailoverParityTest::httpConfig);
         someDown = upstream("someDown", SOME_DOWN);
         mostlyDown = upstream("mostlyDown", MOSTLY_DOWN);

@@ -6,6 +6,7 @@ import io.ringstore.build.RingBuilder;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledIf;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.ByteArrayOutputStream;
@@ -32,8 +33,6 @@ import java.util.zip.CRC32;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * Parity with nginx itself: the same backends are written once as an nginx {@code upstream} with
@@ -48,9 +47,11 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * The points are generated here independently (java.util.zip.CRC32 over nginx's hash input), not read
  * from ringstore.
  *
- * <p>Needs Debian's nginx-light at {@code /usr/sbin/nginx}: skipped without it, unless
+ * <p>Needs Debian's nginx-light at {@code /usr/sbin/nginx} (or {@code -Dringstore.nginx=PATH}): skipped
+ * without it, unless
  * {@code -Dringstore.requireNginx=true}, which turns its absence into a failure.
  */
+@EnabledIf(value = NginxServer.TESTS_RUN, disabledReason = NginxServer.MISSING)
 class NginxParityTest {
     private static final long SEED = 0x5EED_2B1F_A7C3L;
     private static final int RANDOM_URIS = 10_000;
@@ -112,14 +113,7 @@ class NginxParityTest {
 
     @BeforeAll
     static void startNginx() throws Exception {
-        if (!NginxServer.installed()) {
-            String why = NginxServer.BINARY + " is missing (install Debian's nginx-light)";
-            if (Boolean.parseBoolean(System.getProperty("ringstore.requireNginx", "false"))) {
-                fail(why + ", and ringstore.requireNginx=true requires the nginx parity test to run");
-            }
-            System.out.println(why + ": nginx parity test skipped");
-            assumeTrue(false, why + ": nginx parity test skipped");
-        }
+        NginxServer.requireInstalled("the nginx parity test");
         smallStore = buildRing("small", SMALL);
         bigStore = buildRing("big", BIG);
         smallPoints = NginxPoints.of(SMALL);

@@ -17,6 +17,7 @@ import java.util.function.Function;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
 
 /**
  * An nginx started for one test class: one foreground process ({@code master_process off}, {@code daemon
@@ -24,8 +25,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * under one directory, so nothing under /etc, /var or /run is touched.
  */
 public final class NginxServer implements AutoCloseable {
-    /** Debian's nginx-light. */
-    static final Path BINARY = Path.of("/usr/sbin/nginx");
+    /** Debian's nginx-light, or the binary {@code -Dringstore.nginx=PATH} names (a missing one skips the tests). */
+    static final Path BINARY = Path.of(System.getProperty("ringstore.nginx", "/usr/sbin/nginx"));
     private static final long START_TIMEOUT_MILLIS = 15_000;
     private static final int START_ATTEMPTS = 3;
     private static final long LOG_WAIT_MILLIS = 10_000;
@@ -42,6 +43,30 @@ public final class NginxServer implements AutoCloseable {
 
     static boolean installed() {
         return Files.isExecutable(BINARY);
+    }
+
+    /**
+     * For {@code @EnabledIf(value = TESTS_RUN, disabledReason = MISSING)} on an nginx test class: without
+     * nginx surefire then counts its tests as skipped (an assumption failing in {@code @BeforeAll} shows
+     * as "Tests run: 0").
+     */
+    static final String TESTS_RUN = "io.ringstore.NginxServer#testsRun";
+    static final String MISSING = "no nginx at -Dringstore.nginx (default /usr/sbin/nginx; Debian: apt-get install nginx-light)";
+
+    /**
+     * Whether the nginx test classes run: when nginx is installed, and with
+     * {@code -Dringstore.requireNginx=true} (CI) also when it is not, so that {@link #requireInstalled} fails them.
+     */
+    static boolean testsRun() {
+        return installed() || Boolean.getBoolean("ringstore.requireNginx");
+    }
+
+    /** Fails the calling test class unless nginx is installed (only reached when {@link #testsRun} says so). */
+    static void requireInstalled(String test) {
+        if (!installed()) {
+            fail(BINARY + " is missing (install Debian's nginx-light), and ringstore.requireNginx=true requires "
+                    + test + " to run");
+        }
     }
 
     /**

@@ -278,17 +278,25 @@ public final class ReportWriter {
 
     // ---- chart
 
-    /** Two panels (from the key, from a hash), log-log, one line per implementation. */
+    /**
+     * Two panels (from the key, from a hash), log-log, one line per implementation; each point with an
+     * error bar of JMH's score error (half the 99.9 % confidence interval), its value beside it on the
+     * side away from its line. Only ring sizes with results get a column (quick mode has no 204.8 M).
+     */
     static String chart(List<Score> scores) {
         int panelW = 440;
         int panelH = 340;
-        int left = 62;
+        int left = 78;
         int top = 58;
-        int gap = 70;
+        int gap = 86;
         int width = left + 2 * panelW + gap + 20;
         int height = top + panelH + 110;
-        double min = scores.stream().mapToDouble(Score::median).min().orElse(1);
-        double max = scores.stream().mapToDouble(Score::median).max().orElse(10);
+        List<Score> charted = scores.stream().filter(s -> s.benchmark().equals("LookupBenchmark")
+                || s.benchmark().equals("SearchBenchmark") && s.method().equals("binary")).toList();
+        List<String> sizes = SIZES.stream().filter(size -> charted.stream().anyMatch(s -> s.size().equals(size)
+                && s.benchmark().equals("LookupBenchmark"))).toList();
+        double min = charted.stream().mapToDouble(s -> s.median() - errorOf(s) > 0 ? s.median() - errorOf(s) : s.median()).min().orElse(1);
+        double max = charted.stream().mapToDouble(s -> s.median() + errorOf(s)).max().orElse(10);
         double yLo = Math.floor(Math.log10(min));
         double yHi = Math.ceil(Math.log10(max));
         for (double m : new double[] {Math.log10(2), Math.log10(5)}) { // the lowest of 1, 2, 5 x 10^k above the data
@@ -297,20 +305,22 @@ public final class ReportWriter {
                 break;
             }
         }
-        double xLo = 3.9;
-        double xHi = 8.7;
+        double xLo = sizes.stream().mapToDouble(ReportWriter::logPoints).min().orElse(4) - 0.4;
+        double xHi = sizes.stream().mapToDouble(ReportWriter::logPoints).max().orElse(8) + 0.5;
         StringBuilder svg = new StringBuilder();
         svg.append(String.format(Locale.ROOT, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\""
                 + " font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\" font-size=\"12\">%n", width, height, width, height));
         svg.append(String.format(Locale.ROOT, "<rect width=\"%d\" height=\"%d\" fill=\"white\"/>%n", width, height));
         svg.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"22\" font-size=\"15\" font-weight=\"bold\">ns per lookup against ring size"
-                + " (JMH median, 1 thread; log-log; lower is better)</text>%n", left));
+                + " (JMH median ± score error, 1 thread; log-log; lower is better)</text>%n", left));
         String[] titles = {"from the key (CRC-32 of 20–120 bytes included)", "from a precomputed hash"};
         String[] variants = {"Key", "Hash"};
         for (int panel = 0; panel < 2; panel++) {
             int x0 = left + panel * (panelW + gap);
             svg.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%d\" font-size=\"13\">%s</text>%n", x0, top - 10, titles[panel]));
             svg.append(String.format(Locale.ROOT, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\" stroke=\"#444\"/>%n", x0, top, panelW, panelH));
+            svg.append(String.format(Locale.ROOT, "<text transform=\"translate(%d %d) rotate(-90)\" text-anchor=\"middle\" fill=\"#333\">ns per lookup (log scale)</text>%n",
+                    x0 - 46, top + panelH / 2));
             for (int d = (int) yLo; d <= (int) Math.ceil(yHi); d++) {
                 for (int m = 1; m <= 9; m++) {
                     double v = Math.log10(m) + d;
@@ -326,8 +336,8 @@ public final class ReportWriter {
                     }
                 }
             }
-            for (String size : SIZES) {
-                double x = x0 + (Math.log10(BenchRings.Shape.of(size).points()) - xLo) / (xHi - xLo) * panelW;
+            for (String size : sizes) {
+                double x = x0 + (logPoints(size) - xLo) / (xHi - xLo) * panelW;
                 svg.append(String.format(Locale.ROOT, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#ddd\"/>%n", x, top, x, top + panelH));
                 svg.append(String.format(Locale.ROOT, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" fill=\"#333\">%s</text>%n",
                         x, top + panelH + 16, points(size)));
@@ -338,18 +348,19 @@ public final class ReportWriter {
             if (variants[panel].equals("Hash")) {
                 lines.add("binary");
             }
-            List<double[]> labels = new ArrayList<>(); // x, y, value, colour index
+            List<Label> labels = new ArrayList<>();
             for (String impl : lines) {
-                List<double[]> pts = new ArrayList<>();
-                for (String size : SIZES) {
+                List<double[]> pts = new ArrayList<>(); // x, y, median, y of median - error, y of median + error
+                for (String size : sizes) {
                     String v = variants[panel];
                     Score s = impl.equals("binary")
-                            ? find(scores, x -> x.benchmark().equals("SearchBenchmark") && x.method().equals("binary") && x.size().equals(size))
-                            : find(scores, x -> x.benchmark().equals("LookupBenchmark") && x.method().equals(impl + v) && x.size().equals(size));
+                            ? find(charted, x -> x.benchmark().equals("SearchBenchmark") && x.method().equals("binary") && x.size().equals(size))
+                            : find(charted, x -> x.benchmark().equals("LookupBenchmark") && x.method().equals(impl + v) && x.size().equals(size));
                     if (s != null) {
-                        double x = x0 + (Math.log10(BenchRings.Shape.of(size).points()) - xLo) / (xHi - xLo) * panelW;
-                        double y = top + panelH - (Math.log10(s.median()) - yLo) / (yHi - yLo) * panelH;
-                        pts.add(new double[] {x, y, s.median(), lines.indexOf(impl)});
+                        double x = x0 + (logPoints(size) - xLo) / (xHi - xLo) * panelW;
+                        double low = s.median() - errorOf(s);
+                        pts.add(new double[] {x, yOf(s.median(), yLo, yHi, top, panelH), s.median(),
+                                low > 0 ? yOf(low, yLo, yHi, top, panelH) : top + panelH, yOf(s.median() + errorOf(s), yLo, yHi, top, panelH)});
                     }
                 }
                 String colour = COLOURS.get(impl);
@@ -361,22 +372,29 @@ public final class ReportWriter {
                     svg.append(String.format(Locale.ROOT, "<path d=\"%s\" fill=\"none\" stroke=\"%s\" stroke-width=\"%s\"%s/>%n",
                             path, colour, impl.equals("ringstore") ? "3" : "2", impl.equals("binary") ? " stroke-dasharray=\"6 4\"" : ""));
                 }
-                for (double[] p : pts) {
+                for (int i = 0; i < pts.size(); i++) {
+                    double[] p = pts.get(i);
+                    if (p[4] < p[3]) { // an error bar with caps
+                        svg.append(String.format(Locale.ROOT, "<path d=\"M%.1f %.1f V%.1f M%.1f %.1f H%.1f M%.1f %.1f H%.1f\" stroke=\"%s\" stroke-width=\"1.5\" fill=\"none\"/>%n",
+                                p[0], p[3], p[4], p[0] - 4, p[3], p[0] + 4, p[0] - 4, p[4], p[0] + 4, colour));
+                    }
                     svg.append(String.format(Locale.ROOT, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"%s\"/>%n", p[0], p[1], colour));
+                    // The label goes right of the point, above its line where the line falls to the right
+                    // (or rises into the point from the left) and below it otherwise, so it never sits on it.
+                    double rise = i + 1 < pts.size() ? pts.get(i + 1)[1] - p[1] : i > 0 ? p[1] - pts.get(i - 1)[1] : 0;
+                    labels.add(new Label(p[0] + 8, rise >= 0 ? p[1] - 7 : p[1] + 15, p[2], colour));
                 }
-                labels.addAll(pts);
             }
-            // Values beside the points, pushed apart vertically where they would overlap.
-            labels.sort(java.util.Comparator.<double[]>comparingDouble(p -> p[0]).thenComparingDouble(p -> p[1]));
+            // Labels of one column pushed apart vertically (12 px a line) where they would overlap.
+            labels.sort(java.util.Comparator.comparingDouble(Label::x).thenComparingDouble(Label::y));
             double previousX = Double.NaN;
             double previousY = Double.NEGATIVE_INFINITY;
-            for (double[] p : labels) {
-                double y = p[0] == previousX ? Math.max(p[1] + 4, previousY + 12) : p[1] + 4;
-                previousX = p[0];
+            for (Label l : labels) {
+                double y = l.x() == previousX ? Math.max(l.y(), previousY + 12) : l.y();
+                previousX = l.x();
                 previousY = y;
                 svg.append(String.format(Locale.ROOT, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" fill=\"%s\" stroke=\"white\" stroke-width=\"3\" paint-order=\"stroke\">%s</text>%n",
-                        p[0] + 7, y, COLOURS.get(lines.get((int) p[3])),
-                        p[2] < 100 ? String.format(Locale.ROOT, "%.1f", p[2]) : String.format(Locale.ROOT, "%.0f", p[2])));
+                        l.x(), y, l.colour(), l.value() < 100 ? String.format(Locale.ROOT, "%.1f", l.value()) : String.format(Locale.ROOT, "%.0f", l.value())));
             }
         }
         int ly = top + panelH + 58;
@@ -393,6 +411,23 @@ public final class ReportWriter {
         }
         svg.append("</svg>\n");
         return svg.toString();
+    }
+
+    /** A value printed beside its point. */
+    private record Label(double x, double y, double value, String colour) {
+    }
+
+    /** JMH's score error, 0 where it has none (one iteration: NaN). */
+    private static double errorOf(Score s) {
+        return Double.isNaN(s.error()) ? 0 : s.error();
+    }
+
+    private static double logPoints(String size) {
+        return Math.log10(BenchRings.Shape.of(size).points());
+    }
+
+    private static double yOf(double ns, double yLo, double yHi, int top, int panelH) {
+        return top + panelH - (Math.log10(ns) - yLo) / (yHi - yLo) * panelH;
     }
 
     // ---- input

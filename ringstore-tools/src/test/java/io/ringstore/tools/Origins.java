@@ -12,6 +12,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
+import static org.junit.jupiter.api.Assertions.fail;
+
 /**
  * Origin servers for an end-to-end test: one small nginx per origin (Debian's nginx-light, in the
  * foreground, everything under one directory), each on its own loopback port answering every request
@@ -20,7 +22,8 @@ import java.util.concurrent.TimeUnit;
  * after {@value #HOLD_SECONDS} s, to hold requests in flight; others at once.
  */
 final class Origins implements AutoCloseable {
-    static final Path NGINX = Path.of("/usr/sbin/nginx");
+    /** Debian's nginx-light, or the binary {@code -Dringstore.nginx=PATH} names (a missing one skips the tests). */
+    static final Path NGINX = Path.of(System.getProperty("ringstore.nginx", "/usr/sbin/nginx"));
     /** The echo module, for a delay (Debian's libnginx-mod-http-echo, a dependency of nginx-light). */
     static final Path ECHO_MODULE = Path.of("/usr/lib/nginx/modules/ngx_http_echo_module.so");
     static final String SLOW_SECONDS = "0.05";
@@ -39,6 +42,30 @@ final class Origins implements AutoCloseable {
 
     static boolean installed() {
         return Files.isExecutable(NGINX) && Files.isReadable(ECHO_MODULE);
+    }
+
+    /**
+     * For {@code @EnabledIf(value = TESTS_RUN, disabledReason = MISSING)} on a test class that needs the
+     * origins: without them surefire then counts its tests as skipped (an assumption failing in
+     * {@code @BeforeAll} shows as "Tests run: 0").
+     */
+    static final String TESTS_RUN = "io.ringstore.tools.Origins#testsRun";
+    static final String MISSING = "no nginx with the echo module at -Dringstore.nginx (default /usr/sbin/nginx; Debian: apt-get install nginx-light)";
+
+    /**
+     * Whether such a test class runs: when the origins can start, and with
+     * {@code -Dringstore.requireNginx=true} (CI) also when they cannot, so that {@link #requireInstalled} fails it.
+     */
+    static boolean testsRun() {
+        return installed() || Boolean.getBoolean("ringstore.requireNginx");
+    }
+
+    /** Fails the calling test class unless the origins can start (only reached when {@link #testsRun} says so). */
+    static void requireInstalled(String test) {
+        if (!installed()) {
+            fail("no nginx with the echo module (" + NGINX + ", " + ECHO_MODULE
+                    + "), and ringstore.requireNginx=true requires " + test + " to run");
+        }
     }
 
     /** Starts {@code count} origins on free loopback ports, named {@code origin0} … and waits until each listens. */

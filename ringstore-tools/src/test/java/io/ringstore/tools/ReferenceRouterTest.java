@@ -7,6 +7,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledIf;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -41,8 +42,6 @@ import java.util.function.BooleanSupplier;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * The reference router of {@code examples/router}, end to end with real parts on loopback: 8 nginx
@@ -53,6 +52,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
+@EnabledIf(value = Origins.TESTS_RUN, disabledReason = Origins.MISSING)
 class ReferenceRouterTest {
     private static final int ORIGINS = 8;
     private static final int ROUTERS = 4;
@@ -80,13 +80,7 @@ class ReferenceRouterTest {
 
     @BeforeAll
     static void start() throws Exception {
-        if (!Origins.installed()) {
-            String why = "no nginx with the echo module (" + Origins.NGINX + ", " + Origins.ECHO_MODULE + ")";
-            if (Boolean.parseBoolean(System.getProperty("ringstore.requireNginx", "false"))) {
-                fail(why + ", and ringstore.requireNginx=true requires the end-to-end router test to run");
-            }
-            assumeTrue(false, why + ": reference router test skipped");
-        }
+        Origins.requireInstalled("the end-to-end router test");
         classes = compileExample();
         origins = Origins.start(dir.resolve("origins"), ORIGINS);
         StringBuilder text = new StringBuilder();

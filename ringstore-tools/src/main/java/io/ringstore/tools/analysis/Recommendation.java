@@ -80,21 +80,52 @@ public final class Recommendation {
         return -1;
     }
 
-    /** The k (on the search's 2 % grid) with the lowest {@link #worstCv(int)}: the best 32-bit points can do. */
+    /**
+     * The k with the lowest {@link #worstCv(int)}: the best 32-bit points can do. The 2 % grid brackets
+     * the minimum; a ternary search between the grid neighbours then finds the k itself (the model's CV
+     * is smooth and has one minimum there), so this agrees with the closed form of docs/math.md §2
+     * (k* = (6 N M²)^(1/3) / N for N equal backends) instead of naming the nearest grid point.
+     */
     public int best() {
+        int below = 1; // the grid point before the lowest so far
         int bestK = 1;
+        int above = -1; // the grid point after it, once seen
         double bestCv = Double.POSITIVE_INFINITY;
+        int previous = 1;
         for (double step = 1; step <= maxK; step *= STEP) {
             int k = (int) Math.ceil(step);
             double cv = worstCv(k);
             if (cv < bestCv) {
                 bestCv = cv;
+                below = previous;
                 bestK = k;
-            } else if (cv > bestCv * 1.5) {
+                above = -1;
+            } else if (above < 0 && k > bestK) {
+                above = k;
+            }
+            if (cv > bestCv * 1.5) {
                 break; // well past the minimum: collisions only grow from here
             }
+            previous = k;
         }
-        return bestK;
+        int lo = below;
+        int hi = above < 0 ? maxK : above;
+        while (hi - lo > 2) {
+            int m1 = lo + (hi - lo) / 3;
+            int m2 = hi - (hi - lo) / 3;
+            if (worstCv(m1) <= worstCv(m2)) {
+                hi = m2;
+            } else {
+                lo = m1;
+            }
+        }
+        int argmin = lo;
+        for (int k = lo + 1; k <= hi; k++) {
+            if (worstCv(k) < worstCv(argmin)) {
+                argmin = k;
+            }
+        }
+        return argmin;
     }
 
     private static long[] scale(long[] weights, int k) {

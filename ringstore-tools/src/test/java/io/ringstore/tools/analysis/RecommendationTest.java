@@ -45,6 +45,11 @@ class RecommendationTest {
         double floor = r.worstCv(best);
         assertTrue(best > 10_000 && best < 60_000, "the minimum lies between 10^4 and 6·10^4 at N = 2048: " + best);
         assertTrue(r.worstCv(best * 2) > floor && r.worstCv(best / 2) > floor, "a minimum");
+        assertTrue(r.worstCv(best - 1) >= floor && r.worstCv(best + 1) >= floor, "the minimum itself, not a grid point near it: " + best);
+        // docs/math.md §2: k* = (6 N M²)^(1/3) / N ≈ 29,772 for N = 2048 (its CV² drops the 1/N of (N - 1)/N
+        // and the collision model's finer terms, so the two may differ by a few tenths of a percent).
+        double closedForm = Math.cbrt(6.0 * 2048 * 0x1p32 * 0x1p32) / 2048;
+        assertEquals(closedForm, best, closedForm * 0.005, "the model's minimum against the closed form");
         assertEquals(-1, r.smallest(floor * 0.9), "below the floor nothing helps");
         assertTrue(r.smallest(0.01) > new Recommendation(List.of(equal(2048))).smallest(0.0101), "monotone in the target");
         // At 1 % the 32-bit answer is above the continuous one: collisions cost points.
