@@ -1,5 +1,8 @@
 package io.ringstore.state;
 
+import io.ringstore.internal.IoErrors;
+
+
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -45,13 +48,26 @@ final class StateMapping {
 
     /** Maps and checks the file at {@code path}; {@code null} when there is none. */
     static StateMapping map(Path path) throws StateFileException {
+        BasicFileAttributes attributes;
+        try {
+            attributes = Files.readAttributes(path, BasicFileAttributes.class);
+        } catch (NoSuchFileException e) {
+            return null;
+        } catch (IOException e) {
+            throw new StateFileException(path, -1, "cannot read its attributes: " + IoErrors.describe(e), false, e);
+        }
+        if (!attributes.isRegularFile()) {
+            // A FIFO or device would be opened and read as garbage, a directory cannot be: never rebuilt over.
+            throw new StateFileException(path, -1, (attributes.isDirectory() ? "is a directory" : "is not a regular file (a FIFO, socket or device?)")
+                    + ", not a state file; remove it", false);
+        }
         FileChannel ch;
         try {
             ch = FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE);
         } catch (NoSuchFileException e) {
             return null;
         } catch (IOException e) {
-            throw new StateFileException(path, -1, "cannot open for reading and writing: " + e, false, e);
+            throw new StateFileException(path, -1, "cannot open for reading and writing: " + IoErrors.describe(e), false, e);
         }
         try (ch) {
             long size = ch.size();

@@ -74,6 +74,20 @@ class StateFileCorruptionTest {
         expectRebuilt("truncated or extended?");
     }
 
+    /** A FIFO or a directory at the state file's path is refused unopened and left alone, never rebuilt over. */
+    @Test
+    void aFifoOrADirectoryIsRefusedNotRebuilt() throws Exception {
+        io.ringstore.TestFiles.mkfifo(state());
+        StateFileException e = assertThrows(StateFileException.class, () -> HostState.open(ring(), SMALL));
+        assertTrue(e.getMessage().contains("is not a regular file"), e.getMessage());
+        assertTrue(Files.exists(state()) && !Files.isRegularFile(state()), "the FIFO is left where it was");
+        Files.delete(state());
+        Files.createDirectory(state());
+        e = assertThrows(StateFileException.class, () -> HostState.open(ring(), SMALL));
+        assertTrue(e.getMessage().contains("is a directory") && !e.getMessage().contains("Exception"), e.getMessage());
+        assertTrue(Files.isDirectory(state()));
+    }
+
     @Test
     void garbageIsReplaced() throws Exception {
         byte[] garbage = new byte[validFile().length];
