@@ -151,6 +151,9 @@ public final class RingStore implements AutoCloseable {
                 case InternalError ie -> throw shrunk(path, ie);
                 default -> throw new RingFileException(path, -1, "unreadable: " + e, e);
             }
+        } catch (Error e) { // out of heap reading the tables, say: a shared arena is never unmapped by the GC
+            arena.close();
+            throw e;
         }
     }
 

@@ -145,7 +145,7 @@ public final class WatchedRingStore implements AutoCloseable {
         RingStore first = RingStore.open(path, true);
         try {
             first.verify();
-        } catch (RingFileException e) {
+        } catch (RingFileException | RuntimeException | Error e) { // unmapped now: a shared arena is never unmapped by the GC
             first.release();
             throw e;
         }

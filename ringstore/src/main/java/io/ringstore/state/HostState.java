@@ -170,6 +170,10 @@ public final class HostState implements AutoCloseable {
     private final Thread heartbeat;
     private volatile int[] tracked = new int[0];
     private volatile boolean closed;
+    /** Set when another process took this process's lease: acquire and release then count nothing. */
+    private volatile boolean lostLease;
+    /** The heartbeat's last failure, logged once until a beat succeeds (heartbeat thread only). */
+    private String lastFailure;
 
     private HostState(StateMapping file, Options options, boolean router) throws StateFileException {
         this.file = file;
@@ -178,7 +182,7 @@ public final class HostState implements AutoCloseable {
         this.failTimeoutNanos = options.failTimeout().toNanos();
         ProcessHandle self = ProcessHandle.current();
         this.token = token(self.pid(), self.info().startInstant());
-        this.lockWord = (self.pid() << 32) | (INSTANCES.incrementAndGet() & 0x7FFF_FFFFL | 1);
+        this.lockWord = (self.pid() << 32) | (INSTANCES.incrementAndGet() & 0x7FFF_FFFFL); // the counter starts at 1: never 0
         reapDeadLeases();
         if (router) {
             this.lease = claimLease();
@@ -196,7 +200,7 @@ public final class HostState implements AutoCloseable {
     private static HostState of(StateMapping m, Options options, boolean router) throws StateFileException {
         try {
             return new HostState(m, options, router);
-        } catch (StateFileException | RuntimeException e) {
+        } catch (StateFileException | RuntimeException | Error e) {
             m.arena.close();
             throw e;
         }
@@ -403,6 +407,9 @@ public final class HostState implements AutoCloseable {
      */
     public void acquire(int slot) {
         long cell = cell(slot);
+        if (lostLease) {
+            return;
+        }
         INT.getAndAdd(s, cell, 1);
         INT.getAndAdd(s, leaseTotalOffset, 1);
     }
@@ -415,7 +422,11 @@ public final class HostState implements AutoCloseable {
      * @param slot the backend's slot in the state file ({@link #slot(String)})
      */
     public void release(int slot) {
-        decrement(cell(slot));
+        long cell = cell(slot);
+        if (lostLease) {
+            return;
+        }
+        decrement(cell);
         decrement(leaseTotalOffset);
     }
 
@@ -631,6 +642,7 @@ public final class HostState implements AutoCloseable {
      */
     private void lockDirectory() {
         long waitedSince = 0;
+        long waitedFor = 0; // the holder waited for: the second counts from when this holder was first seen
         while (true) {
             long holder = (long) LONG.getVolatile(s, (long) DIRECTORY_LOCK_OFFSET);
             if (holder == 0) {
@@ -640,9 +652,11 @@ public final class HostState implements AutoCloseable {
                 continue;
             }
             long now = System.nanoTime();
-            if (waitedSince == 0) {
+            if (holder != waitedFor) {
+                waitedFor = holder;
                 waitedSince = now;
             }
+            // Routers share one pid namespace (README): a pid that does not exist is a holder that is gone.
             boolean holderGone = ProcessHandle.of(holder >>> 32).map(p -> !p.isAlive()).orElse(true);
             if (holderGone || now - waitedSince > 1_000_000_000L) {
                 if (LONG.compareAndSet(s, (long) DIRECTORY_LOCK_OFFSET, holder, lockWord)) {
@@ -672,6 +686,12 @@ public final class HostState implements AutoCloseable {
         for (int l = 0; l < file.leases; l++) {
             long o = leaseOffset(l);
             if (LONG.compareAndSet(s, o + LEASE_OWNER_OFFSET, 0L, token)) {
+                // A free lease's counts should be zero, but a process that counted into it while it was
+                // being closed or reaped may have left some: they are not this process's requests.
+                for (int slot = 0; slot < file.slots; slot++) {
+                    INT.setVolatile(s, record(slot) + IN_FLIGHT_OFFSET + 4L * l, 0);
+                }
+                INT.setVolatile(s, LEASE_TOTALS_OFFSET + 4L * l, 0);
                 LONG.setVolatile(s, o + LEASE_HEARTBEAT_OFFSET, now);
                 LONG.setVolatile(s, o + LEASE_PID_OFFSET, ProcessHandle.current().pid());
                 LONG.setVolatile(s, o + LEASE_START_OFFSET, ProcessHandle.current().info().startInstant().map(Instant::toEpochMilli).orElse(0L));
@@ -737,21 +757,31 @@ public final class HostState implements AutoCloseable {
                 }
                 // Reaped while alive: only when this process looked gone to another, as from another pid
                 // namespace while its heartbeat stalled. Take the lease back if it is still free.
-                if ((long) LONG.getVolatile(s, o + LEASE_OWNER_OFFSET) != token
-                        && LONG.compareAndSet(s, o + LEASE_OWNER_OFFSET, 0L, token)) {
+                long owner = (long) LONG.getVolatile(s, o + LEASE_OWNER_OFFSET);
+                if (owner != token && LONG.compareAndSet(s, o + LEASE_OWNER_OFFSET, 0L, token)) {
                     LOG.log(Level.ERROR, "{0}: lease {1} of this process was reaped while it ran (heartbeat stalled over {2} "
                             + "and pid not visible to the reaper?); its in-flight counts restart from zero", file.path, lease, options.staleAfter());
+                } else if (owner != token && !lostLease) {
+                    lostLease = true; // another process holds it now: counting on would write into its counts
+                    LOG.log(Level.ERROR, "{0}: lease {1} of this process was reaped and taken by pid {2}; this process no longer "
+                            + "counts its requests in flight (reopen the state to count again)", file.path, lease, String.valueOf(owner >>> 32));
                 }
                 reapDeadLeases();
                 if (now - lastReclaim > 10 * period) {
                     reclaimSlots(now);
                     lastReclaim = now;
                 }
+                lastFailure = null;
             } catch (RuntimeException e) {
                 if (closed) {
                     return;
                 }
-                LOG.log(Level.WARNING, file.path + ": heartbeat failed, retrying", e);
+                String why = String.valueOf(e);
+                if (!why.equals(lastFailure)) { // once per kind of failure, not ten times a second
+                    LOG.log(Level.WARNING, "{0}: heartbeat failed, retrying: {1}", file.path, why);
+                    LOG.log(Level.DEBUG, "heartbeat failure", e);
+                    lastFailure = why;
+                }
             }
             try {
                 Thread.sleep(Duration.ofNanos(period));
@@ -809,6 +839,9 @@ public final class HostState implements AutoCloseable {
     private long cell(int slot) {
         if (lease == NO_LEASE) {
             throw new IllegalStateException("opened to inspect, with no lease: open it as a router to count requests");
+        }
+        if (closed) {
+            throw new IllegalStateException(file.path + ": closed");
         }
         return record(slot) + IN_FLIGHT_OFFSET + 4 * lease;
     }

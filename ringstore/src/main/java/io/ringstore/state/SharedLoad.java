@@ -133,7 +133,14 @@ public final class SharedLoad {
         Generation g = generation(ring.store());
         int b;
         if (policy != null) {
-            b = policy.choose(ring, hash, g.pool(ring));
+            // The bound looks at up to maxProbes candidates through a read-only view; only the one
+            // chosen takes the host's one probe of a failed backend whose fail_timeout has passed. If
+            // another process took that probe meanwhile, the backend now reads as failed: choose again.
+            Generation.Pool pool = g.pool(ring);
+            b = policy.choose(ring, hash, pool);
+            if (b >= 0 && !g.test(b)) {
+                b = policy.choose(ring, hash, pool);
+            }
         } else {
             b = ring.select(hash, Ring.NGINX_MAX_POINTS, g);
             if (b == Ring.GAVE_UP) {
@@ -326,9 +333,10 @@ public final class SharedLoad {
                 this.countedAt = clock.getAsLong() - 2 * COUNT_REFRESH_NANOS; // counted on first use
             }
 
+            /** Read-only: a candidate the bound passes over must not use up a failed backend's probe. */
             @Override
             public boolean available(int backend) {
-                return test(backend);
+                return peek(backend, clock.getAsLong());
             }
 
             @Override

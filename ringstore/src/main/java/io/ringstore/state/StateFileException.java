@@ -1,5 +1,7 @@
 package io.ringstore.state;
 
+import io.ringstore.internal.TextLines;
+
 import java.nio.file.Path;
 
 /**
@@ -19,10 +21,10 @@ public final class StateFileException extends Exception {
     private final boolean rebuildable;
 
     StateFileException(Path path, long offset, String reason, boolean rebuildable, Throwable cause) {
-        super(path + (offset >= 0 ? ": at byte " + offset : "") + ": " + reason, cause);
+        super(path + (offset >= 0 ? ": at byte " + offset : "") + ": " + TextLines.oneLine(reason), cause);
         this.path = path;
         this.offset = offset;
-        this.reason = reason;
+        this.reason = TextLines.oneLine(reason);
         this.rebuildable = rebuildable;
     }
 

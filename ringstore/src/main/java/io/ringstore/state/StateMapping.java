@@ -83,15 +83,15 @@ final class StateMapping {
             try {
                 MemorySegment segment = ch.map(FileChannel.MapMode.READ_WRITE, 0, size, arena);
                 return check(path, arena, segment);
-            } catch (StateFileException | RuntimeException e) {
+            } catch (StateFileException | RuntimeException | Error e) {
                 arena.close();
                 throw e;
             } catch (IOException e) {
                 arena.close();
-                throw new StateFileException(path, -1, "cannot map: " + e, false, e);
+                throw new StateFileException(path, -1, "cannot map: " + IoErrors.describe(e), false, e);
             }
         } catch (IOException e) {
-            throw new StateFileException(path, -1, "I/O error: " + e, false, e);
+            throw new StateFileException(path, -1, "I/O error: " + IoErrors.describe(e), false, e);
         }
     }
 
@@ -176,7 +176,7 @@ final class StateMapping {
         } catch (FileAlreadyExistsException e) {
             // another process published first: use its file
         } catch (IOException e) {
-            throw new StateFileException(path, -1, "cannot create: " + e, false, e);
+            throw new StateFileException(path, -1, "cannot create: " + IoErrors.describe(e), false, e);
         } finally {
             try {
                 Files.deleteIfExists(tmp);
@@ -207,7 +207,7 @@ final class StateMapping {
         } catch (NoSuchFileException e) {
             return null;
         } catch (IOException e) {
-            throw new StateFileException(path, -1, "corrupt, and cannot be moved aside to " + bad.getFileName() + ": " + e, false, e);
+            throw new StateFileException(path, -1, "corrupt, and cannot be moved aside to " + bad.getFileName() + ": " + IoErrors.describe(e), false, e);
         }
     }
 }

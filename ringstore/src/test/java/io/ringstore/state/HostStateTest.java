@@ -33,6 +33,38 @@ class HostStateTest {
         return dir.resolve("fleet.ring");
     }
 
+    /**
+     * Counts left in a free lease (a process that counted into it while it was being closed or reaped)
+     * are not the requests of the next process to claim it: claiming a lease zeroes it.
+     */
+    @Test
+    void aClaimedLeaseStartsFromZeroWhateverAFreeLeaseHeld() throws Exception {
+        int slot;
+        try (HostState first = HostState.open(ring(), SMALL)) {
+            slot = first.track(List.of("10.0.0.1:80"))[0];
+        }
+        // Lease 0 is free now; plant the leftovers a racing acquire would have left in it.
+        Path file = HostState.statePath(ring());
+        long cell = StateFileLayout.recordsOffset(8) + (long) slot * StateFileLayout.recordLength(8) + StateFileLayout.IN_FLIGHT_OFFSET;
+        try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(file, java.nio.file.StandardOpenOption.WRITE)) {
+            ch.write(java.nio.ByteBuffer.allocate(4).order(java.nio.ByteOrder.nativeOrder()).putInt(0, 5), cell);
+            ch.write(java.nio.ByteBuffer.allocate(4).order(java.nio.ByteOrder.nativeOrder()).putInt(0, 5), StateFileLayout.LEASE_TOTALS_OFFSET);
+        }
+        try (HostState next = HostState.open(ring(), SMALL)) {
+            assertEquals(0, next.inFlight(next.track(List.of("10.0.0.1:80"))[0]), "no request of this process is in flight");
+            assertEquals(0, next.totalInFlight());
+        }
+    }
+
+    /** After close, counting is refused: a request racing close must not write into a lease given back. */
+    @Test
+    void countingAfterCloseIsRefused() throws Exception {
+        HostState state = HostState.open(ring(), SMALL);
+        int slot = state.track(List.of("10.0.0.1:80"))[0];
+        state.close();
+        assertThrows(IllegalStateException.class, () -> state.acquire(slot));
+    }
+
     @Test
     void createsTheStateFileBesideTheRingAndKeepsSlotsAcrossRepublishes() throws Exception {
         try (HostState state = HostState.open(ring(), SMALL)) {
