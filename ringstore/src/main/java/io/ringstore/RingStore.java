@@ -533,14 +533,17 @@ public final class RingStore implements AutoCloseable {
      * jdk.internal.foreign.SharedSession.justClose}, {@code ScopedMemoryAccess.closeScope}); a thread
      * caught inside an access to the arena's memory gets an {@link IllegalStateException} ("Already
      * closed") instead of finishing it, and every later access checks the closed state first. So a
-     * reader gets that exception, never freed memory, and never a crash. Idempotent.
+     * reader gets that exception, never freed memory, and never a crash. Idempotent. Returns whether
+     * the file is unmapped now: a JDK whose close refuses while another thread is inside an access
+     * throws instead of handing shake, and the caller tries again later.
      */
-    void release() {
+    boolean release() {
         try {
             arena.close();
         } catch (IllegalStateException e) {
-            // Closed already (by another release): nothing left to do.
+            // Closed already (by another release), or in use on a JDK that refuses to close then.
         }
+        return !arena.scope().isAlive();
     }
 
     /** Whether the file is still mapped. */

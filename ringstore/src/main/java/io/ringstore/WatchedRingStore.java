@@ -278,7 +278,10 @@ public final class WatchedRingStore implements AutoCloseable {
     /** Unmaps the replaced generations whose grace period has passed at {@code now}. */
     private void releaseRetired(long now) {
         while (!retired.isEmpty() && now - retired.peekFirst().since() >= graceNanos) {
-            retired.removeFirst().store().release();
+            if (!retired.peekFirst().store().release()) {
+                return; // still in use (a JDK that refuses to close an arena being read): the next check tries again
+            }
+            retired.removeFirst();
         }
     }
 
