@@ -1,5 +1,6 @@
 package io.ringstore.tools;
 
+import io.ringstore.internal.ServerAddress;
 import io.ringstore.internal.TextLines;
 import io.ringstore.state.HostState;
 import io.ringstore.state.HostState.BackendState;
@@ -8,6 +9,7 @@ import io.ringstore.state.StateFileException;
 
 import java.io.InputStream;
 import java.io.PrintStream;
+import java.nio.file.Files;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -53,6 +55,18 @@ final class StateCommand extends Command {
     private record Report(Path file, int slots, List<LeaseState> leases, List<BackendState> backends) {
     }
 
+    /**
+     * The endpoint routers track for {@code text}: an address as a backends file may write it
+     * ({@code 192.0.2.16}, {@code [2001:0db8::10]:8080}), as {@code Backend.socketAddress()} spells it.
+     */
+    private static String endpoint(String text) throws UsageException {
+        try {
+            return ServerAddress.parse(text).socketAddress();
+        } catch (IllegalArgumentException e) {
+            throw new UsageException("ADDR " + TextLines.quote(text) + ": " + e.getMessage());
+        }
+    }
+
     @Override
     int run(Args args, InputStream in, PrintStream out, PrintStream err) throws UsageException, FailedException {
         List<String> p = args.positional;
@@ -70,7 +84,12 @@ final class StateCommand extends Command {
         int maxFails = (int) args.getLong(MAX_FAILS.name(), 0, Integer.MAX_VALUE, 1);
         long failTimeout = args.getLong(FAIL_TIMEOUT.name(), 1, Integer.MAX_VALUE, 10);
         HostState.Options options = HostState.Options.DEFAULTS.withHealth(maxFails, Duration.ofSeconds(failTimeout));
+        String addr = show ? null : endpoint(p.get(2));
         Path stateFile = stateFile(p.getFirst());
+        if (!show && !Files.exists(stateFile) && !Files.isRegularFile(Path.of(p.getFirst()))) {
+            // Neither the ring nor its state: a mistyped path would otherwise create a state file no router reads.
+            throw new FailedException(p.getFirst() + ": no such ring file (drain names the ring file the routers open, or its .state file)");
+        }
         try (HostState state = HostState.inspect(stateFile, options, !show).orElseThrow(() -> new FailedException(
                 stateFile + ": no state file (no router has opened " + (stateFile.equals(Path.of(p.getFirst())) ? "its ring" : p.getFirst())
                         + " yet)"))) {
@@ -82,7 +101,6 @@ final class StateCommand extends Command {
                     text(report, out);
                 }
             } else {
-                String addr = p.get(2);
                 boolean drain = p.get(1).equals("drain");
                 boolean was = drain ? state.drain(addr) : state.undrain(addr);
                 out.println(drain

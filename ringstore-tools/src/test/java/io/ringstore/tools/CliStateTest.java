@@ -55,6 +55,7 @@ class CliStateTest {
     @Test
     void drainBeforeAnyRouterCreatesTheStateFile() throws Exception {
         Path ring = dir.resolve("new.ring");
+        Files.writeString(ring, "published, no router yet"); // drain needs the ring file to exist, not a router
         CliRun.run("state", ring.toString(), "drain", "[::1]:9000").assertOk();
         try (HostState router = HostState.open(ring)) {
             int slot = router.track(List.of("[::1]:9000"))[0];
@@ -75,7 +76,29 @@ class CliStateTest {
         assertEquals("drain and undrain take no option",
                 CliRun.run("state", ring.toString(), "drain", "a:1", "--json").assertError(Main.USAGE, "state"));
         Files.delete(HostState.statePath(ring));
-        assertTrue(CliRun.run("state", ring.toString(), "drain", "x".repeat(63)).assertError(Main.FAILED, "state")
-                .startsWith("an endpoint is 1 to 62 bytes in UTF-8"));
+        assertTrue(CliRun.run("state", ring.toString(), "drain", "x".repeat(63)).assertError(Main.USAGE, "state")
+                .startsWith("ADDR 'xxx"));
+        assertTrue(CliRun.run("state", ring.toString(), "drain", "").assertError(Main.USAGE, "state").startsWith("ADDR ''"));
+        assertEquals(ring + ": no such ring file (drain names the ring file the routers open, or its .state file)",
+                CliRun.run("state", ring.toString(), "drain", "10.0.0.1:80").assertError(Main.FAILED, "state"));
+        assertFalse(Files.exists(HostState.statePath(ring)), "a mistyped ring path creates no state file");
+    }
+
+    /** An address is drained as routers track it, however the backends file spells it. */
+    @Test
+    void drainNamesTheEndpointAsRoutersTrackIt() throws Exception {
+        Path ring = dir.resolve("spell.ring");
+        Files.writeString(ring, "published");
+        assertEquals("drained 192.0.2.16:80: every router skips it from its next lookup\n",
+                CliRun.run("state", ring.toString(), "drain", "192.0.2.16").assertOk().out());
+        assertEquals("drained [2001:db8::10]:8080: every router skips it from its next lookup\n",
+                CliRun.run("state", ring.toString(), "drain", "[2001:0db8::10]:8080").assertOk().out());
+        try (HostState router = HostState.open(ring)) {
+            int[] slots = router.track(List.of("192.0.2.16:80", "[2001:db8::10]:8080"));
+            assertFalse(router.available(slots[0], System.nanoTime()));
+            assertFalse(router.available(slots[1], System.nanoTime()));
+        }
+        assertEquals("undrained [2001:db8::10]:8080\n",
+                CliRun.run("state", ring.toString(), "undrain", "[2001:0db8:0::10]:08080").assertOk().out());
     }
 }
