@@ -90,7 +90,7 @@ final class LookupCommand extends Command {
                 throw new UsageException(e.getMessage());
             }
             Answers answers = new Answers(store, version, !args.has(NO_FAILOVER.name()), state);
-            OutputStream o = new BufferedOutputStream(out, 1 << 16);
+            OutputStream o = new BufferedOutputStream(new StopWhenGone(out), 1 << 16);
             if (args.positional.size() > 1) {
                 for (int i = 1; i < args.positional.size(); i++) {
                     byte[] k = args.positionalBytes.get(i); // the bytes the shell passed, as stdin keys are
@@ -115,6 +115,11 @@ final class LookupCommand extends Command {
             answers.reportGaveUp(err, prefix());
             if (cannotWrite(out)) {
                 throw new FailedException("cannot write the answers (stdout closed?)");
+            }
+            return Main.OK;
+        } catch (OutputGone e) { // a reader that left (| head) is a normal end; a full disk is not
+            if (cannotWrite(out)) {
+                throw new FailedException("cannot write the answers (stdout closed or disk full?)");
             }
             return Main.OK;
         } catch (RingFileException e) {
@@ -143,7 +148,7 @@ final class LookupCommand extends Command {
             }
             boolean showGeneration = args.has(SHOW_GENERATION.name());
             boolean failover = !args.has(NO_FAILOVER.name());
-            OutputStream o = new BufferedOutputStream(out, 1 << 16);
+            OutputStream o = new BufferedOutputStream(new StopWhenGone(out), 1 << 16);
             Answers[] answers = {null};
             long[] gaveUp = {0};
             RingStore[] faulted = {null};
@@ -190,10 +195,55 @@ final class LookupCommand extends Command {
                 answers[0].reportGaveUp(err, prefix());
             }
             return unanswered[0] == 0 ? Main.OK : Main.FAILED; // the fault was reported when it happened
+        } catch (OutputGone e) { // a reader that left (| head) is a normal end; a full disk is not
+            if (cannotWrite(out)) {
+                throw new FailedException("cannot write the answers (stdout closed or disk full?)");
+            }
+            return Main.OK;
         } catch (RingFileException e) {
             throw new FailedException(e.getMessage());
         } catch (IOException e) {
             throw new FailedException("I/O error: " + e.getMessage());
+        }
+    }
+
+    /** The output is gone: reading more input would answer no one. */
+    private static final class OutputGone extends IOException {
+        private static final long serialVersionUID = 1L;
+
+        OutputGone() {
+            super("the output is gone");
+        }
+    }
+
+    /**
+     * Writes to stdout and stops the command once a write failed: a {@link PrintStream} never throws,
+     * it only remembers, so without this check lookup would read all of an endless stdin for nothing.
+     */
+    private static final class StopWhenGone extends java.io.FilterOutputStream {
+        private final PrintStream target;
+
+        StopWhenGone(PrintStream target) {
+            super(target);
+            this.target = target;
+        }
+
+        @Override
+        public void write(byte[] b, int off, int len) throws IOException {
+            target.write(b, off, len);
+            check();
+        }
+
+        @Override
+        public void flush() throws IOException {
+            target.flush();
+            check();
+        }
+
+        private void check() throws OutputGone {
+            if (target.checkError()) {
+                throw new OutputGone();
+            }
         }
     }
 

@@ -63,6 +63,43 @@ class CliLookupTest {
 
     // ---- answers ----
 
+    /**
+     * An endless stdin to a stdout that fails (a full disk here; a closed pipe ends the same way, with
+     * exit 0): lookup stops at the first failed write instead of reading forever.
+     */
+    @Test
+    void anEndlessStdinStopsWhenTheOutputFails() throws Exception {
+        java.io.InputStream endless = new java.io.InputStream() {
+            private final byte[] line = "/k\n".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+            private long read;
+
+            @Override
+            public int read() {
+                return line[(int) (read++ % line.length)];
+            }
+
+            @Override
+            public int read(byte[] b, int off, int len) {
+                for (int i = 0; i < len; i++) {
+                    b[off + i] = line[(int) (read++ % line.length)];
+                }
+                return len;
+            }
+        };
+        java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
+        java.io.PrintStream broken = new java.io.PrintStream(new java.io.OutputStream() {
+            @Override
+            public void write(int b) throws java.io.IOException {
+                throw new java.io.IOException("No space left on device");
+            }
+        }, true, java.nio.charset.StandardCharsets.UTF_8);
+        int exit = org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(java.time.Duration.ofSeconds(30), // a hang detector
+                () -> Main.run(new String[] {"lookup", featured.toString()}, endless, broken,
+                        new java.io.PrintStream(err, true, java.nio.charset.StandardCharsets.UTF_8)));
+        assertEquals(Main.FAILED, exit);
+        assertTrue(err.toString(java.nio.charset.StandardCharsets.UTF_8).contains("cannot write the answers"), err.toString());
+    }
+
     @Test
     void keysFromArgumentsAndFromStdinGetTheLibraryAnswers() throws Exception {
         List<String> keys = List.of("/index.html", "/images/logo.png", "/api/v1/users?id=42", "a", "b", "key with spaces", "/x/y/z");
