@@ -1,5 +1,6 @@
 package io.ringstore.tools;
 
+import io.ringstore.internal.TextLines;
 import io.ringstore.migration.RingDiff;
 
 import io.ringstore.Ring;
@@ -65,15 +66,11 @@ final class DiffCommand extends Command {
         }
         List<Double> steps = STEPS;
         if (args.has(ROLLOUT.name())) {
-            try {
-                double p = Double.parseDouble(args.get(ROLLOUT.name()));
-                if (!(p >= 0 && p <= 100)) {
-                    throw new NumberFormatException();
-                }
-                steps = List.of(p);
-            } catch (NumberFormatException e) {
-                throw new UsageException("--rollout must be a percentage from 0 to 100: --rollout=" + args.get(ROLLOUT.name()));
+            double p = TextLines.percent(args.get(ROLLOUT.name()), 1); // 25 and 25% alike, as everywhere
+            if (!(p >= 0 && p <= 100)) {
+                throw new UsageException("--rollout must be a percentage from 0 to 100: --rollout=" + TextLines.quote(args.get(ROLLOUT.name())));
             }
+            steps = List.of(p);
         }
         Set<String> features = LookupCommand.features(args);
         try (RingStore a = RingStore.open(Path.of(args.positional.get(0)));

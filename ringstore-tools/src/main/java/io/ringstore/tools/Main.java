@@ -70,11 +70,11 @@ public final class Main {
                 return run(new String[] {args[1], "--help"}, in, out, err);
             }
             (args.length == 0 ? err : out).print(usage());
-            return args.length == 0 ? USAGE : OK;
+            return args.length == 0 ? USAGE : printed(out, err);
         }
         if (args[0].equals("--version")) {
             out.print(version());
-            return OK;
+            return printed(out, err);
         }
         for (Command c : commands()) {
             if (c.name().equals(args[0])) {
@@ -84,6 +84,16 @@ public final class Main {
         err.println("ringstore: unknown command '" + args[0] + "' (commands: "
                 + String.join(", ", commands().stream().map(Command::name).toList()) + "; see ringstore --help)");
         return USAGE;
+    }
+
+    /** OK, or FAILED with one line when the text could not be written (a full disk; a closed pipe is a normal end). */
+    private static int printed(PrintStream out, PrintStream err) {
+        out.flush();
+        if (Command.cannotWrite(out)) {
+            err.println("ringstore: cannot write the output (stdout closed or disk full?)");
+            return FAILED;
+        }
+        return OK;
     }
 
     /** The synopsis of every command form, as README.md's "The CLI" shows them. */

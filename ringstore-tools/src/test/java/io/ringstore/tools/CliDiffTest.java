@@ -259,6 +259,9 @@ class CliDiffTest {
         }
         CliRun one = run("diff", both.toString(), both.toString(), "--algorithm-b", "v2", "--rollout", "12.5").assertOk();
         assertEquals(1, one.outLines().stream().filter(l -> l.startsWith("rollout ")).count(), one.out());
+        // One percentage parser everywhere: 12.5% is 12.5.
+        CliRun marked = run("diff", both.toString(), both.toString(), "--algorithm-b", "v2", "--rollout", "12.5%").assertOk();
+        assertEquals(one.out(), marked.out());
     }
 
     @Test

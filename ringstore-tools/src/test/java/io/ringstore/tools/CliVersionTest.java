@@ -21,4 +21,14 @@ class CliVersionTest {
                 "java: " + Runtime.version() + " (" + System.getProperty("java.vendor") + ")",
                 "java.home: " + System.getProperty("java.home")), run.out().lines().toList());
     }
+
+    /** Top-level help and version to a full disk: one line and exit 1, as every command's output. */
+    @Test
+    void aFailedWriteOfHelpOrVersionIsAnError() {
+        for (String arg : new String[] {"--version", "--help"}) {
+            CliRun r = CliRun.runWithBrokenStdout(arg);
+            org.junit.jupiter.api.Assertions.assertEquals(Main.FAILED, r.exit(), arg);
+            org.junit.jupiter.api.Assertions.assertTrue(r.stderr().contains("cannot write the output"), r.stderr());
+        }
+    }
 }
