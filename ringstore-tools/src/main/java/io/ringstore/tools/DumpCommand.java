@@ -36,7 +36,7 @@ final class DumpCommand extends Command {
     private static final Option POINTS = Option.valued("--points", "N", "also list the first N points of every ring");
     private static final Option JSON = Option.flag("--json", """
             one JSON object (top-level keys: file, format_version, generation,
-            bytes, input_digest, features, versions, segments, backends (each with down),
+            bytes, input_digest, segments, features, versions, backends (each with down),
             rings)""");
 
     @Override

@@ -71,8 +71,8 @@ final class RecommendCommand extends Command {
             out.println("for: " + what);
             out.printf(Locale.ROOT, "target_cv: %.4f %%%n", 100 * target);
             out.printf(Locale.ROOT, "point_multiple: %d%n", k);
-            out.printf(Locale.ROOT, "predicted_cv: %.4f %% (formula alone %.4f %%; at k - 1: %.4f %%)%n", 100 * rec.worstCv(k),
-                    100 * rec.worstFormulaCv(k), k > 1 ? 100 * rec.worstCv(k - 1) : Double.NaN);
+            out.printf(Locale.ROOT, "predicted_cv: %.4f %% (formula alone %.4f %%%s)%n", 100 * rec.worstCv(k),
+                    100 * rec.worstFormulaCv(k), k > 1 ? String.format(Locale.ROOT, "; at k - 1: %.4f %%", 100 * rec.worstCv(k - 1)) : "");
         }
     }
 
