@@ -156,7 +156,8 @@ abstract class Command {
         }
         out.flush();
         if (error != null) {
-            err.println(prefix() + error);
+            err.println(prefix() + (error.length() > MAX_ERROR_LENGTH // a path or value quoted whole, 100 KB long
+                    ? error.substring(0, MAX_ERROR_LENGTH) + "... (cut: " + error.length() + " characters in all)" : error));
         }
         return code;
     }
@@ -240,6 +241,9 @@ abstract class Command {
     static String count(long n, String one, String many) {
         return n + " " + (n == 1 ? one : many);
     }
+
+    /** The longest error line printed whole; input quoted in a message is cut before this, this is the net. */
+    private static final int MAX_ERROR_LENGTH = 1000;
 
     /** A heap size in whole GiB, rounded up. */
     private static long heapGiB(long bytes) {

@@ -39,6 +39,10 @@ public final class Main {
      * @param args the command line
      */
     public static void main(String[] args) {
+        // What the library logs (lookup --watch: a refused file, a switch) in one line, as the CLI's own errors.
+        if (System.getProperty("java.util.logging.SimpleFormatter.format") == null) {
+            System.setProperty("java.util.logging.SimpleFormatter.format", "ringstore: %4$s: %5$s%n");
+        }
         PrintStream stdout = new Command.PipeStdout(new FileOutputStream(FileDescriptor.out), System.out.charset());
         System.exit(run(args, ArgumentBytes.ofThisProcess(args), System.in, stdout, System.err));
     }

@@ -38,6 +38,13 @@ class CliArgsTest {
         assertTrue(line.length() < 400 && line.contains("(cut: 100000 characters in all)"), line);
     }
 
+    /** A 100,000-character path is not echoed whole either: every error line is cut at a bound. */
+    @Test
+    void aHugePathIsCutInTheError() {
+        String line = run("lookup", "p".repeat(100_000), "k").assertError(Main.FAILED, "lookup");
+        assertTrue(line.length() < 1100 && line.contains("characters in all)"), line.length() + ": " + line.substring(0, 200));
+    }
+
     /** An empty output path is named as such, not as ": is a directory". */
     @Test
     void anEmptyOutputPathIsNamed() {
