@@ -400,6 +400,10 @@ public final class WatchedRingStore implements AutoCloseable {
                 }
                 r = c.ring(features, version); // first lookup after a switch
                 ring = r;
+                if (closed) { // closed while resolving: do not leave a ring cached for lookups after close
+                    ring = null;
+                    throw new IllegalStateException("handle on " + features + " " + version + " of " + path + " was closed");
+                }
             }
             return r;
         }
