@@ -67,6 +67,8 @@ import java.util.function.LongSupplier;
  * {@link #reportSuccess} allocate nothing on the steady path.
  */
 public final class SharedLoad {
+    private static final System.Logger LOG = System.getLogger(SharedLoad.class.getName());
+
     /** {@link Generation#slotOf}: not a backend of that generation. */
     private static final int NO_SLOT = Integer.MIN_VALUE;
     private static final long NANOS_PER_SECOND = 1_000_000_000L;
@@ -244,7 +246,14 @@ public final class SharedLoad {
     private Generation view(RingStore store, boolean track) {
         List<Backend> backends = store.backends();
         List<String> endpoints = backends.stream().map(Backend::socketAddress).toList();
-        int[] slots = track ? state.track(endpoints) : state.slots(endpoints);
+        int[] slots;
+        try {
+            slots = track ? state.track(endpoints) : state.slots(endpoints);
+        } catch (IllegalStateException full) { // every slot of the state file in use: serve, share what has slots
+            slots = state.slots(endpoints);
+            LOG.log(System.Logger.Level.WARNING, "{0}: {1}; backends without a slot are routed without shared state "
+                    + "(no drain, health or load from other processes)", state.path(), full.getMessage());
+        }
         return new Generation(store, backends.toArray(Backend[]::new), slots);
     }
 
@@ -286,12 +295,13 @@ public final class SharedLoad {
         /** Available, taking the probe of a failed backend whose fail_timeout has passed: for the backend a request goes to. */
         @Override
         public boolean test(int b) {
-            return !down[b] && slots[b] >= 0 && state.available(slots[b], clock.getAsLong(), maxFails[b], failTimeoutNanos[b]);
+            // No slot (a full state file): nothing shared is known of it, so only `down` rules it out.
+            return !down[b] && (slots[b] < 0 || state.available(slots[b], clock.getAsLong(), maxFails[b], failTimeoutNanos[b]));
         }
 
         /** Available, without the probe: for counting. */
         boolean peek(int b, long now) {
-            return !down[b] && slots[b] >= 0 && state.peekAvailable(slots[b], now, maxFails[b], failTimeoutNanos[b]);
+            return !down[b] && (slots[b] < 0 || state.peekAvailable(slots[b], now, maxFails[b], failTimeoutNanos[b]));
         }
 
         Pool pool(Ring ring) {

@@ -93,6 +93,27 @@ class SharedLoadTest {
         }
     }
 
+    /**
+     * A state file with fewer slots than the ring has backends: routing goes on (what has no slot is
+     * routed without shared state), and the full directory is not scanned again on every request.
+     */
+    @Test
+    void aFullStateFileStillRoutesEveryKey() throws Exception {
+        HostState.Options four = HostState.Options.DEFAULTS.withCapacity(4, 4);
+        try (RingRouter router = router(); HostState state = HostState.open(ring, four); RingRouter.Route route = router.route(Set.of())) {
+            SharedLoad unbounded = SharedLoad.open(state, router, null);
+            SharedLoad bounded = SharedLoad.open(state, router, BoundedLoad.of(1.25));
+            for (byte[] key : keys) {
+                Backend plain = route.backend(key);
+                Backend expected = plain.down() ? nginx(route, key, b -> !b.down()) : plain;
+                assertSame(expected, route.choose(key, unbounded));
+                Backend chosen = route.choose(key, bounded); // a down key's next candidate is the bound's own walk
+                assertTrue(plain.down() ? !chosen.down() : chosen == plain, key.length + " " + chosen);
+            }
+            assertEquals(4, state.backends().size(), "the four slots there are, in use");
+        }
+    }
+
     @Test
     void aDrainedBackendIsNeverChosenAndUndrainingRestoresIt() throws Exception {
         try (RingRouter router = router(); HostState state = HostState.open(ring, OPTIONS); RingRouter.Route route = router.route(Set.of());
