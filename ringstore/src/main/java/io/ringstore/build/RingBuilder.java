@@ -84,7 +84,9 @@ public final class RingBuilder {
     /**
      * Sets the generation number; otherwise one more than the file being replaced, or 1.
      *
-     * @param generation the generation number, unsigned
+     * @param generation the generation number, 0 to {@link Long#MAX_VALUE}: the builder writes no more
+     *                   (the file's field is a u64, which readers print unsigned, so a file written by
+     *                   another tool may hold more; the builder refuses to go up from one)
      * @return this builder
      */
     public RingBuilder generation(long generation) {

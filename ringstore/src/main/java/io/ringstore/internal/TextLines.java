@@ -87,4 +87,13 @@ public final class TextLines {
         }
         return sb.toString();
     }
+
+    /** Bytes read from a file, shown as text: printable ASCII as is, anything else as {@code \xNN}. */
+    public static String printable(byte[] bytes) {
+        StringBuilder sb = new StringBuilder();
+        for (byte b : bytes) {
+            sb.append(b >= 0x20 && b < 0x7f ? String.valueOf((char) b) : String.format("\\x%02x", b & 0xff));
+        }
+        return sb.toString();
+    }
 }

@@ -1,6 +1,7 @@
 package io.ringstore.state;
 
 import io.ringstore.internal.IoErrors;
+import io.ringstore.internal.TextLines;
 
 
 import java.io.IOException;
@@ -99,7 +100,7 @@ final class StateMapping {
     private static StateMapping check(Path path, Arena arena, MemorySegment s) throws StateFileException {
         byte[] magic = s.asSlice(MAGIC_OFFSET, MAGIC_LENGTH).toArray(ValueLayout.JAVA_BYTE);
         if (!Arrays.equals(magic, MAGIC)) {
-            throw new StateFileException(path, MAGIC_OFFSET, "magic is " + printable(magic) + ", expected RINGSTAT: not a state file", true);
+            throw new StateFileException(path, MAGIC_OFFSET, "magic is " + TextLines.printable(magic) + ", expected RINGSTAT: not a state file", true);
         }
         int version = s.get(ValueLayout.JAVA_INT, VERSION_OFFSET);
         if (version != VERSION) {
@@ -136,14 +137,6 @@ final class StateMapping {
                     + (min == max ? String.valueOf(min) : min + " to " + max) + " (corrupt)", true);
         }
         return v;
-    }
-
-    private static String printable(byte[] bytes) {
-        StringBuilder sb = new StringBuilder();
-        for (byte b : bytes) {
-            sb.append(b >= 0x20 && b < 0x7f ? String.valueOf((char) b) : String.format("\\x%02x", b & 0xff));
-        }
-        return sb.toString();
     }
 
     /**

@@ -8,6 +8,7 @@ import io.ringstore.internal.BackendAccess;
 import io.ringstore.internal.ServerParameters;
 import io.ringstore.internal.FeatureMasks;
 import io.ringstore.internal.ServerAddress;
+import io.ringstore.internal.TextLines;
 
 import java.lang.foreign.MemorySegment;
 import java.nio.charset.StandardCharsets;
@@ -100,7 +101,7 @@ public final class RingFileReader {
     private ParsedRingFile parse() throws RingFileException {
         byte[] magic = f.asSlice(MAGIC_OFFSET, MAGIC_LENGTH).toArray(U8);
         if (!Arrays.equals(magic, MAGIC)) {
-            throw bad(MAGIC_OFFSET, "bad magic: expected \"RINGSTOR\", found \"" + printable(magic) + "\" (not a ring file?)");
+            throw bad(MAGIC_OFFSET, "bad magic: expected \"RINGSTOR\", found \"" + TextLines.printable(magic) + "\" (not a ring file?)");
         }
         int version = u16(FORMAT_VERSION_OFFSET);
         if (version < MIN_SUPPORTED_VERSION || version > MAX_SUPPORTED_VERSION) {
@@ -237,7 +238,7 @@ public final class RingFileReader {
             }
             String name = new String(f.asSlice(p + FEATURE_NAME_OFFSET, len).toArray(U8), StandardCharsets.ISO_8859_1);
             if (!FEATURE_NAME.matcher(name).matches() || names.contains(name)) {
-                throw bad(p + FEATURE_NAME_OFFSET, "feature " + i + " name '" + printable(name.getBytes(StandardCharsets.ISO_8859_1)) + "' is invalid or repeated");
+                throw bad(p + FEATURE_NAME_OFFSET, "feature " + i + " name '" + TextLines.printable(name.getBytes(StandardCharsets.ISO_8859_1)) + "' is invalid or repeated");
             }
             names.add(name);
             p += FEATURE_FIXED_LENGTH + len;
@@ -357,11 +358,4 @@ public final class RingFileReader {
         }
     }
 
-    private static String printable(byte[] bytes) {
-        StringBuilder sb = new StringBuilder();
-        for (byte b : bytes) {
-            sb.append(b >= 0x20 && b < 0x7f ? String.valueOf((char) b) : String.format("\\x%02x", b));
-        }
-        return sb.toString();
-    }
 }
