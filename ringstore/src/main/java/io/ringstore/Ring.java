@@ -7,6 +7,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.util.Arrays;
 import java.util.BitSet;
 import java.util.NoSuchElementException;
 import java.util.PrimitiveIterator;
@@ -14,6 +15,8 @@ import java.util.Set;
 import java.util.function.IntPredicate;
 import java.util.function.Predicate;
 import java.util.zip.CRC32;
+
+import io.ringstore.internal.format.RingFileDescriptor;
 
 import static io.ringstore.internal.format.RingFileDescriptor.POINT_BACKEND_OFFSET;
 import static io.ringstore.internal.format.RingFileDescriptor.POINT_HASH_OFFSET;
@@ -55,21 +58,63 @@ public final class Ring {
     public static final int NGINX_MAX_POINTS = 21;
 
     private final RingStore store;
+    private final Points stored;
     private final MemorySegment points;
+    /** Points in the segment: the ring's own for stored points, more for ties and views. */
+    private final int storedCount;
+    /** The ring's points: its distinct hashes. */
     private final int pointCount;
     private final int backendCount;
+    /** A view's members as a bitmap by backend index; null when every stored point's backend is a member. */
+    private final long[] members;
+    /** Whether ring positions differ from stored positions (ties kept, or a view). */
+    private final boolean ties;
+    private final int storage;
     private final RingVersion version;
     private final Set<String> features;
     private final int featureMask;
     private final int position;
-    private PointSearch.Index searchIndex;
+    /** Ties only: the stored position of each ring point, built at the first positional call. */
+    private volatile int[] positions;
 
-    Ring(RingStore store, int position, MemorySegment points, int pointCount, int backendCount, RingVersion version,
-         Set<String> features, int featureMask) {
+    /**
+     * A segment's points as rings read them: shared by every ring of one segment (a version's views and
+     * the ring they view), so that they share one search index too.
+     */
+    static final class Points {
+        final MemorySegment segment;
+        final int count;
+        private PointSearch.Index index;
+
+        Points(MemorySegment segment, int count) {
+            this.segment = segment;
+            this.count = count;
+        }
+
+        /** The stored position of the first point with hash ≥ {@code hash}, 0 past the last; -1 when empty. */
+        int search(int hash) {
+            PointSearch.Index i = index;
+            if (i == null) {
+                // First lookup: build the segment's small slice table. Threads racing here build equal
+                // tables; the object's final fields make publishing it without a lock safe.
+                i = PointSearch.index(segment, count);
+                index = i;
+            }
+            return PointSearch.pointIndex(segment, count, i, hash);
+        }
+    }
+
+    Ring(RingStore store, int position, Points stored, int pointCount, int storage, long[] members, int backendCount,
+         RingVersion version, Set<String> features, int featureMask) {
         this.store = store;
         this.position = position;
-        this.points = points;
+        this.stored = stored;
+        this.points = stored.segment;
+        this.storedCount = stored.count;
         this.pointCount = pointCount;
+        this.storage = storage;
+        this.members = members;
+        this.ties = storage != RingFileDescriptor.STORAGE_POINTS;
         this.backendCount = backendCount;
         this.version = version;
         this.features = features;
@@ -198,8 +243,70 @@ public final class Ring {
      * @param hash the key's CRC-32 ({@link io.ringstore.Ring#hash(byte[])})
      */
     public int lookupHash(int hash) {
-        int p = pointIndex(hash);
-        return p < 0 ? NO_BACKEND : pointBackend(p);
+        int p = stored.search(hash);
+        if (p < 0) {
+            return NO_BACKEND;
+        }
+        if (members != null) {
+            p = firstMemberFrom(p);
+            if (p < 0) {
+                return NO_BACKEND;
+            }
+        }
+        return storedBackend(p);
+    }
+
+    /**
+     * A view's walk: the first stored point at or after {@code p} (wrapping) whose backend is a member,
+     * -1 if none (only in a damaged file: verify refuses a view without member points). From the
+     * first point of a hash, the first member in tie order, which is the point the ring keeps there.
+     */
+    private int firstMemberFrom(int p) {
+        long[] m = members;
+        for (int walked = 0; walked < storedCount; walked++) {
+            int b = Short.toUnsignedInt(points.get(U16, (long) p * POINT_LENGTH + POINT_BACKEND_OFFSET));
+            if (b < backendCount && (m[b >>> 6] & (1L << b)) != 0) {
+                return p;
+            }
+            if (++p == storedCount) {
+                p = 0;
+            }
+        }
+        return -1;
+    }
+
+    /** Whether the stored point at {@code p} names a member of this ring. */
+    private boolean memberAt(int p) {
+        int b = Short.toUnsignedInt(points.get(U16, (long) p * POINT_LENGTH + POINT_BACKEND_OFFSET));
+        return b < backendCount && (members == null || (members[b >>> 6] & (1L << b)) != 0);
+    }
+
+    int storedHash(int p) {
+        return points.get(U32, (long) p * POINT_LENGTH + POINT_HASH_OFFSET);
+    }
+
+    /** The backend of the stored point at {@code p}, -1 if the file names one outside the backend table. */
+    int storedBackend(int p) {
+        int b = Short.toUnsignedInt(points.get(U16, (long) p * POINT_LENGTH + POINT_BACKEND_OFFSET));
+        return b < backendCount ? b : NO_BACKEND;
+    }
+
+    /**
+     * With ties kept: the stored position of the ring point after the one at {@code p} (a ring
+     * point): the next member point of another hash, wrapping; {@code p} itself in a ring of one point.
+     */
+    private int nextRingPoint(int p) {
+        int h = storedHash(p);
+        int q = p;
+        for (int i = 1; i < storedCount; i++) {
+            if (++q == storedCount) {
+                q = 0;
+            }
+            if (memberAt(q) && storedHash(q) != h) {
+                return q;
+            }
+        }
+        return p;
     }
 
     /**
@@ -257,16 +364,24 @@ public final class Ring {
         if (maxPoints < 1) {
             throw new IllegalArgumentException("maxPoints " + maxPoints + " must be at least 1");
         }
-        int p = pointIndex(hash);
+        int p = stored.search(hash);
         if (p < 0) {
             return NO_BACKEND;
         }
+        if (members != null) {
+            p = firstMemberFrom(p);
+            if (p < 0) {
+                return NO_BACKEND;
+            }
+        }
         for (int walked = 0; walked < maxPoints; walked++) {
-            int b = pointBackend(p);
+            int b = storedBackend(p);
             if (b >= 0 && (byIndex != null ? byIndex.test(b) : byBackend.test(store.backend(b)))) {
                 return b;
             }
-            if (++p == pointCount) {
+            if (ties) {
+                p = nextRingPoint(p);
+            } else if (++p == storedCount) {
                 p = 0; // nginx: point[hp->hash % points->number]
             }
         }
@@ -280,14 +395,41 @@ public final class Ring {
      * @param hash the key's CRC-32 ({@link io.ringstore.Ring#hash(byte[])})
      */
     public int pointIndex(int hash) {
-        PointSearch.Index index = searchIndex;
-        if (index == null) {
-            // First lookup: build the ring's small slice table. Threads racing here build equal
-            // tables; the object's final fields make publishing it without a lock safe.
-            index = PointSearch.index(points, pointCount);
-            searchIndex = index;
+        int p = stored.search(hash);
+        if (p < 0 || !ties) {
+            return p;
         }
-        return PointSearch.pointIndex(points, pointCount, index, hash);
+        int q = members == null ? p : firstMemberFrom(p);
+        int at = q < 0 ? -1 : Arrays.binarySearch(positions(), q);
+        return Math.max(at, 0); // not found only in a damaged file
+    }
+
+    /**
+     * With ties kept: the stored position of each ring point, the first member point of each hash.
+     * Built once, at the first call that addresses points by position (4 bytes a ring point of heap);
+     * lookups and {@link #select} never need it. A damaged file that yields fewer points than the
+     * index says is padded with position 0, so positions stay inside the segment.
+     */
+    private int[] positions() {
+        int[] table = positions;
+        if (table == null) {
+            table = new int[pointCount];
+            int found = 0;
+            boolean taken = false;
+            int takenHash = 0;
+            for (int p = 0; p < storedCount && found < pointCount; p++) {
+                if (memberAt(p)) {
+                    int h = storedHash(p);
+                    if (!taken || h != takenHash) {
+                        table[found++] = p;
+                        taken = true;
+                        takenHash = h;
+                    }
+                }
+            }
+            positions = table; // racing threads build equal tables; the volatile write publishes the elements
+        }
+        return table;
     }
 
     /**
@@ -296,7 +438,7 @@ public final class Ring {
      * @param position the point's position, 0 ≤ position &lt; {@link #pointCount()}
      */
     public int pointHash(int position) {
-        return points.get(U32, checkedOffset(position) + POINT_HASH_OFFSET);
+        return storedHash(storedPosition(position));
     }
 
     /**
@@ -305,15 +447,14 @@ public final class Ring {
      * @param position the point's position, 0 ≤ position &lt; {@link #pointCount()}
      */
     public int pointBackend(int position) {
-        int b = Short.toUnsignedInt(points.get(U16, checkedOffset(position) + POINT_BACKEND_OFFSET));
-        return b < backendCount ? b : NO_BACKEND;
+        return storedBackend(storedPosition(position));
     }
 
-    private long checkedOffset(int position) {
+    private int storedPosition(int position) {
         if (position < 0 || position >= pointCount) {
             throw new IndexOutOfBoundsException("point position " + position + " outside 0.." + (pointCount - 1));
         }
-        return (long) position * POINT_LENGTH;
+        return ties ? positions()[position] : position;
     }
 
     /**
@@ -485,6 +626,27 @@ public final class Ring {
 
     MemorySegment points() {
         return points;
+    }
+
+    /** Points in the segment this ring reads: its own, or more with ties or as a view. */
+    int storedCount() {
+        return storedCount;
+    }
+
+    /** How the file stores this ring: {@code RingFileDescriptor.STORAGE_*}. */
+    int storage() {
+        return storage;
+    }
+
+    /** Whether a point of {@code hash} is stored in this ring's segment (for a view: of any backend). */
+    boolean hasStoredHash(int hash) {
+        int p = stored.search(hash);
+        return p >= 0 && storedHash(p) == hash;
+    }
+
+    /** Whether {@code backend} is a member of this view (always true for rings stored as points). */
+    boolean isMember(int backend) {
+        return members == null || (members[backend >>> 6] & (1L << backend)) != 0;
     }
 
     @Override

@@ -28,11 +28,15 @@ import java.util.Set;
 import java.util.TreeMap;
 
 import static io.ringstore.internal.format.RingFileDescriptor.ENTRY_LENGTH;
+import static io.ringstore.internal.format.RingFileDescriptor.ENTRY_RING_POINTS_OFFSET;
 import static io.ringstore.internal.format.RingFileDescriptor.ENTRY_SEGMENT_OFFSET_OFFSET;
 import static io.ringstore.internal.format.RingFileDescriptor.HEADER_LENGTH;
 import static io.ringstore.internal.format.RingFileDescriptor.POINT_BACKEND_OFFSET;
 import static io.ringstore.internal.format.RingFileDescriptor.POINT_HASH_OFFSET;
 import static io.ringstore.internal.format.RingFileDescriptor.POINT_LENGTH;
+import static io.ringstore.internal.format.RingFileDescriptor.STORAGE_POINTS;
+import static io.ringstore.internal.format.RingFileDescriptor.STORAGE_POINTS_WITH_TIES;
+import static io.ringstore.internal.format.RingFileDescriptor.STORAGE_VIEW;
 import static io.ringstore.internal.format.RingFileDescriptor.U16;
 import static io.ringstore.internal.format.RingFileDescriptor.U32;
 import static io.ringstore.internal.format.RingFileReader.hex;
@@ -84,19 +88,21 @@ public final class RingStore implements AutoCloseable {
         }
         List<RingFileLayout.Segment> segments = new ArrayList<>();
         Map<Long, Integer> segmentAt = new HashMap<>();
-        MemorySegment[] slices = new MemorySegment[byOffset.size()];
+        Ring.Points[] stored = new Ring.Points[byOffset.size()];
         for (ParsedRingFile.Entry e : byOffset.values()) {
             segmentAt.put(e.offset(), segments.size());
-            slices[segments.size()] = file.asSlice(e.offset(), e.length());
+            stored[segments.size()] = new Ring.Points(file.asSlice(e.offset(), e.length()), e.pointCount());
             segments.add(new RingFileLayout.Segment(e.offset(), e.length(), e.pointCount(), e.crc()));
         }
+        Ring.Points none = new Ring.Points(MemorySegment.NULL, 0);
         this.rings = new Ring[entries.size()];
         int[] segmentOfRing = new int[rings.length];
         for (int i = 0; i < rings.length; i++) {
             ParsedRingFile.Entry e = entries.get(i);
             int s = e.pointCount() == 0 ? -1 : segmentAt.get(e.offset());
             segmentOfRing[i] = s;
-            rings[i] = new Ring(this, i, s < 0 ? MemorySegment.NULL : slices[s], e.pointCount(), backends.size(),
+            long[] members = e.storage() == STORAGE_VIEW ? memberBitmap(e.mask()) : null;
+            rings[i] = new Ring(this, i, s < 0 ? none : stored[s], e.ringPoints(), e.storage(), members, backends.size(),
                     e.version(), featureSet(e.mask()), e.mask());
         }
         this.layout = new RingFileLayout(this, p.formatVersion(), p.headerLength(), p.metadataLength(), p.metadataCrc(),
@@ -298,6 +304,17 @@ public final class RingStore implements AutoCloseable {
         return mask;
     }
 
+    /** The backends having every feature of {@code mask}, as a bitmap by index: a view's members. */
+    private long[] memberBitmap(int mask) {
+        long[] bits = new long[(backends.size() + 63) >>> 6];
+        for (Backend b : backends) {
+            if ((BackendAccess.featureMask(b) & mask) == mask) {
+                bits[b.index() >>> 6] |= 1L << b.index();
+            }
+        }
+        return bits;
+    }
+
     private Set<String> featureSet(int mask) {
         Set<String> set = new LinkedHashSet<>();
         for (int f = 0; f < features.size(); f++) {
@@ -363,6 +380,7 @@ public final class RingStore implements AutoCloseable {
         int[] lastSegmentOf = new int[backends.size()]; // per backend: 1 + the last segment it was counted in
         int[] seen = new int[backends.size()];          // the distinct backends of the segment just scanned
         Ring[] firstRing = new Ring[segments.size()];
+        List<List<Ring>> views = new ArrayList<>(Collections.nCopies(segments.size(), null));
         long checked = 0;
         for (Ring r : rings) {
             int s = layout.segmentIndex(r);
@@ -371,10 +389,17 @@ public final class RingStore implements AutoCloseable {
                     commonFeatures[s] = scan(r, segments.get(s).offset(), s, lastSegmentOf, distinctBackends, seen);
                     requireChainsStartInRing(r, seen, distinctBackends[s]);
                     firstRing[s] = r;
-                    checked += r.pointCount();
+                    checked += r.storedCount();
                 } else if (!r.version().equals(firstRing[s].version())) {
                     throw new RingFileException(path, indexEntry(r) + ENTRY_SEGMENT_OFFSET_OFFSET, "ring " + r + " shares the segment at "
                             + segments.get(s).offset() + " with ring " + firstRing[s] + " of another version (corrupt ring index?)");
+                } else if (r.storage() == STORAGE_VIEW) {
+                    // Its members are backends of the segment it views, which holds every point of each.
+                    if (views.get(s) == null) {
+                        views.set(s, new ArrayList<>());
+                    }
+                    views.get(s).add(r);
+                    continue;
                 } else if ((r.featureMask() & ~commonFeatures[s]) != 0) {
                     throw lacksFeatures(r, segments.get(s).offset());
                 }
@@ -383,7 +408,56 @@ public final class RingStore implements AutoCloseable {
                 requireAbsentMembersLostEveryPoint(r);
             }
         }
+        for (int s = 0; s < segments.size(); s++) {
+            if (views.get(s) != null) {
+                checkViewPointCounts(firstRing[s], views.get(s));
+            }
+        }
         return checked;
+    }
+
+    /**
+     * Each view's ring point count against its segment's points (stored with ties, already scanned):
+     * a view holds one point per hash that some member has. One pass over the segment for all its
+     * views: a hash of one point counts for every view whose members include that point's backend,
+     * which is a sum over feature-mask supersets; the few hashes of several points are tried view by view.
+     */
+    private void checkViewPointCounts(Ring base, List<Ring> views) throws RingFileException {
+        long[] single = new long[1 << features.size()];
+        long[] shared = new long[views.size()];
+        int n = base.storedCount();
+        int h = n == 0 ? 0 : base.storedHash(0);
+        for (int i = 0; i < n; ) {
+            int j = i + 1;
+            int next = 0;
+            while (j < n && (next = base.storedHash(j)) == h) {
+                j++;
+            }
+            if (j == i + 1) {
+                single[BackendAccess.featureMask(backends.get(base.storedBackend(i)))]++;
+            } else {
+                for (int v = 0; v < views.size(); v++) {
+                    for (int k = i; k < j; k++) {
+                        if (views.get(v).isMember(base.storedBackend(k))) {
+                            shared[v]++;
+                            break;
+                        }
+                    }
+                }
+            }
+            i = j;
+            h = next;
+        }
+        FeatureMasks.sumOverSupersets(single);
+        for (int v = 0; v < views.size(); v++) {
+            Ring r = views.get(v);
+            long count = single[r.featureMask()] + shared[v];
+            if (count != r.pointCount()) {
+                throw new RingFileException(path, indexEntry(r) + ENTRY_RING_POINTS_OFFSET, "ring " + r + ": its members have points at "
+                        + count + " distinct hashes of the segment at " + layout.segmentOf(r).offset() + ", the ring index says "
+                        + r.pointCount() + " (corrupt ring index?)");
+            }
+        }
     }
 
     /** For each feature mask: how many backends have every feature in it (the members of its rings). */
@@ -407,19 +481,33 @@ public final class RingStore implements AutoCloseable {
         int need = r.featureMask();
         int common = -1;
         int previous = 0;
-        for (int i = 0; i < r.pointCount(); i++) {
+        int previousBackend = -1;
+        int[] rank = r.storage() == STORAGE_POINTS_WITH_TIES ? tieRanks(r.version()) : null;
+        long distinct = 0;
+        for (int i = 0; i < r.storedCount(); i++) {
             long at = segmentOffset + (long) i * POINT_LENGTH;
             int h = seg.get(U32, (long) i * POINT_LENGTH + POINT_HASH_OFFSET);
-            if (i > 0 && Integer.compareUnsigned(h, previous) <= 0) {
-                throw new RingFileException(path, at, "ring " + r + ": point " + i + " hash " + Integer.toUnsignedString(h)
-                        + " is not greater than the previous " + Integer.toUnsignedString(previous) + " (points must be strictly increasing)");
-            }
-            previous = h;
             int b = Short.toUnsignedInt(seg.get(U16, (long) i * POINT_LENGTH + POINT_BACKEND_OFFSET));
+            int order = i == 0 ? 1 : Integer.compareUnsigned(h, previous);
+            if (order < 0 || (order == 0 && rank == null)) {
+                throw new RingFileException(path, at, "ring " + r + ": point " + i + " hash " + Integer.toUnsignedString(h)
+                        + " is not greater than the previous " + Integer.toUnsignedString(previous) + " (points must be strictly increasing"
+                        + (rank == null ? ")" : ", or equal with backends in tie order)"));
+            }
             if (b >= backends.size()) {
                 throw new RingFileException(path, at + POINT_BACKEND_OFFSET, "ring " + r + ": point " + i + " names backend "
                         + b + " but the file has " + backends.size());
             }
+            if (order == 0 && rank[b] <= rank[previousBackend]) {
+                throw new RingFileException(path, at + POINT_BACKEND_OFFSET, "ring " + r + ": point " + i + " repeats hash "
+                        + Integer.toUnsignedString(h) + " with backend " + b + ", which is not after backend " + previousBackend
+                        + " in " + r.version() + " tie order (equal hashes must be stored in tie order, each backend once)");
+            }
+            if (order > 0) {
+                distinct++;
+            }
+            previous = h;
+            previousBackend = b;
             int has = BackendAccess.featureMask(backends.get(b));
             if ((has & need) != need) {
                 throw lacksFeatures(r, segmentOffset, i, b);
@@ -430,7 +518,16 @@ public final class RingStore implements AutoCloseable {
                 seen[distinctBackends[s]++] = b;
             }
         }
+        if (rank != null && distinct != r.pointCount()) {
+            throw new RingFileException(path, indexEntry(r) + ENTRY_RING_POINTS_OFFSET, "ring " + r + ": its segment at " + segmentOffset
+                    + " has " + distinct + " distinct hashes, the ring index says " + r.pointCount() + " (corrupt ring index?)");
+        }
         return common;
+    }
+
+    /** Tie ranks of this file's backends in {@code version} (lower keeps a shared hash). */
+    private int[] tieRanks(RingVersion version) {
+        return PointGenerator.tieRanks(backends.stream().map(BackendAccess::address).toList(), version.algorithm());
     }
 
     /**
@@ -443,7 +540,7 @@ public final class RingStore implements AutoCloseable {
         for (int k = 0; k < count; k++) {
             Backend b = backends.get(seen[k]);
             int first = Crc32.nextPoint(PointGenerator.baseState(BackendAccess.address(b), r.version().algorithm()), 0);
-            if (r.pointHash(r.pointIndex(first)) != first) {
+            if (!r.hasStoredHash(first)) {
                 throw new RingFileException(path, indexEntry(r) + ENTRY_SEGMENT_OFFSET_OFFSET, "ring " + r + ": backend " + b.index()
                         + " (" + b.address() + ") has points but not its first " + r.version() + " point, hash "
                         + Integer.toUnsignedString(first) + " (are the segment's points of another version?)");
@@ -465,8 +562,8 @@ public final class RingStore implements AutoCloseable {
      */
     private void requireAbsentMembersLostEveryPoint(Ring r) throws RingFileException {
         boolean[] present = new boolean[backends.size()];
-        for (int i = 0; i < r.pointCount(); i++) {
-            present[r.pointBackend(i)] = true;
+        for (int i = 0; i < r.storedCount(); i++) {
+            present[r.storedBackend(i)] = true;
         }
         int need = r.featureMask();
         for (Backend b : backends) {
@@ -492,7 +589,7 @@ public final class RingStore implements AutoCloseable {
         int h = 0;
         for (long j = 0; j < steps; j++) {
             h = Crc32.nextPoint(base, h);
-            if (r.pointHash(r.pointIndex(h)) != h) {
+            if (!r.hasStoredHash(h)) {
                 return false;
             }
         }
@@ -503,7 +600,7 @@ public final class RingStore implements AutoCloseable {
     private RingFileException lacksFeatures(Ring r, long segmentOffset) {
         int need = r.featureMask();
         for (int i = 0; ; i++) {
-            int b = r.pointBackend(i);
+            int b = r.storedBackend(i);
             if ((BackendAccess.featureMask(backends.get(b)) & need) != need) {
                 return lacksFeatures(r, segmentOffset, i, b);
             }

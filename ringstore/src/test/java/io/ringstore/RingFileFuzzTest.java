@@ -371,10 +371,10 @@ class RingFileFuzzTest {
 
     /** Ring index entry fields: offset and width in bytes. */
     private static final int[][] ENTRY_FIELDS = {
-            {RingFileDescriptor.ENTRY_FEATURE_MASK_OFFSET, 4}, {RingFileDescriptor.ENTRY_ALGORITHM_OFFSET, 1}, {RingFileDescriptor.ENTRY_RESERVED1_OFFSET, 1},
-            {RingFileDescriptor.ENTRY_RESERVED1_OFFSET + 1, 2}, {RingFileDescriptor.ENTRY_POINT_MULTIPLE_OFFSET, 4},
+            {RingFileDescriptor.ENTRY_FEATURE_MASK_OFFSET, 4}, {RingFileDescriptor.ENTRY_ALGORITHM_OFFSET, 1}, {RingFileDescriptor.ENTRY_STORAGE_OFFSET, 1},
+            {RingFileDescriptor.ENTRY_RESERVED1_OFFSET, 2}, {RingFileDescriptor.ENTRY_POINT_MULTIPLE_OFFSET, 4},
             {RingFileDescriptor.ENTRY_POINT_COUNT_OFFSET, 4}, {RingFileDescriptor.ENTRY_SEGMENT_OFFSET_OFFSET, 8},
-            {RingFileDescriptor.ENTRY_SEGMENT_LENGTH_OFFSET, 8}, {RingFileDescriptor.ENTRY_SEGMENT_CRC_OFFSET, 4}, {RingFileDescriptor.ENTRY_RESERVED2_OFFSET, 4},
+            {RingFileDescriptor.ENTRY_SEGMENT_LENGTH_OFFSET, 8}, {RingFileDescriptor.ENTRY_SEGMENT_CRC_OFFSET, 4}, {RingFileDescriptor.ENTRY_RING_POINTS_OFFSET, 4},
     };
 
     private static final String[] ADDRESSES = {"127.0.0.1", "127.0.0.1:8080", "[::1]", "[::1%4294967296]", "256.0.0.1",

@@ -5,7 +5,9 @@ import io.ringstore.RingFileException;
 import io.ringstore.RingStore;
 import io.ringstore.RingVersion;
 import io.ringstore.internal.BackendAccess;
+import io.ringstore.internal.FeatureMasks;
 import io.ringstore.internal.PointGenerator;
+import io.ringstore.internal.PointSorter;
 import io.ringstore.internal.Publisher;
 import io.ringstore.internal.ServerAddress;
 import io.ringstore.internal.TextLines;
@@ -40,6 +42,7 @@ public final class RingBuilder {
     private final BackendList backends;
     private final List<RingVersion> versions = new ArrayList<>();
     private long generation = -1;
+    private Views views = Views.AUTO;
     private Consumer<String> progress = s -> { };
     /** Sees the temporary file once written, before it is checked: tests damage it here to show that a bad file is never published. */
     private TemporaryFileHook afterWrite = tmp -> { };
@@ -78,6 +81,26 @@ public final class RingBuilder {
             throw new IllegalArgumentException("at most " + RingFileDescriptor.MAX_VERSIONS + " versions per file");
         }
         versions.add(version);
+        return this;
+    }
+
+    /**
+     * The longest expected walk {@link Views#AUTO} accepts for a view: its members hold at least 1/8 of
+     * the version's points, so a lookup reads 8 points on average (48 bytes: one or two cache lines)
+     * after the search. Measured (BENCHMARKS.md, "Views"): at 1/8 a view's lookup is within 1.3× of the
+     * stored ring's, at 1/16 it is not.
+     */
+    public static final int AUTO_MAX_EXPECTED_WALK = 8;
+
+    /**
+     * Chooses how feature rings are stored: {@link Views#AUTO} (the default), {@link Views#ALL} or
+     * {@link Views#NONE}. Lookups answer the same whatever the choice.
+     *
+     * @param views the choice
+     * @return this builder
+     */
+    public RingBuilder views(Views views) {
+        this.views = Objects.requireNonNull(views, "views");
         return this;
     }
 
@@ -169,19 +192,37 @@ public final class RingBuilder {
             long fileLength;
             int segments;
             int emptyRings = 0;
+            int viewRings = 0;
             long points = 0;
             long collisions = 0;
             try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING)) {
                 Publisher.shareable(tmp, target);
                 RingFileWriter writer = new RingFileWriter(ch, backends.backends(), backends.features(), vs);
                 PointGenerator generator = pointGenerator();
+                boolean[] view = chooseViews(memberSets);
                 for (RingVersion version : vs) {
                     int[] rank = generator.tieRanks(version.algorithm());
                     RingFileWriter.Segment[] written = new RingFileWriter.Segment[memberSets.size()];
+                    // Set 0 is every backend's (mask 0), first: views read it, so it keeps its ties, and
+                    // their point counts come from its points before the generator's array is reused.
                     for (int s = 0; s < memberSets.size(); s++) {
+                        if (view[s]) {
+                            continue;
+                        }
                         progress.accept("building " + version + " ring " + (s + 1) + "/" + memberSets.size()
                                 + " (" + memberSets.get(s).cardinality() + " backends)");
-                        written[s] = writer.writeSegment(generator.generateSorted(memberSets.get(s), version, rank));
+                        PointGenerator.Sorted sorted = generator.generateSorted(memberSets.get(s), version, rank);
+                        if (s == 0 && viewCount(view) > 0) {
+                            written[0] = writer.writeSegmentWithTies(sorted);
+                            long[] ringPoints = viewPointCounts(sorted, memberSets, setOfMask, view);
+                            for (int t = 1; t < memberSets.size(); t++) {
+                                if (view[t]) {
+                                    written[t] = written[0].view(ringPoints[t], 0);
+                                }
+                            }
+                        } else {
+                            written[s] = writer.writeSegment(sorted);
+                        }
                         points += written[s].pointCount();
                         collisions += written[s].collisions();
                     }
@@ -189,6 +230,8 @@ public final class RingBuilder {
                         RingFileWriter.Segment seg = written[setOfMask[mask]];
                         if (seg.pointCount() == 0) {
                             emptyRings++;
+                        } else if (seg.storage() == RingFileDescriptor.STORAGE_VIEW) {
+                            viewRings++;
                         }
                         writer.addRing(mask, version, seg);
                     }
@@ -203,7 +246,7 @@ public final class RingBuilder {
             Publisher.publish(tmp, target);
             published = true;
             return new BuildResult(target, gen, backends.size(), backends.features(), vs, ringCount, segments,
-                    emptyRings, points, collisions, fileLength, System.nanoTime() - start, leftovers);
+                    viewRings, emptyRings, points, collisions, fileLength, System.nanoTime() - start, leftovers);
         } finally {
             if (!published) {
                 Files.deleteIfExists(tmp);
@@ -296,6 +339,73 @@ public final class RingBuilder {
                     + " cannot go up by one; pass a generation explicitly");
         }
         return old + 1;
+    }
+
+    /**
+     * Which member sets become views: none of set 0 (every backend's, which views read), none without
+     * members; with {@link Views#AUTO} those whose members hold at least 1/{@link #AUTO_MAX_EXPECTED_WALK}
+     * of the weight (points are weight × point multiple in every version, so the share is the same in all).
+     */
+    private boolean[] chooseViews(List<BitSet> sets) {
+        boolean[] view = new boolean[sets.size()];
+        if (views == Views.NONE) {
+            return view;
+        }
+        long total = backends.backends().stream().mapToLong(Backend::weight).sum();
+        for (int s = 1; s < sets.size(); s++) {
+            BitSet m = sets.get(s);
+            long weight = m.stream().mapToLong(b -> backends.backend(b).weight()).sum();
+            view[s] = !m.isEmpty() && (views == Views.ALL || weight * AUTO_MAX_EXPECTED_WALK >= total);
+        }
+        return view;
+    }
+
+    private static int viewCount(boolean[] view) {
+        int n = 0;
+        for (boolean v : view) {
+            n += v ? 1 : 0;
+        }
+        return n;
+    }
+
+    /**
+     * For each member set chosen as a view: its ring's point count, the hashes at which some member
+     * has a point, from the sorted points of every backend (set 0). One pass: a hash of one point
+     * counts for every set holding its backend, which a sum over feature-mask supersets gives; the
+     * few hashes of several points are tried set by set.
+     */
+    private long[] viewPointCounts(PointGenerator.Sorted all, List<BitSet> sets, int[] setOfMask, boolean[] view) {
+        int masks = setOfMask.length;
+        long[] single = new long[masks];
+        long[] shared = new long[sets.size()];
+        long[] a = all.points();
+        int n = all.count();
+        for (int i = 0; i < n; ) {
+            int h = PointSorter.hash(a[i]);
+            int j = i + 1;
+            while (j < n && PointSorter.hash(a[j]) == h) {
+                j++;
+            }
+            if (j == i + 1) {
+                single[BackendAccess.featureMask(backends.backend(PointSorter.backend(a[i])))]++;
+            } else {
+                for (int s = 1; s < sets.size(); s++) {
+                    for (int k = i; view[s] && k < j; k++) {
+                        if (sets.get(s).get(PointSorter.backend(a[k]))) {
+                            shared[s]++;
+                            break;
+                        }
+                    }
+                }
+            }
+            i = j;
+        }
+        FeatureMasks.sumOverSupersets(single);
+        long[] count = new long[sets.size()];
+        for (int mask = masks - 1; mask >= 0; mask--) { // any mask of a set gives its members
+            count[setOfMask[mask]] = single[mask] + shared[setOfMask[mask]];
+        }
+        return count;
     }
 
     /** For each mask, the index in {@code sets} of the backends having all of its features. */

@@ -16,7 +16,14 @@ public record ParsedRingFile(int formatVersion, int headerLength, long generatio
                              List<Backend> backends, List<String> features, List<RingVersion> versions,
                              long metadataLength, int metadataCrc, List<Entry> entries, int segmentCount) {
 
-    /** One ring index entry; an empty ring has offset, length and CRC 0. */
-    public record Entry(int mask, RingVersion version, long offset, long length, int pointCount, int crc) {
+    /**
+     * One ring index entry; an empty ring has offset, length and CRC 0. {@code pointCount} is the
+     * segment's; {@code ringPoints} the ring's own (equal for {@code STORAGE_POINTS}).
+     */
+    public record Entry(int mask, RingVersion version, long offset, long length, int pointCount, int crc, int storage, int ringPoints) {
+        /** A ring stored as its own points (formats 1 and 2). */
+        public Entry(int mask, RingVersion version, long offset, long length, int pointCount, int crc) {
+            this(mask, version, offset, length, pointCount, crc, RingFileDescriptor.STORAGE_POINTS, pointCount);
+        }
     }
 }

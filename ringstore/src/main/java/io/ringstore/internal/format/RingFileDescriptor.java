@@ -66,7 +66,7 @@ import java.nio.ByteOrder;
  *  | hash u32 | backend u16|        +-----------------------------+ 32
  *  +----------+------------+ 6      | segmentCrc u32 (CRC-32C)    |
  *                                   +-----------------------------+ 36
- *                                   | reserved u32                |
+ *                                   | ringPoints u32 (v3)         |
  *                                   +-----------------------------+ 40
  * </pre>
  */
@@ -93,8 +93,14 @@ public final class RingFileDescriptor {
      * would take the flag for a feature, so it must refuse the file ("unsupported format version 2").
      */
     public static final int FORMAT_VERSION_BACKEND_FLAGS = 2;
+    /**
+     * What a writer writes when a ring is stored other than as its own strictly increasing points
+     * ({@link #STORAGE_POINTS_WITH_TIES}, {@link #STORAGE_VIEW}): a version-2 reader would take the
+     * storage byte for a non-zero reserved byte, so it must refuse the file by its version.
+     */
+    public static final int FORMAT_VERSION_VIEWS = 3;
     public static final int MIN_SUPPORTED_VERSION = 1;
-    public static final int MAX_SUPPORTED_VERSION = 2;
+    public static final int MAX_SUPPORTED_VERSION = 3;
 
     // ---- Header ----
     public static final int MAGIC_OFFSET = 0;
@@ -171,9 +177,12 @@ public final class RingFileDescriptor {
     public static final int ENTRY_FEATURE_MASK_LENGTH = U32_LENGTH;
     public static final int ENTRY_ALGORITHM_OFFSET = ENTRY_FEATURE_MASK_OFFSET + ENTRY_FEATURE_MASK_LENGTH;
     public static final int ENTRY_ALGORITHM_LENGTH = U8_LENGTH;
-    /** A u8 then a u16, both 0. */
-    public static final int ENTRY_RESERVED1_OFFSET = ENTRY_ALGORITHM_OFFSET + ENTRY_ALGORITHM_LENGTH;
-    public static final int ENTRY_RESERVED1_LENGTH = U8_LENGTH + U16_LENGTH;
+    /** How the ring is stored ({@code STORAGE_*}); from format version 3, reserved (0) before. */
+    public static final int ENTRY_STORAGE_OFFSET = ENTRY_ALGORITHM_OFFSET + ENTRY_ALGORITHM_LENGTH;
+    public static final int ENTRY_STORAGE_LENGTH = U8_LENGTH;
+    /** A u16, 0. */
+    public static final int ENTRY_RESERVED1_OFFSET = ENTRY_STORAGE_OFFSET + ENTRY_STORAGE_LENGTH;
+    public static final int ENTRY_RESERVED1_LENGTH = U16_LENGTH;
     public static final int ENTRY_POINT_MULTIPLE_OFFSET = ENTRY_RESERVED1_OFFSET + ENTRY_RESERVED1_LENGTH;
     public static final int ENTRY_POINT_MULTIPLE_LENGTH = U32_LENGTH;
     public static final int ENTRY_POINT_COUNT_OFFSET = ENTRY_POINT_MULTIPLE_OFFSET + ENTRY_POINT_MULTIPLE_LENGTH;
@@ -185,11 +194,30 @@ public final class RingFileDescriptor {
     /** CRC-32C of the segment's bytes. */
     public static final int ENTRY_SEGMENT_CRC_OFFSET = ENTRY_SEGMENT_LENGTH_OFFSET + ENTRY_SEGMENT_LENGTH_LENGTH;
     public static final int ENTRY_SEGMENT_CRC_LENGTH = U32_LENGTH;
-    /** A u32, 0. */
-    public static final int ENTRY_RESERVED2_OFFSET = ENTRY_SEGMENT_CRC_OFFSET + ENTRY_SEGMENT_CRC_LENGTH;
-    public static final int ENTRY_RESERVED2_LENGTH = U32_LENGTH;
+    /**
+     * The ring's own point count (its distinct hashes) when that differs from the segment's: for
+     * {@link #STORAGE_POINTS_WITH_TIES} and {@link #STORAGE_VIEW}; 0 for {@link #STORAGE_POINTS}
+     * (reserved, 0, before format version 3).
+     */
+    public static final int ENTRY_RING_POINTS_OFFSET = ENTRY_SEGMENT_CRC_OFFSET + ENTRY_SEGMENT_CRC_LENGTH;
+    public static final int ENTRY_RING_POINTS_LENGTH = U32_LENGTH;
     /** 40. */
-    public static final int ENTRY_LENGTH = ENTRY_RESERVED2_OFFSET + ENTRY_RESERVED2_LENGTH;
+    public static final int ENTRY_LENGTH = ENTRY_RING_POINTS_OFFSET + ENTRY_RING_POINTS_LENGTH;
+
+    // ---- Ring storage (the entry's storage byte) ----
+
+    /** The segment holds the ring's points, one per hash, strictly increasing: formats 1 and 2 know only this. */
+    public static final int STORAGE_POINTS = 0;
+    /**
+     * The segment holds every point of every member, equal hashes included, sorted by (hash, tie rank):
+     * the ring's point at a hash is the first stored there. Views of the version read this segment.
+     */
+    public static final int STORAGE_POINTS_WITH_TIES = 1;
+    /**
+     * The ring stores no points: it reads its version's mask-0 segment (stored with ties), keeping the
+     * points whose backend is a member. A lookup walks from the key's point to the first member point.
+     */
+    public static final int STORAGE_VIEW = 2;
 
     /** The CRC-32C after the ring index, over every byte before it. */
     public static final int METADATA_CRC_LENGTH = U32_LENGTH;

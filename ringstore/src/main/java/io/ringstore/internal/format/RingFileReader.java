@@ -68,6 +68,16 @@ public final class RingFileReader {
         return (int) crc.getValue();
     }
 
+    /** The name FORMAT.md gives a storage code. */
+    public static String storageName(int storage) {
+        return switch (storage) {
+            case STORAGE_POINTS -> "points";
+            case STORAGE_POINTS_WITH_TIES -> "points with ties";
+            case STORAGE_VIEW -> "view";
+            default -> "storage " + storage;
+        };
+    }
+
     public static String hex(int v) {
         return String.format("0x%08x", v);
     }
@@ -108,7 +118,7 @@ public final class RingFileReader {
             throw bad(FORMAT_VERSION_OFFSET, "unsupported format version " + version + " (this reader supports "
                     + MIN_SUPPORTED_VERSION + " to " + MAX_SUPPORTED_VERSION + ")");
         }
-        expect(FLAGS_OFFSET, u16(FLAGS_OFFSET), 0, "flags (none are defined in format versions 1 and 2)");
+        expect(FLAGS_OFFSET, u16(FLAGS_OFFSET), 0, "flags (none are defined in format versions 1 to 3)");
         expect(HEADER_LENGTH_OFFSET, u32(HEADER_LENGTH_OFFSET), HEADER_LENGTH, "header length");
         long fileLength = f.get(U64, FILE_LENGTH_OFFSET);
         if (fileLength != size) {
@@ -159,7 +169,7 @@ public final class RingFileReader {
         List<Backend> backends = parseBackends(backendsAt, backendsLength, (int) backendCount, features, version);
         long segmentsStart = metadataEnd + METADATA_CRC_LENGTH;
         List<RingVersion> versions = new ArrayList<>();
-        List<ParsedRingFile.Entry> entries = parseIndex(indexAt, (int) ringCount, featureCount, segmentsStart, versions);
+        List<ParsedRingFile.Entry> entries = parseIndex(indexAt, (int) ringCount, featureCount, segmentsStart, versions, version);
         long distinct = entries.stream().filter(e -> e.pointCount() > 0).mapToLong(ParsedRingFile.Entry::offset).distinct().count();
         expect(SEGMENT_COUNT_OFFSET, distinct, segmentCount, "segment count (distinct non-empty segments in the index)");
         checkPointTotals(backends, featureCount, indexAt, entries);
@@ -250,7 +260,7 @@ public final class RingFileReader {
     }
 
     private List<ParsedRingFile.Entry> parseIndex(long at, int ringCount, int featureCount, long segmentsStart,
-                                                  List<RingVersion> versions) throws RingFileException {
+                                                  List<RingVersion> versions, int formatVersion) throws RingFileException {
         List<ParsedRingFile.Entry> entries = new ArrayList<>(ringCount);
         int masks = 1 << featureCount;
         Map<Long, ParsedRingFile.Entry> byOffset = new HashMap<>();
@@ -263,9 +273,20 @@ public final class RingFileReader {
             if (algorithm == null) {
                 throw bad(e + ENTRY_ALGORITHM_OFFSET, "ring " + i + " algorithm " + code + " is unknown (expected 1 = v1 or 2 = v2)");
             }
-            if (f.get(U8, e + ENTRY_RESERVED1_OFFSET) != 0 || f.get(U16, e + ENTRY_RESERVED1_OFFSET + 1) != 0
-                    || f.get(U32, e + ENTRY_RESERVED2_OFFSET) != 0) {
-                throw bad(e + ENTRY_RESERVED1_OFFSET, "ring " + i + " reserved bytes are not zero");
+            int storage = Byte.toUnsignedInt(f.get(U8, e + ENTRY_STORAGE_OFFSET));
+            long ringPoints = u32(e + ENTRY_RING_POINTS_OFFSET);
+            if (formatVersion < FORMAT_VERSION_VIEWS) {
+                if (storage != 0 || f.get(U16, e + ENTRY_RESERVED1_OFFSET) != 0 || ringPoints != 0) {
+                    throw bad(e + ENTRY_STORAGE_OFFSET, "ring " + i + " reserved bytes are not zero");
+                }
+            } else {
+                if (storage > STORAGE_VIEW) {
+                    throw bad(e + ENTRY_STORAGE_OFFSET, "ring " + i + " storage " + storage
+                            + " is unknown (expected 0 = points, 1 = points with ties, 2 = view)");
+                }
+                if (f.get(U16, e + ENTRY_RESERVED1_OFFSET) != 0) {
+                    throw bad(e + ENTRY_RESERVED1_OFFSET, "ring " + i + " reserved bytes are not zero");
+                }
             }
             long multiple = u32(e + ENTRY_POINT_MULTIPLE_OFFSET);
             if (multiple > Integer.MAX_VALUE) {
@@ -294,6 +315,21 @@ public final class RingFileReader {
                 throw bad(e + ENTRY_POINT_COUNT_OFFSET, "ring " + i + " point count " + points + " is more than " + MAX_POINTS_PER_RING);
             }
             expect(e + ENTRY_SEGMENT_LENGTH_OFFSET, length, points * POINT_LENGTH, "ring " + i + " segment length (points × " + POINT_LENGTH + ")");
+            if (storage == STORAGE_POINTS) {
+                expect(e + ENTRY_RING_POINTS_OFFSET, ringPoints, 0, "ring " + i + " ring point count of a ring stored as its points");
+                ringPoints = points;
+            } else if (ringPoints < 1 || ringPoints > points) {
+                throw bad(e + ENTRY_RING_POINTS_OFFSET, "ring " + i + " ring point count " + ringPoints + " is outside 1-" + points
+                        + " (the points of the segment it " + (storage == STORAGE_VIEW ? "views" : "is stored in") + ")");
+            }
+            if (storage == STORAGE_VIEW) {
+                ParsedRingFile.Entry base = i % masks == 0 ? null : entries.get(i - i % masks);
+                if (base == null || base.storage() != STORAGE_POINTS_WITH_TIES || base.offset() != offset || base.length() != length
+                        || base.pointCount() != points || base.crc() != crc) {
+                    throw bad(e + ENTRY_STORAGE_OFFSET, "ring " + i + " is a view but " + (base == null ? "is its version's mask-0 ring, which views read"
+                            : "does not name its version's mask-0 ring stored with ties (offset " + base.offset() + "), which views read"));
+                }
+            }
             if (points == 0) {
                 expect(e + ENTRY_SEGMENT_OFFSET_OFFSET, offset, 0, "ring " + i + " segment offset of an empty ring");
                 expect(e + ENTRY_SEGMENT_CRC_OFFSET, Integer.toUnsignedLong(crc), 0, "ring " + i + " segment checksum of an empty ring");
@@ -301,12 +337,16 @@ public final class RingFileReader {
                 throw bad(e + ENTRY_SEGMENT_OFFSET_OFFSET, "ring " + i + " segment [" + offset + ", +" + length
                         + ") is outside the segment area [" + segmentsStart + ", " + size + ") (truncated or corrupt index?)");
             }
-            ParsedRingFile.Entry entry = new ParsedRingFile.Entry(mask, version, offset, length, (int) points, crc);
+            ParsedRingFile.Entry entry = new ParsedRingFile.Entry(mask, version, offset, length, (int) points, crc, storage, (int) ringPoints);
             if (points > 0) {
                 ParsedRingFile.Entry same = byOffset.putIfAbsent(offset, entry);
                 if (same != null && (same.length() != length || same.crc() != crc)) {
                     throw bad(e + ENTRY_SEGMENT_OFFSET_OFFSET, "ring " + i + " shares offset " + offset
                             + " with another ring but not its length and checksum");
+                }
+                if (same != null && storage != STORAGE_VIEW && same.storage() != storage) {
+                    throw bad(e + ENTRY_STORAGE_OFFSET, "ring " + i + " shares the segment at " + offset + " with a ring stored as "
+                            + storageName(same.storage()) + " but is stored as " + storageName(storage));
                 }
             }
             entries.add(entry);

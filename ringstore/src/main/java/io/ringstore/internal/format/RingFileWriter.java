@@ -26,9 +26,24 @@ import static io.ringstore.internal.format.RingFileDescriptor.*;
  * field is set at its {@link RingFileDescriptor} offset. Not thread-safe; one writer per file.
  */
 public final class RingFileWriter {
-    /** A written segment; an empty ring's is {@link #NONE}. */
-    public record Segment(long offset, long length, long pointCount, int crc, long collisions) {
-        public static final Segment NONE = new Segment(0, 0, 0, 0, 0);
+    /**
+     * A ring as the index records it: where its points are, how they are stored
+     * ({@link RingFileDescriptor#STORAGE_POINTS} and the others) and the ring's own point count
+     * ({@code ringPoints}: its distinct hashes, which is {@code pointCount} for stored points); an
+     * empty ring's is {@link #NONE}.
+     *
+     * @param collisions the points the ring does not keep because another backend holds their hash
+     */
+    public record Segment(long offset, long length, long pointCount, int crc, long collisions, int storage, long ringPoints) {
+        public static final Segment NONE = new Segment(0, 0, 0, 0, 0, STORAGE_POINTS, 0);
+
+        /** A view of this segment (stored with ties) holding {@code ringPoints} of its points, {@code collisions} dropped. */
+        public Segment view(long ringPoints, long collisions) {
+            if (storage != STORAGE_POINTS_WITH_TIES || ringPoints < 1 || ringPoints > pointCount) {
+                throw new IllegalArgumentException("a view of " + ringPoints + " points needs a segment with ties of at least as many: " + this);
+            }
+            return new Segment(offset, length, pointCount, crc, collisions, STORAGE_VIEW, ringPoints);
+        }
     }
 
     private final FileChannel ch;
@@ -36,8 +51,8 @@ public final class RingFileWriter {
     private final int backendCount;
     private final int featureCount;
     private final int ringCount;
-    /** The lowest version that holds the content: 2 only when a backend has a flag. */
-    private final int formatVersion;
+    /** The lowest version that holds the content: 2 only when a backend has a flag, 3 once a ring is not plain points. */
+    private int formatVersion;
     private final byte[] metadata;
     private final MemorySegment meta;
     private final long backendTableLength;
@@ -113,7 +128,20 @@ public final class RingFileWriter {
      * in tie order), and returns where they went; {@link Segment#NONE} for no points.
      */
     public Segment writeSegment(PointGenerator.Sorted sorted) throws IOException {
-        Segment s = segments.write(sorted);
+        return count(segments.write(sorted, false));
+    }
+
+    /**
+     * Appends every point of one ring at the next aligned offset, equal hashes of different backends
+     * included in tie order ({@link RingFileDescriptor#STORAGE_POINTS_WITH_TIES}): the segment views
+     * read. Only a backend's own repeated hash (never seen: a point chain is a permutation's cycle) is
+     * stored once.
+     */
+    public Segment writeSegmentWithTies(PointGenerator.Sorted sorted) throws IOException {
+        return count(segments.write(sorted, true));
+    }
+
+    private Segment count(Segment s) {
         if (s.pointCount() > 0) {
             segmentCount++;
         }
@@ -130,12 +158,17 @@ public final class RingFileWriter {
         long e = ringIndexOffset + (long) i * ENTRY_LENGTH;
         meta.set(U32, e + ENTRY_FEATURE_MASK_OFFSET, mask);
         meta.set(U8, e + ENTRY_ALGORITHM_OFFSET, (byte) version.algorithm().code());
+        meta.set(U8, e + ENTRY_STORAGE_OFFSET, (byte) segment.storage());
+        if (segment.storage() != STORAGE_POINTS) {
+            meta.set(U32, e + ENTRY_RING_POINTS_OFFSET, (int) segment.ringPoints());
+            formatVersion = FORMAT_VERSION_VIEWS;
+        }
         meta.set(U32, e + ENTRY_POINT_MULTIPLE_OFFSET, version.pointMultiple());
         meta.set(U32, e + ENTRY_POINT_COUNT_OFFSET, (int) segment.pointCount());
         meta.set(U64, e + ENTRY_SEGMENT_OFFSET_OFFSET, segment.offset());
         meta.set(U64, e + ENTRY_SEGMENT_LENGTH_OFFSET, segment.length());
         meta.set(U32, e + ENTRY_SEGMENT_CRC_OFFSET, segment.crc());
-        // The reserved bytes stay 0, as the array was allocated.
+        // The reserved bytes (and ringPoints of stored points) stay 0, as the array was allocated.
         ringsAdded++;
     }
 
@@ -209,20 +242,27 @@ public final class RingFileWriter {
             this.position = start;
         }
 
-        Segment write(PointGenerator.Sorted sorted) throws IOException {
+        Segment write(PointGenerator.Sorted sorted, boolean ties) throws IOException {
             long[] a = sorted.points();
             int n = sorted.count();
             if (n == 0) {
                 return Segment.NONE;
             }
             long kept = 0;
+            long distinct = 0;
             int previousHash = 0;
+            int previousBackend = -1;
             for (int i = 0; i < n; i++) {
                 int h = PointSorter.hash(a[i]);
+                int b = PointSorter.backend(a[i]);
                 if (i == 0 || h != previousHash) {
                     kept++;
-                    previousHash = h;
+                    distinct++;
+                } else if (ties && b != previousBackend) {
+                    kept++;
                 }
+                previousHash = h;
+                previousBackend = b;
             }
             long length = kept * POINT_LENGTH;
             long offset = align(position, alignmentFor(length));
@@ -231,20 +271,23 @@ public final class RingFileWriter {
             buf.clear();
             for (int i = 0; i < n; i++) {
                 int h = PointSorter.hash(a[i]);
-                if (i > 0 && h == previousHash) {
+                int b = PointSorter.backend(a[i]);
+                if (i > 0 && h == previousHash && (!ties || b == previousBackend)) {
                     continue; // a backend earlier in tie order already holds this hash
                 }
                 previousHash = h;
+                previousBackend = b;
                 if (buf.remaining() < POINT_LENGTH) {
                     at = flush(at);
                 }
                 int p = buf.position();
-                buf.putInt(p + POINT_HASH_OFFSET, h).putShort(p + POINT_BACKEND_OFFSET, (short) PointSorter.backend(a[i]));
+                buf.putInt(p + POINT_HASH_OFFSET, h).putShort(p + POINT_BACKEND_OFFSET, (short) b);
                 buf.position(p + POINT_LENGTH);
             }
             at = flush(at);
             position = at;
-            return new Segment(offset, length, kept, (int) crc.getValue(), n - kept);
+            return new Segment(offset, length, kept, (int) crc.getValue(), n - kept,
+                    ties ? STORAGE_POINTS_WITH_TIES : STORAGE_POINTS, distinct);
         }
 
         private long flush(long at) throws IOException {

@@ -1,0 +1,24 @@
+package io.ringstore.build;
+
+/**
+ * How a build stores feature rings ({@link RingBuilder#views(Views)}, {@code ringstore build --views}).
+ *
+ * <p>A feature ring's points are its members' points of the version's ring of all backends (a
+ * backend's points depend only on its own address), so a ring can be stored as a <em>view</em>: no
+ * points of its own, a lookup walking the ring of all backends from the key's point to the first
+ * point of a member. Equal hashes are kept in that ring, in tie order, so a view answers exactly what
+ * the ring stored as its own points answers (FORMAT.md, "Views"). A view costs no file or page-cache
+ * bytes; its lookups read about 1/f points where f is its members' share of the points.
+ */
+public enum Views {
+    /**
+     * A view where its expected walk is short enough to stay within 1.3× of the stored ring's lookup
+     * time (members hold at least 1/{@value RingBuilder#AUTO_MAX_EXPECTED_WALK} of the points, measured
+     * in BENCHMARKS.md "Views"); the other rings as their own points. The default.
+     */
+    AUTO,
+    /** Every feature ring that has members and is not the ring of all backends, as a view. */
+    ALL,
+    /** Every ring as its own points: the file of a build before views (format version 1 or 2). */
+    NONE
+}
