@@ -22,6 +22,21 @@ public final class RingFileLayout {
         public static final Segment NONE = new Segment(0, 0, 0, 0);
     }
 
+    /** How the file stores a ring (FORMAT.md, "RingEntry": the storage byte). */
+    public enum Storage {
+        /** The segment holds the ring's own points, one per hash: every file before format version 3. */
+        POINTS,
+        /** The segment holds every point of every member, equal hashes included in tie order: what views read. */
+        POINTS_WITH_TIES,
+        /** No points of its own: the ring reads its version's ring of all backends, keeping its members' points. */
+        VIEW;
+
+        /** {@return the name FORMAT.md and the CLI use: "points", "points with ties", "view"} */
+        public String label() {
+            return name().toLowerCase(java.util.Locale.ROOT).replace('_', ' ');
+        }
+    }
+
     private final RingStore store;
     private final int formatVersion;
     private final int headerLength;
@@ -29,10 +44,11 @@ public final class RingFileLayout {
     private final int metadataCrc;
     private final List<Segment> segments;
     private final int[] segmentOfRing;
+    private final Storage[] storageOfRing;
     private final long distinctPointCount;
 
     RingFileLayout(RingStore store, int formatVersion, int headerLength, long metadataLength, int metadataCrc,
-                   List<Segment> segments, int[] segmentOfRing) {
+                   List<Segment> segments, int[] segmentOfRing, Storage[] storageOfRing) {
         this.store = store;
         this.formatVersion = formatVersion;
         this.headerLength = headerLength;
@@ -40,6 +56,7 @@ public final class RingFileLayout {
         this.metadataCrc = metadataCrc;
         this.segments = List.copyOf(segments);
         this.segmentOfRing = segmentOfRing;
+        this.storageOfRing = storageOfRing;
         this.distinctPointCount = segments.stream().mapToLong(Segment::pointCount).sum();
     }
 
@@ -90,6 +107,27 @@ public final class RingFileLayout {
     public Segment segmentOf(Ring ring) {
         int s = segmentIndex(ring);
         return s < 0 ? Segment.NONE : segments.get(s);
+    }
+
+    /**
+     * {@return how {@code ring} is stored: its own points, points with ties, or a view of its version's ring of
+     * all backends (whose segment {@link #segmentOf} then names)}
+     *
+     * @param ring a ring of this file
+     */
+    public Storage storage(Ring ring) {
+        segmentIndex(ring); // checks the ring is this file's
+        return storageOfRing[ring.position()];
+    }
+
+    /**
+     * {@return bytes of the file that hold {@code ring}'s points and no other ring's before it: its segment's
+     * length for a ring stored as points (with ties or not), 0 for a view and for an empty ring}
+     *
+     * @param ring a ring of this file
+     */
+    public long ownBytes(Ring ring) {
+        return storage(ring) == Storage.VIEW ? 0 : segmentOf(ring).length();
     }
 
     /** {@return points stored in the file: the sum over distinct segments (shared points counted once)} */

@@ -97,16 +97,18 @@ public final class RingStore implements AutoCloseable {
         Ring.Points none = new Ring.Points(MemorySegment.NULL, 0);
         this.rings = new Ring[entries.size()];
         int[] segmentOfRing = new int[rings.length];
+        RingFileLayout.Storage[] storageOfRing = new RingFileLayout.Storage[rings.length];
         for (int i = 0; i < rings.length; i++) {
             ParsedRingFile.Entry e = entries.get(i);
             int s = e.pointCount() == 0 ? -1 : segmentAt.get(e.offset());
             segmentOfRing[i] = s;
+            storageOfRing[i] = RingFileLayout.Storage.values()[e.storage()];
             long[] members = e.storage() == STORAGE_VIEW ? memberBitmap(e.mask()) : null;
             rings[i] = new Ring(this, i, s < 0 ? none : stored[s], e.ringPoints(), e.storage(), members, backends.size(),
                     e.version(), featureSet(e.mask()), e.mask());
         }
         this.layout = new RingFileLayout(this, p.formatVersion(), p.headerLength(), p.metadataLength(), p.metadataCrc(),
-                segments, segmentOfRing);
+                segments, segmentOfRing, storageOfRing);
     }
 
     /**

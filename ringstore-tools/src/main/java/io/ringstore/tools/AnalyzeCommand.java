@@ -8,6 +8,7 @@ import io.ringstore.build.RingBuilder;
 import io.ringstore.Algorithm;
 import io.ringstore.Backend;
 import io.ringstore.Ring;
+import io.ringstore.RingFileLayout;
 import io.ringstore.RingFileException;
 import io.ringstore.RingStore;
 import io.ringstore.RingVersion;
@@ -357,16 +358,19 @@ final class AnalyzeCommand extends Command {
                 rings.add(new RingReport(r, 0, null));
                 continue;
             }
-            RingLine line = bySegment.computeIfAbsent(segmentKey(r), o -> {
+            java.util.function.Function<Long, RingLine> measure = o -> {
                 FleetRing fr = FleetRing.of(members, r.version().algorithm(), r.version().pointMultiple());
                 return new RingLine(fr, fr.measured(r.lineShares()), fr.model());
-            });
+            };
+            // A view selects its own points from the segment it reads: measured on its own.
+            RingLine line = store.layout().storage(r) == RingFileLayout.Storage.VIEW ? measure.apply(-1L)
+                    : bySegment.computeIfAbsent(segmentKey(r), measure);
             rings.add(new RingReport(r, members.size(), line));
         }
         return rings;
     }
 
-    /** The only place analyze asks a ring where its segment is: rings with equal keys share their points. */
+    /** The only place analyze asks a ring where its segment is: rings (not views) with equal keys share their points. */
     private static long segmentKey(Ring r) {
         return r.store().layout().segmentOf(r).offset();
     }

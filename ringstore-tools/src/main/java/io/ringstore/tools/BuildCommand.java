@@ -4,6 +4,7 @@ import io.ringstore.build.BackendList;
 import io.ringstore.build.BackendsFileException;
 import io.ringstore.build.BuildResult;
 import io.ringstore.build.RingBuilder;
+import io.ringstore.build.Views;
 
 import io.ringstore.Ring;
 import io.ringstore.RingFileException;
@@ -41,21 +42,27 @@ final class BuildCommand extends Command {
             .alias("-o").shownAs("RINGFILE");
     private static final Option GENERATION = Option.valued("--generation", "N",
             "the file's generation (default: the replaced file's + 1, or 1)");
+    private static final Option VIEWS = Option.valued("--views", "HOW", """
+            none (the default): every ring as its own points, a file every reader
+            opens; auto: a feature ring whose members hold at least 1/8 of the points
+            is a view of the ring of all backends (no bytes of its own; lookups walk
+            to the first member point, at most 1.3x slower), the others stored;
+            all: every feature ring a view. Views need readers of format 3""").shownAs("auto|all|none");
     private static final Option QUIET = Option.flag("--quiet", "print nothing but errors and warnings (no summary, no progress)");
     private static final Option JSON = Option.flag("--json", """
             the summary as one JSON object: wrote, generation, backends, features,
-            versions, rings, segments, shared_rings, empty_rings, points, dropped,
+            versions, rings, segments, shared_rings, views, empty_rings, points, dropped,
             bytes, bytes_per_point, time_ms, points_per_second, samples (each key,
             ring, address)""");
 
     @Override
     List<Option> options() {
-        return List.of(OUTPUT, Versions.BUILD_ALGORITHM, Versions.BUILD_POINT_MULTIPLE, GENERATION, QUIET, JSON);
+        return List.of(OUTPUT, Versions.BUILD_ALGORITHM, Versions.BUILD_POINT_MULTIPLE, VIEWS, GENERATION, QUIET, JSON);
     }
 
     @Override
     List<String> forms() {
-        return List.of("BACKENDS {-o} [{--algorithm}] [{--point-multiple}] [{--generation}] [{--quiet} | {--json}]");
+        return List.of("BACKENDS {-o} [{--algorithm}] [{--point-multiple}] [{--views}] [{--generation}] [{--quiet} | {--json}]");
     }
 
     /** What a build did, and what three sample keys look up to in the file it wrote. */
@@ -82,6 +89,7 @@ final class BuildCommand extends Command {
             throw new UsageException("--quiet prints no summary and --json prints it as JSON: give one of the two");
         }
         List<RingVersion> versions = Versions.forBuild(args);
+        Views views = views(args.get(VIEWS.name()));
         long generation = args.getLong(GENERATION.name(), 0, Long.MAX_VALUE, -1);
         Path target = writableTarget(output);
         BackendList backends;
@@ -90,7 +98,7 @@ final class BuildCommand extends Command {
         } catch (BackendsFileException e) {
             throw new FailedException(e.getMessage());
         }
-        RingBuilder builder = RingBuilder.of(backends);
+        RingBuilder builder = RingBuilder.of(backends).views(views);
         versions.forEach(builder::version);
         if (generation >= 0) {
             builder.generation(generation);
@@ -129,6 +137,18 @@ final class BuildCommand extends Command {
         return Main.OK;
     }
 
+    private static Views views(String value) throws UsageException {
+        if (value == null) {
+            return Views.NONE;
+        }
+        return switch (value) {
+            case "auto" -> Views.AUTO;
+            case "all" -> Views.ALL;
+            case "none" -> Views.NONE;
+            default -> throw new UsageException("--views " + TextLines.quote(value) + ": expected auto, all or none");
+        };
+    }
+
     private static void text(Report report, PrintStream out) {
         BuildResult r = report.built();
         int shared = sharedRings(r);
@@ -137,8 +157,9 @@ final class BuildCommand extends Command {
         out.printf(Locale.ROOT, "backends: %d%n", r.backends());
         out.printf(Locale.ROOT, "features: %d%s%n", r.features().size(), r.features().isEmpty() ? "" : " (" + String.join(", ", r.features()) + ")");
         out.printf(Locale.ROOT, "versions: %s%n", String.join(", ", r.versions().stream().map(RingVersion::toString).toList()));
-        out.printf(Locale.ROOT, "rings: %d (%s; %s another ring's segment; %d empty)%n", r.rings(),
-                count(r.segments(), "segment", "segments"), count(shared, "ring shares", "rings share"), r.emptyRings());
+        out.printf(Locale.ROOT, "rings: %d (%s; %s another ring's segment; %s%d empty)%n", r.rings(),
+                count(r.segments(), "segment", "segments"), count(shared, "ring shares", "rings share"),
+                r.views() == 0 ? "" : count(r.views(), "view", "views") + "; ", r.emptyRings());
         out.printf(Locale.ROOT, "points: %d (%d dropped: equal hashes from two backends)%n", r.points(), r.collisions());
         out.printf(Locale.ROOT, "bytes: %d%n", r.fileBytes());
         out.printf(Locale.ROOT, "bytes_per_point: %.4f%n", r.bytesPerPoint());
@@ -158,7 +179,7 @@ final class BuildCommand extends Command {
         j.endArray().beginArray("versions");
         r.versions().forEach(v -> j.value(v.toString()));
         j.endArray().field("rings", r.rings()).field("segments", r.segments()).field("shared_rings", sharedRings(r))
-                .field("empty_rings", r.emptyRings()).field("points", r.points()).field("dropped", r.collisions())
+                .field("views", r.views()).field("empty_rings", r.emptyRings()).field("points", r.points()).field("dropped", r.collisions())
                 .field("bytes", r.fileBytes()).field("bytes_per_point", r.bytesPerPoint()).field("time_ms", r.nanos() / 1e6)
                 .field("points_per_second", pointsPerSecond(r)).beginArray("samples");
         for (Sample s : report.samples()) {
@@ -168,9 +189,9 @@ final class BuildCommand extends Command {
         out.println();
     }
 
-    /** Rings that are neither empty nor the first with their segment. */
+    /** Rings that are neither empty, nor views, nor the first with their segment. */
     private static int sharedRings(BuildResult r) {
-        return r.rings() - r.emptyRings() - r.segments();
+        return r.rings() - r.emptyRings() - r.views() - r.segments();
     }
 
     private static double pointsPerSecond(BuildResult r) {

@@ -2,6 +2,7 @@ package io.ringstore.tools;
 
 import io.ringstore.Backend;
 import io.ringstore.Ring;
+import io.ringstore.RingFileLayout;
 import io.ringstore.RingFileException;
 import io.ringstore.RingFileLayout.Segment;
 import io.ringstore.RingStore;
@@ -37,7 +38,7 @@ final class DumpCommand extends Command {
     private static final Option JSON = Option.flag("--json", """
             one JSON object (top-level keys: file, format_version, generation,
             bytes, input_digest, segments, features, versions, backends (each with down),
-            rings)""");
+            rings (each with storage: points, points with ties or view))""");
 
     @Override
     List<Option> options() {
@@ -77,7 +78,7 @@ final class DumpCommand extends Command {
      *
      * @param sharedWith the earlier ring whose segment this one shares, or {@code null}
      */
-    private record RingReport(Ring ring, Segment segment, String sharedWith, Shares shares) {
+    private record RingReport(Ring ring, Segment segment, RingFileLayout.Storage storage, long bytes, String sharedWith, Shares shares) {
     }
 
     /** What dump shows: the open file (header and backends) and its rings. */
@@ -107,16 +108,20 @@ final class DumpCommand extends Command {
         Map<Long, Shares> bySegment = new HashMap<>();
         Map<Long, Ring> firstBySegment = new HashMap<>();
         List<RingReport> rings = new ArrayList<>();
+        RingFileLayout layout = store.layout();
         for (Ring r : store.rings()) {
             Segment segment = segment(r);
+            RingFileLayout.Storage storage = layout.storage(r);
             String sharedWith = null;
             Shares shares = Shares.NONE;
             Ring first = firstBySegment.putIfAbsent(segment.offset(), r);
             if (!r.isEmpty()) {
                 sharedWith = first == null ? null : first.toString();
-                shares = bySegment.computeIfAbsent(segment.offset(), o -> sharesOrProblem(r, store));
+                // A view's points are its own selection of the segment: its shares are its own too.
+                shares = storage == RingFileLayout.Storage.VIEW ? sharesOrProblem(r, store)
+                        : bySegment.computeIfAbsent(segment.offset(), o -> sharesOrProblem(r, store));
             }
-            rings.add(new RingReport(r, segment, sharedWith, shares));
+            rings.add(new RingReport(r, segment, storage, layout.ownBytes(r), sharedWith, shares));
         }
         return new Report(store, rings, points);
     }
@@ -161,8 +166,11 @@ final class DumpCommand extends Command {
         }
         for (RingReport rr : report.rings()) {
             Ring r = rr.ring();
-            out.printf(Locale.ROOT, "%nring %s: %s, %d bytes, %s%n", r, count(r.pointCount(), "point", "points"), (long) r.pointCount() * RingFileDescriptor.POINT_LENGTH,
-                    r.isEmpty() ? "no backend" : "segment at " + rr.segment().offset() + String.format(" crc32c 0x%08x", rr.segment().crc32c())
+            String where = "segment at " + rr.segment().offset() + String.format(" crc32c 0x%08x", rr.segment().crc32c());
+            out.printf(Locale.ROOT, "%nring %s: %s, %d bytes, %s%n", r, count(r.pointCount(), "point", "points"), rr.bytes(),
+                    r.isEmpty() ? "no backend"
+                            : rr.storage() == RingFileLayout.Storage.VIEW ? "view of ring " + rr.sharedWith() + " (" + where + ")"
+                            : where + (rr.storage() == RingFileLayout.Storage.POINTS_WITH_TIES ? " (points with ties: " + rr.segment().pointCount() + " stored)" : "")
                             + (rr.sharedWith() != null ? ", shared with ring " + rr.sharedWith() : ""));
             if (r.isEmpty()) {
                 continue;
@@ -215,9 +223,11 @@ final class DumpCommand extends Command {
             Ring r = rr.ring();
             j.begin().field("version", r.version().toString()).beginArray("features");
             r.features().forEach(j::value);
-            j.endArray().field("points", r.pointCount()).field("bytes", (long) r.pointCount() * RingFileDescriptor.POINT_LENGTH)
+            j.endArray().field("points", r.pointCount()).field("bytes", rr.bytes()).field("storage", rr.storage().label())
                     .field("segment_offset", rr.segment().offset()).field("segment_crc32c", String.format("0x%08x", rr.segment().crc32c()));
-            if (rr.sharedWith() != null) {
+            if (rr.storage() == RingFileLayout.Storage.VIEW) {
+                j.field("view_of", rr.sharedWith());
+            } else if (rr.sharedWith() != null) {
                 j.field("shares_segment_with", rr.sharedWith());
             }
             Shares shares = rr.shares();

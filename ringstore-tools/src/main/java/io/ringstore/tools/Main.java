@@ -130,7 +130,8 @@ public final class Main {
         return "ringstore " + build.getProperty("version") + "\n"
                 + "ring file format: reads versions " + RingFileDescriptor.MIN_SUPPORTED_VERSION + " to "
                 + RingFileDescriptor.MAX_SUPPORTED_VERSION + "; writes " + RingFileDescriptor.FORMAT_VERSION + ", or "
-                + RingFileDescriptor.FORMAT_VERSION_BACKEND_FLAGS + " when a backend is marked down\n"
+                + RingFileDescriptor.FORMAT_VERSION_BACKEND_FLAGS + " when a backend is marked down, "
+                + RingFileDescriptor.FORMAT_VERSION_VIEWS + " when a ring is a view (build --views)\n"
                 + "java: " + Runtime.version() + " (" + System.getProperty("java.vendor") + ")\n"
                 + "java.home: " + System.getProperty("java.home") + "\n";
     }

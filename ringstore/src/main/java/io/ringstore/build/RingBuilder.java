@@ -42,7 +42,7 @@ public final class RingBuilder {
     private final BackendList backends;
     private final List<RingVersion> versions = new ArrayList<>();
     private long generation = -1;
-    private Views views = Views.AUTO;
+    private Views views = Views.NONE;
     private Consumer<String> progress = s -> { };
     /** Sees the temporary file once written, before it is checked: tests damage it here to show that a bad file is never published. */
     private TemporaryFileHook afterWrite = tmp -> { };
@@ -93,8 +93,9 @@ public final class RingBuilder {
     public static final int AUTO_MAX_EXPECTED_WALK = 8;
 
     /**
-     * Chooses how feature rings are stored: {@link Views#AUTO} (the default), {@link Views#ALL} or
-     * {@link Views#NONE}. Lookups answer the same whatever the choice.
+     * Chooses how feature rings are stored: {@link Views#NONE} (the default: every reader opens the
+     * file), {@link Views#AUTO} or {@link Views#ALL} (format version 3). Lookups answer the same
+     * whatever the choice.
      *
      * @param views the choice
      * @return this builder

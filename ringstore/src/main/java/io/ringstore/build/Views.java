@@ -9,16 +9,20 @@ package io.ringstore.build;
  * point of a member. Equal hashes are kept in that ring, in tie order, so a view answers exactly what
  * the ring stored as its own points answers (FORMAT.md, "Views"). A view costs no file or page-cache
  * bytes; its lookups read about 1/f points where f is its members' share of the points.
+ *
+ * <p>The default is {@link #NONE}: a file with a view is format version 3, which readers older than
+ * views refuse, so a fleet turns views on (usually {@link #AUTO}) once every reader of its files is
+ * new enough, as with any format change (FORMAT.md, "Versioning").
  */
 public enum Views {
     /**
      * A view where its expected walk is short enough to stay within 1.3× of the stored ring's lookup
      * time (members hold at least 1/{@value RingBuilder#AUTO_MAX_EXPECTED_WALK} of the points, measured
-     * in BENCHMARKS.md "Views"); the other rings as their own points. The default.
+     * in BENCHMARKS.md "Views"); the other rings as their own points.
      */
     AUTO,
     /** Every feature ring that has members and is not the ring of all backends, as a view. */
     ALL,
-    /** Every ring as its own points: the file of a build before views (format version 1 or 2). */
+    /** Every ring as its own points: the file of a build before views (format version 1 or 2). The default. */
     NONE
 }

@@ -39,7 +39,7 @@ class DownAndBuilderTest {
 
     private Path build(String name, BackendList list) throws Exception {
         Path file = dir.resolve(name);
-        RingBuilder.of(list).version(RingVersion.V1).version(RingVersion.v2(160)).generation(7).build(file);
+        RingBuilder.of(list).views(Views.NONE).version(RingVersion.V1).version(RingVersion.v2(160)).generation(7).build(file);
         return file;
     }
 
