@@ -118,7 +118,7 @@ class NginxParityTest {
         bigStore = buildRing("big", BIG);
         smallPoints = NginxPoints.of(SMALL);
         bigPoints = NginxPoints.of(BIG);
-        nginx = NginxServer.start(dir.resolve("nginx"), 2, NginxParityTest::httpConfig);
+        nginx = NginxServer.start(dir.resolve("nginx"), 3, NginxParityTest::httpConfig);
         System.out.println("nginx parity: " + NginxServer.BINARY + " on 127.0.0.1:" + nginx.port(0) + " and :" + nginx.port(1)
                 + "; IPv6 loopback [::1] " + (ipv6LoopbackUsable() ? "usable" : "NOT usable (its peers are still refused)"));
     }
@@ -175,7 +175,8 @@ class NginxParityTest {
             }
             c.append("}\n");
         }
-        for (int u = 0; u < 2; u++) {
+        String[] logNames = {"small", "big", "bigview"}; // the third: the big upstream again, for the view test's own log
+        for (int u = 0; u < 3; u++) {
             c.append("""
                     server {
                         listen 127.0.0.1:%d;
@@ -184,7 +185,7 @@ class NginxParityTest {
                             proxy_pass http://%s;
                         }
                     }
-                    """.formatted(ports[u], logs.resolve(names[u] + ".log"), names[u]));
+                    """.formatted(ports[u], logs.resolve(logNames[u] + ".log"), names[Math.min(u, 1)]));
         }
         return c.toString();
     }
@@ -248,6 +249,65 @@ class NginxParityTest {
         assertNginxAgrees("big", nginx.port(1), bigStore, requests);
     }
 
+    /**
+     * A feature ring stored as a view (format 3) answers as nginx does for an upstream of the ring's
+     * members alone. The ring file holds the big upstream's servers (feature {@code x}) after 24 other
+     * servers listed first (no feature, never in nginx's upstream), whose points collide with the
+     * members' about 27 times: at those hashes the ring of all servers keeps a non-member (listed
+     * first), and the view must answer with the member nginx's members-only upstream keeps. Keys are
+     * forged onto and around every such hash, and onto every collision among the members.
+     */
+    @Test
+    void aViewOfTheMembersGoesWhereNginxSendsTheMembersUpstream() throws Exception {
+        List<Server> others = new ArrayList<>();
+        for (int i = 0; i < 24; i++) {
+            others.add(new Server("127.0.2." + (i + 1) + ":" + (7301 + i), 80 + i));
+        }
+        List<Server> all = new ArrayList<>(others);
+        all.addAll(BIG);
+        NginxPoints allPoints = NginxPoints.of(all);
+        java.util.Set<Integer> memberHashes = Arrays.stream(bigPoints.hashes).boxed().collect(Collectors.toSet());
+        int[] lostToOthers = Arrays.stream(allPoints.collisions).filter(memberHashes::contains).toArray();
+        assertTrue(lostToOthers.length > 0, "some member point should tie with a server listed before the members");
+
+        Path backends = dir.resolve("view.backends");
+        StringBuilder text = new StringBuilder();
+        for (Server s : others) {
+            text.append(s.line("")).append('\n');
+        }
+        for (Server s : BIG) {
+            text.append(s.line("")).append(" # ringstore: features=x\n");
+        }
+        Files.writeString(backends, text);
+        Path file = dir.resolve("view.ring");
+        RingBuilder.of(BackendList.parse(backends)).views(io.ringstore.build.Views.ALL).build(file);
+        try (RingStore store = RingStore.open(file)) {
+            store.verify();
+            Ring view = store.ring(Set.of("x"));
+            assertEquals(RingFileLayout.Storage.VIEW, store.layout().storage(view));
+            assertEquals(bigPoints.hashes.length, view.pointCount(), "the view has the members-only ring's points");
+
+            SplittableRandom random = new SplittableRandom(SEED + 2);
+            Map<String, Request> requests = new LinkedHashMap<>();
+            while (requests.size() < BIG_RANDOM_URIS) {
+                add(requests, new Request(randomUri(random), null));
+            }
+            List<Integer> targets = new ArrayList<>();
+            for (int c : lostToOthers) {
+                addAround(targets, c);
+            }
+            for (int c : bigPoints.collisions) {
+                addAround(targets, c);
+            }
+            int[] h = bigPoints.hashes;
+            addAround(targets, h[0]);
+            addAround(targets, h[h.length - 1]);
+            forge(random, requests, targets, "/view/");
+            System.out.println("nginx parity [view]: " + lostToOthers.length + " member hashes kept by a non-member in the ring of all servers");
+            assertNginxAgrees("bigview", nginx.port(2), store, view, requests);
+        }
+    }
+
     /** A URI to send; {@code target} is the CRC-32 it was forged to have, or null for a random one. */
     private record Request(byte[] uri, Integer target) {
     }
@@ -274,6 +334,10 @@ class NginxParityTest {
     }
 
     private static void assertNginxAgrees(String upstream, int port, RingStore store, Map<String, Request> requests) throws Exception {
+        assertNginxAgrees(upstream, port, store, store.ring(Set.of()), requests);
+    }
+
+    private static void assertNginxAgrees(String upstream, int port, RingStore store, Ring ring, Map<String, Request> requests) throws Exception {
         long start = System.nanoTime();
         List<Request> sent = List.copyOf(requests.values());
         int[] statuses = NginxClient.getAll(port, sent.stream().map(Request::uri).toList(), CONNECTIONS, 60);
@@ -288,7 +352,6 @@ class NginxParityTest {
         assertTrue(refused.isEmpty(), () -> "nginx refused requests (a URI the test should not have generated): " + refused);
 
         Map<String, String> logged = nginx.accessLog(upstream + ".log", sent.size());
-        Ring ring = store.ring(Set.of());
         List<String> mismatches = new ArrayList<>();
         int mismatchCount = 0;
         int forged = 0;

@@ -1,5 +1,6 @@
 package io.ringstore;
 
+import io.ringstore.build.Views;
 import io.ringstore.internal.format.RingFileDescriptor;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -84,6 +85,19 @@ class RingFileFuzzTest {
                     """, new RingVersion[] {RingVersion.v2(2)}},
             {"many versions", "server 127.0.0.1:7 features=q\nserver 127.0.0.2:7\n",
                     new RingVersion[] {RingVersion.v2(1), RingVersion.v2(2), RingVersion.V1, RingVersion.v2(7)}},
+            // Format 3: views of a segment kept with ties (the scope twins tie on every v2 point).
+            {"views with ties", """
+                    server [fe80::1%3]:80 features=a
+                    server [fe80::1%4]:80 features=a,b
+                    server 127.0.0.1:8080 features=b weight=2
+                    server 127.0.0.2:8080
+                    """, new RingVersion[] {RingVersion.v2(3), RingVersion.v2(1)}, Views.ALL},
+            {"views and points", """
+                    server 127.0.0.1:1 features=w,x
+                    server 127.0.0.1:2 features=x,y
+                    server 127.0.0.1:3 features=w
+                    server 127.0.0.1:4 weight=5
+                    """, new RingVersion[] {RingVersion.V1, RingVersion.v2(2)}, Views.AUTO},
     };
 
     @TempDir(factory = WatchedRingStoreTest.MemoryTempDir.class)
@@ -100,7 +114,7 @@ class RingFileFuzzTest {
         shapes = new ArrayList<>();
         for (Object[] s : SHAPES) {
             Path file = dir.resolve("seed-" + shapes.size() + ".ring");
-            builder((String) s[1], (RingVersion[]) s[2]).generation(1 + shapes.size()).build(file);
+            builder((String) s[1], (RingVersion[]) s[2]).views(s.length > 3 ? (Views) s[3] : Views.NONE).generation(1 + shapes.size()).build(file);
             try (RingStore store = RingStore.open(file)) {
                 store.verify(); // the seeds themselves are valid
             }

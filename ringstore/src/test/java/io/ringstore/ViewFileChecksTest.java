@@ -1,0 +1,179 @@
+package io.ringstore;
+
+import io.ringstore.build.BackendList;
+import io.ringstore.build.RingBuilder;
+import io.ringstore.build.Views;
+
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Set;
+import java.util.zip.CRC32C;
+
+import static io.ringstore.internal.format.RingFileDescriptor.*;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The checks FORMAT.md adds for format version 3 (open 29, 33, 36; verify 9, 10), each on a file
+ * whose checksums are made to match again, so that only the check under test can refuse it.
+ */
+class ViewFileChecksTest {
+    /** v2 ignores scope ids: the two fe80::1 backends tie on every point, so the base keeps ties. */
+    private static final String FLEET = """
+            server [fe80::1%3]:80 weight=2; # ringstore: features=a
+            server [fe80::1%4]:80; # ringstore: features=a,b
+            server 127.0.0.1:8080 weight=3; # ringstore: features=b
+            server 127.0.0.2:8080 weight=2;
+            """;
+
+    @TempDir
+    Path dir;
+    private Path file;
+    private ByteBuffer b;
+    private int indexAt;
+    private long metadataEnd;
+
+    @BeforeEach
+    void build() throws Exception {
+        file = dir.resolve("views.ring");
+        RingBuilder.of(BackendList.parse("views.conf", FLEET)).views(Views.ALL).version(RingVersion.v2(4)).build(file);
+        try (RingStore store = RingStore.open(file)) {
+            store.verify();
+            assertEquals(FORMAT_VERSION_VIEWS, store.layout().formatVersion());
+            assertEquals(RingFileLayout.Storage.POINTS_WITH_TIES, store.layout().storage(store.ring(Set.of())));
+            assertEquals(RingFileLayout.Storage.VIEW, store.layout().storage(store.ring(Set.of("a"))));
+            assertEquals(RingFileLayout.Storage.VIEW, store.layout().storage(store.ring(Set.of("b"))));
+            assertEquals(RingFileLayout.Storage.VIEW, store.layout().storage(store.ring(Set.of("a", "b"))));
+        }
+        b = ByteBuffer.wrap(Files.readAllBytes(file)).order(ByteOrder.LITTLE_ENDIAN);
+        indexAt = (int) b.getLong(RING_INDEX_OFFSET_OFFSET);
+        metadataEnd = indexAt + b.getLong(RING_INDEX_LENGTH_OFFSET);
+    }
+
+    private int entry(int mask) {
+        return indexAt + mask * ENTRY_LENGTH;
+    }
+
+    /** Writes the buffer back with the metadata CRC made to match. */
+    private void save() throws Exception {
+        CRC32C crc = new CRC32C();
+        crc.update(b.array(), 0, (int) metadataEnd);
+        b.putInt((int) metadataEnd, (int) crc.getValue());
+        Files.write(file, b.array());
+    }
+
+    private RingFileException refusedAtOpen() {
+        return assertThrows(RingFileException.class, () -> RingStore.open(file).close());
+    }
+
+    private RingFileException refusedByVerify() throws Exception {
+        try (RingStore store = RingStore.open(file)) {
+            return assertThrows(RingFileException.class, store::verify);
+        }
+    }
+
+    @Test
+    void anUnknownStorageIsRefusedAtOpen() throws Exception {
+        b.put(entry(1) + ENTRY_STORAGE_OFFSET, (byte) 3);
+        save();
+        RingFileException e = refusedAtOpen();
+        assertEquals("ring 1 storage 3 is unknown (expected 0 = points, 1 = points with ties, 2 = view)", e.reason());
+        assertEquals(entry(1) + ENTRY_STORAGE_OFFSET, e.offset());
+    }
+
+    @Test
+    void aViewFileLabelledVersion2IsRefusedAsReservedBytes() throws Exception {
+        b.putShort(FORMAT_VERSION_OFFSET, (short) FORMAT_VERSION_BACKEND_FLAGS);
+        save();
+        assertEquals("ring 0 reserved bytes are not zero", refusedAtOpen().reason());
+    }
+
+    @Test
+    void ringPointsOfARingStoredAsPointsMustBeZero() throws Exception {
+        // Make ring 1 claim to be stored as points with its own (the base's) segment: refused for the
+        // storage mismatch or, first, for ringPoints.
+        b.put(entry(1) + ENTRY_STORAGE_OFFSET, (byte) STORAGE_POINTS);
+        save();
+        RingFileException e = refusedAtOpen();
+        assertTrue(e.reason().startsWith("ring 1 ring point count of a ring stored as its points: expected 0, found "), e.reason());
+    }
+
+    @Test
+    void ringPointsOutsideItsSegmentIsRefusedAtOpen() throws Exception {
+        int points = b.getInt(entry(0) + ENTRY_POINT_COUNT_OFFSET);
+        b.putInt(entry(2) + ENTRY_RING_POINTS_OFFSET, points + 1);
+        save();
+        assertEquals("ring 2 ring point count " + (points + 1) + " is outside 1-" + points + " (the points of the segment it views)",
+                refusedAtOpen().reason());
+    }
+
+    @Test
+    void theMask0RingCannotBeAView() throws Exception {
+        b.put(entry(0) + ENTRY_STORAGE_OFFSET, (byte) STORAGE_VIEW);
+        save();
+        assertEquals("ring 0 is a view but is its version's mask-0 ring, which views read", refusedAtOpen().reason());
+    }
+
+    @Test
+    void aViewMustNameItsBaseSegment() throws Exception {
+        b.putInt(entry(3) + ENTRY_SEGMENT_CRC_OFFSET, b.getInt(entry(3) + ENTRY_SEGMENT_CRC_OFFSET) ^ 1);
+        save();
+        RingFileException e = refusedAtOpen();
+        assertTrue(e.reason().startsWith("ring 3 is a view but does not name its version's mask-0 ring stored with ties (offset "), e.reason());
+    }
+
+    @Test
+    void aViewsPointCountIsCheckedByVerify() throws Exception {
+        int ringPoints = b.getInt(entry(1) + ENTRY_RING_POINTS_OFFSET);
+        b.putInt(entry(1) + ENTRY_RING_POINTS_OFFSET, ringPoints - 1);
+        save();
+        RingFileException e = refusedByVerify();
+        assertTrue(e.reason().matches("ring v2:4 a: its members have points at " + ringPoints + " distinct hashes of the segment at \\d+, "
+                + "the ring index says " + (ringPoints - 1) + " \\(corrupt ring index\\?\\)"), e.reason());
+        assertEquals(entry(1) + ENTRY_RING_POINTS_OFFSET, e.offset());
+    }
+
+    @Test
+    void theBasesDistinctHashesAreCheckedByVerify() throws Exception {
+        int ringPoints = b.getInt(entry(0) + ENTRY_RING_POINTS_OFFSET);
+        b.putInt(entry(0) + ENTRY_RING_POINTS_OFFSET, ringPoints - 1);
+        save();
+        RingFileException e = refusedByVerify();
+        assertTrue(e.reason().matches("ring v2:4 \\(all\\): its segment at \\d+ has " + ringPoints + " distinct hashes, the ring index says "
+                + (ringPoints - 1) + " \\(corrupt ring index\\?\\)"), e.reason());
+    }
+
+    @Test
+    void equalHashesOutOfTieOrderAreRefusedByVerify() throws Exception {
+        long at = b.getLong(entry(0) + ENTRY_SEGMENT_OFFSET_OFFSET);
+        int n = b.getInt(entry(0) + ENTRY_POINT_COUNT_OFFSET);
+        int swapped = -1;
+        for (int i = 1; i < n && swapped < 0; i++) {
+            long p = at + (long) i * POINT_LENGTH;
+            if (b.getInt((int) p) == b.getInt((int) (p - POINT_LENGTH))) {
+                short first = b.getShort((int) (p - POINT_LENGTH + POINT_BACKEND_OFFSET));
+                b.putShort((int) (p - POINT_LENGTH + POINT_BACKEND_OFFSET), b.getShort((int) (p + POINT_BACKEND_OFFSET)));
+                b.putShort((int) (p + POINT_BACKEND_OFFSET), first);
+                swapped = i;
+            }
+        }
+        assertTrue(swapped > 0, "the fe80::1 twins tie");
+        CRC32C crc = new CRC32C();
+        crc.update(b.array(), (int) at, n * POINT_LENGTH);
+        for (int mask = 0; mask < 4; mask++) {
+            b.putInt(entry(mask) + ENTRY_SEGMENT_CRC_OFFSET, (int) crc.getValue());
+        }
+        save();
+        RingFileException e = refusedByVerify();
+        assertTrue(e.reason().startsWith("ring v2:4 (all): point " + swapped + " repeats hash "), e.reason());
+        assertTrue(e.reason().endsWith("in v2:4 tie order (equal hashes must be stored in tie order, each backend once)"), e.reason());
+        assertEquals(at + (long) swapped * POINT_LENGTH + POINT_BACKEND_OFFSET, e.offset());
+    }
+}
