@@ -4,6 +4,7 @@ import io.ringstore.build.BackendList;
 import io.ringstore.build.BackendsFileException;
 import io.ringstore.build.BuildResult;
 import io.ringstore.build.RingBuilder;
+import io.ringstore.build.Views;
 
 import io.ringstore.VectorFiles.Candidate;
 import io.ringstore.VectorFiles.Collision;
@@ -58,6 +59,8 @@ class PingoraVectorsTest {
     private static final List<String> SETS = List.of("a", "b", "c", "d", "e");
     /** Columns after key and address in the lookup files of sets a, b and e. */
     private static final int NODE_ITER_COLUMNS = 8;
+    /** Backends listed before a set's own when its ring is read as a view. */
+    private static final int OTHERS = 200;
     private static final int MISMATCHES_SHOWN = 10;
 
     @TempDir
@@ -97,9 +100,9 @@ class PingoraVectorsTest {
         List<String> sets = filesByCase.keySet().stream().map(k -> k.split(" ")[0]).distinct().toList();
         assertEquals(SETS, sets, "backend sets with vectors in " + dir);
 
-        return filesByCase.entrySet().stream().map(e -> {
+        return filesByCase.entrySet().stream().flatMap(e -> Stream.of(false, true).map(asView -> {
             String[] setAndVersion = e.getKey().split(" ");
-            Case c = new Case(dir, setAndVersion[0], setAndVersion[1]);
+            Case c = new Case(dir, setAndVersion[0], setAndVersion[1], asView);
             if (c.v1 && c.hasScope()) {
                 // pingora's v1 takes scope ids; ringstore's v1 is nginx's, which refuses them (issue 10).
                 return DynamicTest.dynamicTest("set " + c.set + " " + c.version + ": refused, as nginx refuses scope ids", c::checkScopeRefused);
@@ -115,10 +118,12 @@ class PingoraVectorsTest {
                     tests.add(DynamicTest.dynamicTest(name, () -> c.checkCollisions(f)));
                 }
             }
-            tests.add(DynamicTest.dynamicTest("set " + c.set + " " + c.version + ": dropped points = BuildResult.collisions()",
-                    c::checkDroppedPoints));
-            return DynamicContainer.dynamicContainer("set " + c.set + ", " + c.version, tests);
-        });
+            if (!asView) {
+                tests.add(DynamicTest.dynamicTest("set " + c.set + " " + c.version + ": dropped points = BuildResult.collisions()",
+                        c::checkDroppedPoints));
+            }
+            return DynamicContainer.dynamicContainer("set " + c.set + ", " + c.version + (asView ? ", as a view" : ""), tests);
+        }));
     }
 
     /** One backend set built as one version, shared by the tests of its files. */
@@ -135,7 +140,15 @@ class PingoraVectorsTest {
         Map<Integer, Collision> collisions;
         boolean hasIpv6;
 
-        Case(Path dir, String set, String versionName) {
+        /**
+         * Whether the set's ring is read as a view (format 3): the set's backends get feature
+         * {@code vec} in a file that lists {@link #OTHERS} other backends first, without it, whose
+         * points tie with the set's now and then; the ring of {@code vec} must still be the vectors'.
+         */
+        final boolean asView;
+
+        Case(Path dir, String set, String versionName, boolean asView) {
+            this.asView = asView;
             this.dir = dir;
             this.set = set;
             this.versionName = versionName;
@@ -149,12 +162,27 @@ class PingoraVectorsTest {
                 return;
             }
             Path buckets = dir.resolve("buckets_" + set + ".txt");
-            backends = BackendList.parse(buckets.getFileName().toString(), VectorFiles.backendsText(buckets));
-            Path file = ringFiles.resolve(set + "_" + versionName + ".ring");
-            built = RingBuilder.of(backends).version(version).build(file);
+            String text = VectorFiles.backendsText(buckets);
+            if (asView) {
+                StringBuilder withOthers = new StringBuilder();
+                for (int i = 0; i < OTHERS; i++) {
+                    withOthers.append("server 198.51.100.").append(i + 1).append(":7000 weight=").append(1 + i % 13).append(";\n");
+                }
+                for (String line : text.lines().toList()) {
+                    withOthers.append(line).append(line.strip().startsWith("server") ? " # ringstore: features=vec\n" : "\n");
+                }
+                text = withOthers.toString();
+            }
+            backends = BackendList.parse(buckets.getFileName().toString(), text);
+            Path file = ringFiles.resolve(set + "_" + versionName + (asView ? "_view" : "") + ".ring");
+            built = RingBuilder.of(backends).version(version).views(asView ? Views.ALL : Views.NONE).build(file);
             store = RingStore.open(file);
             opened.add(store);
-            ring = store.ring(Set.of(), version);
+            ring = store.ring(asView ? Set.of("vec") : Set.of(), version);
+            if (asView) {
+                store.verify();
+                assertEquals(RingFileLayout.Storage.VIEW, store.layout().storage(ring));
+            }
             hasIpv6 = backends.backends().stream().anyMatch(b -> b.socketAddress().startsWith("["));
             collisions = VectorFiles.collisions(dir.resolve("collisions_" + set + "_" + versionName + ".tsv"));
         }
@@ -329,7 +357,8 @@ class PingoraVectorsTest {
                     fail(name + " row " + c.line() + ": survivor " + c.survivor() + " is not a candidate");
                 }
                 for (Candidate cand : c.candidates()) {
-                    String ours = cand.index() < store.backendCount() ? address(cand.index()) : "<no backend " + cand.index() + ">";
+                    int index = cand.index() + (asView ? OTHERS : 0); // a view's file lists the others first
+                    String ours = index < store.backendCount() ? address(index) : "<no backend " + cand.index() + ">";
                     mismatches.check(c.line(), hash, "candidate #" + cand.index(), cand.address(), ours);
                 }
                 String want = v1 ? nginxSurvivor(c) : c.survivor().address();
