@@ -4,6 +4,7 @@ import io.ringstore.build.BackendList;
 import io.ringstore.build.BackendsFileException;
 import io.ringstore.build.BuildResult;
 import io.ringstore.build.RingBuilder;
+import io.ringstore.build.Views;
 
 import io.ringstore.Algorithm;
 import io.ringstore.Backend;
@@ -84,13 +85,13 @@ final class AnalyzeCommand extends Command {
 
     @Override
     List<Option> options() {
-        return List.of(BACKENDS, POINTS, STEPS, SEEDS, ALGORITHM, POINT_MULTIPLE, SVG, CSV, QUIET);
+        return List.of(BACKENDS, POINTS, STEPS, SEEDS, ALGORITHM, POINT_MULTIPLE, BuildCommand.VIEWS, SVG, CSV, QUIET);
     }
 
     @Override
     List<String> forms() {
         return List.of("{--backends} {--points} [{--steps-per-decade}] [{--seeds}] [{--algorithm}] [{--svg}] [{--csv}] [{--quiet}]",
-                "BACKENDS_FILE [{--algorithm}] [{--point-multiple}] [{--csv}] [{--quiet}]");
+                "BACKENDS_FILE [{--algorithm}] [{--point-multiple}] [{--views}] [{--csv}] [{--quiet}]");
     }
 
     @Override
@@ -104,6 +105,9 @@ final class AnalyzeCommand extends Command {
             }
             if (args.has(POINT_MULTIPLE.name())) {
                 throw new UsageException(Versions.POINT_MULTIPLE + " is for a BACKENDS_FILE; with --backends give --points");
+            }
+            if (args.has(BuildCommand.VIEWS.name())) {
+                throw new UsageException("--views is for a BACKENDS_FILE (how its ring file stores feature rings); a --backends sweep builds no file");
             }
             sweep(sweepSetup(args), args.get(SVG.name()), args.get(CSV.name()), out, progress);
             return Main.OK;
@@ -121,7 +125,7 @@ final class AnalyzeCommand extends Command {
             throw new UsageException(args.positional.isEmpty() ? "give --backends N --points K1..K2, or a BACKENDS_FILE"
                     : "expected one BACKENDS_FILE, got " + args.positional);
         }
-        file(Versions.forBuild(args), args.positional.getFirst(), args.get(CSV.name()), out, progress);
+        file(Versions.forBuild(args), BuildCommand.views(args.get(BuildCommand.VIEWS.name())), args.positional.getFirst(), args.get(CSV.name()), out, progress);
         return Main.OK;
     }
 
@@ -313,7 +317,7 @@ final class AnalyzeCommand extends Command {
     private record FileReport(BackendList list, BuildResult built, RingStore store, List<RingReport> rings) {
     }
 
-    private static void file(List<RingVersion> versions, String source, String csvName, PrintStream out, Consumer<String> progress)
+    private static void file(List<RingVersion> versions, Views views, String source, String csvName, PrintStream out, Consumer<String> progress)
             throws FailedException {
         BackendList list;
         try {
@@ -329,7 +333,7 @@ final class AnalyzeCommand extends Command {
         }
         try (CsvOut csv = CsvOut.open(csvName, FILE_CSV_HEADER)) {
             Path ringFile = dir.resolve("analyze.ring");
-            RingBuilder builder = RingBuilder.of(list).generation(1).progress(progress);
+            RingBuilder builder = RingBuilder.of(list).views(views).generation(1).progress(progress);
             versions.forEach(builder::version);
             BuildResult built = builder.build(ringFile);
             try (RingStore store = RingStore.open(ringFile)) {

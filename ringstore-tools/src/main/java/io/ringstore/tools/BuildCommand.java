@@ -42,7 +42,7 @@ final class BuildCommand extends Command {
             .alias("-o").shownAs("RINGFILE");
     private static final Option GENERATION = Option.valued("--generation", "N",
             "the file's generation (default: the replaced file's + 1, or 1)");
-    private static final Option VIEWS = Option.valued("--views", "HOW", """
+    static final Option VIEWS = Option.valued("--views", "HOW", """
             none (the default): every ring as its own points, a file every reader
             opens; auto: a feature ring whose members hold at least 1/8 of the points
             is a view of the ring of all backends (no bytes of its own; lookups walk
@@ -137,7 +137,7 @@ final class BuildCommand extends Command {
         return Main.OK;
     }
 
-    private static Views views(String value) throws UsageException {
+    static Views views(String value) throws UsageException {
         if (value == null) {
             return Views.NONE;
         }

@@ -205,6 +205,23 @@ class AnalyzeCommandTest {
         }
     }
 
+    @Test
+    void viewsMeasureExactlyAsRingsStoredAsPoints(@TempDir Path dir) throws Exception {
+        Path file = backends(dir, "fleet.conf", CliFleet.text(CliFleet.FEATURED));
+        Path stored = dir.resolve("stored.csv");
+        Path viewed = dir.resolve("viewed.csv");
+        CliRun a = run("analyze", file.toString(), "--algorithm", "v1,v2", "--csv", stored.toString(), "--views", "none").assertOk();
+        CliRun b = run("analyze", file.toString(), "--algorithm", "v1,v2", "--csv", viewed.toString(), "--views", "all").assertOk();
+        assertEquals(Files.readString(stored), Files.readString(viewed), "every ring's row, views or not");
+        assertTrue(Csv.read(stored).rows().size() > 8, "rows compared");
+        long bytesStored = Long.parseLong(a.out().lines().filter(l -> l.startsWith("ring_file_bytes: ")).findFirst().orElseThrow().split(" ")[1]);
+        long bytesViewed = Long.parseLong(b.out().lines().filter(l -> l.startsWith("ring_file_bytes: ")).findFirst().orElseThrow().split(" ")[1]);
+        assertTrue(bytesViewed < bytesStored, bytesViewed + " < " + bytesStored);
+        CliRun refused = run("analyze", "--backends", "10", "--points", "10", "--views", "all");
+        assertEquals(2, refused.exit());
+        assertTrue(refused.stderr().contains("--views is for a BACKENDS_FILE"), refused.stderr());
+    }
+
     /** RMS over the members of (line share / weight share − 1), from the library's exact line shares. */
     static double measuredCv(Ring ring, List<Backend> members) {
         double[] shares = ring.lineShares();
