@@ -2,6 +2,7 @@ package io.ringstore;
 
 import io.ringstore.internal.Crc32;
 import io.ringstore.internal.PointSearch;
+import io.ringstore.internal.RingAccess;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -26,7 +27,16 @@ import static io.ringstore.internal.format.RingFileDescriptor.U32;
 import static io.ringstore.internal.format.RingFileDescriptor.U64;
 
 /**
- * One feature ring of one version: sorted 6-byte points in the mapped file.
+ * One feature ring of one version: sorted 6-byte points in the mapped file, or a view of its version's
+ * ring of all backends (format 3, {@code build --views}), which answers exactly the same.
+ *
+ * <p>A view stores no points: a lookup searches the ring of all backends (kept with the points of
+ * equal hashes, in tie order) and walks forward to the first point whose backend is a member, about
+ * 1/f points for members holding a fraction f of the points. Methods that address points by position
+ * ({@link #pointIndex}, {@link #pointHash}, {@link #pointBackend}, {@link #points}, {@link #backends},
+ * {@link #lineShares}) see the view's own points; on a view or a ring kept with ties, the first such
+ * call builds a table of where each point lies (4 bytes a point of heap, once per ring).
+ * {@link #lookupHash}, the other lookups and {@link #select} never need it.
  *
  * <p>A key goes to the first point whose hash is at or after CRC-32(key), unsigned, wrapping past the
  * last point to the first. Lookups are thread-safe, allocate nothing, and return a backend index
@@ -56,6 +66,25 @@ public final class Ring {
      * is still tried; {@code select(hash, NGINX_MAX_POINTS, accept)} answers as nginx does.
      */
     public static final int NGINX_MAX_POINTS = 21;
+
+    static {
+        RingAccess.register(new RingAccess.Operations() {
+            @Override
+            public int cursor(Ring ring, int hash) {
+                return ring.cursor(hash);
+            }
+
+            @Override
+            public int backend(Ring ring, int cursor) {
+                return ring.storedBackend(cursor);
+            }
+
+            @Override
+            public int next(Ring ring, int cursor) {
+                return ring.nextCursor(cursor);
+            }
+        });
+    }
 
     private final RingStore store;
     private final Points stored;
@@ -359,6 +388,20 @@ public final class Ring {
         return b < 0 ? null : store.backend(b);
     }
 
+    /** Where the key's point lies in the segment (see {@link RingAccess}); -1 for an empty ring. */
+    private int cursor(int hash) {
+        int p = stored.search(hash);
+        return p < 0 || members == null ? p : firstMemberFrom(p);
+    }
+
+    /** The cursor of the ring point after the one at {@code p}, wrapping. */
+    private int nextCursor(int p) {
+        if (ties) {
+            return nextRingPoint(p);
+        }
+        return p + 1 == storedCount ? 0 : p + 1;
+    }
+
     /** The one failover walk; exactly one of the two predicates is given (no adapter object per call). */
     private int walk(int hash, int maxPoints, IntPredicate byIndex, Predicate<Backend> byBackend) {
         if (maxPoints < 1) {
@@ -636,6 +679,11 @@ public final class Ring {
     /** How the file stores this ring: {@code RingFileDescriptor.STORAGE_*}. */
     int storage() {
         return storage;
+    }
+
+    /** Whether the position table exists (tests: lookups, select and bounded load must not build it). */
+    boolean positionTableBuilt() {
+        return positions != null;
     }
 
     /** Whether a point of {@code hash} is stored in this ring's segment (for a view: of any backend). */

@@ -1,5 +1,7 @@
 package io.ringstore;
 
+import io.ringstore.balance.BoundedLoad;
+import io.ringstore.balance.LoadView;
 import io.ringstore.build.BackendList;
 import io.ringstore.build.BuildResult;
 import io.ringstore.build.RingBuilder;
@@ -93,6 +95,23 @@ class ViewExactnessTest {
         BuildResult viewed = build(backends, Views.ALL, all, versions);
         build(backends, Views.AUTO, auto, versions);
         assertTrue(viewed.views() > 0, "no ring became a view: " + viewed);
+        try (RingStore b = RingStore.open(all)) {
+            // What a router does with a view: lookups, failover, bounded load. No position table (heap) for any of it.
+            for (Ring view : b.rings()) {
+                SplittableRandom random = new SplittableRandom(seed);
+                for (int k = 0; k < 2000 && !view.isEmpty(); k++) {
+                    view.lookupHash(random.nextInt());
+                    view.select(random.nextInt(), Ring.NGINX_MAX_POINTS, x -> x % 3 == 0);
+                    BoundedLoad.of(1.25).choose(view, random.nextInt(), new LoadView() {
+                        public boolean available(int backend) { return backend % 2 == 0; }
+                        public long inFlight(int backend) { return backend % 5; }
+                        public long totalInFlight() { return 10; }
+                        public int availableBackends() { return 1; }
+                    });
+                }
+                assertTrue(!view.positionTableBuilt(), "a lookup built the position table of " + view);
+            }
+        }
         try (RingStore a = RingStore.open(stored); RingStore b = RingStore.open(all); RingStore c = RingStore.open(auto)) {
             assertEquals(a.verify() >= 0, b.verify() >= 0);
             c.verify();
@@ -154,6 +173,44 @@ class ViewExactnessTest {
                 default -> n + 2;
             };
             assertEquals(expected.select(h, max, accept), actual.select(h, max, accept), what + ": select " + max);
+        }
+        // Bounded load walks by cursor (no position table): the same choices on a view, both walks.
+        int backends = expected.store().backendCount();
+        long[] inFlight = new long[backends];
+        boolean[] down = new boolean[backends];
+        for (int b = 0; b < backends; b++) {
+            inFlight[b] = random.nextInt(6);
+            down[b] = random.nextInt(5) == 0;
+        }
+        long total = java.util.Arrays.stream(inFlight).sum();
+        int up = (int) java.util.stream.IntStream.range(0, backends).filter(b -> !down[b]).count();
+        LoadView load = new LoadView() {
+            @Override
+            public boolean available(int backend) {
+                return !down[backend];
+            }
+
+            @Override
+            public long inFlight(int backend) {
+                return inFlight[backend];
+            }
+
+            @Override
+            public long totalInFlight() {
+                return total;
+            }
+
+            @Override
+            public int availableBackends() {
+                return up;
+            }
+        };
+        for (BoundedLoad.Walk walk : BoundedLoad.Walk.values()) {
+            BoundedLoad bound = BoundedLoad.of(1.1).walk(walk);
+            for (int k = 0; k < 500; k++) {
+                int h = random.nextInt();
+                assertEquals(bound.choose(expected, h, load), bound.choose(actual, h, load), what + ": bounded load " + walk);
+            }
         }
         for (int k = 0; k < 50; k++) {
             byte[] key = ("key-" + seed + "-" + k).getBytes(StandardCharsets.US_ASCII);

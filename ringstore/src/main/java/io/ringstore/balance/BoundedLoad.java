@@ -1,6 +1,7 @@
 package io.ringstore.balance;
 
 import io.ringstore.Ring;
+import io.ringstore.internal.RingAccess;
 
 /**
  * Consistent hashing with bounded loads (Mirrokni, Thorup and Zadimoghaddam, 2017): a key goes to its
@@ -154,12 +155,12 @@ public final class BoundedLoad {
      * @param load the host's load and availability
      */
     public int choose(Ring ring, int hash, LoadView load) {
-        int home = ring.pointIndex(hash);
+        RingAccess.Operations cursor = RingAccess.get(); // cursors, not positions: a view needs no position table
+        int home = cursor.cursor(ring, hash);
         if (home < 0) {
             return Ring.NO_BACKEND;
         }
         long capacity = capacity(load);
-        int points = ring.pointCount();
         int probeLimit = Math.min(maxProbes, ring.store().backendCount());
         int point = home;
         long sequence = hash;
@@ -168,7 +169,7 @@ public final class BoundedLoad {
         int best = Ring.NO_BACKEND;
         long bestInFlight = Long.MAX_VALUE;
         for (int probes = 0, draws = 1; ; draws++) {
-            int b = ring.pointBackend(point);
+            int b = cursor.backend(ring, point);
             long bit = 1L << b; // the shift takes b mod 64
             boolean high = (b & 64) != 0;
             if (b >= 0 && ((high ? examinedHigh : examinedLow) & bit) == 0) {
@@ -193,23 +194,23 @@ public final class BoundedLoad {
                 break;
             }
             if (walk == Walk.CLOCKWISE) {
-                point = point + 1 == points ? 0 : point + 1;
+                point = cursor.next(ring, point);
             } else {
                 sequence += GOLDEN_GAMMA;
-                point = ring.pointIndex((int) (mix64(sequence) >>> 32));
+                point = cursor.cursor(ring, (int) (mix64(sequence) >>> 32));
             }
         }
         if (best >= 0 || load.availableBackends() <= 0) {
             return best;
         }
-        return firstAvailable(ring, home, load);
+        return firstAvailable(ring, home, load, cursor);
     }
 
     /** The first available backend clockwise from the point at {@code home}, or {@link Ring#NO_BACKEND}. */
-    private static int firstAvailable(Ring ring, int home, LoadView load) {
+    private static int firstAvailable(Ring ring, int home, LoadView load, RingAccess.Operations cursor) {
         int points = ring.pointCount();
-        for (int i = 0, point = home; i < points; i++, point = point + 1 == points ? 0 : point + 1) {
-            int b = ring.pointBackend(point);
+        for (int i = 0, point = home; i < points; i++, point = cursor.next(ring, point)) {
+            int b = cursor.backend(ring, point);
             if (b >= 0 && load.available(b)) {
                 return b;
             }
