@@ -7,6 +7,7 @@ import io.ringstore.internal.IoErrors;
 import io.ringstore.internal.PointGenerator;
 import io.ringstore.internal.format.ParsedRingFile;
 import io.ringstore.internal.format.RingFileReader;
+import io.ringstore.internal.format.SegmentCheck;
 
 import java.io.IOException;
 import java.lang.foreign.Arena;
@@ -31,10 +32,7 @@ import static io.ringstore.internal.format.RingFileDescriptor.ENTRY_LENGTH;
 import static io.ringstore.internal.format.RingFileDescriptor.ENTRY_SEGMENT_OFFSET_OFFSET;
 import static io.ringstore.internal.format.RingFileDescriptor.HEADER_LENGTH;
 import static io.ringstore.internal.format.RingFileDescriptor.POINT_BACKEND_OFFSET;
-import static io.ringstore.internal.format.RingFileDescriptor.POINT_HASH_OFFSET;
 import static io.ringstore.internal.format.RingFileDescriptor.POINT_LENGTH;
-import static io.ringstore.internal.format.RingFileDescriptor.U16;
-import static io.ringstore.internal.format.RingFileDescriptor.U32;
 import static io.ringstore.internal.format.RingFileReader.hex;
 
 /**
@@ -334,7 +332,7 @@ public final class RingStore implements AutoCloseable {
 
     /**
      * Each distinct segment is read once, however many rings share it (all 2^F rings of a version can
-     * share one): its CRC, then its order and backend indexes, checked with the features of the first
+     * share one), in one pass ({@link SegmentCheck}): its CRC, order and backend indexes, checked with the features of the first
      * ring that uses it while the AND of its backends' feature masks and the number of distinct
      * backends are kept. A later ring sharing it then needs only its mask to lie within that AND.
      * Every point's backend being a member, the segment holds all of a ring's members exactly when
@@ -343,15 +341,16 @@ public final class RingStore implements AutoCloseable {
      */
     private long verifySegments() throws RingFileException {
         List<RingFileLayout.Segment> segments = layout.segments();
-        boolean[] crcChecked = new boolean[segments.size()];
+        SegmentCheck segmentCheck = new SegmentCheck(backends.stream().mapToInt(BackendAccess::featureMask).toArray());
+        SegmentCheck.Result[] checks = new SegmentCheck.Result[segments.size()];
         for (Ring r : rings) {
             int s = layout.segmentIndex(r);
-            if (s < 0 || crcChecked[s]) {
+            if (s < 0 || checks[s] != null) {
                 continue;
             }
-            crcChecked[s] = true;
+            checks[s] = segmentCheck.check(r.points(), r.featureMask(), null);
             RingFileLayout.Segment seg = segments.get(s);
-            int crc = RingFileReader.crc32c(r.points());
+            int crc = checks[s].crc32c();
             if (crc != seg.crc32c()) {
                 throw new RingFileException(path, seg.offset(), "segment checksum mismatch: expected CRC-32C "
                         + hex(seg.crc32c()) + " (ring index), computed " + hex(crc) + " (corrupted points?)");
@@ -360,7 +359,6 @@ public final class RingStore implements AutoCloseable {
         long[] members = memberCounts();
         int[] commonFeatures = new int[segments.size()];
         int[] distinctBackends = new int[segments.size()];
-        int[] lastSegmentOf = new int[backends.size()]; // per backend: 1 + the last segment it was counted in
         int[] seen = new int[backends.size()];          // the distinct backends of the segment just scanned
         Ring[] firstRing = new Ring[segments.size()];
         long checked = 0;
@@ -368,7 +366,7 @@ public final class RingStore implements AutoCloseable {
             int s = layout.segmentIndex(r);
             if (s >= 0) {
                 if (firstRing[s] == null) {
-                    commonFeatures[s] = scan(r, segments.get(s).offset(), s, lastSegmentOf, distinctBackends, seen);
+                    commonFeatures[s] = scan(r, segments.get(s).offset(), s, checks[s], distinctBackends, seen);
                     requireChainsStartInRing(r, seen, distinctBackends[s]);
                     firstRing[s] = r;
                     checked += r.pointCount();
@@ -397,40 +395,30 @@ public final class RingStore implements AutoCloseable {
     }
 
     /**
-     * Checks the order, backend indexes and features of {@code r}'s points (segment {@code s}), counts
-     * its distinct backends into {@code distinctBackends[s]} and lists them in {@code seen}; returns the
-     * AND of their backends' masks.
+     * The failure {@code check} found in {@code r}'s points (segment {@code s}) if any, as an error;
+     * else counts its distinct backends into {@code distinctBackends[s]}, lists them in {@code seen}
+     * and returns the AND of their backends' masks.
      */
-    private int scan(Ring r, long segmentOffset, int s, int[] lastSegmentOf, int[] distinctBackends, int[] seen)
+    private int scan(Ring r, long segmentOffset, int s, SegmentCheck.Result check, int[] distinctBackends, int[] seen)
             throws RingFileException {
-        MemorySegment seg = r.points();
-        int need = r.featureMask();
-        int common = -1;
-        int previous = 0;
-        for (int i = 0; i < r.pointCount(); i++) {
+        if (check.failure() != null) {
+            SegmentCheck.Failure f = check.failure();
+            int i = f.point();
             long at = segmentOffset + (long) i * POINT_LENGTH;
-            int h = seg.get(U32, (long) i * POINT_LENGTH + POINT_HASH_OFFSET);
-            if (i > 0 && Integer.compareUnsigned(h, previous) <= 0) {
-                throw new RingFileException(path, at, "ring " + r + ": point " + i + " hash " + Integer.toUnsignedString(h)
-                        + " is not greater than the previous " + Integer.toUnsignedString(previous) + " (points must be strictly increasing)");
-            }
-            previous = h;
-            int b = Short.toUnsignedInt(seg.get(U16, (long) i * POINT_LENGTH + POINT_BACKEND_OFFSET));
-            if (b >= backends.size()) {
-                throw new RingFileException(path, at + POINT_BACKEND_OFFSET, "ring " + r + ": point " + i + " names backend "
-                        + b + " but the file has " + backends.size());
-            }
-            int has = BackendAccess.featureMask(backends.get(b));
-            if ((has & need) != need) {
-                throw lacksFeatures(r, segmentOffset, i, b);
-            }
-            common &= has;
-            if (lastSegmentOf[b] != s + 1) {
-                lastSegmentOf[b] = s + 1;
-                seen[distinctBackends[s]++] = b;
-            }
+            throw switch (f.kind()) {
+                case ORDER -> new RingFileException(path, at, "ring " + r + ": point " + i + " hash " + Integer.toUnsignedString(f.hash())
+                        + " is not greater than the previous " + Integer.toUnsignedString(f.previousHash()) + " (points must be strictly increasing)");
+                case TIE_ORDER -> new RingFileException(path, at + POINT_BACKEND_OFFSET, "ring " + r + ": point " + i + " ties hash "
+                        + Integer.toUnsignedString(f.hash()) + " with the previous but its backend " + f.backend()
+                        + " does not rank after backend " + f.previousBackend() + " (tied points must be in tie-rank order)");
+                case NO_BACKEND -> new RingFileException(path, at + POINT_BACKEND_OFFSET, "ring " + r + ": point " + i + " names backend "
+                        + f.backend() + " but the file has " + backends.size());
+                case LACKS_FEATURES -> lacksFeatures(r, segmentOffset, i, f.backend());
+            };
         }
-        return common;
+        distinctBackends[s] = check.backends().length;
+        System.arraycopy(check.backends(), 0, seen, 0, distinctBackends[s]);
+        return check.commonMask();
     }
 
     /**
