@@ -7,6 +7,7 @@ import io.ringstore.internal.IoErrors;
 import io.ringstore.internal.PointGenerator;
 import io.ringstore.internal.format.ParsedRingFile;
 import io.ringstore.internal.format.RingFileReader;
+import io.ringstore.internal.format.SegmentCheck;
 
 import java.io.IOException;
 import java.lang.foreign.Arena;
@@ -32,13 +33,9 @@ import static io.ringstore.internal.format.RingFileDescriptor.ENTRY_RING_POINTS_
 import static io.ringstore.internal.format.RingFileDescriptor.ENTRY_SEGMENT_OFFSET_OFFSET;
 import static io.ringstore.internal.format.RingFileDescriptor.HEADER_LENGTH;
 import static io.ringstore.internal.format.RingFileDescriptor.POINT_BACKEND_OFFSET;
-import static io.ringstore.internal.format.RingFileDescriptor.POINT_HASH_OFFSET;
 import static io.ringstore.internal.format.RingFileDescriptor.POINT_LENGTH;
-import static io.ringstore.internal.format.RingFileDescriptor.STORAGE_POINTS;
 import static io.ringstore.internal.format.RingFileDescriptor.STORAGE_POINTS_WITH_TIES;
 import static io.ringstore.internal.format.RingFileDescriptor.STORAGE_VIEW;
-import static io.ringstore.internal.format.RingFileDescriptor.U16;
-import static io.ringstore.internal.format.RingFileDescriptor.U32;
 import static io.ringstore.internal.format.RingFileReader.hex;
 
 /**
@@ -353,7 +350,7 @@ public final class RingStore implements AutoCloseable {
 
     /**
      * Each distinct segment is read once, however many rings share it (all 2^F rings of a version can
-     * share one): its CRC, then its order and backend indexes, checked with the features of the first
+     * share one), in one pass ({@link SegmentCheck}): its CRC, order and backend indexes, checked with the features of the first
      * ring that uses it while the AND of its backends' feature masks and the number of distinct
      * backends are kept. A later ring sharing it then needs only its mask to lie within that AND.
      * Every point's backend being a member, the segment holds all of a ring's members exactly when
@@ -362,15 +359,16 @@ public final class RingStore implements AutoCloseable {
      */
     private long verifySegments() throws RingFileException {
         List<RingFileLayout.Segment> segments = layout.segments();
-        boolean[] crcChecked = new boolean[segments.size()];
+        SegmentCheck segmentCheck = new SegmentCheck(backends.stream().mapToInt(BackendAccess::featureMask).toArray());
+        SegmentCheck.Result[] checks = new SegmentCheck.Result[segments.size()];
         for (Ring r : rings) {
             int s = layout.segmentIndex(r);
-            if (s < 0 || crcChecked[s]) {
+            if (s < 0 || checks[s] != null) {
                 continue;
             }
-            crcChecked[s] = true;
+            checks[s] = segmentCheck.check(r.points(), r.featureMask(), r.storage() == STORAGE_POINTS_WITH_TIES ? tieRanks(r.version()) : null);
             RingFileLayout.Segment seg = segments.get(s);
-            int crc = RingFileReader.crc32c(r.points());
+            int crc = checks[s].crc32c();
             if (crc != seg.crc32c()) {
                 throw new RingFileException(path, seg.offset(), "segment checksum mismatch: expected CRC-32C "
                         + hex(seg.crc32c()) + " (ring index), computed " + hex(crc) + " (corrupted points?)");
@@ -379,7 +377,6 @@ public final class RingStore implements AutoCloseable {
         long[] members = memberCounts();
         int[] commonFeatures = new int[segments.size()];
         int[] distinctBackends = new int[segments.size()];
-        int[] lastSegmentOf = new int[backends.size()]; // per backend: 1 + the last segment it was counted in
         int[] seen = new int[backends.size()];          // the distinct backends of the segment just scanned
         Ring[] firstRing = new Ring[segments.size()];
         List<List<Ring>> views = new ArrayList<>(Collections.nCopies(segments.size(), null));
@@ -388,7 +385,7 @@ public final class RingStore implements AutoCloseable {
             int s = layout.segmentIndex(r);
             if (s >= 0) {
                 if (firstRing[s] == null) {
-                    commonFeatures[s] = scan(r, segments.get(s).offset(), s, lastSegmentOf, distinctBackends, seen);
+                    commonFeatures[s] = scan(r, segments.get(s).offset(), s, checks[s], distinctBackends, seen);
                     requireChainsStartInRing(r, seen, distinctBackends[s]);
                     firstRing[s] = r;
                     checked += r.storedCount();
@@ -473,58 +470,36 @@ public final class RingStore implements AutoCloseable {
     }
 
     /**
-     * Checks the order, backend indexes and features of {@code r}'s points (segment {@code s}), counts
-     * its distinct backends into {@code distinctBackends[s]} and lists them in {@code seen}; returns the
-     * AND of their backends' masks.
+     * The failure {@code check} found in {@code r}'s points (segment {@code s}) if any, as an error;
+     * else counts its distinct backends into {@code distinctBackends[s]}, lists them in {@code seen}
+     * and returns the AND of their backends' masks.
      */
-    private int scan(Ring r, long segmentOffset, int s, int[] lastSegmentOf, int[] distinctBackends, int[] seen)
+    private int scan(Ring r, long segmentOffset, int s, SegmentCheck.Result check, int[] distinctBackends, int[] seen)
             throws RingFileException {
-        MemorySegment seg = r.points();
-        int need = r.featureMask();
-        int common = -1;
-        int previous = 0;
-        int previousBackend = -1;
-        int[] rank = r.storage() == STORAGE_POINTS_WITH_TIES ? tieRanks(r.version()) : null;
-        long distinct = 0;
-        for (int i = 0; i < r.storedCount(); i++) {
+        boolean withTies = r.storage() == STORAGE_POINTS_WITH_TIES;
+        if (check.failure() != null) {
+            SegmentCheck.Failure f = check.failure();
+            int i = f.point();
             long at = segmentOffset + (long) i * POINT_LENGTH;
-            int h = seg.get(U32, (long) i * POINT_LENGTH + POINT_HASH_OFFSET);
-            int b = Short.toUnsignedInt(seg.get(U16, (long) i * POINT_LENGTH + POINT_BACKEND_OFFSET));
-            int order = i == 0 ? 1 : Integer.compareUnsigned(h, previous);
-            if (order < 0 || (order == 0 && rank == null)) {
-                throw new RingFileException(path, at, "ring " + r + ": point " + i + " hash " + Integer.toUnsignedString(h)
-                        + " is not greater than the previous " + Integer.toUnsignedString(previous) + " (points must be strictly increasing"
-                        + (rank == null ? ")" : ", or equal with backends in tie order)"));
-            }
-            if (b >= backends.size()) {
-                throw new RingFileException(path, at + POINT_BACKEND_OFFSET, "ring " + r + ": point " + i + " names backend "
-                        + b + " but the file has " + backends.size());
-            }
-            if (order == 0 && rank[b] <= rank[previousBackend]) {
-                throw new RingFileException(path, at + POINT_BACKEND_OFFSET, "ring " + r + ": point " + i + " repeats hash "
-                        + Integer.toUnsignedString(h) + " with backend " + b + ", which is not after backend " + previousBackend
+            throw switch (f.kind()) {
+                case ORDER -> new RingFileException(path, at, "ring " + r + ": point " + i + " hash " + Integer.toUnsignedString(f.hash())
+                        + " is not greater than the previous " + Integer.toUnsignedString(f.previousHash()) + " (points must be strictly increasing"
+                        + (withTies ? ", or equal with backends in tie order)" : ")"));
+                case TIE_ORDER -> new RingFileException(path, at + POINT_BACKEND_OFFSET, "ring " + r + ": point " + i + " repeats hash "
+                        + Integer.toUnsignedString(f.hash()) + " with backend " + f.backend() + ", which is not after backend " + f.previousBackend()
                         + " in " + r.version() + " tie order (equal hashes must be stored in tie order, each backend once)");
-            }
-            if (order > 0) {
-                distinct++;
-            }
-            previous = h;
-            previousBackend = b;
-            int has = BackendAccess.featureMask(backends.get(b));
-            if ((has & need) != need) {
-                throw lacksFeatures(r, segmentOffset, i, b);
-            }
-            common &= has;
-            if (lastSegmentOf[b] != s + 1) {
-                lastSegmentOf[b] = s + 1;
-                seen[distinctBackends[s]++] = b;
-            }
+                case NO_BACKEND -> new RingFileException(path, at + POINT_BACKEND_OFFSET, "ring " + r + ": point " + i + " names backend "
+                        + f.backend() + " but the file has " + backends.size());
+                case LACKS_FEATURES -> lacksFeatures(r, segmentOffset, i, f.backend());
+            };
         }
-        if (rank != null && distinct != r.pointCount()) {
+        if (withTies && check.distinctHashes() != r.pointCount()) {
             throw new RingFileException(path, indexEntry(r) + ENTRY_RING_POINTS_OFFSET, "ring " + r + ": its segment at " + segmentOffset
-                    + " has " + distinct + " distinct hashes, the ring index says " + r.pointCount() + " (corrupt ring index?)");
+                    + " has " + check.distinctHashes() + " distinct hashes, the ring index says " + r.pointCount() + " (corrupt ring index?)");
         }
-        return common;
+        distinctBackends[s] = check.backends().length;
+        System.arraycopy(check.backends(), 0, seen, 0, distinctBackends[s]);
+        return check.commonMask();
     }
 
     /** Tie ranks of this file's backends in {@code version} (lower keeps a shared hash). */

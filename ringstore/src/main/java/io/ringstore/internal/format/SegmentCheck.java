@@ -1,0 +1,378 @@
+package io.ringstore.internal.format;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
+import java.util.Arrays;
+import java.util.zip.CRC32C;
+
+import static io.ringstore.internal.format.RingFileDescriptor.MAX_BACKENDS;
+import static io.ringstore.internal.format.RingFileDescriptor.POINT_LENGTH;
+import static io.ringstore.internal.format.RingFileDescriptor.U16;
+import static io.ringstore.internal.format.RingFileDescriptor.U32;
+import static io.ringstore.internal.format.RingFileDescriptor.U8;
+
+/**
+ * One pass over a mapped segment that computes its CRC-32C and checks its points: hashes in order,
+ * backend indexes in the backend table, every backend having the ring's features; it keeps the AND of
+ * the backends' feature masks, the distinct backends in order of first appearance and the number of
+ * distinct hashes. {@code RingStore.verify} builds its errors from the {@link Failure}.
+ *
+ * <p>The segment is copied to the heap a chunk at a time and both the CRC and the checks read the copy:
+ * if the file is truncated under the mapping, the copy raises an {@link InternalError}, where the CRC
+ * intrinsic reading the mapping directly would crash the JVM with SIGBUS (seen on JDK 25). A chunk is
+ * a whole number of points, so no point straddles two. A segment of at least {@link #SPLIT_BYTES} is
+ * split at a point boundary between the calling thread and one more, their CRCs joined with
+ * {@link #crc32cCombine}; a failure in the first half wins over one in the second, as one pass would
+ * find it first.
+ *
+ * <p>Each check of a point depends only on it and the point before, and the first failing point is
+ * the one reported, checks in the order: hash order, backend index, features (only at a backend's
+ * first appearance: its mask does not change). An instance holds scratch space reused from segment to
+ * segment; not thread-safe.
+ */
+public final class SegmentCheck {
+    /** Points in a heap chunk: 1,048,572 bytes, just under 1 MiB (a multiple of {@value RingFileDescriptor#POINT_LENGTH}). */
+    static final int CHUNK_POINTS = (1 << 20) / POINT_LENGTH;
+    /** Segments this long or longer are checked by two threads (when the JVM has two processors). */
+    public static final long SPLIT_BYTES = 8L << 20;
+
+    private static final VarHandle LONG = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+    private static final int REFLECTED_POLY = 0x82F6_3B78; // CRC-32C (Castagnoli), reflected
+    /**
+     * X2N[k] = x^(2^k) mod P: the factor that shifts a CRC register past 2^k zero bits, for every bit
+     * of a length in bits (zlib's 32 entries, reused modulo 32, hold for CRC-32's polynomial but not
+     * for CRC-32C's: x^(2^32) is not x modulo it).
+     */
+    private static final int[] X2N = new int[Long.SIZE + 3];
+
+    static {
+        int p = 1 << 30; // x^1
+        X2N[0] = p;
+        for (int k = 1; k < X2N.length; k++) {
+            X2N[k] = p = multiplyModP(p, p);
+        }
+    }
+
+    /** What a point failed. */
+    public enum Kind {
+        /** Its hash is not greater than the previous point's (or, with tie ranks, is smaller). */
+        ORDER,
+        /** Its hash equals the previous point's, and its backend's tie rank is not greater. */
+        TIE_ORDER,
+        /** It names a backend the file does not have. */
+        NO_BACKEND,
+        /** Its backend lacks some of the ring's required features. */
+        LACKS_FEATURES
+    }
+
+    /**
+     * The first failing point.
+     *
+     * @param kind what it failed
+     * @param point its index in the segment
+     * @param hash its hash
+     * @param previousHash the previous point's hash (0 for point 0)
+     * @param backend its backend index
+     * @param previousBackend the previous point's backend index (0 for point 0)
+     */
+    public record Failure(Kind kind, int point, int hash, int previousHash, int backend, int previousBackend) {
+    }
+
+    /**
+     * A checked segment. With a failure, {@code commonMask}, {@code backends} and {@code distinctHashes}
+     * are partial and mean nothing; the CRC always covers the whole segment.
+     *
+     * @param crc32c the CRC-32C of the segment's bytes
+     * @param commonMask the AND of the feature masks of the points' backends (-1 for no points)
+     * @param backends the distinct backends, in order of first appearance
+     * @param distinctHashes how many distinct hashes (the points, unless tie ranks let hashes repeat)
+     * @param failure the first failing point, or null
+     */
+    public record Result(int crc32c, int commonMask, int[] backends, int distinctHashes, Failure failure) {
+    }
+
+    private final int[] featureMasks;
+    private final int threads;
+    private final Scanner first;
+    private Scanner second;
+
+    /**
+     * Checks segments for a backend table of {@code featureMasks.length} backends with these feature
+     * masks, with two threads for long segments if the JVM has two processors.
+     *
+     * @param featureMasks per backend index, its feature mask
+     */
+    public SegmentCheck(int[] featureMasks) {
+        this(featureMasks, Math.min(2, Runtime.getRuntime().availableProcessors()));
+    }
+
+    /**
+     * {@link #SegmentCheck(int[])} with at most {@code threads} (1 or 2) threads a segment.
+     *
+     * @param featureMasks per backend index, its feature mask
+     * @param threads 1, or 2 to split segments of {@link #SPLIT_BYTES} or more
+     */
+    public SegmentCheck(int[] featureMasks, int threads) {
+        if (featureMasks.length > MAX_BACKENDS || threads < 1 || threads > 2) {
+            throw new IllegalArgumentException("at most " + MAX_BACKENDS + " backends and 1 or 2 threads: backends="
+                    + featureMasks.length + " threads=" + threads);
+        }
+        this.featureMasks = featureMasks.clone();
+        this.threads = threads;
+        this.first = new Scanner(this.featureMasks);
+    }
+
+    /**
+     * Checks one segment.
+     *
+     * @param points the segment: whole 6-byte points, mapped or not; read through heap copies and one
+     *               plain read (the point before the second half), never by the CRC intrinsic
+     * @param requiredMask the features every point's backend must have
+     * @param tieRank null if hashes must strictly increase; else, per backend index, a rank: equal
+     *                hashes are allowed when their backends' ranks strictly increase
+     * @return the CRC, what the points hold, and the first failing point if any
+     * @throws InternalError if the mapped file shrank under the segment (SIGBUS during a copy)
+     */
+    public Result check(MemorySegment points, int requiredMask, int[] tieRank) {
+        long bytes = points.byteSize();
+        if (bytes % POINT_LENGTH != 0 || bytes / POINT_LENGTH > Integer.MAX_VALUE
+                || (tieRank != null && tieRank.length != featureMasks.length)) {
+            throw new IllegalArgumentException("a segment is whole points (at most 2^31 - 1) and tie ranks one per backend: bytes="
+                    + bytes + " tieRanks=" + (tieRank == null ? "none" : tieRank.length) + " backends=" + featureMasks.length);
+        }
+        int n = (int) (bytes / POINT_LENGTH);
+        if (threads == 1 || bytes < SPLIT_BYTES) {
+            first.scan(points, 0, n, requiredMask, tieRank);
+            return result(first, first.crc);
+        }
+        if (second == null) {
+            second = new Scanner(featureMasks);
+        }
+        int half = n / 2;
+        Scanner other = second;
+        Throwable[] thrown = new Throwable[1];
+        Thread helper = Thread.ofPlatform().name("ringstore-segment-check").daemon().start(() -> {
+            try {
+                other.scan(points, half, n, requiredMask, tieRank);
+            } catch (Throwable t) {
+                thrown[0] = t;
+            }
+        });
+        try {
+            first.scan(points, 0, half, requiredMask, tieRank);
+        } finally {
+            joinUninterruptibly(helper);
+        }
+        switch (thrown[0]) {
+            case null -> { }
+            case RuntimeException e -> throw e;
+            case Error e -> throw e;
+            default -> throw new IllegalStateException(thrown[0]);
+        }
+        int crc = crc32cCombine(first.crc, other.crc, (long) (n - half) * POINT_LENGTH);
+        if (first.failure == null) {
+            first.merge(other);
+        }
+        return result(first, crc);
+    }
+
+    private static Result result(Scanner s, int crc) {
+        return new Result(crc, s.common, Arrays.copyOf(s.seen, s.seenCount), s.distinctHashes, s.failure);
+    }
+
+    private static void joinUninterruptibly(Thread t) {
+        boolean interrupted = false;
+        while (true) {
+            try {
+                t.join();
+                break;
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /**
+     * The CRC-32C of {@code A + B} from {@code crcA} of A and {@code crcB} of B ({@code lengthB}
+     * bytes): crcA's register shifted past lengthB zero bytes, multiplied over GF(2) modulo the
+     * polynomial, then added to crcB (zlib's {@code crc32_combine}, O(log lengthB)).
+     *
+     * @param crcA CRC-32C of the first part
+     * @param crcB CRC-32C of the second part
+     * @param lengthB bytes in the second part, at least 0
+     * @return the CRC-32C of both parts together
+     */
+    public static int crc32cCombine(int crcA, int crcB, long lengthB) {
+        if (lengthB < 0) {
+            throw new IllegalArgumentException("lengthB must be at least 0: lengthB=" + lengthB);
+        }
+        return multiplyModP(xPow8nModP(lengthB), crcA) ^ crcB;
+    }
+
+    /** x^(8n) mod P: the factor that shifts a register past n zero bytes. */
+    private static int xPow8nModP(long n) {
+        int p = 1 << 31; // x^0
+        for (int k = 3; n != 0; n >>>= 1, k++) {
+            if ((n & 1) != 0) {
+                p = multiplyModP(X2N[k], p);
+            }
+        }
+        return p;
+    }
+
+    /** a × b mod P, bit-reflected (bit 31 is x^0); {@code a} is not 0. */
+    private static int multiplyModP(int a, int b) {
+        int product = 0;
+        for (int m = 1 << 31; ; m >>>= 1) {
+            if ((a & m) != 0) {
+                product ^= b;
+                if ((a & (m - 1)) == 0) {
+                    return product;
+                }
+            }
+            b = (b & 1) != 0 ? (b >>> 1) ^ REFLECTED_POLY : b >>> 1;
+        }
+    }
+
+    /** Scans a range of points; one per thread. */
+    private static final class Scanner {
+        private static final byte UNSEEN = 0;
+        private static final byte SEEN = 1;
+        private static final byte INVALID = 2; // at or past the backend count
+
+        private final int[] featureMasks;
+        /** Per possible backend index: UNSEEN, SEEN in the range being scanned, or INVALID. */
+        private final byte[] state = new byte[MAX_BACKENDS + 1];
+        /** A chunk, and 2 bytes more so that every point can be read as 8 bytes. */
+        private final byte[] chunk = new byte[CHUNK_POINTS * POINT_LENGTH + Long.BYTES - POINT_LENGTH];
+        private final CRC32C crc32c = new CRC32C();
+        private final int[] seen;
+
+        int crc;
+        int common;
+        int seenCount;
+        int distinctHashes;
+        Failure failure;
+        /** The last point checked: its hash with the sign bit flipped (so that signed order is unsigned order), its backend. */
+        private int previousKey;
+        private int previousBackend;
+        private int ties;
+
+        Scanner(int[] featureMasks) {
+            this.featureMasks = featureMasks;
+            this.seen = new int[featureMasks.length];
+            Arrays.fill(state, featureMasks.length, state.length, INVALID);
+        }
+
+        /** CRC of points [from, to) of {@code points}, and their checks unless one fails. */
+        void scan(MemorySegment points, int from, int to, int required, int[] tieRank) {
+            for (int k = 0; k < seenCount; k++) {
+                state[seen[k]] = UNSEEN;
+            }
+            seenCount = 0;
+            common = -1;
+            failure = null;
+            ties = 0;
+            // The point before the range, read plainly from the mapping: the first check compares with it.
+            // Point 0 has none: it passes the order check whatever its hash, and a failure reports 0 before it.
+            previousKey = (from == 0 ? 0 : points.get(U32, (long) (from - 1) * POINT_LENGTH)) ^ Integer.MIN_VALUE;
+            previousBackend = from == 0 ? 0 : Short.toUnsignedInt(points.get(U16, (long) (from - 1) * POINT_LENGTH + U32.byteSize()));
+            crc32c.reset();
+            for (int start = from; start < to; start += CHUNK_POINTS) {
+                int count = Math.min(CHUNK_POINTS, to - start);
+                MemorySegment.copy(points, U8, (long) start * POINT_LENGTH, chunk, 0, count * POINT_LENGTH);
+                crc32c.update(chunk, 0, count * POINT_LENGTH);
+                if (failure == null) {
+                    checkChunk(count, start, required, tieRank);
+                }
+            }
+            crc = (int) crc32c.getValue();
+            distinctHashes = to - from - ties;
+        }
+
+        /**
+         * Checks the {@code count} points in the chunk, point {@code start} first. The hot loop stops
+         * only at a point that needs more than a look: a hash not above the previous, or a backend not
+         * seen yet in this range (or out of range); {@link #check} handles it.
+         */
+        private void checkChunk(int count, int start, int required, int[] tieRank) {
+            byte[] buf = chunk;
+            byte[] seenState = state;
+            int previous = previousKey;
+            for (int i = 0; i < count; i++) {
+                for (; i < count; i++) {
+                    long v = (long) LONG.get(buf, i * POINT_LENGTH);
+                    int key = (int) v ^ Integer.MIN_VALUE;
+                    if (key <= previous | seenState[(int) (v >>> 32) & 0xFFFF] != SEEN) {
+                        break;
+                    }
+                    previous = key;
+                }
+                if (i < count) {
+                    long v = (long) LONG.get(buf, i * POINT_LENGTH);
+                    int before = i == 0 ? previousBackend : backend(buf, i - 1);
+                    if (!check(start + i, (int) v ^ Integer.MIN_VALUE, (int) (v >>> 32) & 0xFFFF, previous, before, required, tieRank)) {
+                        return;
+                    }
+                    previous = (int) v ^ Integer.MIN_VALUE;
+                }
+            }
+            previousKey = previous;
+            previousBackend = backend(buf, count - 1);
+        }
+
+        private static int backend(byte[] buf, int i) {
+            return (int) ((long) LONG.get(buf, i * POINT_LENGTH) >>> 32) & 0xFFFF;
+        }
+
+        /** Checks point {@code point} against the one before; false after recording its failure. */
+        private boolean check(int point, int key, int b, int previous, int previousB, int required, int[] tieRank) {
+            Kind kind = null;
+            if (key <= previous && point != 0) {
+                if (key < previous || tieRank == null) {
+                    kind = Kind.ORDER;
+                } else if (state[b] == INVALID) {
+                    kind = Kind.NO_BACKEND;
+                } else if (tieRank[b] <= tieRank[previousB]) {
+                    kind = Kind.TIE_ORDER;
+                } else {
+                    ties++;
+                }
+            }
+            if (kind == null && state[b] != SEEN) {
+                if (state[b] == INVALID) {
+                    kind = Kind.NO_BACKEND;
+                } else if ((featureMasks[b] & required) != required) {
+                    kind = Kind.LACKS_FEATURES;
+                } else {
+                    state[b] = SEEN;
+                    seen[seenCount++] = b;
+                    common &= featureMasks[b];
+                }
+            }
+            if (kind != null) {
+                failure = new Failure(kind, point, key ^ Integer.MIN_VALUE, previous ^ Integer.MIN_VALUE, b, previousB);
+            }
+            return kind == null;
+        }
+
+        /** Adds the range {@code next} scanned, which follows this one (which did not fail), and its failure. */
+        void merge(Scanner next) {
+            for (int k = 0; k < next.seenCount; k++) {
+                int b = next.seen[k];
+                if (state[b] != SEEN) {
+                    state[b] = SEEN;
+                    seen[seenCount++] = b;
+                }
+            }
+            common &= next.common;
+            distinctHashes += next.distinctHashes;
+            failure = next.failure;
+        }
+    }
+}
