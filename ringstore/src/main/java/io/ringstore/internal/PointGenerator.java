@@ -275,15 +275,20 @@ public final class PointGenerator {
         void backends(int done);
     }
 
+    /** Point hashes a share generates at a time: 16 KiB, in L1 with its tables. */
+    private static final int CHUNK = 4096;
+
     private static int[] countBuckets(Chains chains, int[] share, int mask, int bits, Done done) {
         int[] counts = new int[1 << bits];
+        Crc32.PointChain chain = new Crc32.PointChain();
+        int[] hashes = new int[CHUNK];
         for (int i = 0; i < share.length; i++) {
             int b = share[i];
-            int base = chains.bases()[b];
-            int prev = 0;
-            for (int j = chains.points()[b]; j > 0; j--) {
-                prev = Crc32.nextPoint(base, prev);
-                counts[PointSorter.bucket(prev & mask, bits)]++;
+            chain.start(chains.bases()[b], chains.points()[b]);
+            for (int k; (k = chain.next(hashes)) > 0; ) {
+                for (int j = 0; j < k; j++) {
+                    counts[PointSorter.bucket(hashes[j] & mask, bits)]++;
+                }
             }
             if (done != null) {
                 done.backends(i + 1);
@@ -293,15 +298,17 @@ public final class PointGenerator {
     }
 
     private static void place(Chains chains, int[] share, int mask, int bits, int[] next, long[] a, Done done) {
+        Crc32.PointChain chain = new Crc32.PointChain();
+        int[] hashes = new int[CHUNK];
         for (int i = 0; i < share.length; i++) {
             int b = share[i];
-            int base = chains.bases()[b];
             int rank = chains.ranks()[b];
-            int prev = 0;
-            for (int j = chains.points()[b]; j > 0; j--) {
-                prev = Crc32.nextPoint(base, prev);
-                int h = prev & mask; // the chain continues from the full hash; only the point is cut to the line
-                a[next[PointSorter.bucket(h, bits)]++] = PointSorter.pack(h, rank, b);
+            chain.start(chains.bases()[b], chains.points()[b]);
+            for (int k; (k = chain.next(hashes)) > 0; ) {
+                for (int j = 0; j < k; j++) {
+                    int h = hashes[j] & mask; // the chain continues from the full hash; only the point is cut to the line
+                    a[next[PointSorter.bucket(h, bits)]++] = PointSorter.pack(h, rank, b);
+                }
             }
             if (done != null) {
                 done.backends(i + 1);
