@@ -26,7 +26,8 @@ import java.util.function.Consumer;
  *       place, sort (from the generator's progress lines), dedup, and other (the rest: making the
  *       generator, allocating the array);</li>
  *   <li>{@code build}: the whole build through {@code RingBuilder} into the benchmarks' ring cache
- *       ({@link BenchRings#build}); phases from the builder's progress lines: count, place, sort, write
+ *       ({@link BenchRings#build}); phases from the builder's progress lines: setup (from the ring's
+ *       announcement to counting: the generator's chains, its array of points, the shares), count, place, sort, write
  *       (drop collisions, pack 6-byte points, CRC-32C, FileChannel.write), sync (fsync), verify (open
  *       and verify the written file, then rename and directory fsync), and other (the rest of
  *       {@link BuildResult#nanos()}: reading the old generation, locking, creating the file).</li>
@@ -41,7 +42,7 @@ import java.util.function.Consumer;
  */
 public final class BuildPhases {
     private static final List<String> MEMORY_PHASES = List.of("count", "place", "sort", "dedup", "other");
-    private static final List<String> BUILD_PHASES = List.of("count", "place", "sort", "write", "sync", "verify", "other");
+    private static final List<String> BUILD_PHASES = List.of("setup", "count", "place", "sort", "write", "sync", "verify", "other");
     /** Where the sum of kept hashes goes, so that the dedup pass is not optimised away. */
     private static volatile long sink;
 
@@ -77,10 +78,12 @@ public final class BuildPhases {
             long[][] build = new long[rounds][];
             for (int r = 0; r < rounds; r++) {
                 if (!"build".equals(only)) {
+                    System.gc(); // the last round's array of points goes now, not during the next measurement
                     memory[r] = memory(shape);
                     print(shape, "memory", r + 1, MEMORY_PHASES, memory[r]);
                 }
                 if (!"memory".equals(only)) {
+                    System.gc();
                     build[r] = build(shape, file);
                     print(shape, "build", r + 1, BUILD_PHASES, build[r]);
                 }
@@ -133,7 +136,7 @@ public final class BuildPhases {
 
     /** The whole build once: nanoseconds per {@link #BUILD_PHASES} phase, then the total ({@link BuildResult#nanos()}). */
     private static long[] build(BenchRings.Shape shape, Path file) throws Exception {
-        Phases phases = new Phases(BUILD_PHASES, "counting", "placing", "sorting", "writing", "syncing", "verifying");
+        Phases phases = new Phases(BUILD_PHASES, "building", "counting", "placing", "sorting", "writing", "syncing", "verifying");
         BuildResult result = BenchRings.build(shape, file, phases);
         phases.accept("end");
         return phases.nanos(result.nanos());
