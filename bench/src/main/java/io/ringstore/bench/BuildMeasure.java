@@ -26,7 +26,7 @@ import java.util.function.Consumer;
 
 /**
  * Build speed and build memory: points per second for whole builds (generate, sort, drop collisions,
- * write, fsync, rename: {@link BuildResult#nanos()}) of the benchmark rings and of backends files, with
+ * write, fsync, verify, rename: {@link BuildResult#nanos()}) of the benchmark rings and of backends files, with
  * the time of each of the builder's phases (from its progress lines, see {@link #PHASES}), the heap and
  * resident memory each build peaked at; the file's bytes per point; the builder's in-memory generation
  * alone ({@link PointGenerator}: CRC-32 chains, bucket placement and sort, no file); and the sort alone,
@@ -85,7 +85,7 @@ public final class BuildMeasure {
         }
         try (Tsv tsv = Tsv.create(tsvPath, "what", "subject", "round", "points", "seconds", "pointsPerSecond",
                 "fileBytes", "bytesPerPoint", "startHeap", "peakHeapSampled", "peakHeapPools", "startRss", "peakRss",
-                "countS", "placeS", "sortS", "writeS", "syncS")) {
+                "countS", "placeS", "sortS", "writeS", "syncS", "verifyS")) {
             for (String subject : subjects) {
                 if (Files.isRegularFile(Path.of(subject))) {
                     if (build) {
@@ -120,10 +120,11 @@ public final class BuildMeasure {
     /**
      * The builder's phases, named by the first word of its progress lines: counting points per bucket
      * ("counting"), placing them ("placing"), sorting within buckets ("sorting"), writing ("writing"),
-     * fsync and rename ("syncing"); the ring announcement before counting ("building") is in no phase. A phase lasts until the next line, the last one until the build
-     * returns; phases of several segments add up.
+     * fsync ("syncing"), opening and verifying the written file, then the rename ("verifying"); the ring
+     * announcement before counting ("building") is in no phase. A phase lasts until the next line, the
+     * last one until the build returns; phases of several segments add up.
      */
-    private static final List<String> PHASES = List.of("counting", "placing", "sorting", "writing", "syncing");
+    private static final List<String> PHASES = List.of("counting", "placing", "sorting", "writing", "syncing", "verifying");
 
     private static void measureBuild(String subject, int round, Build build, Tsv tsv) throws Exception {
         long startHeap = HeapMeasure.usedHeapAfterGc();
@@ -157,7 +158,7 @@ public final class BuildMeasure {
         double seconds = result.nanos() / 1e9;
         StringBuilder phases = new StringBuilder();
         for (int p = 0; p < PHASES.size(); p++) {
-            phases.append(p == 0 ? "" : ", ").append(PHASES.get(p)).append(String.format(" %.2f s", phaseNanos[p] / 1e9));
+            phases.append(p == 0 ? "" : ", ").append(PHASES.get(p)).append(String.format(" %.3f s", phaseNanos[p] / 1e9));
         }
         System.out.printf("build %-16s round %d: %,d points generated (%,d kept, %,d collisions, %d segments) in %.2f s = %,.0f points/s (%s);"
                         + " file %,d bytes = %.4f bytes/point; heap start %,d MB, peak %,d MB sampled (%,d MB pool peaks); RSS start %,d MB, peak %,d MB%n",
@@ -166,7 +167,7 @@ public final class BuildMeasure {
                 startRss >> 20, peakRss >> 20);
         tsv.row("build", subject, round, generated, seconds, generated / seconds, result.fileBytes(), result.bytesPerPoint(),
                 startHeap, sampler.peak(), peakPools, startRss, peakRss, phaseNanos[0] / 1e9, phaseNanos[1] / 1e9,
-                phaseNanos[2] / 1e9, phaseNanos[3] / 1e9, phaseNanos[4] / 1e9);
+                phaseNanos[2] / 1e9, phaseNanos[3] / 1e9, phaseNanos[4] / 1e9, phaseNanos[5] / 1e9);
     }
 
     private static void measureSort(BenchRings.Shape shape, int rounds, Tsv tsv) throws IOException {
@@ -292,6 +293,6 @@ public final class BuildMeasure {
     private static void report(BenchRings.Shape shape, String what, int round, int n, long nanos, Tsv tsv) {
         System.out.printf("sort  %-12s %-16s round %d: %,d points in %.3f s = %,.0f points/s%n",
                 shape.name(), what, round, n, nanos / 1e9, n / (nanos / 1e9));
-        tsv.row(what, shape.name(), round, n, nanos / 1e9, n / (nanos / 1e9), "", "", "", "", "", "", "", "", "", "", "", "");
+        tsv.row(what, shape.name(), round, n, nanos / 1e9, n / (nanos / 1e9), "", "", "", "", "", "", "", "", "", "", "", "", "");
     }
 }

@@ -7,6 +7,7 @@ import java.util.SplittableRandom;
 import java.util.zip.CRC32;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 
 class Crc32Test {
 
@@ -75,5 +76,47 @@ class Crc32Test {
             int previous = r.nextInt();
             assertEquals(reference(input, littleEndian(previous)), Crc32.nextPoint(Crc32.update(Crc32.INITIAL, input), previous));
         }
+    }
+
+    /**
+     * The chain computed {@value Crc32#LANES} lanes at a time gives nextPoint's points in order: every
+     * point count around the lane and buffer boundaries, buffers of several sizes, one PointChain reused.
+     */
+    @Test
+    void pointChainGivesTheChainOfNextPoint() {
+        SplittableRandom r = new SplittableRandom(4);
+        Crc32.PointChain chain = new Crc32.PointChain();
+        int lanes = Crc32.LANES;
+        int[] counts = {0, 1, lanes - 1, lanes, lanes + 1, 2 * lanes - 1, 2 * lanes, 2 * lanes + 1, 63, 64, 65, 1000, 5000};
+        for (int bufferLength : new int[] {lanes, 2 * lanes, 64, 4096}) {
+            int[] buffer = new int[bufferLength];
+            for (int points : counts) {
+                int base = r.nextInt();
+                chain.start(base, points);
+                int previous = 0;
+                int produced = 0;
+                for (int k; (k = chain.next(buffer)) > 0; ) {
+                    assertEquals(Math.min(bufferLength, points - produced), k, "a full buffer, or what remains");
+                    for (int j = 0; j < k; j++) {
+                        previous = Crc32.nextPoint(base, previous);
+                        int at = produced + j;
+                        assertEquals(previous, buffer[j], () -> "point " + at + " of " + points + ", buffer " + bufferLength);
+                    }
+                    produced += k;
+                }
+                assertEquals(points, produced);
+                assertEquals(0, chain.next(buffer), "a finished chain stays finished");
+            }
+        }
+    }
+
+    @Test
+    void pointChainRefusesABufferNotInWholeLanesAndNegativeCounts() {
+        Crc32.PointChain chain = new Crc32.PointChain();
+        chain.start(Crc32.INITIAL, 10);
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> chain.next(new int[Crc32.LANES + 1]));
+        assertEquals("the buffer's length must be a positive multiple of " + Crc32.LANES + ": length=" + (Crc32.LANES + 1), e.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> chain.next(new int[0]));
+        assertThrows(IllegalArgumentException.class, () -> chain.start(Crc32.INITIAL, -1));
     }
 }

@@ -101,4 +101,46 @@ class PointGeneratorTest {
             assertTrue(Long.compareUnsigned(expected[i - 1], expected[i]) < 0, "ring order at " + i);
         }
     }
+
+    /**
+     * Against a naive oracle: every point by {@link Crc32#nextPoint}, packed, all sorted by
+     * {@code Arrays.sort} in unsigned order. V2 ranks (address order, not list order); 4.2 M points (512
+     * first-level buckets, split between threads); the full line and a 10-bit line, on which every hash
+     * is shared by thousands of points (ties sorted by rank in long runs); one thread and two.
+     */
+    @Test
+    void sortedPointsEqualANaiveSortOfEveryChain() throws Exception {
+        SplittableRandom random = new SplittableRandom(10);
+        int n = 800;
+        ServerAddress[] addresses = new ServerAddress[n];
+        int[] points = new int[n];
+        for (int i = 0; i < n; i++) {
+            addresses[i] = ServerAddress.parse("10." + random.nextInt(256) + "." + (i >> 8) + "." + (i & 0xFF) + ":" + (1000 + random.nextInt(9000)));
+            points[i] = i % 11 == 0 ? random.nextInt(3) : 4000 + random.nextInt(4000);
+        }
+        PointGenerator.Chains chains = PointGenerator.Chains.of(List.of(addresses), Algorithm.V2, points);
+        int total = Math.toIntExact(chains.totalPoints());
+        assertEquals(9, PointSorter.bucketBits(total), "a ring of 4 M to 8 M points: " + total);
+        for (int hashBits : new int[] {32, 10}) {
+            int mask = -1 << (32 - hashBits);
+            long[] expected = new long[total];
+            int at = 0;
+            for (int b = 0; b < n; b++) {
+                int previous = 0;
+                for (int j = 0; j < points[b]; j++) {
+                    previous = Crc32.nextPoint(chains.bases()[b], previous);
+                    expected[at++] = PointSorter.pack(previous & mask, chains.ranks()[b], b) ^ Long.MIN_VALUE;
+                }
+            }
+            Arrays.sort(expected);
+            for (int i = 0; i < total; i++) {
+                expected[i] ^= Long.MIN_VALUE;
+            }
+            for (int threads : new int[] {1, 2}) {
+                PointGenerator.Sorted sorted = new PointGenerator(threads).generateSorted(chains, hashBits, line -> { });
+                assertEquals(total, sorted.count());
+                assertArrayEquals(expected, Arrays.copyOf(sorted.points(), total), "hashBits " + hashBits + ", threads " + threads);
+            }
+        }
+    }
 }

@@ -123,16 +123,39 @@ class PointSorterTest {
     }
 
     @Test
-    void bucketBitsGiveAtMost256BucketsOfAtLeastSixteenPoints() {
-        for (int n : new int[] {0, 1, 100, 4095, 4096, 65_536, 1 << 20, 1 << 26, Integer.MAX_VALUE}) {
+    void bucketBitsGiveSixteenPointsABucketThen256ThenUpTo1024Buckets() {
+        for (int n : new int[] {0, 1, 100, 4095, 4096, 65_536, 1 << 20, (1 << 22) - 1, 1 << 22, 1 << 23, 204_800_000, Integer.MAX_VALUE}) {
             int bits = PointSorter.bucketBits(n);
-            assertTrue(bits >= 1 && bits <= 8, n + " -> " + bits);
-            if (n >= 4096) {
-                assertEquals(8, bits, "a large ring uses all 256 first-level buckets: n=" + n);
+            assertTrue(bits >= 1 && bits <= 10, n + " -> " + bits);
+            if (n >= 1 << 23) {
+                assertEquals(10, bits, "a ring of 8 M points or more uses 1,024 buckets: n=" + n);
+            } else if (n >= 1 << 22) {
+                assertEquals(9, bits, "n=" + n);
+            } else if (n >= 4096) {
+                assertEquals(8, bits, "256 buckets up to 4 M points: n=" + n);
             } else if (n >= 32) {
                 double perBucket = (double) n / (1 << bits);
                 assertTrue(perBucket >= 16 && perBucket < 32, n + " -> " + bits);
             }
+        }
+    }
+
+    /**
+     * The in-bucket sort orders by hash first, then puts runs of equal hashes in rank order: runs of
+     * every length, the long ones (beyond insertion sort) too, ranks that disagree with the input order.
+     */
+    @Test
+    void runsOfEqualHashesEndInRankOrder() {
+        SplittableRandom r = new SplittableRandom(16);
+        for (int runLength : new int[] {2, 3, 48, 49, 500, 5000}) {
+            int n = 20_000;
+            long[] a = new long[n];
+            int[] hashes = {r.nextInt(), r.nextInt(), -1, 0, 0x8000_0000};
+            for (int i = 0; i < n; i++) {
+                int hash = i < runLength * hashes.length ? hashes[i % hashes.length] : r.nextInt();
+                a[i] = PointSorter.pack(hash, r.nextInt(65536), i & 0xFFFF);
+            }
+            check(a, n);
         }
     }
 
