@@ -35,8 +35,8 @@ import java.util.SplittableRandom;
  *
  * <p><b>lookups.</b> A fleet of 2,048 backends of weight 10 (3,276,800 points) where feature
  * {@code modN} is held by the backends whose index is a multiple of N, so the ring of {@code modN}
- * has 1/N of the points (N = 2, 4, 6, 8, 10, 12, 16, 32), built with ALL and with NONE. For each N,
- * after checking that the view and the stored ring answer alike for every hash, it times
+ * has 1/N of the points (N = 2, 4, 6, 8, 10, 12, 16, 32), and {@code not0modN} by the others (7/8 and
+ * 3/4 of the points), built with ALL and with NONE. For each feature, after checking that the view and the stored ring answer alike for every hash, it times
  * {@link Ring#lookupHash} of the view, of the ring of all backends the view reads (its search without
  * the walk) and of the stored ring, over the same precomputed random hashes (65,536, then 4,194,304),
  * in rounds whose order of sides rotates, after untimed rounds; it prints the median ns of each side,
@@ -60,11 +60,16 @@ public final class ViewMeasure {
     private static final int RANDOM_FEATURES = 5;
     private static final long FLEET_SEED = 0xFEA7_0014L;
     private static final int PAGE_CACHE_LOOKUPS = 1 << 20;
-    private static final int[] DIVISORS = {2, 4, 6, 8, 10, 12, 16, 32};
+    /** The lookups fleet's features, by falling share of the backends: N/8 and 3/4 miss one index in 8 or 4, modN hold one in N. */
+    private static final List<Share> SHARES = List.of(
+            new Share("not0mod8", i -> i % 8 != 0), new Share("not0mod4", i -> i % 4 != 0),
+            Share.mod(2), Share.mod(4), Share.mod(6), Share.mod(8), Share.mod(10), Share.mod(12), Share.mod(16), Share.mod(32));
     private static final int[] HASH_COUNTS = {1 << 16, 1 << 22};
     /** Thresholds (members hold at least 1/W of the weight) of the derived AUTO file sizes. */
     private static final int[] WALKS = {2, 4, 6, 8, 10, 12, 16, 32};
     private static final int WARMUP_ROUNDS = 2;
+    /** The builds compared, NONE first: ratios are to it. */
+    private static final Views[] KINDS = {Views.NONE, Views.AUTO, Views.ALL};
     private static final String USAGE = "usage: ViewMeasure [bytes] [lookups] [mixed] [--backends FILE] [--rounds N] [--calls N]"
             + " [--tsv-bytes FILE] [--tsv-lookups FILE] [--tsv-mixed FILE]";
     /** Where answers go, so the lookups are not optimised away. */
@@ -144,14 +149,25 @@ public final class ViewMeasure {
         return b.build();
     }
 
-    /** 2,048 backends of weight 10; feature modN for the indexes that are multiples of N. */
+    /** A feature of the lookups fleet: held by the backends whose index passes {@code holds}. */
+    private record Share(String feature, java.util.function.IntPredicate holds) {
+        static Share mod(int n) {
+            return new Share("mod" + n, i -> i % n == 0);
+        }
+
+        int members() {
+            return (int) java.util.stream.IntStream.range(0, BACKENDS).filter(holds).count();
+        }
+    }
+
+    /** 2,048 backends of weight 10 with the features of {@link #SHARES}. */
     private static BackendList nestedFleet() {
         BackendList.Builder b = BackendList.builder();
         for (int i = 0; i < BACKENDS; i++) {
             List<String> features = new ArrayList<>();
-            for (int n : DIVISORS) {
-                if (i % n == 0) {
-                    features.add("mod" + n);
+            for (Share share : SHARES) {
+                if (share.holds().test(i)) {
+                    features.add(share.feature());
                 }
             }
             b.add(address(i), WEIGHT, features);
@@ -164,8 +180,6 @@ public final class ViewMeasure {
         System.err.printf("built %s: %,d bytes, %d views, %.1f s%n", file, r.fileBytes(), r.views(), r.nanos() / 1e9);
         return RingStore.open(file);
     }
-
-    private static final Views[] KINDS = {Views.NONE, Views.AUTO, Views.ALL};
 
     /** The fleet built with each of {@link #KINDS}, opened, in that order. */
     private static RingStore[] buildAll(BackendList fleet, Path prefix) throws Exception {
@@ -188,7 +202,6 @@ public final class ViewMeasure {
     // ---- bytes ----
 
     private static void measureBytes(String name, BackendList fleet, Path prefix, Tsv tsv) throws Exception {
-        Views[] kinds = KINDS;
         RingStore[] stores = buildAll(fleet, prefix);
         try {
             List<Ring> reference = stores[0].rings();
@@ -207,7 +220,7 @@ public final class ViewMeasure {
                         int got = stores[k].rings().get(r).lookupHash(h);
                         if (got != expected) {
                             throw new IllegalStateException("ring " + reference.get(r) + " hash " + Integer.toUnsignedString(h)
-                                    + ": " + kinds[k] + " answers " + got + ", NONE " + expected);
+                                    + ": " + KINDS[k] + " answers " + got + ", NONE " + expected);
                         }
                     }
                     sum += expected;
@@ -235,9 +248,9 @@ public final class ViewMeasure {
                 if (k == 0) {
                     noneRss = rss;
                 }
-                System.out.printf("| %s | %,d | %.3f | %d / %d | %,d | %,d | %,d | %.3f |%n", kinds[k], s.fileSize(),
+                System.out.printf("| %s | %,d | %.3f | %d / %d | %,d | %,d | %,d | %.3f |%n", KINDS[k], s.fileSize(),
                         (double) s.fileSize() / noneBytes, viewRings, s.rings().size(), segmentBytes, own, rss, (double) rss / noneRss);
-                tsv.row(name, kinds[k], s.fileSize(), (double) s.fileSize() / noneBytes, viewRings, s.rings().size(), segmentBytes, own, rss);
+                tsv.row(name, KINDS[k], s.fileSize(), (double) s.fileSize() / noneBytes, viewRings, s.rings().size(), segmentBytes, own, rss);
             }
             derivedThresholds(fleet, stores[0], stores[1], stores[2]);
         } finally {
@@ -312,9 +325,9 @@ public final class ViewMeasure {
             Ring ringOfAll = all.ring(Set.of());
             List<Pair> pairs = new ArrayList<>();
             pairs.add(new Pair("all backends", ringOfAll, none.ring(Set.of()), BACKENDS));
-            for (int n : DIVISORS) {
-                Set<String> f = Set.of("mod" + n);
-                pairs.add(new Pair("mod" + n, all.ring(f), none.ring(f), (BACKENDS + n - 1) / n));
+            for (Share share : SHARES) {
+                Set<String> f = Set.of(share.feature());
+                pairs.add(new Pair(share.feature(), all.ring(f), none.ring(f), share.members()));
             }
             for (Pair p : pairs) {
                 RingFileLayout.Storage expected = p.view() == ringOfAll ? RingFileLayout.Storage.POINTS_WITH_TIES : RingFileLayout.Storage.VIEW;
