@@ -45,9 +45,10 @@ final class BuildCommand extends Command {
     static final Option VIEWS = Option.valued("--views", "HOW", """
             none (the default): every ring as its own points, a file every reader
             opens; auto: a feature ring whose members hold at least 1/8 of the points
-            is a view of the ring of all backends (no bytes of its own; lookups walk
-            to the first member point, at most 1.3x slower), the others stored;
-            all: every feature ring a view. Views need readers of format 3""").shownAs("auto|all|none");
+            is a view of the ring of all backends (no bytes of its own; a lookup
+            searches that ring and walks to the first member point: 2-5x a stored
+            ring's time, BENCHMARKS.md), the others stored; all: every feature ring
+            a view. Views need readers of format 3""").shownAs("auto|all|none");
     private static final Option QUIET = Option.flag("--quiet", "print nothing but errors and warnings (no summary, no progress)");
     private static final Option JSON = Option.flag("--json", """
             the summary as one JSON object: wrote, generation, backends, features,

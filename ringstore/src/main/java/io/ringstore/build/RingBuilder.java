@@ -87,8 +87,12 @@ public final class RingBuilder {
     /**
      * The longest expected walk {@link Views#AUTO} accepts for a view: its members hold at least 1/8 of
      * the version's points, so a lookup reads 8 points on average (48 bytes: one or two cache lines)
-     * after the search. Measured (BENCHMARKS.md, "Views"): at 1/8 a view's lookup is within 1.3× of the
-     * stored ring's, at 1/16 it is not.
+     * after the search. The cost model: a view's lookup = the search of the ring of all backends + a
+     * walk of 1/f points; a stored ring's = the search of f × the points. Measured (BENCHMARKS.md,
+     * "Views"; 2,048 backends × weight 10): the walk adds about 20 ns plus 3–5 ns a point skipped, and
+     * the larger search 1.1–3× — a view is 1.2–1.4× the stored ring's time at f = 7/8, 2–2.6× at 1/2,
+     * 3–5× at 1/8. AUTO takes 1/8 for the bytes: the rings below it are small, and together they would
+     * cost more lookup time than bytes saved (1/8 to 1/32: 4.5× to 7.4× smaller files).
      */
     public static final int AUTO_MAX_EXPECTED_WALK = 8;
 
