@@ -166,12 +166,14 @@ public final class PointGenerator {
      * Generates every point of {@code chains} into a packed array sorted by (hash, rank): a counting
      * pass on the top bits of the hash, a second generation pass that places each point in its bucket,
      * then a small sort per bucket ({@link PointSorter}). Nothing is boxed; the array is reused across
-     * rings. The chains are computed {@link Crc32.PointChain} several points at a time, into a small
-     * buffer that stays in L1. Generating again for the second pass (about 1 ns a point on one core,
-     * measured) costs about what keeping the hashes between the passes would (4 bytes a point written
-     * and read back: within L3 at 3.3 M points), and keeping them would take 0.8 GB more heap at 204.8 M. The backends are split into one share per thread (each thread counts and places its own
+     * rings. The backends are split into one share per thread (each thread counts and places its own
      * points into its own slots of every bucket), then the buckets are split between the threads for
      * sorting; the result does not depend on the number of threads.
+     *
+     * <p>The chains are computed several points at a time ({@link Crc32.PointChain}) into a small
+     * buffer that stays in L1. Generating again for the second pass (about 1 ns a point on one core,
+     * measured) costs about what keeping the hashes between the passes would (4 bytes a point written
+     * and read back: within L3 at 3.3 M points), and keeping them would take 0.8 GB more heap at 204.8 M.
      *
      * @param hashBits 32 for the real line; fewer keeps only the top bits of every hash, a smaller line on
      *                 which collisions come sooner (the analysis's tests use it to reach that regime with small rings)

@@ -160,9 +160,7 @@ public final class PointSorter {
      * Stable least-significant-digit radix sort of a[from, to) on bits [lowBit, highBit), in as few
      * passes as digits of at most {@value #DIGIT_BITS} bits allow, using scratch[scratchFrom, ...). One
      * read counts the digits of every pass; each pass then moves every element once, between a and
-     * scratch, and the result ends in a. Each loop is a small method of its own: called once a bucket,
-     * it is compiled early in a build, while a loop inside a large method would wait for on-stack
-     * replacement.
+     * scratch, and the result ends in a.
      */
     private static void radixSort(long[] a, int from, int to, long[] scratch, int scratchFrom, int lowBit, int highBit, int[] counts) {
         int n = to - from;
