@@ -38,6 +38,11 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>With the default 65,536 keys the lines a search touches in the largest ring stay in a large L3
  * after the first pass; {@code -p keyCount=4194304} makes lookups there go to memory.
+ *
+ * <p>From several threads ({@code -t 2}): the ring, keys and hashes are shared and only read; each
+ * thread has its own {@link KeyCursor}. Compare {@code -t 1} and {@code -t 2} only on a machine doing
+ * nothing else: a thread that shares its core with another process halves the figure, and JMH cannot
+ * tell. On a shared machine {@link LookupScaling} measures the same lookups with each thread's CPU time.
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)

@@ -1,6 +1,8 @@
 package io.ringstore.bench;
 
 import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.List;
 
 import static io.ringstore.internal.format.RingFileDescriptor.POINT_HASH_OFFSET;
 import static io.ringstore.internal.format.RingFileDescriptor.POINT_LENGTH;
@@ -20,12 +22,36 @@ import static io.ringstore.internal.format.RingFileDescriptor.U32;
  * </ul>
  *
  * <p>With {@code -Dringstore.bench.traceReads=true} every read is reported to {@link ReadTrace} (for
- * {@link SearchCacheModel}); otherwise the check is a constant the JIT removes.
+ * {@link SearchCacheModel}), in rounds ({@link #endRound}): the reads of one round have addresses known
+ * before any of them returns, so a processor waits for their misses together; a read whose address
+ * or whose being done at all depends on an earlier read starts a new round. Otherwise the check is a
+ * constant the JIT removes.
  */
 final class PointSearch {
     static final boolean TRACING = Boolean.getBoolean("ringstore.bench.traceReads");
 
+    /** Lines read, one array per round, since the last {@link #drainRounds()}. */
+    private static final List<long[]> ROUNDS = new ArrayList<>();
+    /** True while the reads being traced belong to one round. */
+    private static boolean grouping;
+
     private PointSearch() {
+    }
+
+    /** Closes the current round of reads (if it read anything): the next read waits for its answers. */
+    static void endRound() {
+        long[] lines = ReadTrace.drain();
+        if (lines.length > 0) {
+            ROUNDS.add(lines);
+        }
+    }
+
+    /** The rounds of reads since the last call, each the lines it read in order; then starts afresh. */
+    static List<long[]> drainRounds() {
+        endRound();
+        List<long[]> out = List.copyOf(ROUNDS);
+        ROUNDS.clear();
+        return out;
     }
 
     /** Plain binary search over all points. */
@@ -38,67 +64,88 @@ final class PointSearch {
     }
 
     /**
-     * The library's sliced interpolation search: {@code starts[k]} is the first point with hash ≥
-     * k·2^(32-bits), so the key's slice gives the range its answer is in; inside it an interpolated
-     * guess, at most {@link #MAX_CORRECTIONS} corrected guesses, then a galloping search.
+     * The library's sliced search: S = ⌈n / {@link #POINTS_PER_SLICE}⌉ equal slices of the hash line,
+     * {@code starts[k]} the first point with hash ≥ ⌈k·2^32 / S⌉, so the key's slice gives the range
+     * its answer is in; inside it five reads {@link #STEP} points apart around an interpolated guess,
+     * a binary search between the two that bracket the key, or a galloping search from the edge.
      */
     static final class Sliced {
-        /** The library's constants: about 2^8 points per slice, at most 2^12 slices. */
-        private static final int POINTS_PER_SLICE_LOG2 = 8;
-        private static final int MAX_BITS = 12;
-        private static final int MAX_CORRECTIONS = 2;
-        private static final int NEAR = 4;
+        /** The library's constants. */
+        private static final int POINTS_PER_SLICE = 512;
+        private static final int STEP = 10;
 
-        private final int shift;
+        private final long slices;
         private final int[] starts;
 
-        private Sliced(int shift, int[] starts) {
-            this.shift = shift;
+        private Sliced(int slices, int[] starts) {
+            this.slices = slices;
             this.starts = starts;
         }
 
         /** The table the library builds for {@code n} points. */
         static Sliced build(MemorySegment points, int n) {
-            int log2 = 31 - Integer.numberOfLeadingZeros(Math.max(n, 1));
-            int bits = Math.clamp(log2 - POINTS_PER_SLICE_LOG2, 0, MAX_BITS);
-            int shift = 32 - bits;
-            int[] starts = new int[(1 << bits) + 1];
-            for (int k = 1; k < 1 << bits; k++) {
-                starts[k] = Math.max((int) lowerBound(points, (long) k << shift, 0, n), starts[k - 1]);
+            int slices = (int) Math.max(1, (n + (long) POINTS_PER_SLICE - 1) / POINTS_PER_SLICE);
+            int[] starts = new int[slices + 1];
+            long perSlice = n / slices;
+            long start = 0;
+            for (int k = 1; k < slices; k++) {
+                long first = Math.ceilDiv((long) k << 32, slices);
+                long guess = Math.min(start + perSlice, n - 1);
+                start = hashAt(points, guess) < first ? gallopUp(points, first, guess, n) : gallopDown(points, first, start, guess);
+                starts[k] = (int) start;
             }
-            starts[1 << bits] = n;
-            return new Sliced(shift, starts);
+            starts[slices] = n;
+            return new Sliced(slices, starts);
+        }
+
+        /** Heap bytes of the table, as {@code PointSearch.Index.bytes()}. */
+        long bytes() {
+            return 4L * starts.length;
         }
 
         int pointIndex(MemorySegment points, int n, int hash) {
             if (n == 0) {
                 return -1;
             }
-            long key = Integer.toUnsignedLong(hash);
-            int k = (int) (key >>> shift);
+            long scaled = Integer.toUnsignedLong(hash) * slices;
+            int k = (int) (scaled >>> 32);
             if (TRACING) {
                 ReadTrace.read(ReadTrace.INDEX_ADDRESS + 4L * k, 8);
+                endRound();
             }
-            long p = searchRange(points, key, starts[k], starts[k + 1], (long) k << shift, shift);
+            long p = searchSlice(points, Integer.toUnsignedLong(hash), starts[k], starts[k + 1], scaled & 0xFFFF_FFFFL);
             return p == n ? 0 : (int) p;
         }
 
-        private static long searchRange(MemorySegment points, long key, long lo, long hi, long base, int width) {
+        private static long searchSlice(MemorySegment points, long key, long lo, long hi, long place) {
             long m = hi - lo;
             if (m == 0) {
                 return lo;
             }
-            long i = lo + (((key - base) * m) >>> width);
-            long h = hashAt(points, i);
-            for (int c = 0; c < MAX_CORRECTIONS; c++) {
-                long distance = ((key - h) * m) >> width;
-                if (distance >= -NEAR && distance <= NEAR) {
-                    break;
-                }
-                i = Math.min(Math.max(i + distance, lo), hi - 1);
-                h = hashAt(points, i);
+            long guess = lo + ((place * m) >>> 32);
+            long p0 = Math.max(guess - 2 * STEP, lo);
+            long p1 = Math.max(guess - STEP, lo);
+            long p3 = Math.min(guess + STEP, hi - 1);
+            long p4 = Math.min(guess + 2 * STEP, hi - 1);
+            grouping = TRACING; // the five reads' addresses depend on the table only: one round
+            int below = below(points, p0, key) + below(points, p1, key) + below(points, guess, key)
+                    + below(points, p3, key) + below(points, p4, key);
+            grouping = false;
+            if (TRACING) {
+                endRound();
             }
-            return h < key ? gallopUp(points, key, i, hi) : gallopDown(points, key, lo, i);
+            return switch (below) {
+                case 0 -> gallopDown(points, key, lo, p0);
+                case 1 -> lowerBound(points, key, p0 + 1, p1);
+                case 2 -> lowerBound(points, key, p1 + 1, guess);
+                case 3 -> lowerBound(points, key, guess + 1, p3);
+                case 4 -> lowerBound(points, key, p3 + 1, p4);
+                default -> gallopUp(points, key, p4, hi);
+            };
+        }
+
+        private static int below(MemorySegment points, long position, long key) {
+            return hashAt(points, position) < key ? 1 : 0;
         }
 
         private static long gallopUp(MemorySegment points, long key, long below, long hi) {
@@ -136,6 +183,9 @@ final class PointSearch {
     private static long hashAt(MemorySegment points, long position) {
         long offset = position * POINT_LENGTH + POINT_HASH_OFFSET;
         if (TRACING) {
+            if (!grouping) {
+                endRound();
+            }
             ReadTrace.read(offset, 4);
         }
         return Integer.toUnsignedLong(points.get(U32, offset));

@@ -23,6 +23,11 @@ import static io.ringstore.internal.format.RingFileDescriptor.POINT_LENGTH;
  * not available in a VM, so this is a model: fully associative, no prefetching, nothing else competing
  * for the cache.
  *
+ * <p>Misses are counted twice: every line missed ({@code miss}), and the waits ({@code wait}): rounds
+ * of reads with at least one miss, where a round is reads issued together because none of their
+ * addresses depends on another's answer ({@link PointSearch#endRound()}). Each miss of a binary search
+ * is a wait of its own; the library's five window reads miss up to five lines in one wait.
+ *
  * <pre>java -Xmx4g -cp bench/target/benchmarks.jar io.ringstore.bench.SearchCacheModel [--lookups N] [--tsv FILE] [SIZE...]</pre>
  */
 public final class SearchCacheModel {
@@ -49,15 +54,24 @@ public final class SearchCacheModel {
         if (sizes.isEmpty()) {
             sizes = List.of(BenchRings.SMALL, BenchRings.MEDIUM, BenchRings.LARGE);
         }
-        System.out.printf("%-12s %-8s %8s %8s %10s %10s%n", "size", "search", "reads", "lines", "miss@2MiB", "miss@32MiB");
-        try (Tsv tsv = Tsv.create(tsvPath, "size", "points", "search", "reads", "lines", "miss2MiB", "miss32MiB")) {
+        System.out.printf("%-12s %-8s %8s %8s %10s %10s %10s %10s%n", "size", "search", "reads", "lines", "miss@2MiB",
+                "miss@32MiB", "wait@2MiB", "wait@32MiB");
+        try (Tsv tsv = Tsv.create(tsvPath, "size", "points", "search", "reads", "lines", "miss2MiB", "miss32MiB",
+                "wait2MiB", "wait32MiB")) {
             for (String size : sizes) {
                 try (RingStore store = BenchRings.open(size); Arena arena = Arena.ofConfined()) {
                     Ring ring = store.ring(java.util.Set.of());
                     MemorySegment points = BenchRings.mapPoints(ring, arena);
                     int n = ring.pointCount();
                     PointSearch.Sliced sliced = PointSearch.Sliced.build(points, n);
-                    ReadTrace.drain();
+                    long indexBytes = io.ringstore.internal.PointSearch.index(points, n).bytes();
+                    if (sliced.bytes() != indexBytes) {
+                        throw new IllegalStateException("the traced copy's table has " + sliced.bytes()
+                                + " bytes, the library's " + indexBytes + " (size=" + size + ")");
+                    }
+                    System.out.printf("%-12s index: %,d bytes of heap for %,d points (%.2f %% of their %,d bytes)%n", size,
+                            indexBytes, n, 100.0 * indexBytes / ((double) n * POINT_LENGTH), (long) n * POINT_LENGTH);
+                    PointSearch.drainRounds();
                     Map<String, IntUnaryOperator> searches = new LinkedHashMap<>();
                     searches.put("binary", h -> PointSearch.binary(points, n, h));
                     searches.put("library", h -> {
@@ -71,15 +85,16 @@ public final class SearchCacheModel {
                     });
                     for (Map.Entry<String, IntUnaryOperator> e : searches.entrySet()) {
                         double[] r = model(e.getValue(), lookups);
-                        System.out.printf("%-12s %-8s %8.2f %8.2f %10.2f %10.2f%n", size, e.getKey(), r[0], r[1], r[2], r[3]);
-                        tsv.row(size, n, e.getKey(), r[0], r[1], r[2], r[3]);
+                        System.out.printf("%-12s %-8s %8.2f %8.2f %10.2f %10.2f %10.2f %10.2f%n", size, e.getKey(),
+                                r[0], r[1], r[2], r[3], r[4], r[5]);
+                        tsv.row(size, n, e.getKey(), r[0], r[1], r[2], r[3], r[4], r[5]);
                     }
                 }
             }
         }
     }
 
-    /** Per lookup: reads, distinct lines, misses in each cache; after {@code lookups / 5} warm-up lookups. */
+    /** Per lookup: reads, distinct lines, misses in each cache, waits in each cache; after {@code lookups / 5} warm-up lookups. */
     private static double[] model(IntUnaryOperator search, int lookups) {
         Lru[] caches = new Lru[CACHE_BYTES.length];
         for (int c = 0; c < caches.length; c++) {
@@ -90,29 +105,45 @@ public final class SearchCacheModel {
         long reads = 0;
         long lines = 0;
         long[] misses = new long[caches.length];
+        long[] waits = new long[caches.length];
         for (int i = 0; i < warmup + lookups; i++) {
             lookup(search, random.nextInt());
-            long[] trace = ReadTrace.drain();
+            List<long[]> rounds = PointSearch.drainRounds();
+            long[] trace = rounds.stream().flatMapToLong(java.util.Arrays::stream).toArray();
             boolean measured = i >= warmup;
             if (measured) {
-                reads += trace.length;
+                for (int r = 0; r < trace.length; r++) {
+                    if (r == 0 || trace[r] != trace[r - 1]) { // consecutive reads of one line count once
+                        reads++;
+                    }
+                }
                 lines += java.util.Arrays.stream(trace).distinct().count();
             }
             for (int c = 0; c < caches.length; c++) {
-                for (long line : trace) {
-                    if (!caches[c].touch(line) && measured) {
-                        misses[c]++;
+                for (long[] round : rounds) {
+                    boolean waited = false;
+                    for (long line : round) {
+                        if (!caches[c].touch(line) && measured) {
+                            misses[c]++;
+                            waited = true;
+                        }
+                    }
+                    if (waited) {
+                        waits[c]++;
                     }
                 }
             }
         }
         return new double[] {(double) reads / lookups, (double) lines / lookups,
-                (double) misses[0] / lookups, (double) misses[1] / lookups};
+                (double) misses[0] / lookups, (double) misses[1] / lookups,
+                (double) waits[0] / lookups, (double) waits[1] / lookups};
     }
-    /** A search as a lookup does it: the point, then its backend. */
+
+    /** A search as a lookup does it: the point, then its backend (a round of its own). */
     private static void lookup(IntUnaryOperator search, int hash) {
         int p = search.applyAsInt(hash);
         if (p >= 0) {
+            PointSearch.endRound();
             ReadTrace.read((long) p * POINT_LENGTH + POINT_BACKEND_OFFSET, 2);
         }
     }
