@@ -101,7 +101,7 @@ public final class VerifyMeasure {
 
     private static void measureKernel(String size, int rounds, int warmup) throws Exception {
         Path file = BenchRings.ringFile(BenchRings.Shape.of(size));
-        try (RingStore store = RingStore.open(file); Arena arena = Arena.ofConfined();
+        try (RingStore store = RingStore.open(file); Arena arena = Arena.ofShared();
              FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
             MemorySegment mapped = ch.map(FileChannel.MapMode.READ_ONLY, 0, ch.size(), arena);
             List<MemorySegment> segments = store.layout().segments().stream().map(s -> mapped.asSlice(s.offset(), s.length())).toList();

@@ -22,8 +22,8 @@ import static io.ringstore.internal.format.RingFileDescriptor.U8;
  * <p>The segment is copied to the heap a chunk at a time and both the CRC and the checks read the copy:
  * if the file is truncated under the mapping, the copy raises an {@link InternalError}, where the CRC
  * intrinsic reading the mapping directly would crash the JVM with SIGBUS (seen on JDK 25). A chunk is
- * a whole number of points, so no point straddles two. A segment of at least {@link #SPLIT_BYTES} is
- * split at a point boundary between the calling thread and one more, their CRCs joined with
+ * a whole number of points, so no point straddles two. A segment of at least {@link #SPLIT_BYTES}
+ * (not of a confined arena) is split at a point boundary between the calling thread and one more, their CRCs joined with
  * {@link #crc32cCombine}; a failure in the first half wins over one in the second, as one pass would
  * find it first.
  *
@@ -143,37 +143,47 @@ public final class SegmentCheck {
                     + bytes + " tieRanks=" + (tieRank == null ? "none" : tieRank.length) + " backends=" + featureMasks.length);
         }
         int n = (int) (bytes / POINT_LENGTH);
-        if (threads == 1 || bytes < SPLIT_BYTES) {
-            first.scan(points, 0, n, requiredMask, tieRank);
-            return result(first, first.crc);
+        if (threads == 2 && bytes >= SPLIT_BYTES) {
+            Result split = checkSplit(points, n, requiredMask, tieRank);
+            if (split != null) {
+                return split;
+            }
         }
-        if (second == null) {
-            second = new Scanner(featureMasks);
-        }
+        first.scan(points, 0, n, requiredMask, tieRank);
+        return result(first, first.crc);
+    }
+
+    /** Checks the first half here and the second on a helper thread; null if the helper cannot read the segment (a confined arena's). */
+    private Result checkSplit(MemorySegment points, int n, int requiredMask, int[] tieRank) {
         int half = n / 2;
-        Scanner other = second;
         Throwable[] thrown = new Throwable[1];
-        Thread helper = Thread.ofPlatform().name("ringstore-segment-check").daemon().start(() -> {
+        Thread helper = Thread.ofPlatform().name("ringstore-segment-check").daemon().unstarted(() -> {
             try {
-                other.scan(points, half, n, requiredMask, tieRank);
+                second.scan(points, half, n, requiredMask, tieRank);
             } catch (Throwable t) {
                 thrown[0] = t;
             }
         });
+        if (!points.isAccessibleBy(helper)) {
+            return null;
+        }
+        if (second == null) {
+            second = new Scanner(featureMasks);
+        }
+        helper.start();
         try {
             first.scan(points, 0, half, requiredMask, tieRank);
         } finally {
             joinUninterruptibly(helper);
         }
-        switch (thrown[0]) {
-            case null -> { }
-            case RuntimeException e -> throw e;
-            case Error e -> throw e;
-            default -> throw new IllegalStateException(thrown[0]);
+        if (thrown[0] instanceof Error e) {
+            throw e;
+        } else if (thrown[0] != null) {
+            throw (RuntimeException) thrown[0]; // scan throws no checked exception
         }
-        int crc = crc32cCombine(first.crc, other.crc, (long) (n - half) * POINT_LENGTH);
+        int crc = crc32cCombine(first.crc, second.crc, (long) (n - half) * POINT_LENGTH);
         if (first.failure == null) {
-            first.merge(other);
+            first.merge(second);
         }
         return result(first, crc);
     }
@@ -248,8 +258,8 @@ public final class SegmentCheck {
         private final int[] featureMasks;
         /** Per possible backend index: UNSEEN, SEEN in the range being scanned, or INVALID. */
         private final byte[] state = new byte[MAX_BACKENDS + 1];
-        /** A chunk, and 2 bytes more so that every point can be read as 8 bytes. */
-        private final byte[] chunk = new byte[CHUNK_POINTS * POINT_LENGTH + Long.BYTES - POINT_LENGTH];
+        /** A chunk, and 2 bytes more so that every point can be read as 8 bytes; grown to the longest range scanned. */
+        private byte[] chunk = new byte[0];
         private final CRC32C crc32c = new CRC32C();
         private final int[] seen;
 
@@ -283,6 +293,10 @@ public final class SegmentCheck {
             previousKey = (from == 0 ? 0 : points.get(U32, (long) (from - 1) * POINT_LENGTH)) ^ Integer.MIN_VALUE;
             previousBackend = from == 0 ? 0 : Short.toUnsignedInt(points.get(U16, (long) (from - 1) * POINT_LENGTH + U32.byteSize()));
             crc32c.reset();
+            int longest = Math.min(CHUNK_POINTS, to - from) * POINT_LENGTH + Long.BYTES - POINT_LENGTH;
+            if (chunk.length < longest) {
+                chunk = new byte[longest];
+            }
             for (int start = from; start < to; start += CHUNK_POINTS) {
                 int count = Math.min(CHUNK_POINTS, to - start);
                 MemorySegment.copy(points, U8, (long) start * POINT_LENGTH, chunk, 0, count * POINT_LENGTH);

@@ -94,6 +94,18 @@ class SegmentCheckTest {
         }
     }
 
+    /** A long segment of a confined arena, which no other thread may read: checked by the caller alone. */
+    @Test
+    void aConfinedSegmentIsNotSplit() {
+        int[] masks = masks();
+        byte[] bytes = segment(SPLIT_POINTS, new SplittableRandom(8), LACKING);
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment points = arena.allocate(bytes.length);
+            MemorySegment.copy(MemorySegment.ofArray(bytes), 0, points, 0, bytes.length);
+            assertSame(oracle(bytes, masks, 0b1, null), new SegmentCheck(masks, 2).check(points, 0b1, null), "confined");
+        }
+    }
+
     /** One instance, many segments: backends seen in one are not counted as seen in the next. */
     @Test
     void scratchSpaceIsResetBetweenSegments() {
