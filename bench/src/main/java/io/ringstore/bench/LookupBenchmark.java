@@ -15,6 +15,7 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
+import org.openjdk.jmh.infra.ThreadParams;
 
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
@@ -40,7 +41,7 @@ import java.util.concurrent.TimeUnit;
  * after the first pass; {@code -p keyCount=4194304} makes lookups there go to memory.
  *
  * <p>From several threads ({@code -t 2}): the ring, keys and hashes are shared and only read; each
- * thread has its own {@link KeyCursor}. Compare {@code -t 1} and {@code -t 2} only on a machine doing
+ * thread has its own {@link Cursor}, starting at its own share of the keys. Compare {@code -t 1} and {@code -t 2} only on a machine doing
  * nothing else: a thread that shares its core with another process halves the figure, and JMH cannot
  * tell. On a shared machine {@link LookupScaling} measures the same lookups with each thread's CPU time.
  */
@@ -76,6 +77,26 @@ public class LookupBenchmark {
         @TearDown(Level.Trial)
         public void close() {
             store.close();
+        }
+    }
+
+    /**
+     * Each thread's place in the keys. Thread i of t starts i/t of the way through them, so that
+     * threads look up different keys at any moment, as a router's threads do, not the same keys in
+     * step, where one thread's cache misses would bring the lines the other is about to read. One
+     * thread goes through the keys as {@link KeyCursor} does.
+     */
+    @State(Scope.Thread)
+    public static class Cursor {
+        private int position;
+
+        @Setup(Level.Trial)
+        public void start(Data data, ThreadParams thread) {
+            position = (int) ((long) data.keyCount * thread.getThreadIndex() / thread.getThreadCount());
+        }
+
+        int next(int mask) {
+            return position = (position + 1) & mask;
         }
     }
 
@@ -117,42 +138,42 @@ public class LookupBenchmark {
     }
 
     @Benchmark
-    public int ringstoreKey(Data data, KeyCursor cursor) {
+    public int ringstoreKey(Data data, Cursor cursor) {
         return data.ring.lookup(data.keys[cursor.next(data.mask)]);
     }
 
     @Benchmark
-    public int ringstoreHash(Data data, KeyCursor cursor) {
+    public int ringstoreHash(Data data, Cursor cursor) {
         return data.ring.lookupHash(data.hashes[cursor.next(data.mask)]);
     }
 
     @Benchmark
-    public int treemapKey(Data data, TreeMapState treemap, KeyCursor cursor) {
+    public int treemapKey(Data data, TreeMapState treemap, Cursor cursor) {
         return treemap.ring.applyAsInt(BenchRings.crc32(data.keys[cursor.next(data.mask)]));
     }
 
     @Benchmark
-    public int treemapHash(Data data, TreeMapState treemap, KeyCursor cursor) {
+    public int treemapHash(Data data, TreeMapState treemap, Cursor cursor) {
         return treemap.ring.applyAsInt(data.hashes[cursor.next(data.mask)]);
     }
 
     @Benchmark
-    public int heapArraysKey(Data data, HeapArraysState arrays, KeyCursor cursor) {
+    public int heapArraysKey(Data data, HeapArraysState arrays, Cursor cursor) {
         return arrays.ring.applyAsInt(BenchRings.crc32(data.keys[cursor.next(data.mask)]));
     }
 
     @Benchmark
-    public int heapArraysHash(Data data, HeapArraysState arrays, KeyCursor cursor) {
+    public int heapArraysHash(Data data, HeapArraysState arrays, Cursor cursor) {
         return arrays.ring.applyAsInt(data.hashes[cursor.next(data.mask)]);
     }
 
     @Benchmark
-    public int longPointsKey(Data data, LongPointsState points, KeyCursor cursor) {
+    public int longPointsKey(Data data, LongPointsState points, Cursor cursor) {
         return points.ring.applyAsInt(BenchRings.crc32(data.keys[cursor.next(data.mask)]));
     }
 
     @Benchmark
-    public int longPointsHash(Data data, LongPointsState points, KeyCursor cursor) {
+    public int longPointsHash(Data data, LongPointsState points, Cursor cursor) {
         return points.ring.applyAsInt(data.hashes[cursor.next(data.mask)]);
     }
 }

@@ -18,8 +18,8 @@ import java.util.concurrent.Future;
  * {@link LookupBenchmark}'s {@code ringstoreKey} and {@code ringstoreHash} from one thread and from two
  * at once, in alternation in one JVM, for a machine shared with other work where JMH's {@code -t 1}
  * and {@code -t 2} runs see different loads. Each round runs each form for {@code --millis} on one
- * thread, then on two threads started together (same ring, same keys, each thread cycling through
- * them from the first, as JMH's {@link KeyCursor} does). Besides operations it records each thread's
+ * thread, then on two threads started together (same ring, same keys, thread i of t cycling through
+ * them from i/t of the way in, as {@link LookupBenchmark.Cursor} does). Besides operations it records each thread's
  * CPU time: a thread that got less than {@value #FULL_CPU} of the wall time shared its core with
  * something else, and its round says nothing about how lookups scale. Figures: medians over
  * {@code --rounds} rounds after {@value #WARMUP} not counted. Three ratios, each the median of the
@@ -138,9 +138,10 @@ public final class LookupScaling {
         CyclicBarrier start = new CyclicBarrier(threads);
         List<Future<Share>> futures = new ArrayList<>();
         for (int t = 0; t < threads; t++) {
+            int first = hashes.length / threads * t;
             futures.add(pool.submit(() -> {
                 start.await();
-                return loop(form, ring, keys, hashes, millis * 1_000_000L);
+                return loop(form, ring, keys, hashes, first, millis * 1_000_000L);
             }));
         }
         List<Share> shares = new ArrayList<>();
@@ -150,9 +151,9 @@ public final class LookupScaling {
         return shares;
     }
 
-    private static Share loop(Form form, Ring ring, byte[][] keys, int[] hashes, long nanos) {
+    private static Share loop(Form form, Ring ring, byte[][] keys, int[] hashes, int first, long nanos) {
         int mask = hashes.length - 1;
-        int position = 0;
+        int position = first;
         long ops = 0;
         long sum = 0;
         long cpu0 = THREADS.getCurrentThreadCpuTime();
