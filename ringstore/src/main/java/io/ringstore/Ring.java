@@ -283,17 +283,8 @@ public final class Ring {
      * @param hash the key's CRC-32 ({@link io.ringstore.Ring#hash(byte[])})
      */
     public int lookupHash(int hash) {
-        int p = stored.search(hash);
-        if (p < 0) {
-            return NO_BACKEND;
-        }
-        if (members != null) {
-            p = firstMemberFrom(p);
-            if (p < 0) {
-                return NO_BACKEND;
-            }
-        }
-        return storedBackend(p);
+        int p = cursor(hash);
+        return p < 0 ? NO_BACKEND : storedBackend(p);
     }
 
     /**
@@ -399,7 +390,10 @@ public final class Ring {
         return b < 0 ? null : store.backend(b);
     }
 
-    /** Where the key's point lies in the segment (see {@link RingAccess}); -1 for an empty ring. */
+    /**
+     * Where the key's point lies in the segment (see {@link RingAccess}); -1 for an empty ring, and
+     * for a view without member points (only in a damaged file).
+     */
     private int cursor(int hash) {
         int p = stored.search(hash);
         return p < 0 || members == null ? p : firstMemberFrom(p);
@@ -418,26 +412,16 @@ public final class Ring {
         if (maxPoints < 1) {
             throw new IllegalArgumentException("maxPoints " + maxPoints + " must be at least 1");
         }
-        int p = stored.search(hash);
+        int p = cursor(hash);
         if (p < 0) {
             return NO_BACKEND;
-        }
-        if (members != null) {
-            p = firstMemberFrom(p);
-            if (p < 0) {
-                return NO_BACKEND;
-            }
         }
         for (int walked = 0; walked < maxPoints; walked++) {
             int b = storedBackend(p);
             if (b >= 0 && (byIndex != null ? byIndex.test(b) : byBackend.test(store.backend(b)))) {
                 return b;
             }
-            if (ties) {
-                p = nextRingPoint(p);
-            } else if (++p == storedCount) {
-                p = 0; // nginx: point[hp->hash % points->number]
-            }
+            p = nextCursor(p); // nginx: point[hp->hash % points->number]
         }
         return GAVE_UP;
     }
