@@ -57,6 +57,8 @@ public final class BoundedLoad {
 
     /** The usual c (HAProxy's {@code hash-balance-factor 125}, the paper's and Vimeo's choice). */
     public static final double DEFAULT_C = 1.25;
+    /** Walks by cursor, not by position: a view then needs no position table. */
+    private static final RingAccess.Operations CURSOR = RingAccess.get();
     /** The smallest c: every backend at the mean (the tightest bound). */
     public static final double MIN_C = 1.0;
     /** The largest c accepted: in practice, no bound. */
@@ -155,7 +157,7 @@ public final class BoundedLoad {
      * @param load the host's load and availability
      */
     public int choose(Ring ring, int hash, LoadView load) {
-        RingAccess.Operations cursor = RingAccess.get(); // cursors, not positions: a view needs no position table
+        RingAccess.Operations cursor = CURSOR;
         int home = cursor.cursor(ring, hash);
         if (home < 0) {
             return Ring.NO_BACKEND;

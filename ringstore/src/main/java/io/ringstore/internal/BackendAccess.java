@@ -2,7 +2,6 @@ package io.ringstore.internal;
 
 import io.ringstore.Backend;
 
-import java.lang.invoke.MethodHandles;
 import java.util.Set;
 
 /**
@@ -35,11 +34,7 @@ public final class BackendAccess {
     public static Operations get() {
         Operations ops = operations;
         if (ops == null) {
-            try {
-                MethodHandles.lookup().ensureInitialized(Backend.class);
-            } catch (IllegalAccessException e) {
-                throw new IllegalStateException(e);
-            }
+            SharedSecrets.initialize(Backend.class);
             ops = operations;
         }
         return ops;

@@ -2,7 +2,6 @@ package io.ringstore.internal;
 
 import io.ringstore.Ring;
 
-import java.lang.invoke.MethodHandles;
 
 /**
  * A walk over a {@link Ring}'s points by <em>cursor</em> for the rest of the module (bounded load):
@@ -37,11 +36,7 @@ public final class RingAccess {
     public static Operations get() {
         Operations ops = operations;
         if (ops == null) {
-            try {
-                MethodHandles.lookup().ensureInitialized(Ring.class);
-            } catch (IllegalAccessException e) {
-                throw new IllegalStateException(e);
-            }
+            SharedSecrets.initialize(Ring.class);
             ops = operations;
         }
         return ops;
