@@ -13,22 +13,22 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The synopsis lines in README.md's "The CLI" are the CLI's contract: they must be exactly the lines the
+ * The synopsis lines in docs/cli.md's "Synopsis" are the CLI's contract: they must be exactly the lines the
  * option tables generate, so the two cannot drift. Also: {@code --help} and the usage after a wrong
  * argument show those same lines, and every option a help text lists is one the parser accepts.
  */
 class CliSynopsisTest {
     @Test
-    void readmeShowsExactlyTheGeneratedSynopses() throws Exception {
+    void cliPageShowsExactlyTheGeneratedSynopses() throws Exception {
         String repo = System.getProperty("ringstore.repo");
         assertNotNull(repo, "system property ringstore.repo (the repository root) is not set");
-        List<String> readme = Files.readAllLines(Path.of(repo, "README.md"), StandardCharsets.UTF_8);
-        int heading = readme.indexOf("## The CLI");
-        assertTrue(heading >= 0, "README.md has no '## The CLI' section");
-        int open = readme.subList(heading, readme.size()).indexOf("```") + heading;
-        int close = readme.subList(open + 1, readme.size()).indexOf("```") + open + 1;
-        assertTrue(open > heading && close > open, "no code block in README.md's 'The CLI'");
-        assertEquals(readme.subList(open + 1, close), Main.synopses());
+        List<String> page = Files.readAllLines(Path.of(repo, "docs", "cli.md"), StandardCharsets.UTF_8);
+        int heading = page.indexOf("## Synopsis");
+        assertTrue(heading >= 0, "docs/cli.md has no '## Synopsis' section");
+        int open = page.subList(heading, page.size()).indexOf("```") + heading;
+        int close = page.subList(open + 1, page.size()).indexOf("```") + open + 1;
+        assertTrue(open > heading && close > open, "no code block in docs/cli.md's 'Synopsis'");
+        assertEquals(page.subList(open + 1, close), Main.synopses());
     }
 
     @Test

@@ -37,6 +37,12 @@ class DistributionIT {
                 "examples/backends.conf", "README.md", "FORMAT.md", "LICENSE")) {
             assertTrue(Files.isRegularFile(home.resolve(f)), () -> "the distribution lacks " + f);
         }
+        try (var docs = Files.list(Path.of(System.getProperty("ringstore.repo"), "docs"))) {
+            for (Path page : docs.toList()) {
+                Path shipped = home.resolve("docs").resolve(page.getFileName().toString());
+                assertTrue(Files.isRegularFile(shipped), () -> "the distribution lacks docs/" + page.getFileName());
+            }
+        }
         assertTrue(Files.isExecutable(home.resolve("bin/ringstore")), "bin/ringstore is not executable");
 
         // JAVA_HOME is the only thing the launcher is given: the JDK running this test.

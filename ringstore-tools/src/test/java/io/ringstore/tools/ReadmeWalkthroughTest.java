@@ -19,11 +19,14 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The README's walk-throughs work as written: every {@code bin/ringstore} line in the shell blocks of
- * "Quick start" and "Migrating between ring versions" runs in-process, in order, and exits 0. Files the
- * README names under {@code examples/} are the repository's; the files a command writes ({@code *.ring})
- * go to a temporary directory. A {@code < FILE} becomes stdin; a trailing {@code | less} is dropped.
- * The point multiple the migration builds with is the one its {@code recommend} line answers.
+ * The documented walk-throughs work as written: every {@code bin/ringstore} line in the shell blocks of
+ * README.md's "Quick start", docs/migration.md ("Migrating between ring versions") and docs/cli.md's
+ * "The distribution" runs in-process, in order, and exits 0; and no page (README.md, FORMAT.md,
+ * BENCHMARKS.md, docs/*.md) has a {@code bin/ringstore} line in a shell block outside those sections.
+ * Files a page names under {@code examples/} are the repository's; the files a command writes
+ * ({@code *.ring}) go to a temporary directory. A {@code < FILE} becomes stdin; a trailing
+ * {@code | less} is dropped. The point multiple the migration builds with is the one its
+ * {@code recommend} line answers.
  */
 class ReadmeWalkthroughTest {
     private static final Pattern POINT_MULTIPLE = Pattern.compile("--point-multiple (\\d+)");
@@ -31,16 +34,22 @@ class ReadmeWalkthroughTest {
     @TempDir
     Path dir;
 
+    /** The sections whose commands run, as page and heading. */
+    private static final List<List<String>> WALKS = List.of(
+            List.of("README.md", "## Quick start"),
+            List.of("docs/migration.md", "# Migrating between ring versions"),
+            List.of("docs/cli.md", "## The distribution"));
+
     @Test
     void quickStartRunsAsWritten() throws Exception {
-        List<String> commands = commands("## Quick start");
+        List<String> commands = commands("README.md", "## Quick start");
         assertTrue(commands.stream().anyMatch(c -> c.contains("< examples/keys.txt")), "Then try reads examples/keys.txt: " + commands);
         commands.forEach(this::run);
     }
 
     @Test
     void migrationRunsAsWrittenWithTheRecommendedPointMultiple() throws Exception {
-        List<String> commands = commands("## Migrating between ring versions");
+        List<String> commands = commands("docs/migration.md", "# Migrating between ring versions");
         String recommend = commands.stream().filter(c -> c.startsWith("bin/ringstore recommend ")).findFirst().orElseThrow(
                 () -> new AssertionError("the migration walk-through chooses K with recommend: " + commands));
         String answer = run(recommend).field("point_multiple");
@@ -53,6 +62,31 @@ class ReadmeWalkthroughTest {
                 assertTrue(c.contains("v2:" + answer), () -> "the K compared is the K recommended: " + c);
             }
             run(c);
+        }
+    }
+
+    @Test
+    void distributionRunsAsWritten() throws Exception {
+        List<String> commands = commands("docs/cli.md", "## The distribution");
+        assertTrue(commands.stream().anyMatch(c -> c.equals("bin/ringstore --version")), "the distribution shows --version: " + commands);
+        commands.forEach(this::run);
+    }
+
+    @Test
+    void everyDocumentedCommandIsInAWalkThrough() throws Exception {
+        List<String> walked = new ArrayList<>();
+        for (List<String> walk : WALKS) {
+            commands(walk.get(0), walk.get(1)).forEach(c -> walked.add(walk.get(0) + ": " + c));
+        }
+        List<Path> pages = new ArrayList<>(List.of(repo().resolve("README.md"), repo().resolve("FORMAT.md"), repo().resolve("BENCHMARKS.md")));
+        try (var docs = Files.list(repo().resolve("docs"))) {
+            docs.filter(f -> f.toString().endsWith(".md")).sorted().forEach(pages::add);
+        }
+        for (Path page : pages) {
+            String name = repo().relativize(page).toString();
+            for (String c : shellCommands(Files.readAllLines(page, StandardCharsets.UTF_8))) {
+                assertTrue(walked.contains(name + ": " + c), () -> name + " shows a command no walk-through runs: " + c);
+            }
         }
     }
 
@@ -87,28 +121,55 @@ class ReadmeWalkthroughTest {
 
     private static Path repoFile(String relative) {
         Path p = repo().resolve(relative);
-        assertTrue(Files.isRegularFile(p), () -> "the README names " + relative + ", which the repository lacks");
+        assertTrue(Files.isRegularFile(p), () -> "a walk-through names " + relative + ", which the repository lacks");
         return p;
     }
 
-    /** The {@code bin/ringstore} lines of the {@code ```sh} blocks in the README section under {@code heading}. */
-    private static List<String> commands(String heading) throws IOException {
-        List<String> readme = Files.readAllLines(repo().resolve("README.md"), StandardCharsets.UTF_8);
-        int start = readme.indexOf(heading);
-        assertTrue(start >= 0, "README.md has no '" + heading + "'");
-        List<String> commands = new ArrayList<>();
-        boolean inShell = false;
-        for (String line : readme.subList(start + 1, readme.size())) {
-            if (line.startsWith("## ")) {
+    /**
+     * The {@code bin/ringstore} lines of the {@code ```sh} blocks in {@code page}'s section under
+     * {@code heading} (up to the next heading of the same or a higher level; a {@code #} line in a code
+     * block is not a heading).
+     */
+    private static List<String> commands(String page, String heading) throws IOException {
+        List<String> lines = Files.readAllLines(repo().resolve(page), StandardCharsets.UTF_8);
+        int start = lines.indexOf(heading);
+        assertTrue(start >= 0, page + " has no '" + heading + "'");
+        int level = heading.indexOf(' ');
+        int end = start + 1;
+        boolean inCode = false;
+        for (; end < lines.size(); end++) {
+            String line = lines.get(end);
+            if (line.startsWith("```")) {
+                inCode = !inCode;
+            } else if (!inCode && isHeadingUpTo(line, level)) {
                 break;
             }
+        }
+        List<String> commands = shellCommands(lines.subList(start + 1, end));
+        assertFalse(commands.isEmpty(), "no bin/ringstore command under " + page + "'s '" + heading + "'");
+        return commands;
+    }
+
+    /** Whether {@code line} is a heading of level 1 to {@code level} ({@code #} to that many). */
+    private static boolean isHeadingUpTo(String line, int level) {
+        int hashes = 0;
+        while (hashes < line.length() && line.charAt(hashes) == '#') {
+            hashes++;
+        }
+        return hashes >= 1 && hashes <= level && line.length() > hashes && line.charAt(hashes) == ' ';
+    }
+
+    /** The {@code bin/ringstore} lines of the {@code ```sh} blocks in {@code lines}. */
+    private static List<String> shellCommands(List<String> lines) {
+        List<String> commands = new ArrayList<>();
+        boolean inShell = false;
+        for (String line : lines) {
             if (line.startsWith("```")) {
                 inShell = !inShell && line.equals("```sh");
             } else if (inShell && line.startsWith("bin/ringstore ")) {
                 commands.add(line);
             }
         }
-        assertFalse(commands.isEmpty(), "no bin/ringstore command under '" + heading + "'");
         return commands;
     }
 
