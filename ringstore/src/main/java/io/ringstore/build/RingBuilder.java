@@ -15,11 +15,9 @@ import io.ringstore.internal.format.RingFileDescriptor;
 import io.ringstore.internal.format.RingFileWriter;
 
 import java.io.IOException;
-import java.nio.channels.FileChannel;
 import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.HashMap;
@@ -168,40 +166,28 @@ public final class RingBuilder {
      * @throws IOException           when writing fails
      */
     public BuildResult build(Path target) throws BackendsFileException, RingFileException, IOException {
-        try (Publisher.Lock lock = Publisher.lock(target)) { // held from reading the old generation until the rename
-            return buildLocked(target);
-        }
-    }
+        try (Publisher.Transaction publish = Publisher.begin(target)) { // the lock: held from reading the old generation until the rename
+            long start = System.nanoTime();
+            List<RingVersion> vs = versions.isEmpty() ? List.of(RingVersion.V1) : List.copyOf(versions);
+            checkFormatLimits(vs);
+            if (Files.exists(target) && !Files.isRegularFile(target)) {
+                // Renaming over a device or a FIFO would replace it; reading its generation would block.
+                throw new FileSystemException(target.toString(), null, "exists and is not a regular file (a ring file replaces only a ring file)");
+            }
+            long gen = generation >= 0 ? generation : nextGeneration(target);
 
-    private BuildResult buildLocked(Path target) throws BackendsFileException, RingFileException, IOException {
-        long start = System.nanoTime();
-        List<RingVersion> vs = versions.isEmpty() ? List.of(RingVersion.V1) : List.copyOf(versions);
-        checkFormatLimits(vs);
-        if (Files.exists(target) && !Files.isRegularFile(target)) {
-            // Renaming over a device or a FIFO would replace it; reading its generation would block.
-            throw new FileSystemException(target.toString(), null, "exists and is not a regular file (a ring file replaces only a ring file)");
-        }
-        long gen = generation >= 0 ? generation : nextGeneration(target);
-        List<String> leftovers = Publisher.removeLeftovers(target);
+            int featureCount = backends.features().size();
+            int masks = 1 << featureCount;
+            List<BitSet> memberSets = new ArrayList<>();
+            int[] setOfMask = distinctMemberSets(masks, memberSets);
 
-        int featureCount = backends.features().size();
-        int masks = 1 << featureCount;
-        List<BitSet> memberSets = new ArrayList<>();
-        int[] setOfMask = distinctMemberSets(masks, memberSets);
+            int ringCount = vs.size() * masks;
 
-        int ringCount = vs.size() * masks;
-
-        Path tmp = Publisher.temporaryFile(target);
-        boolean published = false;
-        try {
-            long fileLength;
-            int segments;
-            int emptyRings = 0;
-            int viewRings = 0;
-            long points = 0;
-            long collisions = 0;
-            try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING)) {
-                Publisher.shareable(tmp, target);
+            Written w = publish.write(ch -> {
+                int emptyRings = 0;
+                int viewRings = 0;
+                long points = 0;
+                long collisions = 0;
                 RingFileWriter writer = new RingFileWriter(ch, backends.backends(), backends.features(), vs);
                 PointGenerator generator = pointGenerator();
                 boolean[] view = chooseViews(memberSets);
@@ -241,22 +227,21 @@ public final class RingBuilder {
                         writer.addRing(mask, version, seg);
                     }
                 }
-                fileLength = writer.finish(gen);
-                segments = writer.segmentCount();
-                progress.accept("syncing " + fileLength + " bytes to disk");
-                ch.force(true);
-            }
-            afterWrite.accept(tmp);
-            checkWritten(tmp, target);
-            Publisher.publish(tmp, target);
-            published = true;
-            return new BuildResult(target, gen, backends.size(), backends.features(), vs, ringCount, segments,
-                    viewRings, emptyRings, points, collisions, fileLength, System.nanoTime() - start, leftovers);
-        } finally {
-            if (!published) {
-                Files.deleteIfExists(tmp);
-            }
+                long fileLength = writer.finish(gen);
+                progress.accept("syncing " + fileLength + " bytes to disk"); // the publisher forces the file next
+                return new Written(fileLength, writer.segmentCount(), emptyRings, viewRings, points, collisions);
+            });
+            publish.commit(tmp -> {
+                afterWrite.accept(tmp);
+                checkWritten(tmp, target);
+            });
+            return new BuildResult(target, gen, backends.size(), backends.features(), vs, ringCount, w.segments(), w.viewRings(),
+                    w.emptyRings(), w.points(), w.collisions(), w.fileLength(), System.nanoTime() - start, publish.leftoversRemoved());
         }
+    }
+
+    /** What the write of the file tells the result. */
+    private record Written(long fileLength, int segments, int emptyRings, int viewRings, long points, long collisions) {
     }
 
     /**

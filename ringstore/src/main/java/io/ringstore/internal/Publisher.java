@@ -26,8 +26,17 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Pattern;
 
 /**
- * Publishing a finished file at its path: readers see the old file or the new one, never a mix; and
- * publishers of one path take turns ({@link #lock(Path)}).
+ * Publishing a file at its path as one transaction: readers see the old file or the new one, never a
+ * mix; publishers of one path take turns; on any failure the path is left as it was and nothing is
+ * left beside it.
+ *
+ * <pre>{@code
+ * try (Publisher.Transaction publish = Publisher.begin(target)) { // the lock: publishers of target wait
+ *     ... read what target holds now (its generation) ...
+ *     R written = publish.write(channel -> ...);                  // a temporary file, forced to disk
+ *     publish.commit(tmp -> ... check the file at tmp ...);       // renamed over target
+ * }                                                               // not committed: the temporary file is deleted
+ * }</pre>
  */
 public final class Publisher {
     /** Lock files this process holds or waits for, one thread each: {@link FileChannel#lock()} is per process. Guarded by itself. */
@@ -37,11 +46,115 @@ public final class Publisher {
     private Publisher() {
     }
 
+    /** Writes the whole file into the temporary file's channel; the publisher forces it to disk after. */
+    @FunctionalInterface
+    public interface Writer<R> {
+        /**
+         * {@return what the caller wants to know of what it wrote}
+         *
+         * @param channel the temporary file, empty, open for writing
+         */
+        R write(FileChannel channel) throws IOException;
+    }
+
+    /** Checks the written file before it replaces the target; throwing keeps the target as it was. */
+    @FunctionalInterface
+    public interface Check<E extends Exception> {
+        /** @param written the temporary file, complete and on disk */
+        void check(Path written) throws IOException, E;
+    }
+
+    /**
+     * Starts publishing {@code target}: takes its lock ({@link #lock(Path)}), which is held until the
+     * transaction is closed, so that what the caller reads of the file it replaces (its generation)
+     * is still true when its own file takes the place: two builds to one path make generations N + 1
+     * and N + 2, never N + 1 twice.
+     *
+     * @param target the file to publish
+     * @return the transaction; close it (try-with-resources) to release the lock
+     * @throws IOException when the lock cannot be taken
+     */
+    public static Transaction begin(Path target) throws IOException {
+        return new Transaction(target, lock(target));
+    }
+
+    /**
+     * One publish of a file: {@link #write} it, then {@link #commit} it, then close; closed without a
+     * commit (a failure), it deletes the temporary file. Not thread-safe: one thread's transaction.
+     */
+    public static final class Transaction implements AutoCloseable {
+        private final Path target;
+        private final Lock lock;
+        private List<String> leftoversRemoved = List.of();
+        private Path tmp;
+        private boolean written;
+        private boolean committed;
+
+        private Transaction(Path target, Lock lock) {
+            this.target = target;
+            this.lock = lock;
+        }
+
+        /**
+         * Writes the new file: deletes the temporary files that dead publishers of the target left
+         * ({@link #leftoversRemoved}), creates a temporary file beside the target with the target's
+         * permissions (rw-r--r-- for a new one), lets {@code writer} write it and forces it to disk.
+         *
+         * @param writer writes the whole file
+         * @return what {@code writer} returned
+         * @throws IOException when writing fails
+         */
+        public <R> R write(Writer<R> writer) throws IOException {
+            if (tmp != null) {
+                throw new IllegalStateException("written already: one file per transaction");
+            }
+            leftoversRemoved = removeLeftovers(target);
+            tmp = temporaryFile(target);
+            try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING)) {
+                shareable(tmp, target);
+                R result = writer.write(ch);
+                ch.force(true);
+                written = true;
+                return result;
+            }
+        }
+
+        /**
+         * Checks the written file with {@code check}, then renames it over the target and makes the
+         * rename durable.
+         *
+         * @param check refuses a file that must not be published
+         * @throws IOException when the check's reading or the rename fails
+         * @throws E           when {@code check} refuses the file
+         */
+        public <E extends Exception> void commit(Check<E> check) throws IOException, E {
+            if (!written || committed) {
+                throw new IllegalStateException(committed ? "committed already" : "nothing written to commit");
+            }
+            check.check(tmp);
+            publish(tmp, target);
+            committed = true;
+        }
+
+        /** {@return the names of the temporary files of the target, left by publishers that died, that {@link #write} deleted} */
+        public List<String> leftoversRemoved() {
+            return leftoversRemoved;
+        }
+
+        /** Deletes the temporary file unless committed, then releases the lock. */
+        @Override
+        public void close() throws IOException {
+            try (lock) {
+                if (tmp != null && !committed) {
+                    Files.deleteIfExists(tmp);
+                }
+            }
+        }
+    }
+
     /**
      * Waits until no other thread or process publishes {@code target}, and keeps them waiting until
-     * the lock is closed. A builder holds it from reading the generation it replaces until its file
-     * is renamed into place, so that two builds to one path make generations N + 1 and N + 2, never
-     * N + 1 twice.
+     * the lock is closed: a {@link Transaction}'s, from {@link #begin} to its close.
      *
      * <p>The lock is {@link FileChannel#lock()} on {@code .<name>.lock} beside the target, which
      * is deleted again on close: nothing is left in the directory. Because a waiting process may
@@ -52,7 +165,7 @@ public final class Publisher {
      * on a file releases every lock the process holds on it. A lock file left behind
      * (a crash, a file system that refuses the delete) is harmless: the next publisher takes it over.
      */
-    public static Lock lock(Path target) throws IOException {
+    private static Lock lock(Path target) throws IOException {
         Path file = target.toAbsolutePath().getParent().toRealPath().resolve("." + target.getFileName() + ".lock");
         synchronized (HELD) {
             while (!HELD.add(file)) {
@@ -143,7 +256,7 @@ public final class Publisher {
      * {@code .<name>.<digits>.tmp} beside the target, so that the rename stays in one directory
      * and {@link #removeLeftovers} can recognise it.
      */
-    public static Path temporaryFile(Path target) throws IOException {
+    private static Path temporaryFile(Path target) throws IOException {
         return Files.createTempFile(directory(target), "." + target.getFileName() + ".", TEMPORARY_SUFFIX);
     }
 
@@ -155,7 +268,7 @@ public final class Publisher {
      * only while holding {@link #lock(Path)}: a live publisher of the target would hold it too, so
      * every such file is a leftover. Returns the names of the files deleted.
      */
-    public static List<String> removeLeftovers(Path target) throws IOException {
+    private static List<String> removeLeftovers(Path target) throws IOException {
         // createTempFile puts an unsigned decimal number between prefix and suffix: matching exactly
         // that keeps the temporary files of "f.ring" apart from those of "f".
         Pattern leftover = Pattern.compile(Pattern.quote("." + target.getFileName() + ".") + "[0-9]+" + Pattern.quote(TEMPORARY_SUFFIX));
@@ -179,7 +292,7 @@ public final class Publisher {
      * Gives the temporary file the replaced file's permissions, or rw-r--r-- for a new one: a
      * temporary file starts as rw------- and router processes of other users must read the ring.
      */
-    public static void shareable(Path tmp, Path target) throws IOException {
+    private static void shareable(Path tmp, Path target) throws IOException {
         if (!tmp.getFileSystem().supportedFileAttributeViews().contains("posix")) {
             return;
         }
@@ -190,7 +303,7 @@ public final class Publisher {
     }
 
     /** Renames the finished temporary file over the target and makes the rename durable. */
-    public static void publish(Path tmp, Path target) throws IOException {
+    private static void publish(Path tmp, Path target) throws IOException {
         try {
             Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
         } catch (AtomicMoveNotSupportedException e) {
@@ -205,7 +318,7 @@ public final class Publisher {
     }
 
     /** A held {@link #lock(Path)}; close to let the next publisher go. */
-    public static final class Lock implements AutoCloseable {
+    private static final class Lock implements AutoCloseable {
         private final Path file;
         private final FileChannel locked;
         private final FileChannel atPath;

@@ -1,23 +1,11 @@
 package io.ringstore.state;
 
 import java.lang.System.Logger.Level;
-import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
-import java.lang.invoke.VarHandle;
-import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.Instant;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
-import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.IntPredicate;
 
 import static io.ringstore.state.StateFileLayout.*;
@@ -52,14 +40,14 @@ import static io.ringstore.state.StateFileLayout.*;
  *
  * <p>Time is {@link System#nanoTime()}, which on Linux is the host-wide monotonic clock, so processes
  * compare each other's stamps.
+ *
+ * <p>This class puts four package-private parts together and runs the heartbeat: {@code StateMapping}
+ * (the file: mapped, checked, created, a corrupt one replaced), {@code SlotDirectory} (which endpoint
+ * has which slot), {@code BackendHealth} (drain and passive health) and {@code LeaseTable} (leases,
+ * their liveness and reaping, the requests in flight).
  */
 public final class HostState implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(HostState.class.getName());
-    private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
-    private static final VarHandle INT = ValueLayout.JAVA_INT.varHandle();
-    /** Distinguishes the instances of one process in the directory lock word. */
-    private static final AtomicInteger INSTANCES = new AtomicInteger();
-    private static final long NO_LEASE = -1;
 
     /**
      * How a state file is created and used.
@@ -159,39 +147,27 @@ public final class HostState implements AutoCloseable {
     }
 
     private final StateMapping file;
-    private final MemorySegment s;
     private final Options options;
     private final long failTimeoutNanos;
-    /** This process: pid in the high half, start time's low 31 bits of milliseconds above bit 0. */
-    private final long token;
-    private final long lockWord;
-    private final long lease;
-    private final long leaseTotalOffset;
+    private final SlotDirectory directory;
+    private final BackendHealth health;
+    private final LeaseTable leases;
     private final Thread heartbeat;
-    private volatile int[] tracked = new int[0];
     private volatile boolean closed;
-    /** Set when another process took this process's lease: acquire and release then count nothing. */
-    private volatile boolean lostLease;
     /** The heartbeat's last failure, logged once until a beat succeeds (heartbeat thread only). */
     private String lastFailure;
 
     private HostState(StateMapping file, Options options, boolean router) throws StateFileException {
         this.file = file;
-        this.s = file.segment;
         this.options = options;
         this.failTimeoutNanos = options.failTimeout().toNanos();
-        ProcessHandle self = ProcessHandle.current();
-        this.token = token(self.pid(), self.info().startInstant());
-        this.lockWord = (self.pid() << 32) | (INSTANCES.incrementAndGet() & 0x7FFF_FFFFL); // the counter starts at 1: never 0
-        reapDeadLeases();
+        this.directory = new SlotDirectory(file);
+        this.health = new BackendHealth(file);
+        this.leases = new LeaseTable(file, options.staleAfter(), router);
         if (router) {
-            this.lease = claimLease();
-            this.leaseTotalOffset = LEASE_TOTALS_OFFSET + 4 * lease;
             this.heartbeat = Thread.ofPlatform().daemon().name("ringstore-state " + file.path.getFileName()).unstarted(this::beat);
             heartbeat.start();
         } else {
-            this.lease = NO_LEASE;
-            this.leaseTotalOffset = -1;
             this.heartbeat = null;
         }
     }
@@ -239,7 +215,7 @@ public final class HostState implements AutoCloseable {
      *                            leases are held by live processes
      */
     public static HostState open(Path ringFile, Options options) throws StateFileException {
-        return of(mapOrCreate(statePath(ringFile), options), options, true);
+        return of(StateMapping.mapOrRebuild(statePath(ringFile), options.leases(), options.slots()), options, true);
     }
 
     /**
@@ -275,26 +251,6 @@ public final class HostState implements AutoCloseable {
         return m == null ? Optional.empty() : Optional.of(of(m, options, false));
     }
 
-    private static StateMapping mapOrCreate(Path path, Options options) throws StateFileException {
-        for (int attempt = 0; ; attempt++) {
-            Object key = StateMapping.fileKey(path);
-            try {
-                StateMapping m = StateMapping.map(path);
-                if (m != null) {
-                    return m;
-                }
-                StateMapping.create(path, options.leases(), options.slots());
-            } catch (StateFileException e) {
-                if (!e.rebuildable() || attempt >= 3) {
-                    throw e;
-                }
-                Path bad = StateMapping.moveAside(path, key);
-                LOG.log(Level.WARNING, "{0}; {1}", e.getMessage(), bad != null
-                        ? "moved aside to " + bad.getFileName() + ", a new state file replaces it" : "another process replaced it");
-                StateMapping.create(path, options.leases(), options.slots());
-            }
-        }
-    }
 
     /** {@return the state file's path} */
     public Path path() {
@@ -332,7 +288,7 @@ public final class HostState implements AutoCloseable {
      * @param failTimeoutNanos nginx's {@code fail_timeout}, in nanoseconds
      */
     public boolean available(int slot, long nowNanos, int maxFails, long failTimeoutNanos) {
-        return available(slot, nowNanos, maxFails, failTimeoutNanos, true);
+        return health.available(slot, nowNanos, maxFails, failTimeoutNanos, true);
     }
 
     /**
@@ -346,22 +302,7 @@ public final class HostState implements AutoCloseable {
      * @param failTimeoutNanos nginx's {@code fail_timeout}, in nanoseconds
      */
     public boolean peekAvailable(int slot, long nowNanos, int maxFails, long failTimeoutNanos) {
-        return available(slot, nowNanos, maxFails, failTimeoutNanos, false);
-    }
-
-    private boolean available(int slot, long nowNanos, int maxFails, long failTimeoutNanos, boolean probe) {
-        long r = record(slot);
-        if (s.get(ValueLayout.JAVA_LONG, r + DRAINED_OFFSET) != 0) {
-            return false;
-        }
-        if (maxFails == 0 || (long) LONG.getOpaque(s, r + FAILS_OFFSET) < maxFails) {
-            return true;
-        }
-        long checked = (long) LONG.getAcquire(s, r + CHECKED_OFFSET);
-        if (nowNanos - checked <= failTimeoutNanos) {
-            return false;
-        }
-        return !probe || LONG.compareAndSet(s, r + CHECKED_OFFSET, checked, nowNanos);
+        return health.available(slot, nowNanos, maxFails, failTimeoutNanos, false);
     }
 
     /**
@@ -372,19 +313,14 @@ public final class HostState implements AutoCloseable {
      * @param slot the backend's slot in the state file ({@link #slot(String)})
      */
     public long inFlight(int slot) {
-        long cells = record(slot) + IN_FLIGHT_OFFSET;
-        long sum = 0;
-        for (int l = 0; l < file.leases; l++) {
-            sum += Integer.toUnsignedLong(s.get(ValueLayout.JAVA_INT, cells + 4L * l));
-        }
-        return sum;
+        return leases.inFlight(slot);
     }
 
     /**
      * {@return requests in flight on the whole host divided by the number of backends this instance tracks (0 if none)}
      */
     public double meanInFlight() {
-        int n = tracked.length;
+        int n = directory.trackedCount();
         return n == 0 ? 0 : (double) totalInFlight() / n;
     }
 
@@ -393,11 +329,7 @@ public final class HostState implements AutoCloseable {
      * total (plain loads of one cache line), not of the backends' counts}
      */
     public long totalInFlight() {
-        long sum = 0;
-        for (int l = 0; l < file.leases; l++) {
-            sum += Integer.toUnsignedLong(s.get(ValueLayout.JAVA_INT, LEASE_TOTALS_OFFSET + 4L * l));
-        }
-        return sum;
+        return leases.totalInFlight();
     }
 
     /**
@@ -406,12 +338,7 @@ public final class HostState implements AutoCloseable {
      * @param slot the backend's slot in the state file ({@link #slot(String)})
      */
     public void acquire(int slot) {
-        long cell = cell(slot);
-        if (lostLease) {
-            return;
-        }
-        INT.getAndAdd(s, cell, 1);
-        INT.getAndAdd(s, leaseTotalOffset, 1);
+        leases.acquire(slot);
     }
 
     /**
@@ -422,22 +349,7 @@ public final class HostState implements AutoCloseable {
      * @param slot the backend's slot in the state file ({@link #slot(String)})
      */
     public void release(int slot) {
-        long cell = cell(slot);
-        if (lostLease) {
-            return;
-        }
-        decrement(cell);
-        decrement(leaseTotalOffset);
-    }
-
-    private void decrement(long offset) {
-        int v;
-        do {
-            v = (int) INT.getVolatile(s, offset);
-            if (v == 0) {
-                return;
-            }
-        } while (!INT.compareAndSet(s, offset, v, v - 1));
+        leases.release(slot);
     }
 
     /**
@@ -447,10 +359,7 @@ public final class HostState implements AutoCloseable {
      * @param nowNanos now, by {@link System#nanoTime()}
      */
     public void reportFailure(int slot, long nowNanos) {
-        long r = record(slot);
-        LONG.getAndAdd(s, r + FAILS_OFFSET, 1L);
-        LONG.setRelease(s, r + ACCESSED_OFFSET, nowNanos);
-        LONG.setRelease(s, r + CHECKED_OFFSET, nowNanos);
+        health.reportFailure(slot, nowNanos);
     }
 
     /**
@@ -461,13 +370,7 @@ public final class HostState implements AutoCloseable {
      * @param slot the backend's slot in the state file ({@link #slot(String)})
      */
     public void reportSuccess(int slot) {
-        long r = record(slot);
-        if ((long) LONG.getOpaque(s, r + FAILS_OFFSET) == 0) {
-            return; // the common case writes nothing, so a healthy backend's line stays shared
-        }
-        if ((long) LONG.getAcquire(s, r + CHECKED_OFFSET) - (long) LONG.getAcquire(s, r + ACCESSED_OFFSET) > 0) {
-            LONG.setRelease(s, r + FAILS_OFFSET, 0L);
-        }
+        health.reportSuccess(slot);
     }
 
     /**
@@ -496,9 +399,7 @@ public final class HostState implements AutoCloseable {
      * @throws IllegalStateException    the file has no free slot left ({@link Options#slots()})
      */
     public int[] track(List<String> endpoints) {
-        int[] slots = slots(endpoints, true);
-        tracked = Arrays.stream(slots).distinct().toArray();
-        return slots;
+        return directory.track(endpoints);
     }
 
     /**
@@ -507,7 +408,7 @@ public final class HostState implements AutoCloseable {
      * @param endpoint the backend's address, as its ring file's backend table writes it
      */
     public int slot(String endpoint) {
-        return slots(List.of(endpoint), false)[0];
+        return directory.slots(List.of(endpoint), false)[0];
     }
 
     /**
@@ -516,7 +417,7 @@ public final class HostState implements AutoCloseable {
      * @param endpoints backend addresses, as a ring file's backend table writes them
      */
     public int[] slots(List<String> endpoints) {
-        return slots(endpoints, false);
+        return directory.slots(endpoints, false);
     }
 
     /**
@@ -527,8 +428,7 @@ public final class HostState implements AutoCloseable {
      * @return whether it was drained before
      */
     public boolean drain(String endpoint) {
-        int slot = slots(List.of(endpoint), true)[0];
-        return (long) LONG.getAndSet(s, record(slot) + DRAINED_OFFSET, 1L) != 0;
+        return health.drain(directory.slots(List.of(endpoint), true)[0], true);
     }
 
     /**
@@ -539,236 +439,23 @@ public final class HostState implements AutoCloseable {
      */
     public boolean undrain(String endpoint) {
         int slot = slot(endpoint);
-        return slot >= 0 && (long) LONG.getAndSet(s, record(slot) + DRAINED_OFFSET, 0L) != 0;
+        return slot >= 0 && health.drain(slot, false);
     }
 
-    /**
-     * The slots of {@code endpoints} (-1 for one that has none, unless {@code create}), marked named
-     * now: one pass over the records under the directory lock, then a hash lookup per endpoint.
-     */
-    private int[] slots(List<String> endpoints, boolean create) {
-        byte[][] names = new byte[endpoints.size()][];
-        for (int i = 0; i < names.length; i++) {
-            names[i] = endpoints.get(i).getBytes(StandardCharsets.UTF_8);
-            if (names[i].length == 0 || names[i].length > ENDPOINT_MAX_LENGTH) {
-                throw new IllegalArgumentException("an endpoint is 1 to " + ENDPOINT_MAX_LENGTH + " bytes in UTF-8: " + endpoints.get(i));
-            }
-        }
-        int[] slots = new int[names.length];
-        long now = System.nanoTime();
-        lockDirectory();
-        try {
-            Map<ByteBuffer, Integer> used = new HashMap<>();
-            ArrayDeque<Integer> free = new ArrayDeque<>();
-            for (int slot = 0; slot < file.slots; slot++) {
-                long r = record(slot);
-                if ((long) LONG.getAcquire(s, r + STATE_OFFSET) != SLOT_USED) {
-                    free.add(slot);
-                } else {
-                    byte[] name = endpointBytes(r);
-                    if (name != null) { // a corrupt record names nothing
-                        used.putIfAbsent(ByteBuffer.wrap(name), slot);
-                    }
-                }
-            }
-            for (int i = 0; i < names.length; i++) {
-                Integer slot = used.get(ByteBuffer.wrap(names[i]));
-                if (slot == null && create) {
-                    if (free.isEmpty()) {
-                        throw new IllegalStateException(file.path + ": all " + file.slots + " backend slots are in use; "
-                                + "recreate the state file with more (Options.slots) when no router runs");
-                    }
-                    slot = free.poll();
-                    give(slot, names[i], now);
-                    used.put(ByteBuffer.wrap(names[i]), slot);
-                }
-                if (slot != null && create) {
-                    LONG.setOpaque(s, record(slot) + NAMED_OFFSET, now);
-                }
-                slots[i] = slot == null ? -1 : slot;
-            }
-        } finally {
-            unlockDirectory();
-        }
-        return slots;
-    }
-
-    /** Gives the free record {@code slot} to the endpoint {@code name}: fields zeroed, endpoint written, then in use. */
-    private void give(int slot, byte[] name, long now) {
-        long r = record(slot);
-        for (long o = DRAINED_OFFSET; o < file.recordLength - ENDPOINT_LINE_LENGTH; o += 8) {
-            s.set(ValueLayout.JAVA_LONG, r + o, 0L);
-        }
-        LONG.setVolatile(s, r + NAMED_OFFSET, now);
-        long e = r + file.recordLength - ENDPOINT_LINE_LENGTH;
-        s.set(ValueLayout.JAVA_SHORT, e, (short) name.length);
-        MemorySegment.copy(name, 0, s, ValueLayout.JAVA_BYTE, e + 2, name.length);
-        LONG.setRelease(s, r + STATE_OFFSET, SLOT_USED);
-        LONG.getAndAdd(s, (long) DIRECTORY_GENERATION_OFFSET, 1L);
-    }
-
-    /** The endpoint's bytes, or {@code null} if its length field is out of range (a corrupt record). */
-    private byte[] endpointBytes(long record) {
-        long e = record + file.recordLength - ENDPOINT_LINE_LENGTH;
-        int length = Short.toUnsignedInt(s.get(ValueLayout.JAVA_SHORT, e));
-        if (length == 0 || length > ENDPOINT_MAX_LENGTH) {
-            return null;
-        }
-        return s.asSlice(e + 2, length).toArray(ValueLayout.JAVA_BYTE);
-    }
-
-    /** Frees the slots no router named for reclaimAfter that hold nothing in flight and are not drained. */
-    private void reclaimSlots(long now) {
-        long after = options.reclaimAfter().toNanos();
-        lockDirectory();
-        try {
-            for (int slot = 0; slot < file.slots; slot++) {
-                long r = record(slot);
-                if ((long) LONG.getAcquire(s, r + STATE_OFFSET) == SLOT_USED
-                        && now - (long) LONG.getOpaque(s, r + NAMED_OFFSET) > after
-                        && (long) LONG.getOpaque(s, r + DRAINED_OFFSET) == 0 && inFlight(slot) == 0) {
-                    LONG.setRelease(s, r + STATE_OFFSET, SLOT_FREE);
-                    LONG.getAndAdd(s, (long) DIRECTORY_GENERATION_OFFSET, 1L);
-                }
-            }
-        } finally {
-            unlockDirectory();
-        }
-    }
-
-    /**
-     * Takes the directory lock: a CAS of this instance's word into the lock field. A holder whose
-     * process is gone, or that held it for over a second (it is held for microseconds), is broken.
-     */
-    private void lockDirectory() {
-        long waitedSince = 0;
-        long waitedFor = 0; // the holder waited for: the second counts from when this holder was first seen
-        while (true) {
-            long holder = (long) LONG.getVolatile(s, (long) DIRECTORY_LOCK_OFFSET);
-            if (holder == 0) {
-                if (LONG.compareAndSet(s, (long) DIRECTORY_LOCK_OFFSET, 0L, lockWord)) {
-                    return;
-                }
-                continue;
-            }
-            long now = System.nanoTime();
-            if (holder != waitedFor) {
-                waitedFor = holder;
-                waitedSince = now;
-            }
-            // Routers share one pid namespace (README): a pid that does not exist is a holder that is gone.
-            boolean holderGone = ProcessHandle.of(holder >>> 32).map(p -> !p.isAlive()).orElse(true);
-            if (holderGone || now - waitedSince > 1_000_000_000L) {
-                if (LONG.compareAndSet(s, (long) DIRECTORY_LOCK_OFFSET, holder, lockWord)) {
-                    LOG.log(Level.WARNING, "{0}: broke the directory lock held by pid {1} ({2})", file.path, String.valueOf(holder >>> 32),
-                            holderGone ? "process gone" : "held over a second");
-                    return;
-                }
-            }
-            Thread.onSpinWait();
-            Thread.yield();
-        }
-    }
-
-    private void unlockDirectory() {
-        LONG.compareAndSet(s, (long) DIRECTORY_LOCK_OFFSET, lockWord, 0L);
-    }
-
-    // ---- leases ----------------------------------------------------------------------------------
-
-    private static long token(long pid, Optional<Instant> start) {
-        long startBits = start.map(i -> i.toEpochMilli() & 0x7FFF_FFFFL).orElse(0L);
-        return (pid << 32) | (startBits << 1);
-    }
-
-    private long claimLease() throws StateFileException {
-        long now = System.nanoTime();
-        for (int l = 0; l < file.leases; l++) {
-            long o = leaseOffset(l);
-            if (LONG.compareAndSet(s, o + LEASE_OWNER_OFFSET, 0L, token)) {
-                // A free lease's counts should be zero, but a process that counted into it while it was
-                // being closed or reaped may have left some: they are not this process's requests.
-                for (int slot = 0; slot < file.slots; slot++) {
-                    INT.setVolatile(s, record(slot) + IN_FLIGHT_OFFSET + 4L * l, 0);
-                }
-                INT.setVolatile(s, LEASE_TOTALS_OFFSET + 4L * l, 0);
-                LONG.setVolatile(s, o + LEASE_HEARTBEAT_OFFSET, now);
-                LONG.setVolatile(s, o + LEASE_PID_OFFSET, ProcessHandle.current().pid());
-                LONG.setVolatile(s, o + LEASE_START_OFFSET, ProcessHandle.current().info().startInstant().map(Instant::toEpochMilli).orElse(0L));
-                return l;
-            }
-        }
-        throw new StateFileException(file.path, -1, "all " + file.leases + " leases are held by live processes (pids "
-                + leases().stream().map(x -> String.valueOf(x.pid())).toList() + ")", false);
-    }
-
-    /** Whether the holder {@code owner} of a lease (or a reaper of it) lives: a fresh heartbeat, or its process. */
-    private boolean alive(long owner, long heartbeat, long now) {
-        if (now - heartbeat < options.staleAfter().toNanos()) {
-            return true;
-        }
-        Optional<ProcessHandle> p = ProcessHandle.of(owner >>> 32);
-        if (p.isEmpty() || !p.get().isAlive()) {
-            return false;
-        }
-        Optional<Instant> start = p.get().info().startInstant();
-        return start.isEmpty() || token(owner >>> 32, start) == (owner & ~1L);
-    }
-
-    /** Zeroes the leases of dead processes; returns how many. */
-    private int reapDeadLeases() {
-        int reaped = 0;
-        long now = System.nanoTime();
-        for (int l = 0; l < file.leases; l++) {
-            long o = leaseOffset(l);
-            long owner = (long) LONG.getVolatile(s, o + LEASE_OWNER_OFFSET);
-            if (owner == 0 || alive(owner, (long) LONG.getVolatile(s, o + LEASE_HEARTBEAT_OFFSET), now)) {
-                continue;
-            }
-            long reaping = token | 1;
-            if (!LONG.compareAndSet(s, o + LEASE_OWNER_OFFSET, owner, reaping)) {
-                continue; // another process reaps it, or it was freed
-            }
-            LONG.setVolatile(s, o + LEASE_HEARTBEAT_OFFSET, now);
-            long returned = 0;
-            for (int slot = 0; slot < file.slots; slot++) {
-                returned += Integer.toUnsignedLong((int) INT.getAndSet(s, record(slot) + IN_FLIGHT_OFFSET + 4L * l, 0));
-            }
-            INT.setVolatile(s, LEASE_TOTALS_OFFSET + 4L * l, 0);
-            LONG.compareAndSet(s, o + LEASE_OWNER_OFFSET, reaping, 0L);
-            reaped++;
-            LOG.log(Level.INFO, "{0}: lease {1} of dead process {2} reclaimed, {3} requests in flight returned",
-                    file.path, l, String.valueOf(owner >>> 32), String.valueOf(returned));
-        }
-        return reaped;
-    }
+    // ---- the heartbeat ---------------------------------------------------------------------------
 
     /** The heartbeat thread: never dies of an exception, ends when closed. */
     private void beat() {
-        long o = leaseOffset((int) lease);
         long lastReclaim = System.nanoTime();
         long period = options.heartbeat().toNanos();
         while (!closed) {
             try {
                 long now = System.nanoTime();
-                LONG.setRelease(s, o + LEASE_HEARTBEAT_OFFSET, now);
-                for (int slot : tracked) {
-                    LONG.setOpaque(s, record(slot) + NAMED_OFFSET, now);
-                }
-                // Reaped while alive: only when this process looked gone to another, as from another pid
-                // namespace while its heartbeat stalled. Take the lease back if it is still free.
-                long owner = (long) LONG.getVolatile(s, o + LEASE_OWNER_OFFSET);
-                if (owner != token && LONG.compareAndSet(s, o + LEASE_OWNER_OFFSET, 0L, token)) {
-                    LOG.log(Level.ERROR, "{0}: lease {1} of this process was reaped while it ran (heartbeat stalled over {2} "
-                            + "and pid not visible to the reaper?); its in-flight counts restart from zero", file.path, lease, options.staleAfter());
-                } else if (owner != token && !lostLease) {
-                    lostLease = true; // another process holds it now: counting on would write into its counts
-                    LOG.log(Level.ERROR, "{0}: lease {1} of this process was reaped and taken by pid {2}; this process no longer "
-                            + "counts its requests in flight (reopen the state to count again)", file.path, lease, String.valueOf(owner >>> 32));
-                }
-                reapDeadLeases();
+                leases.beat(now);
+                directory.nameTracked(now);
+                leases.reapDead();
                 if (now - lastReclaim > 10 * period) {
-                    reclaimSlots(now);
+                    directory.reclaim(now, options.reclaimAfter().toNanos(), this::idle);
                     lastReclaim = now;
                 }
                 lastFailure = null;
@@ -791,6 +478,11 @@ public final class HostState implements AutoCloseable {
         }
     }
 
+    /** Whether a slot may be freed as far as its counts go: not drained, nothing in flight. */
+    private boolean idle(int slot) {
+        return !health.drained(slot) && leases.inFlight(slot) == 0;
+    }
+
     // ---- what operators see ----------------------------------------------------------------------
 
     /** {@return every backend slot in use, in slot order, with this state's health options} */
@@ -798,52 +490,18 @@ public final class HostState implements AutoCloseable {
         long now = System.nanoTime();
         List<BackendState> list = new ArrayList<>();
         for (int slot = 0; slot < file.slots; slot++) {
-            long r = record(slot);
-            if ((long) LONG.getAcquire(s, r + STATE_OFFSET) != SLOT_USED) {
-                continue;
+            if (directory.used(slot)) {
+                String endpoint = directory.endpoint(slot);
+                list.add(health.state(slot, endpoint == null ? "(corrupt endpoint)" : endpoint, now, options.maxFails(), failTimeoutNanos,
+                        leases.inFlight(slot)));
             }
-            byte[] name = endpointBytes(r);
-            long fails = (long) LONG.getOpaque(s, r + FAILS_OFFSET);
-            long accessed = (long) LONG.getOpaque(s, r + ACCESSED_OFFSET);
-            boolean failed = options.maxFails() > 0 && fails >= options.maxFails()
-                    && now - (long) LONG.getOpaque(s, r + CHECKED_OFFSET) <= failTimeoutNanos;
-            list.add(new BackendState(slot, name == null ? "(corrupt endpoint)" : new String(name, StandardCharsets.UTF_8),
-                    (long) LONG.getOpaque(s, r + DRAINED_OFFSET) != 0, fails, failed,
-                    accessed == 0 ? null : Duration.ofNanos(now - accessed), inFlight(slot)));
         }
         return list;
     }
 
     /** {@return every lease in use} */
     public List<LeaseState> leases() {
-        long now = System.nanoTime();
-        List<LeaseState> list = new ArrayList<>();
-        for (int l = 0; l < file.leases; l++) {
-            long o = leaseOffset(l);
-            long owner = (long) LONG.getVolatile(s, o + LEASE_OWNER_OFFSET);
-            if (owner != 0) {
-                list.add(new LeaseState(l, owner >>> 32, alive(owner, (long) LONG.getVolatile(s, o + LEASE_HEARTBEAT_OFFSET), now),
-                        Integer.toUnsignedLong((int) INT.getOpaque(s, LEASE_TOTALS_OFFSET + 4L * l))));
-            }
-        }
-        return list;
-    }
-
-    // ---- offsets ---------------------------------------------------------------------------------
-
-    private long record(int slot) {
-        Objects.checkIndex(slot, file.slots);
-        return recordsOffset(file.leases) + (long) slot * file.recordLength;
-    }
-
-    private long cell(int slot) {
-        if (lease == NO_LEASE) {
-            throw new IllegalStateException("opened to inspect, with no lease: open it as a router to count requests");
-        }
-        if (closed) {
-            throw new IllegalStateException(file.path + ": closed");
-        }
-        return record(slot) + IN_FLIGHT_OFFSET + 4 * lease;
+        return leases.states();
     }
 
     /**
@@ -856,6 +514,7 @@ public final class HostState implements AutoCloseable {
             return;
         }
         closed = true;
+        leases.stopCounting();
         if (heartbeat != null) {
             heartbeat.interrupt();
             try {
@@ -863,12 +522,8 @@ public final class HostState implements AutoCloseable {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
-            for (int slot = 0; slot < file.slots; slot++) {
-                INT.setVolatile(s, record(slot) + IN_FLIGHT_OFFSET + 4 * lease, 0);
-            }
-            INT.setVolatile(s, leaseTotalOffset, 0);
-            LONG.compareAndSet(s, leaseOffset((int) lease) + LEASE_OWNER_OFFSET, token, 0L);
         }
+        leases.giveBack(); // after the heartbeat, which could take the lease back
         file.arena.close();
     }
 }

@@ -5,6 +5,7 @@ import io.ringstore.internal.TextLines;
 
 
 import java.io.IOException;
+import java.lang.System.Logger.Level;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -26,11 +27,14 @@ import static io.ringstore.state.StateFileLayout.*;
 
 /**
  * A state file mapped read-write and shared, its header checked against the file's size: the only
- * place that reads the header, so every offset {@link HostState} computes comes from validated
- * counts. Also creates a new file (built under a temporary name, published by a hard link, which
- * fails when another process published first) and moves a corrupt one aside.
+ * place that reads the header, so every offset the state's parts compute ({@link #record}) comes from
+ * validated counts. Also creates a new file (built under a temporary name, published by a hard link,
+ * which fails when another process published first) and replaces a corrupt one, moved aside
+ * ({@link #mapOrRebuild}).
  */
 final class StateMapping {
+    private static final System.Logger LOG = System.getLogger(HostState.class.getName());
+
     final Path path;
     final Arena arena;
     final MemorySegment segment;
@@ -45,6 +49,38 @@ final class StateMapping {
         this.leases = leases;
         this.slots = slots;
         this.recordLength = recordLength(leases);
+    }
+
+    /** {@return the offset of record {@code slot}} */
+    long record(int slot) {
+        Objects.checkIndex(slot, slots);
+        return recordsOffset(leases) + (long) slot * recordLength;
+    }
+
+    /**
+     * Maps the file at {@code path}, creating it (with {@code leases} and {@code slots}) if there is
+     * none, and replacing a corrupt one: moved aside to {@code NAME.bad}, with one log line. A file
+     * that cannot be rebuilt (another version's, one that cannot be read) is refused.
+     */
+    static StateMapping mapOrRebuild(Path path, int leases, int slots) throws StateFileException {
+        for (int attempt = 0; ; attempt++) {
+            Object key = fileKey(path);
+            try {
+                StateMapping m = map(path);
+                if (m != null) {
+                    return m;
+                }
+                create(path, leases, slots);
+            } catch (StateFileException e) {
+                if (!e.rebuildable() || attempt >= 3) {
+                    throw e;
+                }
+                Path bad = moveAside(path, key);
+                LOG.log(Level.WARNING, "{0}; {1}", e.getMessage(), bad != null
+                        ? "moved aside to " + bad.getFileName() + ", a new state file replaces it" : "another process replaced it");
+                create(path, leases, slots);
+            }
+        }
     }
 
     /** Maps and checks the file at {@code path}; {@code null} when there is none. */
@@ -180,7 +216,7 @@ final class StateMapping {
     }
 
     /** The file's identity (inode), or {@code null} if it is gone: to move aside only the file found bad. */
-    static Object fileKey(Path path) {
+    private static Object fileKey(Path path) {
         try {
             return Files.readAttributes(path, BasicFileAttributes.class).fileKey();
         } catch (IOException e) {
@@ -189,7 +225,7 @@ final class StateMapping {
     }
 
     /** Moves the bad file aside to {@code NAME.bad} if {@code path} still names the file with {@code key}. */
-    static Path moveAside(Path path, Object key) throws StateFileException {
+    private static Path moveAside(Path path, Object key) throws StateFileException {
         Path bad = path.resolveSibling(path.getFileName() + ".bad");
         if (key == null || !Objects.equals(key, fileKey(path))) {
             return null; // another process replaced it already

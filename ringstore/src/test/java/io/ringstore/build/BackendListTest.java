@@ -281,27 +281,27 @@ class BackendListTest {
 
     @Test
     void nginxTimesSizesAndNumbers() {
-        assertEquals(500, BackendList.nginxTime("500ms", false));
-        assertEquals(1500, BackendList.nginxTime("1s500ms", false));
-        assertEquals(60_000, BackendList.nginxTime("60", false));
-        assertEquals(5500, BackendList.nginxTime("500ms5", false));
-        assertEquals(90 * 60_000, BackendList.nginxTime("1h30m", false));
-        assertEquals(9_223_372_036_854_775_000L, BackendList.nginxTime("9223372036854775s", false));
-        assertEquals(365L * 86400, BackendList.nginxTime("1y", true));
+        assertEquals(500, NginxBackendsParser.nginxTime("500ms", false));
+        assertEquals(1500, NginxBackendsParser.nginxTime("1s500ms", false));
+        assertEquals(60_000, NginxBackendsParser.nginxTime("60", false));
+        assertEquals(5500, NginxBackendsParser.nginxTime("500ms5", false));
+        assertEquals(90 * 60_000, NginxBackendsParser.nginxTime("1h30m", false));
+        assertEquals(9_223_372_036_854_775_000L, NginxBackendsParser.nginxTime("9223372036854775s", false));
+        assertEquals(365L * 86400, NginxBackendsParser.nginxTime("1y", true));
         for (String bad : new String[] {"1y", "1M", "ms", "", "1ms1s", "1s1s", "9223372036854776s", "1x", "-1"}) {
-            assertEquals(-1, BackendList.nginxTime(bad, false), bad);
+            assertEquals(-1, NginxBackendsParser.nginxTime(bad, false), bad);
         }
-        assertEquals(-1, BackendList.nginxTime("10ms", true));
-        assertEquals(64 << 10, BackendList.nginxSize("64k"));
-        assertEquals(2 << 20, BackendList.nginxSize("2M"));
-        assertEquals(100, BackendList.nginxSize("100"));
+        assertEquals(-1, NginxBackendsParser.nginxTime("10ms", true));
+        assertEquals(64 << 10, NginxBackendsParser.nginxSize("64k"));
+        assertEquals(2 << 20, NginxBackendsParser.nginxSize("2M"));
+        assertEquals(100, NginxBackendsParser.nginxSize("100"));
         for (String bad : new String[] {"", "k", "1g", "-1", "1.5m", "99999999999999999m"}) {
-            assertEquals(-1, BackendList.nginxSize(bad), bad);
+            assertEquals(-1, NginxBackendsParser.nginxSize(bad), bad);
         }
-        assertEquals(Long.MAX_VALUE, BackendList.nginxNumber("9223372036854775807"));
-        assertEquals(-1, BackendList.nginxNumber("9223372036854775808"));
-        assertEquals(7, BackendList.nginxNumber("007"));
-        assertEquals(-1, BackendList.nginxNumber("+7"));
+        assertEquals(Long.MAX_VALUE, NginxBackendsParser.nginxNumber("9223372036854775807"));
+        assertEquals(-1, NginxBackendsParser.nginxNumber("9223372036854775808"));
+        assertEquals(7, NginxBackendsParser.nginxNumber("007"));
+        assertEquals(-1, NginxBackendsParser.nginxNumber("+7"));
     }
 
     @Test

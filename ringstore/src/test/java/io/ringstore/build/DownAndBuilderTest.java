@@ -108,13 +108,13 @@ class DownAndBuilderTest {
         assertTrue(list.backend(1).down());
         assertEquals(0, TestRings.parse("server 10.0.0.1 max_fails=0").backend(0).maxFails(), "0: failures are not counted");
 
-        assertEquals(10, BackendList.nginxSeconds("10"));
-        assertEquals(10, BackendList.nginxSeconds("10s"));
-        assertEquals(3600 + 1800 + 5, BackendList.nginxSeconds("1h30m5"));
-        assertEquals(86400 * 7 + 86400, BackendList.nginxSeconds("1w1d"));
-        assertEquals(15, BackendList.nginxSeconds("10s5")); // nginx 1.22's ngx_parse_time adds a last bare number as seconds
+        assertEquals(10, NginxBackendsParser.nginxSeconds("10"));
+        assertEquals(10, NginxBackendsParser.nginxSeconds("10s"));
+        assertEquals(3600 + 1800 + 5, NginxBackendsParser.nginxSeconds("1h30m5"));
+        assertEquals(86400 * 7 + 86400, NginxBackendsParser.nginxSeconds("1w1d"));
+        assertEquals(15, NginxBackendsParser.nginxSeconds("10s5")); // nginx 1.22's ngx_parse_time adds a last bare number as seconds
         for (String bad : new String[] {"", "s", "10ms", "1m1h", "1s1s", "1x", "-1", "99999999999"}) {
-            assertEquals(-1, BackendList.nginxSeconds(bad), bad);
+            assertEquals(-1, NginxBackendsParser.nginxSeconds(bad), bad);
         }
     }
 

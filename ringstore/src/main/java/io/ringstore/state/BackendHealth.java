@@ -1,0 +1,86 @@
+package io.ringstore.state;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
+import java.time.Duration;
+
+import static io.ringstore.state.StateFileLayout.*;
+
+/**
+ * Whether a backend may be chosen, by the hot line of its record: the operator's drain flag and
+ * nginx's passive health ({@code fails}, {@code checked}, {@code accessed}), counted for the whole
+ * host. Lock-free atomic operations on the mapped memory, allocation-free; {@link HostState} documents
+ * the rules.
+ */
+final class BackendHealth {
+    private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
+
+    private final StateMapping file;
+    private final MemorySegment s;
+
+    BackendHealth(StateMapping file) {
+        this.file = file;
+        this.s = file.segment;
+    }
+
+    /** {@link HostState#available(int, long, int, long)}, taking the probe when {@code probe}, else {@link HostState#peekAvailable}. */
+    boolean available(int slot, long nowNanos, int maxFails, long failTimeoutNanos, boolean probe) {
+        long r = file.record(slot);
+        if (s.get(ValueLayout.JAVA_LONG, r + DRAINED_OFFSET) != 0) {
+            return false;
+        }
+        if (maxFails == 0 || (long) LONG.getOpaque(s, r + FAILS_OFFSET) < maxFails) {
+            return true;
+        }
+        long checked = (long) LONG.getAcquire(s, r + CHECKED_OFFSET);
+        if (nowNanos - checked <= failTimeoutNanos) {
+            return false;
+        }
+        return !probe || LONG.compareAndSet(s, r + CHECKED_OFFSET, checked, nowNanos);
+    }
+
+    /** nginx: {@code fails++}, {@code accessed = checked = now}. */
+    void reportFailure(int slot, long nowNanos) {
+        long r = file.record(slot);
+        LONG.getAndAdd(s, r + FAILS_OFFSET, 1L);
+        LONG.setRelease(s, r + ACCESSED_OFFSET, nowNanos);
+        LONG.setRelease(s, r + CHECKED_OFFSET, nowNanos);
+    }
+
+    /** nginx: {@code if (accessed < checked) fails = 0}. */
+    void reportSuccess(int slot) {
+        long r = file.record(slot);
+        if ((long) LONG.getOpaque(s, r + FAILS_OFFSET) == 0) {
+            return; // the common case writes nothing, so a healthy backend's line stays shared
+        }
+        if ((long) LONG.getAcquire(s, r + CHECKED_OFFSET) - (long) LONG.getAcquire(s, r + ACCESSED_OFFSET) > 0) {
+            LONG.setRelease(s, r + FAILS_OFFSET, 0L);
+        }
+    }
+
+    /** Sets or clears the drain flag of {@code slot}; {@return whether it was set before} */
+    boolean drain(int slot, boolean drained) {
+        return (long) LONG.getAndSet(s, file.record(slot) + DRAINED_OFFSET, drained ? 1L : 0L) != 0;
+    }
+
+    /** {@return whether {@code slot} is drained} */
+    boolean drained(int slot) {
+        return (long) LONG.getOpaque(s, file.record(slot) + DRAINED_OFFSET) != 0;
+    }
+
+    /**
+     * {@return the health of {@code slot} as operators see it, {@code inFlight} and {@code endpoint} given}
+     *
+     * @param maxFails         the health rule's {@code max_fails}: 0 never fails
+     * @param failTimeoutNanos the health rule's {@code fail_timeout}
+     */
+    HostState.BackendState state(int slot, String endpoint, long now, int maxFails, long failTimeoutNanos, long inFlight) {
+        long r = file.record(slot);
+        long fails = (long) LONG.getOpaque(s, r + FAILS_OFFSET);
+        long accessed = (long) LONG.getOpaque(s, r + ACCESSED_OFFSET);
+        boolean failed = maxFails > 0 && fails >= maxFails && now - (long) LONG.getOpaque(s, r + CHECKED_OFFSET) <= failTimeoutNanos;
+        return new HostState.BackendState(slot, endpoint, drained(slot), fails, failed, accessed == 0 ? null : Duration.ofNanos(now - accessed),
+                inFlight);
+    }
+}
