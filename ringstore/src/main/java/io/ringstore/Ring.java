@@ -1,7 +1,6 @@
 package io.ringstore;
 
 import io.ringstore.internal.Crc32;
-import io.ringstore.internal.PointSearch;
 import io.ringstore.internal.RingAccess;
 
 import java.lang.foreign.MemorySegment;
@@ -17,6 +16,7 @@ import java.util.function.IntPredicate;
 import java.util.function.Predicate;
 import java.util.zip.CRC32;
 
+import io.ringstore.internal.format.PointSearch;
 import io.ringstore.internal.format.RingFileDescriptor;
 
 import static io.ringstore.internal.format.RingFileDescriptor.POINT_BACKEND_OFFSET;
