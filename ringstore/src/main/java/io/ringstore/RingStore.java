@@ -6,6 +6,7 @@ import io.ringstore.internal.FeatureMasks;
 import io.ringstore.internal.IoErrors;
 import io.ringstore.internal.PointGenerator;
 import io.ringstore.internal.format.ParsedRingFile;
+import io.ringstore.internal.format.PointRing;
 import io.ringstore.internal.format.RingFileReader;
 import io.ringstore.internal.format.SegmentCheck;
 
@@ -85,13 +86,13 @@ public final class RingStore implements AutoCloseable {
         }
         List<RingFileLayout.Segment> segments = new ArrayList<>();
         Map<Long, Integer> segmentAt = new HashMap<>();
-        Ring.Points[] stored = new Ring.Points[byOffset.size()];
+        PointRing.Points[] stored = new PointRing.Points[byOffset.size()];
         for (ParsedRingFile.Entry e : byOffset.values()) {
             segmentAt.put(e.offset(), segments.size());
-            stored[segments.size()] = new Ring.Points(file.asSlice(e.offset(), e.length()), e.pointCount());
+            stored[segments.size()] = new PointRing.Points(file.asSlice(e.offset(), e.length()), e.pointCount());
             segments.add(new RingFileLayout.Segment(e.offset(), e.length(), e.pointCount(), e.crc()));
         }
-        Ring.Points none = new Ring.Points(MemorySegment.NULL, 0);
+        PointRing.Points none = new PointRing.Points(MemorySegment.NULL, 0);
         this.rings = new Ring[entries.size()];
         int[] segmentOfRing = new int[rings.length];
         RingFileLayout.Storage[] storageOfRing = new RingFileLayout.Storage[rings.length];

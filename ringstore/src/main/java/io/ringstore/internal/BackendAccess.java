@@ -1,14 +1,20 @@
 package io.ringstore.internal;
 
 import io.ringstore.Backend;
+import io.ringstore.Ring;
+import io.ringstore.internal.format.PointRing;
 
 import java.util.Set;
 
 /**
- * What the builder and the file reader may do with a {@link Backend} that its public API does not
- * offer: make one, and read its feature mask and parsed address. {@code Backend} registers the
- * implementation when its class initialises (the JDK's "shared secrets" pattern), so no constructor
- * or internal type appears in the public API.
+ * THE bridge between the public types and the module's internals: the one class of
+ * {@code io.ringstore.internal} and {@code io.ringstore.internal.format} that names a public type (the
+ * package-cycle test allows it and nothing else). What the builder and the file reader may do with a
+ * {@link Backend} that its public API does not offer: make one, and read its feature mask and parsed
+ * address; and a {@link Ring}'s walk by cursor ({@link PointRing}), which bounded load uses so that a
+ * view needs no position table. {@code Backend} and {@code Ring} register their implementations when
+ * their classes initialise (the JDK's "shared secrets" pattern), so no constructor or internal type
+ * appears in the public API.
  */
 public final class BackendAccess {
     /** The operations {@code Backend} grants to the rest of the module. */
@@ -21,7 +27,15 @@ public final class BackendAccess {
         ServerAddress address(Backend backend);
     }
 
+    /** What {@code Ring} grants to the rest of the module. */
+    @FunctionalInterface
+    public interface RingOperations {
+        /** The ring's walk over its points by cursor. */
+        PointRing walk(Ring ring);
+    }
+
     private static volatile Operations operations;
+    private static volatile RingOperations rings;
 
     private BackendAccess() {
     }
@@ -29,6 +43,21 @@ public final class BackendAccess {
     /** Called once, by {@code Backend}'s static initialiser. */
     public static void register(Operations ops) {
         operations = ops;
+    }
+
+    /** Called once, by {@code Ring}'s static initialiser. */
+    public static void registerRings(RingOperations ops) {
+        rings = ops;
+    }
+
+    /** {@return the ring's walk over its points by cursor (allocates nothing)} */
+    public static PointRing walk(Ring ring) {
+        RingOperations ops = rings;
+        if (ops == null) {
+            SharedSecrets.initialize(Ring.class);
+            ops = rings;
+        }
+        return ops.walk(ring);
     }
 
     public static Operations get() {
