@@ -43,7 +43,7 @@ import static io.ringstore.internal.format.RingFileDescriptor.U64;
  * now, so it may answer from the new content, and a read of a page past the file's new end throws
  * {@link InternalError} ("a fault occurred in an unsafe memory access operation": SIGBUS, as the JVM
  * reports it), the JVM itself surviving. A caller that must outlive such a file catches that error per
- * lookup; {@link WatchedRingStore} switches to the next good file published at the path, as
+ * lookup; {@code io.ringstore.live.RingRouter} switches to the next good file published at the path, as
  * {@code ringstore lookup --watch} does.
  */
 public final class Ring {

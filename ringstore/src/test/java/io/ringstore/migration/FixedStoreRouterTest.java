@@ -1,10 +1,12 @@
 package io.ringstore.migration;
 
+import io.ringstore.Backend;
 import io.ringstore.Ring;
-
+import io.ringstore.RingFileException;
 import io.ringstore.RingStore;
 import io.ringstore.RingVersion;
 import io.ringstore.TestRings;
+import io.ringstore.live.RingRouter;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -30,12 +32,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 /**
- * {@link VersionSelector} on a file holding v1 and v2:16 of 24 backends, over a million seeded keys:
+ * A router over a fixed store ({@link RingRouter#builder(RingStore)}) on a file holding v1 and v2:16 of
+ * 24 backends, over a million seeded keys:
  * every answer is the chosen version's, the choice is stable and monotone and does not depend on the
  * ring, migrated keys spread over every backend and the whole hash line, a rollback takes effect on the
  * next lookup, and the counters are exact, also with threads changing the policy under lookups.
  */
-class VersionSelectorTest {
+class FixedStoreRouterTest {
     private static final RingVersion NEW = RingVersion.v2(16);
     private static final int BACKENDS = 24;
 
@@ -82,8 +85,22 @@ class VersionSelectorTest {
         other.close();
     }
 
-    private static VersionSelector selector(RolloutPolicy policy) {
-        return new VersionSelector(store, RingVersion.V1, NEW, policy);
+    private static RingRouter selector(RolloutPolicy policy) {
+        return router(store, RingVersion.V1, NEW, policy);
+    }
+
+    private static RingRouter router(RingStore over, RingVersion oldVersion, RingVersion newVersion, RolloutPolicy policy) {
+        try {
+            return RingRouter.builder(over).versions(oldVersion, newVersion).policy(policy).open();
+        } catch (RingFileException e) {
+            throw new AssertionError("a fixed store is not opened again", e);
+        }
+    }
+
+    /** Key {@code i}'s backend index through {@code route} (counted by the router), or -1. */
+    private static int lookup(RingRouter.Route route, int i) {
+        Backend b = route.backend(keys.bytes, keys.offset(i), keys.length(i));
+        return b == null ? Ring.NO_BACKEND : b.index();
     }
 
     private static int count(IntPredicate bucketTest) {
@@ -97,22 +114,25 @@ class VersionSelectorTest {
     @Test
     void bothVersionsMustBeInTheFile() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> new VersionSelector(store, RingVersion.V1, RingVersion.v2(32), RolloutPolicy.NONE));
+                () -> router(store, RingVersion.V1, RingVersion.v2(32), RolloutPolicy.NONE));
         assertTrue(e.getMessage().contains("v2:32") && e.getMessage().contains(store.path().toString()), e::getMessage);
-        assertThrows(IllegalArgumentException.class, () -> new VersionSelector(other, RingVersion.V1, NEW, RolloutPolicy.NONE));
+        assertThrows(IllegalArgumentException.class, () -> router(other, RingVersion.V1, NEW, RolloutPolicy.NONE));
     }
 
     @Test
     void everyLookupIsTheChosenVersionsAnswer() {
-        VersionSelector sel = selector(RolloutPolicy.everywhere(10));
-        VersionSelector.Pair pair = sel.rings(Set.of());
+        RingRouter sel = selector(RolloutPolicy.everywhere(10));
+        RingRouter.Route pair = sel.route(Set.of());
         assertEquals(RingVersion.V1, pair.oldRing().version());
         assertEquals(NEW, pair.newRing().version());
         for (int i = 0; i < keys.size(); i++) {
             boolean migrated = buckets[i] < 1000;
             int expected = migrated ? newAnswer[i] : oldAnswer[i];
-            int got = pair.lookup(keys.bytes, keys.offset(i), keys.length(i));
-            if (got != expected || pair.select(keys.copy(i)) != (migrated ? pair.newRing() : pair.oldRing())) {
+            int got = lookup(pair, i);
+            long newBefore = sel.newLookups();
+            Backend selected = pair.select(keys.copy(i), 1, b -> true); // the key's own point, on the version chosen
+            boolean selectedNew = sel.newLookups() != newBefore;
+            if (got != expected || selectedNew != migrated || selected == null || selected.index() != expected) {
                 fail("key " + i + " (bucket " + buckets[i] + "): answer " + got + ", expected " + expected);
             }
         }
@@ -126,12 +146,12 @@ class VersionSelectorTest {
 
     @Test
     void featureRingsArePairedByVersion() {
-        VersionSelector sel = selector(RolloutPolicy.everywhere(50));
-        VersionSelector.Pair ssd = sel.rings(Set.of("ssd"));
+        RingRouter sel = selector(RolloutPolicy.everywhere(50));
+        RingRouter.Route ssd = sel.route(Set.of("ssd"));
         assertSame(store.ring(Set.of("ssd"), RingVersion.V1), ssd.oldRing());
         assertSame(store.ring(Set.of("ssd"), NEW), ssd.newRing());
         for (int i = 0; i < 100_000; i++) {
-            int b = ssd.lookup(keys.bytes, keys.offset(i), keys.length(i));
+            int b = lookup(ssd, i);
             assertTrue(store.backend(b).features().contains("ssd"), () -> "backend without the feature: " + store.backend(b));
         }
     }
@@ -144,8 +164,8 @@ class VersionSelectorTest {
     @Test
     void choiceIsStableAndMonotoneAsTheRolloutRises() {
         double[] fractions = {0, 0.01, 0.02, 0.5, 1, 1.01, 5, 10, 10.01, 25, 50, 75, 99.98, 99.99, 100};
-        VersionSelector sel = selector(RolloutPolicy.NONE);
-        VersionSelector elsewhere = new VersionSelector(other, RingVersion.v2(3), RingVersion.V1, RolloutPolicy.NONE);
+        RingRouter sel = selector(RolloutPolicy.NONE);
+        RingRouter elsewhere = router(other, RingVersion.v2(3), RingVersion.V1, RolloutPolicy.NONE);
         boolean[] migrated = new boolean[keys.size()];
         for (double f : fractions) {
             sel.policy(sel.policy().withPercent(f));
@@ -154,11 +174,11 @@ class VersionSelectorTest {
             boolean checkOther = f == 10 || f == 99.99;
             int n = 0;
             for (int i = 0; i < keys.size(); i++) {
-                boolean now = sel.usesNew(keys.bytes, keys.offset(i), keys.length(i));
+                boolean now = sel.policy().migrates(keys.bytes, keys.offset(i), keys.length(i));
                 if (migrated[i] && !now) {
                     fail("key " + i + " went back to the old version when the rollout rose to " + f + " %");
                 }
-                if (checkOther && now != elsewhere.usesNew(keys.bytes, keys.offset(i), keys.length(i))) {
+                if (checkOther && now != elsewhere.policy().migrates(keys.bytes, keys.offset(i), keys.length(i))) {
                     fail("key " + i + " at " + f + " %: the choice depends on the file");
                 }
                 migrated[i] = now;
@@ -176,12 +196,12 @@ class VersionSelectorTest {
      */
     @Test
     void migratedKeysSpreadOverEveryBackendAndTheWholeLine() {
-        VersionSelector sel = selector(RolloutPolicy.everywhere(10));
+        RingRouter sel = selector(RolloutPolicy.everywhere(10));
         boolean[] migrated = new boolean[keys.size()];
         int[] arc = new int[keys.size()];
         boolean[] lowestArc = new boolean[keys.size()];
         for (int i = 0; i < keys.size(); i++) {
-            migrated[i] = sel.usesNew(keys.bytes, keys.offset(i), keys.length(i));
+            migrated[i] = sel.policy().migrates(keys.bytes, keys.offset(i), keys.length(i));
             long h = Integer.toUnsignedLong(keys.ringHash(i));
             arc[i] = (int) (h >>> 26);
             lowestArc[i] = h < (long) (0.1 * 4294967296.0);
@@ -241,14 +261,14 @@ class VersionSelectorTest {
      */
     @Test
     void rolloutMovesTheDiffTimesTheFraction() {
-        VersionSelector sel = selector(RolloutPolicy.NONE);
-        VersionSelector.Pair pair = sel.rings(Set.of());
+        RingRouter sel = selector(RolloutPolicy.NONE);
+        RingRouter.Route pair = sel.route(Set.of());
         RingDiff diff = RingDiff.between(pair.oldRing(), pair.newRing());
         for (double p : new double[] {10, 50, 100}) {
             sel.policy(RolloutPolicy.everywhere(p));
             int changed = 0;
             for (int i = 0; i < keys.size(); i++) {
-                changed += pair.lookup(keys.bytes, keys.offset(i), keys.length(i)) != oldAnswer[i] ? 1 : 0;
+                changed += lookup(pair, i) != oldAnswer[i] ? 1 : 0;
             }
             assertWithinBinomial(changed, keys.size(), diff.movedAtRollout(p), "keys changing backend at " + p + " %");
         }
@@ -256,10 +276,10 @@ class VersionSelectorTest {
 
     @Test
     void outsideTheScopeEveryLookupIsOld() {
-        VersionSelector sel = selector(RolloutPolicy.in(100, Set.of("ams", "fra"), "lhr"));
-        VersionSelector.Pair pair = sel.rings(Set.of());
+        RingRouter sel = selector(RolloutPolicy.in(100, Set.of("ams", "fra"), "lhr"));
+        RingRouter.Route pair = sel.route(Set.of());
         for (int i = 0; i < keys.size(); i++) {
-            if (pair.lookup(keys.bytes, keys.offset(i), keys.length(i)) != oldAnswer[i]) {
+            if (lookup(pair, i) != oldAnswer[i]) {
                 fail("key " + i + ": out of scope but not the old ring's answer");
             }
         }
@@ -267,7 +287,7 @@ class VersionSelectorTest {
         assertEquals(0, sel.newLookups());
         sel.policy(RolloutPolicy.in(100, Set.of("ams", "fra"), "ams"));
         for (int i = 0; i < keys.size(); i++) {
-            if (pair.lookup(keys.bytes, keys.offset(i), keys.length(i)) != newAnswer[i]) {
+            if (lookup(pair, i) != newAnswer[i]) {
                 fail("key " + i + ": in scope at 100 % but not the new ring's answer");
             }
         }
@@ -277,16 +297,16 @@ class VersionSelectorTest {
     @Test
     void rollbackTakesEffectOnTheNextLookup() {
         for (double from : new double[] {50, 100}) {
-            VersionSelector sel = selector(RolloutPolicy.in(from, Set.of("ams"), "ams"));
-            VersionSelector.Pair pair = sel.rings(Set.of());
+            RingRouter sel = selector(RolloutPolicy.in(from, Set.of("ams"), "ams"));
+            RingRouter.Route pair = sel.route(Set.of());
             for (int i = 0; i < 1000; i++) {
-                pair.lookup(keys.bytes, keys.offset(i), keys.length(i));
+                lookup(pair, i);
             }
             long newBefore = sel.newLookups();
             assertTrue(newBefore > 0, "some keys were on the new version");
             sel.policy(sel.policy().withPercent(0));
             for (int i = 0; i < keys.size(); i++) {
-                if (pair.lookup(keys.bytes, keys.offset(i), keys.length(i)) != oldAnswer[i]) {
+                if (lookup(pair, i) != oldAnswer[i]) {
                     fail("key " + i + " not on the old version after the rollback from " + from + " %");
                 }
             }
@@ -303,8 +323,8 @@ class VersionSelectorTest {
      */
     @Test
     void lookupsWhileThePolicyChanges() throws Exception {
-        VersionSelector sel = selector(RolloutPolicy.everywhere(50));
-        VersionSelector.Pair pair = sel.rings(Set.of());
+        RingRouter sel = selector(RolloutPolicy.everywhere(50));
+        RingRouter.Route pair = sel.route(Set.of());
         int threads = 4;
         int slice = keys.size() / threads;
         int passes = 2;
@@ -318,7 +338,7 @@ class VersionSelectorTest {
                 try {
                     for (int pass = 0; pass < passes; pass++) {
                         for (int i = from; i < from + slice; i++) {
-                            int got = pair.lookup(keys.bytes, keys.offset(i), keys.length(i));
+                            int got = lookup(pair, i);
                             if (got != oldAnswer[i] && got != newAnswer[i]) {
                                 throw new AssertionError("key " + i + ": answer " + got + " is neither the old ring's "
                                         + oldAnswer[i] + " nor the new ring's " + newAnswer[i]);
@@ -328,7 +348,7 @@ class VersionSelectorTest {
                     lookedUp.countDown();
                     rolledBack.await();
                     for (int i = from; i < from + slice; i++) {
-                        if (pair.lookup(keys.bytes, keys.offset(i), keys.length(i)) != oldAnswer[i]) {
+                        if (lookup(pair, i) != oldAnswer[i]) {
                             throw new AssertionError("key " + i + " not on the old version after the rollback");
                         }
                     }
@@ -375,8 +395,8 @@ class VersionSelectorTest {
     /** With a fixed policy the counters under contention are exactly the keys' buckets times the passes. */
     @Test
     void countersAreExactUnderContention() throws Exception {
-        VersionSelector sel = selector(RolloutPolicy.everywhere(30));
-        VersionSelector.Pair pair = sel.rings(Set.of());
+        RingRouter sel = selector(RolloutPolicy.everywhere(30));
+        RingRouter.Route pair = sel.route(Set.of());
         int threads = 4;
         int passes = 2;
         ConcurrentLinkedQueue<Throwable> errors = new ConcurrentLinkedQueue<>();
@@ -386,7 +406,7 @@ class VersionSelectorTest {
                 try {
                     for (int pass = 0; pass < passes; pass++) {
                         for (int i = 0; i < keys.size(); i += 2) {
-                            pair.select(keys.bytes, keys.offset(i), keys.length(i));
+                            pair.backend(keys.bytes, keys.offset(i), keys.length(i));
                         }
                     }
                 } catch (Throwable e) {
