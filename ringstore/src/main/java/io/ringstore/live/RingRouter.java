@@ -606,7 +606,10 @@ public final class RingRouter implements AutoCloseable {
         return mbeanName;
     }
 
-    /** Stops watching, unregisters the MBean and unmaps every generation: lookups afterwards throw {@link IllegalStateException}. */
+    /**
+     * Stops watching, unregisters the MBean and unmaps every generation (over a fixed store: leaves the
+     * store open, to its owner): lookups through its routes afterwards throw {@link IllegalStateException}.
+     */
     @Override
     public void close() {
         if (mbeanName != null) {

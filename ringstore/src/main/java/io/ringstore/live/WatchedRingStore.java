@@ -447,6 +447,11 @@ final class WatchedRingStore implements AutoCloseable {
         }
         synchronized (this) {
             closed = true;
+            for (Handle h : handles.keySet()) {
+                h.closed = true; // lookups through it throw from now on, also over a fixed store left open
+                h.ring = null;
+            }
+            handles.clear();
             for (Retired r : retired) {
                 STORES.release(r.store());
             }

@@ -26,6 +26,8 @@ import static io.ringstore.migration.RolloutPolicyTest.Z_1E4;
 import static io.ringstore.migration.RolloutPolicyTest.assertWithinBinomial;
 import static io.ringstore.migration.RolloutPolicyTest.chiSquareCritical;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -117,6 +119,25 @@ class FixedStoreRouterTest {
                 () -> router(store, RingVersion.V1, RingVersion.v2(32), RolloutPolicy.NONE));
         assertTrue(e.getMessage().contains("v2:32") && e.getMessage().contains(store.path().toString()), e::getMessage);
         assertThrows(IllegalArgumentException.class, () -> router(other, RingVersion.V1, NEW, RolloutPolicy.NONE));
+    }
+
+    /** Over a fixed store the router never looks at the path, registers no MBean, and leaves the store open when closed. */
+    @Test
+    void aFixedStoreIsServedAsItIsAndLeftOpen() throws Exception {
+        RingRouter router = selector(RolloutPolicy.NONE);
+        assertSame(store, router.current());
+        assertEquals(store.generation(), router.generation());
+        assertEquals(store.path(), router.path());
+        assertNull(router.mbeanName());
+        assertFalse(router.checkNow(), "a fixed store is never switched");
+        assertEquals(0, router.switches());
+        RingRouter.Route route = router.route(Set.of());
+        int before = oldAnswer[0];
+        router.close();
+        assertEquals(before, store.ring(Set.of(), RingVersion.V1).lookup(keys.bytes, keys.offset(0), keys.length(0)),
+                "the store stays open: its owner closes it");
+        IllegalStateException e = assertThrows(IllegalStateException.class, () -> lookup(route, 0));
+        assertTrue(e.getMessage().contains("closed"), e.getMessage());
     }
 
     @Test
@@ -323,73 +344,82 @@ class FixedStoreRouterTest {
      */
     @Test
     void lookupsWhileThePolicyChanges() throws Exception {
-        RingRouter sel = selector(RolloutPolicy.everywhere(50));
-        RingRouter.Route pair = sel.route(Set.of());
-        int threads = 4;
-        int slice = keys.size() / threads;
-        int passes = 2;
-        ConcurrentLinkedQueue<Throwable> errors = new ConcurrentLinkedQueue<>();
-        CountDownLatch lookedUp = new CountDownLatch(threads);
-        CountDownLatch rolledBack = new CountDownLatch(1);
-        List<Thread> lookers = new ArrayList<>();
-        for (int t = 0; t < threads; t++) {
-            int from = t * slice;
-            lookers.add(Thread.ofPlatform().name("looker-" + t).start(() -> {
-                try {
-                    for (int pass = 0; pass < passes; pass++) {
-                        for (int i = from; i < from + slice; i++) {
-                            int got = lookup(pair, i);
-                            if (got != oldAnswer[i] && got != newAnswer[i]) {
-                                throw new AssertionError("key " + i + ": answer " + got + " is neither the old ring's "
-                                        + oldAnswer[i] + " nor the new ring's " + newAnswer[i]);
+        // The router logs each policy change (INFO): thousands of lines would slow the changer more
+        // than the lookups; the changes themselves are what this test is about.
+        java.util.logging.Logger log = java.util.logging.Logger.getLogger(RingRouter.class.getName());
+        java.util.logging.Level level = log.getLevel();
+        log.setLevel(java.util.logging.Level.WARNING);
+        try {
+            RingRouter sel = selector(RolloutPolicy.everywhere(50));
+            RingRouter.Route pair = sel.route(Set.of());
+            int threads = 4;
+            int slice = keys.size() / threads;
+            int passes = 2;
+            ConcurrentLinkedQueue<Throwable> errors = new ConcurrentLinkedQueue<>();
+            CountDownLatch lookedUp = new CountDownLatch(threads);
+            CountDownLatch rolledBack = new CountDownLatch(1);
+            List<Thread> lookers = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                int from = t * slice;
+                lookers.add(Thread.ofPlatform().name("looker-" + t).start(() -> {
+                    try {
+                        for (int pass = 0; pass < passes; pass++) {
+                            for (int i = from; i < from + slice; i++) {
+                                int got = lookup(pair, i);
+                                if (got != oldAnswer[i] && got != newAnswer[i]) {
+                                    throw new AssertionError("key " + i + ": answer " + got + " is neither the old ring's "
+                                            + oldAnswer[i] + " nor the new ring's " + newAnswer[i]);
+                                }
                             }
                         }
-                    }
-                    lookedUp.countDown();
-                    rolledBack.await();
-                    for (int i = from; i < from + slice; i++) {
-                        if (lookup(pair, i) != oldAnswer[i]) {
-                            throw new AssertionError("key " + i + " not on the old version after the rollback");
+                        lookedUp.countDown();
+                        rolledBack.await();
+                        for (int i = from; i < from + slice; i++) {
+                            if (lookup(pair, i) != oldAnswer[i]) {
+                                throw new AssertionError("key " + i + " not on the old version after the rollback");
+                            }
                         }
+                    } catch (Throwable e) {
+                        errors.add(e);
+                        lookedUp.countDown();
                     }
+                }));
+            }
+            int[] changes = {0};
+            Thread changer = Thread.ofPlatform().name("changer").start(() -> {
+                SplittableRandom r = new SplittableRandom(3);
+                try {
+                    while (lookedUp.getCount() > 0) {
+                        double percent = switch (r.nextInt(4)) {
+                            case 0 -> 0;
+                            case 1 -> 100;
+                            default -> r.nextInt(RolloutPolicy.FULL + 1) / 100.0;
+                        };
+                        sel.policy(r.nextBoolean() ? RolloutPolicy.everywhere(percent)
+                                : RolloutPolicy.in(percent, Set.of("ams"), r.nextBoolean() ? "ams" : "fra"));
+                        changes[0]++;
+                        Thread.yield();
+                    }
+                    lookedUp.await();
+                    sel.policy(sel.policy().withPercent(0));
+                    rolledBack.countDown();
                 } catch (Throwable e) {
                     errors.add(e);
-                    lookedUp.countDown();
+                    rolledBack.countDown();
                 }
-            }));
-        }
-        int[] changes = {0};
-        Thread changer = Thread.ofPlatform().name("changer").start(() -> {
-            SplittableRandom r = new SplittableRandom(3);
-            try {
-                while (lookedUp.getCount() > 0) {
-                    double percent = switch (r.nextInt(4)) {
-                        case 0 -> 0;
-                        case 1 -> 100;
-                        default -> r.nextInt(RolloutPolicy.FULL + 1) / 100.0;
-                    };
-                    sel.policy(r.nextBoolean() ? RolloutPolicy.everywhere(percent)
-                            : RolloutPolicy.in(percent, Set.of("ams"), r.nextBoolean() ? "ams" : "fra"));
-                    changes[0]++;
-                    Thread.yield();
-                }
-                lookedUp.await();
-                sel.policy(sel.policy().withPercent(0));
-                rolledBack.countDown();
-            } catch (Throwable e) {
-                errors.add(e);
-                rolledBack.countDown();
+            });
+            changer.join(30_000);
+            for (Thread t : lookers) {
+                t.join(30_000);
             }
-        });
-        changer.join(30_000);
-        for (Thread t : lookers) {
-            t.join(30_000);
+            assertTrue(errors.isEmpty(), () -> "errors: " + errors);
+            assertTrue(changes[0] > 10, "the policy changed " + changes[0] + " times during the lookups");
+            long lookups = (long) threads * slice * (passes + 1);
+            assertEquals(lookups, sel.oldLookups() + sel.newLookups(), "old + new lookups");
+            assertTrue(sel.newLookups() > 0 && sel.oldLookups() > 0, "both versions answered");
+        } finally {
+            log.setLevel(level);
         }
-        assertTrue(errors.isEmpty(), () -> "errors: " + errors);
-        assertTrue(changes[0] > 10, "the policy changed " + changes[0] + " times during the lookups");
-        long lookups = (long) threads * slice * (passes + 1);
-        assertEquals(lookups, sel.oldLookups() + sel.newLookups(), "old + new lookups");
-        assertTrue(sel.newLookups() > 0 && sel.oldLookups() > 0, "both versions answered");
     }
 
     /** With a fixed policy the counters under contention are exactly the keys' buckets times the passes. */
