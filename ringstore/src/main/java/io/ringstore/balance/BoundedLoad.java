@@ -58,6 +58,8 @@ public final class BoundedLoad {
 
     /** The usual c (HAProxy's {@code hash-balance-factor 125}, the paper's and Vimeo's choice). */
     public static final double DEFAULT_C = 1.25;
+    /** Walks by cursor, not by position: a view then needs no position table. */
+    private static final BackendAccess.RingOperations RINGS = BackendAccess.rings();
     /** The smallest c: every backend at the mean (the tightest bound). */
     public static final double MIN_C = 1.0;
     /** The largest c accepted: in practice, no bound. */
@@ -156,7 +158,7 @@ public final class BoundedLoad {
      * @param load the host's load and availability
      */
     public int choose(Ring ring, int hash, LoadView load) {
-        PointRing cursor = BackendAccess.walk(ring); // by cursor, not by position: a view then needs no position table
+        PointRing cursor = RINGS.walk(ring);
         int home = cursor.cursor(hash);
         if (home < 0) {
             return Ring.NO_BACKEND;

@@ -72,14 +72,14 @@ public final class BackendAccess {
         rings = ops;
     }
 
-    /** {@return the ring's walk over its points by cursor (allocates nothing)} */
-    public static PointRing walk(Ring ring) {
+    /** {@return what {@code Ring} grants: a caller on a hot path keeps it in a static final field} */
+    public static RingOperations rings() {
         RingOperations ops = rings;
         if (ops == null) {
             SharedSecrets.initialize(Ring.class);
             ops = rings;
         }
-        return ops.walk(ring);
+        return ops;
     }
 
     /** Called once, by {@code RingStore}'s static initialiser. */
