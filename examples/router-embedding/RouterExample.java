@@ -1,12 +1,12 @@
 import io.ringstore.Backend;
 import io.ringstore.Ring;
-import io.ringstore.RingListener;
-import io.ringstore.RingRouter;
 import io.ringstore.RingVersion;
 import io.ringstore.build.BackendList;
 import io.ringstore.build.BuildResult;
 import io.ringstore.build.RingBuilder;
-import io.ringstore.migration.PolicyFile;
+import io.ringstore.live.PolicyFileWatcher;
+import io.ringstore.live.RingListener;
+import io.ringstore.live.RingRouter;
 import io.ringstore.migration.RolloutPolicy;
 
 import java.nio.ByteBuffer;
@@ -74,12 +74,12 @@ public class RouterExample {
             }
         };
         try (RingRouter router = RingRouter.builder(ringFile).versions(OLD, NEW).listener(listener).pollMillis(100).open();
-             PolicyFile policy = PolicyFile.watch(policyFile, router, "ams", 1000);
+             PolicyFileWatcher policy = PolicyFileWatcher.watch(policyFile, router, "ams", 1000);
              RingRouter.Route eu = router.route(Set.of("eu"))) {       // once per feature set, not per request
             if (policy.lastError() != null) {                           // the router keeps its policy
                 System.out.println("policy file refused: " + policy.lastError());
             }
-            System.out.println("router: " + router.mbeanName() + " serving generation " + router.watched().generation());
+            System.out.println("router: " + router.mbeanName() + " serving generation " + router.generation());
 
             // 4. Per request: the key as the server has it, no copy. Same bytes, same answer, whatever the form.
             String[] before = new String[KEYS.size()];
@@ -105,7 +105,7 @@ public class RouterExample {
                     .build();
             publish(grown, ringFile);
             if (!switched.await(10, TimeUnit.SECONDS)) {
-                throw new IllegalStateException("the router did not switch: " + router.watched().lastError());
+                throw new IllegalStateException("the router did not switch: " + router.lastError());
             }
             for (int k = 0; k < KEYS.size(); k++) {
                 Backend now = eu.backend(KEYS.get(k).getBytes(StandardCharsets.UTF_8));
@@ -124,13 +124,13 @@ public class RouterExample {
             byte[] key = KEYS.get(1).getBytes(StandardCharsets.UTF_8);
             unhealthy.add(eu.select(key, Ring.NGINX_MAX_POINTS, usable).address());   // its server stops answering
             failover(router, eu, key, usable, unhealthy);
-            for (Backend b : router.watched().current().backends()) {
+            for (Backend b : router.current().backends()) {
                 unhealthy.add(b.address());                                          // and then every server
             }
             failover(router, eu, key, usable, unhealthy);
 
             System.out.println("counters: " + router.oldLookups() + " lookups on " + OLD + ", " + router.newLookups() + " on " + NEW
-                    + "; generation " + router.watched().generation() + ", " + router.watched().switches() + " switch");
+                    + "; generation " + router.generation() + ", " + router.switches() + " switch");
         }
     }
 

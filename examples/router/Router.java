@@ -1,9 +1,9 @@
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import io.ringstore.Backend;
-import io.ringstore.RingRouter;
 import io.ringstore.balance.BoundedLoad;
-import io.ringstore.migration.PolicyFile;
+import io.ringstore.live.PolicyFileWatcher;
+import io.ringstore.live.RingRouter;
 import io.ringstore.state.HostState;
 import io.ringstore.state.SharedLoad;
 
@@ -83,10 +83,10 @@ public final class Router {
         double c = Double.parseDouble(options.getOrDefault("c", Double.toString(BoundedLoad.DEFAULT_C)));
         String[] policy = options.containsKey("policy") ? options.get("policy").split(",", 2) : null;
         try (RingRouter router = RingRouter.builder(ring).pollMillis(50).open();
-             PolicyFile rollout = policy == null ? null : PolicyFile.watch(Path.of(policy[0]), router, policy[1], 1000);
+             PolicyFileWatcher rollout = policy == null ? null : PolicyFileWatcher.watch(Path.of(policy[0]), router, policy[1], 1000);
              HostState state = HostState.open(ring);
              RingRouter.Route route = router.route(Set.of())) {
-            SharedLoad load = SharedLoad.open(state, router, BoundedLoad.of(c));
+            SharedLoad load = SharedLoad.open(state, router::current, BoundedLoad.of(c));
             HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), Integer.parseInt(args[1])), 1024);
             server.setExecutor(Executors.newVirtualThreadPerTaskExecutor());
             server.createContext("/", new Router(route, load)::handle);

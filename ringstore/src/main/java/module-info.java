@@ -2,15 +2,22 @@
  * ringstore: consistent-hash rings built offline into one file and memory-mapped by routers.
  *
  * <ul>
- *   <li>{@code io.ringstore}: reading a ring file and looking keys up ({@code RingStore}, {@code Ring},
- *       {@code WatchedRingStore},
- *       {@code RingRouter}: the live handle a router holds), and what a file is made of ({@code Backend}, {@code RingVersion}).</li>
+ *   <li>{@code io.ringstore}: a ring file and its rings, the offline handle for tools ({@code RingStore},
+ *       {@code Ring}), and what a file is made of ({@code Backend}, {@code RingVersion}).</li>
  *   <li>{@code io.ringstore.build}: parsing a backends file and building a ring file.</li>
- *   <li>{@code io.ringstore.migration}: moving between ring versions: rollout policy, per-key version
- *       choice, exact diff between rings.</li>
+ *   <li>{@code io.ringstore.migration}: moving between ring versions, as values: rollout policy and
+ *       its file format, exact diff between rings.</li>
+ *   <li>{@code io.ringstore.balance}: consistent hashing with bounded loads.</li>
  *   <li>{@code io.ringstore.state}: the live state the router processes of a host share through a
  *       mapped file beside the ring file: drain, health, requests in flight ({@code HostState}).</li>
+ *   <li>{@code io.ringstore.live}: the one serving handle, {@code RingRouter} (and its
+ *       {@code Route}): it follows a published file, or serves a fixed one, and answers
+ *       {@code Backend}s; its listener, JFR events and MBean; the policy-file watcher.</li>
  * </ul>
+ * Packages point one way: {@code internal} and {@code internal.format} at the bottom (they name no
+ * public type but through the one bridge, {@code internal.BackendAccess}), {@code io.ringstore}
+ * above them, {@code build}, {@code migration}, {@code balance} and {@code state} above that, and
+ * {@code live} at the top; {@code PackageCycleTest} fails the build on a cycle.
  * {@code io.ringstore.internal} is exported to the command-line tool only.
  */
 module io.ringstore {
@@ -22,6 +29,7 @@ module io.ringstore {
     exports io.ringstore.migration;
     exports io.ringstore.balance;
     exports io.ringstore.state;
+    exports io.ringstore.live;
 
     exports io.ringstore.internal to io.ringstore.tools;
     exports io.ringstore.internal.format to io.ringstore.tools;

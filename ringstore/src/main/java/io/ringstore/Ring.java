@@ -1,8 +1,7 @@
 package io.ringstore;
 
 import io.ringstore.internal.Crc32;
-import io.ringstore.internal.PointSearch;
-import io.ringstore.internal.RingAccess;
+import io.ringstore.internal.BackendAccess;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -17,13 +16,9 @@ import java.util.function.IntPredicate;
 import java.util.function.Predicate;
 import java.util.zip.CRC32;
 
+import io.ringstore.internal.format.PointRing;
 import io.ringstore.internal.format.RingFileDescriptor;
 
-import static io.ringstore.internal.format.RingFileDescriptor.POINT_BACKEND_OFFSET;
-import static io.ringstore.internal.format.RingFileDescriptor.POINT_HASH_OFFSET;
-import static io.ringstore.internal.format.RingFileDescriptor.POINT_LENGTH;
-import static io.ringstore.internal.format.RingFileDescriptor.U16;
-import static io.ringstore.internal.format.RingFileDescriptor.U32;
 import static io.ringstore.internal.format.RingFileDescriptor.U64;
 
 /**
@@ -48,7 +43,7 @@ import static io.ringstore.internal.format.RingFileDescriptor.U64;
  * now, so it may answer from the new content, and a read of a page past the file's new end throws
  * {@link InternalError} ("a fault occurred in an unsafe memory access operation": SIGBUS, as the JVM
  * reports it), the JVM itself surviving. A caller that must outlive such a file catches that error per
- * lookup; {@link WatchedRingStore} switches to the next good file published at the path, as
+ * lookup; {@code io.ringstore.live.RingRouter} switches to the next good file published at the path, as
  * {@code ringstore lookup --watch} does.
  */
 public final class Ring {
@@ -68,34 +63,18 @@ public final class Ring {
     public static final int NGINX_MAX_POINTS = 21;
 
     static {
-        RingAccess.register(new RingAccess.Operations() {
-            @Override
-            public int cursor(Ring ring, int hash) {
-                return ring.cursor(hash);
-            }
-
-            @Override
-            public int backend(Ring ring, int cursor) {
-                return ring.storedBackend(cursor);
-            }
-
-            @Override
-            public int next(Ring ring, int cursor) {
-                return ring.nextCursor(cursor);
-            }
-        });
+        BackendAccess.registerRings(ring -> ring.walk);
     }
 
     private final RingStore store;
-    private final Points stored;
+    /** The walk over the points by cursor: every lookup goes through it. */
+    private final PointRing walk;
     private final MemorySegment points;
     /** Points in the segment: the ring's own for stored points, more for ties and views. */
     private final int storedCount;
     /** The ring's points: its distinct hashes. */
     private final int pointCount;
     private final int backendCount;
-    /** A view's members as a bitmap by backend index; null when every stored point's backend is a member. */
-    private final long[] members;
     /** Whether ring positions differ from stored positions (ties kept, or a view). */
     private final boolean ties;
     private final int storage;
@@ -106,55 +85,16 @@ public final class Ring {
     /** Ties only: the stored position of each ring point, built at the first positional call. */
     private volatile int[] positions;
 
-    /**
-     * A segment's points as rings read them: shared by every ring of one segment (a version's views and
-     * the ring they view), so that they share one search index too.
-     */
-    static final class Points {
-        final MemorySegment segment;
-        final int count;
-        private PointSearch.Index index;
-
-        Points(MemorySegment segment, int count) {
-            this.segment = segment;
-            this.count = count;
-        }
-
-        /** The stored position of the first point with hash ≥ {@code hash}, 0 past the last; -1 when empty. */
-        int search(int hash) {
-            PointSearch.Index i = index;
-            if (i == null) {
-                i = buildIndex();
-            }
-            return PointSearch.pointIndex(segment, count, i, hash);
-        }
-
-        /**
-         * The first lookup builds the segment's slice table (about 0.13 % of the points' bytes; 50–150 ms
-         * at 200 M points), once: threads racing here wait for it rather than each build their own. The
-         * field needs no volatile: the index's final fields make publishing it without a lock safe.
-         */
-        private synchronized PointSearch.Index buildIndex() {
-            PointSearch.Index i = index;
-            if (i == null) {
-                i = PointSearch.index(segment, count);
-                index = i;
-            }
-            return i;
-        }
-    }
-
-    Ring(RingStore store, int position, Points stored, int pointCount, int storage, long[] members, int backendCount,
+    Ring(RingStore store, int position, PointRing.Points stored, int pointCount, int storage, long[] members, int backendCount,
          RingVersion version, Set<String> features, int featureMask) {
         this.store = store;
         this.position = position;
-        this.stored = stored;
-        this.points = stored.segment;
-        this.storedCount = stored.count;
+        this.points = stored.segment();
+        this.storedCount = stored.count();
         this.pointCount = pointCount;
         this.storage = storage;
-        this.members = members;
         this.ties = storage != RingFileDescriptor.STORAGE_POINTS;
+        this.walk = new PointRing(stored, members, backendCount, ties);
         this.backendCount = backendCount;
         this.version = version;
         this.features = features;
@@ -283,61 +223,18 @@ public final class Ring {
      * @param hash the key's CRC-32 ({@link io.ringstore.Ring#hash(byte[])})
      */
     public int lookupHash(int hash) {
-        int p = cursor(hash);
-        return p < 0 ? NO_BACKEND : storedBackend(p);
-    }
-
-    /**
-     * A view's walk: the first stored point at or after {@code p} (wrapping) whose backend is a member,
-     * -1 if none (only in a damaged file: verify refuses a view without member points). From the
-     * first point of a hash, the first member in tie order, which is the point the ring keeps there.
-     */
-    private int firstMemberFrom(int p) {
-        long[] m = members;
-        for (int walked = 0; walked < storedCount; walked++) {
-            int b = Short.toUnsignedInt(points.get(U16, (long) p * POINT_LENGTH + POINT_BACKEND_OFFSET));
-            if (b < backendCount && (m[b >>> 6] & (1L << b)) != 0) {
-                return p;
-            }
-            if (++p == storedCount) {
-                p = 0;
-            }
-        }
-        return -1;
-    }
-
-    /** Whether the stored point at {@code p} names a member of this ring. */
-    private boolean memberAt(int p) {
-        int b = Short.toUnsignedInt(points.get(U16, (long) p * POINT_LENGTH + POINT_BACKEND_OFFSET));
-        return b < backendCount && (members == null || (members[b >>> 6] & (1L << b)) != 0);
+        PointRing w = walk;
+        int p = w.cursor(hash);
+        return p < 0 ? NO_BACKEND : w.backend(p);
     }
 
     int storedHash(int p) {
-        return points.get(U32, (long) p * POINT_LENGTH + POINT_HASH_OFFSET);
+        return walk.storedHash(p);
     }
 
     /** The backend of the stored point at {@code p}, -1 if the file names one outside the backend table. */
     int storedBackend(int p) {
-        int b = Short.toUnsignedInt(points.get(U16, (long) p * POINT_LENGTH + POINT_BACKEND_OFFSET));
-        return b < backendCount ? b : NO_BACKEND;
-    }
-
-    /**
-     * With ties kept: the stored position of the ring point after the one at {@code p} (a ring
-     * point): the next member point of another hash, wrapping; {@code p} itself in a ring of one point.
-     */
-    private int nextRingPoint(int p) {
-        int h = storedHash(p);
-        int q = p;
-        for (int i = 1; i < storedCount; i++) {
-            if (++q == storedCount) {
-                q = 0;
-            }
-            if (memberAt(q) && storedHash(q) != h) {
-                return q;
-            }
-        }
-        return p;
+        return walk.backend(p);
     }
 
     /**
@@ -390,38 +287,22 @@ public final class Ring {
         return b < 0 ? null : store.backend(b);
     }
 
-    /**
-     * Where the key's point lies in the segment (see {@link RingAccess}); -1 for an empty ring, and
-     * for a view without member points (only in a damaged file).
-     */
-    private int cursor(int hash) {
-        int p = stored.search(hash);
-        return p < 0 || members == null ? p : firstMemberFrom(p);
-    }
-
-    /** The cursor of the ring point after the one at {@code p}, wrapping. */
-    private int nextCursor(int p) {
-        if (ties) {
-            return nextRingPoint(p);
-        }
-        return p + 1 == storedCount ? 0 : p + 1;
-    }
-
     /** The one failover walk; exactly one of the two predicates is given (no adapter object per call). */
     private int walk(int hash, int maxPoints, IntPredicate byIndex, Predicate<Backend> byBackend) {
         if (maxPoints < 1) {
             throw new IllegalArgumentException("maxPoints " + maxPoints + " must be at least 1");
         }
-        int p = cursor(hash);
+        PointRing w = walk;
+        int p = w.cursor(hash);
         if (p < 0) {
             return NO_BACKEND;
         }
         for (int walked = 0; walked < maxPoints; walked++) {
-            int b = storedBackend(p);
+            int b = w.backend(p);
             if (b >= 0 && (byIndex != null ? byIndex.test(b) : byBackend.test(store.backend(b)))) {
                 return b;
             }
-            p = nextCursor(p); // nginx: point[hp->hash % points->number]
+            p = w.next(p); // nginx: point[hp->hash % points->number]
         }
         return GAVE_UP;
     }
@@ -433,11 +314,11 @@ public final class Ring {
      * @param hash the key's CRC-32 ({@link io.ringstore.Ring#hash(byte[])})
      */
     public int pointIndex(int hash) {
-        int p = stored.search(hash);
+        int p = walk.search(hash);
         if (p < 0 || !ties) {
             return p;
         }
-        int q = members == null ? p : firstMemberFrom(p);
+        int q = walk.isView() ? walk.firstMemberFrom(p) : p;
         int at = q < 0 ? -1 : Arrays.binarySearch(positions(), q);
         return Math.max(at, 0); // not found only in a damaged file
     }
@@ -456,8 +337,8 @@ public final class Ring {
             boolean taken = false;
             int takenHash = 0;
             for (int p = 0; p < storedCount && found < pointCount; p++) {
-                if (memberAt(p)) {
-                    int h = storedHash(p);
+                if (walk.memberAt(p)) {
+                    int h = walk.storedHash(p);
                     if (!taken || h != takenHash) {
                         table[found++] = p;
                         taken = true;
@@ -683,13 +564,13 @@ public final class Ring {
 
     /** Whether a point of {@code hash} is stored in this ring's segment (for a view: of any backend). */
     boolean hasStoredHash(int hash) {
-        int p = stored.search(hash);
-        return p >= 0 && storedHash(p) == hash;
+        int p = walk.search(hash);
+        return p >= 0 && walk.storedHash(p) == hash;
     }
 
     /** Whether {@code backend} is a member of this view (always true for rings stored as points). */
     boolean isMember(int backend) {
-        return members == null || (members[backend >>> 6] & (1L << backend)) != 0;
+        return walk.isMember(backend);
     }
 
     @Override

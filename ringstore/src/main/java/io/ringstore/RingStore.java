@@ -6,6 +6,7 @@ import io.ringstore.internal.FeatureMasks;
 import io.ringstore.internal.IoErrors;
 import io.ringstore.internal.PointGenerator;
 import io.ringstore.internal.format.ParsedRingFile;
+import io.ringstore.internal.format.PointRing;
 import io.ringstore.internal.format.RingFileReader;
 import io.ringstore.internal.format.SegmentCheck;
 
@@ -61,6 +62,30 @@ public final class RingStore implements AutoCloseable {
     private final RingFileLayout layout;
     private final boolean watched;
 
+    static {
+        BackendAccess.registerStores(new BackendAccess.StoreOperations() {
+            @Override
+            public RingStore openWatched(Path path) throws RingFileException {
+                return open(path, true);
+            }
+
+            @Override
+            public boolean release(RingStore store) {
+                return store.release();
+            }
+
+            @Override
+            public boolean mapped(RingStore store) {
+                return store.mapped();
+            }
+
+            @Override
+            public BasicFileAttributes requireRegularFile(Path path) throws RingFileException {
+                return RingStore.requireRegularFile(path);
+            }
+        });
+    }
+
     private RingStore(Path path, Arena arena, boolean watched, MemorySegment file, ParsedRingFile p) {
         this.path = path;
         this.arena = arena;
@@ -85,13 +110,13 @@ public final class RingStore implements AutoCloseable {
         }
         List<RingFileLayout.Segment> segments = new ArrayList<>();
         Map<Long, Integer> segmentAt = new HashMap<>();
-        Ring.Points[] stored = new Ring.Points[byOffset.size()];
+        PointRing.Points[] stored = new PointRing.Points[byOffset.size()];
         for (ParsedRingFile.Entry e : byOffset.values()) {
             segmentAt.put(e.offset(), segments.size());
-            stored[segments.size()] = new Ring.Points(file.asSlice(e.offset(), e.length()), e.pointCount());
+            stored[segments.size()] = new PointRing.Points(file.asSlice(e.offset(), e.length()), e.pointCount());
             segments.add(new RingFileLayout.Segment(e.offset(), e.length(), e.pointCount(), e.crc()));
         }
-        Ring.Points none = new Ring.Points(MemorySegment.NULL, 0);
+        PointRing.Points none = new PointRing.Points(MemorySegment.NULL, 0);
         this.rings = new Ring[entries.size()];
         int[] segmentOfRing = new int[rings.length];
         RingFileLayout.Storage[] storageOfRing = new RingFileLayout.Storage[rings.length];
@@ -121,7 +146,7 @@ public final class RingStore implements AutoCloseable {
 
     /**
      * Maps {@code path} in a shared arena. With {@code watched} the mapping belongs to a
-     * {@link WatchedRingStore}: {@link #close()} does nothing, and the watcher unmaps it with
+     * file watcher ({@code io.ringstore.live}): {@link #close()} does nothing, and the watcher unmaps it with
      * {@link #release()} a grace period after replacing it. A shared arena, not an automatic one, so
      * that the file is unmapped (and a deleted file's space returned) then, not at some later garbage
      * collection; closing a shared arena is safe against threads reading it (see {@link #release()}).
@@ -185,17 +210,6 @@ public final class RingStore implements AutoCloseable {
                     + "), not a ring file");
         }
         return attributes;
-    }
-
-    /**
-     * Opens {@code path} and follows it: see {@link WatchedRingStore}.
-     *
-     * @param path the ring file's path
-     * @return the store following the path; close it to stop
-     * @throws RingFileException when the file there now cannot be opened
-     */
-    public static WatchedRingStore watch(Path path) throws RingFileException {
-        return WatchedRingStore.watch(path, WatchedRingStore.DEFAULT_POLL_MILLIS);
     }
 
     /** {@return the path the file was opened from} */
@@ -591,7 +605,7 @@ public final class RingStore implements AutoCloseable {
 
     /**
      * Releases the mapping; lookups afterwards throw {@link IllegalStateException}. Idempotent. For a
-     * store from {@link WatchedRingStore} it does nothing: the watcher releases the mapping a grace
+     * store a {@code RingRouter} serves from a path it does nothing: the watcher releases the mapping a grace
      * period after the store was replaced (or when the watcher is closed).
      */
     @Override

@@ -33,7 +33,7 @@ class ConcurrentPublishTest {
     private static final int PROCESSES = 2;
     private static final int BUILDS_EACH = 8;
 
-    @TempDir(factory = WatchedRingStoreTest.MemoryTempDir.class)
+    @TempDir(factory = MemoryTempDir.class)
     Path dir;
 
     /** A FIFO planted where the lock file goes would block the build forever if it were opened. */

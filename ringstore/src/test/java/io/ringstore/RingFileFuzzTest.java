@@ -100,7 +100,7 @@ class RingFileFuzzTest {
                     """, new RingVersion[] {RingVersion.V1, RingVersion.v2(2)}, Views.AUTO},
     };
 
-    @TempDir(factory = WatchedRingStoreTest.MemoryTempDir.class)
+    @TempDir(factory = MemoryTempDir.class)
     static Path dir;
     private static List<Shape> shapes;
 

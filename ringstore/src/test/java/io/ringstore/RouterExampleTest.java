@@ -1,5 +1,6 @@
 package io.ringstore;
 
+import io.ringstore.live.RingRouter;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

@@ -16,7 +16,7 @@ import static io.ringstore.internal.format.RingFileDescriptor.U32;
  * <ul>
  *   <li>{@link #binary}: plain binary search over all points, what the library did before and what the
  *       heap baselines do; kept to compare with;
- *   <li>{@link Sliced}: a copy of the library's search ({@code io.ringstore.internal.PointSearch}, same
+ *   <li>{@link Sliced}: a copy of the library's search ({@code io.ringstore.internal.format.PointSearch}, same
  *       slice table, same probes) that can report its reads. The library's own code cannot be traced, so
  *       {@link SearchCacheModel} replays this copy, and checks every answer against the library's.
  * </ul>

@@ -1,10 +1,10 @@
 package io.ringstore.bench;
 
 import io.ringstore.Backend;
-import io.ringstore.RingRouter;
 import io.ringstore.RingVersion;
 import io.ringstore.build.BackendList;
 import io.ringstore.build.RingBuilder;
+import io.ringstore.live.RingRouter;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -128,11 +128,11 @@ public final class ReleaseProof {
                 }
             });
             for (int i = 1; i <= republishes; i++) {
-                long switches = router.watched().switches();
+                long switches = router.switches();
                 publish(sources[i % 2], live);
-                while (router.watched().switches() == switches || router.watched().retiredGenerations() > 0) {
-                    if (router.watched().lastError() != null) {
-                        throw new IllegalStateException("refused: " + router.watched().lastError());
+                while (router.switches() == switches || router.retiredGenerations() > 0) {
+                    if (router.lastError() != null) {
+                        throw new IllegalStateException("refused: " + router.lastError());
                     }
                     Thread.sleep(5);
                 }
@@ -149,7 +149,7 @@ public final class ReleaseProof {
             System.out.printf("%d republishes of a %d-byte file in %d s, %d readers, no System.gc()%n",
                     republishes, fileBytes, TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start), readerCount);
             System.out.printf("lookups %d, failed %d%s, retried on the new generation %d%n", lookups.get(), failures.get(),
-                    firstFailure.get() == null ? "" : " (first: " + firstFailure.get() + ")", router.watched().lookupRetries());
+                    firstFailure.get() == null ? "" : " (first: " + firstFailure.get() + ")", router.lookupRetries());
             System.out.printf("/proc/self/maps samples %d: ring files mapped at most %d, deleted files mapped at most %d%n",
                     samples[0], maxMapped[0], maxDeletedMapped[0]);
             System.out.printf("usable space: start %d, lowest %d (%.1f files below start), end %d (%+d bytes vs start)%n",

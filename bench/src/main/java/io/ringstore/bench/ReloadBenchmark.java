@@ -2,7 +2,7 @@ package io.ringstore.bench;
 
 import io.ringstore.Ring;
 import io.ringstore.RingStore;
-import io.ringstore.WatchedRingStore;
+import io.ringstore.live.RingRouter;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -22,11 +22,11 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * What hot reload costs a lookup: the same ring read through a plain {@link RingStore} (shared arena,
- * closed explicitly), through a {@link WatchedRingStore}'s current store (also a shared arena since
- * issue 11, closed by the watcher a grace period after a switch; the benchmark name {@code
- * gcManagedStore} is from when it was an automatic one), and through a
- * {@link WatchedRingStore.Live} handle (two volatile reads and an identity check per lookup, so that
- * it follows new generations). Precomputed hashes, one thread.
+ * closed explicitly) and through the current store of a {@link RingRouter} following the file (also a
+ * shared arena since issue 11, closed by the router's watcher a grace period after a switch; the
+ * benchmark name {@code gcManagedStore} is from when it was an automatic one). Precomputed hashes,
+ * one thread. The router's own lookups ({@link RingRouter.Route}, which follow new generations) take
+ * keys, not hashes: {@code RouterBenchmark -p percent=0} measures them against a plain ring.
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
@@ -41,9 +41,8 @@ public class ReloadBenchmark {
 
         RingStore plain;
         Ring plainRing;
-        WatchedRingStore watched;
+        RingRouter watched;
         Ring watchedRing;
-        WatchedRingStore.Live live;
         int[] hashes;
         int mask;
 
@@ -51,9 +50,8 @@ public class ReloadBenchmark {
         public void open() throws Exception {
             plain = BenchRings.open(size);
             plainRing = plain.ring(Set.of());
-            watched = WatchedRingStore.watch(plain.path(), 0); // no poller: the path does not change here
+            watched = RingRouter.builder(plain.path()).pollMillis(0).jmx(false).open(); // no poller: the path does not change here
             watchedRing = watched.current().ring(Set.of());
-            live = watched.ring(Set.of());
             hashes = BenchRings.hashes(BenchRings.urlKeys(65_536, BenchRings.KEY_SEED));
             mask = hashes.length - 1;
         }
@@ -73,10 +71,5 @@ public class ReloadBenchmark {
     @Benchmark
     public int gcManagedStore(Data data, KeyCursor cursor) {
         return data.watchedRing.lookupHash(data.hashes[cursor.next(data.mask)]);
-    }
-
-    @Benchmark
-    public int liveHandle(Data data, KeyCursor cursor) {
-        return data.live.lookupHash(data.hashes[cursor.next(data.mask)]);
     }
 }

@@ -2,10 +2,10 @@ package io.ringstore.bench;
 
 import io.ringstore.Backend;
 import io.ringstore.Ring;
-import io.ringstore.RingRouter;
 import io.ringstore.RingStore;
 import io.ringstore.RingVersion;
 import io.ringstore.build.RingBuilder;
+import io.ringstore.live.RingRouter;
 import io.ringstore.migration.RolloutPolicy;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;

@@ -64,7 +64,7 @@ public final class SearchCacheModel {
                     MemorySegment points = BenchRings.mapPoints(ring, arena);
                     int n = ring.pointCount();
                     PointSearch.Sliced sliced = PointSearch.Sliced.build(points, n);
-                    long indexBytes = io.ringstore.internal.PointSearch.index(points, n).bytes();
+                    long indexBytes = io.ringstore.internal.format.PointSearch.index(points, n).bytes();
                     if (sliced.bytes() != indexBytes) {
                         throw new IllegalStateException("the traced copy's table has " + sliced.bytes()
                                 + " bytes, the library's " + indexBytes + " (size=" + size + ")");

@@ -1,10 +1,10 @@
 package io.ringstore.bench;
 
 import io.ringstore.Backend;
-import io.ringstore.RingRouter;
+import io.ringstore.balance.BoundedLoad;
 import io.ringstore.build.BackendList;
 import io.ringstore.build.RingBuilder;
-import io.ringstore.balance.BoundedLoad;
+import io.ringstore.live.RingRouter;
 import io.ringstore.state.HostState;
 import io.ringstore.state.SharedLoad;
 
@@ -69,8 +69,8 @@ public final class SharedLoadMeasure {
         try (RingRouter router = RingRouter.builder(ring).pollMillis(0).jmx(false).open();
              HostState state = HostState.open(ring);
              RingRouter.Route route = router.route(java.util.Set.of())) {
-            SharedLoad unbounded = SharedLoad.open(state, router, null);
-            SharedLoad bounded = SharedLoad.open(state, router, BoundedLoad.of(BoundedLoad.DEFAULT_C));
+            SharedLoad unbounded = SharedLoad.open(state, router::current, null);
+            SharedLoad bounded = SharedLoad.open(state, router::current, BoundedLoad.of(BoundedLoad.DEFAULT_C));
             System.out.printf("%-52s %8s %10s %10s%n", "lookup", "threads", "ns/lookup", "B/lookup");
             for (int threads : new int[] {1, 2}) {
                 report("Route.backend (plain)", threads, measure(threads, seconds, route, keys, RingRouter.Route::backend));
@@ -78,7 +78,7 @@ public final class SharedLoadMeasure {
                 report("Route.choose, c=1.25, none over the bound", threads, measure(threads, seconds, route, keys, (r, k) -> r.choose(k, bounded)));
                 report("choose + acquire + release, c=1.25", threads, measure(threads, seconds, route, keys, (r, k) -> request(r, k, bounded)));
             }
-            List<Backend> backends = router.watched().current().backends();
+            List<Backend> backends = router.current().backends();
             List<Integer> held = new ArrayList<>();
             for (int b = 0; b < BACKENDS; b += 10) {
                 for (int i = 0; i < HELD; i++) {
@@ -133,7 +133,7 @@ public final class SharedLoadMeasure {
         try (RingRouter router = RingRouter.builder(ring).pollMillis(0).jmx(false).open();
              HostState state = HostState.open(ring);
              RingRouter.Route route = router.route(java.util.Set.of())) {
-            SharedLoad bounded = SharedLoad.open(state, router, BoundedLoad.of(BoundedLoad.DEFAULT_C));
+            SharedLoad bounded = SharedLoad.open(state, router::current, BoundedLoad.of(BoundedLoad.DEFAULT_C));
             System.out.println(measure(1, seconds, route, keys, RingRouter.Route::backend)[0]);
             System.out.println(measure(1, seconds, route, keys, (r, k) -> r.choose(k, bounded))[0]);
             System.out.println(measure(1, seconds, route, keys, (r, k) -> request(r, k, bounded))[0]);

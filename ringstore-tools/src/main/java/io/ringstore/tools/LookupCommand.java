@@ -5,7 +5,7 @@ import io.ringstore.Ring;
 import io.ringstore.RingFileException;
 import io.ringstore.RingStore;
 import io.ringstore.RingVersion;
-import io.ringstore.WatchedRingStore;
+import io.ringstore.live.RingRouter;
 import io.ringstore.state.HostState;
 import io.ringstore.state.StateFileException;
 
@@ -138,11 +138,13 @@ final class LookupCommand extends Command {
      */
     private int watch(Args args, InputStream in, PrintStream out, PrintStream err) throws UsageException, FailedException {
         Path path = Path.of(args.positional.getFirst());
-        try (WatchedRingStore watched = RingStore.watch(path); HostState state = state(args, path)) {
-            RingVersion version = Versions.select(args, watched.current());
-            WatchedRingStore.Live live;
+        try (RingRouter opened = RingRouter.builder(path).jmx(false).open(); HostState state = state(args, path);
+             RingRouter reopened = onVersion(args, opened)) {
+            RingRouter watched = reopened != null ? reopened : opened;
+            RingVersion version = watched.oldVersion();
+            RingRouter.Route live;
             try {
-                live = watched.ring(features(args), version);
+                live = watched.route(features(args));
             } catch (IllegalArgumentException e) {
                 throw new UsageException(e.getMessage());
             }
@@ -156,7 +158,7 @@ final class LookupCommand extends Command {
             long[] lineNumber = {0};
             LineSink sink = (key, length) -> {
                 lineNumber[0]++;
-                Ring ring = live.ring();
+                Ring ring = live.oldRing();
                 RingStore store = ring.store();
                 if (answers[0] == null || store != answers[0].store) {
                     if (answers[0] != null) {
@@ -205,6 +207,20 @@ final class LookupCommand extends Command {
         } catch (IOException e) {
             throw new FailedException("I/O error: " + e.getMessage());
         }
+    }
+
+    /**
+     * The router to follow the file with when the options name a version other than the file's
+     * default, or null: {@code opened} (on the default) is closed then, so that only the version in
+     * use holds back new files (a new file lacking it is refused).
+     */
+    private static RingRouter onVersion(Args args, RingRouter opened) throws UsageException, RingFileException {
+        RingVersion version = Versions.select(args, opened.current());
+        if (version.equals(opened.oldVersion())) {
+            return null;
+        }
+        opened.close();
+        return RingRouter.builder(opened.path()).versions(version, version).jmx(false).open();
     }
 
     /** The output is gone: reading more input would answer no one. */

@@ -1,7 +1,8 @@
 package io.ringstore.balance;
 
 import io.ringstore.Ring;
-import io.ringstore.internal.RingAccess;
+import io.ringstore.internal.BackendAccess;
+import io.ringstore.internal.format.PointRing;
 
 /**
  * Consistent hashing with bounded loads (Mirrokni, Thorup and Zadimoghaddam, 2017): a key goes to its
@@ -58,7 +59,7 @@ public final class BoundedLoad {
     /** The usual c (HAProxy's {@code hash-balance-factor 125}, the paper's and Vimeo's choice). */
     public static final double DEFAULT_C = 1.25;
     /** Walks by cursor, not by position: a view then needs no position table. */
-    private static final RingAccess.Operations CURSOR = RingAccess.get();
+    private static final BackendAccess.RingOperations RINGS = BackendAccess.rings();
     /** The smallest c: every backend at the mean (the tightest bound). */
     public static final double MIN_C = 1.0;
     /** The largest c accepted: in practice, no bound. */
@@ -157,8 +158,8 @@ public final class BoundedLoad {
      * @param load the host's load and availability
      */
     public int choose(Ring ring, int hash, LoadView load) {
-        RingAccess.Operations cursor = CURSOR;
-        int home = cursor.cursor(ring, hash);
+        PointRing cursor = RINGS.walk(ring);
+        int home = cursor.cursor(hash);
         if (home < 0) {
             return Ring.NO_BACKEND;
         }
@@ -171,7 +172,7 @@ public final class BoundedLoad {
         int best = Ring.NO_BACKEND;
         long bestInFlight = Long.MAX_VALUE;
         for (int probes = 0, draws = 1; ; draws++) {
-            int b = cursor.backend(ring, point);
+            int b = cursor.backend(point);
             long bit = 1L << b; // the shift takes b mod 64
             boolean high = (b & 64) != 0;
             if (b >= 0 && ((high ? examinedHigh : examinedLow) & bit) == 0) {
@@ -196,10 +197,10 @@ public final class BoundedLoad {
                 break;
             }
             if (walk == Walk.CLOCKWISE) {
-                point = cursor.next(ring, point);
+                point = cursor.next(point);
             } else {
                 sequence += GOLDEN_GAMMA;
-                point = cursor.cursor(ring, (int) (mix64(sequence) >>> 32));
+                point = cursor.cursor((int) (mix64(sequence) >>> 32));
             }
         }
         if (best >= 0 || load.availableBackends() <= 0) {
@@ -209,10 +210,10 @@ public final class BoundedLoad {
     }
 
     /** The first available backend clockwise from the point at {@code home}, or {@link Ring#NO_BACKEND}. */
-    private static int firstAvailable(Ring ring, int home, LoadView load, RingAccess.Operations cursor) {
+    private static int firstAvailable(Ring ring, int home, LoadView load, PointRing cursor) {
         int points = ring.pointCount();
-        for (int i = 0, point = home; i < points; i++, point = cursor.next(ring, point)) {
-            int b = cursor.backend(ring, point);
+        for (int i = 0, point = home; i < points; i++, point = cursor.next(point)) {
+            int b = cursor.backend(point);
             if (b >= 0 && load.available(b)) {
                 return b;
             }

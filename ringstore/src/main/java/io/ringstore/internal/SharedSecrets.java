@@ -4,7 +4,7 @@ import java.lang.invoke.MethodHandles;
 
 /**
  * The JDK's "shared secrets" pattern, once: a public class of the library registers what it grants
- * the rest of the module ({@link BackendAccess}, {@link RingAccess}) in its static initialiser, and a
+ * the rest of the module ({@link BackendAccess}) in its static initialiser, and a
  * caller that finds nothing registered yet initialises that class first.
  */
 final class SharedSecrets {

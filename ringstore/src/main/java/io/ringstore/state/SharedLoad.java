@@ -2,7 +2,6 @@ package io.ringstore.state;
 
 import io.ringstore.Backend;
 import io.ringstore.Ring;
-import io.ringstore.RingRouter;
 import io.ringstore.RingStore;
 import io.ringstore.balance.BoundedLoad;
 import io.ringstore.balance.LoadView;
@@ -12,9 +11,11 @@ import java.util.List;
 import java.util.Objects;
 import java.util.function.IntPredicate;
 import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 
 /**
- * A router's link between its {@link RingRouter} and the host's {@link HostState}: which backend a key
+ * A router's link between the ring file it serves (a {@code io.ringstore.live.RingRouter}'s
+ * {@code current()}) and the host's {@link HostState}: which backend a key
  * goes to under the state every process on the host shares (drain, health, in-flight load), and the
  * bookkeeping of each request ({@link #acquire}, {@link #release}, {@link #reportFailure},
  * {@link #reportSuccess}).
@@ -22,7 +23,7 @@ import java.util.function.LongSupplier;
  * <pre>{@code
  * try (RingRouter router = RingRouter.builder(ringFile).open();
  *      HostState state = HostState.open(ringFile)) {
- *     SharedLoad load = SharedLoad.open(state, router, BoundedLoad.of(1.25));
+ *     SharedLoad load = SharedLoad.open(state, router::current, BoundedLoad.of(1.25));
  *     RingRouter.Route route = router.route(Set.of());
  *     Backend b = route.choose(key, load);        // null: no backend available
  *     int token = load.acquire(b);
@@ -76,7 +77,8 @@ public final class SharedLoad {
     static final long COUNT_REFRESH_NANOS = 1_000_000L;
 
     private final HostState state;
-    private final RingRouter router;
+    /** The generation the router serves now. */
+    private final Supplier<RingStore> serving;
     private final BoundedLoad policy;
     /** {@link System#nanoTime()}; a test's clock to pass a fail_timeout without waiting it. */
     private final LongSupplier clock;
@@ -85,31 +87,32 @@ public final class SharedLoad {
     /** The one before it, for requests placed before the switch that finish after it. */
     private volatile Generation previous;
 
-    private SharedLoad(HostState state, RingRouter router, BoundedLoad policy, LongSupplier clock) {
+    private SharedLoad(HostState state, Supplier<RingStore> serving, BoundedLoad policy, LongSupplier clock) {
         this.state = Objects.requireNonNull(state, "state");
-        this.router = Objects.requireNonNull(router, "router");
+        this.serving = Objects.requireNonNull(serving, "serving");
         this.policy = policy;
         this.clock = clock;
-        this.current = view(router.watched().current(), true);
+        this.current = view(serving.get(), true);
     }
 
     /**
-     * Starts sharing {@code state} for the rings of {@code router}, tracking the backends of the
-     * generation serving now.
+     * Starts sharing {@code state} for the rings of the store {@code serving} answers, tracking the
+     * backends of the generation serving now.
      *
      * @param policy the load bound, or null for none (availability only)
      * @param state the host's shared state (a {@link HostState} opened as a router)
-     * @param router the router whose rings' backends are tracked
+     * @param serving the generation the router serves now, asked after each switch
+     *        ({@code router::current}); a fixed store's {@code () -> store}
      * @return the shared load; close it to stop
      * @throws IllegalStateException the state file has no free slot left for the generation's backends
      */
-    public static SharedLoad open(HostState state, RingRouter router, BoundedLoad policy) {
-        return new SharedLoad(state, router, policy, System::nanoTime);
+    public static SharedLoad open(HostState state, Supplier<RingStore> serving, BoundedLoad policy) {
+        return new SharedLoad(state, serving, policy, System::nanoTime);
     }
 
-    /** {@link #open(HostState, RingRouter, BoundedLoad)} on another clock, for tests. */
-    static SharedLoad open(HostState state, RingRouter router, BoundedLoad policy, LongSupplier nanoClock) {
-        return new SharedLoad(state, router, policy, nanoClock);
+    /** {@link #open(HostState, Supplier, BoundedLoad)} on another clock, for tests. */
+    static SharedLoad open(HostState state, Supplier<RingStore> serving, BoundedLoad policy, LongSupplier nanoClock) {
+        return new SharedLoad(state, serving, policy, nanoClock);
     }
 
     /** {@return the host's shared state this shares} */
@@ -125,7 +128,7 @@ public final class SharedLoad {
     /**
      * {@return the backend for a key of CRC-32 {@code hash} on {@code ring} (a ring of the generation serving,
      * or of one just replaced), or null when none is available} See the class comment. Called by
-     * {@link RingRouter.Route#choose}, which looks up again when the ring's generation is unmapped
+     * {@code io.ringstore.live.RingRouter.Route#choose}, which looks up again when the ring's generation is unmapped
      * under the call (this then throws {@link IllegalStateException}).
      *
      * @param ring a ring of the router's generation serving (or of one just replaced)
@@ -229,7 +232,7 @@ public final class SharedLoad {
             if (p != null && p.store == store) {
                 return p; // a lookup that started before the switch
             }
-            if (store == router.watched().current()) {
+            if (store == serving.get()) {
                 previous = g;
                 current = view(store, true);
                 return current;

@@ -1,6 +1,6 @@
 package io.ringstore.build;
 
-import io.ringstore.WatchedRingStoreTest;
+import io.ringstore.MemoryTempDir;
 import io.ringstore.Algorithm;
 import io.ringstore.Backend;
 import io.ringstore.RingFileException;
@@ -95,7 +95,7 @@ class BackendsFuzzTest {
             "[fe80::1%eth0]", "[::ffff:1.2.3.4]:80", "[::ffff:001.002.003.004]", "1.2.3.4:0080", "[::1]:080", "localhost:80",
             "0".repeat(300) + "10.0.0.1:80", "[" + "0:".repeat(7) + "1]", "10.0.0.1:" + "0".repeat(400) + "80"};
 
-    @TempDir(factory = WatchedRingStoreTest.MemoryTempDir.class)
+    @TempDir(factory = MemoryTempDir.class)
     Path dir;
     /** Builds published so far: the generation of the ring file at the fuzzer's path. */
     private long published;

@@ -1,10 +1,13 @@
 package io.ringstore.migration;
 
 import io.ringstore.LogCapture;
+import io.ringstore.RingFileException;
 import io.ringstore.RingStore;
 import io.ringstore.RingVersion;
 import io.ringstore.TestFiles;
 import io.ringstore.TestRings;
+import io.ringstore.live.PolicyFileWatcher;
+import io.ringstore.live.RingRouter;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -56,8 +59,9 @@ class PolicyFileTest {
         store.close();
     }
 
-    private static VersionSelector selector() {
-        return new VersionSelector(store, RingVersion.V1, RingVersion.v2(4), RolloutPolicy.NONE);
+    /** A router over the fixed store, between v1 and v2:4, at {@link RolloutPolicy#NONE}: what the file's policy goes to. */
+    private static RingRouter selector() throws RingFileException {
+        return RingRouter.builder(store).versions(RingVersion.V1, RingVersion.v2(4)).policy(RolloutPolicy.NONE).open();
     }
 
     /**
@@ -144,8 +148,8 @@ class PolicyFileTest {
         assertEquals(new RolloutPolicy(500, Set.of(), "ams"), PolicyFile.parse(Path.of("p"), "\uFEFFpercent = 5\nscope = all\n", "ams"));
         Path file = dir.resolve("rollout.policy");
         Files.write(file, new byte[] {(byte) 0xEF, (byte) 0xBB, (byte) 0xBF, 'p', 'e', 'r', 'c', 'e', 'n', 't', '=', '6', '\n', 's', 'c', 'o', 'p', 'e', '=', 'a', 'l', 'l'});
-        VersionSelector sel = selector();
-        try (PolicyFile pf = PolicyFile.watch(file, sel, "ams", 0)) {
+        RingRouter sel = selector();
+        try (PolicyFileWatcher pf = PolicyFileWatcher.watch(file, sel, "ams", 0)) {
             assertNull(pf.lastError());
             assertEquals(600, sel.policy().basisPoints());
         }
@@ -156,8 +160,8 @@ class PolicyFileTest {
         Path file = write(dir.resolve("rollout.policy"), "percent = 5\nscope = all\n");
         Files.setPosixFilePermissions(file, Set.of());
         assumeFalse(Files.isReadable(file), "running as a user who reads any file (root)");
-        VersionSelector sel = selector();
-        try (PolicyFile pf = PolicyFile.watch(file, sel, "ams", 0)) {
+        RingRouter sel = selector();
+        try (PolicyFileWatcher pf = PolicyFileWatcher.watch(file, sel, "ams", 0)) {
             assertEquals(file + ": cannot read policy file: permission denied", pf.lastError());
         }
     }
@@ -167,8 +171,8 @@ class PolicyFileTest {
     @Test
     void aValidFileIsAppliedAndItsChangesOnCheckNow() throws Exception {
         Path file = write(dir.resolve("rollout.policy"), "percent = 1\nscope = all\n");
-        VersionSelector sel = selector();
-        try (PolicyFile pf = PolicyFile.watch(file, sel, "ams", 0)) {
+        RingRouter sel = selector();
+        try (PolicyFileWatcher pf = PolicyFileWatcher.watch(file, sel, "ams", 0)) {
             assertEquals(RolloutPolicy.everywhere(1).basisPoints(), sel.policy().basisPoints(), "applied when watching starts");
             assertNull(pf.lastError());
             RolloutPolicy applied = sel.policy();
@@ -182,7 +186,7 @@ class PolicyFileTest {
             write(file, "percent = 0\nscope = all\n");
             assertTrue(pf.checkNow());
             assertEquals(0, sel.policy().basisPoints(), "rolled back");
-            assertFalse(sel.usesNew(new byte[] {1, 2, 3}, 0, 3));
+            assertFalse(sel.policy().migrates(new byte[] {1, 2, 3}, 0, 3));
         }
     }
 
@@ -190,7 +194,7 @@ class PolicyFileTest {
     @Test
     void aBadFileIsRefusedAndThePreviousPolicyStays() throws Exception {
         Path file = write(dir.resolve("rollout.policy"), "percent = 7.5\nscope = all\n");
-        VersionSelector sel = selector();
+        RingRouter sel = selector();
         String[][] bad = {
                 {"percent = 150\n", ":1: "},
                 {"percent = 5\nspeed = max\n", ":2: "},
@@ -199,7 +203,7 @@ class PolicyFileTest {
                 {"percent = 100\n", ": "},
                 {"percent = 5\npercent = 5\n", ":2: "},
         };
-        try (PolicyFile pf = PolicyFile.watch(file, sel, "", 0)) {
+        try (PolicyFileWatcher pf = PolicyFileWatcher.watch(file, sel, "", 0)) {
             RolloutPolicy good = sel.policy();
             assertEquals(750, good.basisPoints());
             for (String[] b : bad) {
@@ -223,8 +227,8 @@ class PolicyFileTest {
     @Test
     void aFileWhoseTextNamesTheLastFailureIsReadAsText() throws Exception {
         Path file = dir.resolve("rollout.policy");
-        VersionSelector sel = selector();
-        try (PolicyFile pf = PolicyFile.watch(file, sel, "ams", 0)) {
+        RingRouter sel = selector();
+        try (PolicyFileWatcher pf = PolicyFileWatcher.watch(file, sel, "ams", 0)) {
             assertTrue(pf.lastError().contains("does not exist"), pf.lastError());
             write(file, "missing");
             assertFalse(pf.checkNow());
@@ -244,10 +248,10 @@ class PolicyFileTest {
     @Test
     void aMissingOrUnreadableFileIsRefused() throws Exception {
         Path file = dir.resolve("rollout.policy");
-        VersionSelector sel = selector();
+        RingRouter sel = selector();
         sel.policy(RolloutPolicy.everywhere(3));
         RolloutPolicy initial = sel.policy();
-        try (PolicyFile pf = PolicyFile.watch(file, sel, "ams", 0)) {
+        try (PolicyFileWatcher pf = PolicyFileWatcher.watch(file, sel, "ams", 0)) {
             assertSame(initial, sel.policy(), "no file: the selector's policy stays");
             assertTrue(pf.lastError().startsWith(file.toString()) && pf.lastError().contains("does not exist"), pf.lastError());
 
@@ -283,8 +287,8 @@ class PolicyFileTest {
     @Test
     void thePollerAppliesChangesUntilClosed() throws Exception {
         Path file = write(dir.resolve("rollout.policy"), "percent = 1\nscope = all\n");
-        VersionSelector sel = selector();
-        PolicyFile pf = PolicyFile.watch(file, sel, "ams", 20);
+        RingRouter sel = selector();
+        PolicyFileWatcher pf = PolicyFileWatcher.watch(file, sel, "ams", 20);
         try {
             assertEquals(100, sel.policy().basisPoints());
             write(file, "percent = 25\nscope = all\n");
@@ -313,8 +317,8 @@ class PolicyFileTest {
     @Test
     void aFileOverTheLimitIsRefusedUnreadAndTheNextGoodFileIsApplied() throws Exception {
         Path file = write(dir.resolve("rollout.policy"), "percent = 1\nscope = all\n");
-        VersionSelector sel = selector();
-        try (LogCapture log = new LogCapture(PolicyFile.class); PolicyFile pf = PolicyFile.watch(file, sel, "ams", 5)) {
+        RingRouter sel = selector();
+        try (LogCapture log = new LogCapture(PolicyFileWatcher.class); PolicyFileWatcher pf = PolicyFileWatcher.watch(file, sel, "ams", 5)) {
             Path huge = dir.resolve("huge.tmp");
             try (RandomAccessFile raf = new RandomAccessFile(huge.toFile(), "rw")) {
                 raf.setLength(3L << 30);
@@ -340,10 +344,10 @@ class PolicyFileTest {
     void aFifoAtThePathIsRefusedUnopened() throws Exception {
         Path file = dir.resolve("rollout.policy");
         TestFiles.mkfifo(file);
-        VersionSelector sel = selector();
-        FutureTask<PolicyFile> watching = new FutureTask<>(() -> PolicyFile.watch(file, sel, "ams", 5));
+        RingRouter sel = selector();
+        FutureTask<PolicyFileWatcher> watching = new FutureTask<>(() -> PolicyFileWatcher.watch(file, sel, "ams", 5));
         Thread.ofPlatform().daemon().name("watch a FIFO").start(watching);
-        try (PolicyFile pf = watching.get(10, TimeUnit.SECONDS)) {
+        try (PolicyFileWatcher pf = watching.get(10, TimeUnit.SECONDS)) {
             assertEquals(file + ": cannot read policy file: not a regular file (a FIFO, socket or device?); not opened", pf.lastError());
             Files.delete(file);
             write(file, "percent = 3\nscope = all\n");

@@ -2,10 +2,10 @@ package io.ringstore.state;
 
 import io.ringstore.Backend;
 import io.ringstore.Ring;
-import io.ringstore.RingRouter;
 import io.ringstore.TestRings;
 import io.ringstore.balance.BoundedLoad;
 import io.ringstore.balance.LoadView;
+import io.ringstore.live.RingRouter;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -75,8 +75,8 @@ class SharedLoadTest {
     @Test
     void withNothingInTheStateEveryKeyGoesToItsRingBackend() throws Exception {
         try (RingRouter router = router(); HostState state = HostState.open(ring, OPTIONS); RingRouter.Route route = router.route(Set.of())) {
-            SharedLoad bounded = SharedLoad.open(state, router, BoundedLoad.of(1.25));
-            SharedLoad unbounded = SharedLoad.open(state, router, null);
+            SharedLoad bounded = SharedLoad.open(state, router::current, BoundedLoad.of(1.25));
+            SharedLoad unbounded = SharedLoad.open(state, router::current, null);
             int moved = 0;
             for (byte[] key : keys) {
                 Backend plain = route.backend(key);
@@ -101,8 +101,8 @@ class SharedLoadTest {
     void aFullStateFileStillRoutesEveryKey() throws Exception {
         HostState.Options four = HostState.Options.DEFAULTS.withCapacity(4, 4);
         try (RingRouter router = router(); HostState state = HostState.open(ring, four); RingRouter.Route route = router.route(Set.of())) {
-            SharedLoad unbounded = SharedLoad.open(state, router, null);
-            SharedLoad bounded = SharedLoad.open(state, router, BoundedLoad.of(1.25));
+            SharedLoad unbounded = SharedLoad.open(state, router::current, null);
+            SharedLoad bounded = SharedLoad.open(state, router::current, BoundedLoad.of(1.25));
             for (byte[] key : keys) {
                 Backend plain = route.backend(key);
                 Backend expected = plain.down() ? nginx(route, key, b -> !b.down()) : plain;
@@ -118,8 +118,8 @@ class SharedLoadTest {
     void aDrainedBackendIsNeverChosenAndUndrainingRestoresIt() throws Exception {
         try (RingRouter router = router(); HostState state = HostState.open(ring, OPTIONS); RingRouter.Route route = router.route(Set.of());
              HostState operator = HostState.inspect(HostState.statePath(ring), OPTIONS, false).orElseThrow()) {
-            SharedLoad bounded = SharedLoad.open(state, router, BoundedLoad.of(1.25));
-            SharedLoad unbounded = SharedLoad.open(state, router, null);
+            SharedLoad bounded = SharedLoad.open(state, router::current, BoundedLoad.of(1.25));
+            SharedLoad unbounded = SharedLoad.open(state, router::current, null);
             String drained = "10.0.0.4:80";
             operator.drain(drained);
             int owned = 0;
@@ -149,8 +149,8 @@ class SharedLoadTest {
     void aFailedBackendIsSkippedHostWideUntilItsFailTimeoutThenProbedOnce() throws Exception {
         try (RingRouter router = router(); HostState state = HostState.open(ring, OPTIONS); HostState other = HostState.open(ring, OPTIONS);
              RingRouter.Route route = router.route(Set.of())) {
-            SharedLoad mine = SharedLoad.open(state, router, BoundedLoad.of(1.25), now::get);
-            SharedLoad theirs = SharedLoad.open(other, router, BoundedLoad.of(1.25), now::get); // another router process
+            SharedLoad mine = SharedLoad.open(state, router::current, BoundedLoad.of(1.25), now::get);
+            SharedLoad theirs = SharedLoad.open(other, router::current, BoundedLoad.of(1.25), now::get); // another router process
             byte[] key = keyOf(route, "10.0.0.5:80");
             Backend failing = route.backend(key);
             assertSame(failing, route.choose(key, mine));
@@ -172,9 +172,9 @@ class SharedLoadTest {
         try (RingRouter router = router(); HostState state = HostState.open(ring, OPTIONS); HostState other = HostState.open(ring, OPTIONS);
              RingRouter.Route all = router.route(Set.of()); RingRouter.Route x = router.route(Set.of("x"))) {
             BoundedLoad bound = BoundedLoad.of(1.25);
-            SharedLoad mine = SharedLoad.open(state, router, bound);
-            SharedLoad theirs = SharedLoad.open(other, router, bound);
-            List<Backend> backends = router.watched().current().backends();
+            SharedLoad mine = SharedLoad.open(state, router::current, bound);
+            SharedLoad theirs = SharedLoad.open(other, router::current, bound);
+            List<Backend> backends = router.current().backends();
             long[] inFlight = new long[backends.size()];
             List<Integer> tokens = new ArrayList<>();
             Random random = new Random(12);
@@ -190,7 +190,7 @@ class SharedLoadTest {
                     inFlight[slotBackend(backends, state, t / 2)]--;
                 }
                 for (RingRouter.Route route : List.of(all, x)) {
-                    Ring r = route.oldRing().ring();
+                    Ring r = route.oldRing();
                     for (int k = round; k < KEYS; k += 97) {
                         int hash = Ring.hash(keys[k]);
                         int expected = bound.choose(r, hash, view(r, backends, inFlight));
@@ -210,7 +210,7 @@ class SharedLoadTest {
     @Test
     void aSwitchTracksTheNewBackendsAndRequestsOfTheOldOneAreStillCounted() throws Exception {
         try (RingRouter router = router(); HostState state = HostState.open(ring, OPTIONS); RingRouter.Route route = router.route(Set.of())) {
-            SharedLoad load = SharedLoad.open(state, router, null); // no bound: the request held does not move keys
+            SharedLoad load = SharedLoad.open(state, router::current, null); // no bound: the request held does not move keys
             Backend old = route.choose(keys[0], load);
             int token = load.acquire(old);
             assertEquals(1, state.inFlight(state.slot(old.socketAddress())));
@@ -233,8 +233,8 @@ class SharedLoadTest {
             for (String e : List.of("10.0.0.2:80", "10.0.0.3:80", "10.0.0.8:80")) {
                 state.drain(e);
             }
-            assertNull(route.choose(keys[0], SharedLoad.open(state, router, BoundedLoad.of(1.25))));
-            assertNull(route.choose(keys[0], SharedLoad.open(state, router, null)));
+            assertNull(route.choose(keys[0], SharedLoad.open(state, router::current, BoundedLoad.of(1.25))));
+            assertNull(route.choose(keys[0], SharedLoad.open(state, router::current, null)));
         }
     }
 

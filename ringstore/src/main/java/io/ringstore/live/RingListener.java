@@ -1,11 +1,11 @@
-package io.ringstore;
+package io.ringstore.live;
 
 import io.ringstore.migration.RolloutPolicy;
 
 import java.nio.file.Path;
 
 /**
- * Told what a {@link WatchedRingStore} or {@link RingRouter} did: each switch to a new generation,
+ * Told what a {@link RingRouter} did: each switch to a new generation,
  * each refused file, each new rollout policy. Called on the thread that did it (the watcher's, or
  * whoever called {@code checkNow} or set the policy), after the change took effect; a listener that
  * throws is logged and does not undo or stop anything. Keep it short: the watcher waits for it.
@@ -35,7 +35,7 @@ public interface RingListener {
     }
 
     /**
-     * A router's rollout policy changed (by code or by a {@link io.ringstore.migration.PolicyFile}).
+     * A router's rollout policy changed (by code or by a {@link PolicyFileWatcher}).
      *
      * @param path the ring file's path
      * @param before the policy until now

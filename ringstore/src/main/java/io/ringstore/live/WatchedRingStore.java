@@ -1,11 +1,15 @@
-package io.ringstore;
+package io.ringstore.live;
 
+import io.ringstore.Ring;
+import io.ringstore.RingFileException;
+import io.ringstore.RingStore;
+import io.ringstore.RingVersion;
+import io.ringstore.internal.BackendAccess;
 import io.ringstore.internal.IoErrors;
 import io.ringstore.internal.Poller;
 import io.ringstore.internal.format.RingFileDescriptor;
 
 import java.io.IOException;
-import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.StandardOpenOption;
@@ -22,12 +26,13 @@ import java.util.WeakHashMap;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
-import java.util.function.Predicate;
 
 /**
- * A ring file that follows its path: it keeps answering from the file it has, and switches to a new
- * generation when one is published at the path (the builder's atomic rename). Made by
- * {@link RingStore#watch(Path)}.
+ * The engine of a {@link RingRouter}: a ring file that follows its path: it keeps answering from the
+ * file it has, and switches to a new generation when one is published at the path (the builder's
+ * atomic rename). It looks no key up itself: the router's {@link RingRouter.Route}s do, through its
+ * {@link Handle}s. A router over a fixed store ({@link RingRouter#builder(RingStore)}) has an engine
+ * that never looks at a path and never switches.
  *
  * <p><b>Old generations are unmapped promptly, never under a reader.</b> Each generation is mapped
  * in its own shared arena. A generation replaced stays mapped for a grace period
@@ -35,11 +40,11 @@ import java.util.function.Predicate;
  * the poller, within grace + poll interval (0.7 s by default) plus one check's duration, without
  * waiting for a garbage collection; a deleted file's disk space comes back then. With no poller
  * ({@code pollMillis} 0) at the first {@link #checkNow()} after the grace period. Unmapping is safe
- * against a reader still on that generation (see {@link RingStore#release()}): its access throws
- * {@link IllegalStateException} and never reads freed memory. The lookups of a {@link Live} handle
- * catch that and look up again on the current generation, so they never fail; the cost on the lookup
- * path is an exception handler, which costs nothing until it runs (see bench/RouterBenchmark). A
- * {@link Ring} or {@link RingStore} taken from {@link Live#ring()} or {@link #current()} and used
+ * against a reader still on that generation (see {@code RingStore.release()}): its access throws
+ * {@link IllegalStateException} and never reads freed memory. The router's lookups catch that
+ * ({@link Handle#retryAfter}) and look up again on the current generation, so they never fail; the
+ * cost on the lookup path is an exception handler, which costs nothing until it runs (see
+ * bench/RouterBenchmark). A {@link Ring} or {@link RingStore} taken from {@link #current()} and used
  * longer than the grace period after its generation was replaced throws that exception.
  *
  * <p><b>Generations only go up.</b> A file whose generation is lower than the one serving (an old
@@ -49,7 +54,7 @@ import java.util.function.Predicate;
  * <p><b>Switching never fails a lookup.</b> The new file is opened and checked completely
  * ({@link RingStore#verify()}) on the watcher thread before it is published to readers; a file
  * that fails is refused, the reason is logged through {@link System.Logger}, and the current
- * generation keeps serving. A file that lacks a feature or version a {@link Live} handle uses is
+ * generation keeps serving. A file that lacks a feature or version a {@link Handle} uses is
  * refused as well. Handles are made and checked under one lock, so a handle is always one that the
  * generation serving can answer: asking for a handle while a check runs waits for the check.
  *
@@ -69,20 +74,22 @@ import java.util.function.Predicate;
  *
  * <p>Thread-safe. {@link #current()} is one volatile read.
  */
-public final class WatchedRingStore implements AutoCloseable {
+final class WatchedRingStore implements AutoCloseable {
     /** How often the path is checked by default. */
-    public static final long DEFAULT_POLL_MILLIS = 200;
+    static final long DEFAULT_POLL_MILLIS = 200;
     /** How long a replaced generation stays mapped, by default: far longer than any lookup takes. */
-    public static final long DEFAULT_GRACE_MILLIS = 500;
+    static final long DEFAULT_GRACE_MILLIS = 500;
     /** A check gives up (until the next) when the file is replaced again each time it is being opened. */
     private static final int MAX_OPEN_ATTEMPTS = 3;
 
     private static final System.Logger LOG = System.getLogger(WatchedRingStore.class.getName());
+    /** What only a watcher may do with a {@link RingStore}: map it for watching, unmap it, ask whether it is mapped. */
+    private static final BackendAccess.StoreOperations STORES = BackendAccess.stores();
 
     private final Path path;
     private final ScheduledExecutorService timer;
-    /** Handles whose features and version every new file must have; weak: see {@link Live}. Guarded by this. */
-    private final Map<Live, Boolean> handles = new WeakHashMap<>();
+    /** Handles whose features and version every new file must have; weak: see {@link Handle}. Guarded by this. */
+    private final Map<Handle, Boolean> handles = new WeakHashMap<>();
     private volatile RingStore current;
     private volatile Instant lastSwitch;
     private volatile String lastError;
@@ -93,10 +100,12 @@ public final class WatchedRingStore implements AutoCloseable {
     private final RingListener listener;
     /** Replaced generations still mapped, oldest first. Guarded by this. */
     private final ArrayDeque<Retired> retired = new ArrayDeque<>();
-    /** Lookups of {@link Live} handles that met an unmapped generation and were done again on the current one. */
+    /** Lookups through {@link Handle}s that met an unmapped generation and were done again on the current one. */
     private final LongAdder retries = new LongAdder();
     /** Set once by {@link #close()}; then every generation is unmapped. Guarded by this. */
     private boolean closed;
+    /** A fixed store's engine: no path is looked at, and the store is its owner's to close. */
+    private final boolean fixed;
     /** Test hooks, to force the interleavings a check must survive: after the identity is taken, before a switch. */
     Runnable afterStamp = () -> { };
     Runnable beforeSwitch = () -> { };
@@ -106,31 +115,35 @@ public final class WatchedRingStore implements AutoCloseable {
     }
 
     private WatchedRingStore(Path path, RingStore first, Object stamp, long pollMillis, long graceMillis,
-                             boolean allowOlderGeneration, RingListener listener) {
+                             boolean allowOlderGeneration, RingListener listener, boolean fixed) {
         this.path = path;
+        this.fixed = fixed;
         this.current = first;
         this.stamp = stamp;
         this.lastSwitch = Instant.now();
         this.graceNanos = TimeUnit.MILLISECONDS.toNanos(graceMillis);
         this.allowOlderGeneration = allowOlderGeneration;
         this.listener = listener;
-        this.timer = Poller.start("watch", path, pollMillis, this::checkNow);
+        this.timer = fixed ? null : Poller.start("watch", path, pollMillis, this::checkNow);
     }
 
     /**
-     * Opens {@code path} and checks it every {@code pollMillis} ms (0: only on {@link #checkNow()}).
+     * {@return the engine of a router over {@code store}, already open: it never switches, and closing
+     * it leaves the store open (its owner closes it)}
      *
-     * @param path the ring file's path; a new file published there is switched to
-     * @param pollMillis how often to look at the file, in milliseconds (0: only on {@code checkNow()})
-     * @return the store following the path; close it to stop
-     * @throws RingFileException when the file there now cannot be opened or fails verification
+     * @param store the open store
+     * @param listener told of policy changes
      */
-    public static WatchedRingStore watch(Path path, long pollMillis) throws RingFileException {
-        return watch(path, pollMillis, DEFAULT_GRACE_MILLIS, false, new RingListener() {
-        });
+    static WatchedRingStore fixed(RingStore store, RingListener listener) {
+        Objects.requireNonNull(store, "store");
+        Objects.requireNonNull(listener, "listener");
+        return new WatchedRingStore(store.path(), store, null, 0, 0, false, listener, true);
     }
 
-    /** {@link #watch(Path, long)} with every setting; see {@link RingRouter.Builder}. */
+    /**
+     * Opens {@code path}, verifies it and checks it every {@code pollMillis} ms (0: only on
+     * {@link #checkNow()}); see {@link RingRouter.Builder} for the settings.
+     */
     static WatchedRingStore watch(Path path, long pollMillis, long graceMillis, boolean allowOlderGeneration,
                                   RingListener listener) throws RingFileException {
         Objects.requireNonNull(path, "path");
@@ -142,56 +155,56 @@ public final class WatchedRingStore implements AutoCloseable {
             throw new IllegalArgumentException("graceMillis must be 0 or more: graceMillis=" + graceMillis);
         }
         Object stamp = stampOf(path);
-        RingStore first = RingStore.open(path, true);
+        RingStore first = STORES.openWatched(path);
         try {
             first.verify();
         } catch (RingFileException | RuntimeException | Error e) { // unmapped now: a shared arena is never unmapped by the GC
-            first.release();
+            STORES.release(first);
             throw e;
         }
-        return new WatchedRingStore(path, first, stamp, pollMillis, graceMillis, allowOlderGeneration, listener);
+        return new WatchedRingStore(path, first, stamp, pollMillis, graceMillis, allowOlderGeneration, listener, false);
     }
 
     /**
      * {@return the generation serving now} It stays mapped until the grace period after it is replaced has
      * passed; a caller that keeps it longer gets {@link IllegalStateException} from its lookups.
      */
-    public RingStore current() {
+    RingStore current() {
         return current;
     }
 
     /** {@return the generation serving now, unsigned} */
-    public long generation() {
+    long generation() {
         return current.generation();
     }
 
     /** {@return when the current generation started serving (for the first, when watching started)} */
-    public Instant lastSwitch() {
+    Instant lastSwitch() {
         return lastSwitch;
     }
 
     /** {@return number of switches to a new generation so far} */
-    public long switches() {
+    long switches() {
         return switches;
     }
 
     /** {@return why the last file seen at the path was refused, or null if the newest file is serving} */
-    public String lastError() {
+    String lastError() {
         return lastError;
     }
 
     /** {@return the watched path} */
-    public Path path() {
+    Path path() {
         return path;
     }
 
     /** {@return replaced generations still mapped (in their grace period)} */
-    public synchronized int retiredGenerations() {
+    synchronized int retiredGenerations() {
         return retired.size();
     }
 
     /** {@return lookups that met a generation unmapped under them and were answered by the current one instead} */
-    public long lookupRetries() {
+    long lookupRetries() {
         return retries.sum();
     }
 
@@ -201,8 +214,8 @@ public final class WatchedRingStore implements AutoCloseable {
      *
      * @return true when it switched to a new file
      */
-    public synchronized boolean checkNow() {
-        if (closed) {
+    synchronized boolean checkNow() {
+        if (closed || fixed) {
             return false;
         }
         releaseRetired(System.nanoTime());
@@ -218,9 +231,9 @@ public final class WatchedRingStore implements AutoCloseable {
                     return false;
                 }
                 afterStamp.run();
-                next = RingStore.open(path, true);
+                next = STORES.openWatched(path);
                 if (!seen.equals(stampOf(path))) {
-                    next.release(); // replaced while being opened: what was opened may not be what was stamped
+                    STORES.release(next); // replaced while being opened: what was opened may not be what was stamped
                     next = null;
                     seen = null;
                 }
@@ -229,7 +242,7 @@ public final class WatchedRingStore implements AutoCloseable {
             if (next.generation() == current.generation() && Arrays.equals(next.inputDigest(), current.inputDigest())) {
                 stamp = seen; // the serving file published again: nothing to switch to
                 lastError = null;
-                next.release();
+                STORES.release(next);
                 return false;
             }
             if (Long.compareUnsigned(next.generation(), current.generation()) < 0 && !allowOlderGeneration) {
@@ -237,7 +250,7 @@ public final class WatchedRingStore implements AutoCloseable {
                         + " is lower than generation " + Long.toUnsignedString(current.generation())
                         + " serving (an old file copied into place? publish with a higher generation, or allow older generations)");
             }
-            for (Live h : handles.keySet()) {
+            for (Handle h : handles.keySet()) {
                 next.ring(h.features, h.version); // throws IllegalArgumentException when the new file lacks what a handle uses
             }
             beforeSwitch.run();
@@ -278,7 +291,7 @@ public final class WatchedRingStore implements AutoCloseable {
     /** Unmaps the replaced generations whose grace period has passed at {@code now}. */
     private void releaseRetired(long now) {
         while (!retired.isEmpty() && now - retired.peekFirst().since() >= graceNanos) {
-            if (!retired.peekFirst().store().release()) {
+            if (!STORES.release(retired.peekFirst().store())) {
                 return; // still in use (a JDK that refuses to close an arena being read): the next check tries again
             }
             retired.removeFirst();
@@ -292,7 +305,7 @@ public final class WatchedRingStore implements AutoCloseable {
      */
     private boolean refuse(String reason, Object seen, RingStore opened) {
         if (opened != null) {
-            opened.release();
+            STORES.release(opened);
         }
         if (!reason.equals(lastError) || seen != null && !seen.equals(stamp)) {
             LOG.log(System.Logger.Level.WARNING, "{0}: refused, still serving generation {1}: {2}", path, Long.toUnsignedString(current.generation()), reason);
@@ -329,7 +342,7 @@ public final class WatchedRingStore implements AutoCloseable {
      * a FIFO would block the watcher until some process writes to it, a device could be read forever.
      */
     private static Object stampOf(Path path) throws RingFileException {
-        BasicFileAttributes a = RingStore.requireRegularFile(path);
+        BasicFileAttributes a = STORES.requireRegularFile(path);
         try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ)) {
             ByteBuffer head = ByteBuffer.allocate(RingFileDescriptor.BACKEND_COUNT_OFFSET);
             while (head.hasRemaining() && ch.read(head, head.position()) > 0) {
@@ -344,7 +357,7 @@ public final class WatchedRingStore implements AutoCloseable {
     }
 
     /**
-     * {@return a handle on one feature ring of one version that always answers from the current generation}
+     * {@return a handle on one feature ring of one version that always resolves to the current generation}
      * Resolving the ring is done once per generation, not per lookup. From now on a file lacking
      * {@code features} or {@code version} is refused, until the handle is closed or nobody can reach it.
      *
@@ -352,36 +365,28 @@ public final class WatchedRingStore implements AutoCloseable {
      * @param version one of the file's versions
      * @throws IllegalArgumentException when the generation serving lacks a feature or the version
      */
-    public synchronized Live ring(Set<String> features, RingVersion version) {
-        Live h = new Live(Set.copyOf(features), version);
+    synchronized Handle ring(Set<String> features, RingVersion version) {
+        Handle h = new Handle(Set.copyOf(features), version);
         h.ring = current.ring(h.features, version);
         handles.put(h, Boolean.TRUE);
         return h;
     }
 
     /**
-     * {@return {@link #ring(Set, RingVersion)} of the default version of the generation serving now; the handle keeps that version}
-     *
-     * @param features the features every backend of the ring must have (the empty set: all backends)
+     * One feature ring of one version, resolved to the generation serving; the router's routes look
+     * keys up on {@link #ring()} and, when that throws, ask {@link #retryAfter} whether to look up
+     * again. Close a handle no longer needed: an open one holds back every new file that lacks its
+     * feature or version. A handle that is no longer reachable is released as well (the watcher holds
+     * handles weakly), but only when the garbage collector gets to it.
      */
-    public synchronized Live ring(Set<String> features) {
-        return ring(features, current.versions().getFirst());
-    }
-
-    /**
-     * See {@link #ring(Set, RingVersion)}. Lookups allocate nothing. Close a handle no longer needed:
-     * an open one holds back every new file that lacks its feature or version. A handle that is no
-     * longer reachable is released as well (the watcher holds handles weakly), but only when the
-     * garbage collector gets to it.
-     */
-    public final class Live implements AutoCloseable {
+    final class Handle implements AutoCloseable {
         private final Set<String> features;
         private final RingVersion version;
         /** The ring of the generation last used; null once closed. */
         private volatile Ring ring;
         private volatile boolean closed;
 
-        private Live(Set<String> features, RingVersion version) {
+        private Handle(Set<String> features, RingVersion version) {
             this.features = features;
             this.version = version;
         }
@@ -391,7 +396,7 @@ public final class WatchedRingStore implements AutoCloseable {
          *
          * @throws IllegalStateException when the handle was closed (a lookup racing with close may still answer)
          */
-        public Ring ring() {
+        Ring ring() {
             Ring r = ring;
             RingStore c = current;
             if (r == null || r.store() != c) {
@@ -409,157 +414,18 @@ public final class WatchedRingStore implements AutoCloseable {
         }
 
         /**
-         * {@return the backend index for {@code key} in the generation serving at the time of the call} An index
-         * means something only with its generation's store: for an answer that stays valid across a
-         * switch, call {@link #backend(byte[])}, whose {@link Backend} is a heap object that outlives
-         * its generation's mapping.
-         *
-         * @param key the key
-         */
-        public int lookup(byte[] key) {
-            return lookupHash(Ring.hash(key, 0, key.length));
-        }
-
-        /**
-         * {@link #lookup(byte[])} for the key in {@code key[offset, offset+length)}.
-         *
-         * @param key    the key's array
-         * @param offset where the key starts
-         * @param length the key's length in bytes
-         * @return the backend index in the generation serving, or -1
-         */
-        public int lookup(byte[] key, int offset, int length) {
-            return lookupHash(Ring.hash(key, offset, length));
-        }
-
-        /**
-         * {@return the backend for {@code key} in the current generation, or null when the ring has none}
-         *
-         * @param key the key
-         */
-        public Backend backend(byte[] key) {
-            return backendForHash(Ring.hash(key, 0, key.length));
-        }
-
-        /**
-         * {@link #backend(byte[])} for the key in {@code key[offset, offset+length)}.
-         *
-         * @param key    the key's array
-         * @param offset where the key starts
-         * @param length the key's length in bytes
-         * @return the backend, or null
-         */
-        public Backend backend(byte[] key, int offset, int length) {
-            return backendForHash(Ring.hash(key, offset, length));
-        }
-
-        /**
-         * {@return {@link #lookup(byte[])} for the key's bytes from the buffer's position to its limit (heap or direct; the buffer is not moved)}
-         *
-         * @param key the key
-         */
-        public int lookup(ByteBuffer key) {
-            return lookupHash(Ring.hash(key));
-        }
-
-        /**
-         * {@return {@link #lookup(byte[])} for the segment's bytes as the key}
-         *
-         * @param key the key
-         */
-        public int lookup(MemorySegment key) {
-            return lookupHash(Ring.hash(key));
-        }
-
-        /**
-         * {@link #backend(byte[])} for the key's bytes from the buffer's position to its limit (the buffer is not moved).
-         *
-         * @param key the key
-         * @return the backend, or null
-         */
-        public Backend backend(ByteBuffer key) {
-            return backendForHash(Ring.hash(key));
-        }
-
-        /**
-         * {@link #backend(byte[])} for the segment's bytes as the key.
-         *
-         * @param key the key
-         * @return the backend, or null
-         */
-        public Backend backend(MemorySegment key) {
-            return backendForHash(Ring.hash(key));
-        }
-
-        /**
-         * {@return failover ({@link Ring#select}) on the current generation: the backend of the first of at most
-         * {@code maxPoints} points from the key's that {@code accept} approves ({@link Ring#NGINX_MAX_POINTS}
-         * for nginx's walk), or null when none was approved (nginx then falls back to round robin) or
-         * the ring has no backend} {@code accept} is given {@link Backend}s, which mean the same server
-         * in every generation; when the generation is unmapped during the walk the walk starts again
-         * on the current one, so {@code accept} may see a backend twice.
-         *
-         * @param hash the key's CRC-32 ({@link io.ringstore.Ring#hash(byte[])})
-         * @param maxPoints the most points to walk ({@link io.ringstore.Ring#NGINX_MAX_POINTS} as nginx)
-         * @param accept whether a backend may be chosen; asked once per point walked
-         */
-        public Backend select(int hash, int maxPoints, Predicate<Backend> accept) {
-            for (;;) {
-                Ring r = ring();
-                try {
-                    return r.selectBackend(hash, maxPoints, accept);
-                } catch (IllegalStateException e) {
-                    retryAfter(r, e);
-                }
-            }
-        }
-
-        /**
-         * {@return {@link #lookup(byte[])} for a precomputed CRC-32 of the key}
-         *
-         * @param hash the key's CRC-32 ({@link io.ringstore.Ring#hash(byte[])})
-         */
-        public int lookupHash(int hash) {
-            for (;;) {
-                Ring r = ring();
-                try {
-                    return r.lookupHash(hash);
-                } catch (IllegalStateException e) {
-                    retryAfter(r, e);
-                }
-            }
-        }
-
-        /**
-         * {@return {@link #backend(byte[])} for a precomputed CRC-32 of the key}
-         *
-         * @param hash the key's CRC-32 ({@link io.ringstore.Ring#hash(byte[])})
-         */
-        public Backend backendForHash(int hash) {
-            for (;;) {
-                Ring r = ring();
-                try {
-                    int b = r.lookupHash(hash);
-                    return b < 0 ? null : r.store().backend(b);
-                } catch (IllegalStateException e) {
-                    retryAfter(r, e);
-                }
-            }
-        }
-
-        /**
          * A lookup on {@code r} threw: when {@code r}'s generation was unmapped after a switch, returns
          * so that the caller looks up again on the current generation (newer each time: this ends);
          * anything else is rethrown.
          */
         void retryAfter(Ring r, IllegalStateException e) {
-            if (r.store().mapped() || r.store() == current) {
+            if (STORES.mapped(r.store()) || r.store() == current) {
                 throw e; // not a replaced generation's release: the watcher was closed, or a bug
             }
             retries.increment();
         }
 
-        /** Stops holding new files to this handle's feature and version; its lookups then throw. */
+        /** Stops holding new files to this handle's feature and version; lookups through it then throw. */
         @Override
         public void close() {
             closed = true;
@@ -571,8 +437,8 @@ public final class WatchedRingStore implements AutoCloseable {
     }
 
     /**
-     * Stops watching and unmaps every generation, the current one included: lookups afterwards throw
-     * {@link IllegalStateException}.
+     * Stops watching and unmaps every generation, the current one included (a fixed store's engine
+     * leaves its store to its owner): lookups afterwards throw {@link IllegalStateException}.
      */
     @Override
     public void close() {
@@ -581,11 +447,18 @@ public final class WatchedRingStore implements AutoCloseable {
         }
         synchronized (this) {
             closed = true;
+            for (Handle h : handles.keySet()) {
+                h.closed = true; // lookups through it throw from now on, also over a fixed store left open
+                h.ring = null;
+            }
+            handles.clear();
             for (Retired r : retired) {
-                r.store().release();
+                STORES.release(r.store());
             }
             retired.clear();
-            current.release();
+            if (!fixed) {
+                STORES.release(current);
+            }
         }
     }
 }

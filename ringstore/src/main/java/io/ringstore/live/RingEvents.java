@@ -1,4 +1,4 @@
-package io.ringstore;
+package io.ringstore.live;
 
 import jdk.jfr.Category;
 import jdk.jfr.Description;

@@ -1,12 +1,18 @@
-package io.ringstore;
+package io.ringstore.live;
 
+import io.ringstore.Backend;
+import io.ringstore.LogCapture;
+import io.ringstore.MemoryTempDir;
+import io.ringstore.Ring;
+import io.ringstore.RingFileException;
+import io.ringstore.RingStore;
+import io.ringstore.RingVersion;
+import io.ringstore.TestFiles;
 import io.ringstore.internal.format.RingFileDescriptor;
+import io.ringstore.migration.RolloutPolicy;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.AnnotatedElementContext;
-import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.api.io.TempDirFactory;
 
 import java.io.IOException;
 import java.lang.ref.WeakReference;
@@ -38,9 +44,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 /**
- * Hot reload under load: readers never see an error or an answer that does not belong to the
- * generation it came from, while the file is replaced a thousand times; bad files are refused and
- * the old generation keeps serving.
+ * Hot reload under load, through the router (its engine, the file watcher, is package-private):
+ * readers never see an error or an answer that does not belong to the generation it came from, while
+ * the file is replaced a thousand times; bad files are refused and the old generation keeps serving.
+ * The router routes between v1 and v2:8, so each route reaches both versions' rings.
  *
  * <p>Two backend sets with disjoint addresses, A (odd generations) and B (even generations), so every
  * key's answer tells which file it came from. The expected answers are read from separate copies of A
@@ -68,6 +75,9 @@ public class WatchedRingStoreTest {
     /** The handles readers use: (features, version). */
     private static final List<Set<String>> HANDLE_FEATURES = List.of(Set.of(), Set.of("x"), Set.of(), Set.of("x"));
     private static final List<RingVersion> HANDLE_VERSIONS = List.of(RingVersion.V1, RingVersion.V1, V2_8, V2_8);
+
+    /** For the lookups through {@link RingRouter.Route#backend}: about half of the keys on each version. */
+    private static final RolloutPolicy HALF = RolloutPolicy.everywhere(50);
 
     @TempDir(factory = MemoryTempDir.class)
     Path dir;
@@ -106,20 +116,25 @@ public class WatchedRingStoreTest {
         }
     }
 
-    /**
-     * A temporary directory in memory (/dev/shm) where there is one: RingBuilder forces every file to
-     * disk, which costs about 10 ms on a virtual disk and nothing on tmpfs; a thousand builds must
-     * stay fast. Elsewhere the default temporary directory.
-     */
-    public static final class MemoryTempDir implements TempDirFactory {
-        @Override
-        public Path createTempDirectory(AnnotatedElementContext element, ExtensionContext extension) throws IOException {
-            Path shm = Path.of("/dev/shm");
-            if (Files.isDirectory(shm) && Files.isWritable(shm)) {
-                return Files.createTempDirectory(shm, "ringstore-test-");
+    /** A router on {@code p} between v1 and v2:8, checking every {@code pollMillis} ms (0: only on checkNow), without an MBean. */
+    private static RingRouter watch(Path p, long pollMillis) throws RingFileException {
+        return RingRouter.builder(p).versions(RingVersion.V1, V2_8).policy(HALF).pollMillis(pollMillis).jmx(false).open();
+    }
+
+    /** The ring of handle {@code h}'s version on its route. */
+    private static Ring ringOf(RingRouter.Route route, int h) {
+        return HANDLE_VERSIONS.get(h).equals(RingVersion.V1) ? route.oldRing() : route.newRing();
+    }
+
+    /** The handle (same features) whose version the policy gives key {@code k}: what {@code route.backend(key)} answers as. */
+    private int handleOfKey(RingRouter router, int h, int k) {
+        RingVersion v = router.policy().migrates(keys[k], 0, keys[k].length) ? V2_8 : RingVersion.V1;
+        for (int i = 0; i < HANDLE_FEATURES.size(); i++) {
+            if (HANDLE_FEATURES.get(i).equals(HANDLE_FEATURES.get(h)) && HANDLE_VERSIONS.get(i).equals(v)) {
+                return i;
             }
-            return Files.createTempDirectory("ringstore-test-");
         }
+        throw new AssertionError("no handle for " + HANDLE_FEATURES.get(h) + " " + v);
     }
 
     private static String setFor(long generation) {
@@ -142,7 +157,7 @@ public class WatchedRingStoreTest {
     @Test
     void readersSeeOnlyCorrectAnswersWhileTheFileIsReplacedAThousandTimesByCheckNow() throws Exception {
         publish(1);
-        try (WatchedRingStore watched = WatchedRingStore.watch(path, 0)) {
+        try (RingRouter watched = watch(path, 0)) {
             hammer(watched, generation -> {
                 Instant before = Instant.now();
                 assertTrue(watched.checkNow(), "a newly published file must be switched to: generation " + generation);
@@ -157,7 +172,7 @@ public class WatchedRingStoreTest {
     @Test
     void readersSeeOnlyCorrectAnswersWhileTheBackgroundPollerFollowsAThousandReplacements() throws Exception {
         publish(1);
-        try (WatchedRingStore watched = WatchedRingStore.watch(path, 1)) {
+        try (RingRouter watched = watch(path, 1)) {
             // The writer does not wait for the poller: it may miss files that were replaced before it looked.
             hammer(watched, generation -> assertTrue(watched.generation() <= generation, "a generation from the future"));
             System.out.println("the poller switched " + watched.switches() + " times for " + REPLACEMENTS + " files");
@@ -174,10 +189,14 @@ public class WatchedRingStoreTest {
      * Runs {@value #READERS} readers over every handle while generations 2 .. {@value #REPLACEMENTS}+1
      * are published, calling {@code afterPublish} after each; then checks the readers' findings.
      */
-    private void hammer(WatchedRingStore watched, AfterPublish afterPublish) throws Exception {
-        List<WatchedRingStore.Live> handles = new ArrayList<>();
+    private void hammer(RingRouter watched, AfterPublish afterPublish) throws Exception {
+        List<RingRouter.Route> handles = new ArrayList<>();
+        int[][] handleOfKey = new int[HANDLE_FEATURES.size()][KEYS];
         for (int h = 0; h < HANDLE_FEATURES.size(); h++) {
-            handles.add(watched.ring(HANDLE_FEATURES.get(h), HANDLE_VERSIONS.get(h)));
+            handles.add(watched.route(HANDLE_FEATURES.get(h)));
+            for (int k = 0; k < KEYS; k++) {
+                handleOfKey[h][k] = handleOfKey(watched, h, k);
+            }
         }
         AtomicBoolean stop = new AtomicBoolean();
         AtomicLong errors = new AtomicLong();
@@ -196,8 +215,8 @@ public class WatchedRingStoreTest {
                     try {
                         int h = random.nextInt(handles.size());
                         int k = random.nextInt(KEYS);
-                        WatchedRingStore.Live live = handles.get(h);
-                        Ring ring = live.ring();
+                        RingRouter.Route live = handles.get(h);
+                        Ring ring = ringOf(live, h);
                         long generation = ring.store().generation();
                         int b = ring.lookup(keys[k]);
                         String answer = b < 0 ? "(none)" : ring.store().backend(b).address();
@@ -213,10 +232,12 @@ public class WatchedRingStoreTest {
                             distinct++;
                             lastGeneration = generation;
                         }
-                        // The convenience path: whichever generation served it, one of the two answers.
+                        // The router's lookup: whichever generation served it, one of the two answers of the
+                        // version the policy gives the key.
                         Backend any = live.backend(keys[k]);
-                        if (any == null || !(any.address().equals(expected[0][h][k]) || any.address().equals(expected[1][h][k]))) {
-                            error(errors, firstError, "reader " + id + ": backend(key " + k + ") on handle " + h + " = " + any);
+                        int hk = handleOfKey[h][k];
+                        if (any == null || !(any.address().equals(expected[0][hk][k]) || any.address().equals(expected[1][hk][k]))) {
+                            error(errors, firstError, "reader " + id + ": backend(key " + k + ") on handle " + hk + " = " + any);
                         }
                         if (++n % 256 == 0) {
                             Thread.yield(); // eight spinning readers on a small machine must not starve the publisher
@@ -272,9 +293,9 @@ public class WatchedRingStoreTest {
     void badFilesAreRefusedWithAReasonAndTheCurrentGenerationKeepsServing() throws Exception {
         publish(1);
         byte[] good = Files.readAllBytes(path);
-        try (WatchedRingStore watched = WatchedRingStore.watch(path, 0)) {
-            WatchedRingStore.Live all = watched.ring(Set.of());
-            WatchedRingStore.Live x2 = watched.ring(Set.of("x"), V2_8);
+        try (RingRouter watched = watch(path, 0)) {
+            RingRouter.Route all = watched.route(Set.of()); // handle 0: v1 of all backends
+            RingRouter.Route x2 = watched.route(Set.of("x")); // handle 3: v2:8 of x
             RingStore first = watched.current();
             Instant switched = watched.lastSwitch();
             assertEquals(1, watched.generation());
@@ -299,8 +320,8 @@ public class WatchedRingStoreTest {
                 String what = (String) c[0];
                 publishBytes((byte[]) c[1]);
                 assertRefused(watched, first, switched, what, (String) c[2]);
-                assertAnswers(all, 0, 0, what);
-                assertAnswers(x2, 3, 0, what);
+                assertAnswers(watched, all, 0, 0, what);
+                assertAnswers(watched, x2, 3, 0, what);
                 assertFalse(watched.checkNow(), what + ": the same bad file is not tried again");
             }
 
@@ -308,7 +329,7 @@ public class WatchedRingStoreTest {
             assertRefused(watched, first, switched, "no file", "no such file");
             Files.createDirectory(path);
             assertRefused(watched, first, switched, "a directory", "directory");
-            assertAnswers(all, 0, 0, "directory");
+            assertAnswers(watched, all, 0, 0, "directory");
             Files.delete(path);
 
             // A good file after all that: accepted, the reason cleared, the handles follow.
@@ -319,8 +340,8 @@ public class WatchedRingStoreTest {
             assertEquals(2, watched.generation());
             assertEquals(1, watched.switches());
             assertFalse(watched.lastSwitch().isBefore(before));
-            assertAnswers(all, 0, 1, "after the good file");
-            assertAnswers(x2, 3, 1, "after the good file");
+            assertAnswers(watched, all, 0, 1, "after the good file");
+            assertAnswers(watched, x2, 3, 1, "after the good file");
             // The first generation is still usable by whoever kept it (it is never unmapped under a reader).
             assertEquals(1, first.generation());
             assertEquals(expected[0][0][0], first.backend(first.ring(Set.of()).lookup(keys[0])).address());
@@ -328,27 +349,27 @@ public class WatchedRingStoreTest {
     }
 
     @Test
-    void aFileLackingAFeatureOrVersionThatALiveHandleUsesIsRefused() throws Exception {
+    void aFileLackingAFeatureOrVersionThatARouteUsesIsRefused() throws Exception {
         publish(1);
-        try (WatchedRingStore watched = WatchedRingStore.watch(path, 0)) {
-            WatchedRingStore.Live x2 = watched.ring(Set.of("x"), V2_8);
+        try (RingRouter watched = watch(path, 0)) {
+            RingRouter.Route x2 = watched.route(Set.of("x"));
             RingStore first = watched.current();
             Instant switched = watched.lastSwitch();
 
             // Same backends without the feature x.
             builder(A.replace(" features=x", ""), RingVersion.V1, V2_8).generation(2).build(path);
             assertRefused(watched, first, switched, "no feature x", "unknown feature 'x'");
-            assertAnswers(x2, 3, 0, "after the file without x");
+            assertAnswers(watched, x2, 3, 0, "after the file without x");
 
             // The feature, but not the version the handle uses.
             builder(B, RingVersion.V1, RingVersion.v2(16)).generation(3).build(path);
             assertRefused(watched, first, switched, "no v2:8", "version v2:8 is not in");
-            assertAnswers(x2, 3, 0, "after the file without v2:8");
+            assertAnswers(watched, x2, 3, 0, "after the file without v2:8");
 
             publish(4);
             assertTrue(watched.checkNow(), () -> "good file refused: " + watched.lastError());
             assertEquals(4, watched.generation());
-            assertAnswers(x2, 3, 1, "after the good file");
+            assertAnswers(watched, x2, 3, 1, "after the good file");
         }
     }
 
@@ -357,19 +378,19 @@ public class WatchedRingStoreTest {
     @Test
     void aHandleAskedForDuringACheckIsHeldToTheFileThatWillServe() throws Exception {
         publish(1);
-        try (WatchedRingStore watched = WatchedRingStore.watch(path, 0)) {
+        try (RingRouter watched = watch(path, 0)) {
             builder(A.replace(" features=x", ""), RingVersion.V1, V2_8).generation(2).build(path);
             AtomicReference<Object> asked = new AtomicReference<>();
             Thread asker = new Thread(() -> {
                 try {
-                    asked.set(watched.ring(Set.of("x"), V2_8));
+                    asked.set(watched.route(Set.of("x")));
                 } catch (RuntimeException e) {
                     asked.set(e);
                 }
             }, "asker");
             // The new file has been checked against every handle there is (none uses x); before it
             // serves, another thread asks for x, which generation 1 has and generation 2 lacks.
-            watched.beforeSwitch = () -> {
+            watched.engine().beforeSwitch = () -> {
                 asker.start();
                 while (asker.isAlive() && asker.getState() != Thread.State.BLOCKED && asker.getState() != Thread.State.WAITING) {
                     Thread.onSpinWait(); // until it has its handle, or waits for the check to end
@@ -388,8 +409,8 @@ public class WatchedRingStoreTest {
     @Test
     void aClosedHandleNoLongerHoldsBackAFileWithoutItsFeature() throws Exception {
         publish(1);
-        try (WatchedRingStore watched = WatchedRingStore.watch(path, 0)) {
-            WatchedRingStore.Live x2 = watched.ring(Set.of("x"), V2_8);
+        try (RingRouter watched = watch(path, 0)) {
+            RingRouter.Route x2 = watched.route(Set.of("x"));
             RingStore first = watched.current();
             builder(A.replace(" features=x", ""), RingVersion.V1, V2_8).generation(2).build(path);
             assertRefused(watched, first, watched.lastSwitch(), "no feature x", "unknown feature 'x'");
@@ -398,7 +419,7 @@ public class WatchedRingStoreTest {
             builder(B.replace(" features=x", ""), RingVersion.V1, V2_8).generation(3).build(path);
             assertTrue(watched.checkNow(), () -> "refused for a closed handle: " + watched.lastError());
             assertEquals(3, watched.generation());
-            IllegalStateException e = assertThrows(IllegalStateException.class, () -> x2.lookup(keys[0]));
+            IllegalStateException e = assertThrows(IllegalStateException.class, () -> x2.backend(keys[0]));
             assertTrue(e.getMessage().contains("closed"), e.getMessage());
         }
     }
@@ -406,8 +427,8 @@ public class WatchedRingStoreTest {
     @Test
     void aHandleNobodyHoldsNoLongerHoldsBackAFileWithoutItsFeature() throws Exception {
         publish(1);
-        try (WatchedRingStore watched = WatchedRingStore.watch(path, 0)) {
-            WeakReference<WatchedRingStore.Live> dropped = new WeakReference<>(watched.ring(Set.of("x"), V2_8));
+        try (RingRouter watched = watch(path, 0)) {
+            WeakReference<RingRouter.Route> dropped = new WeakReference<>(watched.route(Set.of("x")));
             for (int i = 0; i < 100 && dropped.get() != null; i++) {
                 System.gc();
                 Thread.sleep(10);
@@ -421,10 +442,10 @@ public class WatchedRingStoreTest {
     @Test
     void aFilePublishedBetweenStampAndOpenIsOneSwitch() throws Exception {
         publish(1);
-        try (WatchedRingStore watched = WatchedRingStore.watch(path, 0)) {
+        try (RingRouter watched = watch(path, 0)) {
             publish(2);
             AtomicBoolean once = new AtomicBoolean();
-            watched.afterStamp = () -> {
+            watched.engine().afterStamp = () -> {
                 if (once.compareAndSet(false, true)) {
                     try {
                         publish(3); // the stamp taken describes generation 2; the file opened next is 3
@@ -447,7 +468,7 @@ public class WatchedRingStoreTest {
     @Test
     void theServingFilePublishedAgainIsNoSwitch() throws Exception {
         publish(1);
-        try (WatchedRingStore watched = WatchedRingStore.watch(path, 0)) {
+        try (RingRouter watched = watch(path, 0)) {
             RingStore first = watched.current();
             publishBytes(Files.readAllBytes(path)); // a new file (new inode and time), the same generation
             assertFalse(watched.checkNow(), "the generation serving is not switched to again");
@@ -470,9 +491,9 @@ public class WatchedRingStoreTest {
     void anErrorInsideACheckIsLoggedAndThePollerGoesOn() throws Exception {
         publish(1);
         try (LogCapture log = new LogCapture(io.ringstore.internal.Poller.class);
-             WatchedRingStore watched = WatchedRingStore.watch(path, 5)) {
+             RingRouter watched = watch(path, 5)) {
             AtomicLong thrown = new AtomicLong();
-            watched.afterStamp = () -> {
+            watched.engine().afterStamp = () -> {
                 if (thrown.getAndIncrement() < 3) {
                     throw new StackOverflowError("thrown inside a check by the test");
                 }
@@ -496,7 +517,7 @@ public class WatchedRingStoreTest {
                 new StackOverflowError("fault"), new OutOfMemoryError("fault"), new AssertionError("fault"),
                 new InternalError("fault"), new LinkageError("fault"), new java.io.IOException("checked fault"));
         publish(1);
-        try (WatchedRingStore watched = WatchedRingStore.watch(path, 2)) {
+        try (RingRouter watched = watch(path, 2)) {
             long generation = 1;
             for (Throwable fault : faults) {
                 for (boolean beforeOpen : new boolean[] {true, false}) {
@@ -506,8 +527,8 @@ public class WatchedRingStoreTest {
                             throw WatchedRingStoreTest.<RuntimeException>sneaky(fault);
                         }
                     };
-                    watched.afterStamp = beforeOpen ? throwOnce : () -> { };
-                    watched.beforeSwitch = beforeOpen ? () -> { } : throwOnce;
+                    watched.engine().afterStamp = beforeOpen ? throwOnce : () -> { };
+                    watched.engine().beforeSwitch = beforeOpen ? () -> { } : throwOnce;
                     String what = fault + (beforeOpen ? " before opening" : " before switching");
                     publish(++generation);
                     assertTrue(waitFor(thrown::get), what + ": thrown within 10 s");
@@ -532,9 +553,9 @@ public class WatchedRingStoreTest {
     @Test
     void aFileThatRunsOutOfHeapIsRefusedAndTheNextGoodFileServes() throws Exception {
         publish(1);
-        try (WatchedRingStore watched = WatchedRingStore.watch(path, 5)) {
+        try (RingRouter watched = watch(path, 5)) {
             AtomicLong thrown = new AtomicLong();
-            watched.afterStamp = () -> {
+            watched.engine().afterStamp = () -> {
                 if (thrown.getAndIncrement() == 0) {
                     throw new OutOfMemoryError("Java heap space");
                 }
@@ -559,11 +580,11 @@ public class WatchedRingStoreTest {
     void aFifoAtThePathIsRefusedUnopened() throws Exception {
         Path fifo = dir.resolve("fifo.ring");
         TestFiles.mkfifo(fifo);
-        RingFileException e = assertThrows(RingFileException.class, () -> withinTenSeconds(() -> WatchedRingStore.watch(fifo, 5)));
+        RingFileException e = assertThrows(RingFileException.class, () -> withinTenSeconds(() -> watch(fifo, 5)));
         assertTrue(e.getMessage().contains("is not a regular file"), e.getMessage());
 
         publish(1);
-        try (WatchedRingStore watched = WatchedRingStore.watch(path, 5)) {
+        try (RingRouter watched = watch(path, 5)) {
             RingStore first = watched.current();
             Files.delete(path);
             TestFiles.mkfifo(path);
@@ -608,7 +629,7 @@ public class WatchedRingStoreTest {
         return condition.getAsBoolean();
     }
 
-    private static void assertRefused(WatchedRingStore watched, RingStore serving, Instant switched, String what, String reason) {
+    private static void assertRefused(RingRouter watched, RingStore serving, Instant switched, String what, String reason) {
         long switches = watched.switches();
         assertFalse(watched.checkNow(), what + ": must be refused");
         String error = watched.lastError();
@@ -621,14 +642,23 @@ public class WatchedRingStoreTest {
         assertEquals(switches, watched.switches(), what);
     }
 
-    /** Every key through {@code live} answers as handle {@code h} of set {@code set} (0 = A, 1 = B). */
-    private void assertAnswers(WatchedRingStore.Live live, int h, int set, String what) {
-        for (int k = 0; k < KEYS; k++) {
-            Backend b = live.backend(keys[k]);
-            assertNotNull(b, what);
-            assertEquals(expected[set][h][k], b.address(), what + ": key " + k);
-            Ring ring = live.ring();
-            assertEquals(expected[set][h][k], ring.store().backend(ring.lookup(keys[k])).address(), what);
+    /**
+     * Every key through {@code live} answers as handle {@code h} of set {@code set} (0 = A, 1 = B): the
+     * router's lookup, under a policy that gives every key handle h's version, and the ring serving.
+     */
+    private void assertAnswers(RingRouter router, RingRouter.Route live, int h, int set, String what) {
+        RolloutPolicy before = router.policy();
+        router.policy(HANDLE_VERSIONS.get(h).equals(RingVersion.V1) ? RolloutPolicy.NONE : RolloutPolicy.everywhere(100));
+        try {
+            for (int k = 0; k < KEYS; k++) {
+                Backend b = live.backend(keys[k]);
+                assertNotNull(b, what);
+                assertEquals(expected[set][h][k], b.address(), what + ": key " + k);
+                Ring ring = ringOf(live, h);
+                assertEquals(expected[set][h][k], ring.store().backend(ring.lookup(keys[k])).address(), what);
+            }
+        } finally {
+            router.policy(before);
         }
     }
 }

@@ -1,4 +1,4 @@
-package io.ringstore.internal;
+package io.ringstore.internal.format;
 
 import java.lang.foreign.MemorySegment;
 

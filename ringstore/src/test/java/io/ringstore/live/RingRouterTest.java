@@ -1,6 +1,10 @@
-package io.ringstore;
+package io.ringstore.live;
 
-import io.ringstore.migration.PolicyFile;
+import io.ringstore.Backend;
+import io.ringstore.MemoryTempDir;
+import io.ringstore.Ring;
+import io.ringstore.RingStore;
+import io.ringstore.RingVersion;
 import io.ringstore.migration.RolloutPolicy;
 import jdk.jfr.Recording;
 import jdk.jfr.consumer.RecordedEvent;
@@ -58,7 +62,7 @@ class RingRouterTest {
     private static final RingVersion V2_8 = RingVersion.v2(8);
     private static final int KEYS = 500;
 
-    @TempDir(factory = WatchedRingStoreTest.MemoryTempDir.class)
+    @TempDir(factory = MemoryTempDir.class)
     Path dir;
     private Path path;
     private byte[][] keys;
@@ -121,7 +125,7 @@ class RingRouterTest {
         Files.writeString(policyPath, "percent = 0\nscope = all\n");
         Told told = new Told();
         try (RingRouter router = RingRouter.builder(path).versions(RingVersion.V1, V2_8).pollMillis(0).jmx(false).listener(told).open();
-             PolicyFile policy = PolicyFile.watch(policyPath, router, "ams", 0)) {
+             PolicyFileWatcher policy = PolicyFileWatcher.watch(policyPath, router, "ams", 0)) {
             RingRouter.Route x = router.route(Set.of("x"));
             assertAnswers(x, a1, a2, 0, "generation 1 at 0 %");
             assertEquals(KEYS, router.oldLookups());
@@ -133,7 +137,7 @@ class RingRouterTest {
             assertEquals(KEYS, router.newLookups());
 
             publish(B, 2, RingVersion.V1, V2_8);
-            assertTrue(router.checkNow(), () -> "refused: " + router.watched().lastError());
+            assertTrue(router.checkNow(), () -> "refused: " + router.lastError());
             assertAnswers(x, b1, b2, RolloutPolicy.FULL, "generation 2 at 100 %");
 
             replace(policyPath, "percent = 37.5\nscope = ams,fra\n");
@@ -173,18 +177,18 @@ class RingRouterTest {
             RingRouter.Route x = router.route(Set.of("x"));
             publish(B, 2, RingVersion.V1);
             assertFalse(router.checkNow());
-            assertTrue(router.watched().lastError().contains("version v2"), router.watched().lastError());
+            assertTrue(router.lastError().contains("version v2"), router.lastError());
 
             publish(B.replace(" features=x", ""), 3, RingVersion.V1, V2_8);
             assertFalse(router.checkNow());
-            assertTrue(router.watched().lastError().contains("unknown feature 'x'"), router.watched().lastError());
-            assertEquals(1, router.watched().generation());
+            assertTrue(router.lastError().contains("unknown feature 'x'"), router.lastError());
+            assertEquals(1, router.generation());
             assertNotNull(x.backend(keys[0]));
 
             x.close();
             publish(B.replace(" features=x", ""), 4, RingVersion.V1, V2_8);
-            assertTrue(router.checkNow(), () -> "refused for a closed route: " + router.watched().lastError());
-            assertEquals(4, router.watched().generation());
+            assertTrue(router.checkNow(), () -> "refused for a closed route: " + router.lastError());
+            assertEquals(4, router.generation());
         }
         publish(A, 5, RingVersion.V1);
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
@@ -199,19 +203,19 @@ class RingRouterTest {
         try (RingRouter router = RingRouter.builder(path).pollMillis(0).jmx(false).listener(told).open()) {
             publish(B, 3, RingVersion.V1);
             assertFalse(router.checkNow());
-            String reason = router.watched().lastError();
+            String reason = router.lastError();
             assertEquals("generation 3 is lower than generation 5 serving (an old file copied into place? publish with a higher"
                     + " generation, or allow older generations)", reason);
             assertEquals(List.of("refused 5 " + reason), told.lines);
-            assertEquals(5, router.watched().generation());
+            assertEquals(5, router.generation());
             publish(B, 6, RingVersion.V1);
             assertTrue(router.checkNow(), "a higher generation is switched to");
         }
         publish(A, 7, RingVersion.V1);
         try (RingRouter router = RingRouter.builder(path).pollMillis(0).jmx(false).allowOlderGeneration(true).open()) {
             publish(B, 3, RingVersion.V1);
-            assertTrue(router.checkNow(), () -> "allowed, yet refused: " + router.watched().lastError());
-            assertEquals(3, router.watched().generation());
+            assertTrue(router.checkNow(), () -> "allowed, yet refused: " + router.lastError());
+            assertEquals(3, router.generation());
         }
     }
 
@@ -262,8 +266,8 @@ class RingRouterTest {
             try {
                 for (long g = 2; g <= 31; g++) {
                     publish(fleet, g, RingVersion.V1);
-                    assertTrue(router.checkNow(), () -> "refused: " + router.watched().lastError());
-                    assertEquals(0, router.watched().retiredGenerations());
+                    assertTrue(router.checkNow(), () -> "refused: " + router.lastError());
+                    assertEquals(0, router.retiredGenerations());
                     maxMapped = Math.max(maxMapped, ringMappings());
                 }
             } finally {
@@ -273,7 +277,7 @@ class RingRouterTest {
                 }
             }
             System.out.printf("30 republishes: %d lookups, %d retried on the new generation, at most %d ring mappings%n",
-                    lookups.get(), router.watched().lookupRetries(), maxMapped);
+                    lookups.get(), router.lookupRetries(), maxMapped);
             assertEquals(0, failures.get(), () -> failures.get() + " failed lookups; first: " + firstFailure.get());
             assertTrue(lookups.get() > 0);
             assertTrue(maxMapped >= 1 && maxMapped <= 2, "ring files mapped: " + maxMapped);
@@ -290,10 +294,10 @@ class RingRouterTest {
     void aReplacedGenerationStaysUsableDuringItsGracePeriod() throws Exception {
         publish(A, 1, RingVersion.V1);
         try (RingRouter router = RingRouter.builder(path).pollMillis(0).graceMillis(3_600_000).jmx(false).open()) {
-            RingStore first = router.watched().current();
+            RingStore first = router.current();
             publish(B, 2, RingVersion.V1);
             assertTrue(router.checkNow());
-            assertEquals(1, router.watched().retiredGenerations());
+            assertEquals(1, router.retiredGenerations());
             assertTrue(first.ring(Set.of()).lookup(keys[0]) >= 0, "mapped until its grace period passes");
         }
     }
@@ -356,7 +360,7 @@ class RingRouterTest {
             assertTrue(router.checkNow());
             assertEquals("2", server.getAttribute(name, "Generation"));
             assertEquals(1L, server.getAttribute(name, "Switches"));
-            assertEquals(router.watched().lastSwitch().toString(), server.getAttribute(name, "LastSwitch"));
+            assertEquals(router.lastSwitch().toString(), server.getAttribute(name, "LastSwitch"));
             publish(B, 3, RingVersion.V1);
             assertFalse(router.checkNow());
             assertTrue(((String) server.getAttribute(name, "LastError")).contains("version v2:8"));
@@ -370,7 +374,7 @@ class RingRouterTest {
         try (RingRouter router = RingRouter.builder(path).versions(RingVersion.V1, V2_8).policy(RolloutPolicy.everywhere(50))
                 .pollMillis(0).jmx(false).open(); Arena arena = Arena.ofConfined()) {
             RingRouter.Route all = router.route(Set.of());
-            RingStore store = router.watched().current();
+            RingStore store = router.current();
             for (int k = 0; k < KEYS; k++) {
                 byte[] key = keys[k];
                 Ring ring = store.ring(Set.of(), RolloutPolicy.bucket(key, 0, key.length) < 5000 ? V2_8 : RingVersion.V1);

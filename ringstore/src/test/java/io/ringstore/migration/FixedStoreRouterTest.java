@@ -1,10 +1,12 @@
 package io.ringstore.migration;
 
+import io.ringstore.Backend;
 import io.ringstore.Ring;
-
+import io.ringstore.RingFileException;
 import io.ringstore.RingStore;
 import io.ringstore.RingVersion;
 import io.ringstore.TestRings;
+import io.ringstore.live.RingRouter;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -24,18 +26,21 @@ import static io.ringstore.migration.RolloutPolicyTest.Z_1E4;
 import static io.ringstore.migration.RolloutPolicyTest.assertWithinBinomial;
 import static io.ringstore.migration.RolloutPolicyTest.chiSquareCritical;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 /**
- * {@link VersionSelector} on a file holding v1 and v2:16 of 24 backends, over a million seeded keys:
+ * A router over a fixed store ({@link RingRouter#builder(RingStore)}) on a file holding v1 and v2:16 of
+ * 24 backends, over a million seeded keys:
  * every answer is the chosen version's, the choice is stable and monotone and does not depend on the
  * ring, migrated keys spread over every backend and the whole hash line, a rollback takes effect on the
  * next lookup, and the counters are exact, also with threads changing the policy under lookups.
  */
-class VersionSelectorTest {
+class FixedStoreRouterTest {
     private static final RingVersion NEW = RingVersion.v2(16);
     private static final int BACKENDS = 24;
 
@@ -82,8 +87,22 @@ class VersionSelectorTest {
         other.close();
     }
 
-    private static VersionSelector selector(RolloutPolicy policy) {
-        return new VersionSelector(store, RingVersion.V1, NEW, policy);
+    private static RingRouter selector(RolloutPolicy policy) {
+        return router(store, RingVersion.V1, NEW, policy);
+    }
+
+    private static RingRouter router(RingStore over, RingVersion oldVersion, RingVersion newVersion, RolloutPolicy policy) {
+        try {
+            return RingRouter.builder(over).versions(oldVersion, newVersion).policy(policy).open();
+        } catch (RingFileException e) {
+            throw new AssertionError("a fixed store is not opened again", e);
+        }
+    }
+
+    /** Key {@code i}'s backend index through {@code route} (counted by the router), or -1. */
+    private static int lookup(RingRouter.Route route, int i) {
+        Backend b = route.backend(keys.bytes, keys.offset(i), keys.length(i));
+        return b == null ? Ring.NO_BACKEND : b.index();
     }
 
     private static int count(IntPredicate bucketTest) {
@@ -97,22 +116,44 @@ class VersionSelectorTest {
     @Test
     void bothVersionsMustBeInTheFile() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> new VersionSelector(store, RingVersion.V1, RingVersion.v2(32), RolloutPolicy.NONE));
+                () -> router(store, RingVersion.V1, RingVersion.v2(32), RolloutPolicy.NONE));
         assertTrue(e.getMessage().contains("v2:32") && e.getMessage().contains(store.path().toString()), e::getMessage);
-        assertThrows(IllegalArgumentException.class, () -> new VersionSelector(other, RingVersion.V1, NEW, RolloutPolicy.NONE));
+        assertThrows(IllegalArgumentException.class, () -> router(other, RingVersion.V1, NEW, RolloutPolicy.NONE));
+    }
+
+    /** Over a fixed store the router never looks at the path, registers no MBean, and leaves the store open when closed. */
+    @Test
+    void aFixedStoreIsServedAsItIsAndLeftOpen() throws Exception {
+        RingRouter router = selector(RolloutPolicy.NONE);
+        assertSame(store, router.current());
+        assertEquals(store.generation(), router.generation());
+        assertEquals(store.path(), router.path());
+        assertNull(router.mbeanName());
+        assertFalse(router.checkNow(), "a fixed store is never switched");
+        assertEquals(0, router.switches());
+        RingRouter.Route route = router.route(Set.of());
+        int before = oldAnswer[0];
+        router.close();
+        assertEquals(before, store.ring(Set.of(), RingVersion.V1).lookup(keys.bytes, keys.offset(0), keys.length(0)),
+                "the store stays open: its owner closes it");
+        IllegalStateException e = assertThrows(IllegalStateException.class, () -> lookup(route, 0));
+        assertTrue(e.getMessage().contains("closed"), e.getMessage());
     }
 
     @Test
     void everyLookupIsTheChosenVersionsAnswer() {
-        VersionSelector sel = selector(RolloutPolicy.everywhere(10));
-        VersionSelector.Pair pair = sel.rings(Set.of());
+        RingRouter sel = selector(RolloutPolicy.everywhere(10));
+        RingRouter.Route pair = sel.route(Set.of());
         assertEquals(RingVersion.V1, pair.oldRing().version());
         assertEquals(NEW, pair.newRing().version());
         for (int i = 0; i < keys.size(); i++) {
             boolean migrated = buckets[i] < 1000;
             int expected = migrated ? newAnswer[i] : oldAnswer[i];
-            int got = pair.lookup(keys.bytes, keys.offset(i), keys.length(i));
-            if (got != expected || pair.select(keys.copy(i)) != (migrated ? pair.newRing() : pair.oldRing())) {
+            int got = lookup(pair, i);
+            long newBefore = sel.newLookups();
+            Backend selected = pair.select(keys.copy(i), 1, b -> true); // the key's own point, on the version chosen
+            boolean selectedNew = sel.newLookups() != newBefore;
+            if (got != expected || selectedNew != migrated || selected == null || selected.index() != expected) {
                 fail("key " + i + " (bucket " + buckets[i] + "): answer " + got + ", expected " + expected);
             }
         }
@@ -126,12 +167,12 @@ class VersionSelectorTest {
 
     @Test
     void featureRingsArePairedByVersion() {
-        VersionSelector sel = selector(RolloutPolicy.everywhere(50));
-        VersionSelector.Pair ssd = sel.rings(Set.of("ssd"));
+        RingRouter sel = selector(RolloutPolicy.everywhere(50));
+        RingRouter.Route ssd = sel.route(Set.of("ssd"));
         assertSame(store.ring(Set.of("ssd"), RingVersion.V1), ssd.oldRing());
         assertSame(store.ring(Set.of("ssd"), NEW), ssd.newRing());
         for (int i = 0; i < 100_000; i++) {
-            int b = ssd.lookup(keys.bytes, keys.offset(i), keys.length(i));
+            int b = lookup(ssd, i);
             assertTrue(store.backend(b).features().contains("ssd"), () -> "backend without the feature: " + store.backend(b));
         }
     }
@@ -144,8 +185,8 @@ class VersionSelectorTest {
     @Test
     void choiceIsStableAndMonotoneAsTheRolloutRises() {
         double[] fractions = {0, 0.01, 0.02, 0.5, 1, 1.01, 5, 10, 10.01, 25, 50, 75, 99.98, 99.99, 100};
-        VersionSelector sel = selector(RolloutPolicy.NONE);
-        VersionSelector elsewhere = new VersionSelector(other, RingVersion.v2(3), RingVersion.V1, RolloutPolicy.NONE);
+        RingRouter sel = selector(RolloutPolicy.NONE);
+        RingRouter elsewhere = router(other, RingVersion.v2(3), RingVersion.V1, RolloutPolicy.NONE);
         boolean[] migrated = new boolean[keys.size()];
         for (double f : fractions) {
             sel.policy(sel.policy().withPercent(f));
@@ -154,11 +195,11 @@ class VersionSelectorTest {
             boolean checkOther = f == 10 || f == 99.99;
             int n = 0;
             for (int i = 0; i < keys.size(); i++) {
-                boolean now = sel.usesNew(keys.bytes, keys.offset(i), keys.length(i));
+                boolean now = sel.policy().migrates(keys.bytes, keys.offset(i), keys.length(i));
                 if (migrated[i] && !now) {
                     fail("key " + i + " went back to the old version when the rollout rose to " + f + " %");
                 }
-                if (checkOther && now != elsewhere.usesNew(keys.bytes, keys.offset(i), keys.length(i))) {
+                if (checkOther && now != elsewhere.policy().migrates(keys.bytes, keys.offset(i), keys.length(i))) {
                     fail("key " + i + " at " + f + " %: the choice depends on the file");
                 }
                 migrated[i] = now;
@@ -176,12 +217,12 @@ class VersionSelectorTest {
      */
     @Test
     void migratedKeysSpreadOverEveryBackendAndTheWholeLine() {
-        VersionSelector sel = selector(RolloutPolicy.everywhere(10));
+        RingRouter sel = selector(RolloutPolicy.everywhere(10));
         boolean[] migrated = new boolean[keys.size()];
         int[] arc = new int[keys.size()];
         boolean[] lowestArc = new boolean[keys.size()];
         for (int i = 0; i < keys.size(); i++) {
-            migrated[i] = sel.usesNew(keys.bytes, keys.offset(i), keys.length(i));
+            migrated[i] = sel.policy().migrates(keys.bytes, keys.offset(i), keys.length(i));
             long h = Integer.toUnsignedLong(keys.ringHash(i));
             arc[i] = (int) (h >>> 26);
             lowestArc[i] = h < (long) (0.1 * 4294967296.0);
@@ -241,14 +282,14 @@ class VersionSelectorTest {
      */
     @Test
     void rolloutMovesTheDiffTimesTheFraction() {
-        VersionSelector sel = selector(RolloutPolicy.NONE);
-        VersionSelector.Pair pair = sel.rings(Set.of());
+        RingRouter sel = selector(RolloutPolicy.NONE);
+        RingRouter.Route pair = sel.route(Set.of());
         RingDiff diff = RingDiff.between(pair.oldRing(), pair.newRing());
         for (double p : new double[] {10, 50, 100}) {
             sel.policy(RolloutPolicy.everywhere(p));
             int changed = 0;
             for (int i = 0; i < keys.size(); i++) {
-                changed += pair.lookup(keys.bytes, keys.offset(i), keys.length(i)) != oldAnswer[i] ? 1 : 0;
+                changed += lookup(pair, i) != oldAnswer[i] ? 1 : 0;
             }
             assertWithinBinomial(changed, keys.size(), diff.movedAtRollout(p), "keys changing backend at " + p + " %");
         }
@@ -256,10 +297,10 @@ class VersionSelectorTest {
 
     @Test
     void outsideTheScopeEveryLookupIsOld() {
-        VersionSelector sel = selector(RolloutPolicy.in(100, Set.of("ams", "fra"), "lhr"));
-        VersionSelector.Pair pair = sel.rings(Set.of());
+        RingRouter sel = selector(RolloutPolicy.in(100, Set.of("ams", "fra"), "lhr"));
+        RingRouter.Route pair = sel.route(Set.of());
         for (int i = 0; i < keys.size(); i++) {
-            if (pair.lookup(keys.bytes, keys.offset(i), keys.length(i)) != oldAnswer[i]) {
+            if (lookup(pair, i) != oldAnswer[i]) {
                 fail("key " + i + ": out of scope but not the old ring's answer");
             }
         }
@@ -267,7 +308,7 @@ class VersionSelectorTest {
         assertEquals(0, sel.newLookups());
         sel.policy(RolloutPolicy.in(100, Set.of("ams", "fra"), "ams"));
         for (int i = 0; i < keys.size(); i++) {
-            if (pair.lookup(keys.bytes, keys.offset(i), keys.length(i)) != newAnswer[i]) {
+            if (lookup(pair, i) != newAnswer[i]) {
                 fail("key " + i + ": in scope at 100 % but not the new ring's answer");
             }
         }
@@ -277,16 +318,16 @@ class VersionSelectorTest {
     @Test
     void rollbackTakesEffectOnTheNextLookup() {
         for (double from : new double[] {50, 100}) {
-            VersionSelector sel = selector(RolloutPolicy.in(from, Set.of("ams"), "ams"));
-            VersionSelector.Pair pair = sel.rings(Set.of());
+            RingRouter sel = selector(RolloutPolicy.in(from, Set.of("ams"), "ams"));
+            RingRouter.Route pair = sel.route(Set.of());
             for (int i = 0; i < 1000; i++) {
-                pair.lookup(keys.bytes, keys.offset(i), keys.length(i));
+                lookup(pair, i);
             }
             long newBefore = sel.newLookups();
             assertTrue(newBefore > 0, "some keys were on the new version");
             sel.policy(sel.policy().withPercent(0));
             for (int i = 0; i < keys.size(); i++) {
-                if (pair.lookup(keys.bytes, keys.offset(i), keys.length(i)) != oldAnswer[i]) {
+                if (lookup(pair, i) != oldAnswer[i]) {
                     fail("key " + i + " not on the old version after the rollback from " + from + " %");
                 }
             }
@@ -303,80 +344,89 @@ class VersionSelectorTest {
      */
     @Test
     void lookupsWhileThePolicyChanges() throws Exception {
-        VersionSelector sel = selector(RolloutPolicy.everywhere(50));
-        VersionSelector.Pair pair = sel.rings(Set.of());
-        int threads = 4;
-        int slice = keys.size() / threads;
-        int passes = 2;
-        ConcurrentLinkedQueue<Throwable> errors = new ConcurrentLinkedQueue<>();
-        CountDownLatch lookedUp = new CountDownLatch(threads);
-        CountDownLatch rolledBack = new CountDownLatch(1);
-        List<Thread> lookers = new ArrayList<>();
-        for (int t = 0; t < threads; t++) {
-            int from = t * slice;
-            lookers.add(Thread.ofPlatform().name("looker-" + t).start(() -> {
-                try {
-                    for (int pass = 0; pass < passes; pass++) {
-                        for (int i = from; i < from + slice; i++) {
-                            int got = pair.lookup(keys.bytes, keys.offset(i), keys.length(i));
-                            if (got != oldAnswer[i] && got != newAnswer[i]) {
-                                throw new AssertionError("key " + i + ": answer " + got + " is neither the old ring's "
-                                        + oldAnswer[i] + " nor the new ring's " + newAnswer[i]);
+        // The router logs each policy change (INFO): thousands of lines would slow the changer more
+        // than the lookups; the changes themselves are what this test is about.
+        java.util.logging.Logger log = java.util.logging.Logger.getLogger(RingRouter.class.getName());
+        java.util.logging.Level level = log.getLevel();
+        log.setLevel(java.util.logging.Level.WARNING);
+        try {
+            RingRouter sel = selector(RolloutPolicy.everywhere(50));
+            RingRouter.Route pair = sel.route(Set.of());
+            int threads = 4;
+            int slice = keys.size() / threads;
+            int passes = 2;
+            ConcurrentLinkedQueue<Throwable> errors = new ConcurrentLinkedQueue<>();
+            CountDownLatch lookedUp = new CountDownLatch(threads);
+            CountDownLatch rolledBack = new CountDownLatch(1);
+            List<Thread> lookers = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                int from = t * slice;
+                lookers.add(Thread.ofPlatform().name("looker-" + t).start(() -> {
+                    try {
+                        for (int pass = 0; pass < passes; pass++) {
+                            for (int i = from; i < from + slice; i++) {
+                                int got = lookup(pair, i);
+                                if (got != oldAnswer[i] && got != newAnswer[i]) {
+                                    throw new AssertionError("key " + i + ": answer " + got + " is neither the old ring's "
+                                            + oldAnswer[i] + " nor the new ring's " + newAnswer[i]);
+                                }
                             }
                         }
-                    }
-                    lookedUp.countDown();
-                    rolledBack.await();
-                    for (int i = from; i < from + slice; i++) {
-                        if (pair.lookup(keys.bytes, keys.offset(i), keys.length(i)) != oldAnswer[i]) {
-                            throw new AssertionError("key " + i + " not on the old version after the rollback");
+                        lookedUp.countDown();
+                        rolledBack.await();
+                        for (int i = from; i < from + slice; i++) {
+                            if (lookup(pair, i) != oldAnswer[i]) {
+                                throw new AssertionError("key " + i + " not on the old version after the rollback");
+                            }
                         }
+                    } catch (Throwable e) {
+                        errors.add(e);
+                        lookedUp.countDown();
                     }
+                }));
+            }
+            int[] changes = {0};
+            Thread changer = Thread.ofPlatform().name("changer").start(() -> {
+                SplittableRandom r = new SplittableRandom(3);
+                try {
+                    while (lookedUp.getCount() > 0) {
+                        double percent = switch (r.nextInt(4)) {
+                            case 0 -> 0;
+                            case 1 -> 100;
+                            default -> r.nextInt(RolloutPolicy.FULL + 1) / 100.0;
+                        };
+                        sel.policy(r.nextBoolean() ? RolloutPolicy.everywhere(percent)
+                                : RolloutPolicy.in(percent, Set.of("ams"), r.nextBoolean() ? "ams" : "fra"));
+                        changes[0]++;
+                        Thread.yield();
+                    }
+                    lookedUp.await();
+                    sel.policy(sel.policy().withPercent(0));
+                    rolledBack.countDown();
                 } catch (Throwable e) {
                     errors.add(e);
-                    lookedUp.countDown();
+                    rolledBack.countDown();
                 }
-            }));
-        }
-        int[] changes = {0};
-        Thread changer = Thread.ofPlatform().name("changer").start(() -> {
-            SplittableRandom r = new SplittableRandom(3);
-            try {
-                while (lookedUp.getCount() > 0) {
-                    double percent = switch (r.nextInt(4)) {
-                        case 0 -> 0;
-                        case 1 -> 100;
-                        default -> r.nextInt(RolloutPolicy.FULL + 1) / 100.0;
-                    };
-                    sel.policy(r.nextBoolean() ? RolloutPolicy.everywhere(percent)
-                            : RolloutPolicy.in(percent, Set.of("ams"), r.nextBoolean() ? "ams" : "fra"));
-                    changes[0]++;
-                    Thread.yield();
-                }
-                lookedUp.await();
-                sel.policy(sel.policy().withPercent(0));
-                rolledBack.countDown();
-            } catch (Throwable e) {
-                errors.add(e);
-                rolledBack.countDown();
+            });
+            changer.join(30_000);
+            for (Thread t : lookers) {
+                t.join(30_000);
             }
-        });
-        changer.join(30_000);
-        for (Thread t : lookers) {
-            t.join(30_000);
+            assertTrue(errors.isEmpty(), () -> "errors: " + errors);
+            assertTrue(changes[0] > 10, "the policy changed " + changes[0] + " times during the lookups");
+            long lookups = (long) threads * slice * (passes + 1);
+            assertEquals(lookups, sel.oldLookups() + sel.newLookups(), "old + new lookups");
+            assertTrue(sel.newLookups() > 0 && sel.oldLookups() > 0, "both versions answered");
+        } finally {
+            log.setLevel(level);
         }
-        assertTrue(errors.isEmpty(), () -> "errors: " + errors);
-        assertTrue(changes[0] > 10, "the policy changed " + changes[0] + " times during the lookups");
-        long lookups = (long) threads * slice * (passes + 1);
-        assertEquals(lookups, sel.oldLookups() + sel.newLookups(), "old + new lookups");
-        assertTrue(sel.newLookups() > 0 && sel.oldLookups() > 0, "both versions answered");
     }
 
     /** With a fixed policy the counters under contention are exactly the keys' buckets times the passes. */
     @Test
     void countersAreExactUnderContention() throws Exception {
-        VersionSelector sel = selector(RolloutPolicy.everywhere(30));
-        VersionSelector.Pair pair = sel.rings(Set.of());
+        RingRouter sel = selector(RolloutPolicy.everywhere(30));
+        RingRouter.Route pair = sel.route(Set.of());
         int threads = 4;
         int passes = 2;
         ConcurrentLinkedQueue<Throwable> errors = new ConcurrentLinkedQueue<>();
@@ -386,7 +436,7 @@ class VersionSelectorTest {
                 try {
                     for (int pass = 0; pass < passes; pass++) {
                         for (int i = 0; i < keys.size(); i += 2) {
-                            pair.select(keys.bytes, keys.offset(i), keys.length(i));
+                            pair.backend(keys.bytes, keys.offset(i), keys.length(i));
                         }
                     }
                 } catch (Throwable e) {

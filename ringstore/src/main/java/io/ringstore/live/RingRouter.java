@@ -1,6 +1,10 @@
-package io.ringstore;
+package io.ringstore.live;
 
-import io.ringstore.migration.PolicyFile;
+import io.ringstore.Backend;
+import io.ringstore.Ring;
+import io.ringstore.RingFileException;
+import io.ringstore.RingStore;
+import io.ringstore.RingVersion;
 import io.ringstore.migration.RolloutPolicy;
 import io.ringstore.state.SharedLoad;
 
@@ -13,23 +17,26 @@ import java.lang.foreign.MemorySegment;
 import java.lang.management.ManagementFactory;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
+import java.time.Instant;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Predicate;
 
 /**
- * The one handle a router holds: it follows a published ring file (a {@link WatchedRingStore}: verify
- * before switching, refuse bad files, old generations unmapped a grace period after a switch) and
- * routes each key to the old or the new version of the current generation by a {@link RolloutPolicy}
- * that can change at any time ({@link #policy(RolloutPolicy)}, or a {@link PolicyFile}).
+ * The one serving handle: it follows a published ring file (verify before switching, refuse bad
+ * files, old generations unmapped a grace period after a switch) and routes each key to the old or
+ * the new version of the current generation by a {@link RolloutPolicy} that can change at any time
+ * ({@link #policy(RolloutPolicy)}, or a {@link PolicyFileWatcher}). Over a fixed, already-open
+ * {@link RingStore} ({@link #builder(RingStore)}) it routes the same way and never switches.
+ * ({@link RingStore} and {@link Ring} are the offline handle, for tools.)
  *
  * <pre>{@code
  * try (RingRouter router = RingRouter.builder(Path.of("/etc/ring/fleet.ring"))
  *         .versions(RingVersion.V1, RingVersion.v2(16))
  *         .policy(RolloutPolicy.everywhere(5))
  *         .open();
- *      PolicyFile pf = PolicyFile.watch(Path.of("/etc/ring/rollout.policy"), router, "ams", 1000)) {
+ *      PolicyFileWatcher pf = PolicyFileWatcher.watch(Path.of("/etc/ring/rollout.policy"), router::policy, router::policy, "ams", 1000)) {
  *     RingRouter.Route eu = router.route(Set.of("eu"));   // once per feature set
  *     Backend b = eu.backend(key);                        // per request; null: no backend
  * }
@@ -62,8 +69,8 @@ public final class RingRouter implements AutoCloseable {
     private final LongAdder oldLookups = new LongAdder();
     private final LongAdder newLookups = new LongAdder();
     /** Holds the router's versions in every new file, whatever the routes. */
-    private final WatchedRingStore.Live oldPin;
-    private final WatchedRingStore.Live newPin;
+    private final WatchedRingStore.Handle oldPin;
+    private final WatchedRingStore.Handle newPin;
     private final ObjectName mbeanName;
 
     private RingRouter(Builder b, WatchedRingStore watched) {
@@ -75,6 +82,18 @@ public final class RingRouter implements AutoCloseable {
         this.oldPin = watched.ring(Set.of(), oldVersion);
         this.newPin = watched.ring(Set.of(), newVersion);
         this.mbeanName = b.jmx ? register(watched.path(), new Bean()) : null;
+    }
+
+    /**
+     * Starts a router over {@code store}, open already and left open: the router never switches
+     * (no path is watched), closing it leaves the store to its owner, and it registers no MBean unless
+     * told to. What a migration over one file uses: the rollout counting and lookups are the router's.
+     *
+     * @param store the open store
+     * @return this builder
+     */
+    public static Builder builder(RingStore store) {
+        return new Builder(Objects.requireNonNull(store, "store"));
     }
 
     /**
@@ -90,6 +109,8 @@ public final class RingRouter implements AutoCloseable {
     /** How a router is made; every setting has a default. */
     public static final class Builder {
         private final Path path;
+        /** A fixed store to route over, or null to follow {@link #path}. */
+        private final RingStore store;
         private RingVersion oldVersion;
         private RingVersion newVersion;
         private RolloutPolicy policy = RolloutPolicy.NONE;
@@ -98,10 +119,18 @@ public final class RingRouter implements AutoCloseable {
         private boolean allowOlderGeneration;
         private RingListener listener = new RingListener() {
         };
-        private boolean jmx = true;
+        private boolean jmx;
 
         private Builder(Path path) {
             this.path = Objects.requireNonNull(path, "path");
+            this.store = null;
+            this.jmx = true;
+        }
+
+        private Builder(RingStore store) {
+            this.path = store.path();
+            this.store = store;
+            this.jmx = false;
         }
 
         /**
@@ -129,7 +158,7 @@ public final class RingRouter implements AutoCloseable {
         }
 
         /**
-         * How often the path is checked ({@value WatchedRingStore#DEFAULT_POLL_MILLIS} ms by default); 0: only on {@link RingRouter#checkNow()}.
+         * How often the path is checked (200 ms by default); 0: only on {@link RingRouter#checkNow()}.
          *
          * @param pollMillis how often to look at the file, in milliseconds (0: only on {@code checkNow()})
          * @return this builder
@@ -140,7 +169,7 @@ public final class RingRouter implements AutoCloseable {
         }
 
         /**
-         * How long a replaced generation stays mapped ({@value WatchedRingStore#DEFAULT_GRACE_MILLIS}
+         * How long a replaced generation stays mapped (500
          * ms by default). 0 unmaps it at the switch: lookups racing the switch are then looked up again
          * on the new generation, which is correct but costs them a second lookup.
          *
@@ -177,7 +206,7 @@ public final class RingRouter implements AutoCloseable {
         }
 
         /**
-         * Whether the router registers its MBean (true by default).
+         * Whether the router registers its MBean (true by default for a path, false over a fixed store).
          *
          * @param jmx false for no MBean
          * @return this builder
@@ -188,14 +217,16 @@ public final class RingRouter implements AutoCloseable {
         }
 
         /**
-         * Opens and verifies the file and starts watching it.
+         * Opens and verifies the file and starts watching it; over a fixed store, only checks that the
+         * store has the versions (the store is not verified again).
          *
          * @return the router, serving the file's current generation
          * @throws RingFileException        when the file there now cannot be opened or fails verification
          * @throws IllegalArgumentException when the file lacks either version
          */
         public RingRouter open() throws RingFileException {
-            WatchedRingStore w = WatchedRingStore.watch(path, pollMillis, graceMillis, allowOlderGeneration, listener);
+            WatchedRingStore w = store != null ? WatchedRingStore.fixed(store, listener)
+                    : WatchedRingStore.watch(path, pollMillis, graceMillis, allowOlderGeneration, listener);
             try {
                 return new RingRouter(this, w);
             } catch (RuntimeException e) {
@@ -213,7 +244,7 @@ public final class RingRouter implements AutoCloseable {
      * @throws IllegalArgumentException when the generation serving lacks a feature
      */
     public Route route(Set<String> features) {
-        WatchedRingStore.Live oldRing = watched.ring(features, oldVersion);
+        WatchedRingStore.Handle oldRing = watched.ring(features, oldVersion);
         try {
             return new Route(oldRing, oldVersion.equals(newVersion) ? oldRing : watched.ring(features, newVersion));
         } catch (RuntimeException e) {
@@ -226,12 +257,18 @@ public final class RingRouter implements AutoCloseable {
      * One feature set's route: lookups pick the version by the router's policy (counting each in
      * {@link #oldLookups()} or {@link #newLookups()}), then answer from that version's ring of the
      * generation serving. A lookup never fails because of a switch or an unmapped generation.
+     *
+     * <p>Keys come in four shapes, the same for every operation: {@code byte[]}, a range of a
+     * {@code byte[]}, a {@link ByteBuffer}'s bytes from its position to its limit (heap or direct; the
+     * buffer is not moved) and a {@link MemorySegment}'s bytes (heap or native). Each shape's method
+     * picks the version and hashes the key, then calls the one implementation of the operation.
+     * Allocation-free.
      */
     public final class Route implements AutoCloseable {
-        private final WatchedRingStore.Live oldRing;
-        private final WatchedRingStore.Live newRing;
+        private final WatchedRingStore.Handle oldRing;
+        private final WatchedRingStore.Handle newRing;
 
-        private Route(WatchedRingStore.Live oldRing, WatchedRingStore.Live newRing) {
+        private Route(WatchedRingStore.Handle oldRing, WatchedRingStore.Handle newRing) {
             this.oldRing = oldRing;
             this.newRing = newRing;
         }
@@ -254,7 +291,7 @@ public final class RingRouter implements AutoCloseable {
          * @return the backend, or null
          */
         public Backend backend(byte[] key, int offset, int length) {
-            return ring(policy.migrates(key, offset, length)).backendForHash(Ring.hash(key, offset, length));
+            return backendFor(ring(policy.migrates(key, offset, length)), Ring.hash(key, offset, length));
         }
 
         /**
@@ -263,7 +300,7 @@ public final class RingRouter implements AutoCloseable {
          * @param key the key
          */
         public Backend backend(ByteBuffer key) {
-            return ring(policy.migrates(key)).backendForHash(Ring.hash(key));
+            return backendFor(ring(policy.migrates(key)), Ring.hash(key));
         }
 
         /**
@@ -272,13 +309,17 @@ public final class RingRouter implements AutoCloseable {
          * @param key the key
          */
         public Backend backend(MemorySegment key) {
-            return ring(policy.migrates(key)).backendForHash(Ring.hash(key));
+            return backendFor(ring(policy.migrates(key)), Ring.hash(key));
         }
 
         /**
-         * {@return failover on the version the policy chooses for {@code key}: see
-         * {@link WatchedRingStore.Live#select(int, int, Predicate)}} With {@link Ring#NGINX_MAX_POINTS}
-         * it answers as nginx's {@code hash ... consistent} does; null when no backend was accepted.
+         * {@return failover ({@link Ring#select}) on the version the policy chooses for {@code key}: the
+         * backend of the first of at most {@code maxPoints} points from the key's that {@code accept}
+         * approves, or null when none was approved (nginx then falls back to round robin) or the ring
+         * has no backend} With {@link Ring#NGINX_MAX_POINTS} it answers as nginx's {@code hash ...
+         * consistent} does. {@code accept} is given {@link Backend}s, which mean the same server in
+         * every generation; when the generation is unmapped during the walk the walk starts again on
+         * the current one, so {@code accept} may see a backend twice.
          *
          * @param key the key
          * @param maxPoints the most points to walk ({@link io.ringstore.Ring#NGINX_MAX_POINTS} as nginx)
@@ -299,7 +340,7 @@ public final class RingRouter implements AutoCloseable {
          * @return the accepted backend, or null
          */
         public Backend select(byte[] key, int offset, int length, int maxPoints, Predicate<Backend> accept) {
-            return ring(policy.migrates(key, offset, length)).select(Ring.hash(key, offset, length), maxPoints, accept);
+            return selectFor(ring(policy.migrates(key, offset, length)), Ring.hash(key, offset, length), maxPoints, accept);
         }
 
         /**
@@ -311,7 +352,7 @@ public final class RingRouter implements AutoCloseable {
          * @return the accepted backend, or null
          */
         public Backend select(ByteBuffer key, int maxPoints, Predicate<Backend> accept) {
-            return ring(policy.migrates(key)).select(Ring.hash(key), maxPoints, accept);
+            return selectFor(ring(policy.migrates(key)), Ring.hash(key), maxPoints, accept);
         }
 
         /**
@@ -323,7 +364,7 @@ public final class RingRouter implements AutoCloseable {
          * @return the accepted backend, or null
          */
         public Backend select(MemorySegment key, int maxPoints, Predicate<Backend> accept) {
-            return ring(policy.migrates(key)).select(Ring.hash(key), maxPoints, accept);
+            return selectFor(ring(policy.migrates(key)), Ring.hash(key), maxPoints, accept);
         }
 
         /**
@@ -350,8 +391,58 @@ public final class RingRouter implements AutoCloseable {
          * @return the chosen backend, or null
          */
         public Backend choose(byte[] key, int offset, int length, SharedLoad load) {
-            WatchedRingStore.Live live = ring(policy.migrates(key, offset, length));
-            int hash = Ring.hash(key, offset, length);
+            return chooseFor(ring(policy.migrates(key, offset, length)), Ring.hash(key, offset, length), load);
+        }
+
+        /**
+         * {@link #choose(byte[], SharedLoad)} for the key's bytes from the buffer's position to its limit (the buffer is not moved).
+         *
+         * @param key  the key
+         * @param load the host's shared state
+         * @return the chosen backend, or null
+         */
+        public Backend choose(ByteBuffer key, SharedLoad load) {
+            return chooseFor(ring(policy.migrates(key)), Ring.hash(key), load);
+        }
+
+        /**
+         * {@link #choose(byte[], SharedLoad)} for the segment's bytes as the key.
+         *
+         * @param key  the key
+         * @param load the host's shared state
+         * @return the chosen backend, or null
+         */
+        public Backend choose(MemorySegment key, SharedLoad load) {
+            return chooseFor(ring(policy.migrates(key)), Ring.hash(key), load);
+        }
+
+        // The three operations, once each: on the handle of the version chosen, for the key's hash;
+        // a lookup meeting an unmapped generation is done again on the current one.
+
+        private static Backend backendFor(WatchedRingStore.Handle live, int hash) {
+            for (;;) {
+                Ring r = live.ring();
+                try {
+                    int b = r.lookupHash(hash);
+                    return b < 0 ? null : r.store().backend(b);
+                } catch (IllegalStateException e) {
+                    live.retryAfter(r, e);
+                }
+            }
+        }
+
+        private static Backend selectFor(WatchedRingStore.Handle live, int hash, int maxPoints, Predicate<Backend> accept) {
+            for (;;) {
+                Ring r = live.ring();
+                try {
+                    return r.selectBackend(hash, maxPoints, accept);
+                } catch (IllegalStateException e) {
+                    live.retryAfter(r, e);
+                }
+            }
+        }
+
+        private static Backend chooseFor(WatchedRingStore.Handle live, int hash, SharedLoad load) {
             for (;;) {
                 Ring r = live.ring();
                 try {
@@ -362,8 +453,8 @@ public final class RingRouter implements AutoCloseable {
             }
         }
 
-        /** The live ring of the version chosen, counted. */
-        private WatchedRingStore.Live ring(boolean migrates) {
+        /** The handle of the version chosen, counted. */
+        private WatchedRingStore.Handle ring(boolean migrates) {
             if (migrates) {
                 newLookups.increment();
                 return newRing;
@@ -372,14 +463,17 @@ public final class RingRouter implements AutoCloseable {
             return oldRing;
         }
 
-        /** {@return the old version's live ring of this feature set} */
-        public WatchedRingStore.Live oldRing() {
-            return oldRing;
+        /**
+         * {@return the old version's ring of this feature set in the generation serving now} For tools
+         * and tests; it is unmapped a grace period after its generation is replaced.
+         */
+        public Ring oldRing() {
+            return oldRing.ring();
         }
 
-        /** {@return the new version's live ring of this feature set (the old one when the router has one version)} */
-        public WatchedRingStore.Live newRing() {
-            return newRing;
+        /** {@return the new version's ring of this feature set in the generation serving now (the old one's when the router has one version)} */
+        public Ring newRing() {
+            return newRing.ring();
         }
 
         /** Stops holding new files to this route's features. */
@@ -448,13 +542,53 @@ public final class RingRouter implements AutoCloseable {
         newLookups.reset();
     }
 
-    /** {@return the file follower underneath: generation, switches, last error, the store serving} */
-    public WatchedRingStore watched() {
-        return watched;
+    /**
+     * {@return the generation serving now} It stays mapped until the grace period after it is replaced has
+     * passed; a caller that keeps it longer gets {@link IllegalStateException} from its lookups. What
+     * {@link SharedLoad} follows ({@code router::current}).
+     */
+    public RingStore current() {
+        return watched.current();
+    }
+
+    /** {@return the ring file's path (over a fixed store, the path it was opened from)} */
+    public Path path() {
+        return watched.path();
+    }
+
+    /** {@return the generation serving now, unsigned} */
+    public long generation() {
+        return watched.generation();
+    }
+
+    /** {@return when the current generation started serving (for the first, when the router opened)} */
+    public Instant lastSwitch() {
+        return watched.lastSwitch();
+    }
+
+    /** {@return number of switches to a new generation so far} */
+    public long switches() {
+        return watched.switches();
+    }
+
+    /** {@return why the last file seen at the path was refused, or null if the newest file is serving} */
+    public String lastError() {
+        return watched.lastError();
+    }
+
+    /** {@return replaced generations still mapped (in their grace period)} */
+    public int retiredGenerations() {
+        return watched.retiredGenerations();
+    }
+
+    /** {@return lookups that met a generation unmapped under them and were answered by the current one instead} */
+    public long lookupRetries() {
+        return watched.lookupRetries();
     }
 
     /**
-     * Looks at the path now; see {@link WatchedRingStore#checkNow()}.
+     * Looks at the path now: if a different file is there, opens and verifies it and switches to it
+     * (over a fixed store: nothing, false).
      *
      * @return true when it switched to a new file
      */
@@ -462,12 +596,20 @@ public final class RingRouter implements AutoCloseable {
         return watched.checkNow();
     }
 
+    /** The engine, for tests in this package (its hooks). */
+    WatchedRingStore engine() {
+        return watched;
+    }
+
     /** {@return the MBean's name, or null when the router was built without JMX} */
     public ObjectName mbeanName() {
         return mbeanName;
     }
 
-    /** Stops watching, unregisters the MBean and unmaps every generation: lookups afterwards throw {@link IllegalStateException}. */
+    /**
+     * Stops watching, unregisters the MBean and unmaps every generation (over a fixed store: leaves the
+     * store open, to its owner): lookups through its routes afterwards throw {@link IllegalStateException}.
+     */
     @Override
     public void close() {
         if (mbeanName != null) {

@@ -1,4 +1,4 @@
-package io.ringstore;
+package io.ringstore.live;
 
 /**
  * What a {@link RingRouter} shows in JMX ({@code jconsole}, {@code jcmd}), registered with the

@@ -1,0 +1,220 @@
+package io.ringstore.internal.format;
+
+import java.lang.foreign.MemorySegment;
+
+import static io.ringstore.internal.format.RingFileDescriptor.POINT_BACKEND_OFFSET;
+import static io.ringstore.internal.format.RingFileDescriptor.POINT_HASH_OFFSET;
+import static io.ringstore.internal.format.RingFileDescriptor.POINT_LENGTH;
+import static io.ringstore.internal.format.RingFileDescriptor.U16;
+import static io.ringstore.internal.format.RingFileDescriptor.U32;
+
+/**
+ * One ring's walk over its points by <em>cursor</em>: a cursor is where a point lies in the segment the
+ * ring reads, so a view, or a ring kept with ties, is walked without a table of positions. The public
+ * {@code Ring} holds one and answers its lookups, failover and bounded load through it; the rest of the
+ * module reaches a ring's walk through {@code internal.BackendAccess} (the one bridge), never through
+ * {@code Ring} itself.
+ *
+ * <p>A key's point is the first stored point at or after the key's hash (wrapping); for a view, the
+ * first from there whose backend is a member, which is the point the ring keeps at that hash (points of
+ * one hash are stored in tie order). Allocation-free and thread-safe; on a corrupt segment every answer
+ * is still -1 or a cursor inside the segment, and every backend -1 or inside the backend table.
+ */
+public final class PointRing {
+    /**
+     * A segment's points as rings read them: shared by every ring of one segment (a version's views and
+     * the ring they view), so that they share one search index too.
+     */
+    public static final class Points {
+        final MemorySegment segment;
+        final int count;
+        private PointSearch.Index index;
+
+        public Points(MemorySegment segment, int count) {
+            this.segment = segment;
+            this.count = count;
+        }
+
+        /** The stored position of the first point with hash ≥ {@code hash}, 0 past the last; -1 when empty. */
+        public int search(int hash) {
+            PointSearch.Index i = index;
+            if (i == null) {
+                i = buildIndex();
+            }
+            return PointSearch.pointIndex(segment, count, i, hash);
+        }
+
+        /**
+         * The first lookup builds the segment's slice table (about 0.13 % of the points' bytes; 50–150 ms
+         * at 200 M points), once: threads racing here wait for it rather than each build their own. The
+         * field needs no volatile: the index's final fields make publishing it without a lock safe.
+         */
+        private synchronized PointSearch.Index buildIndex() {
+            PointSearch.Index i = index;
+            if (i == null) {
+                i = PointSearch.index(segment, count);
+                index = i;
+            }
+            return i;
+        }
+
+        /** {@return the points' bytes} */
+        public MemorySegment segment() {
+            return segment;
+        }
+
+        /** {@return how many points the segment holds} */
+        public int count() {
+            return count;
+        }
+    }
+
+    private final Points stored;
+    private final MemorySegment points;
+    private final int storedCount;
+    private final int backendCount;
+    /** A view's members as a bitmap by backend index; null when every stored point's backend is a member. */
+    private final long[] members;
+    /** Whether ring positions differ from stored positions (ties kept, or a view). */
+    private final boolean ties;
+
+    /**
+     * @param stored       the segment the ring reads
+     * @param members      a view's members as a bitmap by backend index, null for a ring stored as its points
+     * @param backendCount backends in the file: a stored backend at or above it reads as -1
+     * @param ties         whether the segment keeps points of equal hashes (ties kept, or a view)
+     */
+    public PointRing(Points stored, long[] members, int backendCount, boolean ties) {
+        this.stored = stored;
+        this.points = stored.segment;
+        this.storedCount = stored.count;
+        this.members = members;
+        this.backendCount = backendCount;
+        this.ties = ties;
+    }
+
+    /**
+     * {@return the cursor of the point a key of {@code hash} lands on; -1 for an empty ring, and for a
+     * view without member points (only in a damaged file)}
+     *
+     * @param hash the key's hash
+     */
+    public int cursor(int hash) {
+        int p = stored.search(hash);
+        return p < 0 || members == null ? p : firstMemberFrom(p);
+    }
+
+    /**
+     * {@return the backend of the point at {@code cursor}, -1 if the file names one outside the backend table}
+     *
+     * @param cursor a cursor of this ring
+     */
+    public int backend(int cursor) {
+        int b = Short.toUnsignedInt(points.get(U16, (long) cursor * POINT_LENGTH + POINT_BACKEND_OFFSET));
+        return b < backendCount ? b : -1;
+    }
+
+    /**
+     * {@return the cursor of the ring point after the one at {@code cursor}, wrapping: what failover walks to}
+     *
+     * @param cursor a cursor of this ring
+     */
+    public int next(int cursor) {
+        if (ties) {
+            return nextRingPoint(cursor);
+        }
+        return cursor + 1 == storedCount ? 0 : cursor + 1;
+    }
+
+    /**
+     * {@return the hash of the stored point at {@code p}}
+     *
+     * @param p a stored position, 0 ≤ p &lt; {@link #storedCount()}
+     */
+    public int storedHash(int p) {
+        return points.get(U32, (long) p * POINT_LENGTH + POINT_HASH_OFFSET);
+    }
+
+    /**
+     * {@return the stored position of the first point at or after {@code p} (wrapping) whose backend is a
+     * member, -1 if none (only in a damaged file: verify refuses a view without member points)} From the
+     * first point of a hash, the first member in tie order, which is the point the ring keeps there.
+     *
+     * @param p a stored position
+     */
+    public int firstMemberFrom(int p) {
+        long[] m = members;
+        for (int walked = 0; walked < storedCount; walked++) {
+            int b = Short.toUnsignedInt(points.get(U16, (long) p * POINT_LENGTH + POINT_BACKEND_OFFSET));
+            if (b < backendCount && (m[b >>> 6] & (1L << b)) != 0) {
+                return p;
+            }
+            if (++p == storedCount) {
+                p = 0;
+            }
+        }
+        return -1;
+    }
+
+    /**
+     * {@return whether the stored point at {@code p} names a member of this ring}
+     *
+     * @param p a stored position
+     */
+    public boolean memberAt(int p) {
+        int b = Short.toUnsignedInt(points.get(U16, (long) p * POINT_LENGTH + POINT_BACKEND_OFFSET));
+        return b < backendCount && (members == null || (members[b >>> 6] & (1L << b)) != 0);
+    }
+
+    /**
+     * {@return whether {@code backend} is a member of this ring (always true for rings stored as points)}
+     *
+     * @param backend a backend index inside the table
+     */
+    public boolean isMember(int backend) {
+        return members == null || (members[backend >>> 6] & (1L << backend)) != 0;
+    }
+
+    /**
+     * {@return the stored position of the first point with hash ≥ {@code hash} (of any backend), 0 past
+     * the last; -1 when the segment is empty}
+     *
+     * @param hash a hash
+     */
+    public int search(int hash) {
+        return stored.search(hash);
+    }
+
+    /** {@return whether a view's membership applies (the ring is a view)} */
+    public boolean isView() {
+        return members != null;
+    }
+
+    /** {@return points in the segment this ring reads: its own, or more with ties or as a view} */
+    public int storedCount() {
+        return storedCount;
+    }
+
+    /** {@return the segment this ring reads} */
+    public MemorySegment segment() {
+        return points;
+    }
+
+    /**
+     * With ties kept: the stored position of the ring point after the one at {@code p} (a ring
+     * point): the next member point of another hash, wrapping; {@code p} itself in a ring of one point.
+     */
+    private int nextRingPoint(int p) {
+        int h = storedHash(p);
+        int q = p;
+        for (int i = 1; i < storedCount; i++) {
+            if (++q == storedCount) {
+                q = 0;
+            }
+            if (memberAt(q) && storedHash(q) != h) {
+                return q;
+            }
+        }
+        return p;
+    }
+}

@@ -1,0 +1,198 @@
+package io.ringstore.live;
+
+import io.ringstore.internal.IoErrors;
+import io.ringstore.internal.Poller;
+import io.ringstore.migration.PolicyFile;
+import io.ringstore.migration.RolloutPolicy;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.ByteBuffer;
+import java.nio.CharBuffer;
+import java.nio.charset.CoderResult;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.util.Objects;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+
+/**
+ * Watches a rollout policy file ({@link PolicyFile}: its format) and applies each valid version of it
+ * to a target, such as a router's {@code router::policy}. A file that cannot be read or is invalid is
+ * refused with a message (through {@link System.Logger}) and the previous policy stays in force; so is
+ * a file over {@value PolicyFile#MAX_BYTES} bytes or one that is not a regular file (neither is
+ * opened). The poller keeps polling whatever happens, and applies the next valid file. Replace the
+ * file by rename (write a temporary file, then {@code mv} it over the policy), so that a poll never
+ * reads a half-written file.
+ */
+public final class PolicyFileWatcher implements AutoCloseable {
+    private static final System.Logger LOG = System.getLogger(PolicyFileWatcher.class.getName());
+    private static final int MAX_BYTES = PolicyFile.MAX_BYTES;
+
+    private final Path path;
+    /** The policy in force and where a new one goes: a {@link RingRouter}'s, say. */
+    private final Supplier<RolloutPolicy> inForce;
+    private final Consumer<RolloutPolicy> target;
+    private final String localDataCentre;
+    private final ScheduledExecutorService timer;
+    /** What the last check found, to tell whether anything changed. */
+    private Read lastRead;
+    private volatile String lastError;
+
+    /** What a check found at the path: the file's text, no file, or a file that cannot be read. */
+    private sealed interface Read {
+        record Text(String text) implements Read {
+        }
+
+        record Missing() implements Read {
+        }
+
+        record Unreadable(String reason) implements Read {
+        }
+    }
+
+    private PolicyFileWatcher(Path path, Supplier<RolloutPolicy> inForce, Consumer<RolloutPolicy> target, String localDataCentre, long pollMillis) {
+        this.path = path;
+        this.inForce = inForce;
+        this.target = target;
+        this.localDataCentre = localDataCentre;
+        this.timer = Poller.start("policy", path, pollMillis, this::checkNow);
+    }
+
+    /**
+     * Applies {@code path} to {@code target} now (when valid) and then re-reads it every
+     * {@code pollMillis} ms, applying it when its text changed; 0 = only on {@link #checkNow()}.
+     * Close to stop watching.
+     *
+     * @param path the policy file's path
+     * @param inForce the policy in force (for the log: what a new policy replaces, what a refusal keeps)
+     * @param target where each valid policy goes: {@code router::policy}, which logs it, emits it as a
+     *        JFR event and tells the router's listener
+     * @param localDataCentre this process's data centre, matched against the policy's scope
+     * @param pollMillis how often to look at the file, in milliseconds (0: only on {@code checkNow()})
+     * @return the watcher; close it to stop watching
+     */
+    public static PolicyFileWatcher watch(Path path, Supplier<RolloutPolicy> inForce, Consumer<RolloutPolicy> target,
+                                          String localDataCentre, long pollMillis) {
+        PolicyFileWatcher f = new PolicyFileWatcher(Objects.requireNonNull(path), Objects.requireNonNull(inForce),
+                Objects.requireNonNull(target), Objects.requireNonNull(localDataCentre), pollMillis);
+        f.checkNow();
+        return f;
+    }
+
+    /**
+     * {@link #watch(Path, Supplier, Consumer, String, long)} for a router's policy.
+     *
+     * @param path the policy file's path
+     * @param router the router whose policy the file sets
+     * @param localDataCentre this process's data centre, matched against the policy's scope
+     * @param pollMillis how often to look at the file, in milliseconds (0: only on {@code checkNow()})
+     * @return the watcher; close it to stop watching
+     */
+    public static PolicyFileWatcher watch(Path path, RingRouter router, String localDataCentre, long pollMillis) {
+        Objects.requireNonNull(router);
+        return watch(path, router::policy, router::policy, localDataCentre, pollMillis);
+    }
+
+    /**
+     * Re-reads the file if it changed since the last check. Returns true when a new policy was
+     * applied; on a bad file logs the reason, keeps the previous policy, and returns false.
+     *
+     * @return true when a new policy was applied
+     */
+    public synchronized boolean checkNow() {
+        Read read = read(path);
+        if (read.equals(lastRead)) {
+            return false;
+        }
+        lastRead = read;
+        return switch (read) {
+            case Read.Missing() -> refuse(path + ": policy file does not exist");
+            case Read.Unreadable(String reason) -> refuse(path + ": cannot read policy file: " + reason);
+            case Read.Text(String text) -> apply(text);
+        };
+    }
+
+    /**
+     * The whole file: it is small, so its content is compared rather than its modification time or
+     * size, and an edit is seen even when it keeps both (cp -p, rsync -t, two writes within one
+     * timestamp tick). What is read is bounded: only a regular file is opened (a FIFO would block
+     * the watcher until someone writes to it, a device could be read forever), and a file over
+     * {@value #MAX_BYTES} bytes is refused without being read.
+     */
+    private static Read read(Path path) {
+        try {
+            BasicFileAttributes a = Files.readAttributes(path, BasicFileAttributes.class);
+            if (!a.isRegularFile()) {
+                return new Read.Unreadable(a.isDirectory() ? "is a directory" : "not a regular file (a FIFO, socket or device?); not opened");
+            }
+            if (a.size() > MAX_BYTES) {
+                return new Read.Unreadable(tooLarge(a.size()));
+            }
+            byte[] bytes;
+            try (InputStream in = Files.newInputStream(path)) {
+                bytes = in.readNBytes(MAX_BYTES + 1);
+            }
+            if (bytes.length > MAX_BYTES) {
+                return new Read.Unreadable("grew past " + MAX_BYTES + " bytes while being read, more than a policy file may have");
+            }
+            return decode(bytes);
+        } catch (NoSuchFileException e) {
+            return new Read.Missing();
+        } catch (IOException e) {
+            return new Read.Unreadable(IoErrors.describe(e));
+        }
+    }
+
+    private static String tooLarge(long size) {
+        return "is " + size + " bytes, more than the " + MAX_BYTES + " a policy file may have (not a policy file?)";
+    }
+
+    /** Strict UTF-8: a malformed byte is named, not replaced. */
+    private static Read decode(byte[] bytes) {
+        ByteBuffer in = ByteBuffer.wrap(bytes);
+        CharBuffer out = CharBuffer.allocate(bytes.length);
+        CoderResult r = StandardCharsets.UTF_8.newDecoder().decode(in, out, true);
+        if (r.isError()) {
+            return new Read.Unreadable("not UTF-8 text at byte " + in.position());
+        }
+        return new Read.Text(out.flip().toString());
+    }
+
+    private boolean apply(String text) {
+        try {
+            RolloutPolicy p = PolicyFile.parse(path, text, localDataCentre);
+            RolloutPolicy before = inForce.get();
+            target.accept(p);
+            lastError = null;
+            LOG.log(System.Logger.Level.INFO, "{0}: rollout policy {1} (was {2})", path, p, before);
+            return true;
+        } catch (IllegalArgumentException e) {
+            return refuse(e.getMessage() + "; keeping " + inForce.get());
+        }
+    }
+
+    private boolean refuse(String message) {
+        if (!message.equals(lastError)) {
+            LOG.log(System.Logger.Level.WARNING, message);
+        }
+        lastError = message;
+        return false;
+    }
+
+    /** {@return the last refusal's message, or null when the file in force was valid} */
+    public String lastError() {
+        return lastError;
+    }
+
+    @Override
+    public void close() {
+        if (timer != null) {
+            timer.shutdownNow();
+        }
+    }
+}
