@@ -4,9 +4,11 @@ import io.ringstore.internal.BackendAccess;
 import io.ringstore.internal.Crc32;
 import io.ringstore.internal.FeatureMasks;
 import io.ringstore.internal.IoErrors;
-import io.ringstore.internal.PointGenerator;
+import io.ringstore.internal.ServerParameters;
+import io.ringstore.internal.format.BackendRecord;
 import io.ringstore.internal.format.ParsedRingFile;
 import io.ringstore.internal.format.RingFileReader;
+import io.ringstore.internal.format.RingFormatException;
 import io.ringstore.internal.format.SegmentCheck;
 
 import java.io.IOException;
@@ -68,13 +70,13 @@ public final class RingStore implements AutoCloseable {
         this.file = file;
         this.generation = p.generation();
         this.inputDigest = p.inputDigest();
-        this.backends = List.copyOf(p.backends());
+        this.backends = backends(p.backends(), p.features());
         this.features = List.copyOf(p.features());
         this.featureBits = new HashMap<>();
         for (int i = 0; i < features.size(); i++) {
             featureBits.put(features.get(i), i);
         }
-        this.versions = List.copyOf(p.versions());
+        this.versions = p.versions().stream().map(RingStore::version).toList();
         List<ParsedRingFile.Entry> entries = p.entries();
         // Distinct segments in file order; the reader has checked that rings sharing an offset agree.
         TreeMap<Long, ParsedRingFile.Entry> byOffset = new TreeMap<>();
@@ -102,7 +104,7 @@ public final class RingStore implements AutoCloseable {
             storageOfRing[i] = RingFileLayout.Storage.values()[e.storage()];
             long[] members = e.storage() == STORAGE_VIEW ? memberBitmap(e.mask()) : null;
             rings[i] = new Ring(this, i, s < 0 ? none : stored[s], e.ringPoints(), e.storage(), members, backends.size(),
-                    e.version(), featureSet(e.mask()), e.mask());
+                    version(e.version()), featureSet(e.mask()), e.mask());
         }
         this.layout = new RingFileLayout(this, p.formatVersion(), p.headerLength(), p.metadataLength(), p.metadataCrc(),
                 segments, segmentOfRing, storageOfRing);
@@ -148,11 +150,11 @@ public final class RingStore implements AutoCloseable {
             throw new RingFileException(path, -1, "cannot map: " + e, e);
         }
         try {
-            return new RingStore(path, arena, watched, file, RingFileReader.read(path, file));
-        } catch (RingFileException | RuntimeException | InternalError e) {
+            return new RingStore(path, arena, watched, file, RingFileReader.read(path, file, FAMILIES));
+        } catch (RingFormatException | RuntimeException | InternalError e) {
             arena.close();
             switch (e) {
-                case RingFileException rfe -> throw rfe;
+                case RingFormatException rfe -> throw new RingFileException(rfe.path(), rfe.offset(), rfe.reason());
                 case InternalError ie -> throw shrunk(path, ie);
                 default -> throw new RingFileException(path, -1, "unreadable: " + e, e);
             }
@@ -160,6 +162,55 @@ public final class RingStore implements AutoCloseable {
             arena.close();
             throw e;
         }
+    }
+
+    /** The ring families as the reader asks about a ring index entry's code and parameter word. */
+    private static final ParsedRingFile.Families FAMILIES = new ParsedRingFile.Families() {
+        @Override
+        public boolean known(int code) {
+            return RingFamily.forCode(code).isPresent();
+        }
+
+        @Override
+        public String codes() {
+            return RingFamily.names(RingFamily.all().stream().map(f -> f.code() + " = " + f.name()).toList());
+        }
+
+        @Override
+        public String parameterProblem(int code, int parameter) {
+            try {
+                new RingVersion(RingFamily.forCode(code).orElseThrow(), parameter);
+                return null;
+            } catch (IllegalArgumentException e) {
+                return e.getMessage();
+            }
+        }
+
+        @Override
+        public String name(ParsedRingFile.Version version) {
+            return version(version).name();
+        }
+    };
+
+    /** The version a ring index entry names (the reader has checked it with {@link #FAMILIES}). */
+    private static RingVersion version(ParsedRingFile.Version v) {
+        return new RingVersion(RingFamily.forCode(v.family()).orElseThrow(), v.parameter());
+    }
+
+    /** The backends of the file's backend table. */
+    private static List<Backend> backends(List<BackendRecord> records, List<String> features) {
+        List<Backend> list = new ArrayList<>(records.size());
+        for (BackendRecord r : records) {
+            Set<String> own = new LinkedHashSet<>();
+            for (int b = 0; b < features.size(); b++) {
+                if ((r.featureMask() & (1 << b)) != 0) {
+                    own.add(features.get(b));
+                }
+            }
+            list.add(BackendAccess.create(list.size(), r.address(), r.weight(), own, r.featureMask(),
+                    r.down() ? ServerParameters.DOWN : ServerParameters.DEFAULTS, 0));
+        }
+        return List.copyOf(list);
     }
 
     /**
@@ -504,7 +555,7 @@ public final class RingStore implements AutoCloseable {
 
     /** Tie ranks of this file's backends in {@code version} (lower keeps a shared hash). */
     private int[] tieRanks(RingVersion version) {
-        return PointGenerator.tieRanks(backends.stream().map(BackendAccess::address).toList(), version.algorithm());
+        return version.family().tieRanks(backends);
     }
 
     /**
@@ -516,7 +567,7 @@ public final class RingStore implements AutoCloseable {
     private void requireChainsStartInRing(Ring r, int[] seen, int count) throws RingFileException {
         for (int k = 0; k < count; k++) {
             Backend b = backends.get(seen[k]);
-            int first = Crc32.nextPoint(PointGenerator.baseState(BackendAccess.address(b), r.version().algorithm()), 0);
+            int first = Crc32.nextPoint(r.version().family().chainBase(b), 0);
             if (!r.hasStoredHash(first)) {
                 throw new RingFileException(path, indexEntry(r) + ENTRY_SEGMENT_OFFSET_OFFSET, "ring " + r + ": backend " + b.index()
                         + " (" + b.address() + ") has points but not its first " + r.version() + " point, hash "
@@ -559,10 +610,10 @@ public final class RingStore implements AutoCloseable {
         if (r.isEmpty()) {
             return false;
         }
-        int base = PointGenerator.baseState(BackendAccess.address(b), r.version().algorithm());
+        int base = r.version().family().chainBase(b);
         // Each hash depends only on the one before, so once pointCount + 1 hashes were all found, one
         // of them repeated and the chain only cycles through hashes already found.
-        long steps = Math.min(b.weight() * r.version().pointMultiple(), r.pointCount() + 1L);
+        long steps = Math.min(r.version().family().points(new long[] {b.weight()}, r.version())[0], r.pointCount() + 1L);
         int h = 0;
         for (long j = 0; j < steps; j++) {
             h = Crc32.nextPoint(base, h);
