@@ -2,6 +2,7 @@ package io.ringstore;
 
 import io.ringstore.internal.BackendAccess;
 import io.ringstore.internal.Crc32;
+import io.ringstore.internal.ServerAddress;
 import io.ringstore.internal.TextLines;
 
 import java.io.ByteArrayOutputStream;
@@ -205,7 +206,7 @@ public abstract class RingFamily {
     public abstract String answer(Backend backend);
 
     /** The address of {@code backend} as parsed: for the family classes. */
-    static io.ringstore.internal.ServerAddress address(Backend backend) {
+    static ServerAddress address(Backend backend) {
         return BackendAccess.address(backend);
     }
 

@@ -423,9 +423,10 @@ public final class RingStore implements AutoCloseable {
             }
 
             @Override
-            public long points(int v, int b) {
+            public long points(int v, int b, int featureMask) {
                 RingVersion version = versions.get(v);
-                return version.family().points(backends.stream().mapToLong(Backend::weight).toArray(), version)[b];
+                List<Backend> members = backends.stream().filter(m -> (BackendAccess.featureMask(m) & featureMask) == featureMask).toList();
+                return version.family().points(members.stream().mapToLong(Backend::weight).toArray(), version)[members.indexOf(backends.get(b))];
             }
         };
         return new RingFileVerifier(path, layout.metadataLength(), features.size(), backends.stream().mapToInt(BackendAccess::featureMask).toArray(),

@@ -82,8 +82,8 @@ public final class RingFileVerifier {
         /** {@return the CRC-32 state backend {@code b}'s point chain starts from} */
         int chainBase(int v, int b);
 
-        /** {@return how many points backend {@code b}'s chain has in a ring of all backends} */
-        long points(int v, int b);
+        /** {@return how many points backend {@code b}'s chain has in the ring of the backends having every feature of {@code featureMask}} */
+        long points(int v, int b, int featureMask);
     }
 
     private final Path path;
@@ -328,7 +328,7 @@ public final class RingFileVerifier {
         int base = versions.chainBase(r.version(), b);
         // Each hash depends only on the one before, so once pointCount + 1 hashes were all found, one
         // of them repeated and the chain only cycles through hashes already found.
-        long steps = Math.min(versions.points(r.version(), b), r.pointCount() + 1L);
+        long steps = Math.min(versions.points(r.version(), b, r.featureMask()), r.pointCount() + 1L);
         int h = 0;
         for (long j = 0; j < steps; j++) {
             h = Crc32.nextPoint(base, h);
