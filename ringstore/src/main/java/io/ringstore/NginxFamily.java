@@ -2,6 +2,7 @@ package io.ringstore;
 
 import io.ringstore.internal.TextLines;
 
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -79,7 +80,7 @@ final class NginxFamily extends RingFamily {
     @Override
     public int[] tieRanks(List<Backend> backends) {
         int[] rank = new int[backends.size()];
-        java.util.Arrays.setAll(rank, i -> i);
+        Arrays.setAll(rank, i -> i);
         return rank;
     }
 

@@ -31,7 +31,10 @@ import java.util.Optional;
  *
  * <p>The families are {@link #all()}, found by {@link #forName} and {@link #forCode}. A family is
  * immutable and thread-safe. Families are defined in this package only (the constructor is not
- * public): each is one small class, checked by the family contract test.
+ * public): each is one small class ({@code NginxFamily}, {@code PingoraV2Family}), passing the family
+ * contract test ({@code RingFamilyContract} in the tests: reference vectors, a golden checksum,
+ * monotonicity, owned points, ties). Adding a family is one class, a line in {@link #all()}'s list,
+ * its digest tag in FORMAT.md, and one subclass of the contract with its vectors.
  */
 public abstract class RingFamily {
     /** nginx {@code hash $key consistent} ({@code v1}): 160 points per weight unit, the first listed keeps a tie. */
@@ -189,7 +192,9 @@ public abstract class RingFamily {
      * have {@code weights}.
      *
      * @param weights each member's weight
+     * @param version a version of this family
      * @return each member's point count, in the same order
+     * @throws ArithmeticException when a count does not fit a long
      */
     public abstract long[] points(long[] weights, RingVersion version);
 
