@@ -40,15 +40,27 @@ public abstract class KeyHash {
      */
     public abstract int hash(byte[] key, int offset, int length);
 
-    /** {@return the hash of all of {@code key}} */
+    /**
+     * {@return the hash of all of {@code key}}
+     *
+     * @param key the key
+     */
     public final int hash(byte[] key) {
         return hash(key, 0, key.length);
     }
 
-    /** {@return the hash of the bytes from the buffer's position to its limit; the buffer is left as it was} */
+    /**
+     * {@return the hash of the bytes from the buffer's position to its limit, heap or direct; the buffer is left as it was}
+     *
+     * @param key the key
+     */
     public abstract int hash(ByteBuffer key);
 
-    /** {@return the hash of every byte of the segment} */
+    /**
+     * {@return the hash of every byte of the segment, heap or native}
+     *
+     * @param key the key
+     */
     public abstract int hash(MemorySegment key);
 
     @Override

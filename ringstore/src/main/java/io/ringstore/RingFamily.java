@@ -65,6 +65,7 @@ public abstract class RingFamily {
     /**
      * {@return the family named {@code name} on the command line}
      *
+     * @param name the family's name: {@code v1}, {@code v2}
      * @throws IllegalArgumentException for a name no family has
      */
     public static RingFamily forName(String name) {
@@ -77,7 +78,11 @@ public abstract class RingFamily {
                 + names(ALL.stream().map(RingFamily::name).toList()) + ")");
     }
 
-    /** {@return the family whose ring index byte is {@code code}, if any} */
+    /**
+     * {@return the family whose ring index byte is {@code code}, if any}
+     *
+     * @param code the ring index's algorithm byte
+     */
     public static Optional<RingFamily> forCode(int code) {
         for (RingFamily f : ALL) {
             if (f.code == code) {
@@ -136,6 +141,7 @@ public abstract class RingFamily {
     /**
      * Checks a version's parameters.
      *
+     * @param parameters the version's parameters, as many as {@link #parameterCount()}
      * @throws IllegalArgumentException naming the parameter and the rule it breaks
      */
     public abstract void checkParameters(int[] parameters);
@@ -163,6 +169,9 @@ public abstract class RingFamily {
      * digest tag ({@link #digestTag()}, fixed per code), then {@code ':'} and the decimal digits (no
      * leading zero) of each written parameter, then a zero byte. For v1 that is {@code "v1" 00}, for
      * v2:K {@code "v2:" K 00}: the bytes the digest has always hashed.
+     *
+     * @param parameters a version's parameters
+     * @return the encoding
      */
     public final byte[] digestEncoding(int[] parameters) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
@@ -179,10 +188,18 @@ public abstract class RingFamily {
 
     // ---- points -----------------------------------------------------------------------------
 
-    /** {@return the bytes of {@code backend} its CRC-32 point chain starts from} */
+    /**
+     * {@return the bytes of {@code backend} its CRC-32 point chain starts from}
+     *
+     * @param backend a backend
+     */
     public abstract byte[] pointInput(Backend backend);
 
-    /** {@return the CRC-32 state {@code backend}'s point chain starts from: {@link #pointInput} fed to CRC-32} */
+    /**
+     * {@return the CRC-32 state {@code backend}'s point chain starts from: {@link #pointInput} fed to CRC-32}
+     *
+     * @param backend a backend
+     */
     public final int chainBase(Backend backend) {
         return Crc32.update(Crc32.INITIAL, pointInput(backend));
     }
@@ -201,13 +218,24 @@ public abstract class RingFamily {
     /**
      * The tie rule: who keeps a hash that several of {@code backends} produce, as a rank per backend
      * (index i for backend i, 0 to n-1 each once; lower keeps it).
+     *
+     * @param backends the ring's backends, in file order
+     * @return each backend's rank
      */
     public abstract int[] tieRanks(List<Backend> backends);
 
-    /** {@return why {@code backend} cannot be in a ring of this family, or null when it can} */
+    /**
+     * {@return why {@code backend} cannot be in a ring of this family, or null when it can}
+     *
+     * @param backend a backend
+     */
     public abstract String addressProblem(Backend backend);
 
-    /** {@return {@code backend} as the original client prints the backend it chose} */
+    /**
+     * {@return {@code backend} as the original client prints the backend it chose}
+     *
+     * @param backend the backend a lookup chose
+     */
     public abstract String answer(Backend backend);
 
     /** The address of {@code backend} as parsed: for the family classes. */

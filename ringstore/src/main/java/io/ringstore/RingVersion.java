@@ -22,6 +22,8 @@ public final class RingVersion {
     /**
      * A version of {@code family} with {@code parameters}.
      *
+     * @param family     the family
+     * @param parameters its parameters ({@link RingFamily#parameterCount()} of them)
      * @throws IllegalArgumentException for a missing family or parameters the family cannot have
      */
     public RingVersion(RingFamily family, int... parameters) {
@@ -47,6 +49,8 @@ public final class RingVersion {
      * Reads a version's name: {@code v1}, {@code v2} (the family's default parameters: {@code v2:160})
      * or {@code v2:K}.
      *
+     * @param text the name
+     * @return the version
      * @throws IllegalArgumentException for a name of no family, or parameters it cannot have
      */
     public static RingVersion parse(String text) {
@@ -117,6 +121,8 @@ public final class RingVersion {
         /**
          * Parses {@code family} or {@code family:P[:P...]} with the family's written parameters.
          *
+         * @param text the name as written
+         * @return the name
          * @throws IllegalArgumentException {@code unknown algorithm 'x' (expected v1 or v2)} for an unknown
          *                                  family, {@code bad version 'x' (expected ...)} for bad parameters
          */
@@ -145,6 +151,7 @@ public final class RingVersion {
             return text;
         }
 
+        /** {@return the family named} */
         public RingFamily family() {
             return family;
         }
@@ -157,12 +164,18 @@ public final class RingVersion {
         /**
          * {@return the version named, taking what the name leaves out from {@code defaults} (the family's
          * full parameters)}
+         *
+         * @param defaults the parameters of a name that leaves them out
          */
         public RingVersion version(int... defaults) {
             return new RingVersion(family, written == null ? defaults : family.fromWritten(written));
         }
 
-        /** {@return whether {@code v} is of this family and has every parameter this name writes} */
+        /**
+         * {@return whether {@code v} is of this family and has every parameter this name writes}
+         *
+         * @param v a version
+         */
         public boolean matches(RingVersion v) {
             return v.family() == family && (written == null || Arrays.equals(family.written(v.parameters), written));
         }
