@@ -23,6 +23,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.BitSet;
 import java.util.HashMap;
 import java.util.List;
@@ -471,7 +472,7 @@ public final class RingBuilder {
             points = version.family().points(weights, version);
         } catch (ArithmeticException e) {
             points = new long[weights.length];
-            java.util.Arrays.fill(points, Long.MAX_VALUE);
+            Arrays.fill(points, Long.MAX_VALUE);
         }
         long[] out = new long[all.size()];
         int k = 0;
