@@ -1,12 +1,9 @@
 package io.ringstore;
 
-import io.ringstore.internal.Crc32;
 import io.ringstore.internal.BackendAccess;
 
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.util.Arrays;
 import java.util.BitSet;
 import java.util.NoSuchElementException;
@@ -14,12 +11,9 @@ import java.util.PrimitiveIterator;
 import java.util.Set;
 import java.util.function.IntPredicate;
 import java.util.function.Predicate;
-import java.util.zip.CRC32;
 
 import io.ringstore.internal.format.PointRing;
 import io.ringstore.internal.format.RingFileDescriptor;
-
-import static io.ringstore.internal.format.RingFileDescriptor.U64;
 
 /**
  * One feature ring of one version: sorted 6-byte points in the mapped file, or a view of its version's
@@ -109,9 +103,7 @@ public final class Ring {
      * @param length the key's length in bytes
      */
     public static int hash(byte[] key, int offset, int length) {
-        CRC32 crc = new CRC32(); // scalar-replaced by the JIT: no allocation on the hot path
-        crc.update(key, offset, length);
-        return (int) crc.getValue();
+        return Crc32KeyHash.of(key, offset, length);
     }
 
     /**
@@ -132,25 +124,7 @@ public final class Ring {
      * @param key the key
      */
     public static int hash(ByteBuffer key) {
-        int from = key.position();
-        int to = key.limit();
-        if (key.hasArray()) {
-            return hash(key.array(), key.arrayOffset() + from, to - from);
-        }
-        // Direct or read-only: absolute reads, which move nothing. CRC32.update(ByteBuffer) would move
-        // the position, and MemorySegment.ofBuffer allocates its view (72 bytes a call, measured with
-        // bench SelectAllocation on JDK 25).
-        boolean bigEndian = key.order() == ByteOrder.BIG_ENDIAN;
-        int words = from + ((to - from) & ~3);
-        int state = Crc32.INITIAL;
-        for (int i = from; i < words; i += 4) {
-            int word = key.getInt(i);
-            state = Crc32.updateIntLE(state, bigEndian ? Integer.reverseBytes(word) : word);
-        }
-        for (int i = words; i < to; i++) {
-            state = Crc32.updateByte(state, key.get(i));
-        }
-        return Crc32.finish(state);
+        return Crc32KeyHash.of(key);
     }
 
     /**
@@ -159,24 +133,7 @@ public final class Ring {
      * @param key the key
      */
     public static int hash(MemorySegment key) {
-        // Measured on JDK 25 (ThreadMXBean over 5 million calls): CRC32.update(key.asByteBuffer())
-        // allocates the buffer view, 56-64 bytes a call, not scalar-replaced. So a segment over a
-        // byte[] goes to CRC32's intrinsic over that array (heapBase's Optional is scalar-replaced),
-        // and any other segment is read eight bytes at a time through the table CRC: no allocation.
-        if (!key.isNative() && key.heapBase().orElse(null) instanceof byte[] array) {
-            return hash(array, Math.toIntExact(key.address()), Math.toIntExact(key.byteSize()));
-        }
-        long length = key.byteSize();
-        long words = length & ~7L;
-        int state = Crc32.INITIAL;
-        for (long i = 0; i < words; i += 8) {
-            long word = key.get(U64, i);
-            state = Crc32.updateIntLE(Crc32.updateIntLE(state, (int) word), (int) (word >>> 32));
-        }
-        for (long i = words; i < length; i++) {
-            state = Crc32.updateByte(state, key.get(ValueLayout.JAVA_BYTE, i));
-        }
-        return Crc32.finish(state);
+        return Crc32KeyHash.of(key);
     }
 
     /**

@@ -1,14 +1,14 @@
 package io.ringstore;
 
 import io.ringstore.internal.BackendAccess;
-import io.ringstore.internal.Crc32;
-import io.ringstore.internal.FeatureMasks;
 import io.ringstore.internal.IoErrors;
-import io.ringstore.internal.PointGenerator;
+import io.ringstore.internal.ServerParameters;
+import io.ringstore.internal.format.BackendRecord;
 import io.ringstore.internal.format.ParsedRingFile;
 import io.ringstore.internal.format.PointRing;
 import io.ringstore.internal.format.RingFileReader;
-import io.ringstore.internal.format.SegmentCheck;
+import io.ringstore.internal.format.RingFileVerifier;
+import io.ringstore.internal.format.RingFormatException;
 
 import java.io.IOException;
 import java.lang.foreign.Arena;
@@ -29,15 +29,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 
-import static io.ringstore.internal.format.RingFileDescriptor.ENTRY_LENGTH;
-import static io.ringstore.internal.format.RingFileDescriptor.ENTRY_RING_POINTS_OFFSET;
-import static io.ringstore.internal.format.RingFileDescriptor.ENTRY_SEGMENT_OFFSET_OFFSET;
 import static io.ringstore.internal.format.RingFileDescriptor.HEADER_LENGTH;
-import static io.ringstore.internal.format.RingFileDescriptor.POINT_BACKEND_OFFSET;
-import static io.ringstore.internal.format.RingFileDescriptor.POINT_LENGTH;
-import static io.ringstore.internal.format.RingFileDescriptor.STORAGE_POINTS_WITH_TIES;
 import static io.ringstore.internal.format.RingFileDescriptor.STORAGE_VIEW;
-import static io.ringstore.internal.format.RingFileReader.hex;
 
 /**
  * A ring file mapped read-only into memory: every process that opens the same file shares one copy of
@@ -93,13 +86,13 @@ public final class RingStore implements AutoCloseable {
         this.file = file;
         this.generation = p.generation();
         this.inputDigest = p.inputDigest();
-        this.backends = List.copyOf(p.backends());
+        this.backends = backends(p.backends(), p.features());
         this.features = List.copyOf(p.features());
         this.featureBits = new HashMap<>();
         for (int i = 0; i < features.size(); i++) {
             featureBits.put(features.get(i), i);
         }
-        this.versions = List.copyOf(p.versions());
+        this.versions = p.versions().stream().map(RingStore::version).toList();
         List<ParsedRingFile.Entry> entries = p.entries();
         // Distinct segments in file order; the reader has checked that rings sharing an offset agree.
         TreeMap<Long, ParsedRingFile.Entry> byOffset = new TreeMap<>();
@@ -127,7 +120,7 @@ public final class RingStore implements AutoCloseable {
             storageOfRing[i] = RingFileLayout.Storage.values()[e.storage()];
             long[] members = e.storage() == STORAGE_VIEW ? memberBitmap(e.mask()) : null;
             rings[i] = new Ring(this, i, s < 0 ? none : stored[s], e.ringPoints(), e.storage(), members, backends.size(),
-                    e.version(), featureSet(e.mask()), e.mask());
+                    version(e.version()), featureSet(e.mask()), e.mask());
         }
         this.layout = new RingFileLayout(this, p.formatVersion(), p.headerLength(), p.metadataLength(), p.metadataCrc(),
                 segments, segmentOfRing, storageOfRing);
@@ -173,11 +166,11 @@ public final class RingStore implements AutoCloseable {
             throw new RingFileException(path, -1, "cannot map: " + e, e);
         }
         try {
-            return new RingStore(path, arena, watched, file, RingFileReader.read(path, file));
-        } catch (RingFileException | RuntimeException | InternalError e) {
+            return new RingStore(path, arena, watched, file, RingFileReader.read(path, file, FAMILIES));
+        } catch (RingFormatException | RuntimeException | InternalError e) {
             arena.close();
             switch (e) {
-                case RingFileException rfe -> throw rfe;
+                case RingFormatException rfe -> throw exposed(rfe);
                 case InternalError ie -> throw shrunk(path, ie);
                 default -> throw new RingFileException(path, -1, "unreadable: " + e, e);
             }
@@ -185,6 +178,55 @@ public final class RingStore implements AutoCloseable {
             arena.close();
             throw e;
         }
+    }
+
+    /** The ring families as the reader asks about a ring index entry's code and parameter word. */
+    private static final ParsedRingFile.Families FAMILIES = new ParsedRingFile.Families() {
+        @Override
+        public boolean known(int code) {
+            return RingFamily.forCode(code).isPresent();
+        }
+
+        @Override
+        public String codes() {
+            return RingFamily.names(RingFamily.all().stream().map(f -> f.code() + " = " + f.name()).toList());
+        }
+
+        @Override
+        public String parameterProblem(int code, int parameter) {
+            try {
+                new RingVersion(RingFamily.forCode(code).orElseThrow(), parameter);
+                return null;
+            } catch (IllegalArgumentException e) {
+                return e.getMessage();
+            }
+        }
+
+        @Override
+        public String name(ParsedRingFile.Version version) {
+            return version(version).name();
+        }
+    };
+
+    /** The version a ring index entry names (the reader has checked it with {@link #FAMILIES}). */
+    private static RingVersion version(ParsedRingFile.Version v) {
+        return new RingVersion(RingFamily.forCode(v.family()).orElseThrow(), v.parameter());
+    }
+
+    /** The backends of the file's backend table. */
+    private static List<Backend> backends(List<BackendRecord> records, List<String> features) {
+        List<Backend> list = new ArrayList<>(records.size());
+        for (BackendRecord r : records) {
+            Set<String> own = new LinkedHashSet<>();
+            for (int b = 0; b < features.size(); b++) {
+                if ((r.featureMask() & (1 << b)) != 0) {
+                    own.add(features.get(b));
+                }
+            }
+            list.add(BackendAccess.create(list.size(), r.address(), r.weight(), own, r.featureMask(),
+                    r.down() ? ServerParameters.DOWN : ServerParameters.DEFAULTS, 0));
+        }
+        return List.copyOf(list);
     }
 
     /**
@@ -344,17 +386,26 @@ public final class RingStore implements AutoCloseable {
      * member of a ring (every backend with its features) has a point in it, unless that member lost
      * each of its points to a tie; that the rings sharing a segment are of one version, and that the
      * first point each of its backends generates in that version is there. Each distinct segment is
-     * read once, however many rings share it.
+     * read once, however many rings share it. {@link #open} is the reader's structural check
+     * ({@code RingFileReader}); this is the full one ({@code RingFileVerifier}, beside {@code
+     * SegmentCheck}), as Lucene separates opening from {@code checkIntegrity}.
      *
      * @return the points checked: each distinct segment's once ({@link RingFileLayout#distinctPointCount()})
      * @throws RingFileException naming the first problem and its byte offset
      */
     public long verify() throws RingFileException {
         try {
-            return verifySegments();
+            return verifier().verify();
+        } catch (RingFormatException e) {
+            throw exposed(e);
         } catch (InternalError e) {
             throw shrunk(path, e);
         }
+    }
+
+    /** The public exception for what the format's floor found: the same path, offset and reason. */
+    private static RingFileException exposed(RingFormatException e) {
+        return new RingFileException(e.path(), e.offset(), e.reason());
     }
 
     /** What a read of a mapped page past the file's end becomes: the JVM reports SIGBUS as an InternalError. */
@@ -362,245 +413,97 @@ public final class RingStore implements AutoCloseable {
         return new RingFileException(path, -1, "the file shrank while mapped (rewritten in place? publish new files by rename only): " + e.getMessage(), e);
     }
 
-    /**
-     * Each distinct segment is read once, however many rings share it (all 2^F rings of a version can
-     * share one), in one pass ({@link SegmentCheck}): its CRC, order and backend indexes, checked with the features of the first
-     * ring that uses it while the AND of its backends' feature masks and the number of distinct
-     * backends are kept. A later ring sharing it then needs only its mask to lie within that AND.
-     * Every point's backend being a member, the segment holds all of a ring's members exactly when
-     * it holds as many distinct backends as the ring has members: O(1) a ring. Errors name the same
-     * ring and point as checking ring by ring would.
-     */
-    private long verifySegments() throws RingFileException {
+    /** The verifier of this file's segments, the rings and versions answered by this store and the families. */
+    private RingFileVerifier verifier() {
         List<RingFileLayout.Segment> segments = layout.segments();
-        SegmentCheck segmentCheck = new SegmentCheck(backends.stream().mapToInt(BackendAccess::featureMask).toArray());
-        SegmentCheck.Result[] checks = new SegmentCheck.Result[segments.size()];
+        List<StoredRing> stored = new ArrayList<>(rings.length);
         for (Ring r : rings) {
-            int s = layout.segmentIndex(r);
-            if (s < 0 || checks[s] != null) {
-                continue;
-            }
-            checks[s] = segmentCheck.check(r.points(), r.featureMask(), r.storage() == STORAGE_POINTS_WITH_TIES ? tieRanks(r.version()) : null);
-            RingFileLayout.Segment seg = segments.get(s);
-            int crc = checks[s].crc32c();
-            if (crc != seg.crc32c()) {
-                throw new RingFileException(path, seg.offset(), "segment checksum mismatch: expected CRC-32C "
-                        + hex(seg.crc32c()) + " (ring index), computed " + hex(crc) + " (corrupted points?)");
-            }
+            stored.add(new StoredRing(r, versions.indexOf(r.version()), layout.segmentIndex(r)));
         }
-        long[] members = memberCounts();
-        int[] commonFeatures = new int[segments.size()];
-        int[] distinctBackends = new int[segments.size()];
-        int[] seen = new int[backends.size()];          // the distinct backends of the segment just scanned
-        Ring[] firstRing = new Ring[segments.size()];
-        List<List<Ring>> views = new ArrayList<>(Collections.nCopies(segments.size(), null));
-        long checked = 0;
-        for (Ring r : rings) {
-            int s = layout.segmentIndex(r);
-            if (s >= 0) {
-                if (firstRing[s] == null) {
-                    commonFeatures[s] = scan(r, segments.get(s).offset(), s, checks[s], distinctBackends, seen);
-                    requireChainsStartInRing(r, seen, distinctBackends[s]);
-                    firstRing[s] = r;
-                    checked += r.storedCount();
-                } else if (!r.version().equals(firstRing[s].version())) {
-                    throw new RingFileException(path, indexEntry(r) + ENTRY_SEGMENT_OFFSET_OFFSET, "ring " + r + " shares the segment at "
-                            + segments.get(s).offset() + " with ring " + firstRing[s] + " of another version (corrupt ring index?)");
-                } else if (r.storage() == STORAGE_VIEW) {
-                    // Its members are backends of the segment it views, which holds every point of each.
-                    if (views.get(s) == null) {
-                        views.set(s, new ArrayList<>());
-                    }
-                    views.get(s).add(r);
-                    continue;
-                } else if ((r.featureMask() & ~commonFeatures[s]) != 0) {
-                    throw lacksFeatures(r, segments.get(s).offset());
-                }
+        RingFileVerifier.Versions byFamily = new RingFileVerifier.Versions() {
+            @Override
+            public String name(int v) {
+                return versions.get(v).name();
             }
-            if ((s < 0 ? 0 : distinctBackends[s]) != members[r.featureMask()]) {
-                requireAbsentMembersLostEveryPoint(r);
+
+            @Override
+            public int[] tieRanks(int v) {
+                return versions.get(v).family().tieRanks(backends);
             }
-        }
-        for (int s = 0; s < segments.size(); s++) {
-            if (views.get(s) != null) {
-                checkViewPointCounts(firstRing[s], views.get(s));
+
+            @Override
+            public int chainBase(int v, int b) {
+                return versions.get(v).family().chainBase(backends.get(b));
             }
-        }
-        return checked;
+
+            @Override
+            public long points(int v, int b, int featureMask) {
+                RingVersion version = versions.get(v);
+                List<Backend> members = backends.stream().filter(m -> (BackendAccess.featureMask(m) & featureMask) == featureMask).toList();
+                return version.family().points(members.stream().mapToLong(Backend::weight).toArray(), version)[members.indexOf(backends.get(b))];
+            }
+        };
+        return new RingFileVerifier(path, layout.metadataLength(), features.size(), backends.stream().mapToInt(BackendAccess::featureMask).toArray(),
+                backends.stream().map(Backend::address).toArray(String[]::new), byFamily, stored,
+                segments.stream().mapToLong(RingFileLayout.Segment::offset).toArray(), segments.stream().mapToInt(RingFileLayout.Segment::crc32c).toArray());
     }
 
-    /**
-     * Each view's ring point count against its segment's points (stored with ties, already scanned):
-     * a view holds one point per hash that some member has. One pass over the segment for all its
-     * views: a hash of one point counts for every view whose members include that point's backend,
-     * which is a sum over feature-mask supersets; the few hashes of several points are tried view by view.
-     */
-    private void checkViewPointCounts(Ring base, List<Ring> views) throws RingFileException {
-        long[] single = new long[1 << features.size()];
-        long[] shared = new long[views.size()];
-        int n = base.storedCount();
-        int h = n == 0 ? 0 : base.storedHash(0);
-        for (int i = 0; i < n; ) {
-            int j = i + 1;
-            int next = 0;
-            while (j < n && (next = base.storedHash(j)) == h) {
-                j++;
-            }
-            if (j == i + 1) {
-                single[BackendAccess.featureMask(backends.get(base.storedBackend(i)))]++;
-            } else {
-                for (int v = 0; v < views.size(); v++) {
-                    for (int k = i; k < j; k++) {
-                        if (views.get(v).isMember(base.storedBackend(k))) {
-                            shared[v]++;
-                            break;
-                        }
-                    }
-                }
-            }
-            i = j;
-            h = next;
+    /** A ring as the verifier reads it. */
+    private record StoredRing(Ring ring, int version, int segment) implements RingFileVerifier.StoredRing {
+        @Override
+        public int position() {
+            return ring.position();
         }
-        FeatureMasks.sumOverSupersets(single);
-        for (int v = 0; v < views.size(); v++) {
-            Ring r = views.get(v);
-            long count = single[r.featureMask()] + shared[v];
-            if (count != r.pointCount()) {
-                throw new RingFileException(path, indexEntry(r) + ENTRY_RING_POINTS_OFFSET, "ring " + r + ": its members have points at "
-                        + count + " distinct hashes of the segment at " + layout.segmentOf(r).offset() + ", the ring index says "
-                        + r.pointCount() + " (corrupt ring index?)");
-            }
-        }
-    }
 
-    /** For each feature mask: how many backends have every feature in it (the members of its rings). */
-    private long[] memberCounts() {
-        long[] count = new long[1 << features.size()];
-        for (Backend b : backends) {
-            count[BackendAccess.featureMask(b)]++;
+        @Override
+        public int featureMask() {
+            return ring.featureMask();
         }
-        FeatureMasks.sumOverSupersets(count);
-        return count;
-    }
 
-    /**
-     * The failure {@code check} found in {@code r}'s points (segment {@code s}) if any, as an error;
-     * else counts its distinct backends into {@code distinctBackends[s]}, lists them in {@code seen}
-     * and returns the AND of their backends' masks.
-     */
-    private int scan(Ring r, long segmentOffset, int s, SegmentCheck.Result check, int[] distinctBackends, int[] seen)
-            throws RingFileException {
-        boolean withTies = r.storage() == STORAGE_POINTS_WITH_TIES;
-        if (check.failure() != null) {
-            SegmentCheck.Failure f = check.failure();
-            int i = f.point();
-            long at = segmentOffset + (long) i * POINT_LENGTH;
-            throw switch (f.kind()) {
-                case ORDER -> new RingFileException(path, at, "ring " + r + ": point " + i + " hash " + Integer.toUnsignedString(f.hash())
-                        + " is not greater than the previous " + Integer.toUnsignedString(f.previousHash()) + " (points must be strictly increasing"
-                        + (withTies ? ", or equal with backends in tie order)" : ")"));
-                case TIE_ORDER -> new RingFileException(path, at + POINT_BACKEND_OFFSET, "ring " + r + ": point " + i + " repeats hash "
-                        + Integer.toUnsignedString(f.hash()) + " with backend " + f.backend() + ", which is not after backend " + f.previousBackend()
-                        + " in " + r.version() + " tie order (equal hashes must be stored in tie order, each backend once)");
-                case NO_BACKEND -> new RingFileException(path, at + POINT_BACKEND_OFFSET, "ring " + r + ": point " + i + " names backend "
-                        + f.backend() + " but the file has " + backends.size());
-                case LACKS_FEATURES -> lacksFeatures(r, segmentOffset, i, f.backend());
-            };
+        @Override
+        public int storage() {
+            return ring.storage();
         }
-        if (withTies && check.distinctHashes() != r.pointCount()) {
-            throw new RingFileException(path, indexEntry(r) + ENTRY_RING_POINTS_OFFSET, "ring " + r + ": its segment at " + segmentOffset
-                    + " has " + check.distinctHashes() + " distinct hashes, the ring index says " + r.pointCount() + " (corrupt ring index?)");
-        }
-        distinctBackends[s] = check.backends().length;
-        System.arraycopy(check.backends(), 0, seen, 0, distinctBackends[s]);
-        return check.commonMask();
-    }
 
-    /** Tie ranks of this file's backends in {@code version} (lower keeps a shared hash). */
-    private int[] tieRanks(RingVersion version) {
-        return PointGenerator.tieRanks(backends.stream().map(BackendAccess::address).toList(), version.algorithm());
-    }
-
-    /**
-     * The first hash of each point chain of {@code r}'s backends is a point of the ring: whoever keeps
-     * a tie, every generated hash is stored once. Catches a segment of the same backends built for
-     * another version (two ring index entries swapped), which no other check sees; one binary search
-     * a backend.
-     */
-    private void requireChainsStartInRing(Ring r, int[] seen, int count) throws RingFileException {
-        for (int k = 0; k < count; k++) {
-            Backend b = backends.get(seen[k]);
-            int first = Crc32.nextPoint(PointGenerator.baseState(BackendAccess.address(b), r.version().algorithm()), 0);
-            if (!r.hasStoredHash(first)) {
-                throw new RingFileException(path, indexEntry(r) + ENTRY_SEGMENT_OFFSET_OFFSET, "ring " + r + ": backend " + b.index()
-                        + " (" + b.address() + ") has points but not its first " + r.version() + " point, hash "
-                        + Integer.toUnsignedString(first) + " (are the segment's points of another version?)");
-            }
+        @Override
+        public int pointCount() {
+            return ring.pointCount();
         }
-    }
 
-    /** Where {@code r}'s ring index entry starts: the index ends at the metadata end. */
-    private long indexEntry(Ring r) {
-        return layout.metadataLength() - (long) (rings.length - r.position()) * ENTRY_LENGTH;
-    }
+        @Override
+        public int storedCount() {
+            return ring.storedCount();
+        }
 
-    /**
-     * For a ring (already scanned) with fewer distinct backends than members: each absent member must
-     * have lost every point to a tie, that is every hash of its point chain is in the ring. That is
-     * rare (v2 does not hash the scope, so {@code [fe80::1%3]} and {@code [fe80::1%4]} tie on every
-     * point), so the check regenerates only the absent members' chains. Otherwise the ring's index
-     * entry names another ring's segment, or none.
-     */
-    private void requireAbsentMembersLostEveryPoint(Ring r) throws RingFileException {
-        boolean[] present = new boolean[backends.size()];
-        for (int i = 0; i < r.storedCount(); i++) {
-            present[r.storedBackend(i)] = true;
+        @Override
+        public MemorySegment points() {
+            return ring.points();
         }
-        int need = r.featureMask();
-        for (Backend b : backends) {
-            if (present[b.index()] || (BackendAccess.featureMask(b) & need) != need || lostEveryPoint(r, b)) {
-                continue;
-            }
-            throw new RingFileException(path, indexEntry(r) + ENTRY_SEGMENT_OFFSET_OFFSET, "ring " + r + ": backend " + b.index()
-                    + " (" + b.address() + ") is a member but " + (r.isEmpty() ? "the ring has no points"
-                    : "has no point in the ring's segment at " + layout.segmentOf(r).offset())
-                    + " (does the ring index point at another ring's segment?)");
-        }
-    }
 
-    /** Whether every hash of {@code b}'s point chain in {@code r} is a point of {@code r}. */
-    private static boolean lostEveryPoint(Ring r, Backend b) {
-        if (r.isEmpty()) {
-            return false;
+        @Override
+        public int storedHash(int p) {
+            return ring.storedHash(p);
         }
-        int base = PointGenerator.baseState(BackendAccess.address(b), r.version().algorithm());
-        // Each hash depends only on the one before, so once pointCount + 1 hashes were all found, one
-        // of them repeated and the chain only cycles through hashes already found.
-        long steps = Math.min(b.weight() * r.version().pointMultiple(), r.pointCount() + 1L);
-        int h = 0;
-        for (long j = 0; j < steps; j++) {
-            h = Crc32.nextPoint(base, h);
-            if (!r.hasStoredHash(h)) {
-                return false;
-            }
-        }
-        return true;
-    }
 
-    /** For a ring whose segment was scanned already: the error for its first point whose backend lacks a feature. */
-    private RingFileException lacksFeatures(Ring r, long segmentOffset) {
-        int need = r.featureMask();
-        for (int i = 0; ; i++) {
-            int b = r.storedBackend(i);
-            if ((BackendAccess.featureMask(backends.get(b)) & need) != need) {
-                return lacksFeatures(r, segmentOffset, i, b);
-            }
+        @Override
+        public int storedBackend(int p) {
+            return ring.storedBackend(p);
         }
-    }
 
-    private RingFileException lacksFeatures(Ring r, long segmentOffset, int point, int backend) {
-        return new RingFileException(path, segmentOffset + (long) point * POINT_LENGTH + POINT_BACKEND_OFFSET, "ring " + r
-                + ": point " + point + " names backend " + backend + " (" + backends.get(backend).address() + ") which lacks the ring's features");
+        @Override
+        public boolean hasStoredHash(int hash) {
+            return ring.hasStoredHash(hash);
+        }
+
+        @Override
+        public boolean isMember(int backend) {
+            return ring.isMember(backend);
+        }
+
+        @Override
+        public String name() {
+            return ring.toString();
+        }
     }
 
     /**

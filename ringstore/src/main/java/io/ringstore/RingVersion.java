@@ -1,31 +1,39 @@
 package io.ringstore;
 
+import io.ringstore.internal.TextLines;
+
+import java.util.Arrays;
+
 /**
- * One way of building a ring: the algorithm and its points per weight unit. A file holds one or more
- * versions of every feature ring (see FORMAT.md).
+ * One way of building a ring: a {@link RingFamily} and its parameters (for v1 and v2, the points per
+ * weight unit). A file holds one or more versions of every feature ring (see FORMAT.md). Immutable;
+ * equal when family and parameters are.
  *
- * @param algorithm     how points are generated
- * @param pointMultiple points per weight unit; always 160 for {@link Algorithm#V1}
+ * <p>Named as on the command line ({@link #name()}, {@link #parse}): the family's name, then each of
+ * its written parameters after a colon: {@code v1}, {@code v2:16}.
  */
-public record RingVersion(Algorithm algorithm, int pointMultiple) {
+public final class RingVersion {
     /** nginx-compatible: v1, 160 points per weight unit. */
-    public static final RingVersion V1 = new RingVersion(Algorithm.V1, Algorithm.NGINX_POINT_MULTIPLE);
+    public static final RingVersion V1 = new RingVersion(RingFamily.NGINX, NginxFamily.POINT_MULTIPLE);
+
+    private final RingFamily family;
+    private final int[] parameters;
 
     /**
-     * Checks the version: an algorithm, and a point multiple of at least 1 (160 for v1).
+     * A version of {@code family} with {@code parameters}.
      *
-     * @throws IllegalArgumentException for a missing algorithm or a point multiple v1 cannot have
+     * @param family     the family
+     * @param parameters its parameters ({@link RingFamily#parameterCount()} of them)
+     * @throws IllegalArgumentException for a missing family or parameters the family cannot have
      */
-    public RingVersion {
-        if (algorithm == null) {
+    public RingVersion(RingFamily family, int... parameters) {
+        if (family == null) {
             throw new IllegalArgumentException("algorithm must not be null");
         }
-        if (pointMultiple < 1) {
-            throw new IllegalArgumentException("point multiple must be at least 1: pointMultiple=" + pointMultiple);
-        }
-        if (algorithm == Algorithm.V1 && pointMultiple != Algorithm.NGINX_POINT_MULTIPLE) {
-            throw new IllegalArgumentException("v1 always has 160 points per weight unit (nginx): pointMultiple=" + pointMultiple);
-        }
+        int[] p = parameters.clone();
+        family.checkParameters(p);
+        this.family = family;
+        this.parameters = p;
     }
 
     /**
@@ -34,12 +42,147 @@ public record RingVersion(Algorithm algorithm, int pointMultiple) {
      * @param pointMultiple points per weight unit, at least 1
      */
     public static RingVersion v2(int pointMultiple) {
-        return new RingVersion(Algorithm.V2, pointMultiple);
+        return new RingVersion(RingFamily.PINGORA_V2, pointMultiple);
     }
 
-    /** {@code v1} or {@code v2:K}. */
+    /**
+     * Reads a version's name: {@code v1}, {@code v2} (the family's default parameters: {@code v2:160})
+     * or {@code v2:K}.
+     *
+     * @param text the name
+     * @return the version
+     * @throws IllegalArgumentException for a name of no family, or parameters it cannot have
+     */
+    public static RingVersion parse(String text) {
+        Name name = Name.parse(text);
+        return name.version(name.family().defaultParameters());
+    }
+
+    /** {@return the family} */
+    public RingFamily family() {
+        return family;
+    }
+
+    /** {@return the parameters (a copy)} */
+    public int[] parameters() {
+        return parameters.clone();
+    }
+
+    /**
+     * {@return the first parameter: points per weight unit for v1 (always 160) and v2; what the ring
+     * index stores in its parameter word}
+     */
+    public int pointMultiple() {
+        return parameters[0];
+    }
+
+    /** {@return the name: {@code v1}, {@code v2:K}} */
+    public String name() {
+        return family.versionName(parameters);
+    }
+
+    /** {@return the bytes of this version in the file's input digest ({@link RingFamily#digestEncoding})} */
+    public byte[] digestEncoding() {
+        return family.digestEncoding(parameters);
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof RingVersion v && v.family == family && Arrays.equals(v.parameters, parameters);
+    }
+
+    @Override
+    public int hashCode() {
+        return 31 * family.code() + Arrays.hashCode(parameters);
+    }
+
+    /** {@return {@link #name()}} */
     @Override
     public String toString() {
-        return algorithm == Algorithm.V1 ? "v1" : "v2:" + pointMultiple;
+        return name();
+    }
+
+    /**
+     * A version's name as written, which may leave the parameters out ({@code v2}): a family, and the
+     * written parameters or none. Selects a version among a file's ({@link #matches}) or makes one
+     * with defaults for what is left out ({@link #version}).
+     */
+    public static final class Name {
+        private final String text;
+        private final RingFamily family;
+        private final int[] written;
+
+        private Name(String text, RingFamily family, int[] written) {
+            this.text = text;
+            this.family = family;
+            this.written = written;
+        }
+
+        /**
+         * Parses {@code family} or {@code family:P[:P...]} with the family's written parameters.
+         *
+         * @param text the name as written
+         * @return the name
+         * @throws IllegalArgumentException {@code unknown algorithm 'x' (expected v1 or v2)} for an unknown
+         *                                  family, {@code bad version 'x' (expected ...)} for bad parameters
+         */
+        public static Name parse(String text) {
+            int colon = text.indexOf(':');
+            RingFamily family = RingFamily.forName(colon < 0 ? text : text.substring(0, colon));
+            if (colon < 0) {
+                return new Name(text, family, null);
+            }
+            String[] parts = text.substring(colon + 1).split(":", -1);
+            int[] written = new int[parts.length];
+            boolean ok = parts.length == family.writtenParameters();
+            for (int i = 0; ok && i < parts.length; i++) {
+                long value = TextLines.decimal(parts[i], family.maxWrittenParameter());
+                ok = value >= 1 && value <= family.maxWrittenParameter();
+                written[i] = (int) value;
+            }
+            if (!ok) {
+                throw new IllegalArgumentException("bad version " + TextLines.quote(text) + " (expected " + RingFamily.allSyntax() + ")");
+            }
+            return new Name(text, family, written);
+        }
+
+        /** {@return the text parsed} */
+        public String text() {
+            return text;
+        }
+
+        /** {@return the family named} */
+        public RingFamily family() {
+            return family;
+        }
+
+        /** {@return whether the name leaves out parameters the family's names write (a bare {@code v2})} */
+        public boolean leavesOutParameters() {
+            return written == null && family.writtenParameters() > 0;
+        }
+
+        /**
+         * {@return the version named, taking what the name leaves out from {@code defaults} (the family's
+         * full parameters)}
+         *
+         * @param defaults the parameters of a name that leaves them out
+         */
+        public RingVersion version(int... defaults) {
+            return new RingVersion(family, written == null ? defaults : family.fromWritten(written));
+        }
+
+        /**
+         * {@return whether {@code v} is of this family and has every parameter this name writes}
+         *
+         * @param v a version
+         */
+        public boolean matches(RingVersion v) {
+            return v.family() == family && (written == null || Arrays.equals(family.written(v.parameters), written));
+        }
+
+        @Override
+        public String toString() {
+            return text;
+        }
     }
 }

@@ -154,7 +154,7 @@ class PingoraVectorsTest {
             this.versionName = versionName;
             this.version = versionName.equals("v1") ? RingVersion.V1
                     : RingVersion.v2(Integer.parseInt(versionName.substring("v2-".length())));
-            this.v1 = version.algorithm() == Algorithm.V1;
+            this.v1 = version.family() == RingFamily.NGINX;
         }
 
         synchronized void build() throws Exception {

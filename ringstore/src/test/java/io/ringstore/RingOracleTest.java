@@ -266,12 +266,12 @@ class RingOracleTest {
                 int[][] p = new int[gens.size()][];
                 for (int b = 0; b < gens.size(); b++) {
                     Gen g = gens.get(b);
-                    byte[] input = v.algorithm() == Algorithm.V1 ? g.v1Input() : v2Input(g, parsed.backend(b));
+                    byte[] input = v.family() == RingFamily.NGINX ? g.v1Input() : v2Input(g, parsed.backend(b));
                     p[b] = points(input, g.weight() * v.pointMultiple());
                 }
                 points.put(v, p);
                 Integer[] order = IntStream.range(0, gens.size()).boxed().toArray(Integer[]::new);
-                if (v.algorithm() == Algorithm.V2) {
+                if (v.family() == RingFamily.PINGORA_V2) {
                     Arrays.sort(order, Comparator.comparing(gens::get, SOCKET_ORDER)); // smallest socket address first
                 } // v1: the backend listed first
                 tieOrder.put(v, Arrays.stream(order).mapToInt(Integer::intValue).toArray());

@@ -275,7 +275,7 @@ class RingStoreTest {
         b.version(RingVersion.V1);
         assertThrows(IllegalArgumentException.class, () -> b.version(RingVersion.V1));
         assertThrows(IllegalArgumentException.class, () -> b.generation(-1));
-        assertThrows(IllegalArgumentException.class, () -> new RingVersion(Algorithm.V1, 16));
+        assertThrows(IllegalArgumentException.class, () -> new RingVersion(RingFamily.NGINX, 16));
         assertThrows(IllegalArgumentException.class, () -> RingVersion.v2(0));
         RingBuilder many = builder("server 127.0.0.1");
         for (int k = 1; k <= 16; k++) {

@@ -4,7 +4,10 @@ import io.ringstore.build.BackendList;
 import io.ringstore.build.BuildResult;
 import io.ringstore.build.RingBuilder;
 
+import io.ringstore.Backend;
+import io.ringstore.RingFamily;
 import io.ringstore.RingVersion;
+import io.ringstore.internal.BackendAccess;
 import io.ringstore.internal.PointGenerator;
 import io.ringstore.internal.PointSorter;
 import io.ringstore.internal.ServerAddress;
@@ -18,8 +21,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.BitSet;
 import java.util.List;
+import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
@@ -170,20 +173,26 @@ public final class BuildMeasure {
                 phaseNanos[2] / 1e9, phaseNanos[3] / 1e9, phaseNanos[4] / 1e9, phaseNanos[5] / 1e9);
     }
 
+    /** The v1 point chains of every backend of {@code shape}, as the builder computes them from the family. */
+    static PointGenerator.Chains v1Chains(BenchRings.Shape shape) {
+        List<Backend> backends = new ArrayList<>(shape.backends());
+        for (int b = 0; b < shape.backends(); b++) {
+            backends.add(BackendAccess.create(b, ServerAddress.parse(shape.address(b)), shape.weight(), Set.of(), 0, 0));
+        }
+        RingFamily v1 = RingVersion.V1.family();
+        long[] points = v1.points(backends.stream().mapToLong(Backend::weight).toArray(), RingVersion.V1);
+        return new PointGenerator.Chains(backends.stream().mapToInt(v1::chainBase).toArray(), v1.tieRanks(backends),
+                Arrays.stream(points).mapToInt(Math::toIntExact).toArray());
+    }
+
     private static void measureSort(BenchRings.Shape shape, int rounds, Tsv tsv) throws IOException {
         int n = Math.toIntExact(shape.points());
-        ServerAddress[] addresses = new ServerAddress[shape.backends()];
-        Arrays.setAll(addresses, b -> ServerAddress.parse(shape.address(b)));
-        long[] weights = new long[shape.backends()];
-        Arrays.fill(weights, shape.weight());
-        PointGenerator generator = new PointGenerator(addresses, weights, line -> { });
-        BitSet all = new BitSet();
-        all.set(0, shape.backends());
-        int[] rank = generator.tieRanks(RingVersion.V1.algorithm());
+        PointGenerator generator = new PointGenerator(line -> { });
+        PointGenerator.Chains chains = v1Chains(shape);
         long expected = 0;
         for (int r = 1; r <= rounds; r++) {
             long g = System.nanoTime();
-            long[] a = generator.generateSorted(all, RingVersion.V1, rank).points();
+            long[] a = generator.generateSorted(chains).points();
             report(shape, "PointGenerator", r, n, System.nanoTime() - g, tsv);
             expected = checkSorted(a, n);
             shuffle(a, n);
@@ -198,7 +207,7 @@ public final class BuildMeasure {
         }
         long[] scratch = new long[n];
         for (int r = 1; r <= rounds; r++) {
-            long[] a = generator.generateSorted(all, RingVersion.V1, rank).points();
+            long[] a = generator.generateSorted(chains).points();
             shuffle(a, n);
             long t = System.nanoTime();
             PointSorter.sort(a, n, scratch);

@@ -4,12 +4,10 @@ import io.ringstore.RingVersion;
 import io.ringstore.build.BuildResult;
 import io.ringstore.internal.PointGenerator;
 import io.ringstore.internal.PointSorter;
-import io.ringstore.internal.ServerAddress;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.BitSet;
 import java.util.List;
 import java.util.function.Consumer;
 
@@ -99,16 +97,12 @@ public final class BuildPhases {
 
     /** The in-memory part once: nanoseconds per {@link #MEMORY_PHASES} phase, then the total. */
     private static long[] memory(BenchRings.Shape shape) throws Exception {
-        ServerAddress[] addresses = new ServerAddress[shape.backends()];
-        Arrays.setAll(addresses, b -> ServerAddress.parse(shape.address(b)));
-        long[] weights = new long[shape.backends()];
-        Arrays.fill(weights, shape.weight());
-        BitSet all = new BitSet();
-        all.set(0, shape.backends());
+        PointGenerator.Chains chains = BuildMeasure.v1Chains(shape);
         Phases phases = new Phases(MEMORY_PHASES, "counting", "placing", "sorting", "writing");
         long start = System.nanoTime();
-        PointGenerator generator = new PointGenerator(addresses, weights, phases);
-        PointGenerator.Sorted sorted = generator.generateSorted(all, RingVersion.V1, generator.tieRanks(RingVersion.V1.algorithm()));
+        PointGenerator generator = new PointGenerator(phases);
+        PointGenerator.Sorted sorted = generator.generateSorted(chains);
+        phases.accept("writing " + sorted.count() + " points of " + RingVersion.V1); // as the builder reports it
         long kept = dedup(sorted);
         phases.accept("end");
         long end = System.nanoTime();

@@ -6,9 +6,9 @@ import io.ringstore.build.BuildResult;
 import io.ringstore.build.RingBuilder;
 import io.ringstore.build.Views;
 
-import io.ringstore.Algorithm;
 import io.ringstore.Backend;
 import io.ringstore.Ring;
+import io.ringstore.RingFamily;
 import io.ringstore.RingFileLayout;
 import io.ringstore.RingFileException;
 import io.ringstore.RingStore;
@@ -132,7 +132,7 @@ final class AnalyzeCommand extends Command {
     // ---- --backends N: the sweep ----
 
     /** What a sweep simulates: N backends, the point multiples, the rings per k, the algorithm and the threads. */
-    private record SweepSetup(int n, List<Integer> ks, int seeds, Algorithm algorithm, int threads) {
+    private record SweepSetup(int n, List<Integer> ks, int seeds, RingFamily family, int threads) {
     }
 
     /** A finished sweep: its rows in k order and its wall time. */
@@ -148,8 +148,8 @@ final class AnalyzeCommand extends Command {
         List<Integer> ks = pointMultiples(args.get(POINTS.name()), perDecade);
         int seeds = (int) args.getLong(SEEDS.name(), 1, 1000, DEFAULT_SEEDS);
         try {
-            Algorithm algorithm = Algorithm.parse(args.has(ALGORITHM.name()) ? args.get(ALGORITHM.name()) : "v2");
-            return new SweepSetup(n, ks, seeds, algorithm, Runtime.getRuntime().availableProcessors());
+            RingFamily family = RingFamily.forName(args.has(ALGORITHM.name()) ? args.get(ALGORITHM.name()) : "v2");
+            return new SweepSetup(n, ks, seeds, family, Runtime.getRuntime().availableProcessors());
         } catch (IllegalArgumentException e) {
             throw new UsageException(e.getMessage() + " (one algorithm with --backends)");
         }
@@ -161,7 +161,7 @@ final class AnalyzeCommand extends Command {
      */
     private static void sweep(SweepSetup setup, String svgName, String csvName, PrintStream out, Consumer<String> progress)
             throws UsageException, FailedException {
-        Sweep sweep = new Sweep(setup.n(), setup.ks(), setup.seeds(), setup.algorithm(), 32);
+        Sweep sweep = new Sweep(setup.n(), setup.ks(), setup.seeds(), setup.family(), 32);
         long largest = sweep.largestRing();
         if (largest > RingFileDescriptor.MAX_POINTS_PER_RING) {
             throw new UsageException("N × k = " + setup.n() + " × " + setup.ks().getLast() + " = " + largest + " points, more than a ring holds ("
@@ -210,7 +210,7 @@ final class AnalyzeCommand extends Command {
         List<Integer> ks = s.ks();
         out.printf(Locale.ROOT, "analyze: %d backends, k = %s (%s), %s per k, %s points (CRC-32, 32-bit hashes), %s%n",
                 s.n(), ks.size() == 1 ? ks.getFirst().toString() : ks.getFirst() + ".." + ks.getLast(), count(ks.size(), "value", "values"),
-                count(s.seeds(), "seed", "seeds"), s.algorithm().cliName(), count(s.threads(), "thread", "threads"));
+                count(s.seeds(), "seed", "seeds"), s.family().name(), count(s.threads(), "thread", "threads"));
         out.println("predicted: formula sqrt((N-1)/(N*k+1)); pred_32bit: 32-bit model (points on equal hashes dropped in tie order)");
         out.println("CV in %; range: smallest..largest ring CV over the seeds; z: (simulated - predicted) in standard errors of the seeds");
         out.printf("%8s %11s %9s %10s %9s %17s %9s %7s %8s %8s %11s %11s %8s%n", "k", "points", "predicted", "pred_32bit", "simulated",
@@ -235,7 +235,7 @@ final class AnalyzeCommand extends Command {
     private static String svg(SweepReport report) {
         SweepSetup s = report.setup();
         String subtitle = String.format(Locale.ROOT, "N = %,d backends with k points each, %d random %s per k, %s CRC-32 points, 32-bit hashes",
-                s.n(), s.seeds(), s.seeds() == 1 ? "fleet" : "fleets", s.algorithm().cliName());
+                s.n(), s.seeds(), s.seeds() == 1 ? "fleet" : "fleets", s.family().name());
         return CvChart.render(report.rows(), CollisionModel.LINE_32, subtitle);
     }
 
@@ -363,7 +363,7 @@ final class AnalyzeCommand extends Command {
                 continue;
             }
             java.util.function.Function<Long, RingLine> measure = o -> {
-                FleetRing fr = FleetRing.of(members, r.version().algorithm(), r.version().pointMultiple());
+                FleetRing fr = FleetRing.of(members, r.version());
                 return new RingLine(fr, fr.measured(r.lineShares()), fr.model());
             };
             // A view selects its own points from the segment it reads: measured on its own.

@@ -144,7 +144,7 @@ final class DumpCommand extends Command {
         List<Backend> members = FleetRing.members(store.backends(), ring.features());
         long total = members.stream().mapToLong(Backend::weight).sum();
         List<Share> list = members.stream().map(b -> new Share(b.index(), (double) b.weight() / total, line[b.index()])).toList();
-        FleetRing fr = FleetRing.of(members, ring.version().algorithm(), ring.version().pointMultiple());
+        FleetRing fr = FleetRing.of(members, ring.version());
         return new Shares(list, fr.measured(line), fr.predictedCv(), fr.model(), null);
     }
 

@@ -5,7 +5,7 @@ import io.ringstore.internal.TextLines;
 import io.ringstore.build.BackendList;
 import io.ringstore.build.BackendsFileException;
 
-import io.ringstore.Algorithm;
+import io.ringstore.RingVersion;
 import io.ringstore.internal.format.RingFileDescriptor;
 import io.ringstore.tools.analysis.CollisionModel;
 import io.ringstore.tools.analysis.Recommendation;
@@ -24,7 +24,7 @@ import java.util.Locale;
  * collisions are counted, and its memory against the nginx default of 160.
  */
 final class RecommendCommand extends Command {
-    private static final int NGINX = Algorithm.NGINX_POINT_MULTIPLE;
+    private static final int NGINX = RingVersion.V1.pointMultiple();
 
     @Override
     String name() {
@@ -189,15 +189,15 @@ final class RecommendCommand extends Command {
         } catch (BackendsFileException e) {
             throw new FailedException(e.getMessage());
         }
-        RingFileEstimate probe = RingFileEstimate.of(list, Algorithm.V2, 1);
+        RingFileEstimate probe = RingFileEstimate.of(list, RingVersion.v2(1));
         List<long[]> rings = new ArrayList<>();
         for (RingFileEstimate.RingEstimate s : probe.segments()) {
             rings.add(s.ring().pointsInTieOrder()); // at k = 1: the weights
         }
         Recommendation rec = new Recommendation(rings);
         int k = answer(rec, target, list.source());
-        RingFileEstimate chosen = RingFileEstimate.of(list, Algorithm.V2, k);
-        RingFileEstimate nginx = RingFileEstimate.of(list, Algorithm.V2, NGINX);
+        RingFileEstimate chosen = RingFileEstimate.of(list, RingVersion.v2(k));
+        RingFileEstimate nginx = RingFileEstimate.of(list, RingVersion.v2(NGINX));
         return new FileRings(new Answer(k, target, rec), list, probe.segments().size(), chosen, nginx);
     }
 

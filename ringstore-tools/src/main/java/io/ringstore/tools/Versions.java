@@ -1,6 +1,5 @@
 package io.ringstore.tools;
 
-import io.ringstore.Algorithm;
 import io.ringstore.Backend;
 import io.ringstore.RingStore;
 import io.ringstore.RingVersion;
@@ -35,32 +34,6 @@ final class Versions {
     }
 
     /**
-     * One name of a version as written: {@code v1}, {@code v2} or {@code v2:K}.
-     *
-     * @param pointMultiple K of {@code v2:K}, or {@code null} for a bare name
-     */
-    private record Name(String text, Algorithm algorithm, Integer pointMultiple) {
-        static Name parse(String text) throws Command.UsageException {
-            int colon = text.indexOf(':');
-            Algorithm a = parseAlgorithm(colon < 0 ? text : text.substring(0, colon));
-            if (colon < 0) {
-                return new Name(text, a, null);
-            }
-            long k = TextLines.decimal(text.substring(colon + 1), MAX_POINT_MULTIPLE);
-            if (a != Algorithm.V2 || k < 1 || k > MAX_POINT_MULTIPLE) {
-                throw new Command.UsageException("bad version " + TextLines.quote(text) + " (expected v1, v2 or v2:K with K from 1 to "
-                        + MAX_POINT_MULTIPLE + ")");
-            }
-            return new Name(text, a, (int) k);
-        }
-
-        /** A bare {@code v2}. */
-        boolean takesPointMultiple() {
-            return algorithm == Algorithm.V2 && pointMultiple == null;
-        }
-    }
-
-    /**
      * For build: {@code --algorithm} is a list of {@code v1}, {@code v2} and {@code v2:K} (default
      * {@code v1}); {@code --point-multiple K} is the K of a bare {@code v2} (default 160), so {@code
      * v1,v2 --point-multiple 16} is {@code v1,v2:16}. It is refused when the list has no bare v2, where it
@@ -68,14 +41,13 @@ final class Versions {
      */
     static List<RingVersion> forBuild(Command.Args args) throws Command.UsageException {
         String list = args.has(ALGORITHM) ? args.get(ALGORITHM) : "v1";
-        int k = (int) args.getLong(POINT_MULTIPLE, 1, MAX_POINT_MULTIPLE, Algorithm.NGINX_POINT_MULTIPLE);
+        int k = (int) args.getLong(POINT_MULTIPLE, 1, MAX_POINT_MULTIPLE, RingVersion.V1.pointMultiple());
         List<RingVersion> versions = new ArrayList<>();
         boolean bareV2 = false;
         for (String item : list.split(",", -1)) {
-            Name name = Name.parse(item);
-            bareV2 |= name.takesPointMultiple();
-            RingVersion v = name.algorithm() == Algorithm.V1 ? RingVersion.V1
-                    : RingVersion.v2(name.pointMultiple() != null ? name.pointMultiple() : k);
+            RingVersion.Name name = parse(item);
+            bareV2 |= name.leavesOutParameters();
+            RingVersion v = version(name, k);
             if (versions.contains(v)) {
                 throw new Command.UsageException("version " + v + " listed twice (" + ALGORITHM + " " + TextLines.quote(list) + ")");
             }
@@ -98,7 +70,7 @@ final class Versions {
             return select(args.get(ALGORITHM), store);
         }
         long k = args.getLong(POINT_MULTIPLE, 1, MAX_POINT_MULTIPLE, 0);
-        if (args.has(ALGORITHM) && !Name.parse(args.get(ALGORITHM)).takesPointMultiple()) {
+        if (args.has(ALGORITHM) && !parse(args.get(ALGORITHM)).leavesOutParameters()) {
             throw new Command.UsageException(POINT_MULTIPLE + " names a v2 ring; it cannot go with " + ALGORITHM + " "
                     + TextLines.quote(args.get(ALGORITHM)) + " (give one of the two)");
         }
@@ -110,10 +82,10 @@ final class Versions {
         if (name == null) {
             return store.versions().getFirst();
         }
-        Name n = Name.parse(name);
+        RingVersion.Name n = parse(name);
         List<RingVersion> matching = new ArrayList<>();
         for (RingVersion v : store.versions()) {
-            if (v.algorithm() == n.algorithm() && (n.pointMultiple() == null || v.pointMultiple() == n.pointMultiple())) {
+            if (n.matches(v)) {
                 matching.add(v);
             }
         }
@@ -124,16 +96,26 @@ final class Versions {
         return matching.getFirst();
     }
 
-    private static Algorithm parseAlgorithm(String name) throws Command.UsageException {
+    /** The library's grammar ({@link RingVersion.Name#parse}), its message as a usage error. */
+    private static RingVersion.Name parse(String text) throws Command.UsageException {
         try {
-            return Algorithm.parse(name);
+            return RingVersion.Name.parse(text);
         } catch (IllegalArgumentException e) {
             throw new Command.UsageException(e.getMessage());
         }
     }
 
-    /** How an answer is printed: nginx's {@code $upstream_addr} for v1, pingora's (Rust) socket address for v2. */
+    /** The version {@code name} names; a bare name's written parameter is {@code k} ({@code --point-multiple}). */
+    private static RingVersion version(RingVersion.Name name, int k) throws Command.UsageException {
+        try {
+            return name.leavesOutParameters() ? name.version(k) : name.version(name.family().defaultParameters());
+        } catch (IllegalArgumentException e) {
+            throw new Command.UsageException(e.getMessage());
+        }
+    }
+
+    /** How an answer is printed: as the family's original prints it (nginx's {@code $upstream_addr} for v1, Rust's socket address for v2). */
     static String address(Backend b, RingVersion v) {
-        return v.algorithm() == Algorithm.V1 ? b.upstreamAddress() : b.socketAddress();
+        return v.family().answer(b);
     }
 }

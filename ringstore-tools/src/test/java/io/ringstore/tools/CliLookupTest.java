@@ -1,8 +1,8 @@
 package io.ringstore.tools;
 
-import io.ringstore.Algorithm;
 import io.ringstore.Backend;
 import io.ringstore.Ring;
+import io.ringstore.RingFamily;
 import io.ringstore.RingStore;
 import io.ringstore.RingVersion;
 import org.junit.jupiter.api.BeforeAll;
@@ -234,7 +234,7 @@ class CliLookupTest {
     @Test
     void v2AnswersAreWrittenAsPingoraWritesSocketAddr() throws Exception {
         List<String> keys = randomKeys(3000);
-        RingVersion v2 = RingVersion.v2(Algorithm.NGINX_POINT_MULTIPLE);
+        RingVersion v2 = RingVersion.v2(RingVersion.V1.pointMultiple());
         byte[] expected = expected(addresses, Set.of(), v2, utf8(keys));
         for (String algorithm : List.of("v2", "v2:160")) {
             CliRun r = runWithInput(String.join("\n", keys), "lookup", addresses.toString(), "--algorithm", algorithm).assertOk();
@@ -342,7 +342,7 @@ class CliLookupTest {
     }
 
     private static String form(Backend b, RingVersion v) {
-        return v.algorithm() == Algorithm.V1 ? b.upstreamAddress() : b.socketAddress();
+        return v.family() == RingFamily.NGINX ? b.upstreamAddress() : b.socketAddress();
     }
 
     /** nginx's $upstream_addr for the IPv4 and plain IPv6 addresses of {@link CliFleet#FEATURED}. */

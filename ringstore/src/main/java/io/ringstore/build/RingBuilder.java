@@ -1,6 +1,7 @@
 package io.ringstore.build;
 
 import io.ringstore.Backend;
+import io.ringstore.RingFamily;
 import io.ringstore.RingFileException;
 import io.ringstore.RingStore;
 import io.ringstore.RingVersion;
@@ -11,6 +12,7 @@ import io.ringstore.internal.PointSorter;
 import io.ringstore.internal.Publisher;
 import io.ringstore.internal.ServerAddress;
 import io.ringstore.internal.TextLines;
+import io.ringstore.internal.format.BackendRecord;
 import io.ringstore.internal.format.RingFileDescriptor;
 import io.ringstore.internal.format.RingFileWriter;
 
@@ -19,6 +21,7 @@ import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.BitSet;
 import java.util.HashMap;
 import java.util.List;
@@ -150,7 +153,11 @@ public final class RingBuilder {
         long points = 0;
         for (RingVersion v : versions.isEmpty() ? List.of(RingVersion.V1) : versions) {
             long max = RingFileDescriptor.MAX_POINTS_PER_RING; // a build above it is refused before it allocates
-            points = Math.max(points, weights > max / v.pointMultiple() ? max : weights * v.pointMultiple());
+            long all = 0;
+            for (long p : pointsOf(v, null)) {
+                all = p > max - all ? max : all + p;
+            }
+            points = Math.max(points, all);
         }
         return points * Long.BYTES * 5 / 4 + (256L << 20);
     }
@@ -188,11 +195,14 @@ public final class RingBuilder {
                 int viewRings = 0;
                 long points = 0;
                 long collisions = 0;
-                RingFileWriter writer = new RingFileWriter(ch, backends.backends(), backends.features(), vs);
-                PointGenerator generator = pointGenerator();
+                RingFileWriter writer = new RingFileWriter(ch, backendRecords(), backends.features(), writerVersions(vs));
+                PointGenerator generator = new PointGenerator(progress);
                 boolean[] view = chooseViews(memberSets);
-                for (RingVersion version : vs) {
-                    int[] rank = generator.tieRanks(version.algorithm());
+                for (int vi = 0; vi < vs.size(); vi++) {
+                    RingVersion version = vs.get(vi);
+                    RingFamily family = version.family();
+                    int[] rank = family.tieRanks(backends.backends());
+                    int[] bases = backends.backends().stream().mapToInt(family::chainBase).toArray();
                     RingFileWriter.Segment[] written = new RingFileWriter.Segment[memberSets.size()];
                     // Set 0 is every backend's (mask 0), first: views read it, so it keeps its ties, and
                     // their point counts come from its points before the generator's array is reused.
@@ -202,7 +212,9 @@ public final class RingBuilder {
                         }
                         progress.accept("building " + version + " ring " + (s + 1) + "/" + memberSets.size()
                                 + " (" + memberSets.get(s).cardinality() + " backends)");
-                        PointGenerator.Sorted sorted = generator.generateSorted(memberSets.get(s), version, rank);
+                        PointGenerator.Sorted sorted = generator.generateSorted(new PointGenerator.Chains(bases, rank,
+                                memberPoints(version, memberSets.get(s))));
+                        progress.accept("writing " + sorted.count() + " points of " + version);
                         if (s == 0 && viewCount(view) > 0) {
                             written[0] = writer.writeSegmentWithTies(sorted);
                             long[] ringPoints = viewPointCounts(sorted, memberSets, setOfMask, view);
@@ -224,7 +236,7 @@ public final class RingBuilder {
                         } else if (seg.storage() == RingFileDescriptor.STORAGE_VIEW) {
                             viewRings++;
                         }
-                        writer.addRing(mask, version, seg);
+                        writer.addRing(mask, vi, seg);
                     }
                 }
                 long fileLength = writer.finish(gen);
@@ -276,7 +288,7 @@ public final class RingBuilder {
                 throw new BackendsFileException(source, 0, "bad feature name " + TextLines.quote(f) + " (" + RingFileDescriptor.FEATURE_NAME_RULE + ")");
             }
         }
-        boolean v1 = vs.contains(RingVersion.V1);
+        List<RingFamily> families = vs.stream().map(RingVersion::family).distinct().toList();
         for (Backend b : backends.backends()) {
             ServerAddress address = BackendAccess.address(b);
             int length = address.text().length(); // ASCII (the parser accepts nothing else): one byte a character
@@ -287,9 +299,11 @@ public final class RingBuilder {
             if (b.weight() < 1 || b.weight() > RingFileDescriptor.MAX_WEIGHT) {
                 throw new BackendsFileException(source, b.line(), "weight " + b.weight() + " outside 1-" + RingFileDescriptor.MAX_WEIGHT);
             }
-            if (v1 && address.hasScope()) {
-                throw new BackendsFileException(source, b.line(), "address " + TextLines.quote(address.text())
-                        + " has a scope id, which nginx refuses (and v1 would not tell two scopes apart): remove it, or build v2 only");
+            for (RingFamily family : families) {
+                String problem = family.addressProblem(b);
+                if (problem != null) {
+                    throw new BackendsFileException(source, b.line(), problem);
+                }
             }
         }
         checkPointCounts(vs);
@@ -298,8 +312,9 @@ public final class RingBuilder {
     private void checkPointCounts(List<RingVersion> vs) throws BackendsFileException {
         for (RingVersion v : vs) {
             long total = 0;
+            long[] points = pointsOf(v, null);
             for (Backend b : backends.backends()) {
-                long n = b.weight() * v.pointMultiple();
+                long n = points[b.index()];
                 if (n > RingFileDescriptor.MAX_POINTS_PER_RING) {
                     throw new BackendsFileException(backends.source(), b.line(), "weight " + b.weight() + " × " + v.pointMultiple()
                             + " points (" + v + ") = " + n + " points, more than a ring can hold (" + RingFileDescriptor.MAX_POINTS_PER_RING + ")");
@@ -430,14 +445,47 @@ public final class RingBuilder {
         return setOfMask;
     }
 
-    private PointGenerator pointGenerator() {
-        int n = backends.size();
-        ServerAddress[] addresses = new ServerAddress[n];
-        long[] weights = new long[n];
-        for (int i = 0; i < n; i++) {
-            addresses[i] = BackendAccess.address(backends.backend(i));
-            weights[i] = backends.backend(i).weight();
+    /**
+     * Each backend's points in {@code version}'s ring of {@code members} (all backends when null) by the
+     * family's weight rule, 0 for the others; saturated at {@link Long#MAX_VALUE} (a limit check refuses it).
+     */
+    private long[] pointsOf(RingVersion version, BitSet members) {
+        List<Backend> all = backends.backends();
+        long[] weights = all.stream().filter(b -> members == null || members.get(b.index())).mapToLong(Backend::weight).toArray();
+        long[] points;
+        try {
+            points = version.family().points(weights, version);
+        } catch (ArithmeticException e) {
+            points = new long[weights.length];
+            Arrays.fill(points, Long.MAX_VALUE);
         }
-        return new PointGenerator(addresses, weights, progress);
+        long[] out = new long[all.size()];
+        int k = 0;
+        for (Backend b : all) {
+            if (members == null || members.get(b.index())) {
+                out[b.index()] = points[k++];
+            }
+        }
+        return out;
+    }
+
+    /** {@link #pointsOf} as the generator takes them: checked against the format's limits before. */
+    private int[] memberPoints(RingVersion version, BitSet members) {
+        long[] points = pointsOf(version, members);
+        int[] out = new int[points.length];
+        for (int i = 0; i < out.length; i++) {
+            out[i] = Math.toIntExact(points[i]);
+        }
+        return out;
+    }
+
+    private List<BackendRecord> backendRecords() {
+        return backends.backends().stream()
+                .map(b -> new BackendRecord(BackendAccess.address(b), b.weight(), BackendAccess.featureMask(b), b.down()))
+                .toList();
+    }
+
+    private static List<RingFileWriter.Version> writerVersions(List<RingVersion> vs) {
+        return vs.stream().map(v -> new RingFileWriter.Version(v.family().code(), v.pointMultiple(), v.digestEncoding())).toList();
     }
 }

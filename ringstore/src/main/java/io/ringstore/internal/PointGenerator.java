@@ -1,26 +1,23 @@
 package io.ringstore.internal;
 
-import io.ringstore.Algorithm;
-import io.ringstore.RingVersion;
-
 import java.io.InterruptedIOException;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.BitSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.function.Consumer;
 
 /**
  * Generates the points of a ring in ring order: every point of every member backend (CRC-32 chained
- * from the backend's hash input, as nginx and pingora-ketama do), packed with the tie rank that
+ * from the backend's base state, as nginx and pingora-ketama do), packed with the tie rank that
  * decides equal hashes, sorted. The one implementation of point generation: the builder writes what
  * it returns, the analysis measures what it returns, and the bench times it.
  *
- * <p>Two ways in: the builder's ({@link #PointGenerator(ServerAddress[], long[], Consumer)}, then
- * {@link #generateSorted(BitSet, RingVersion, int[])} per member set) and the simulator's
- * ({@link #PointGenerator(int)}, then {@link #generateSorted(Chains, int, Consumer)} with any point
- * counts and a shorter hash line). Both end in the same generation.
+ * <p>It knows no ring family: its input is primitive ({@link Chains}: base states, tie ranks and point
+ * counts), which the family computes ({@code RingFamily}'s point source, tie rule and weight rule).
+ * Two ways in: the builder's ({@link #PointGenerator(Consumer)}, then {@link #generateSorted(Chains)}
+ * per ring) and the simulator's ({@link #PointGenerator(int)}, then
+ * {@link #generateSorted(Chains, int, Consumer)} with a shorter hash line). Both end in the same generation.
  *
  * <p>Progress lines go to the consumer from the calling thread only (the share of the work it does
  * itself stands for the whole), so the consumer need not be thread-safe.
@@ -33,70 +30,27 @@ public final class PointGenerator {
     /** Points below which one thread generates alone: starting threads costs more than it saves. */
     private static final int PARALLEL_MIN_POINTS = 1 << 20;
 
-    private final ServerAddress[] addresses;
-    private final long[] weights;
     private final Consumer<String> progress;
     private final int threads;
-    private final int[][] bases = new int[Algorithm.values().length][];
     private long[] buffer = new long[0];
 
     /**
-     * A generator for the rings of one backend list, on {@link #THREADS} threads.
+     * A generator for a build, on {@link #THREADS} threads.
      *
-     * @param addresses backend i's address
-     * @param weights   backend i's weight
-     * @param progress  receives a line now and then during long generations
+     * @param progress receives a line now and then during long generations
      */
-    public PointGenerator(ServerAddress[] addresses, long[] weights, Consumer<String> progress) {
-        if (addresses.length != weights.length) {
-            throw new IllegalArgumentException("one weight per address: addresses=" + addresses.length + " weights=" + weights.length);
-        }
-        this.addresses = addresses.clone();
-        this.weights = weights.clone();
+    public PointGenerator(Consumer<String> progress) {
         this.progress = Objects.requireNonNull(progress, "progress");
         this.threads = THREADS;
     }
 
-    /** A generator of rings given as {@link Chains}, on {@code threads} threads; it knows no backend list. */
+    /** A generator on {@code threads} threads, reporting no progress of its own. */
     public PointGenerator(int threads) {
         if (threads < 1) {
             throw new IllegalArgumentException("threads must be at least 1: threads=" + threads);
         }
-        this.addresses = new ServerAddress[0];
-        this.weights = new long[0];
         this.progress = line -> { };
         this.threads = threads;
-    }
-
-    /** Who keeps a point when two backends of this generator's list produce the same hash: lower rank wins. */
-    public int[] tieRanks(Algorithm algorithm) {
-        return tieRanks(List.of(addresses), algorithm);
-    }
-
-    /**
-     * Who keeps a point when two of {@code addresses} produce the same hash, as a rank per address
-     * (lower wins): v1 (nginx) the one listed first, v2 (pingora-ketama) the smallest socket address.
-     */
-    public static int[] tieRanks(List<ServerAddress> addresses, Algorithm algorithm) {
-        int n = addresses.size();
-        int[] rank = new int[n];
-        if (algorithm == Algorithm.V1) {
-            Arrays.setAll(rank, i -> i);
-        } else {
-            Integer[] order = new Integer[n];
-            Arrays.setAll(order, i -> i);
-            Arrays.sort(order, (a, b) -> addresses.get(a).compareTo(addresses.get(b)));
-            for (int r = 0; r < n; r++) {
-                rank[order[r]] = r;
-            }
-        }
-        return rank;
-    }
-
-    /** The CRC-32 state a backend's point chain starts from: its address as {@code algorithm} hashes it. */
-    public static int baseState(ServerAddress address, Algorithm algorithm) {
-        byte[] input = algorithm == Algorithm.V1 ? address.nginxHashInput() : address.pingoraHashInput();
-        return Crc32.update(Crc32.INITIAL, input);
     }
 
     /**
@@ -126,13 +80,6 @@ public final class PointGenerator {
             }
         }
 
-        /** The chains of {@code addresses} under {@code algorithm}, backend i with {@code points[i]} points. */
-        public static Chains of(List<ServerAddress> addresses, Algorithm algorithm, int[] points) {
-            int[] bases = new int[addresses.size()];
-            Arrays.setAll(bases, i -> baseState(addresses.get(i), algorithm));
-            return new Chains(bases, tieRanks(addresses, algorithm), points.clone());
-        }
-
         public long totalPoints() {
             long total = 0;
             for (int p : points) {
@@ -142,24 +89,9 @@ public final class PointGenerator {
         }
     }
 
-    /**
-     * The points of the ring of {@code members} (backends of this generator's list) in {@code version},
-     * ties decided by {@code rank} ({@link #tieRanks(Algorithm)}); what the builder writes.
-     */
-    public Sorted generateSorted(BitSet members, RingVersion version, int[] rank) throws InterruptedIOException {
-        Algorithm algorithm = version.algorithm();
-        if (bases[algorithm.ordinal()] == null) {
-            int[] b = new int[addresses.length];
-            Arrays.setAll(b, i -> baseState(addresses[i], algorithm));
-            bases[algorithm.ordinal()] = b;
-        }
-        int[] points = new int[addresses.length];
-        for (int b = members.nextSetBit(0); b >= 0; b = members.nextSetBit(b + 1)) {
-            points[b] = Math.toIntExact(weights[b] * version.pointMultiple()); // checked against MAX_POINTS_PER_RING before
-        }
-        Sorted sorted = generateSorted(new Chains(bases[algorithm.ordinal()], rank, points), 32, progress);
-        progress.accept("writing " + sorted.count() + " points of " + version);
-        return sorted;
+    /** {@link #generateSorted(Chains, int, Consumer)} on the 32-bit line with this generator's progress: what the builder writes. */
+    public Sorted generateSorted(Chains chains) throws InterruptedIOException {
+        return generateSorted(chains, 32, progress);
     }
 
     /**

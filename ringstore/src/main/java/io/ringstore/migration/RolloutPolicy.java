@@ -1,5 +1,7 @@
 package io.ringstore.migration;
 
+import io.ringstore.KeyHash;
+
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.util.Locale;
@@ -149,9 +151,7 @@ public record RolloutPolicy(int basisPoints, Set<String> scope, String localData
      * @param length the key's length in bytes
      */
     public static int bucket(byte[] key, int offset, int length) {
-        java.util.zip.CRC32C crc = new java.util.zip.CRC32C(); // scalar-replaced by the JIT
-        crc.update(key, offset, length);
-        return spread((int) crc.getValue());
+        return spread(KeyHash.CRC32C.hash(key, offset, length));
     }
 
     /**
@@ -161,10 +161,7 @@ public record RolloutPolicy(int basisPoints, Set<String> scope, String localData
      * @param key the key
      */
     public static int bucket(ByteBuffer key) {
-        if (key.hasArray()) {
-            return bucket(key.array(), key.arrayOffset() + key.position(), key.remaining());
-        }
-        return spread(Crc32c.of(key, key.position(), key.limit()));
+        return spread(KeyHash.CRC32C.hash(key));
     }
 
     /**
@@ -173,10 +170,7 @@ public record RolloutPolicy(int basisPoints, Set<String> scope, String localData
      * @param key the key
      */
     public static int bucket(MemorySegment key) {
-        if (!key.isNative() && key.heapBase().orElse(null) instanceof byte[] array) {
-            return bucket(array, Math.toIntExact(key.address()), Math.toIntExact(key.byteSize())); // the JDK's intrinsic
-        }
-        return spread(Crc32c.of(key));
+        return spread(KeyHash.CRC32C.hash(key));
     }
 
     /** The bucket of a key's CRC-32C. */

@@ -1,7 +1,6 @@
 package io.ringstore.build;
 
 import io.ringstore.MemoryTempDir;
-import io.ringstore.Algorithm;
 import io.ringstore.Backend;
 import io.ringstore.RingFileException;
 import io.ringstore.RingStore;
@@ -192,7 +191,7 @@ class BackendsFuzzTest {
      * exactly as it was: it still opens, verifies and has its generation.
      */
     private boolean roundTrip(BackendList list, Path ring, boolean withV1) throws Exception {
-        long points = list.backends().stream().mapToLong(Backend::weight).sum() * Algorithm.NGINX_POINT_MULTIPLE;
+        long points = list.backends().stream().mapToLong(Backend::weight).sum() * RingVersion.V1.pointMultiple();
         if (points > 200_000 || list.features().size() > 6) {
             return false;
         }

@@ -1,6 +1,7 @@
 package io.ringstore.internal;
 
-import io.ringstore.Algorithm;
+import io.ringstore.Backend;
+import io.ringstore.RingFamily;
 import org.junit.jupiter.api.Test;
 
 import java.util.Arrays;
@@ -91,7 +92,7 @@ class PointGeneratorTest {
             addresses[i] = ServerAddress.parse("10.1." + (i >> 8) + "." + (i & 0xFF) + ":" + (1000 + random.nextInt(9000)));
             points[i] = i % 7 == 0 ? 0 : 1000 + random.nextInt(8000); // some backends not in the ring
         }
-        PointGenerator.Chains chains = PointGenerator.Chains.of(List.of(addresses), Algorithm.V2, points);
+        PointGenerator.Chains chains = v2Chains(addresses, points);
         assertTrue(chains.totalPoints() > 1 << 20, "large enough to be split: " + chains.totalPoints());
         PointGenerator.Sorted one = new PointGenerator(1).generateSorted(chains, 32, line -> { });
         long[] expected = Arrays.copyOf(one.points(), one.count());
@@ -118,7 +119,7 @@ class PointGeneratorTest {
             addresses[i] = ServerAddress.parse("10." + random.nextInt(256) + "." + (i >> 8) + "." + (i & 0xFF) + ":" + (1000 + random.nextInt(9000)));
             points[i] = i % 11 == 0 ? random.nextInt(3) : 4000 + random.nextInt(4000);
         }
-        PointGenerator.Chains chains = PointGenerator.Chains.of(List.of(addresses), Algorithm.V2, points);
+        PointGenerator.Chains chains = v2Chains(addresses, points);
         int total = Math.toIntExact(chains.totalPoints());
         assertEquals(9, PointSorter.bucketBits(total), "a ring of 4 M to 8 M points: " + total);
         for (int hashBits : new int[] {32, 10}) {
@@ -142,5 +143,15 @@ class PointGeneratorTest {
                 assertArrayEquals(expected, Arrays.copyOf(sorted.points(), total), "hashBits " + hashBits + ", threads " + threads);
             }
         }
+    }
+
+    /** The v2 chains of {@code addresses}, as the builder makes them from the family. */
+    static PointGenerator.Chains v2Chains(ServerAddress[] addresses, int[] points) {
+        List<Backend> backends = new java.util.ArrayList<>();
+        for (ServerAddress a : addresses) {
+            backends.add(BackendAccess.create(backends.size(), a, 1, Set.of(), 0, 0));
+        }
+        return new PointGenerator.Chains(backends.stream().mapToInt(RingFamily.PINGORA_V2::chainBase).toArray(),
+                RingFamily.PINGORA_V2.tieRanks(backends), points);
     }
 }

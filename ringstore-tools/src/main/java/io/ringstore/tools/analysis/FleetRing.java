@@ -1,9 +1,7 @@
 package io.ringstore.tools.analysis;
 
-import io.ringstore.Algorithm;
 import io.ringstore.Backend;
-import io.ringstore.internal.BackendAccess;
-import io.ringstore.internal.PointGenerator;
+import io.ringstore.RingVersion;
 
 import java.util.List;
 import java.util.Set;
@@ -29,12 +27,10 @@ public final class FleetRing {
         return backends.stream().filter(b -> b.features().containsAll(features)).toList();
     }
 
-    public static FleetRing of(List<Backend> members, Algorithm algorithm, int pointMultiple) {
-        long[] points = new long[members.size()];
-        for (int i = 0; i < points.length; i++) {
-            points[i] = members.get(i).weight() * pointMultiple;
-        }
-        int[] rank = PointGenerator.tieRanks(members.stream().map(BackendAccess::address).toList(), algorithm);
+    /** The ring of {@code members} in {@code version}: its family's weight rule and tie rule. */
+    public static FleetRing of(List<Backend> members, RingVersion version) {
+        long[] points = version.family().points(members.stream().mapToLong(Backend::weight).toArray(), version);
+        int[] rank = version.family().tieRanks(members);
         long[] tie = new long[points.length];
         for (int i = 0; i < tie.length; i++) {
             tie[rank[i]] = points[i];

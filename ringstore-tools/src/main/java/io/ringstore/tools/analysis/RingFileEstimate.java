@@ -2,8 +2,8 @@ package io.ringstore.tools.analysis;
 
 import io.ringstore.build.BackendList;
 
-import io.ringstore.Algorithm;
 import io.ringstore.Backend;
+import io.ringstore.RingVersion;
 import io.ringstore.internal.format.RingFileDescriptor;
 
 import java.nio.charset.StandardCharsets;
@@ -36,7 +36,7 @@ public record RingFileEstimate(List<RingEstimate> rings, List<RingEstimate> segm
         }
     }
 
-    public static RingFileEstimate of(BackendList list, Algorithm algorithm, int pointMultiple) {
+    public static RingFileEstimate of(BackendList list, RingVersion version) {
         List<String> features = list.features();
         Map<List<Backend>, RingEstimate> bySet = new LinkedHashMap<>();
         List<RingEstimate> rings = new ArrayList<>();
@@ -49,7 +49,7 @@ public record RingFileEstimate(List<RingEstimate> rings, List<RingEstimate> segm
             }
             List<Backend> members = FleetRing.members(list.backends(), set);
             RingEstimate shared = bySet.computeIfAbsent(members, m -> {
-                FleetRing r = FleetRing.of(m, algorithm, pointMultiple);
+                FleetRing r = FleetRing.of(m, version);
                 return new RingEstimate(Set.of(), r, m.isEmpty() ? 0 : Math.round(r.model().expectedPoints()));
             });
             rings.add(new RingEstimate(Collections.unmodifiableSet(set), shared.ring(), shared.expectedPoints()));

@@ -1,9 +1,12 @@
 package io.ringstore.tools.analysis;
 
-import io.ringstore.Algorithm;
+import io.ringstore.Backend;
+import io.ringstore.RingFamily;
+import io.ringstore.internal.BackendAccess;
 import io.ringstore.internal.PointGenerator;
 import io.ringstore.internal.ServerAddress;
 
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
@@ -28,18 +31,24 @@ public record SimulatedRing(PointGenerator.Chains chains) {
     }
 
     /**
-     * The ring of {@code addresses} in listing order under {@code algorithm}: v1 hashes the text as
-     * written and the first listed wins a tie, v2 hashes the socket address and the smallest wins.
+     * The ring of {@code addresses} in listing order under {@code family}'s point source and tie
+     * rule (v1 hashes the text as written and the first listed wins a tie, v2 hashes the socket
+     * address and the smallest wins), backend i with {@code points[i]} points.
      */
-    public static SimulatedRing of(List<ServerAddress> addresses, Algorithm algorithm, int[] points) {
-        return new SimulatedRing(PointGenerator.Chains.of(addresses, algorithm, points));
+    public static SimulatedRing of(List<ServerAddress> addresses, RingFamily family, int[] points) {
+        List<Backend> backends = new ArrayList<>(addresses.size());
+        for (ServerAddress a : addresses) {
+            backends.add(BackendAccess.create(backends.size(), a, 1, Set.of(), 0, 0));
+        }
+        int[] bases = backends.stream().mapToInt(family::chainBase).toArray();
+        return new SimulatedRing(new PointGenerator.Chains(bases, family.tieRanks(backends), points.clone()));
     }
 
     /** {@code n} backends of {@code k} points each. */
-    public static SimulatedRing equal(List<ServerAddress> addresses, Algorithm algorithm, int k) {
+    public static SimulatedRing equal(List<ServerAddress> addresses, RingFamily family, int k) {
         int[] points = new int[addresses.size()];
         Arrays.fill(points, k);
-        return of(addresses, algorithm, points);
+        return of(addresses, family, points);
     }
 
     /** {@code n} distinct random IPv4 endpoints {@code a.b.c.d:port}, the same for the same seed. */

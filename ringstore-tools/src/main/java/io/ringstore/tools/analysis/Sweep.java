@@ -1,6 +1,6 @@
 package io.ringstore.tools.analysis;
 
-import io.ringstore.Algorithm;
+import io.ringstore.RingFamily;
 import io.ringstore.internal.ServerAddress;
 
 import java.util.ArrayList;
@@ -21,10 +21,10 @@ public final class Sweep {
     private final int backends;
     private final List<Integer> ks;
     private final int seeds;
-    private final Algorithm algorithm;
+    private final RingFamily family;
     private final int hashBits;
 
-    public Sweep(int backends, List<Integer> ks, int seeds, Algorithm algorithm, int hashBits) {
+    public Sweep(int backends, List<Integer> ks, int seeds, RingFamily family, int hashBits) {
         if (backends < 2 || backends > 65_535) {
             throw new IllegalArgumentException("backends must be from 2 to 65535: backends=" + backends);
         }
@@ -34,7 +34,7 @@ public final class Sweep {
         this.backends = backends;
         this.ks = List.copyOf(ks);
         this.seeds = seeds;
-        this.algorithm = algorithm;
+        this.family = family;
         this.hashBits = hashBits;
     }
 
@@ -137,7 +137,7 @@ public final class Sweep {
             long dropped = 0;
             CollisionModel.Result model = null;
             for (int s = 0; s < seeds; s++) {
-                SimulatedRing r = SimulatedRing.equal(fleets.get(s), algorithm, k);
+                SimulatedRing r = SimulatedRing.equal(fleets.get(s), family, k);
                 if (model == null) {
                     model = CollisionModel.ring(r.pointsInTieOrder(), line);
                 }

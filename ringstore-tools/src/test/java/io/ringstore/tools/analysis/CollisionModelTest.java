@@ -1,6 +1,6 @@
 package io.ringstore.tools.analysis;
 
-import io.ringstore.Algorithm;
+import io.ringstore.RingFamily;
 import org.junit.jupiter.api.Test;
 
 import java.util.Arrays;
@@ -68,7 +68,7 @@ class CollisionModelTest {
             double sumSq = 0;
             CollisionModel.Result model = null;
             for (int s = 1; s <= seeds; s++) {
-                SimulatedRing ring = SimulatedRing.equal(SimulatedRing.randomAddresses(n, s), Algorithm.V2, k);
+                SimulatedRing ring = SimulatedRing.equal(SimulatedRing.randomAddresses(n, s), RingFamily.PINGORA_V2, k);
                 model = CollisionModel.ring(ring.pointsInTieOrder(), Math.pow(2, bits));
                 RingSimulator.Measurement m = simulator.simulate(ring, bits, "test", x -> { });
                 double cv = ShareStats.of(m.owned(), ring.pointCounts()).cv();

@@ -3,7 +3,7 @@ package io.ringstore.tools.analysis;
 import io.ringstore.build.BackendList;
 import io.ringstore.build.RingBuilder;
 
-import io.ringstore.Algorithm;
+import io.ringstore.RingFamily;
 import io.ringstore.Ring;
 import io.ringstore.RingStore;
 import io.ringstore.RingVersion;
@@ -48,7 +48,7 @@ class RingSimulatorTest {
         try (RingStore store = RingStore.open(ringFile)) {
             for (RingVersion version : List.of(RingVersion.V1, v2)) {
                 int[] points = Arrays.stream(weights).map(w -> w * version.pointMultiple()).toArray();
-                SimulatedRing sim = SimulatedRing.of(addresses, version.algorithm(), points);
+                SimulatedRing sim = SimulatedRing.of(addresses, version.family(), points);
                 Ring ring = store.ring(Set.of(), version);
                 double[] shares = ring.lineShares();
                 for (int threads : new int[] {1, 2}) {
@@ -93,7 +93,7 @@ class RingSimulatorTest {
             }
         }
         RingSimulator simulator = new RingSimulator(2);
-        RingSimulator.Measurement m = simulator.simulate(SimulatedRing.equal(addresses, Algorithm.V2, k), 32, "test", s -> { });
+        RingSimulator.Measurement m = simulator.simulate(SimulatedRing.equal(addresses, RingFamily.PINGORA_V2, k), 32, "test", s -> { });
         assertEquals(direct, m.dropped());
         double birthday = CollisionModel.birthdayEstimate((long) n * k);
         assertTrue(Math.abs(direct - birthday) < 5 * Math.sqrt(birthday), "collisions " + direct + " vs birthday estimate " + birthday);
@@ -112,7 +112,7 @@ class RingSimulatorTest {
         for (int k : new int[] {1, 4, 16, 64}) {
             double sum = 0;
             for (int s = 1; s <= seeds; s++) {
-                SimulatedRing ring = SimulatedRing.equal(SimulatedRing.randomAddresses(n, s), Algorithm.V2, k);
+                SimulatedRing ring = SimulatedRing.equal(SimulatedRing.randomAddresses(n, s), RingFamily.PINGORA_V2, k);
                 RingSimulator.Measurement m = simulator.simulate(ring, 32, "test", x -> { });
                 double cv = ShareStats.of(m.owned(), ring.pointCounts()).cv();
                 sum += cv * cv;
@@ -130,8 +130,8 @@ class RingSimulatorTest {
     void v1AndV2TieRanks() {
         List<ServerAddress> a = List.of(ServerAddress.parse("10.0.0.9:80"), ServerAddress.parse("10.0.0.1:80"),
                 ServerAddress.parse("10.0.0.5:80"));
-        assertArrayEquals(new int[] {0, 1, 2}, SimulatedRing.of(a, Algorithm.V1, new int[] {1, 1, 1}).ranks(), "v1: listing order");
-        assertArrayEquals(new int[] {2, 0, 1}, SimulatedRing.of(a, Algorithm.V2, new int[] {1, 1, 1}).ranks(), "v2: address order");
-        assertArrayEquals(new long[] {3, 5, 4}, SimulatedRing.of(a, Algorithm.V2, new int[] {4, 3, 5}).pointsInTieOrder());
+        assertArrayEquals(new int[] {0, 1, 2}, SimulatedRing.of(a, RingFamily.NGINX, new int[] {1, 1, 1}).ranks(), "v1: listing order");
+        assertArrayEquals(new int[] {2, 0, 1}, SimulatedRing.of(a, RingFamily.PINGORA_V2, new int[] {1, 1, 1}).ranks(), "v2: address order");
+        assertArrayEquals(new long[] {3, 5, 4}, SimulatedRing.of(a, RingFamily.PINGORA_V2, new int[] {4, 3, 5}).pointsInTieOrder());
     }
 }

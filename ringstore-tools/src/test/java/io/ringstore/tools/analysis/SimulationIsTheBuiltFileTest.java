@@ -1,6 +1,6 @@
 package io.ringstore.tools.analysis;
 
-import io.ringstore.Algorithm;
+import io.ringstore.RingFamily;
 import io.ringstore.Backend;
 import io.ringstore.Ring;
 import io.ringstore.RingStore;
@@ -83,7 +83,7 @@ class SimulationIsTheBuiltFileTest {
                         continue;
                     }
                     int multiple = ring.version().pointMultiple();
-                    SimulatedRing sim = SimulatedRing.of(members.stream().map(BackendAccess::address).toList(), ring.version().algorithm(),
+                    SimulatedRing sim = SimulatedRing.of(members.stream().map(BackendAccess::address).toList(), ring.version().family(),
                             members.stream().mapToInt(b -> Math.toIntExact(b.weight() * multiple)).toArray());
                     PointGenerator.Sorted points = simulator.points(sim, 32, line -> { });
                     int kept = 0;
@@ -123,7 +123,7 @@ class SimulationIsTheBuiltFileTest {
             assertEquals(new String(four.getFirst().pingoraHashInput(), ISO_8859_1),
                     new String(a.pingoraHashInput(), ISO_8859_1), a.text());
         }
-        int[] rank = PointGenerator.tieRanks(four, Algorithm.V2);
+        int[] rank = SimulatedRing.equal(four, RingFamily.PINGORA_V2, 1).ranks();
         assertTrue(rank[0] != 0, "the first listed is not the smallest socket address: ranks " + Arrays.toString(rank));
     }
 }

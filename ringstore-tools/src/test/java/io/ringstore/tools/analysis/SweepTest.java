@@ -1,6 +1,6 @@
 package io.ringstore.tools.analysis;
 
-import io.ringstore.Algorithm;
+import io.ringstore.RingFamily;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
@@ -30,7 +30,7 @@ class SweepTest {
     @Test
     void rowsStreamInOrder() {
         List<Integer> ks = List.of(3, 30, 300);
-        Sweep sweep = new Sweep(40, ks, 2, Algorithm.V1, 32);
+        Sweep sweep = new Sweep(40, ks, 2, RingFamily.NGINX, 32);
         List<Sweep.Row> rows = new ArrayList<>();
         List<String> progress = new ArrayList<>();
         RingSimulator simulator = new RingSimulator(2);

@@ -1,11 +1,5 @@
 package io.ringstore.internal.format;
 
-import io.ringstore.Algorithm;
-import io.ringstore.Backend;
-import io.ringstore.RingFileException;
-import io.ringstore.RingVersion;
-import io.ringstore.internal.BackendAccess;
-import io.ringstore.internal.ServerParameters;
 import io.ringstore.internal.FeatureMasks;
 import io.ringstore.internal.ServerAddress;
 import io.ringstore.internal.TextLines;
@@ -17,7 +11,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -38,18 +31,21 @@ public final class RingFileReader {
     private final MemorySegment f;
     private final long size;
 
-    private RingFileReader(Path path, MemorySegment f) {
+    private final ParsedRingFile.Families families;
+
+    private RingFileReader(Path path, MemorySegment f, ParsedRingFile.Families families) {
         this.path = path;
+        this.families = families;
         this.f = f;
         this.size = f.byteSize();
     }
 
     /**
      * Parses the mapped file {@code f} (at least {@link RingFileDescriptor#HEADER_LENGTH} bytes);
-     * {@code path} names it in errors.
+     * {@code path} names it in errors; {@code families} judges the ring index's family codes and parameters.
      */
-    public static ParsedRingFile read(Path path, MemorySegment f) throws RingFileException {
-        return new RingFileReader(path, f).parse();
+    public static ParsedRingFile read(Path path, MemorySegment f, ParsedRingFile.Families families) throws RingFormatException {
+        return new RingFileReader(path, f, families).parse();
     }
 
     /**
@@ -82,8 +78,8 @@ public final class RingFileReader {
         return String.format("0x%08x", v);
     }
 
-    private RingFileException bad(long offset, String reason) {
-        return new RingFileException(path, offset, reason);
+    private RingFormatException bad(long offset, String reason) {
+        return new RingFormatException(path, offset, reason);
     }
 
     private long u32(long at) {
@@ -94,7 +90,7 @@ public final class RingFileReader {
         return Short.toUnsignedInt(f.get(U16, at));
     }
 
-    private long u64(long at, String what) throws RingFileException {
+    private long u64(long at, String what) throws RingFormatException {
         long v = f.get(U64, at);
         if (v < 0 || v > size) {
             throw bad(at, what + " " + Long.toUnsignedString(v) + " is beyond the file's " + size + " bytes (corrupt header?)");
@@ -102,13 +98,13 @@ public final class RingFileReader {
         return v;
     }
 
-    private void expect(long at, long actual, long expected, String what) throws RingFileException {
+    private void expect(long at, long actual, long expected, String what) throws RingFormatException {
         if (actual != expected) {
             throw bad(at, what + ": expected " + expected + ", found " + actual);
         }
     }
 
-    private ParsedRingFile parse() throws RingFileException {
+    private ParsedRingFile parse() throws RingFormatException {
         byte[] magic = f.asSlice(MAGIC_OFFSET, MAGIC_LENGTH).toArray(U8);
         if (!Arrays.equals(magic, MAGIC)) {
             throw bad(MAGIC_OFFSET, "bad magic: expected \"RINGSTOR\", found \"" + TextLines.printable(magic) + "\" (not a ring file?)");
@@ -166,9 +162,9 @@ public final class RingFileReader {
                     + hex(crc) + " over bytes 0-" + metadataEnd + " (corrupted header or tables?)");
         }
         List<String> features = parseFeatures(featuresAt, featuresLength, featureCount);
-        List<Backend> backends = parseBackends(backendsAt, backendsLength, (int) backendCount, features, version);
+        List<BackendRecord> backends = parseBackends(backendsAt, backendsLength, (int) backendCount, features, version);
         long segmentsStart = metadataEnd + METADATA_CRC_LENGTH;
-        List<RingVersion> versions = new ArrayList<>();
+        List<ParsedRingFile.Version> versions = new ArrayList<>();
         List<ParsedRingFile.Entry> entries = parseIndex(indexAt, (int) ringCount, featureCount, segmentsStart, versions, version);
         long distinct = entries.stream().filter(e -> e.pointCount() > 0).mapToLong(ParsedRingFile.Entry::offset).distinct().count();
         expect(SEGMENT_COUNT_OFFSET, distinct, segmentCount, "segment count (distinct non-empty segments in the index)");
@@ -177,12 +173,12 @@ public final class RingFileReader {
                 List.copyOf(versions), metadataEnd, storedCrc, entries, (int) segmentCount);
     }
 
-    private List<Backend> parseBackends(long at, long length, int count, List<String> features, int formatVersion) throws RingFileException {
+    private List<BackendRecord> parseBackends(long at, long length, int count, List<String> features, int formatVersion) throws RingFormatException {
         int featureCount = features.size();
         if (length < (long) count * BACKEND_FIXED_LENGTH) {
             throw bad(BACKEND_TABLE_LENGTH_OFFSET, "backend table of " + length + " bytes cannot hold " + count + " backends");
         }
-        List<Backend> list = new ArrayList<>(count);
+        List<BackendRecord> list = new ArrayList<>(count);
         Set<String> endpoints = new HashSet<>();
         long end = at + length;
         long p = at;
@@ -218,14 +214,7 @@ public final class RingFileReader {
             if (!endpoints.add(address.socketAddress())) {
                 throw bad(p + BACKEND_ADDRESS_OFFSET, "backend " + i + " '" + text + "' is a duplicate");
             }
-            Set<String> own = new LinkedHashSet<>();
-            for (int b = 0; b < featureCount; b++) {
-                if ((mask & (1 << b)) != 0) {
-                    own.add(features.get(b));
-                }
-            }
-            ServerParameters parameters = (flags & BACKEND_FLAG_DOWN) != 0 ? ServerParameters.DOWN : ServerParameters.DEFAULTS;
-            list.add(BackendAccess.create(i, address, weight, own, mask, parameters, 0));
+            list.add(new BackendRecord(address, weight, mask, (flags & BACKEND_FLAG_DOWN) != 0));
             p += BACKEND_FIXED_LENGTH + len;
         }
         if (p != end) {
@@ -234,7 +223,7 @@ public final class RingFileReader {
         return list;
     }
 
-    private List<String> parseFeatures(long at, long length, int count) throws RingFileException {
+    private List<String> parseFeatures(long at, long length, int count) throws RingFormatException {
         List<String> names = new ArrayList<>(count);
         long end = at + length;
         long p = at;
@@ -260,7 +249,7 @@ public final class RingFileReader {
     }
 
     private List<ParsedRingFile.Entry> parseIndex(long at, int ringCount, int featureCount, long segmentsStart,
-                                                  List<RingVersion> versions, int formatVersion) throws RingFileException {
+                                                  List<ParsedRingFile.Version> versions, int formatVersion) throws RingFormatException {
         List<ParsedRingFile.Entry> entries = new ArrayList<>(ringCount);
         int masks = 1 << featureCount;
         Map<Long, ParsedRingFile.Entry> byOffset = new HashMap<>();
@@ -269,9 +258,8 @@ public final class RingFileReader {
             int mask = f.get(U32, e + ENTRY_FEATURE_MASK_OFFSET);
             expect(e + ENTRY_FEATURE_MASK_OFFSET, mask, i % masks, "ring " + i + " feature mask (entries are in mask order)");
             int code = Byte.toUnsignedInt(f.get(U8, e + ENTRY_ALGORITHM_OFFSET));
-            Algorithm algorithm = Algorithm.ofCode(code);
-            if (algorithm == null) {
-                throw bad(e + ENTRY_ALGORITHM_OFFSET, "ring " + i + " algorithm " + code + " is unknown (expected 1 = v1 or 2 = v2)");
+            if (!families.known(code)) {
+                throw bad(e + ENTRY_ALGORITHM_OFFSET, "ring " + i + " algorithm " + code + " is unknown (expected " + families.codes() + ")");
             }
             int storage = Byte.toUnsignedInt(f.get(U8, e + ENTRY_STORAGE_OFFSET));
             long ringPoints = u32(e + ENTRY_RING_POINTS_OFFSET);
@@ -292,20 +280,20 @@ public final class RingFileReader {
             if (multiple > Integer.MAX_VALUE) {
                 throw bad(e + ENTRY_POINT_MULTIPLE_OFFSET, "ring " + i + " point multiple " + multiple + " is more than " + Integer.MAX_VALUE);
             }
-            RingVersion version;
-            try {
-                version = new RingVersion(algorithm, (int) multiple);
-            } catch (IllegalArgumentException ex) {
-                throw bad(e + ENTRY_POINT_MULTIPLE_OFFSET, "ring " + i + ": " + ex.getMessage());
+            String problem = families.parameterProblem(code, (int) multiple);
+            if (problem != null) {
+                throw bad(e + ENTRY_POINT_MULTIPLE_OFFSET, "ring " + i + ": " + problem);
             }
+            ParsedRingFile.Version version = new ParsedRingFile.Version(code, (int) multiple);
             int v = i / masks;
             if (i % masks == 0) {
                 if (versions.contains(version)) {
-                    throw bad(e + ENTRY_ALGORITHM_OFFSET, "ring " + i + " repeats version " + version);
+                    throw bad(e + ENTRY_ALGORITHM_OFFSET, "ring " + i + " repeats version " + families.name(version));
                 }
                 versions.add(version);
             } else if (!versions.get(v).equals(version)) {
-                throw bad(e + ENTRY_ALGORITHM_OFFSET, "ring " + i + " is " + version + " but its version block is " + versions.get(v));
+                throw bad(e + ENTRY_ALGORITHM_OFFSET, "ring " + i + " is " + families.name(version) + " but its version block is "
+                        + families.name(versions.get(v)));
             }
             long points = u32(e + ENTRY_POINT_COUNT_OFFSET);
             long offset = f.get(U64, e + ENTRY_SEGMENT_OFFSET_OFFSET);
@@ -375,20 +363,20 @@ public final class RingFileReader {
      * this a file could open whose expected shares overflow a long, or whose rings no backend can be a
      * member of. O(backends + 2^F × F): the weight of every mask's members by one pass over subsets.
      */
-    private void checkPointTotals(List<Backend> backends, int featureCount, long indexAt, List<ParsedRingFile.Entry> entries)
-            throws RingFileException {
+    private void checkPointTotals(List<BackendRecord> backends, int featureCount, long indexAt, List<ParsedRingFile.Entry> entries)
+            throws RingFormatException {
         int masks = 1 << featureCount;
         long[] memberWeight = new long[masks]; // at most 65535 × 2^31: no overflow
-        for (Backend b : backends) {
-            memberWeight[BackendAccess.featureMask(b)] += b.weight();
+        for (BackendRecord b : backends) {
+            memberWeight[b.featureMask()] += b.weight();
         }
         FeatureMasks.sumOverSupersets(memberWeight);
         for (int i = 0; i < entries.size(); i++) {
             ParsedRingFile.Entry e = entries.get(i);
             long at = indexAt + (long) i * ENTRY_LENGTH;
-            long multiple = e.version().pointMultiple();
+            long multiple = e.version().parameter();
             if (e.mask() == 0 && memberWeight[0] > MAX_POINTS_PER_RING / multiple) { // weight × multiple > the limit, without overflow
-                throw bad(at + ENTRY_POINT_MULTIPLE_OFFSET, "ring " + i + " (" + e.version() + "): the backends' weights total "
+                throw bad(at + ENTRY_POINT_MULTIPLE_OFFSET, "ring " + i + " (" + families.name(e.version()) + "): the backends' weights total "
                         + memberWeight[0] + ", × " + multiple + " points each is more than a ring can hold (" + MAX_POINTS_PER_RING + ")");
             }
             if (e.pointCount() > 0 && memberWeight[e.mask()] == 0) {

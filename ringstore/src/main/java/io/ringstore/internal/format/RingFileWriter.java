@@ -1,8 +1,5 @@
 package io.ringstore.internal.format;
 
-import io.ringstore.Backend;
-import io.ringstore.RingVersion;
-import io.ringstore.internal.BackendAccess;
 import io.ringstore.internal.PointGenerator;
 import io.ringstore.internal.PointSorter;
 
@@ -46,8 +43,19 @@ public final class RingFileWriter {
         }
     }
 
+    /**
+     * A version to write: its ring index family code and parameter word, and its bytes in the input
+     * digest (FORMAT.md: the family's digest tag, its written parameters, a zero byte), which the
+     * family defines.
+     */
+    public record Version(int family, int parameter, byte[] digestEncoding) {
+        public Version {
+            digestEncoding = digestEncoding.clone();
+        }
+    }
+
     private final FileChannel ch;
-    private final List<RingVersion> versions;
+    private final List<Version> versions;
     private final int backendCount;
     private final int featureCount;
     private final int ringCount;
@@ -69,7 +77,7 @@ public final class RingFileWriter {
      *
      * @throws IllegalArgumentException when a count or an address exceeds a limit of the format
      */
-    public RingFileWriter(FileChannel ch, List<Backend> backends, List<String> features, List<RingVersion> versions) {
+    public RingFileWriter(FileChannel ch, List<BackendRecord> backends, List<String> features, List<Version> versions) {
         require(backends.size() >= 1 && backends.size() <= MAX_BACKENDS, "backends 1-" + MAX_BACKENDS, backends.size());
         require(features.size() <= MAX_FEATURES, "features at most " + MAX_FEATURES, features.size());
         require(versions.size() >= 1 && versions.size() <= MAX_VERSIONS, "versions 1-" + MAX_VERSIONS, versions.size());
@@ -78,9 +86,9 @@ public final class RingFileWriter {
         this.backendCount = backends.size();
         this.featureCount = features.size();
         this.ringCount = versions.size() << featureCount;
-        this.formatVersion = backends.stream().anyMatch(Backend::down) ? FORMAT_VERSION_BACKEND_FLAGS : FORMAT_VERSION;
+        this.formatVersion = backends.stream().anyMatch(BackendRecord::down) ? FORMAT_VERSION_BACKEND_FLAGS : FORMAT_VERSION;
 
-        List<byte[]> addresses = backends.stream().map(b -> b.address().getBytes(StandardCharsets.US_ASCII)).toList();
+        List<byte[]> addresses = backends.stream().map(b -> b.address().text().getBytes(StandardCharsets.US_ASCII)).toList();
         List<byte[]> names = features.stream().map(n -> n.getBytes(StandardCharsets.US_ASCII)).toList();
         long backendBytes = 0;
         for (byte[] a : addresses) {
@@ -101,10 +109,10 @@ public final class RingFileWriter {
 
         long p = HEADER_LENGTH;
         for (int i = 0; i < backends.size(); i++) {
-            Backend b = backends.get(i);
+            BackendRecord b = backends.get(i);
             byte[] a = addresses.get(i);
             meta.set(U32, p + BACKEND_WEIGHT_OFFSET, (int) b.weight());
-            meta.set(U32, p + BACKEND_FEATURES_OFFSET, BackendAccess.featureMask(b) | (b.down() ? BACKEND_FLAG_DOWN : 0));
+            meta.set(U32, p + BACKEND_FEATURES_OFFSET, b.featureMask() | (b.down() ? BACKEND_FLAG_DOWN : 0));
             meta.set(U16, p + BACKEND_ADDRESS_LENGTH_OFFSET, (short) a.length);
             MemorySegment.copy(a, 0, meta, U8, p + BACKEND_ADDRESS_OFFSET, a.length);
             p += BACKEND_FIXED_LENGTH + a.length;
@@ -148,22 +156,26 @@ public final class RingFileWriter {
         return s;
     }
 
-    /** Adds the next ring index entry: rings come in file order, versions then masks 0 .. 2^F-1. */
-    public void addRing(int mask, RingVersion version, Segment segment) {
+    /**
+     * Adds the next ring index entry: rings come in file order, versions then masks 0 .. 2^F-1;
+     * {@code version} is the index of the ring's version in the constructor's list.
+     */
+    public void addRing(int mask, int version, Segment segment) {
         int i = ringsAdded;
-        if (i >= ringCount || mask != (i & ((1 << featureCount) - 1)) || !version.equals(versions.get(i >> featureCount))) {
-            throw new IllegalStateException("ring " + i + " must be version " + (i < ringCount ? versions.get(i >> featureCount) : "none")
-                    + " mask " + (i & ((1 << featureCount) - 1)) + ": got " + version + " mask " + mask);
+        if (i >= ringCount || mask != (i & ((1 << featureCount) - 1)) || version != i >> featureCount) {
+            throw new IllegalStateException("ring " + i + " must be version " + (i < ringCount ? i >> featureCount : "none")
+                    + " mask " + (i & ((1 << featureCount) - 1)) + ": got version " + version + " mask " + mask);
         }
+        Version v = versions.get(version);
         long e = ringIndexOffset + (long) i * ENTRY_LENGTH;
         meta.set(U32, e + ENTRY_FEATURE_MASK_OFFSET, mask);
-        meta.set(U8, e + ENTRY_ALGORITHM_OFFSET, (byte) version.algorithm().code());
+        meta.set(U8, e + ENTRY_ALGORITHM_OFFSET, (byte) v.family());
         meta.set(U8, e + ENTRY_STORAGE_OFFSET, (byte) segment.storage());
         if (segment.storage() != STORAGE_POINTS) {
             meta.set(U32, e + ENTRY_RING_POINTS_OFFSET, (int) segment.ringPoints());
             formatVersion = FORMAT_VERSION_VIEWS;
         }
-        meta.set(U32, e + ENTRY_POINT_MULTIPLE_OFFSET, version.pointMultiple());
+        meta.set(U32, e + ENTRY_POINT_MULTIPLE_OFFSET, v.parameter());
         meta.set(U32, e + ENTRY_POINT_COUNT_OFFSET, (int) segment.pointCount());
         meta.set(U64, e + ENTRY_SEGMENT_OFFSET_OFFSET, segment.offset());
         meta.set(U64, e + ENTRY_SEGMENT_LENGTH_OFFSET, segment.length());
@@ -215,14 +227,16 @@ public final class RingFileWriter {
         return fileLength;
     }
 
-    /** SHA-256 over the backend table, the feature table and the versions: what the rings were built from. */
+    /**
+     * SHA-256 over the backend table, the feature table and each version's digest encoding (FORMAT.md,
+     * input digest): what the rings were built from.
+     */
     private byte[] inputDigest() {
         try {
             MessageDigest sha = MessageDigest.getInstance("SHA-256");
             sha.update(metadata, HEADER_LENGTH, (int) (backendTableLength + featureTableLength));
-            for (RingVersion v : versions) {
-                sha.update(v.toString().getBytes(StandardCharsets.US_ASCII));
-                sha.update((byte) 0);
+            for (Version v : versions) {
+                sha.update(v.digestEncoding());
             }
             return sha.digest();
         } catch (NoSuchAlgorithmException e) {

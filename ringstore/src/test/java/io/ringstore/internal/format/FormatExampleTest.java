@@ -1,8 +1,7 @@
 package io.ringstore.internal.format;
 
-import io.ringstore.Algorithm;
-import io.ringstore.Backend;
 import io.ringstore.Ring;
+import io.ringstore.RingFamily;
 import io.ringstore.RingFileLayout;
 import io.ringstore.RingStore;
 import io.ringstore.RingVersion;
@@ -101,26 +100,49 @@ class FormatExampleTest {
         }
     }
 
+    /** The reader's questions about codes 1 (v1) and 2 (v2), answered as the families do. */
+    private static final ParsedRingFile.Families FAMILIES = new ParsedRingFile.Families() {
+        @Override
+        public boolean known(int code) {
+            return RingFamily.forCode(code).isPresent();
+        }
+
+        @Override
+        public String codes() {
+            return "1 = v1 or 2 = v2";
+        }
+
+        @Override
+        public String parameterProblem(int code, int parameter) {
+            return null;
+        }
+
+        @Override
+        public String name(ParsedRingFile.Version version) {
+            return version.toString();
+        }
+    };
+
     @Test
     void theReaderFindsEveryAnnotatedField() throws Exception {
         byte[] file = golden();
-        ParsedRingFile p = RingFileReader.read(GOLDEN.resolve("example.ring"), MemorySegment.ofArray(file));
+        ParsedRingFile p = RingFileReader.read(GOLDEN.resolve("example.ring"), MemorySegment.ofArray(file), FAMILIES);
         assertEquals(1, p.formatVersion());
         assertEquals(128, p.headerLength());
         assertEquals(1, p.generation());
         assertEquals("4fb923a7", HexFormat.of().formatHex(p.inputDigest(), 0, 4));
         assertEquals("e1597482", HexFormat.of().formatHex(p.inputDigest(), 28, 32));
-        assertEquals(List.of("127.0.0.1:8080", "[::1]:8081"), p.backends().stream().map(Backend::address).toList());
-        assertEquals(List.of(1L, 2L), p.backends().stream().map(Backend::weight).toList());
-        assertEquals(List.of(Set.of("eu"), Set.of()), p.backends().stream().map(Backend::features).toList());
+        assertEquals(List.of("127.0.0.1:8080", "[::1]:8081"), p.backends().stream().map(b -> b.address().text()).toList());
+        assertEquals(List.of(1L, 2L), p.backends().stream().map(BackendRecord::weight).toList());
+        assertEquals(List.of(1, 0), p.backends().stream().map(BackendRecord::featureMask).toList()); // eu; none
         assertEquals(List.of("eu"), p.features());
-        assertEquals(List.of(RingVersion.v2(1)), p.versions());
+        assertEquals(List.of(new ParsedRingFile.Version(2, 1)), p.versions());
         assertEquals(0xff, p.metadataLength());
         assertEquals(0x0d79d590, p.metadataCrc());
-        assertEquals(List.of(new ParsedRingFile.Entry(0, RingVersion.v2(1), 320, 18, 3, 0xd14d468e),
-                new ParsedRingFile.Entry(1, RingVersion.v2(1), 384, 6, 1, 0x73791b8c)), p.entries());
+        assertEquals(List.of(new ParsedRingFile.Entry(0, new ParsedRingFile.Version(2, 1), 320, 18, 3, 0xd14d468e),
+                new ParsedRingFile.Entry(1, new ParsedRingFile.Version(2, 1), 384, 6, 1, 0x73791b8c)), p.entries());
         assertEquals(2, p.segmentCount());
-        assertEquals(Algorithm.V2, p.versions().getFirst().algorithm());
+        assertEquals(RingFamily.PINGORA_V2.code(), p.versions().getFirst().family());
         // The descriptor's offsets land on the annotated values.
         MemorySegment f = MemorySegment.ofArray(file);
         assertEquals(390, f.get(U64, FILE_LENGTH_OFFSET));

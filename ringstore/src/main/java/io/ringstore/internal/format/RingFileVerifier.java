@@ -1,0 +1,357 @@
+package io.ringstore.internal.format;
+
+import io.ringstore.internal.Crc32;
+import io.ringstore.internal.FeatureMasks;
+
+import java.lang.foreign.MemorySegment;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+
+import static io.ringstore.internal.format.RingFileDescriptor.ENTRY_LENGTH;
+import static io.ringstore.internal.format.RingFileDescriptor.ENTRY_RING_POINTS_OFFSET;
+import static io.ringstore.internal.format.RingFileDescriptor.ENTRY_SEGMENT_OFFSET_OFFSET;
+import static io.ringstore.internal.format.RingFileDescriptor.POINT_BACKEND_OFFSET;
+import static io.ringstore.internal.format.RingFileDescriptor.POINT_LENGTH;
+import static io.ringstore.internal.format.RingFileDescriptor.STORAGE_POINTS_WITH_TIES;
+import static io.ringstore.internal.format.RingFileDescriptor.STORAGE_VIEW;
+import static io.ringstore.internal.format.RingFileReader.hex;
+
+/**
+ * The full check of an open ring file's segments (Lucene's {@code checkIntegrity} to the reader's
+ * open): every segment's CRC-32C, strictly increasing hashes, that every point's backend exists and
+ * has the features of every ring that uses the segment, and conversely that every member of a ring
+ * (every backend with its features) has a point in it, unless that member lost each of its points to
+ * a tie; that the rings sharing a segment are of one version, and that the first point each of its
+ * backends generates in that version is there. Each distinct segment is read once, however many
+ * rings share it.
+ *
+ * <p>It knows no ring family and no public type: the rings come as {@link StoredRing}s, what depends
+ * on the version (tie ranks, chain bases, point counts, names) as {@link Versions}, which the
+ * families answer. One verifier per check; not thread-safe.
+ */
+public final class RingFileVerifier {
+    /** One ring of the file, as the verifier reads it. */
+    public interface StoredRing {
+        /** {@return the ring's place in the file's ring index (versions in order, then masks)} */
+        int position();
+
+        /** {@return the index of its version in the file's version list} */
+        int version();
+
+        /** {@return the index of its distinct segment, -1 for an empty ring} */
+        int segment();
+
+        int featureMask();
+
+        /** {@return how it is stored: {@code RingFileDescriptor.STORAGE_*}} */
+        int storage();
+
+        /** {@return its own points (distinct hashes)} */
+        int pointCount();
+
+        /** {@return the points of the segment it reads} */
+        int storedCount();
+
+        /** {@return its segment's points} */
+        MemorySegment points();
+
+        int storedHash(int p);
+
+        /** {@return the backend of stored point {@code p}, -1 for one outside the backend table} */
+        int storedBackend(int p);
+
+        boolean hasStoredHash(int hash);
+
+        /** {@return whether {@code backend} is a member (always, for a ring stored as its points)} */
+        boolean isMember(int backend);
+
+        /** {@return the ring's name in messages: {@code v2:16 (all)}} */
+        String name();
+    }
+
+    /** What depends on a version's family, for version {@code v} (an index into the file's versions). */
+    public interface Versions {
+        /** {@return the version's name in messages: {@code v2:16}} */
+        String name(int v);
+
+        /** {@return the file's backends' tie ranks (lower keeps a shared hash)} */
+        int[] tieRanks(int v);
+
+        /** {@return the CRC-32 state backend {@code b}'s point chain starts from} */
+        int chainBase(int v, int b);
+
+        /** {@return how many points backend {@code b}'s chain has in the ring of the backends having every feature of {@code featureMask}} */
+        long points(int v, int b, int featureMask);
+    }
+
+    private final Path path;
+    private final long metadataLength;
+    private final int featureCount;
+    private final int[] backendMasks;
+    private final String[] backendAddresses;
+    private final Versions versions;
+    private final List<? extends StoredRing> rings;
+    private final int segmentCount;
+    private final long[] segmentOffset;
+    private final int[] segmentCrc;
+
+    /**
+     * A verifier of the file at {@code path}.
+     *
+     * @param metadataLength   where the ring index ends (its entries are named in errors by offset)
+     * @param backendMasks     each backend's feature mask
+     * @param backendAddresses each backend's address as written, for messages
+     * @param rings            every ring in file order
+     * @param segmentOffset    each distinct segment's offset
+     * @param segmentCrc       each distinct segment's CRC-32C from the ring index
+     */
+    public RingFileVerifier(Path path, long metadataLength, int featureCount, int[] backendMasks, String[] backendAddresses,
+                            Versions versions, List<? extends StoredRing> rings, long[] segmentOffset, int[] segmentCrc) {
+        this.path = path;
+        this.metadataLength = metadataLength;
+        this.featureCount = featureCount;
+        this.backendMasks = backendMasks.clone();
+        this.backendAddresses = backendAddresses.clone();
+        this.versions = versions;
+        this.rings = List.copyOf(rings);
+        this.segmentCount = segmentOffset.length;
+        this.segmentOffset = segmentOffset.clone();
+        this.segmentCrc = segmentCrc.clone();
+    }
+
+    /**
+     * Each distinct segment is read once, however many rings share it (all 2^F rings of a version can
+     * share one), in one pass ({@link SegmentCheck}): its CRC, order and backend indexes, checked with the features of the first
+     * ring that uses it while the AND of its backends' feature masks and the number of distinct
+     * backends are kept. A later ring sharing it then needs only its mask to lie within that AND.
+     * Every point's backend being a member, the segment holds all of a ring's members exactly when
+     * it holds as many distinct backends as the ring has members: O(1) a ring. Errors name the same
+     * ring and point as checking ring by ring would.
+     */
+    public long verify() throws RingFormatException {
+        SegmentCheck segmentCheck = new SegmentCheck(backendMasks);
+        SegmentCheck.Result[] checks = new SegmentCheck.Result[segmentCount];
+        for (StoredRing r : rings) {
+            int s = r.segment();
+            if (s < 0 || checks[s] != null) {
+                continue;
+            }
+            checks[s] = segmentCheck.check(r.points(), r.featureMask(), r.storage() == STORAGE_POINTS_WITH_TIES ? versions.tieRanks(r.version()) : null);
+            int crc = checks[s].crc32c();
+            if (crc != segmentCrc[s]) {
+                throw new RingFormatException(path, segmentOffset[s], "segment checksum mismatch: expected CRC-32C "
+                        + hex(segmentCrc[s]) + " (ring index), computed " + hex(crc) + " (corrupted points?)");
+            }
+        }
+        long[] members = memberCounts();
+        int[] commonFeatures = new int[segmentCount];
+        int[] distinctBackends = new int[segmentCount];
+        int[] seen = new int[backendMasks.length];          // the distinct backends of the segment just scanned
+        StoredRing[] firstRing = new StoredRing[segmentCount];
+        List<List<StoredRing>> views = new ArrayList<>(Collections.nCopies(segmentCount, null));
+        long checked = 0;
+        for (StoredRing r : rings) {
+            int s = r.segment();
+            if (s >= 0) {
+                if (firstRing[s] == null) {
+                    commonFeatures[s] = scan(r, segmentOffset[s], s, checks[s], distinctBackends, seen);
+                    requireChainsStartInRing(r, seen, distinctBackends[s]);
+                    firstRing[s] = r;
+                    checked += r.storedCount();
+                } else if (r.version() != firstRing[s].version()) {
+                    throw new RingFormatException(path, indexEntry(r) + ENTRY_SEGMENT_OFFSET_OFFSET, "ring " + r.name() + " shares the segment at "
+                            + segmentOffset[s] + " with ring " + firstRing[s].name() + " of another version (corrupt ring index?)");
+                } else if (r.storage() == STORAGE_VIEW) {
+                    // Its members are backends of the segment it views, which holds every point of each.
+                    if (views.get(s) == null) {
+                        views.set(s, new ArrayList<>());
+                    }
+                    views.get(s).add(r);
+                    continue;
+                } else if ((r.featureMask() & ~commonFeatures[s]) != 0) {
+                    throw lacksFeatures(r, segmentOffset[s]);
+                }
+            }
+            if ((s < 0 ? 0 : distinctBackends[s]) != members[r.featureMask()]) {
+                requireAbsentMembersLostEveryPoint(r);
+            }
+        }
+        for (int s = 0; s < segmentCount; s++) {
+            if (views.get(s) != null) {
+                checkViewPointCounts(firstRing[s], views.get(s));
+            }
+        }
+        return checked;
+    }
+
+    /**
+     * Each view's ring point count against its segment's points (stored with ties, already scanned):
+     * a view holds one point per hash that some member has. One pass over the segment for all its
+     * views: a hash of one point counts for every view whose members include that point's backend,
+     * which is a sum over feature-mask supersets; the few hashes of several points are tried view by view.
+     */
+    private void checkViewPointCounts(StoredRing base, List<StoredRing> views) throws RingFormatException {
+        long[] single = new long[1 << featureCount];
+        long[] shared = new long[views.size()];
+        int n = base.storedCount();
+        int h = n == 0 ? 0 : base.storedHash(0);
+        for (int i = 0; i < n; ) {
+            int j = i + 1;
+            int next = 0;
+            while (j < n && (next = base.storedHash(j)) == h) {
+                j++;
+            }
+            if (j == i + 1) {
+                single[backendMasks[base.storedBackend(i)]]++;
+            } else {
+                for (int v = 0; v < views.size(); v++) {
+                    for (int k = i; k < j; k++) {
+                        if (views.get(v).isMember(base.storedBackend(k))) {
+                            shared[v]++;
+                            break;
+                        }
+                    }
+                }
+            }
+            i = j;
+            h = next;
+        }
+        FeatureMasks.sumOverSupersets(single);
+        for (int v = 0; v < views.size(); v++) {
+            StoredRing r = views.get(v);
+            long count = single[r.featureMask()] + shared[v];
+            if (count != r.pointCount()) {
+                throw new RingFormatException(path, indexEntry(r) + ENTRY_RING_POINTS_OFFSET, "ring " + r.name() + ": its members have points at "
+                        + count + " distinct hashes of the segment at " + segmentOffset[r.segment()] + ", the ring index says "
+                        + r.pointCount() + " (corrupt ring index?)");
+            }
+        }
+    }
+
+    /** For each feature mask: how many backends have every feature in it (the members of its rings). */
+    private long[] memberCounts() {
+        long[] count = new long[1 << featureCount];
+        for (int mask : backendMasks) {
+            count[mask]++;
+        }
+        FeatureMasks.sumOverSupersets(count);
+        return count;
+    }
+
+    /**
+     * The failure {@code check} found in {@code r}'s points (segment {@code s}) if any, as an error;
+     * else counts its distinct backends into {@code distinctBackends[s]}, lists them in {@code seen}
+     * and returns the AND of their backends' masks.
+     */
+    private int scan(StoredRing r, long segmentOffset, int s, SegmentCheck.Result check, int[] distinctBackends, int[] seen)
+            throws RingFormatException {
+        boolean withTies = r.storage() == STORAGE_POINTS_WITH_TIES;
+        if (check.failure() != null) {
+            SegmentCheck.Failure f = check.failure();
+            int i = f.point();
+            long at = segmentOffset + (long) i * POINT_LENGTH;
+            throw switch (f.kind()) {
+                case ORDER -> new RingFormatException(path, at, "ring " + r.name() + ": point " + i + " hash " + Integer.toUnsignedString(f.hash())
+                        + " is not greater than the previous " + Integer.toUnsignedString(f.previousHash()) + " (points must be strictly increasing"
+                        + (withTies ? ", or equal with backends in tie order)" : ")"));
+                case TIE_ORDER -> new RingFormatException(path, at + POINT_BACKEND_OFFSET, "ring " + r.name() + ": point " + i + " repeats hash "
+                        + Integer.toUnsignedString(f.hash()) + " with backend " + f.backend() + ", which is not after backend " + f.previousBackend()
+                        + " in " + versions.name(r.version()) + " tie order (equal hashes must be stored in tie order, each backend once)");
+                case NO_BACKEND -> new RingFormatException(path, at + POINT_BACKEND_OFFSET, "ring " + r.name() + ": point " + i + " names backend "
+                        + f.backend() + " but the file has " + backendMasks.length);
+                case LACKS_FEATURES -> lacksFeatures(r, segmentOffset, i, f.backend());
+            };
+        }
+        if (withTies && check.distinctHashes() != r.pointCount()) {
+            throw new RingFormatException(path, indexEntry(r) + ENTRY_RING_POINTS_OFFSET, "ring " + r.name() + ": its segment at " + segmentOffset
+                    + " has " + check.distinctHashes() + " distinct hashes, the ring index says " + r.pointCount() + " (corrupt ring index?)");
+        }
+        distinctBackends[s] = check.backends().length;
+        System.arraycopy(check.backends(), 0, seen, 0, distinctBackends[s]);
+        return check.commonMask();
+    }
+
+    /**
+     * The first hash of each point chain of {@code r}'s backends is a point of the ring: whoever keeps
+     * a tie, every generated hash is stored once. Catches a segment of the same backends built for
+     * another version (two ring index entries swapped), which no other check sees; one binary search
+     * a backend.
+     */
+    private void requireChainsStartInRing(StoredRing r, int[] seen, int count) throws RingFormatException {
+        for (int k = 0; k < count; k++) {
+            int b = seen[k];
+            int first = Crc32.nextPoint(versions.chainBase(r.version(), b), 0);
+            if (!r.hasStoredHash(first)) {
+                throw new RingFormatException(path, indexEntry(r) + ENTRY_SEGMENT_OFFSET_OFFSET, "ring " + r.name() + ": backend " + b
+                        + " (" + backendAddresses[b] + ") has points but not its first " + versions.name(r.version()) + " point, hash "
+                        + Integer.toUnsignedString(first) + " (are the segment's points of another version?)");
+            }
+        }
+    }
+
+    /** Where {@code r}'s ring index entry starts: the index ends at the metadata end. */
+    private long indexEntry(StoredRing r) {
+        return metadataLength - (long) (rings.size() - r.position()) * ENTRY_LENGTH;
+    }
+
+    /**
+     * For a ring (already scanned) with fewer distinct backends than members: each absent member must
+     * have lost every point to a tie, that is every hash of its point chain is in the ring. That is
+     * rare (v2 does not hash the scope, so {@code [fe80::1%3]} and {@code [fe80::1%4]} tie on every
+     * point), so the check regenerates only the absent members' chains. Otherwise the ring's index
+     * entry names another ring's segment, or none.
+     */
+    private void requireAbsentMembersLostEveryPoint(StoredRing r) throws RingFormatException {
+        boolean[] present = new boolean[backendMasks.length];
+        for (int i = 0; i < r.storedCount(); i++) {
+            present[r.storedBackend(i)] = true;
+        }
+        int need = r.featureMask();
+        for (int b = 0; b < backendMasks.length; b++) {
+            if (present[b] || (backendMasks[b] & need) != need || lostEveryPoint(r, b)) {
+                continue;
+            }
+            throw new RingFormatException(path, indexEntry(r) + ENTRY_SEGMENT_OFFSET_OFFSET, "ring " + r.name() + ": backend " + b
+                    + " (" + backendAddresses[b] + ") is a member but " + (r.pointCount() == 0 ? "the ring has no points"
+                    : "has no point in the ring's segment at " + segmentOffset[r.segment()])
+                    + " (does the ring index point at another ring's segment?)");
+        }
+    }
+
+    /** Whether every hash of {@code b}'s point chain in {@code r} is a point of {@code r}. */
+    private boolean lostEveryPoint(StoredRing r, int b) {
+        if (r.pointCount() == 0) {
+            return false;
+        }
+        int base = versions.chainBase(r.version(), b);
+        // Each hash depends only on the one before, so once pointCount + 1 hashes were all found, one
+        // of them repeated and the chain only cycles through hashes already found.
+        long steps = Math.min(versions.points(r.version(), b, r.featureMask()), r.pointCount() + 1L);
+        int h = 0;
+        for (long j = 0; j < steps; j++) {
+            h = Crc32.nextPoint(base, h);
+            if (!r.hasStoredHash(h)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** For a ring whose segment was scanned already: the error for its first point whose backend lacks a feature. */
+    private RingFormatException lacksFeatures(StoredRing r, long segmentOffset) {
+        int need = r.featureMask();
+        for (int i = 0; ; i++) {
+            int b = r.storedBackend(i);
+            if ((backendMasks[b] & need) != need) {
+                return lacksFeatures(r, segmentOffset, i, b);
+            }
+        }
+    }
+
+    private RingFormatException lacksFeatures(StoredRing r, long segmentOffset, int point, int backend) {
+        return new RingFormatException(path, segmentOffset + (long) point * POINT_LENGTH + POINT_BACKEND_OFFSET, "ring " + r.name()
+                + ": point " + point + " names backend " + backend + " (" + backendAddresses[backend] + ") which lacks the ring's features");
+    }
+}

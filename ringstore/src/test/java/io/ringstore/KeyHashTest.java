@@ -1,0 +1,64 @@
+package io.ringstore;
+
+import org.junit.jupiter.api.Test;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.SplittableRandom;
+import java.util.zip.CRC32;
+import java.util.zip.CRC32C;
+import java.util.zip.Checksum;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+/** Every key hash gives the JDK checksum's value for every key shape, and moves no buffer. */
+class KeyHashTest {
+    @Test
+    void crc32AndCrc32cAgreeWithTheJdkInEveryShape() {
+        check(KeyHash.CRC32, new CRC32());
+        check(KeyHash.CRC32C, new CRC32C());
+        assertEquals("crc32", KeyHash.CRC32.name());
+        assertEquals("crc32c", KeyHash.CRC32C.name());
+    }
+
+    @Test
+    void ringHashIsTheFamiliesKeyHash() {
+        byte[] key = "some key".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+        assertEquals(RingFamily.NGINX.keyHash().hash(key), Ring.hash(key));
+        assertEquals(RingFamily.PINGORA_V2.keyHash().hash(ByteBuffer.wrap(key)), Ring.hash(MemorySegment.ofArray(key)));
+    }
+
+    private static void check(KeyHash hash, Checksum jdk) {
+        SplittableRandom random = new SplittableRandom(0x4B);
+        for (int length = 0; length < 40; length++) {
+            byte[] padded = new byte[length + 7];
+            random.nextBytes(padded);
+            int offset = 3;
+            jdk.reset();
+            jdk.update(padded, offset, length);
+            int expected = (int) jdk.getValue();
+            String what = hash + " length " + length;
+            assertEquals(expected, hash.hash(padded, offset, length), what + " array");
+            byte[] exact = java.util.Arrays.copyOfRange(padded, offset, offset + length);
+            assertEquals(expected, hash.hash(exact), what + " whole array");
+            ByteBuffer heap = ByteBuffer.wrap(padded, offset, length);
+            assertEquals(expected, hash.hash(heap), what + " heap buffer");
+            assertEquals(offset, heap.position(), what + " position kept");
+            assertEquals(expected, hash.hash(heap.asReadOnlyBuffer()), what + " read-only buffer");
+            for (ByteOrder order : new ByteOrder[] {ByteOrder.BIG_ENDIAN, ByteOrder.LITTLE_ENDIAN}) {
+                ByteBuffer direct = ByteBuffer.allocateDirect(padded.length).order(order);
+                direct.put(padded).position(offset).limit(offset + length);
+                assertEquals(expected, hash.hash(direct), what + " direct buffer " + order);
+                assertEquals(offset, direct.position(), what + " position kept");
+            }
+            assertEquals(expected, hash.hash(MemorySegment.ofArray(padded).asSlice(offset, length)), what + " heap segment");
+            try (Arena arena = Arena.ofConfined()) {
+                MemorySegment native_ = arena.allocate(length + 1).asSlice(1, length);
+                MemorySegment.copy(MemorySegment.ofArray(exact), 0, native_, 0, length);
+                assertEquals(expected, hash.hash(native_), what + " native segment");
+            }
+        }
+    }
+}

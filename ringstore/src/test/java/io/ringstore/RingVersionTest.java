@@ -1,0 +1,54 @@
+package io.ringstore;
+
+import org.junit.jupiter.api.Test;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The version grammar the CLI's {@code --algorithm} reads: every spelling, its default and its messages. */
+class RingVersionTest {
+    @Test
+    void everySpellingReads() {
+        assertEquals(RingVersion.V1, RingVersion.parse("v1"));
+        assertEquals(RingVersion.v2(160), RingVersion.parse("v2"), "a bare v2 has 160 points per weight unit");
+        assertEquals(RingVersion.v2(16), RingVersion.parse("v2:16"));
+        assertEquals(RingVersion.v2(16), RingVersion.parse("v2:016"), "leading zeros, as nginx's numbers");
+        assertEquals(RingVersion.v2(Integer.MAX_VALUE), RingVersion.parse("v2:2147483647"));
+        assertEquals("v1", RingVersion.V1.name());
+        assertEquals("v2:16", RingVersion.v2(16).toString());
+        assertArrayEquals(new int[] {160}, RingVersion.V1.parameters());
+        assertEquals(RingFamily.NGINX, RingVersion.V1.family());
+    }
+
+    @Test
+    void badNamesSayWhatIsExpected() {
+        assertEquals("unknown algorithm 'v3' (expected v1 or v2)", assertThrows(IllegalArgumentException.class, () -> RingVersion.parse("v3")).getMessage());
+        assertEquals("unknown algorithm '' (expected v1 or v2)", assertThrows(IllegalArgumentException.class, () -> RingVersion.parse(":5")).getMessage());
+        for (String bad : new String[] {"v1:160", "v2:0", "v2:", "v2:x", "v2:1:2", "v2:2147483648", "v2:-1"}) {
+            assertEquals("bad version '" + bad + "' (expected v1, v2 or v2:K with K from 1 to 2147483647)",
+                    assertThrows(IllegalArgumentException.class, () -> RingVersion.parse(bad)).getMessage(), bad);
+        }
+        assertEquals("v1 always has 160 points per weight unit (nginx): pointMultiple=16",
+                assertThrows(IllegalArgumentException.class, () -> new RingVersion(RingFamily.NGINX, 16)).getMessage());
+        assertEquals("point multiple must be at least 1: pointMultiple=0",
+                assertThrows(IllegalArgumentException.class, () -> RingVersion.v2(0)).getMessage());
+    }
+
+    @Test
+    void aNameSelectsTheVersionsItNames() {
+        RingVersion.Name bare = RingVersion.Name.parse("v2");
+        assertTrue(bare.leavesOutParameters());
+        assertTrue(bare.matches(RingVersion.v2(1)) && bare.matches(RingVersion.v2(160)));
+        assertFalse(bare.matches(RingVersion.V1));
+        assertEquals(RingVersion.v2(7), bare.version(7));
+        RingVersion.Name k = RingVersion.Name.parse("v2:16");
+        assertFalse(k.leavesOutParameters());
+        assertTrue(k.matches(RingVersion.v2(16)));
+        assertFalse(k.matches(RingVersion.v2(160)));
+        assertFalse(RingVersion.Name.parse("v1").leavesOutParameters());
+        assertTrue(RingVersion.Name.parse("v1").matches(RingVersion.V1));
+    }
+}
