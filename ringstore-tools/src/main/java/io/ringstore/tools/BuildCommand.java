@@ -38,6 +38,7 @@ final class BuildCommand extends Command {
                 + "published atomically (temporary file, fsync, rename). Prints a summary.";
     }
 
+    private static final AlgorithmOption ALGORITHM = AlgorithmOption.BUILD;
     private static final Option OUTPUT = Option.valued("--output", "FILE", "the ring file to write (replaced atomically)")
             .alias("-o").shownAs("RINGFILE");
     private static final Option GENERATION = Option.valued("--generation", "N",
@@ -50,7 +51,7 @@ final class BuildCommand extends Command {
             ring's time, BENCHMARKS.md), the others stored; all: every feature ring
             a view. Views need readers of format 3""").shownAs("auto|all|none");
     private static final Option QUIET = Option.flag("--quiet", "print nothing but errors and warnings (no summary, no progress)");
-    private static final Option JSON = Option.flag("--json", """
+    private static final Option JSON = json("""
             the summary as one JSON object: wrote, generation, backends, features,
             versions, rings, segments, shared_rings, views, empty_rings, points, dropped,
             bytes, bytes_per_point, time_ms, points_per_second, samples (each key,
@@ -58,7 +59,7 @@ final class BuildCommand extends Command {
 
     @Override
     List<Option> options() {
-        return List.of(OUTPUT, Versions.BUILD_ALGORITHM, Versions.BUILD_POINT_MULTIPLE, VIEWS, GENERATION, QUIET, JSON);
+        return List.of(OUTPUT, ALGORITHM.algorithm, ALGORITHM.pointMultiple, VIEWS, GENERATION, QUIET, JSON);
     }
 
     @Override
@@ -67,7 +68,47 @@ final class BuildCommand extends Command {
     }
 
     /** What a build did, and what three sample keys look up to in the file it wrote. */
-    private record Report(BuildResult built, List<Sample> samples) {
+    private record Report(BuildResult built, List<Sample> samples) implements Result {
+        @Override
+        public void text(PrintStream out) {
+            BuildResult r = built;
+            int shared = sharedRings(r);
+            out.printf(Locale.ROOT, "wrote: %s%n", r.path());
+            out.printf(Locale.ROOT, "generation: %s%n", Long.toUnsignedString(r.generation()));
+            out.printf(Locale.ROOT, "backends: %d%n", r.backends());
+            out.printf(Locale.ROOT, "features: %d%s%n", r.features().size(), r.features().isEmpty() ? "" : " (" + String.join(", ", r.features()) + ")");
+            out.printf(Locale.ROOT, "versions: %s%n", String.join(", ", r.versions().stream().map(RingVersion::toString).toList()));
+            out.printf(Locale.ROOT, "rings: %d (%s; %s another ring's segment; %s%d empty)%n", r.rings(),
+                    count(r.segments(), "segment", "segments"), count(shared, "ring shares", "rings share"),
+                    r.views() == 0 ? "" : count(r.views(), "view", "views") + "; ", r.emptyRings());
+            out.printf(Locale.ROOT, "points: %d (%d dropped: equal hashes from two backends)%n", r.points(), r.collisions());
+            out.printf(Locale.ROOT, "bytes: %d%n", r.fileBytes());
+            out.printf(Locale.ROOT, "bytes_per_point: %.4f%n", r.bytesPerPoint());
+            out.printf(Locale.ROOT, "time_ms: %.1f%n", r.nanos() / 1e6);
+            out.printf(Locale.ROOT, "points_per_second: %.0f%n", pointsPerSecond(r));
+            for (Sample s : samples) {
+                out.printf("sample: %s\t%s\tring %s%n", s.key(), s.address(), s.ring());
+            }
+        }
+
+        @Override
+        public void json(Json j) {
+            BuildResult r = built;
+            j.field("wrote", r.path().toString()).fieldUnsigned("generation", r.generation())
+                    .field("backends", r.backends());
+            j.beginArray("features");
+            r.features().forEach(j::value);
+            j.endArray().beginArray("versions");
+            r.versions().forEach(v -> j.value(v.toString()));
+            j.endArray().field("rings", r.rings()).field("segments", r.segments()).field("shared_rings", sharedRings(r))
+                    .field("views", r.views()).field("empty_rings", r.emptyRings()).field("points", r.points()).field("dropped", r.collisions())
+                    .field("bytes", r.fileBytes()).field("bytes_per_point", r.bytesPerPoint()).field("time_ms", r.nanos() / 1e6)
+                    .field("points_per_second", pointsPerSecond(r)).beginArray("samples");
+            for (Sample s : samples) {
+                j.begin().field("key", s.key()).field("ring", s.ring()).field("address", s.address()).end();
+            }
+            j.endArray();
+        }
     }
 
     /** A key, the ring that answered it (the file's default: all backends, first version), and the address ({@code -} for none). */
@@ -75,7 +116,8 @@ final class BuildCommand extends Command {
     }
 
     @Override
-    int run(Args args, InputStream in, PrintStream out, PrintStream err) throws UsageException, FailedException {
+    int run(Args args, InputStream in, PrintStream out, PrintStream err)
+            throws UsageException, FailedException, BackendsFileException, RingFileException {
         if (args.positional.size() != 1) {
             throw new UsageException(args.positional.isEmpty() ? "missing BACKENDS file" : "expected one BACKENDS file, got " + args.positional);
         }
@@ -89,17 +131,11 @@ final class BuildCommand extends Command {
         if (args.has(QUIET.name()) && args.has(JSON.name())) {
             throw new UsageException("--quiet prints no summary and --json prints it as JSON: give one of the two");
         }
-        List<RingVersion> versions = Versions.forBuild(args);
+        List<RingVersion> versions = ALGORITHM.toBuild(args);
         Views views = views(args.get(VIEWS.name()));
         long generation = args.getLong(GENERATION.name(), 0, Long.MAX_VALUE, -1);
-        Path target = writableTarget(output);
-        BackendList backends;
-        try {
-            backends = BackendList.parse(Path.of(args.positional.getFirst()));
-        } catch (BackendsFileException e) {
-            throw new FailedException(e.getMessage());
-        }
-        RingBuilder builder = RingBuilder.of(backends).views(views);
+        Path target = OutputFiles.writableTarget(output);
+        RingBuilder builder = RingBuilder.of(BackendList.parse(Path.of(args.positional.getFirst()))).views(views);
         versions.forEach(builder::version);
         if (generation >= 0) {
             builder.generation(generation);
@@ -110,8 +146,6 @@ final class BuildCommand extends Command {
         BuildResult r;
         try {
             r = builder.build(target);
-        } catch (BackendsFileException | RingFileException e) {
-            throw new FailedException(e.getMessage());
         } catch (IOException e) {
             throw new FailedException(output + ": cannot write: " + IoErrors.describe(e));
         } catch (OutOfMemoryError e) {
@@ -125,13 +159,11 @@ final class BuildCommand extends Command {
                     + " left by builds that died: " + TextLines.quote(String.join(", ", r.leftoversRemoved())));
         }
         Report report = new Report(r, samples(target));
-        if (args.has(JSON.name())) {
-            json(report, out);
-        } else if (!args.has(QUIET.name())) {
-            text(report, out);
+        if (!args.has(QUIET.name())) {
+            print(report, args, out);
         }
         // The ring is published whatever happens to stdout: say so, rather than a bare write error.
-        if (cannotWrite(out)) {
+        if (Stdout.cannotWrite(out)) {
             throw new FailedException("published " + r.path() + " (generation " + Long.toUnsignedString(r.generation())
                     + ") but cannot write the summary: stdout closed or disk full");
         }
@@ -148,46 +180,6 @@ final class BuildCommand extends Command {
             case "none" -> Views.NONE;
             default -> throw new UsageException("--views " + TextLines.quote(value) + ": expected auto, all or none");
         };
-    }
-
-    private static void text(Report report, PrintStream out) {
-        BuildResult r = report.built();
-        int shared = sharedRings(r);
-        out.printf(Locale.ROOT, "wrote: %s%n", r.path());
-        out.printf(Locale.ROOT, "generation: %s%n", Long.toUnsignedString(r.generation()));
-        out.printf(Locale.ROOT, "backends: %d%n", r.backends());
-        out.printf(Locale.ROOT, "features: %d%s%n", r.features().size(), r.features().isEmpty() ? "" : " (" + String.join(", ", r.features()) + ")");
-        out.printf(Locale.ROOT, "versions: %s%n", String.join(", ", r.versions().stream().map(RingVersion::toString).toList()));
-        out.printf(Locale.ROOT, "rings: %d (%s; %s another ring's segment; %s%d empty)%n", r.rings(),
-                count(r.segments(), "segment", "segments"), count(shared, "ring shares", "rings share"),
-                r.views() == 0 ? "" : count(r.views(), "view", "views") + "; ", r.emptyRings());
-        out.printf(Locale.ROOT, "points: %d (%d dropped: equal hashes from two backends)%n", r.points(), r.collisions());
-        out.printf(Locale.ROOT, "bytes: %d%n", r.fileBytes());
-        out.printf(Locale.ROOT, "bytes_per_point: %.4f%n", r.bytesPerPoint());
-        out.printf(Locale.ROOT, "time_ms: %.1f%n", r.nanos() / 1e6);
-        out.printf(Locale.ROOT, "points_per_second: %.0f%n", pointsPerSecond(r));
-        for (Sample s : report.samples()) {
-            out.printf("sample: %s\t%s\tring %s%n", s.key(), s.address(), s.ring());
-        }
-    }
-
-    private static void json(Report report, PrintStream out) {
-        BuildResult r = report.built();
-        Json j = new Json(out).begin().field("wrote", r.path().toString()).fieldUnsigned("generation", r.generation())
-                .field("backends", r.backends());
-        j.beginArray("features");
-        r.features().forEach(j::value);
-        j.endArray().beginArray("versions");
-        r.versions().forEach(v -> j.value(v.toString()));
-        j.endArray().field("rings", r.rings()).field("segments", r.segments()).field("shared_rings", sharedRings(r))
-                .field("views", r.views()).field("empty_rings", r.emptyRings()).field("points", r.points()).field("dropped", r.collisions())
-                .field("bytes", r.fileBytes()).field("bytes_per_point", r.bytesPerPoint()).field("time_ms", r.nanos() / 1e6)
-                .field("points_per_second", pointsPerSecond(r)).beginArray("samples");
-        for (Sample s : report.samples()) {
-            j.begin().field("key", s.key()).field("ring", s.ring()).field("address", s.address()).end();
-        }
-        j.endArray().end();
-        out.println();
     }
 
     /** Rings that are neither empty, nor views, nor the first with their segment. */

@@ -1,30 +1,22 @@
 package io.ringstore.tools;
 
-import io.ringstore.internal.TextLines;
+import io.ringstore.RingFileException;
+import io.ringstore.build.BackendsFileException;
+import io.ringstore.state.StateFileException;
 
-
-import java.io.BufferedOutputStream;
-import java.io.FilterOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.OutputStream;
 import java.io.PrintStream;
-import java.io.UncheckedIOException;
-import java.nio.charset.Charset;
-import java.nio.file.Files;
-import java.nio.file.InvalidPathException;
-import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
  * One subcommand: a name, a description, its options (declared once: the parser, the synopsis and
- * {@code --help} come from them), and a run method that never exits the JVM.
+ * {@code --help} come from them), and a run method that never exits the JVM. The base does what every
+ * command shares: parsing ({@link Args}), {@code --help}, the buffered stdout ({@link Stdout}), the
+ * error line and exit code of every failure ({@link Failures}), and {@code --json} ({@link #print}).
  */
 abstract class Command {
     /** Wrong arguments: printed with the usage line, exit 2. */
@@ -86,7 +78,15 @@ abstract class Command {
      */
     abstract List<String> forms();
 
-    abstract int run(Args args, InputStream in, PrintStream out, PrintStream err) throws UsageException, FailedException;
+    /**
+     * Does the command's work, printing to {@code out}; returns an exit code. What it throws is turned
+     * into one line on {@code err} by {@link #execute}: a bad input file's exception as it is.
+     */
+    abstract int run(Args args, InputStream in, PrintStream out, PrintStream err)
+            throws UsageException, FailedException, RingFileException, BackendsFileException, StateFileException, IOException;
+
+    /** The name of {@code --json}: the commands that take it declare it with their help ({@link #json}). */
+    private static final String JSON = "--json";
 
     /** Every command's {@code -h, --help}; the parser knows it by name. */
     private static final Option HELP = Option.flag("--help", "this text").alias("-h");
@@ -112,11 +112,12 @@ abstract class Command {
     }
 
     /**
-     * Runs the command with a buffered stdout (one write per 64 KiB instead of one per printed piece),
-     * flushed before any error line so the two streams keep their order.
+     * Runs the command with a buffered stdout, flushed before any error line so the two streams keep
+     * their order. Wrong arguments print the message and the usage (exit {@value Main#USAGE}); any
+     * failure prints one line, {@link Failures#message} (exit {@value Main#FAILED}).
      */
     final int execute(String[] argv, byte[][] rawArgv, InputStream in, PrintStream stdout, PrintStream err) {
-        BufferedStdout out = new BufferedStdout(stdout);
+        PrintStream out = Stdout.buffered(stdout);
         String error = null;
         int code;
         try {
@@ -127,7 +128,7 @@ abstract class Command {
             } else {
                 code = run(args, in, out, err);
             }
-            if (code == Main.OK && cannotWrite(out)) {
+            if (code == Main.OK && Stdout.cannotWrite(out)) {
                 error = "cannot write the output (stdout closed or disk full?)";
                 code = Main.FAILED;
             }
@@ -137,27 +138,13 @@ abstract class Command {
             err.println("usage: ringstore " + name() + " " + String.join("; or ringstore " + name() + " ", synopses())
                     + "  (ringstore " + name() + " --help)");
             return Main.USAGE;
-        } catch (FailedException e) {
-            error = e.getMessage();
-            code = Main.FAILED;
-        } catch (UncheckedIOException e) {
-            error = "I/O error: " + e.getCause().getMessage();
-            code = Main.FAILED;
-        } catch (InternalError e) { // SIGBUS, as the JVM reports it: a page of a mapped file is gone
-            error = "a mapped ring file shrank while in use (rewritten in place? publish new files by rename only)";
-            code = Main.FAILED;
-        } catch (RuntimeException e) { // a defect of ours: still one line, never a trace
-            error = "internal error, please report: " + e;
-            code = Main.FAILED;
-        } catch (OutOfMemoryError e) {
-            error = "out of heap memory (" + e.getMessage() + ") with -Xmx" + heapGiB(Runtime.getRuntime().maxMemory())
-                    + "g; give the JVM more, for example RINGSTORE_JAVA_OPTS=-Xmx" + 2 * heapGiB(Runtime.getRuntime().maxMemory()) + "g";
+        } catch (Exception | InternalError | OutOfMemoryError e) {
+            error = Failures.message(e);
             code = Main.FAILED;
         }
         out.flush();
         if (error != null) {
-            err.println(prefix() + (error.length() > MAX_ERROR_LENGTH // a path or value quoted whole, 100 KB long
-                    ? error.substring(0, MAX_ERROR_LENGTH) + "... (cut: " + error.length() + " characters in all)" : error));
+            err.println(prefix() + error);
         }
         return code;
     }
@@ -167,108 +154,26 @@ abstract class Command {
         return "ringstore " + name() + ": ";
     }
 
-    /**
-     * The process's stdout behind a 64 KiB buffer. A write failure of the stream underneath (a closed
-     * pipe, a full disk) shows in {@link #checkError()} like one of this stream's own.
-     */
-    static final class BufferedStdout extends PrintStream {
-        private final PrintStream target;
-
-        BufferedStdout(PrintStream target) {
-            super(new BufferedOutputStream(target, 1 << 16), false, target.charset());
-            this.target = target;
-        }
-
-        @Override
-        public boolean checkError() {
-            return super.checkError() || target.checkError();
-        }
+    /** {@code --json}, with the help of the command whose {@link Result} it prints as JSON: which keys. */
+    static Option json(String help) {
+        return Option.flag(JSON, help);
     }
 
-    /**
-     * The process's own stdout ({@link Main#main}), which remembers when a write failed with EPIPE: a
-     * {@link PrintStream} keeps only "an error happened", and a closed pipe must be told from ENOSPC.
-     * The JVM ignores SIGPIPE, so EPIPE reaches Java as an {@link IOException} whose message is the
-     * C library's text for it; that text is the only thing that tells the two apart.
-     */
-    static final class PipeStdout extends PrintStream {
-        private final EpipeWatch watch;
-
-        PipeStdout(OutputStream fd, Charset charset) {
-            this(new EpipeWatch(fd), charset);
+    /** Prints {@code result}: with {@code --json} as one JSON object on one line, as text otherwise. */
+    static void print(Result result, Args args, PrintStream out) {
+        if (args.has(JSON)) {
+            Json object = new Json(out).begin();
+            result.json(object);
+            object.end();
+            out.println();
+        } else {
+            result.text(out);
         }
-
-        private PipeStdout(EpipeWatch watch, Charset charset) {
-            super(watch, false, charset);
-            this.watch = watch;
-        }
-
-        /** The stream under {@link PipeStdout}: every write passes through, an EPIPE is remembered. */
-        private static final class EpipeWatch extends FilterOutputStream {
-            private volatile boolean readerLeft;
-
-            EpipeWatch(OutputStream fd) {
-                super(fd);
-            }
-
-            @Override
-            public void write(int b) throws IOException {
-                write(new byte[] {(byte) b}, 0, 1);
-            }
-
-            @Override
-            public void write(byte[] b, int off, int len) throws IOException {
-                try {
-                    out.write(b, off, len);
-                } catch (IOException e) {
-                    readerLeft |= "Broken pipe".equals(e.getMessage());
-                    throw e;
-                }
-            }
-        }
-    }
-
-    /**
-     * Whether writing {@code out} failed for a reason worth an error line and exit 1: a full disk, yes;
-     * the reader closing the pipe ({@code ringstore dump f | head}), no: that is a normal end of the
-     * output, silent and exit 0, as for {@code cat}.
-     */
-    static boolean cannotWrite(PrintStream out) {
-        return out.checkError() && !(out instanceof BufferedStdout b && b.target instanceof PipeStdout p && p.watch.readerLeft);
     }
 
     /** {@code n} and the noun that goes with it: {@code 1 segment}, {@code 2 segments}, {@code 0 segments}. */
     static String count(long n, String one, String many) {
         return n + " " + (n == 1 ? one : many);
-    }
-
-    /** The longest error line printed whole; input quoted in a message is cut before this, this is the net. */
-    private static final int MAX_ERROR_LENGTH = 1000;
-
-    /** A heap size in whole GiB, rounded up. */
-    private static long heapGiB(long bytes) {
-        return Math.max(1, (bytes + (1L << 30) - 1) >> 30);
-    }
-
-    /** An output file that can be created: not a directory, in a directory that exists. */
-    static Path writableTarget(String name) throws FailedException {
-        if (name.isEmpty()) {
-            throw new FailedException("the output path is empty");
-        }
-        Path p;
-        try {
-            p = Path.of(name);
-        } catch (InvalidPathException e) {
-            throw new FailedException(TextLines.quote(name) + ": not a valid path (" + e.getReason() + ")");
-        }
-        if (Files.isDirectory(p)) {
-            throw new FailedException(name + ": is a directory, not a file");
-        }
-        Path dir = p.toAbsolutePath().getParent();
-        if (dir == null || !Files.isDirectory(dir)) {
-            throw new FailedException(name + ": directory " + dir + " does not exist");
-        }
-        return p;
     }
 
     final String help() {
@@ -280,97 +185,5 @@ abstract class Command {
         options().forEach(o -> sb.append(o.helpLines()));
         return sb.append(HELP.helpLines())
                 .append("\nexit codes: 0 ok, 1 failed, 2 wrong arguments\n").toString();
-    }
-
-    /**
-     * Parsed command line: options (last value wins unless repeated is rejected) and positional
-     * arguments, each also as the bytes it was passed as ({@link ArgumentBytes}).
-     */
-    static final class Args {
-        final Map<String, String> options = new LinkedHashMap<>();
-        final List<String> positional = new ArrayList<>();
-        /** {@link #positional}'s bytes, same index: what keys are hashed as. */
-        final List<byte[]> positionalBytes = new ArrayList<>();
-
-        /** Parses arguments given as strings only (their bytes: UTF-8). */
-        static Args parse(String[] argv, List<Option> declared) throws UsageException {
-            return parse(argv, ArgumentBytes.utf8(argv), declared);
-        }
-
-        /** Values are stored under the option's last name; two spellings of one option are an error, as is a value option given twice. */
-        static Args parse(String[] argv, byte[][] rawArgv, List<Option> declared) throws UsageException {
-            Map<String, Option> byName = new HashMap<>();
-            for (Option o : declared) {
-                o.names().forEach(n -> byName.put(n, o));
-            }
-            Map<String, String> spelledAs = new HashMap<>();
-            Args a = new Args();
-            boolean onlyPositional = false;
-            for (int i = 0; i < argv.length; i++) {
-                String s = argv[i];
-                if (onlyPositional || !s.startsWith("-") || s.equals("-")) {
-                    a.positional.add(s);
-                    a.positionalBytes.add(rawArgv[i]);
-                    continue;
-                }
-                if (s.equals("--")) {
-                    onlyPositional = true;
-                    continue;
-                }
-                String name = s;
-                String value = null;
-                int eq = s.indexOf('=');
-                if (s.startsWith("--") && eq > 0) {
-                    name = s.substring(0, eq);
-                    value = s.substring(eq + 1);
-                }
-                Option o = byName.get(name);
-                if (name.equals("-h") || name.equals("--help")) {
-                    a.options.put("--help", "");
-                } else if (o != null && o.takesValue()) {
-                    if (value == null) {
-                        if (i + 1 >= argv.length) {
-                            throw new UsageException("option " + name + " needs a value");
-                        }
-                        value = argv[++i];
-                    }
-                    String earlier = spelledAs.put(o.name(), name);
-                    if (earlier != null) {
-                        throw new UsageException(earlier.equals(name) ? "option " + name + " given twice"
-                                : "give " + String.join(" or ", o.names()) + ", not both");
-                    }
-                    a.options.put(o.name(), value);
-                } else if (o != null && value == null) {
-                    a.options.put(o.name(), "");
-                } else {
-                    throw new UsageException("unknown option '" + s + "'");
-                }
-            }
-            return a;
-        }
-
-        boolean has(String option) {
-            return options.containsKey(option);
-        }
-
-        String get(String option) {
-            return options.get(option);
-        }
-
-        long getLong(String option, long min, long max, long dflt) throws UsageException {
-            String v = options.get(option);
-            if (v == null) {
-                return dflt;
-            }
-            try {
-                long n = Long.parseLong(v);
-                if (n < min || n > max) {
-                    throw new UsageException(option + " must be from " + min + " to " + max + ": " + option + "=" + TextLines.quote(v));
-                }
-                return n;
-            } catch (NumberFormatException e) {
-                throw new UsageException(option + " must be a whole number: " + option + "=" + TextLines.quote(v));
-            }
-        }
     }
 }

@@ -40,7 +40,7 @@ final class DiffCommand extends Command {
     private static final Option ALGORITHM_A = Option.valued("--algorithm-a", "V", "version of A: v1, v2 or v2:K (default: A's first)");
     private static final Option ALGORITHM_B = Option.valued("--algorithm-b", "V", "version of B (default: B's first)");
     private static final Option ROLLOUT = Option.valued("--rollout", "P", "also show what a rollout of P % moves (default steps: 1, 10, 50, 100)");
-    private static final Option JSON = Option.flag("--json", """
+    private static final Option JSON = json("""
             one JSON object: moved_fraction (the exact fraction in [0, 1]), same_backends,
             a, b, rollout (meaningful only when same_backends), backends (each with
             change: kept, added or removed)""");
@@ -56,11 +56,59 @@ final class DiffCommand extends Command {
     }
 
     /** Two rings compared: the files they came from as named on the command line, and the rollout steps to show. */
-    private record Report(String fileA, Ring a, String fileB, Ring b, RingDiff diff, List<Double> steps) {
+    private record Report(String fileA, Ring a, String fileB, Ring b, RingDiff diff, List<Double> steps) implements Result {
+        @Override
+        public void text(PrintStream out) {
+            RingDiff d = diff;
+            out.printf(Locale.ROOT, "a: %s ring %s, %s%n", fileA, a, count(a.pointCount(), "point", "points"));
+            out.printf(Locale.ROOT, "b: %s ring %s, %s%n", fileB, b, count(b.pointCount(), "point", "points"));
+            out.printf(Locale.ROOT, "moved_fraction: %.9f (%.4f %% of keys change backend)%n", d.movedFraction(), d.movedFraction() * 100);
+            Set<String> all = endpoints(d);
+            long added = all.stream().filter(e -> change(d, e).equals("added")).count();
+            long removed = all.stream().filter(e -> change(d, e).equals("removed")).count();
+            long kept = all.size() - added - removed;
+            if (kept == 0 && !all.isEmpty()) {
+                out.printf("backends: none in common (%d in a, %d in b): different fleets, so every key moves; no rollout lines%n",
+                        removed, added);
+            } else if (!sameBackends(d)) {
+                out.printf("backends: %d in both, %d added, %d removed; rollout lines are for two rings of the same backends only%n",
+                        kept, added, removed);
+            } else {
+                for (double p : steps) {
+                    out.printf(Locale.ROOT, "rollout %6.2f %%: moves %.4f %% of keys%n", p, d.movedAtRollout(p) * 100);
+                }
+            }
+            out.printf("%n  %-46s %10s %10s %10s %10s  %s%n", "backend", "share_a", "share_b", "moved_out", "moved_in", "change");
+            for (String e : all) {
+                String change = change(d, e);
+                out.printf(Locale.ROOT, "  %-46s %10.6f %10.6f %10.6f %10.6f  %s%n", e, get(d.before(), e), get(d.after(), e),
+                        get(d.movedOut(), e), get(d.movedIn(), e), change.equals("kept") ? "" : change);
+            }
+        }
+
+        @Override
+        public void json(Json j) {
+            RingDiff d = diff;
+            j.field("moved_fraction", d.movedFraction()).field("same_backends", sameBackends(d));
+            j.beginObject("a").field("file", fileA).field("version", a.version().toString())
+                    .field("points", a.pointCount()).end();
+            j.beginObject("b").field("file", fileB).field("version", b.version().toString())
+                    .field("points", b.pointCount()).end();
+            j.beginArray("rollout");
+            for (double p : steps) {
+                j.begin().field("percent", p).field("moved_fraction", d.movedAtRollout(p)).end();
+            }
+            j.endArray().beginArray("backends");
+            for (String e : endpoints(d)) {
+                j.begin().field("address", e).field("share_a", get(d.before(), e)).field("share_b", get(d.after(), e))
+                        .field("moved_out", get(d.movedOut(), e)).field("moved_in", get(d.movedIn(), e)).field("change", change(d, e)).end();
+            }
+            j.endArray();
+        }
     }
 
     @Override
-    int run(Args args, InputStream in, PrintStream out, PrintStream err) throws UsageException, FailedException {
+    int run(Args args, InputStream in, PrintStream out, PrintStream err) throws UsageException, RingFileException {
         if (args.positional.size() != 2) {
             throw new UsageException("expected two ring files A and B (the same file twice to compare its versions)");
         }
@@ -85,15 +133,8 @@ final class DiffCommand extends Command {
             } catch (IllegalArgumentException e) {
                 throw new UsageException(e.getMessage());
             }
-            Report report = new Report(args.positional.get(0), ra, args.positional.get(1), rb, RingDiff.between(ra, rb), steps);
-            if (args.has(JSON.name())) {
-                json(report, out);
-            } else {
-                text(report, out);
-            }
+            print(new Report(args.positional.get(0), ra, args.positional.get(1), rb, RingDiff.between(ra, rb), steps), args, out);
             return Main.OK;
-        } catch (RingFileException e) {
-            throw new FailedException(e.getMessage());
         }
     }
 
@@ -118,53 +159,5 @@ final class DiffCommand extends Command {
      */
     private static boolean sameBackends(RingDiff d) {
         return d.before().keySet().equals(d.after().keySet());
-    }
-
-    private static void text(Report r, PrintStream out) {
-        RingDiff d = r.diff();
-        out.printf(Locale.ROOT, "a: %s ring %s, %s%n", r.fileA(), r.a(), count(r.a().pointCount(), "point", "points"));
-        out.printf(Locale.ROOT, "b: %s ring %s, %s%n", r.fileB(), r.b(), count(r.b().pointCount(), "point", "points"));
-        out.printf(Locale.ROOT, "moved_fraction: %.9f (%.4f %% of keys change backend)%n", d.movedFraction(), d.movedFraction() * 100);
-        Set<String> all = endpoints(d);
-        long added = all.stream().filter(e -> change(d, e).equals("added")).count();
-        long removed = all.stream().filter(e -> change(d, e).equals("removed")).count();
-        long kept = all.size() - added - removed;
-        if (kept == 0 && !all.isEmpty()) {
-            out.printf("backends: none in common (%d in a, %d in b): different fleets, so every key moves; no rollout lines%n",
-                    removed, added);
-        } else if (!sameBackends(d)) {
-            out.printf("backends: %d in both, %d added, %d removed; rollout lines are for two rings of the same backends only%n",
-                    kept, added, removed);
-        } else {
-            for (double p : r.steps()) {
-                out.printf(Locale.ROOT, "rollout %6.2f %%: moves %.4f %% of keys%n", p, d.movedAtRollout(p) * 100);
-            }
-        }
-        out.printf("%n  %-46s %10s %10s %10s %10s  %s%n", "backend", "share_a", "share_b", "moved_out", "moved_in", "change");
-        for (String e : all) {
-            String change = change(d, e);
-            out.printf(Locale.ROOT, "  %-46s %10.6f %10.6f %10.6f %10.6f  %s%n", e, get(d.before(), e), get(d.after(), e),
-                    get(d.movedOut(), e), get(d.movedIn(), e), change.equals("kept") ? "" : change);
-        }
-    }
-
-    private static void json(Report r, PrintStream out) {
-        RingDiff d = r.diff();
-        Json j = new Json(out).begin().field("moved_fraction", d.movedFraction()).field("same_backends", sameBackends(d));
-        j.beginObject("a").field("file", r.fileA()).field("version", r.a().version().toString())
-                .field("points", r.a().pointCount()).end();
-        j.beginObject("b").field("file", r.fileB()).field("version", r.b().version().toString())
-                .field("points", r.b().pointCount()).end();
-        j.beginArray("rollout");
-        for (double p : r.steps()) {
-            j.begin().field("percent", p).field("moved_fraction", d.movedAtRollout(p)).end();
-        }
-        j.endArray().beginArray("backends");
-        for (String e : endpoints(d)) {
-            j.begin().field("address", e).field("share_a", get(d.before(), e)).field("share_b", get(d.after(), e))
-                    .field("moved_out", get(d.movedOut(), e)).field("moved_in", get(d.movedIn(), e)).field("change", change(d, e)).end();
-        }
-        j.endArray().end();
-        out.println();
     }
 }

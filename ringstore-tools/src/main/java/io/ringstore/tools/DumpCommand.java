@@ -35,7 +35,7 @@ final class DumpCommand extends Command {
     }
 
     private static final Option POINTS = Option.valued("--points", "N", "also list the first N points of every ring");
-    private static final Option JSON = Option.flag("--json", """
+    private static final Option JSON = json("""
             one JSON object (top-level keys: file, format_version, generation,
             bytes, input_digest, segments, features, versions, backends (each with down),
             rings (each with storage: points, points with ties or view))""");
@@ -81,26 +81,123 @@ final class DumpCommand extends Command {
     private record RingReport(Ring ring, Segment segment, RingFileLayout.Storage storage, long bytes, String sharedWith, Shares shares) {
     }
 
-    /** What dump shows: the open file (header and backends) and its rings. */
-    private record Report(RingStore store, List<RingReport> rings, int points) {
+    /** What dump shows: the open file (header and backends) and its rings, with the first {@code points} points of each. */
+    private record Report(RingStore store, List<RingReport> rings, int points) implements Result {
+        @Override
+        public void text(PrintStream out) {
+            out.printf("file: %s%n", store.path());
+            out.printf("format_version: %d%n", store.layout().formatVersion());
+            out.printf("generation: %s%n", Long.toUnsignedString(store.generation()));
+            out.printf("bytes: %d%n", store.fileSize());
+            out.printf("input_digest: %s%n", HexFormat.of().formatHex(store.inputDigest()));
+            out.printf("features: %s%n", store.features().isEmpty() ? "(none)" : String.join(", ", store.features()));
+            out.printf("versions: %s%n", String.join(", ", store.versions().stream().map(Object::toString).toList()));
+            out.printf("rings: %d (%s)%n", store.rings().size(), count(store.segmentCount(), "segment", "segments"));
+            out.printf("%nbackends: %d%n", store.backendCount());
+            out.printf("  %5s  %-42s %10s  %s%n", "index", "address", "weight", "features");
+            for (Backend b : store.backends()) {
+                out.printf("  %5d  %-42s %10d  %s%s%n", b.index(), b.address(), b.weight(), String.join(",", b.features()),
+                        b.down() ? (b.features().isEmpty() ? "down" : "  down") : "");
+            }
+            for (RingReport rr : rings) {
+                Ring r = rr.ring();
+                String where = "segment at " + rr.segment().offset() + String.format(" crc32c 0x%08x", rr.segment().crc32c());
+                out.printf(Locale.ROOT, "%nring %s: %s, %d bytes, %s%n", r, count(r.pointCount(), "point", "points"), rr.bytes(),
+                        r.isEmpty() ? "no backend"
+                                : rr.storage() == RingFileLayout.Storage.VIEW ? "view of ring " + rr.sharedWith() + " (" + where + ")"
+                                : where + (rr.storage() == RingFileLayout.Storage.POINTS_WITH_TIES ? " (points with ties: " + rr.segment().pointCount() + " stored)" : "")
+                                + (rr.sharedWith() != null ? ", shared with ring " + rr.sharedWith() : ""));
+                if (r.isEmpty()) {
+                    continue;
+                }
+                Shares shares = rr.shares();
+                if (shares.problem != null) {
+                    out.printf("  %s%n", shares.problem);
+                } else {
+                    // Text shows a CV as a percentage with its sign, as analyze and recommend do; JSON keeps the fraction.
+                    out.printf(Locale.ROOT, "  cv: measured %.4f %%, predicted %.4f %% (formula), %.4f %% (with 32-bit collisions)%n",
+                            100 * shares.measured.cv(), 100 * shares.predictedCv, 100 * shares.model.cv());
+                    out.printf("  %5s  %-42s %12s %12s %8s%n", "index", "address", "weight_share", "line_share", "ratio");
+                    for (Share s : shares.list) {
+                        out.printf(Locale.ROOT, "  %5d  %-42s %12.6f %12.6f %8.4f%n", s.backend, store.backend(s.backend).address(),
+                                s.weightShare, s.lineShare, s.lineShare / s.weightShare);
+                    }
+                }
+                if (points > 0) {
+                    out.printf("  %10s  %10s  %s%n", "position", "hash", "backend");
+                    for (int i = 0; i < Math.min(points, r.pointCount()); i++) {
+                        int b = r.pointBackend(i);
+                        out.printf("  %10d  %10s  %s%n", i, Integer.toUnsignedString(r.pointHash(i)), b < 0 ? "-" : store.backend(b).address());
+                    }
+                }
+            }
+        }
+
+        @Override
+        public void json(Json j) {
+            j.field("file", store.path().toString())
+                    .field("format_version", store.layout().formatVersion())
+                    .fieldUnsigned("generation", store.generation())
+                    .field("bytes", store.fileSize())
+                    .field("input_digest", HexFormat.of().formatHex(store.inputDigest()))
+                    .field("segments", store.segmentCount());
+            j.beginArray("features");
+            store.features().forEach(j::value);
+            j.endArray().beginArray("versions");
+            store.versions().forEach(v -> j.value(v.toString()));
+            j.endArray().beginArray("backends");
+            for (Backend b : store.backends()) {
+                j.begin().field("index", b.index()).field("address", b.address()).field("upstream_address", b.upstreamAddress())
+                        .field("socket_address", b.socketAddress()).field("weight", b.weight()).beginArray("features");
+                b.features().forEach(j::value);
+                j.endArray().field("down", b.down()).end();
+            }
+            j.endArray().beginArray("rings");
+            for (RingReport rr : rings) {
+                Ring r = rr.ring();
+                j.begin().field("version", r.version().toString()).beginArray("features");
+                r.features().forEach(j::value);
+                j.endArray().field("points", r.pointCount()).field("bytes", rr.bytes()).field("storage", rr.storage().label())
+                        .field("segment_offset", rr.segment().offset()).field("segment_crc32c", String.format("0x%08x", rr.segment().crc32c()));
+                if (rr.storage() == RingFileLayout.Storage.VIEW) {
+                    j.field("view_of", rr.sharedWith());
+                } else if (rr.sharedWith() != null) {
+                    j.field("shares_segment_with", rr.sharedWith());
+                }
+                Shares shares = rr.shares();
+                if (shares.problem != null) {
+                    j.field("problem", shares.problem);
+                } else if (!r.isEmpty()) {
+                    j.field("measured_cv", shares.measured.cv()).field("predicted_cv", shares.predictedCv)
+                            .field("predicted_cv_32bit", shares.model.cv());
+                }
+                j.beginArray("backends");
+                for (Share s : shares.list) {
+                    j.begin().field("index", s.backend).field("weight_share", s.weightShare).field("line_share", s.lineShare).end();
+                }
+                j.endArray();
+                if (points > 0) {
+                    j.beginArray("first_points");
+                    for (int i = 0; i < Math.min(points, r.pointCount()); i++) {
+                        j.begin().field("hash", Integer.toUnsignedLong(r.pointHash(i))).field("backend", r.pointBackend(i)).end();
+                    }
+                    j.endArray();
+                }
+                j.end();
+            }
+            j.endArray();
+        }
     }
 
     @Override
-    int run(Args args, InputStream in, PrintStream out, PrintStream err) throws UsageException, FailedException {
+    int run(Args args, InputStream in, PrintStream out, PrintStream err) throws UsageException, RingFileException {
         if (args.positional.size() != 1) {
             throw new UsageException(args.positional.isEmpty() ? "missing RINGFILE" : "expected one RINGFILE");
         }
         int points = (int) args.getLong(POINTS.name(), 0, Integer.MAX_VALUE, 0);
         try (RingStore store = RingStore.open(Path.of(args.positional.getFirst()))) {
-            Report report = report(store, points);
-            if (args.has(JSON.name())) {
-                json(report, out);
-            } else {
-                text(report, out);
-            }
+            print(report(store, points), args, out);
             return Main.OK;
-        } catch (RingFileException e) {
-            throw new FailedException(e.getMessage());
         }
     }
 
@@ -146,112 +243,5 @@ final class DumpCommand extends Command {
         List<Share> list = members.stream().map(b -> new Share(b.index(), (double) b.weight() / total, line[b.index()])).toList();
         FleetRing fr = FleetRing.of(members, ring.version());
         return new Shares(list, fr.measured(line), fr.predictedCv(), fr.model(), null);
-    }
-
-    private static void text(Report report, PrintStream out) {
-        RingStore store = report.store();
-        out.printf("file: %s%n", store.path());
-        out.printf("format_version: %d%n", store.layout().formatVersion());
-        out.printf("generation: %s%n", Long.toUnsignedString(store.generation()));
-        out.printf("bytes: %d%n", store.fileSize());
-        out.printf("input_digest: %s%n", HexFormat.of().formatHex(store.inputDigest()));
-        out.printf("features: %s%n", store.features().isEmpty() ? "(none)" : String.join(", ", store.features()));
-        out.printf("versions: %s%n", String.join(", ", store.versions().stream().map(Object::toString).toList()));
-        out.printf("rings: %d (%s)%n", store.rings().size(), count(store.segmentCount(), "segment", "segments"));
-        out.printf("%nbackends: %d%n", store.backendCount());
-        out.printf("  %5s  %-42s %10s  %s%n", "index", "address", "weight", "features");
-        for (Backend b : store.backends()) {
-            out.printf("  %5d  %-42s %10d  %s%s%n", b.index(), b.address(), b.weight(), String.join(",", b.features()),
-                    b.down() ? (b.features().isEmpty() ? "down" : "  down") : "");
-        }
-        for (RingReport rr : report.rings()) {
-            Ring r = rr.ring();
-            String where = "segment at " + rr.segment().offset() + String.format(" crc32c 0x%08x", rr.segment().crc32c());
-            out.printf(Locale.ROOT, "%nring %s: %s, %d bytes, %s%n", r, count(r.pointCount(), "point", "points"), rr.bytes(),
-                    r.isEmpty() ? "no backend"
-                            : rr.storage() == RingFileLayout.Storage.VIEW ? "view of ring " + rr.sharedWith() + " (" + where + ")"
-                            : where + (rr.storage() == RingFileLayout.Storage.POINTS_WITH_TIES ? " (points with ties: " + rr.segment().pointCount() + " stored)" : "")
-                            + (rr.sharedWith() != null ? ", shared with ring " + rr.sharedWith() : ""));
-            if (r.isEmpty()) {
-                continue;
-            }
-            Shares shares = rr.shares();
-            if (shares.problem != null) {
-                out.printf("  %s%n", shares.problem);
-            } else {
-                // Text shows a CV as a percentage with its sign, as analyze and recommend do; JSON keeps the fraction.
-                out.printf(Locale.ROOT, "  cv: measured %.4f %%, predicted %.4f %% (formula), %.4f %% (with 32-bit collisions)%n",
-                        100 * shares.measured.cv(), 100 * shares.predictedCv, 100 * shares.model.cv());
-                out.printf("  %5s  %-42s %12s %12s %8s%n", "index", "address", "weight_share", "line_share", "ratio");
-                for (Share s : shares.list) {
-                    out.printf(Locale.ROOT, "  %5d  %-42s %12.6f %12.6f %8.4f%n", s.backend, store.backend(s.backend).address(),
-                            s.weightShare, s.lineShare, s.lineShare / s.weightShare);
-                }
-            }
-            if (report.points() > 0) {
-                out.printf("  %10s  %10s  %s%n", "position", "hash", "backend");
-                for (int i = 0; i < Math.min(report.points(), r.pointCount()); i++) {
-                    int b = r.pointBackend(i);
-                    out.printf("  %10d  %10s  %s%n", i, Integer.toUnsignedString(r.pointHash(i)), b < 0 ? "-" : store.backend(b).address());
-                }
-            }
-        }
-    }
-
-    private static void json(Report report, PrintStream out) {
-        RingStore store = report.store();
-        Json j = new Json(out).begin()
-                .field("file", store.path().toString())
-                .field("format_version", store.layout().formatVersion())
-                .fieldUnsigned("generation", store.generation())
-                .field("bytes", store.fileSize())
-                .field("input_digest", HexFormat.of().formatHex(store.inputDigest()))
-                .field("segments", store.segmentCount());
-        j.beginArray("features");
-        store.features().forEach(j::value);
-        j.endArray().beginArray("versions");
-        store.versions().forEach(v -> j.value(v.toString()));
-        j.endArray().beginArray("backends");
-        for (Backend b : store.backends()) {
-            j.begin().field("index", b.index()).field("address", b.address()).field("upstream_address", b.upstreamAddress())
-                    .field("socket_address", b.socketAddress()).field("weight", b.weight()).beginArray("features");
-            b.features().forEach(j::value);
-            j.endArray().field("down", b.down()).end();
-        }
-        j.endArray().beginArray("rings");
-        for (RingReport rr : report.rings()) {
-            Ring r = rr.ring();
-            j.begin().field("version", r.version().toString()).beginArray("features");
-            r.features().forEach(j::value);
-            j.endArray().field("points", r.pointCount()).field("bytes", rr.bytes()).field("storage", rr.storage().label())
-                    .field("segment_offset", rr.segment().offset()).field("segment_crc32c", String.format("0x%08x", rr.segment().crc32c()));
-            if (rr.storage() == RingFileLayout.Storage.VIEW) {
-                j.field("view_of", rr.sharedWith());
-            } else if (rr.sharedWith() != null) {
-                j.field("shares_segment_with", rr.sharedWith());
-            }
-            Shares shares = rr.shares();
-            if (shares.problem != null) {
-                j.field("problem", shares.problem);
-            } else if (!r.isEmpty()) {
-                j.field("measured_cv", shares.measured.cv()).field("predicted_cv", shares.predictedCv)
-                        .field("predicted_cv_32bit", shares.model.cv());
-            }
-            j.beginArray("backends");
-            for (Share s : shares.list) {
-                j.begin().field("index", s.backend).field("weight_share", s.weightShare).field("line_share", s.lineShare).end();
-            }
-            j.endArray();
-            if (report.points() > 0) {
-                j.beginArray("first_points");
-                for (int i = 0; i < Math.min(report.points(), r.pointCount()); i++) {
-                    j.begin().field("hash", Integer.toUnsignedLong(r.pointHash(i))).field("backend", r.pointBackend(i)).end();
-                }
-                j.endArray();
-            }
-            j.end();
-        }
-        j.endArray().end();
-        out.println();
     }
 }

@@ -44,6 +44,7 @@ final class LookupCommand extends Command {
                 + "is skipped as a down one is; --no-state ignores the state file.";
     }
 
+    private static final AlgorithmOption ALGORITHM = AlgorithmOption.READ;
     static final Option FEATURES = Option.valued("--features", "a,b",
             "the ring of backends having all these features (default: all backends)");
     private static final Option WATCH = Option.flag("--watch", """
@@ -58,7 +59,7 @@ final class LookupCommand extends Command {
 
     @Override
     List<Option> options() {
-        return List.of(FEATURES, Versions.READ_ALGORITHM, Versions.READ_POINT_MULTIPLE, NO_FAILOVER, NO_STATE, WATCH, SHOW_GENERATION);
+        return List.of(FEATURES, ALGORITHM.algorithm, ALGORITHM.pointMultiple, NO_FAILOVER, NO_STATE, WATCH, SHOW_GENERATION);
     }
 
     @Override
@@ -67,22 +68,33 @@ final class LookupCommand extends Command {
     }
 
     @Override
-    int run(Args args, InputStream in, PrintStream out, PrintStream err) throws UsageException, FailedException {
+    int run(Args args, InputStream in, PrintStream out, PrintStream err)
+            throws UsageException, FailedException, RingFileException, IOException {
         if (args.positional.isEmpty()) {
             throw new UsageException("missing RINGFILE");
         }
         if (args.has(SHOW_GENERATION.name()) && !args.has(WATCH.name())) {
             throw new UsageException("--show-generation goes with --watch");
         }
-        if (args.has(WATCH.name())) {
-            if (args.positional.size() > 1) {
-                throw new UsageException("--watch reads keys from stdin; give no KEY arguments");
-            }
-            return watch(args, in, out, err);
+        if (args.has(WATCH.name()) && args.positional.size() > 1) {
+            throw new UsageException("--watch reads keys from stdin; give no KEY arguments");
         }
+        try {
+            return args.has(WATCH.name()) ? watch(args, in, out, err) : lookupOnce(args, in, out, err);
+        } catch (OutputGone e) { // a reader that left (| head) is a normal end; a full disk is not
+            if (Stdout.cannotWrite(out)) {
+                throw new FailedException("cannot write the answers (stdout closed or disk full?)");
+            }
+            return Main.OK;
+        }
+    }
+
+    /** Answers the KEY arguments, or each line of stdin, from the file as it is now. */
+    private int lookupOnce(Args args, InputStream in, PrintStream out, PrintStream err)
+            throws UsageException, FailedException, RingFileException, IOException {
         Path path = Path.of(args.positional.getFirst());
         try (RingStore store = RingStore.open(path); HostState state = state(args, path)) {
-            RingVersion version = Versions.select(args, store);
+            RingVersion version = ALGORITHM.select(args, store);
             Ring ring;
             try {
                 ring = store.ring(features(args), version);
@@ -113,19 +125,10 @@ final class LookupCommand extends Command {
             }
             o.flush();
             answers.reportGaveUp(err, prefix());
-            if (cannotWrite(out)) {
+            if (Stdout.cannotWrite(out)) {
                 throw new FailedException("cannot write the answers (stdout closed?)");
             }
             return Main.OK;
-        } catch (OutputGone e) { // a reader that left (| head) is a normal end; a full disk is not
-            if (cannotWrite(out)) {
-                throw new FailedException("cannot write the answers (stdout closed or disk full?)");
-            }
-            return Main.OK;
-        } catch (RingFileException e) {
-            throw new FailedException(e.getMessage());
-        } catch (IOException e) {
-            throw new FailedException("I/O error: " + e.getMessage());
         }
     }
 
@@ -136,7 +139,8 @@ final class LookupCommand extends Command {
      * resume when a good file is published by rename and the watcher switches to it. Exit 1 at the end
      * if any key went unanswered.
      */
-    private int watch(Args args, InputStream in, PrintStream out, PrintStream err) throws UsageException, FailedException {
+    private int watch(Args args, InputStream in, PrintStream out, PrintStream err)
+            throws UsageException, FailedException, RingFileException, IOException {
         Path path = Path.of(args.positional.getFirst());
         try (RingRouter opened = RingRouter.builder(path).jmx(false).open(); HostState state = state(args, path);
              RingRouter reopened = onVersion(args, opened)) {
@@ -197,15 +201,6 @@ final class LookupCommand extends Command {
                 answers[0].reportGaveUp(err, prefix());
             }
             return unanswered[0] == 0 ? Main.OK : Main.FAILED; // the fault was reported when it happened
-        } catch (OutputGone e) { // a reader that left (| head) is a normal end; a full disk is not
-            if (cannotWrite(out)) {
-                throw new FailedException("cannot write the answers (stdout closed or disk full?)");
-            }
-            return Main.OK;
-        } catch (RingFileException e) {
-            throw new FailedException(e.getMessage());
-        } catch (IOException e) {
-            throw new FailedException("I/O error: " + e.getMessage());
         }
     }
 
@@ -215,7 +210,7 @@ final class LookupCommand extends Command {
      * use holds back new files (a new file lacking it is refused).
      */
     private static RingRouter onVersion(Args args, RingRouter opened) throws UsageException, RingFileException {
-        RingVersion version = Versions.select(args, opened.current());
+        RingVersion version = ALGORITHM.select(args, opened.current());
         if (version.equals(opened.oldVersion())) {
             return null;
         }

@@ -2,8 +2,6 @@ package io.ringstore.tools;
 
 import io.ringstore.internal.format.RingFileDescriptor;
 
-import java.io.FileDescriptor;
-import java.io.FileOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintStream;
@@ -43,8 +41,7 @@ public final class Main {
         if (System.getProperty("java.util.logging.SimpleFormatter.format") == null) {
             System.setProperty("java.util.logging.SimpleFormatter.format", "ringstore: %4$s: %5$s%n");
         }
-        PrintStream stdout = new Command.PipeStdout(new FileOutputStream(FileDescriptor.out), System.out.charset());
-        System.exit(run(args, ArgumentBytes.ofThisProcess(args), System.in, stdout, System.err));
+        System.exit(run(args, ArgumentBytes.ofThisProcess(args), System.in, Stdout.ofProcess(System.out.charset()), System.err));
     }
 
     /**
@@ -93,7 +90,7 @@ public final class Main {
     /** OK, or FAILED with one line when the text could not be written (a full disk; a closed pipe is a normal end). */
     private static int printed(PrintStream out, PrintStream err) {
         out.flush();
-        if (Command.cannotWrite(out)) {
+        if (Stdout.cannotWrite(out)) {
             err.println("ringstore: cannot write the output (stdout closed or disk full?)");
             return FAILED;
         }

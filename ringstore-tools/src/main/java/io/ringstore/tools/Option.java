@@ -9,7 +9,7 @@ import java.util.stream.Stream;
  * {@code --help} are all generated from a command's list of these.
  *
  * @param names         {@code -o}, {@code --output}: every spelling the parser accepts; the last is the
- *                      name {@link Command.Args} stores the value under
+ *                      name {@link Args} stores the value under
  * @param value         the value's name in {@code --help} ({@code FILE}), or {@code null} for a flag
  * @param synopsisValue the value as the synopsis shows it ({@code RINGFILE}, {@code v1|v2[:K]})
  * @param help          the text beside the option in {@code --help}; lines after the first are indented

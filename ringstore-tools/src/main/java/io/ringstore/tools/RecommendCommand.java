@@ -41,7 +41,7 @@ final class RecommendCommand extends Command {
 
     private static final Option BACKENDS = Option.valued("--backends", "N", "one ring of N backends of equal weight");
     private static final Option TARGET = Option.valued("--target-cv", "C", "the largest acceptable CV: a fraction (0.02) or a percentage (2%)");
-    private static final Option JSON = Option.flag("--json", "one JSON object; top-level point_multiple is the answer");
+    private static final Option JSON = json("one JSON object; top-level point_multiple is the answer");
 
     @Override
     List<Option> options() {
@@ -53,11 +53,8 @@ final class RecommendCommand extends Command {
         return List.of("({--backends} | BACKENDS_FILE) {--target-cv} [{--json}]");
     }
 
-    /** What recommend shows, printed as text or as one JSON object. */
-    private sealed interface Report permits EqualBackends, FileRings {
-        void text(PrintStream out);
-
-        void json(PrintStream out);
+    /** What recommend shows, for N equal backends or for a backends file. */
+    private sealed interface Report extends Result permits EqualBackends, FileRings {
     }
 
     /** The answer common to both forms: the smallest k meeting the target, and the curve it was read from. */
@@ -102,12 +99,11 @@ final class RecommendCommand extends Command {
         }
 
         @Override
-        public void json(PrintStream out) {
-            Json j = answer.json(new Json(out).begin()).field("backends", n).field("points_per_ring", points).field("bytes_per_ring", bytes());
+        public void json(Json object) {
+            Json j = answer.json(object).field("backends", n).field("points_per_ring", points).field("bytes_per_ring", bytes());
             j.beginObject("nginx_default").field("point_multiple", NGINX).field("predicted_cv", answer.rec().worstCv(NGINX))
                     .field("points_per_ring", nginxPoints).field("bytes_per_ring", nginxBytes()).end();
-            j.field("bytes_ratio", (double) bytes() / nginxBytes()).end();
-            out.println();
+            j.field("bytes_ratio", (double) bytes() / nginxBytes());
         }
     }
 
@@ -131,8 +127,8 @@ final class RecommendCommand extends Command {
         }
 
         @Override
-        public void json(PrintStream out) {
-            Json j = answer.json(new Json(out).begin()).field("file", list.source()).field("backends", list.size());
+        public void json(Json object) {
+            Json j = answer.json(object).field("file", list.source()).field("backends", list.size());
             j.beginArray("rings");
             for (RingFileEstimate.RingEstimate r : chosen.rings()) {
                 j.begin().beginArray("features");
@@ -146,13 +142,12 @@ final class RecommendCommand extends Command {
             j.endArray().field("file_bytes", chosen.fileBytes());
             j.beginObject("nginx_default").field("point_multiple", NGINX).field("predicted_cv", answer.rec().worstCv(NGINX))
                     .field("file_bytes", nginx.fileBytes()).end();
-            j.field("bytes_ratio", (double) chosen.fileBytes() / nginx.fileBytes()).end();
-            out.println();
+            j.field("bytes_ratio", (double) chosen.fileBytes() / nginx.fileBytes());
         }
     }
 
     @Override
-    int run(Args args, InputStream in, PrintStream out, PrintStream err) throws UsageException, FailedException {
+    int run(Args args, InputStream in, PrintStream out, PrintStream err) throws UsageException, FailedException, BackendsFileException {
         boolean equal = args.has(BACKENDS.name());
         if (equal == !args.positional.isEmpty()) {
             throw new UsageException(equal ? "give --backends N or a BACKENDS_FILE, not both" : "give --backends N or a BACKENDS_FILE");
@@ -166,11 +161,7 @@ final class RecommendCommand extends Command {
         double target = targetCv(args.get(TARGET.name()));
         Report report = equal ? equalBackends((int) args.getLong(BACKENDS.name(), 1, BackendList.MAX_BACKENDS, 0), target)
                 : fileRings(args.positional.getFirst(), target);
-        if (args.has(JSON.name())) {
-            report.json(out);
-        } else {
-            report.text(out);
-        }
+        print(report, args, out);
         return Main.OK;
     }
 
@@ -182,13 +173,8 @@ final class RecommendCommand extends Command {
         return new EqualBackends(new Answer(k, target, rec), n, expectedPoints(n, k), expectedPoints(n, NGINX));
     }
 
-    private static FileRings fileRings(String file, double target) throws FailedException {
-        BackendList list;
-        try {
-            list = BackendList.parse(Path.of(file));
-        } catch (BackendsFileException e) {
-            throw new FailedException(e.getMessage());
-        }
+    private static FileRings fileRings(String file, double target) throws FailedException, BackendsFileException {
+        BackendList list = BackendList.parse(Path.of(file));
         RingFileEstimate probe = RingFileEstimate.of(list, RingVersion.v2(1));
         List<long[]> rings = new ArrayList<>();
         for (RingFileEstimate.RingEstimate s : probe.segments()) {

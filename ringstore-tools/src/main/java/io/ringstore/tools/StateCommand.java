@@ -34,7 +34,7 @@ final class StateCommand extends Command {
                 + "file is FILE.state beside it) or a state file itself (a name ending in .state).";
     }
 
-    private static final Option JSON = Option.flag("--json", """
+    private static final Option JSON = json("""
             one JSON object (top-level keys: file, slots, leases, backends)""");
     private static final Option MAX_FAILS = Option.valued("--max-fails", "N",
             "failures that make a backend failed in the health column (default 1)");
@@ -52,7 +52,40 @@ final class StateCommand extends Command {
     }
 
     /** What {@code state FILE} shows. */
-    private record Report(Path file, int slots, List<LeaseState> leases, List<BackendState> backends) {
+    private record Report(Path file, int slots, List<LeaseState> leases, List<BackendState> backends) implements Result {
+        @Override
+        public void text(PrintStream out) {
+            out.printf("file: %s%n", file);
+            out.printf("slots: %d in use of %d%n", backends.size(), slots);
+            out.printf("leases: %d%n", leases.size());
+            for (LeaseState l : leases) {
+                out.printf("  lease %d: pid %d, %s, %d in flight%n", l.lease(), l.pid(), l.alive() ? "alive" : "dead", l.inFlight());
+            }
+            out.printf("%n  %-42s %-8s %-20s %14s %10s%n", "endpoint", "drained", "health", "last_failure_s", "in_flight");
+            for (BackendState b : backends) {
+                out.printf("  %-42s %-8s %-20s %14s %10d%n", b.endpoint(), b.drained() ? "yes" : "no", health(b),
+                        b.sinceFailure() == null ? "-" : String.valueOf(b.sinceFailure().toSeconds()), b.inFlight());
+            }
+        }
+
+        @Override
+        public void json(Json j) {
+            j.field("file", file.toString()).field("slots", slots).beginArray("leases");
+            for (LeaseState l : leases) {
+                j.begin().field("lease", l.lease()).field("pid", l.pid()).field("alive", l.alive())
+                        .field("in_flight", l.inFlight()).end();
+            }
+            j.endArray().beginArray("backends");
+            for (BackendState b : backends) {
+                j.begin().field("endpoint", b.endpoint()).field("drained", b.drained()).field("failed", b.failed())
+                        .field("fails", b.fails());
+                if (b.sinceFailure() != null) {
+                    j.field("last_failure_ms", b.sinceFailure().toMillis());
+                }
+                j.field("in_flight", b.inFlight()).end();
+            }
+            j.endArray();
+        }
     }
 
     /**
@@ -68,7 +101,7 @@ final class StateCommand extends Command {
     }
 
     @Override
-    int run(Args args, InputStream in, PrintStream out, PrintStream err) throws UsageException, FailedException {
+    int run(Args args, InputStream in, PrintStream out, PrintStream err) throws UsageException, FailedException, StateFileException {
         List<String> p = args.positional;
         if (p.isEmpty()) {
             throw new UsageException("missing FILE");
@@ -94,12 +127,7 @@ final class StateCommand extends Command {
                 stateFile + ": no state file (no router has opened " + (stateFile.equals(Path.of(p.getFirst())) ? "its ring" : p.getFirst())
                         + " yet)"))) {
             if (show) {
-                Report report = new Report(state.path(), state.slotCount(), state.leases(), state.backends());
-                if (args.has(JSON.name())) {
-                    json(report, out);
-                } else {
-                    text(report, out);
-                }
+                print(new Report(state.path(), state.slotCount(), state.leases(), state.backends()), args, out);
             } else {
                 boolean drain = p.get(1).equals("drain");
                 boolean was = drain ? state.drain(addr) : state.undrain(addr);
@@ -108,8 +136,6 @@ final class StateCommand extends Command {
                         : (was ? "undrained " + addr : addr + " was not drained"));
             }
             return Main.OK;
-        } catch (StateFileException e) {
-            throw new FailedException(e.getMessage());
         } catch (IllegalArgumentException | IllegalStateException e) { // an endpoint too long, a directory full
             throw new FailedException(e.getMessage());
         }
@@ -130,38 +156,5 @@ final class StateCommand extends Command {
             return "failed";
         }
         return b.fails() > 0 ? "ok (" + b.fails() + " failures)" : "ok";
-    }
-
-    private static void text(Report r, PrintStream out) {
-        out.printf("file: %s%n", r.file());
-        out.printf("slots: %d in use of %d%n", r.backends().size(), r.slots());
-        out.printf("leases: %d%n", r.leases().size());
-        for (LeaseState l : r.leases()) {
-            out.printf("  lease %d: pid %d, %s, %d in flight%n", l.lease(), l.pid(), l.alive() ? "alive" : "dead", l.inFlight());
-        }
-        out.printf("%n  %-42s %-8s %-20s %14s %10s%n", "endpoint", "drained", "health", "last_failure_s", "in_flight");
-        for (BackendState b : r.backends()) {
-            out.printf("  %-42s %-8s %-20s %14s %10d%n", b.endpoint(), b.drained() ? "yes" : "no", health(b),
-                    b.sinceFailure() == null ? "-" : String.valueOf(b.sinceFailure().toSeconds()), b.inFlight());
-        }
-    }
-
-    private static void json(Report r, PrintStream out) {
-        Json j = new Json(out).begin().field("file", r.file().toString()).field("slots", r.slots()).beginArray("leases");
-        for (LeaseState l : r.leases()) {
-            j.begin().field("lease", l.lease()).field("pid", l.pid()).field("alive", l.alive())
-                    .field("in_flight", l.inFlight()).end();
-        }
-        j.endArray().beginArray("backends");
-        for (BackendState b : r.backends()) {
-            j.begin().field("endpoint", b.endpoint()).field("drained", b.drained()).field("failed", b.failed())
-                    .field("fails", b.fails());
-            if (b.sinceFailure() != null) {
-                j.field("last_failure_ms", b.sinceFailure().toMillis());
-            }
-            j.field("in_flight", b.inFlight()).end();
-        }
-        j.endArray().end();
-        out.println();
     }
 }

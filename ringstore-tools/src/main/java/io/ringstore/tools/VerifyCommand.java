@@ -20,7 +20,7 @@ final class VerifyCommand extends Command {
                 + "Exit 0 when all hold; otherwise one line saying what and at which byte, and exit 1.";
     }
 
-    private static final Option JSON = Option.flag("--json", """
+    private static final Option JSON = json("""
             one JSON object: ok (true), path, generation, backends, rings, segments,
             ring_points (each distinct segment's points once, as build counts them);
             a failed check is still one line on stderr and exit 1""");
@@ -36,37 +36,31 @@ final class VerifyCommand extends Command {
     }
 
     /** A file that passed every check, in numbers. */
-    private record Verified(Path path, long generation, int backends, int rings, int segments, long points) {
-        void text(PrintStream out) {
+    private record Verified(Path path, long generation, int backends, int rings, int segments, long points) implements Result {
+        @Override
+        public void text(PrintStream out) {
             out.printf("ok: %s generation %s, %s, %s, %s, %s, all checksums match%n", path, Long.toUnsignedString(generation),
                     count(backends, "backend", "backends"), count(rings, "ring", "rings"), count(segments, "segment", "segments"),
                     count(points, "ring point", "ring points"));
         }
 
-        void json(PrintStream out) {
-            new Json(out).begin().field("ok", true).field("path", path.toString()).fieldUnsigned("generation", generation)
-                    .field("backends", backends).field("rings", rings).field("segments", segments).field("ring_points", points).end();
-            out.println();
+        @Override
+        public void json(Json j) {
+            j.field("ok", true).field("path", path.toString()).fieldUnsigned("generation", generation)
+                    .field("backends", backends).field("rings", rings).field("segments", segments).field("ring_points", points);
         }
     }
 
     @Override
-    int run(Args args, InputStream in, PrintStream out, PrintStream err) throws UsageException, FailedException {
+    int run(Args args, InputStream in, PrintStream out, PrintStream err) throws UsageException, RingFileException {
         if (args.positional.size() != 1) {
             throw new UsageException(args.positional.isEmpty() ? "missing RINGFILE" : "expected one RINGFILE");
         }
         try (RingStore store = RingStore.open(Path.of(args.positional.getFirst()))) {
             long points = store.verify(); // each distinct segment's points once, as build counts them
-            Verified v = new Verified(store.path(), store.generation(), store.backendCount(), store.rings().size(),
-                    store.segmentCount(), points);
-            if (args.has(JSON.name())) {
-                v.json(out);
-            } else {
-                v.text(out);
-            }
+            print(new Verified(store.path(), store.generation(), store.backendCount(), store.rings().size(), store.segmentCount(), points),
+                    args, out);
             return Main.OK;
-        } catch (RingFileException e) {
-            throw new FailedException(e.getMessage());
         }
     }
 }

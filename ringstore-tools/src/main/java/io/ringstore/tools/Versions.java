@@ -13,20 +13,6 @@ final class Versions {
     static final String ALGORITHM = "--algorithm";
     static final String POINT_MULTIPLE = "--point-multiple";
 
-    /** For build: the versions to write. */
-    static final Option BUILD_ALGORITHM = Option.valued(ALGORITHM, "LIST", """
-            v1 (nginx hash ... consistent, the default), v2 (pingora-ketama V2,
-            --point-multiple K points per weight unit, default 160), v2:K, or a list
-            of them (v1,v2:16,v2:160), all in one file; the first is the file's default""").shownAs("v1|v2[:K][,...]");
-    static final Option BUILD_POINT_MULTIPLE = Option.valued(POINT_MULTIPLE, "K",
-            "points per weight unit of a bare v2 in --algorithm (default 160)");
-
-    /** For readers: which of the file's versions. */
-    static final Option READ_ALGORITHM = Option.valued(ALGORITHM, "V",
-            "v1 or v2 (or v2:K) when the file holds several versions (default: the first)").shownAs("v1|v2[:K]");
-    static final Option READ_POINT_MULTIPLE = Option.valued(POINT_MULTIPLE, "K",
-            "which v2 ring, when the file holds several: alone, the same as --algorithm v2:K");
-
     /** The largest point multiple a {@link RingVersion} holds; a ring's point count limits a build further. */
     static final long MAX_POINT_MULTIPLE = Integer.MAX_VALUE;
 
@@ -39,7 +25,7 @@ final class Versions {
      * v1,v2 --point-multiple 16} is {@code v1,v2:16}. It is refused when the list has no bare v2, where it
      * would apply to nothing.
      */
-    static List<RingVersion> forBuild(Command.Args args) throws Command.UsageException {
+    static List<RingVersion> forBuild(Args args) throws Command.UsageException {
         String list = args.has(ALGORITHM) ? args.get(ALGORITHM) : "v1";
         int k = (int) args.getLong(POINT_MULTIPLE, 1, MAX_POINT_MULTIPLE, RingVersion.V1.pointMultiple());
         List<RingVersion> versions = new ArrayList<>();
@@ -65,7 +51,7 @@ final class Versions {
      * --point-multiple K} alone is {@code --algorithm v2:K}; with {@code --algorithm v2} it is its K; with
      * {@code v1} or {@code v2:K} it is refused, as one of the two would be ignored.
      */
-    static RingVersion select(Command.Args args, RingStore store) throws Command.UsageException {
+    static RingVersion select(Args args, RingStore store) throws Command.UsageException {
         if (!args.has(POINT_MULTIPLE)) {
             return select(args.get(ALGORITHM), store);
         }

@@ -59,7 +59,7 @@ class CliSynopsisTest {
                     if (o.takesValue()) {
                         argv.add("x");
                     }
-                    Command.Args args = Command.Args.parse(argv.toArray(String[]::new), c.options());
+                    Args args = Args.parse(argv.toArray(String[]::new), c.options());
                     assertTrue(args.has(o.name()), () -> c.name() + " " + argv);
                 }
             }
