@@ -97,7 +97,7 @@ public final class Main {
         return OK;
     }
 
-    /** The synopsis of every command form, as README.md's "The CLI" shows them. */
+    /** The synopsis of every command form, as docs/cli.md's "Synopsis" shows them. */
     static List<String> synopses() {
         List<String> lines = new ArrayList<>();
         for (Command c : commands()) {

@@ -26,7 +26,7 @@ import io.ringstore.internal.format.PointRing;
  * the points that follow instead, so every key overflowing near a hot key lands on the same few
  * backends: measured, the backends after the hottest key's point sit at capacity all the time (c × the
  * mean), against about the mean with random jumps, for the same peak, affinity and probes
- * (BENCHMARKS.md, "Bounded load").
+ * (bench/results/2026-12-01-xeon.md, "Bounded load").
  *
  * <p><b>Bound.</b> At most {@link #maxProbes()} distinct backends are examined per request (16 by
  * default; fewer when the ring's file has fewer backends), each once: {@link LoadView#available(int)},

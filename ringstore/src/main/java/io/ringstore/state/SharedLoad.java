@@ -62,7 +62,7 @@ import java.util.function.Supplier;
  * small, or route on the all-backends ring). The number of available members is counted at most once
  * a millisecond per pool (O(members) lines, shared in every core's cache: written only on a drain or
  * a failure); between counts it may lag a drain or a failure by that much, which moves only the
- * bound, never lets an unavailable backend be chosen. Measured in BENCHMARKS.md ("One host, one view").
+ * bound, never lets an unavailable backend be chosen. Measured in bench/results/2026-12-01-xeon.md ("One host, one view").
  *
  * <p>Thread-safe; {@link #choose}, {@link #acquire}, {@link #release}, {@link #reportFailure} and
  * {@link #reportSuccess} allocate nothing on the steady path.

@@ -185,7 +185,7 @@ final class SlotDirectory {
                 waitedFor = holder;
                 waitedSince = now;
             }
-            // Routers share one pid namespace (README): a pid that does not exist is a holder that is gone.
+            // Routers are assumed to share one pid namespace: a pid that does not exist is a holder that is gone.
             boolean holderGone = ProcessHandle.of(holder >>> 32).map(p -> !p.isAlive()).orElse(true);
             if (holderGone || now - waitedSince > 1_000_000_000L) {
                 if (LONG.compareAndSet(s, (long) DIRECTORY_LOCK_OFFSET, holder, lockWord)) {
