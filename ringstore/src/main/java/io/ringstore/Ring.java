@@ -73,6 +73,8 @@ public final class Ring {
     private final boolean ties;
     private final int storage;
     private final RingVersion version;
+    /** The version's key hash ({@link RingFamily#keyHash()}), what {@link #lookup(byte[])} and its overloads hash keys with. */
+    private final KeyHash keyHash;
     private final Set<String> features;
     private final int featureMask;
     private final int position;
@@ -91,6 +93,7 @@ public final class Ring {
         this.walk = new PointRing(stored, members, backendCount, ties);
         this.backendCount = backendCount;
         this.version = version;
+        this.keyHash = version.family().keyHash();
         this.features = features;
         this.featureMask = featureMask;
     }
@@ -142,7 +145,7 @@ public final class Ring {
      * @param key the key
      */
     public int lookup(byte[] key) {
-        return lookupHash(hash(key, 0, key.length));
+        return lookupHash(keyHash.hash(key, 0, key.length));
     }
 
     /**
@@ -153,7 +156,7 @@ public final class Ring {
      * @param length the key's length in bytes
      */
     public int lookup(byte[] key, int offset, int length) {
-        return lookupHash(hash(key, offset, length));
+        return lookupHash(keyHash.hash(key, offset, length));
     }
 
     /**
@@ -162,7 +165,7 @@ public final class Ring {
      * @param key the key
      */
     public int lookup(ByteBuffer key) {
-        return lookupHash(hash(key));
+        return lookupHash(keyHash.hash(key));
     }
 
     /**
@@ -171,13 +174,13 @@ public final class Ring {
      * @param key the key
      */
     public int lookup(MemorySegment key) {
-        return lookupHash(hash(key));
+        return lookupHash(keyHash.hash(key));
     }
 
     /**
-     * {@return the backend for a precomputed CRC-32 of the key, or -1 when the ring is empty}
+     * {@return the backend for a precomputed hash of the key, or -1 when the ring is empty}
      *
-     * @param hash the key's CRC-32 ({@link io.ringstore.Ring#hash(byte[])})
+     * @param hash the key's hash by the ring's {@link #keyHash()} (CRC-32 for nginx v1 and pingora v2)
      */
     public int lookupHash(int hash) {
         PointRing w = walk;
@@ -479,6 +482,11 @@ public final class Ring {
     /** {@return the version (algorithm and point multiple) this ring was built with} */
     public RingVersion version() {
         return version;
+    }
+
+    /** {@return how this ring hashes a key: its family's {@link RingFamily#keyHash()}} */
+    public KeyHash keyHash() {
+        return keyHash;
     }
 
     /** {@return the features every backend of this ring has (the empty set: all backends)} */

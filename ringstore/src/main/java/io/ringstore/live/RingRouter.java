@@ -291,7 +291,8 @@ public final class RingRouter implements AutoCloseable {
          * @return the backend, or null
          */
         public Backend backend(byte[] key, int offset, int length) {
-            return backendFor(ring(policy.migrates(key, offset, length)), Ring.hash(key, offset, length));
+            WatchedRingStore.Handle h = ring(policy.migrates(key, offset, length));
+            return backendFor(h, h.keyHash.hash(key, offset, length));
         }
 
         /**
@@ -300,7 +301,8 @@ public final class RingRouter implements AutoCloseable {
          * @param key the key
          */
         public Backend backend(ByteBuffer key) {
-            return backendFor(ring(policy.migrates(key)), Ring.hash(key));
+            WatchedRingStore.Handle h = ring(policy.migrates(key));
+            return backendFor(h, h.keyHash.hash(key));
         }
 
         /**
@@ -309,7 +311,8 @@ public final class RingRouter implements AutoCloseable {
          * @param key the key
          */
         public Backend backend(MemorySegment key) {
-            return backendFor(ring(policy.migrates(key)), Ring.hash(key));
+            WatchedRingStore.Handle h = ring(policy.migrates(key));
+            return backendFor(h, h.keyHash.hash(key));
         }
 
         /**
@@ -340,7 +343,8 @@ public final class RingRouter implements AutoCloseable {
          * @return the accepted backend, or null
          */
         public Backend select(byte[] key, int offset, int length, int maxPoints, Predicate<Backend> accept) {
-            return selectFor(ring(policy.migrates(key, offset, length)), Ring.hash(key, offset, length), maxPoints, accept);
+            WatchedRingStore.Handle h = ring(policy.migrates(key, offset, length));
+            return selectFor(h, h.keyHash.hash(key, offset, length), maxPoints, accept);
         }
 
         /**
@@ -352,7 +356,8 @@ public final class RingRouter implements AutoCloseable {
          * @return the accepted backend, or null
          */
         public Backend select(ByteBuffer key, int maxPoints, Predicate<Backend> accept) {
-            return selectFor(ring(policy.migrates(key)), Ring.hash(key), maxPoints, accept);
+            WatchedRingStore.Handle h = ring(policy.migrates(key));
+            return selectFor(h, h.keyHash.hash(key), maxPoints, accept);
         }
 
         /**
@@ -364,7 +369,8 @@ public final class RingRouter implements AutoCloseable {
          * @return the accepted backend, or null
          */
         public Backend select(MemorySegment key, int maxPoints, Predicate<Backend> accept) {
-            return selectFor(ring(policy.migrates(key)), Ring.hash(key), maxPoints, accept);
+            WatchedRingStore.Handle h = ring(policy.migrates(key));
+            return selectFor(h, h.keyHash.hash(key), maxPoints, accept);
         }
 
         /**
@@ -391,7 +397,8 @@ public final class RingRouter implements AutoCloseable {
          * @return the chosen backend, or null
          */
         public Backend choose(byte[] key, int offset, int length, SharedLoad load) {
-            return chooseFor(ring(policy.migrates(key, offset, length)), Ring.hash(key, offset, length), load);
+            WatchedRingStore.Handle h = ring(policy.migrates(key, offset, length));
+            return chooseFor(h, h.keyHash.hash(key, offset, length), load);
         }
 
         /**
@@ -402,7 +409,8 @@ public final class RingRouter implements AutoCloseable {
          * @return the chosen backend, or null
          */
         public Backend choose(ByteBuffer key, SharedLoad load) {
-            return chooseFor(ring(policy.migrates(key)), Ring.hash(key), load);
+            WatchedRingStore.Handle h = ring(policy.migrates(key));
+            return chooseFor(h, h.keyHash.hash(key), load);
         }
 
         /**
@@ -413,7 +421,8 @@ public final class RingRouter implements AutoCloseable {
          * @return the chosen backend, or null
          */
         public Backend choose(MemorySegment key, SharedLoad load) {
-            return chooseFor(ring(policy.migrates(key)), Ring.hash(key), load);
+            WatchedRingStore.Handle h = ring(policy.migrates(key));
+            return chooseFor(h, h.keyHash.hash(key), load);
         }
 
         // The three operations, once each: on the handle of the version chosen, for the key's hash;

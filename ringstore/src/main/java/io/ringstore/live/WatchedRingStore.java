@@ -1,5 +1,6 @@
 package io.ringstore.live;
 
+import io.ringstore.KeyHash;
 import io.ringstore.Ring;
 import io.ringstore.RingFileException;
 import io.ringstore.RingStore;
@@ -382,6 +383,8 @@ final class WatchedRingStore implements AutoCloseable {
     final class Handle implements AutoCloseable {
         private final Set<String> features;
         private final RingVersion version;
+        /** The version's key hash: what a route hashes a key with before it looks it up here. */
+        final KeyHash keyHash;
         /** The ring of the generation last used; null once closed. */
         private volatile Ring ring;
         private volatile boolean closed;
@@ -389,6 +392,7 @@ final class WatchedRingStore implements AutoCloseable {
         private Handle(Set<String> features, RingVersion version) {
             this.features = features;
             this.version = version;
+            this.keyHash = version.family().keyHash();
         }
 
         /**
