@@ -2,6 +2,7 @@ package io.ringstore;
 
 import io.ringstore.internal.format.RingFileDescriptor;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.AnnotatedElementContext;
 import org.junit.jupiter.api.extension.ExtensionContext;
@@ -139,6 +140,7 @@ public class WatchedRingStoreTest {
 
     // ---- a thousand replacements under eight readers ----
 
+    @Tag("slow")
     @Test
     void readersSeeOnlyCorrectAnswersWhileTheFileIsReplacedAThousandTimesByCheckNow() throws Exception {
         publish(1);
@@ -154,6 +156,7 @@ public class WatchedRingStoreTest {
         }
     }
 
+    @Tag("slow")
     @Test
     void readersSeeOnlyCorrectAnswersWhileTheBackgroundPollerFollowsAThousandReplacements() throws Exception {
         publish(1);

@@ -7,6 +7,7 @@ import io.ringstore.RingFileException;
 import io.ringstore.RingStore;
 import io.ringstore.RingVersion;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -36,6 +37,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * <p>System properties: {@code ringstore.fuzz.seed}, {@code ringstore.fuzz.inputs} (default
  * {@value #DEFAULT_INPUTS}), {@code ringstore.fuzz.seconds} (default {@value #DEFAULT_SECONDS}).
  */
+@Tag("slow")
 class BackendsFuzzTest {
     private static final long DEFAULT_SEED = 0xBAC_CE1DL;
     private static final int DEFAULT_INPUTS = 50_000;

@@ -1,6 +1,7 @@
 package io.ringstore.state;
 
 import net.openhft.chronicle.testframework.process.JavaProcessBuilder;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -29,6 +30,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * sampler in this process reads the counts throughout: never above what the children hold (the counts
  * are unsigned, so a count taken below zero reads as 4,294,967,295, not as a negative number).
  */
+@Tag("process")
 class KillNineTest {
     static final List<String> ENDPOINTS = List.of("10.0.0.1:80", "10.0.0.2:80", "10.0.0.3:80");
     static final HostState.Options FAST = HostState.Options.DEFAULTS.withCapacity(64, 8)
