@@ -121,6 +121,7 @@ class SegmentCheckTest {
     }
 
     /** Every kind of failure, at the edges of chunks and of the two threads' halves: the first is reported. */
+    @Tag("slow")
     @Test
     void theFirstFailingPointIsReported() {
         int[] masks = masks();
