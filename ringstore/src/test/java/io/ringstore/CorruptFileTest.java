@@ -3,6 +3,7 @@ package io.ringstore;
 import io.ringstore.internal.format.RingFileDescriptor;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -188,6 +189,7 @@ class CorruptFileTest {
         }
     }
 
+    @Tag("slow")
     @Test
     void aByteFlippedAnywhereIsCaughtByOpenOrVerifyOrIsHarmlessPadding() throws IOException {
         Path file = dir.resolve("flipped.ring");

@@ -5,6 +5,7 @@ import io.ringstore.build.BuildResult;
 import io.ringstore.build.RingBuilder;
 
 import net.openhft.chronicle.testframework.process.JavaProcessBuilder;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -36,6 +37,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * ({@code /proc/self/smaps}: Pss, the proportional set size, is Rss divided among the processes
  * mapping each page).
  */
+@Tag("process")
 class MultiProcessTest {
     private static final int PROCESSES = 4;
     private static final int BACKENDS = 2048;

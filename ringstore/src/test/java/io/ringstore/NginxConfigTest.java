@@ -5,6 +5,7 @@ import io.ringstore.build.BackendsFileException;
 import io.ringstore.build.RingBuilder;
 
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -28,6 +29,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * differences listed (each on the safe side but two, which the README names). Skipped without nginx,
  * unless {@code -Dringstore.requireNginx=true}.
  */
+@Tag("nginx")
 class NginxConfigTest {
     private static final Path EXAMPLE = Path.of(System.getProperty("ringstore.repo", ".."), "examples", "backends.conf");
 

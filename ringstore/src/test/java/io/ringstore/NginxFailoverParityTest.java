@@ -5,6 +5,7 @@ import io.ringstore.build.RingBuilder;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIf;
 import org.junit.jupiter.api.io.TempDir;
@@ -74,6 +75,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * <p>Needs Debian's nginx-light at {@code /usr/sbin/nginx} (or {@code -Dringstore.nginx=PATH}), as
  * {@link NginxParityTest} does.
  */
+@Tag("nginx")
 @EnabledIf(value = NginxServer.TESTS_RUN, disabledReason = NginxServer.MISSING)
 class NginxFailoverParityTest {
     /** nginx gives up once {@code hp->tries > 20}: the key's point and the 20 after it. */

@@ -5,6 +5,7 @@ import io.ringstore.build.RingBuilder;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIf;
 import org.junit.jupiter.api.io.TempDir;
@@ -51,6 +52,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * without it, unless
  * {@code -Dringstore.requireNginx=true}, which turns its absence into a failure.
  */
+@Tag("nginx")
 @EnabledIf(value = NginxServer.TESTS_RUN, disabledReason = NginxServer.MISSING)
 class NginxParityTest {
     private static final long SEED = 0x5EED_2B1F_A7C3L;

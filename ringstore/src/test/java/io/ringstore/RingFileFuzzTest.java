@@ -3,6 +3,7 @@ package io.ringstore;
 import io.ringstore.build.Views;
 import io.ringstore.internal.format.RingFileDescriptor;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -47,10 +48,11 @@ import static org.junit.jupiter.api.Assertions.fail;
  * (default {@value #DEFAULT_CASES}), {@code ringstore.fuzz.seconds} (time bound, default
  * {@value #DEFAULT_SECONDS}), {@code ringstore.fuzz.case} (run only that case, to reproduce it).
  */
+@Tag("slow")
 class RingFileFuzzTest {
     private static final long DEFAULT_SEED = 0x5EED_F00D_2026L;
     private static final int DEFAULT_CASES = 100_000;
-    private static final int DEFAULT_SECONDS = 30;
+    private static final int DEFAULT_SECONDS = 600; // a guard against a hang, not a speed test: a busy machine takes several times as long
     private static final long MAX_CASE_ALLOCATION = 16 << 20;
     private static final int[] PROBES = {0, 1, -1, 0x7FFF_FFFF, 0x8000_0000, 0x1234_5678};
 

@@ -7,6 +7,7 @@ import io.ringstore.build.RingBuilder;
 import io.ringstore.build.Views;
 
 import net.openhft.chronicle.testframework.Combination;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -512,6 +513,7 @@ class RingOracleTest {
      * backends, in random listing order, so that the v1 rule (first listed) and the v2 rule (smallest
      * address) both decide some of them.
      */
+    @Tag("slow")
     @Test
     void manyPointsCollideAndTheTieRulesHold(@TempDir Path dir) throws Exception {
         SplittableRandom r = new SplittableRandom(20_240_601);

@@ -1,6 +1,7 @@
 package io.ringstore;
 
 import io.ringstore.live.RingRouter;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -29,6 +30,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * republished file, and every failover answer equal to {@link Ring#select} on the file it left
  * behind (nginx's walk of 21 points, skipping down and unhealthy servers), including the give-up.
  */
+@Tag("process")
 class RouterExampleTest {
     private static final Path EXAMPLE = Path.of(System.getProperty("ringstore.repo", ".."))
             .resolve("examples/router-embedding/RouterExample.java");

@@ -4,6 +4,7 @@ import io.ringstore.build.BackendList;
 import io.ringstore.build.RingBuilder;
 import io.ringstore.live.RingRouter;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -31,6 +32,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * lookups must fail with the JVM's {@code InternalError} and {@link RingStore#verify()} with a
  * {@link RingFileException} saying the file shrank.
  */
+@Tag("slow")
 class TruncateUnderReaderTest {
     private static final int LOOKUPS = 200_000; // enough for the lookup path to be JIT-compiled while faulting
     private static final String FAULT = "a fault occurred in an unsafe memory access operation";

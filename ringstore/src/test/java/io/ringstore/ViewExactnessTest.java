@@ -8,6 +8,7 @@ import io.ringstore.build.RingBuilder;
 import io.ringstore.build.Views;
 import io.ringstore.migration.RingDiff;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -32,6 +33,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * {@code [fe80::1%3]} and {@code [fe80::1%4]} tie on every point, and the v1 fleets are large enough
  * for natural collisions (asserted present).
  */
+@Tag("slow")
 class ViewExactnessTest {
     @TempDir
     Path dir;

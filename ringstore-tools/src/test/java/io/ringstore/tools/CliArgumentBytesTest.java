@@ -3,6 +3,7 @@ package io.ringstore.tools;
 import io.ringstore.Ring;
 import io.ringstore.RingStore;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -30,6 +31,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * {@code /caf??}) and under C.UTF-8, and bytes that are not UTF-8 at all (U+FFFD to the JVM under
  * either). Each answer line must echo the key byte for byte and name the backend stdin gives it.
  */
+@Tag("process")
 class CliArgumentBytesTest {
     /** /café in UTF-8, and bytes that are not UTF-8, as printf(1) octal escapes (ASCII for this JVM to pass). */
     private static final String CAFE = "/caf\\303\\251";

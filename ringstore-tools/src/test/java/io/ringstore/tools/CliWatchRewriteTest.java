@@ -4,6 +4,7 @@ import io.ringstore.Ring;
 import io.ringstore.RingStore;
 import io.ringstore.build.BackendList;
 import io.ringstore.build.RingBuilder;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -31,6 +32,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * so in one line, answers no key it cannot answer, keeps reading, and answers from the next good file
  * published by rename; no trace, and exit 1 at the end for the keys left unanswered.
  */
+@Tag("process")
 class CliWatchRewriteTest {
     private static final String PREFIX = "ringstore lookup: ";
 

@@ -1,5 +1,6 @@
 package io.ringstore.tools;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -16,6 +17,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * distribution unpacked into an empty directory far from the source tree, run through its
  * {@code bin/ringstore} with only a JDK.
  */
+@Tag("process")
 class DistributionIT {
     @Test
     void javaJarFindsTheLibraryItsManifestNames() throws Exception {

@@ -4,6 +4,7 @@ import io.ringstore.RingFileException;
 import io.ringstore.RingStore;
 import io.ringstore.internal.format.RingFileDescriptor;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -31,6 +32,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * <p>System properties: {@code ringstore.dumpfuzz.cases} (default {@value #DEFAULT_CASES}),
  * {@code ringstore.dumpfuzz.seed}.
  */
+@Tag("slow")
 class DumpFuzzTest {
     private static final int DEFAULT_CASES = 3_000;
     private static final long[] WEIGHTS = {1, 2, 3, 1000, RingFileDescriptor.MAX_WEIGHT - 1, RingFileDescriptor.MAX_WEIGHT,

@@ -1,5 +1,6 @@
 package io.ringstore.tools;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -18,6 +19,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  * io.ringstore}), without {@code --enable-native-access} and without a warning: the library only
  * maps memory, it calls no native code.
  */
+@Tag("process")
 class LibraryConsumerIT {
     private static final String EXPECTED = "/index.html -> 10.0.0.1:8080";
 

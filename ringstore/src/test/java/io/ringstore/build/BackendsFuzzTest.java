@@ -6,6 +6,7 @@ import io.ringstore.RingFileException;
 import io.ringstore.RingStore;
 import io.ringstore.RingVersion;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -35,10 +36,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * <p>System properties: {@code ringstore.fuzz.seed}, {@code ringstore.fuzz.inputs} (default
  * {@value #DEFAULT_INPUTS}), {@code ringstore.fuzz.seconds} (default {@value #DEFAULT_SECONDS}).
  */
+@Tag("slow")
 class BackendsFuzzTest {
     private static final long DEFAULT_SEED = 0xBAC_CE1DL;
     private static final int DEFAULT_INPUTS = 50_000;
-    private static final int DEFAULT_SECONDS = 30;
+    private static final int DEFAULT_SECONDS = 600; // a guard against a hang, not a speed test: a busy machine takes several times as long
     private static final String SOURCE = "fuzz/backends.conf";
     /** Round trips through a ring file: every parse with unusual characters, and one in this many others. */
     private static final int BUILD_EVERY = 40;

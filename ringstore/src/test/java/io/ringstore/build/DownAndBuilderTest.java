@@ -197,7 +197,9 @@ class DownAndBuilderTest {
             @SuppressWarnings("unchecked")
             List<String> features = (List<String>) c[2];
             IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> b.add((String) c[0], (Long) c[1], features));
-            assertTrue(e.getMessage().startsWith((String) c[3]) || e.getMessage().contains((String) c[3]), e.getMessage());
+            // named as the parser names it (server N 'text': ...), then the reason
+            assertTrue(e.getMessage().startsWith("server 2 '" + c[0] + "': "), e.getMessage());
+            assertTrue(e.getMessage().contains((String) c[3]), e.getMessage());
         }
         assertEquals(1, b.build().size(), "a refused entry is not added");
         assertThrows(IllegalStateException.class, () -> BackendList.builder().build());

@@ -11,6 +11,7 @@ import io.ringstore.TestFiles;
 import io.ringstore.internal.format.RingFileDescriptor;
 import io.ringstore.migration.RolloutPolicy;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -154,6 +155,7 @@ public class WatchedRingStoreTest {
 
     // ---- a thousand replacements under eight readers ----
 
+    @Tag("slow")
     @Test
     void readersSeeOnlyCorrectAnswersWhileTheFileIsReplacedAThousandTimesByCheckNow() throws Exception {
         publish(1);
@@ -169,6 +171,7 @@ public class WatchedRingStoreTest {
         }
     }
 
+    @Tag("slow")
     @Test
     void readersSeeOnlyCorrectAnswersWhileTheBackgroundPollerFollowsAThousandReplacements() throws Exception {
         publish(1);

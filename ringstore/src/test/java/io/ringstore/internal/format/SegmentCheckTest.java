@@ -4,6 +4,7 @@ import io.ringstore.internal.format.SegmentCheck.Failure;
 import io.ringstore.internal.format.SegmentCheck.Kind;
 import io.ringstore.internal.format.SegmentCheck.Result;
 import net.openhft.chronicle.testframework.process.JavaProcessBuilder;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -120,6 +121,7 @@ class SegmentCheckTest {
     }
 
     /** Every kind of failure, at the edges of chunks and of the two threads' halves: the first is reported. */
+    @Tag("slow")
     @Test
     void theFirstFailingPointIsReported() {
         int[] masks = masks();
@@ -222,6 +224,7 @@ class SegmentCheckTest {
      * A mapped segment, split over two threads, truncated under the mapping: both threads' copies
      * fault, the caller gets the JVM's InternalError, and the JVM does not crash (a child JVM runs it).
      */
+    @Tag("process")
     @Test
     void aFileShrinkingUnderTheMappingGivesAnInternalError(@TempDir Path dir) throws Exception {
         assumeTrue(System.getProperty("os.name").startsWith("Linux"), "the SIGBUS behaviour examined is Linux's");
