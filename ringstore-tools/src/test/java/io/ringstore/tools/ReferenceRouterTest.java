@@ -219,9 +219,9 @@ class ReferenceRouterTest {
      * machine a request to the origin holding most of the no-bound run's requests has been seen to time
      * out after the router's 30 s) is skipped host-wide for fail_timeout, as it must be: its keys move
      * and the bound counts one origin fewer. So the origins with a failure reported in a run's window
-     * are read from the state file, the sampled bound uses the origins available at each sample (as
-     * {@code SharedLoad} does), and without a bound every request of an origin with no failure must
-     * reach it, exactly. How often a sample is within the bound (or one more) depends on the schedule:
+     * are read from the state file, the guarantee below counts the fewest origins available in a sample
+     * (as {@code SharedLoad}'s n does), and without a bound every request of an origin with no failure
+     * must reach it, exactly. How often a sample is within the bound (or one more) depends on the schedule:
      * the bound is checked, then acquired (issue 20 makes it strict), and a router descheduled between
      * the two lets others in. What holds under any schedule is asserted instead: a chooser passes the
      * check only below ⌈c·(m+1)/n⌉ ≤ ⌈c·64/n⌉, and it races only the choosers between their own check
@@ -353,9 +353,9 @@ class ReferenceRouterTest {
     /**
      * Runs {@code workload} through routers on {@code rings} with bound {@code c} while sampling, every
      * millisecond, each origin's requests in flight on the host (the sum over the state files of the
-     * rings), as a router sees them, against the bound over the origins available then (not failed in
-     * any of the state files). Samples with fewer than half the requests in flight (start, end) are left
-     * out. Leaves no router running.
+     * rings), as a router sees them, and the fewest origins available in a sample (not failed in any of
+     * the state files). Samples with fewer than half the requests in flight (start, end) are left out.
+     * Leaves no router running.
      */
     private static Balance balance(List<String> workload, double c, List<Path> rings) throws Exception {
         routers = RouterProcess.startAll(classes, rings, c);
@@ -405,7 +405,7 @@ class ReferenceRouterTest {
                 }
                 if (total >= IN_FLIGHT / 2 && available > 0) {
                     ratios.add(max / (total / (double) ORIGINS));
-                    long bound = (long) Math.ceil(C * total / available);
+                    long bound = (long) Math.ceil(C * total / ORIGINS); // the share's bound over every origin, as before
                     withinBound += max <= bound ? 1 : 0;
                     withinOneMore += max <= bound + 1 ? 1 : 0;
                     busiest = Math.max(busiest, max);
