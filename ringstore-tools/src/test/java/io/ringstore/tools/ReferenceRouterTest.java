@@ -216,9 +216,9 @@ class ReferenceRouterTest {
      * are measured for comparison, and the share of requests served by their ring backend printed.
      *
      * <p>Nothing here depends on the machine's speed. An origin a router reported failed (on a busy
-     * machine a request to the origin holding most of the no-bound run's requests has been seen to time
-     * out after the router's 30 s) is skipped host-wide for fail_timeout, as it must be: its keys move
-     * and the bound counts one origin fewer. So the origins with a failure reported in a run's window
+     * machine, requests to an origin holding many requests have been seen to time out after the
+     * router's 30 s, in the no-bound and per-process runs) is skipped host-wide for fail_timeout, as it
+     * must be: its keys move and the bound counts one origin fewer. So the origins with a failure reported in a run's window
      * are read from the state file, the guarantee below counts the fewest origins available in a sample
      * (as {@code SharedLoad}'s n does), and without a bound every request of an origin with no failure
      * must reach it, exactly. How often a sample is within the bound (or one more) depends on the schedule:
@@ -353,9 +353,9 @@ class ReferenceRouterTest {
     /**
      * Runs {@code workload} through routers on {@code rings} with bound {@code c} while sampling, every
      * millisecond, each origin's requests in flight on the host (the sum over the state files of the
-     * rings), as a router sees them, and the fewest origins available in a sample (not failed in any of
-     * the state files). Samples with fewer than half the requests in flight (start, end) are left out.
-     * Leaves no router running.
+     * rings), as a router sees them. Samples with fewer than half the requests in flight (start, end)
+     * are left out of the ratios and shares, not of the most an origin held or the fewest origins
+     * available (not failed in any of the state files). Leaves no router running.
      */
     private static Balance balance(List<String> workload, double c, List<Path> rings) throws Exception {
         routers = RouterProcess.startAll(classes, rings, c);
@@ -403,13 +403,13 @@ class ReferenceRouterTest {
                     max = Math.max(max, n);
                     available += up ? 1 : 0;
                 }
-                if (total >= IN_FLIGHT / 2 && available > 0) {
+                busiest = Math.max(busiest, max); // the guarantee holds in every sample
+                fewestAvailable = Math.min(fewestAvailable, Math.max(1, available));
+                if (total >= IN_FLIGHT / 2) {
                     ratios.add(max / (total / (double) ORIGINS));
-                    long bound = (long) Math.ceil(C * total / ORIGINS); // the share's bound over every origin, as before
+                    long bound = (long) Math.ceil(C * total / ORIGINS);
                     withinBound += max <= bound ? 1 : 0;
                     withinOneMore += max <= bound + 1 ? 1 : 0;
-                    busiest = Math.max(busiest, max);
-                    fewestAvailable = Math.min(fewestAvailable, available);
                 }
                 Thread.sleep(1);
             }
