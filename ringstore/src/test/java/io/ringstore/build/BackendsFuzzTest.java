@@ -34,13 +34,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * lines, leading zeros, byte order marks, {@code unix:} and other odd address forms, scope ids with v1.
  *
  * <p>System properties: {@code ringstore.fuzz.seed}, {@code ringstore.fuzz.inputs} (default
- * {@value #DEFAULT_INPUTS}), {@code ringstore.fuzz.seconds} (default {@value #DEFAULT_SECONDS}).
+ * {@value #DEFAULT_INPUTS}). The run is that fixed number of inputs whatever the machine's speed, with no
+ * time bound: a slow machine takes longer, it does not fail.
  */
 @Tag("slow")
 class BackendsFuzzTest {
     private static final long DEFAULT_SEED = 0xBAC_CE1DL;
     private static final int DEFAULT_INPUTS = 50_000;
-    private static final int DEFAULT_SECONDS = 600; // a guard against a hang, not a speed test: a busy machine takes several times as long
     private static final String SOURCE = "fuzz/backends.conf";
     /** Round trips through a ring file: every parse with unusual characters, and one in this many others. */
     private static final int BUILD_EVERY = 40;
@@ -105,7 +105,6 @@ class BackendsFuzzTest {
     void mutatedBackendsFilesParseOrAreRefusedWithBackendsFileExceptionOnly() throws Exception {
         long seed = Long.getLong("ringstore.fuzz.seed", DEFAULT_SEED);
         long inputs = Long.getLong("ringstore.fuzz.inputs", DEFAULT_INPUTS);
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(Long.getLong("ringstore.fuzz.seconds", DEFAULT_SECONDS));
         long start = System.nanoTime();
         long parsed = 0;
         long built = 0;
@@ -114,7 +113,7 @@ class BackendsFuzzTest {
         Path ring = dir.resolve("fuzz.ring");
         Path file = dir.resolve("backends.conf");
         long n = 0;
-        for (; n < inputs && System.nanoTime() < deadline; n++) {
+        for (; n < inputs; n++) {
             SplittableRandom random = new SplittableRandom(seed ^ (n * 0x9E37_79B9_7F4A_7C15L));
             StringBuilder what = new StringBuilder();
             String text = SEEDS[random.nextInt(SEEDS.length)];
@@ -167,7 +166,6 @@ class BackendsFuzzTest {
         reasons.entrySet().stream().sorted(Map.Entry.<String, Long>comparingByValue(Comparator.reverseOrder())).limit(15)
                 .forEach(e -> System.out.printf("  %6d  %s%n", e.getValue(), e.getKey()));
         System.out.println("  ... " + reasons.size() + " distinct reasons");
-        assertTrue(n >= inputs, "only " + n + " of " + inputs + " inputs within the time bound");
         assertTrue(parsed > n / 20 && parsed < n * 19 / 20, "mutations should neither always nor never break the text: " + parsed);
         assertTrue(built > 50, "round trips: " + built);
         assertTrue(reasons.size() >= 30, "refusals should come from many checks: " + reasons.keySet());
