@@ -167,8 +167,8 @@ public final class PolicyFileWatcher implements AutoCloseable {
         try {
             RolloutPolicy p = PolicyFile.parse(path, text, localDataCentre);
             RolloutPolicy before = inForce.get();
+            lastError = null; // before the policy takes effect: whoever sees the new policy sees no stale error
             target.accept(p);
-            lastError = null;
             LOG.log(System.Logger.Level.INFO, "{0}: rollout policy {1} (was {2})", path, p, before);
             return true;
         } catch (IllegalArgumentException e) {
