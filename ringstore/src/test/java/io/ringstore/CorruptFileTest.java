@@ -171,6 +171,7 @@ class CorruptFileTest {
      * The sweeps change the trial file in place (truncate, or write a byte and put it back) rather
      * than rewriting it: thousands of whole-file writes would dominate the test's time.
      */
+    @Tag("slow") // an exhaustive sweep of several seconds: the full lane runs it
 
     @Test
     void everyTruncationIsRefused() throws IOException {

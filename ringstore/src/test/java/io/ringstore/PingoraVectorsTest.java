@@ -12,6 +12,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.DynamicContainer;
 import org.junit.jupiter.api.DynamicNode;
 import org.junit.jupiter.api.DynamicTest;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestFactory;
 import org.junit.jupiter.api.io.TempDir;
@@ -50,6 +51,7 @@ import static org.junit.jupiter.api.Assumptions.assumeFalse;
  * differently are counted. pingora's v1 also hashes IPv6 backends as the bare address where nginx
  * hashes the bracketed text, so for sets with IPv6 backends only the IPv4 backends are compared in v1.
  */
+@Tag("slow") // every vector set through stored rings and views; the quick lane keeps the families' vector checks
 class PingoraVectorsTest {
     private static final String VERSION = "(v1|v2-\\d+)";
     private static final Pattern LOOKUP = Pattern.compile("lookup_([a-z])_" + VERSION + "(_collkeys)?\\.tsv\\.gz");

@@ -1,5 +1,6 @@
 package io.ringstore;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -58,6 +59,7 @@ class RingSelectTest {
         }
         return map;
     }
+    @Tag("slow") // an exhaustive sweep of several seconds: the full lane runs it
 
     @Test
     void selectWalksPointsAsNginxDoes() throws Exception {

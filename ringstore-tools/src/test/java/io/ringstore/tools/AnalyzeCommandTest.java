@@ -6,6 +6,7 @@ import io.ringstore.RingStore;
 import io.ringstore.internal.Crc32;
 import io.ringstore.internal.ServerAddress;
 import io.ringstore.tools.analysis.SimulatedRing;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.w3c.dom.Document;
@@ -64,6 +65,7 @@ class AnalyzeCommandTest {
     }
 
     // ---- --backends N: the sweep ----
+    @Tag("slow") // an exhaustive sweep of several seconds: the full lane runs it
 
     @Test
     void sweepWritesTheTableTheCsvAndTheChart(@TempDir Path dir) throws Exception {

@@ -4,6 +4,7 @@ import io.ringstore.Ring;
 import io.ringstore.RingStore;
 import io.ringstore.internal.format.RingFileDescriptor;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -122,6 +123,7 @@ class CliVerifyTest {
      * must fail verify. Other bytes are alignment padding; flipping those may pass. Either way: exit 0
      * or 1, one line, no stack trace.
      */
+    @Tag("slow") // an exhaustive sweep of several seconds: the full lane runs it
     @Test
     void everySingleByteFlipOfMetadataAndPointsFails() throws Exception {
         Path bad = dir.resolve("sweep.ring");

@@ -1,5 +1,6 @@
 package io.ringstore.tools;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -38,6 +39,7 @@ class CliViewsTest {
         }
         return text.toString();
     }
+    @Tag("slow") // an exhaustive sweep of several seconds: the full lane runs it
 
     @Test
     void viewsAreCountedShownVerifiedAndAnswerAsStoredRings(@TempDir Path dir) throws Exception {

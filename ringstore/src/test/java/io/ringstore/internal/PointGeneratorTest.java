@@ -2,6 +2,7 @@ package io.ringstore.internal;
 
 import io.ringstore.Backend;
 import io.ringstore.RingFamily;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.util.Arrays;
@@ -109,6 +110,7 @@ class PointGeneratorTest {
      * first-level buckets, split between threads); the full line and a 10-bit line, on which every hash
      * is shared by thousands of points (ties sorted by rank in long runs); one thread and two.
      */
+    @Tag("slow") // an exhaustive sweep of several seconds: the full lane runs it
     @Test
     void sortedPointsEqualANaiveSortOfEveryChain() throws Exception {
         SplittableRandom random = new SplittableRandom(10);

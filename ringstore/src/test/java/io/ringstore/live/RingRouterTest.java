@@ -10,6 +10,7 @@ import jdk.jfr.Recording;
 import jdk.jfr.consumer.RecordedEvent;
 import jdk.jfr.consumer.RecordingFile;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -225,6 +226,7 @@ class RingRouterTest {
      * no lookup fails, and after every switch at most two ring files are mapped (one, in fact), the
      * replaced files deleted and unmapped without any garbage collection.
      */
+    @Tag("slow") // waits out several grace periods: the full lane runs it
     @Test
     void replacedGenerationsAreUnmappedAtOnceAfterTheirGracePeriodAndNoLookupFails() throws Exception {
         StringBuilder big = new StringBuilder();

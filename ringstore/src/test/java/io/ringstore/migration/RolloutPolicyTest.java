@@ -3,6 +3,7 @@ package io.ringstore.migration;
 import io.ringstore.Ring;
 
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.nio.charset.StandardCharsets;
@@ -106,6 +107,7 @@ class RolloutPolicyTest {
      * steps per key, and in a sweep of 40 ascending fractions along which no key may go back to old.
      * Every fraction here goes through {@link RolloutPolicy#everywhere(double)}, as an operator sets it.
      */
+    @Tag("slow") // an exhaustive sweep of several seconds: the full lane runs it
     @Test
     void eachKeyFlipsToNewAtOneStepAndNeverBack() {
         RolloutPolicy[] at = new RolloutPolicy[RolloutPolicy.FULL + 1];

@@ -11,6 +11,7 @@ import io.ringstore.internal.BackendAccess;
 import io.ringstore.internal.PointGenerator;
 import io.ringstore.internal.PointSorter;
 import io.ringstore.internal.ServerAddress;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -43,6 +44,7 @@ class SimulationIsTheBuiltFileTest {
     private static final List<String> FEATURES = List.of("a", "b");
     /** One link-local address four ways (v2 hashes them all as fe80::1), listed largest socket address first. */
     private static final List<String> SAME_V2_INPUT = List.of("[fe80::1%3]:80", "[fe80::1%2]:80", "[fe80:0::1]:80", "[FE80::1%1]:0080");
+    @Tag("slow") // an exhaustive sweep of several seconds: the full lane runs it
 
     @Test
     void everyRingsSimulatedPointsAreItsFilePoints(@TempDir Path dir) throws Exception {
