@@ -108,6 +108,15 @@ public final class Backend {
         return parameters.maxConns();
     }
 
+    /**
+     * {@return the backend's name ({@code # ringstore: name=NAME}), its hashed identity in the families
+     * that hash one instead of the address (twemproxy's server name, Envoy's {@code hash_key},
+     * spymemcached's host name); null without one. Stored in the ring file}
+     */
+    public String name() {
+        return parameters.name();
+    }
+
     /** {@return the address as nginx writes {@code $upstream_addr}: {@code 127.0.0.1:80}, {@code [::1]:9001}} */
     public String upstreamAddress() {
         return upstreamAddress;
@@ -126,6 +135,6 @@ public final class Backend {
     @Override
     public String toString() {
         return address.text() + " weight=" + weight + (features.isEmpty() ? "" : " features=" + String.join(",", features))
-                + (parameters.down() ? " down" : "");
+                + (parameters.down() ? " down" : "") + (parameters.name() == null ? "" : " name=" + parameters.name());
     }
 }

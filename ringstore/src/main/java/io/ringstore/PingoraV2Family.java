@@ -25,6 +25,11 @@ final class PingoraV2Family extends RingFamily {
     }
 
     @Override
+    public boolean writtenPointMultiple() {
+        return true;
+    }
+
+    @Override
     public int[] defaultParameters() {
         return new int[] {NginxFamily.POINT_MULTIPLE};
     }

@@ -64,6 +64,10 @@ public final class Ring {
     /** The walk over the points by cursor: every lookup goes through it. */
     private final PointRing walk;
     private final MemorySegment points;
+    /** A 64-bit ring's low words; null for a 32-bit ring. */
+    private final MemorySegment low;
+    /** Whether the ring's points (and its family's key hash) are 64-bit: lookups by key then search by {@link PointRing#cursor64}. */
+    private final boolean wide;
     /** Points in the segment: the ring's own for stored points, more for ties and views. */
     private final int storedCount;
     /** The ring's points: its distinct hashes. */
@@ -91,9 +95,11 @@ public final class Ring {
         this.storage = storage;
         this.ties = storage != RingFileDescriptor.STORAGE_POINTS;
         this.walk = new PointRing(stored, members, backendCount, ties);
+        this.low = stored.low();
+        this.wide = stored.low() != null;
         this.backendCount = backendCount;
         this.version = version;
-        this.keyHash = version.family().keyHash();
+        this.keyHash = version.keyHash();
         this.features = features;
         this.featureMask = featureMask;
     }
@@ -145,7 +151,7 @@ public final class Ring {
      * @param key the key
      */
     public int lookup(byte[] key) {
-        return lookupHash(keyHash.hash(key, 0, key.length));
+        return wide ? lookupHash64(keyHash.hash64(key, 0, key.length)) : lookupHash(keyHash.hash(key, 0, key.length));
     }
 
     /**
@@ -156,7 +162,7 @@ public final class Ring {
      * @param length the key's length in bytes
      */
     public int lookup(byte[] key, int offset, int length) {
-        return lookupHash(keyHash.hash(key, offset, length));
+        return wide ? lookupHash64(keyHash.hash64(key, offset, length)) : lookupHash(keyHash.hash(key, offset, length));
     }
 
     /**
@@ -165,7 +171,7 @@ public final class Ring {
      * @param key the key
      */
     public int lookup(ByteBuffer key) {
-        return lookupHash(keyHash.hash(key));
+        return wide ? lookupHash64(keyHash.hash64(key)) : lookupHash(keyHash.hash(key));
     }
 
     /**
@@ -174,7 +180,7 @@ public final class Ring {
      * @param key the key
      */
     public int lookup(MemorySegment key) {
-        return lookupHash(keyHash.hash(key));
+        return wide ? lookupHash64(keyHash.hash64(key)) : lookupHash(keyHash.hash(key));
     }
 
     /**
@@ -186,6 +192,23 @@ public final class Ring {
         PointRing w = walk;
         int p = w.cursor(hash);
         return p < 0 ? NO_BACKEND : w.backend(p);
+    }
+
+    /**
+     * {@return the backend for a precomputed 64-bit hash of the key in a ring of 64-bit points (Envoy's,
+     * gRPC's), or -1 when the ring is empty} In a 32-bit ring, the hash's low 32 bits are looked up.
+     *
+     * @param hash the key's hash by the ring's {@link #keyHash()} ({@link KeyHash#hash64})
+     */
+    public int lookupHash64(long hash) {
+        PointRing w = walk;
+        int p = wide ? w.cursor64(hash) : w.cursor((int) hash);
+        return p < 0 ? NO_BACKEND : w.backend(p);
+    }
+
+    /** {@return whether the ring's points are 64-bit (Envoy's and gRPC's families; FORMAT.md, "64-bit rings")} */
+    public boolean isWide() {
+        return wide;
     }
 
     int storedHash(int p) {
@@ -247,13 +270,103 @@ public final class Ring {
         return b < 0 ? null : store.backend(b);
     }
 
+    /**
+     * Failover from {@code key} as the ring's family does it ({@link RingFamily#failover()}): nginx's and
+     * pingora's walk and Envoy's next entry as {@link #select(int, int, IntPredicate)} from the key's
+     * point (at most {@code maxPoints} points); spymemcached's and xmemcached's rehash sequence
+     * ({@link RingFamily.Failover#REHASH}): the key's backend, then the backend of each rehash of the
+     * key, {@link RingFamily#rehashTries} lookups in all ({@code maxPoints} does not shorten the
+     * client's sequence). Allocation-free.
+     *
+     * @param key       the key
+     * @param offset    where the key starts
+     * @param length    the key's length in bytes
+     * @param maxPoints how many points a walk may look at, at least 1
+     * @param accept    whether a backend may be chosen
+     * @return the accepted backend; {@link #NO_BACKEND} for an empty ring; {@link #GAVE_UP} when none was accepted
+     */
+    public int select(byte[] key, int offset, int length, int maxPoints, IntPredicate accept) {
+        return selectKey(key, offset, length, maxPoints, accept, null);
+    }
+
+    /**
+     * {@return {@link #select(byte[], int, int, int, IntPredicate)} with {@code accept} given the
+     * {@link Backend}s: the accepted backend, or null for both negative answers}
+     *
+     * @param key       the key
+     * @param offset    where the key starts
+     * @param length    the key's length in bytes
+     * @param maxPoints how many points a walk may look at, at least 1
+     * @param accept    whether a backend may be chosen
+     */
+    public Backend selectBackend(byte[] key, int offset, int length, int maxPoints, Predicate<Backend> accept) {
+        int b = selectKey(key, offset, length, maxPoints, null, accept);
+        return b < 0 ? null : store.backend(b);
+    }
+
+    private int selectKey(byte[] key, int offset, int length, int maxPoints, IntPredicate byIndex, Predicate<Backend> byBackend) {
+        RingFamily family = version.family();
+        if (family.failover() != RingFamily.Failover.REHASH) {
+            return walkFrom(wide ? walk.cursor64(keyHash.hash64(key, offset, length)) : walk.cursor(keyHash.hash(key, offset, length)),
+                    maxPoints, byIndex, byBackend);
+        }
+        if (maxPoints < 1) {
+            throw new IllegalArgumentException("maxPoints " + maxPoints + " must be at least 1");
+        }
+        int h = keyHash.hash(key, offset, length);
+        int tries = family.rehashTries(store.backendCount());
+        for (int attempt = 0; attempt < tries; attempt++) {
+            if (attempt > 0) {
+                h = family.rehash(h, key, offset, length, attempt);
+            }
+            int b = lookupHash(h);
+            if (b == NO_BACKEND) {
+                return NO_BACKEND;
+            }
+            if (byIndex != null ? byIndex.test(b) : byBackend.test(store.backend(b))) {
+                return b;
+            }
+        }
+        return GAVE_UP;
+    }
+
+    /**
+     * {@link #select(int, int, IntPredicate)} for a 64-bit hash ({@link KeyHash#hash64}): in a ring of
+     * 64-bit points the walk starts from the point the whole hash lands on, in a 32-bit ring from its low
+     * 32 bits' point.
+     *
+     * @param hash      the key's hash by the ring's {@link #keyHash()}
+     * @param maxPoints how many points may be looked at, at least 1
+     * @param accept    whether a backend may be chosen; asked once per point walked
+     * @return as {@link #select(int, int, IntPredicate)}
+     */
+    public int select64(long hash, int maxPoints, IntPredicate accept) {
+        return walkFrom(wide ? walk.cursor64(hash) : walk.cursor((int) hash), maxPoints, accept, null);
+    }
+
+    /**
+     * {@return {@link #select64} with {@code accept} given the {@link Backend}s: the accepted backend, or null for both negative answers}
+     *
+     * @param hash      the key's hash by the ring's {@link #keyHash()}
+     * @param maxPoints how many points may be looked at, at least 1
+     * @param accept    whether a backend may be chosen
+     */
+    public Backend selectBackend64(long hash, int maxPoints, Predicate<Backend> accept) {
+        int b = walkFrom(wide ? walk.cursor64(hash) : walk.cursor((int) hash), maxPoints, null, accept);
+        return b < 0 ? null : store.backend(b);
+    }
+
     /** The one failover walk; exactly one of the two predicates is given (no adapter object per call). */
     private int walk(int hash, int maxPoints, IntPredicate byIndex, Predicate<Backend> byBackend) {
+        return walkFrom(walk.cursor(hash), maxPoints, byIndex, byBackend);
+    }
+
+    /** The walk from cursor {@code p} (-1: an empty ring). */
+    private int walkFrom(int p, int maxPoints, IntPredicate byIndex, Predicate<Backend> byBackend) {
         if (maxPoints < 1) {
             throw new IllegalArgumentException("maxPoints " + maxPoints + " must be at least 1");
         }
         PointRing w = walk;
-        int p = w.cursor(hash);
         if (p < 0) {
             return NO_BACKEND;
         }
@@ -344,7 +457,7 @@ public final class Ring {
      * @param key the key
      */
     public PrimitiveIterator.OfInt points(byte[] key) {
-        int start = pointIndex(hash(key));
+        int start = startPosition(key);
         return new PrimitiveIterator.OfInt() {
             int done;
 
@@ -366,7 +479,9 @@ public final class Ring {
 
     /**
      * {@return failover order: each distinct backend of the ring once, in the order its first point follows
-     * the key's point} The first is {@link #lookup(byte[])}'s answer.
+     * the key's point} The first is {@link #lookup(byte[])}'s answer. For a family that fails over by
+     * rehashing the key ({@link RingFamily.Failover#REHASH}: spymemcached, xmemcached), the distinct
+     * backends of its sequence of tries instead, in order, which need not be every backend.
      *
      * <p>Memory: besides the iterator itself, nothing for the first {@value #LINEAR_SEEN_POINTS}
      * points of the walk (more than nginx ever looks at): whether a point's backend came before is
@@ -377,7 +492,10 @@ public final class Ring {
      * @param key the key
      */
     public PrimitiveIterator.OfInt backends(byte[] key) {
-        int start = pointIndex(hash(key));
+        if (version.family().failover() == RingFamily.Failover.REHASH) {
+            return rehashSequence(key);
+        }
+        int start = startPosition(key);
         return new PrimitiveIterator.OfInt() {
             int walked;      // points of the walk read so far
             BitSet seen;     // backends of those points, once walked > LINEAR_SEEN_POINTS
@@ -434,6 +552,34 @@ public final class Ring {
                 return b;
             }
         };
+    }
+
+    /** The ring position {@code key} lands on (by the family's key hash), -1 for an empty ring. */
+    private int startPosition(byte[] key) {
+        return wide ? walk.cursor64(keyHash.hash64(key, 0, key.length)) : pointIndex(keyHash.hash(key, 0, key.length));
+    }
+
+    /** A rehash family's failover order: the distinct backends of its tries, in order. */
+    private PrimitiveIterator.OfInt rehashSequence(byte[] key) {
+        RingFamily family = version.family();
+        int tries = family.rehashTries(store.backendCount());
+        int[] order = new int[tries];
+        int n = 0;
+        int h = keyHash.hash(key, 0, key.length);
+        for (int attempt = 0; attempt < tries; attempt++) {
+            if (attempt > 0) {
+                h = family.rehash(h, key, 0, key.length, attempt);
+            }
+            int b = lookupHash(h);
+            boolean seen = b < 0;
+            for (int i = 0; i < n && !seen; i++) {
+                seen = order[i] == b;
+            }
+            if (!seen) {
+                order[n++] = b;
+            }
+        }
+        return java.util.Arrays.stream(order, 0, n).iterator();
     }
 
     /** How many points {@link #backends} checks again by reading them before it keeps a bit set. */
@@ -510,6 +656,11 @@ public final class Ring {
 
     MemorySegment points() {
         return points;
+    }
+
+    /** A 64-bit ring's low words, null for a 32-bit ring. */
+    MemorySegment lowWords() {
+        return low;
     }
 
     /** Points in the segment this ring reads: its own, or more with ties or as a view. */

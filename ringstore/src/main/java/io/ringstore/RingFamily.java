@@ -42,7 +42,35 @@ public abstract class RingFamily {
     /** pingora-ketama {@code Version::V2 { point_multiple }} ({@code v2:K}): K points per weight unit, the smallest address keeps a tie. */
     public static final RingFamily PINGORA_V2 = new PingoraV2Family();
 
-    private static final List<RingFamily> ALL = List.of(NGINX, PINGORA_V2);
+    /** libketama (last.fm's C library): the point text as written, the share rule in its float/double order, the first listed keeps a tie. */
+    public static final RingFamily LIBKETAMA = new LibketamaFamily();
+    /** libmemcached {@code MEMCACHED_BEHAVIOR_KETAMA_WEIGHTED}: {@code host-i} (port 11211 left out), float share rule, lowest index keeps a tie. */
+    public static final RingFamily LIBMEMCACHED = new LibmemcachedFamily(false);
+    /** libmemcached {@code MEMCACHED_DISTRIBUTION_CONSISTENT_KETAMA_SPY}: {@code /host:port-i}. */
+    public static final RingFamily LIBMEMCACHED_SPY = new LibmemcachedFamily(true);
+    /** twemproxy (nutcracker) {@code distribution: ketama} with one of its twelve key hashes ({@code twemproxy:HASH}). */
+    public static final RingFamily TWEMPROXY = new TwemproxyFamily();
+    /** spymemcached {@code KetamaNodeLocator} with {@code KETAMA_HASH}, K repetitions ({@code spymemcached[:K]}). */
+    public static final RingFamily SPYMEMCACHED = new SpymemcachedFamily(false);
+    /** spymemcached {@code KetamaNodeLocator} with a weights map: the float share rule. */
+    public static final RingFamily SPYMEMCACHED_WEIGHTED = new SpymemcachedFamily(true);
+    /** xmemcached {@code KetamaMemcachedSessionLocator}: {@code /ip:port-i}, 160 points per weight unit. */
+    public static final RingFamily XMEMCACHED = new XmemcachedFamily(false);
+    /** xmemcached with {@code cwNginxUpstreamConsistent}: {@code ip-i} (port 11211 left out). */
+    public static final RingFamily XMEMCACHED_NGINX = new XmemcachedFamily(true);
+    /** Apache Dubbo {@code ConsistentHashLoadBalance} ({@code dubbo[:K]}, K = {@code hash.nodes}). */
+    public static final RingFamily DUBBO = new DubboFamily();
+    /** The Couchbase Java SDK's {@code KetamaRing} (memcached buckets). */
+    public static final RingFamily COUCHBASE = new CouchbaseFamily();
+    /** Envoy {@code ring_hash} with xxHash64 ({@code envoy[:MIN[:MAX]]}): 64-bit points. */
+    public static final RingFamily ENVOY = new EnvoyFamily("envoy", 13, KeyHash.XXH64, EnvoyFamily.ENVOY_MAX_RING_SIZE);
+    /** Envoy {@code ring_hash} with {@code MURMUR_HASH_2} ({@code envoy-murmur2[:MIN[:MAX]]}). */
+    public static final RingFamily ENVOY_MURMUR2 = new EnvoyFamily("envoy-murmur2", 14, KeyHash.MURMUR2_64, EnvoyFamily.ENVOY_MAX_RING_SIZE);
+    /** gRPC {@code ring_hash} as C-core and Go build it ({@code grpc[:MIN[:MAX]]}): Envoy's ring, capped at 4096 entries by default. */
+    public static final RingFamily GRPC = new EnvoyFamily("grpc", 15, KeyHash.XXH64, EnvoyFamily.GRPC_MAX_RING_SIZE);
+
+    private static final List<RingFamily> ALL = List.of(NGINX, PINGORA_V2, LIBKETAMA, LIBMEMCACHED, LIBMEMCACHED_SPY, TWEMPROXY,
+            SPYMEMCACHED, SPYMEMCACHED_WEIGHTED, XMEMCACHED, XMEMCACHED_NGINX, DUBBO, COUCHBASE, ENVOY, ENVOY_MURMUR2, GRPC);
 
     private final String name;
     private final int code;
@@ -115,6 +143,16 @@ public abstract class RingFamily {
         return keyHash;
     }
 
+    /**
+     * {@return what keys of a version with {@code parameters} are hashed with: {@link #keyHash()} unless
+     * a parameter chooses the hash ({@code twemproxy:HASH})}
+     *
+     * @param parameters a version's parameters
+     */
+    public KeyHash keyHash(int[] parameters) {
+        return keyHash;
+    }
+
     // ---- parameters -------------------------------------------------------------------------
 
     /**
@@ -134,6 +172,33 @@ public abstract class RingFamily {
 
     /** {@return the largest value a written parameter may have} */
     abstract long maxWrittenParameter();
+
+    /**
+     * {@return whether the family's one written parameter is a point count that {@code --point-multiple}
+     * may give a bare name ({@code v2}, {@code spymemcached}, {@code dubbo}); false unless the family says}
+     */
+    public boolean writtenPointMultiple() {
+        return false;
+    }
+
+    /** {@return how many written parameters a name must give at least (the rest take their defaults): as many as it writes unless the family says} */
+    int minWrittenParameters() {
+        return writtenParameters();
+    }
+
+    /**
+     * {@return written parameter {@code i} read from {@code text}, or -1 when it is not one} Decimal
+     * from 1 to {@link #maxWrittenParameter()} unless the family says ({@code twemproxy:md5} names a hash).
+     */
+    int parseWritten(int i, String text) {
+        long value = TextLines.decimal(text, maxWrittenParameter());
+        return value >= 1 && value <= maxWrittenParameter() ? (int) value : -1;
+    }
+
+    /** {@return written parameter {@code i} as a name writes it: decimal unless the family says} */
+    String writtenText(int i, int value) {
+        return Integer.toUnsignedString(value);
+    }
 
     /** {@return the forms a name of this family's versions takes, for error messages: {@code v2}, {@code v2:K with K from 1 to …}} */
     abstract List<String> syntax();
@@ -158,8 +223,9 @@ public abstract class RingFamily {
      */
     final String versionName(int[] parameters) {
         StringBuilder s = new StringBuilder(name);
-        for (int p : written(parameters)) {
-            s.append(':').append(Integer.toUnsignedString(p));
+        int[] w = written(parameters);
+        for (int i = 0; i < w.length; i++) {
+            s.append(':').append(writtenText(i, w[i]));
         }
         return s.toString();
     }
@@ -176,8 +242,9 @@ public abstract class RingFamily {
     public final byte[] digestEncoding(int[] parameters) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         out.writeBytes(digestTag().getBytes(StandardCharsets.US_ASCII));
-        for (int p : written(parameters)) {
-            out.writeBytes((":" + Integer.toUnsignedString(p)).getBytes(StandardCharsets.US_ASCII));
+        int[] w = written(parameters);
+        for (int i = 0; i < w.length; i++) {
+            out.writeBytes((":" + writtenText(i, w[i])).getBytes(StandardCharsets.US_ASCII));
         }
         out.write(0);
         return out.toByteArray();
@@ -189,11 +256,23 @@ public abstract class RingFamily {
     // ---- points -----------------------------------------------------------------------------
 
     /**
-     * {@return the bytes of {@code backend} its CRC-32 point chain starts from}
+     * {@return whether the family's points are a CRC-32 chain from {@link #pointInput} (nginx, pingora):
+     * the builder's fast path; the other families give their points by {@link #pointHashes}}
+     */
+    public boolean crcChain() {
+        return false;
+    }
+
+    /**
+     * {@return the bytes of {@code backend} its CRC-32 point chain starts from (families whose
+     * {@link #crcChain()} is true)}
      *
      * @param backend a backend
+     * @throws UnsupportedOperationException for a family whose points are not a CRC-32 chain
      */
-    public abstract byte[] pointInput(Backend backend);
+    public byte[] pointInput(Backend backend) {
+        throw new UnsupportedOperationException(name + " points are not a CRC-32 chain");
+    }
 
     /**
      * {@return the CRC-32 state {@code backend}'s point chain starts from: {@link #pointInput} fed to CRC-32}
@@ -202,6 +281,141 @@ public abstract class RingFamily {
      */
     public final int chainBase(Backend backend) {
         return Crc32.update(Crc32.INITIAL, pointInput(backend));
+    }
+
+    /** {@return the width of a point's hash: 32, or 64 for Envoy's and gRPC's rings (FORMAT.md, "64-bit rings")} */
+    public int pointBits() {
+        return 32;
+    }
+
+    /**
+     * The first {@code count} point hashes of {@code backend} in a ring of {@code version}, in the order
+     * the original generates them (which matters to its tie rule), into {@code out[0..count)}: the
+     * unsigned hash for 32-bit families, the full hash for 64-bit ones. The default is the CRC-32 chain.
+     *
+     * @param backend a backend
+     * @param version a version of this family
+     * @param count   how many points ({@link #points} gives the backend's count)
+     * @param out     receives the hashes
+     */
+    public void pointHashes(Backend backend, RingVersion version, int count, long[] out) {
+        int base = chainBase(backend);
+        int h = 0;
+        for (int j = 0; j < count; j++) {
+            h = Crc32.nextPoint(base, h);
+            out[j] = Integer.toUnsignedLong(h);
+        }
+    }
+
+    /**
+     * {@return whether a {@code down} backend leaves the ring, which is rebuilt from the others (the
+     * share-based memcached clients' auto-eject: the other backends' counts change with it)} False for
+     * nginx, pingora and the clients that keep a down backend's points and skip it in failover.
+     */
+    public boolean downLeavesRing() {
+        return false;
+    }
+
+    /**
+     * Each member's point count in a ring of {@code version}: the weight rule ({@link #points}) over
+     * the members, after a {@code down} member left the ring if the family says so ({@link #downLeavesRing()}: 0 points, and
+     * not counted in the others' shares).
+     *
+     * @param members the ring's members, in file order
+     * @param version a version of this family
+     * @return each member's point count, in the same order
+     * @throws ArithmeticException when a count does not fit a long
+     */
+    public final long[] memberPoints(List<Backend> members, RingVersion version) {
+        boolean eject = downLeavesRing();
+        long[] weights = members.stream().filter(b -> !eject || !b.down()).mapToLong(Backend::weight).toArray();
+        long[] live = weights.length == 0 ? new long[0] : points(weights, version);
+        long[] out = new long[members.size()];
+        int k = 0;
+        for (int i = 0; i < out.length; i++) {
+            if (!eject || !members.get(i).down()) {
+                out[i] = live[k++];
+            }
+        }
+        return out;
+    }
+
+    /**
+     * {@return whether equal hashes go by a total order of backends ({@link #tieRanks}), which views
+     * need; a family whose tie depends on the hash (xmemcached) stores each ring as its points}
+     */
+    public boolean tiesByRank() {
+        return true;
+    }
+
+    /**
+     * {@return whether a feature ring of this family can be a view of the ring of all backends: a
+     * backend's points depend on itself alone, not on who else is in the ring, and ties go by rank}
+     * False for the share rules (a backend's count depends on the members' weights) and Envoy's scaling.
+     */
+    public boolean viewable() {
+        return tiesByRank();
+    }
+
+    /** {@return the port of a backend written without one: 80 (nginx) unless the family says (11211 for the memcached clients)} */
+    public int defaultPort() {
+        return ServerAddress.DEFAULT_PORT;
+    }
+
+    /**
+     * {@return how a lookup fails over when its backend cannot be used} {@link Failover#WALK}: to the
+     * next point of another hash (nginx, pingora); {@link Failover#NEXT_ENTRY}: to the next entry of the
+     * ring, which may be the same backend (Envoy, gRPC); {@link Failover#REHASH}: the key hashed again
+     * with the try number (spymemcached's and xmemcached's sequence).
+     */
+    public Failover failover() {
+        return Failover.WALK;
+    }
+
+    /** How a family's lookup goes on past a backend it cannot use. */
+    public enum Failover {
+        /** To the next ring point of another hash, wrapping (nginx's and pingora's walk). */
+        WALK,
+        /** To the next ring entry, wrapping, whoever's it is (Envoy's retry: {@code (index + attempt) % size}). */
+        NEXT_ENTRY,
+        /** The key hashed again with the try number, then looked up afresh (spymemcached's {@code KetamaIterator}). */
+        REHASH
+    }
+
+    /**
+     * The hash of try {@code attempt} (1, 2, …) of a {@link Failover#REHASH} family's sequence, from the
+     * previous try's hash and the key.
+     *
+     * @param previous the previous try's hash (the key's hash for try 1)
+     * @param key      the key's bytes
+     * @param offset   where the key starts
+     * @param length   the key's length
+     * @param attempt  the try number, from 1
+     * @return the hash to look up
+     */
+    public int rehash(int previous, byte[] key, int offset, int length, int attempt) {
+        throw new UnsupportedOperationException(name + " does not rehash");
+    }
+
+    /**
+     * {@return how many tries a {@link Failover#REHASH} lookup makes in all, the first included}
+     *
+     * @param members the backends of the ring's file
+     */
+    public int rehashTries(int members) {
+        return 1;
+    }
+
+    /**
+     * For a family whose ties do not go by rank ({@link #tiesByRank()} false): which of the backends
+     * that produce {@code hash} keeps it.
+     *
+     * @param hash  the shared hash (unsigned)
+     * @param tied  the backends producing it, in file order, each once
+     * @return the index in {@code tied} of the one that keeps it
+     */
+    public int tieWinner(long hash, List<Backend> tied) {
+        return 0;
     }
 
     /**
@@ -214,6 +428,19 @@ public abstract class RingFamily {
      * @throws ArithmeticException when a count does not fit a long
      */
     public abstract long[] points(long[] weights, RingVersion version);
+
+    /**
+     * {@return the most points a ring of {@code version} can have whose {@code backends} members weigh
+     * {@code totalWeight} in all, saturating at {@link Long#MAX_VALUE}: what a reader checks against the
+     * format's limit before trusting a file} Weight × the point multiple unless the family says.
+     *
+     * @param version     a version of this family
+     * @param totalWeight the members' weights, summed
+     * @param backends    how many members
+     */
+    public long pointBound(RingVersion version, long totalWeight, int backends) {
+        return totalWeight > Long.MAX_VALUE / version.pointMultiple() ? Long.MAX_VALUE : totalWeight * version.pointMultiple();
+    }
 
     /**
      * The tie rule: who keeps a hash that several of {@code backends} produce, as a rank per backend

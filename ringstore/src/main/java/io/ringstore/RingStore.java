@@ -106,7 +106,10 @@ public final class RingStore implements AutoCloseable {
         PointRing.Points[] stored = new PointRing.Points[byOffset.size()];
         for (ParsedRingFile.Entry e : byOffset.values()) {
             segmentAt.put(e.offset(), segments.size());
-            stored[segments.size()] = new PointRing.Points(file.asSlice(e.offset(), e.length()), e.pointCount());
+            boolean wide = version(e.version()).family().pointBits() == 64;
+            long pointBytes = (long) e.pointCount() * io.ringstore.internal.format.RingFileDescriptor.POINT_LENGTH;
+            stored[segments.size()] = new PointRing.Points(file.asSlice(e.offset(), pointBytes), e.pointCount(),
+                    wide ? file.asSlice(e.offset() + pointBytes, e.length() - pointBytes) : null);
             segments.add(new RingFileLayout.Segment(e.offset(), e.length(), e.pointCount(), e.crc()));
         }
         PointRing.Points none = new PointRing.Points(MemorySegment.NULL, 0);
@@ -206,11 +209,37 @@ public final class RingStore implements AutoCloseable {
         public String name(ParsedRingFile.Version version) {
             return version(version).name();
         }
+
+        @Override
+        public int parameterCount(int code) {
+            return RingFamily.forCode(code).orElseThrow().parameterCount();
+        }
+
+        @Override
+        public boolean wide(int code) {
+            return RingFamily.forCode(code).orElseThrow().pointBits() == 64;
+        }
+
+        @Override
+        public String parameterProblem(int code, int parameter, int parameter2) {
+            try {
+                new RingVersion(RingFamily.forCode(code).orElseThrow(), parameter, parameter2);
+                return null;
+            } catch (IllegalArgumentException e) {
+                return e.getMessage();
+            }
+        }
+
+        @Override
+        public long pointBound(ParsedRingFile.Version v, long totalWeight, int backends) {
+            return version(v).family().pointBound(version(v), totalWeight, backends);
+        }
     };
 
     /** The version a ring index entry names (the reader has checked it with {@link #FAMILIES}). */
     private static RingVersion version(ParsedRingFile.Version v) {
-        return new RingVersion(RingFamily.forCode(v.family()).orElseThrow(), v.parameter());
+        RingFamily family = RingFamily.forCode(v.family()).orElseThrow();
+        return family.parameterCount() == 2 ? new RingVersion(family, v.parameter(), v.parameter2()) : new RingVersion(family, v.parameter());
     }
 
     /** The backends of the file's backend table. */
@@ -224,7 +253,7 @@ public final class RingStore implements AutoCloseable {
                 }
             }
             list.add(BackendAccess.create(list.size(), r.address(), r.weight(), own, r.featureMask(),
-                    r.down() ? ServerParameters.DOWN : ServerParameters.DEFAULTS, 0));
+                    (r.down() ? ServerParameters.DOWN : ServerParameters.DEFAULTS).withName(r.name()), 0));
         }
         return List.copyOf(list);
     }
@@ -432,15 +461,23 @@ public final class RingStore implements AutoCloseable {
             }
 
             @Override
-            public int chainBase(int v, int b) {
-                return versions.get(v).family().chainBase(backends.get(b));
+            public int[] pointHashes(int v, int b, int count) {
+                long[] h = new long[count];
+                RingVersion version = versions.get(v);
+                version.family().pointHashes(backends.get(b), version, count, h);
+                int shift = version.family().pointBits() == 64 ? 32 : 0;
+                int[] out = new int[count];
+                for (int i = 0; i < count; i++) {
+                    out[i] = (int) (h[i] >>> shift);
+                }
+                return out;
             }
 
             @Override
             public long points(int v, int b, int featureMask) {
                 RingVersion version = versions.get(v);
                 List<Backend> members = backends.stream().filter(m -> (BackendAccess.featureMask(m) & featureMask) == featureMask).toList();
-                return version.family().points(members.stream().mapToLong(Backend::weight).toArray(), version)[members.indexOf(backends.get(b))];
+                return version.family().memberPoints(members, version)[members.indexOf(backends.get(b))];
             }
         };
         return new RingFileVerifier(path, layout.metadataLength(), features.size(), backends.stream().mapToInt(BackendAccess::featureMask).toArray(),
@@ -478,6 +515,11 @@ public final class RingStore implements AutoCloseable {
         @Override
         public MemorySegment points() {
             return ring.points();
+        }
+
+        @Override
+        public MemorySegment lowWords() {
+            return ring.lowWords();
         }
 
         @Override

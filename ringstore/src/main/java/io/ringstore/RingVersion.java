@@ -76,6 +76,11 @@ public final class RingVersion {
         return parameters[0];
     }
 
+    /** {@return what keys are hashed with in a ring of this version ({@link RingFamily#keyHash(int[])})} */
+    public KeyHash keyHash() {
+        return family.keyHash(parameters);
+    }
+
     /** {@return the name: {@code v1}, {@code v2:K}} */
     public String name() {
         return family.versionName(parameters);
@@ -134,14 +139,13 @@ public final class RingVersion {
             }
             String[] parts = text.substring(colon + 1).split(":", -1);
             int[] written = new int[parts.length];
-            boolean ok = parts.length == family.writtenParameters();
+            boolean ok = parts.length >= Math.max(1, family.minWrittenParameters()) && parts.length <= family.writtenParameters();
             for (int i = 0; ok && i < parts.length; i++) {
-                long value = TextLines.decimal(parts[i], family.maxWrittenParameter());
-                ok = value >= 1 && value <= family.maxWrittenParameter();
-                written[i] = (int) value;
+                written[i] = family.parseWritten(i, parts[i]);
+                ok = written[i] >= 0;
             }
             if (!ok) {
-                throw new IllegalArgumentException("bad version " + TextLines.quote(text) + " (expected " + RingFamily.allSyntax() + ")");
+                throw new IllegalArgumentException("bad version " + TextLines.quote(text) + " (expected " + RingFamily.names(family.syntax()) + ")");
             }
             return new Name(text, family, written);
         }
@@ -168,6 +172,9 @@ public final class RingVersion {
          * @param defaults the parameters of a name that leaves them out
          */
         public RingVersion version(int... defaults) {
+            if (written != null && written.length < family.writtenParameters()) { // envoy:MIN: the rest from the family
+                return new RingVersion(family, family.fromWritten(written));
+            }
             return new RingVersion(family, written == null ? defaults : family.fromWritten(written));
         }
 
@@ -177,7 +184,14 @@ public final class RingVersion {
          * @param v a version
          */
         public boolean matches(RingVersion v) {
-            return v.family() == family && (written == null || Arrays.equals(family.written(v.parameters), written));
+            if (v.family() != family) {
+                return false;
+            }
+            if (written == null) {
+                return true;
+            }
+            int[] all = family.written(v.parameters);
+            return all.length >= written.length && Arrays.equals(Arrays.copyOf(all, written.length), written);
         }
 
         @Override

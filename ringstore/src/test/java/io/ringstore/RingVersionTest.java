@@ -25,12 +25,26 @@ class RingVersionTest {
 
     @Test
     void badNamesSayWhatIsExpected() {
-        assertEquals("unknown algorithm 'v3' (expected v1 or v2)", assertThrows(IllegalArgumentException.class, () -> RingVersion.parse("v3")).getMessage());
-        assertEquals("unknown algorithm '' (expected v1 or v2)", assertThrows(IllegalArgumentException.class, () -> RingVersion.parse(":5")).getMessage());
-        for (String bad : new String[] {"v1:160", "v2:0", "v2:", "v2:x", "v2:1:2", "v2:2147483648", "v2:-1"}) {
-            assertEquals("bad version '" + bad + "' (expected v1, v2 or v2:K with K from 1 to 2147483647)",
+        String families = "v1, v2, libketama, libmemcached, libmemcached-spy, twemproxy, spymemcached, spymemcached-weighted, xmemcached,"
+                + " xmemcached-nginx, dubbo, couchbase, envoy, envoy-murmur2 or grpc";
+        assertEquals("unknown algorithm 'v3' (expected " + families + ")", assertThrows(IllegalArgumentException.class, () -> RingVersion.parse("v3")).getMessage());
+        assertEquals("unknown algorithm '' (expected " + families + ")", assertThrows(IllegalArgumentException.class, () -> RingVersion.parse(":5")).getMessage());
+        assertEquals("bad version 'v1:160' (expected v1)", assertThrows(IllegalArgumentException.class, () -> RingVersion.parse("v1:160")).getMessage());
+        for (String bad : new String[] {"v2:0", "v2:", "v2:x", "v2:1:2", "v2:2147483648", "v2:-1"}) {
+            assertEquals("bad version '" + bad + "' (expected v2 or v2:K with K from 1 to 2147483647)",
                     assertThrows(IllegalArgumentException.class, () -> RingVersion.parse(bad)).getMessage(), bad);
         }
+        for (String bad : new String[] {"twemproxy:md6", "twemproxy:", "twemproxy:md5:1", "envoy:0", "envoy:10:5", "envoy:1:2:3", "spymemcached:0", "couchbase:160"}) {
+            assertThrows(IllegalArgumentException.class, () -> RingVersion.parse(bad), bad);
+        }
+        assertEquals("twemproxy:md5", RingVersion.parse("twemproxy:md5").name());
+        assertEquals("twemproxy:fnv1a_64", RingVersion.parse("twemproxy").name());
+        assertEquals("envoy:1024:8388608", RingVersion.parse("envoy").name());
+        assertEquals("envoy:2048:8388608", RingVersion.parse("envoy:2048").name());
+        assertEquals("grpc:1024:4096", RingVersion.parse("grpc").name());
+        assertEquals("grpc:8192:8192", RingVersion.parse("grpc:8192").name());
+        assertEquals("spymemcached:40", RingVersion.parse("spymemcached:40").name());
+        assertEquals("dubbo:160", RingVersion.parse("dubbo").name());
         assertEquals("v1 always has 160 points per weight unit (nginx): pointMultiple=16",
                 assertThrows(IllegalArgumentException.class, () -> new RingVersion(RingFamily.NGINX, 16)).getMessage());
         assertEquals("point multiple must be at least 1: pointMultiple=0",

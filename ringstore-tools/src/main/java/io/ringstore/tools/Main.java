@@ -127,8 +127,9 @@ public final class Main {
         return "ringstore " + build.getProperty("version") + "\n"
                 + "ring file format: reads versions " + RingFileDescriptor.MIN_SUPPORTED_VERSION + " to "
                 + RingFileDescriptor.MAX_SUPPORTED_VERSION + "; writes " + RingFileDescriptor.FORMAT_VERSION + ", or "
-                + RingFileDescriptor.FORMAT_VERSION_BACKEND_FLAGS + " when a backend is marked down, "
-                + RingFileDescriptor.FORMAT_VERSION_VIEWS + " when a ring is a view (build --views)\n"
+                + RingFileDescriptor.FORMAT_VERSION_BACKEND_FLAGS + " when a backend is marked down or named, "
+                + RingFileDescriptor.FORMAT_VERSION_VIEWS + " when a ring is a view (build --views), "
+                + RingFileDescriptor.FORMAT_VERSION_WIDE + " when a ring has 64-bit points (envoy, envoy-murmur2, grpc)\n"
                 + "java: " + Runtime.version() + " (" + System.getProperty("java.vendor") + ")\n"
                 + "java.home: " + System.getProperty("java.home") + "\n";
     }

@@ -32,7 +32,7 @@ final class Versions {
         boolean bareV2 = false;
         for (String item : list.split(",", -1)) {
             RingVersion.Name name = parse(item);
-            bareV2 |= name.leavesOutParameters();
+            bareV2 |= takesPointMultiple(name);
             RingVersion v = version(name, k);
             if (versions.contains(v)) {
                 throw new Command.UsageException("version " + v + " listed twice (" + ALGORITHM + " " + TextLines.quote(list) + ")");
@@ -56,11 +56,11 @@ final class Versions {
             return select(args.get(ALGORITHM), store);
         }
         long k = args.getLong(POINT_MULTIPLE, 1, MAX_POINT_MULTIPLE, 0);
-        if (args.has(ALGORITHM) && !parse(args.get(ALGORITHM)).leavesOutParameters()) {
+        if (args.has(ALGORITHM) && !takesPointMultiple(parse(args.get(ALGORITHM)))) {
             throw new Command.UsageException(POINT_MULTIPLE + " names a v2 ring; it cannot go with " + ALGORITHM + " "
                     + TextLines.quote(args.get(ALGORITHM)) + " (give one of the two)");
         }
-        return select("v2:" + k, store);
+        return select((args.has(ALGORITHM) ? args.get(ALGORITHM) : "v2") + ":" + k, store);
     }
 
     /** The version named {@code name} ({@code v1}, {@code v2}, {@code v2:K}; null = the file's default) in {@code store}. */
@@ -94,10 +94,15 @@ final class Versions {
     /** The version {@code name} names; a bare name's written parameter is {@code k} ({@code --point-multiple}). */
     private static RingVersion version(RingVersion.Name name, int k) throws Command.UsageException {
         try {
-            return name.leavesOutParameters() ? name.version(k) : name.version(name.family().defaultParameters());
+            return takesPointMultiple(name) ? name.version(k) : name.version(name.family().defaultParameters());
         } catch (IllegalArgumentException e) {
             throw new Command.UsageException(e.getMessage());
         }
+    }
+
+    /** Whether {@code --point-multiple} gives the name's parameter: a bare name of a family whose one written parameter is a point count ({@code v2}, {@code spymemcached}, {@code dubbo}). */
+    private static boolean takesPointMultiple(RingVersion.Name name) {
+        return name.leavesOutParameters() && name.family().writtenPointMultiple();
     }
 
     /** How an answer is printed: as the family's original prints it (nginx's {@code $upstream_addr} for v1, Rust's socket address for v2). */

@@ -17,7 +17,7 @@ class CliVersionTest {
         assertEquals("", run.stderr());
         assertEquals(List.of(
                 "ringstore " + version,
-                "ring file format: reads versions 1 to 3; writes 1, or 2 when a backend is marked down, 3 when a ring is a view (build --views)",
+                "ring file format: reads versions 1 to 4; writes 1, or 2 when a backend is marked down or named, 3 when a ring is a view (build --views), 4 when a ring has 64-bit points (envoy, envoy-murmur2, grpc)",
                 "java: " + Runtime.version() + " (" + System.getProperty("java.vendor") + ")",
                 "java.home: " + System.getProperty("java.home")), run.out().lines().toList());
     }

@@ -159,7 +159,28 @@ public final class BoundedLoad {
      */
     public int choose(Ring ring, int hash, LoadView load) {
         PointRing cursor = RINGS.walk(ring);
-        int home = cursor.cursor(hash);
+        return choose(ring, cursor, cursor.cursor(hash), hash, load);
+    }
+
+    /**
+     * {@link #choose(Ring, int, LoadView)} for a key's 64-bit hash ({@link io.ringstore.KeyHash#hash64}):
+     * in a ring of 64-bit points (Envoy's, gRPC's) the key's point is the one the whole hash lands on;
+     * in a 32-bit ring this is {@code choose(ring, (int) hash, load)}.
+     *
+     * @param ring the ring to walk
+     * @param hash the key's hash by the ring's key hash
+     * @param load the host's load and availability
+     * @return as {@link #choose(Ring, int, LoadView)}
+     */
+    public int choose(Ring ring, long hash, LoadView load) {
+        if (!ring.isWide()) {
+            return choose(ring, (int) hash, load);
+        }
+        PointRing cursor = RINGS.walk(ring);
+        return choose(ring, cursor, cursor.cursor64(hash), hash, load);
+    }
+
+    private int choose(Ring ring, PointRing cursor, int home, long hash, LoadView load) {
         if (home < 0) {
             return Ring.NO_BACKEND;
         }

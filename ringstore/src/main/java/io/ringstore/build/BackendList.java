@@ -161,6 +161,22 @@ public final class BackendList {
      * {@code previous}, registering new feature names in {@code features}. {@code where} is the line
      * (or the builder's entry number) errors name, {@code line} the backend's {@link Backend#line()}.
      */
+    /** The longest name a backend may have ({@code name=NAME}): the ring file stores it in the address field. */
+    public static final int MAX_NAME_LENGTH = 255;
+
+    /**
+     * Checks a backend's name ({@code # ringstore: name=NAME}): 1 to {@value #MAX_NAME_LENGTH} bytes of
+     * printable ASCII without blanks, {@code ,}, {@code ;}, {@code #} or quotes (twemproxy's server names,
+     * Envoy's {@code hash_key}s and host names all fit).
+     */
+    static String checkName(String source, int line, String name) throws BackendsFileException {
+        if (name.isEmpty() || name.length() > MAX_NAME_LENGTH || !name.chars().allMatch(c -> c > 0x20 && c < 0x7f && ",;#'\"\\".indexOf(c) < 0)) {
+            throw new BackendsFileException(source, line, "bad name " + TextLines.quote(name) + " (1 to " + MAX_NAME_LENGTH
+                    + " printable ASCII characters without blanks, ',', ';', '#', quotes or '\\')");
+        }
+        return name;
+    }
+
     static Backend addBackend(String source, int where, int line, ServerAddress address, long weight, Collection<String> own,
                               ServerParameters parameters, List<String> features, List<Backend> previous,
                               Map<String, Backend> endpoints) throws BackendsFileException {

@@ -85,7 +85,7 @@ final class NginxBackendsParser {
      */
     private void line(int lineNo, String text) throws BackendsFileException {
         Line line = Line.split(source, lineNo, text);
-        List<String> annotated = annotation(lineNo, line);
+        Annotation annotated = annotation(lineNo, line);
         List<String> words = new ArrayList<>();
         for (String item : line.items()) {
             if (upstreamClosed) {
@@ -121,12 +121,16 @@ final class NginxBackendsParser {
         }
     }
 
+    /** What a line's {@code # ringstore: ...} comment gives its server: features (null: none given) and a name (null: none). */
+    private record Annotation(List<String> features, String name) {
+    }
+
     /**
-     * The features of the line's {@code # ringstore: features=a,b} comment, null without one. The
-     * comment belongs to the one server directive on its line: on a line without a server, or
-     * with several, it is refused rather than guessed at.
+     * The line's {@code # ringstore: features=a,b name=NAME} comment (either word or both, in any
+     * order), null without one. The comment belongs to the one server directive on its line: on a line
+     * without a server, or with several, it is refused rather than guessed at.
      */
-    private List<String> annotation(int lineNo, Line line) throws BackendsFileException {
+    private Annotation annotation(int lineNo, Line line) throws BackendsFileException {
         String comment = line.comment() == null ? "" : line.comment().strip();
         if (!comment.startsWith(ANNOTATION)) {
             return null;
@@ -136,12 +140,24 @@ final class NginxBackendsParser {
             throw error(lineNo, "a '# " + ANNOTATION + "' comment gives the features of the server on its line, and this line has "
                     + (servers == 0 ? "none" : servers + " servers: give each its own line"));
         }
-        String[] words = comment.substring(ANNOTATION.length()).strip().split("[ \t\r]+");
-        if (words.length != 1 || !words[0].startsWith("features=")) {
-            throw error(lineNo, "a '# " + ANNOTATION + "' comment holds 'features=a,b' and nothing else, not "
-                    + TextLines.quote(comment.substring(ANNOTATION.length()).strip()));
+        String body = comment.substring(ANNOTATION.length()).strip();
+        List<String> features = null;
+        String name = null;
+        for (String word : body.isEmpty() ? new String[0] : body.split("[ \t\r]+")) {
+            if (word.startsWith("features=") && features == null) {
+                features = features(lineNo, word.substring("features=".length()));
+            } else if (word.startsWith("name=") && name == null) {
+                name = BackendList.checkName(source, lineNo, word.substring("name=".length()));
+            } else {
+                throw error(lineNo, "a '# " + ANNOTATION + "' comment holds 'features=a,b' and 'name=NAME', each at most once, not "
+                        + TextLines.quote(body));
+            }
         }
-        return features(lineNo, words[0].substring("features=".length()));
+        if (features == null && name == null) {
+            throw error(lineNo, "a '# " + ANNOTATION + "' comment holds 'features=a,b' and 'name=NAME', each at most once, not "
+                    + TextLines.quote(body));
+        }
+        return new Annotation(features, name);
     }
 
     private List<String> features(int lineNo, String list) throws BackendsFileException {
@@ -165,7 +181,7 @@ final class NginxBackendsParser {
         upstreamLine = lineNo;
     }
 
-    private void directive(int lineNo, List<String> words, List<String> annotated) throws BackendsFileException {
+    private void directive(int lineNo, List<String> words, Annotation annotated) throws BackendsFileException {
         String name = words.getFirst();
         switch (name) {
             case "upstream" -> upstream(lineNo, words, false);
@@ -234,13 +250,13 @@ final class NginxBackendsParser {
         }
     }
 
-    private void server(int lineNo, List<String> words, List<String> annotated) throws BackendsFileException {
+    private void server(int lineNo, List<String> words, Annotation annotated) throws BackendsFileException {
         if (words.size() < 2) {
             throw error(lineNo, "'server' needs an address");
         }
         ServerAddress address = BackendList.parseAddress(source, lineNo, words.get(1));
         long weight = 1;
-        List<String> own = annotated == null ? List.of() : annotated;
+        List<String> own = annotated == null || annotated.features() == null ? List.of() : annotated.features();
         boolean down = false;
         int maxFails = ServerParameters.DEFAULT_MAX_FAILS;
         long failTimeout = ServerParameters.DEFAULT_FAIL_TIMEOUT_SECONDS;
@@ -256,7 +272,7 @@ final class NginxBackendsParser {
             switch (name) {
                 case "weight=" -> weight = parseWeight(source, lineNo, value);
                 case "features=" -> { // ringstore's own parameter, which nginx refuses: the comment is the portable form
-                    if (annotated != null) {
+                    if (annotated != null && annotated.features() != null) {
                         throw error(lineNo, "features given twice: as 'features=' and in the '# " + ANNOTATION + "' comment");
                     }
                     own = features(lineNo, value);
@@ -280,7 +296,7 @@ final class NginxBackendsParser {
                         + " (expected weight=N, down, max_fails=N, fail_timeout=T, max_conns=N or features=a,b)");
             }
         }
-        ServerParameters parameters = new ServerParameters(down, maxFails, failTimeout, maxConns);
+        ServerParameters parameters = new ServerParameters(down, maxFails, failTimeout, maxConns, annotated == null ? null : annotated.name());
         BackendList.addBackend(source, lineNo, lineNo, address, weight, own, parameters, features, backends, endpoints);
     }
     /** A line as nginx's tokenizer splits it: words and the terminators {@code ; { }}, then its comment (null if none). */

@@ -12,6 +12,7 @@ import io.ringstore.internal.PointSorter;
 import io.ringstore.internal.Publisher;
 import io.ringstore.internal.ServerAddress;
 import io.ringstore.internal.TextLines;
+import io.ringstore.internal.WidePoints;
 import io.ringstore.internal.format.BackendRecord;
 import io.ringstore.internal.format.RingFileDescriptor;
 import io.ringstore.internal.format.RingFileWriter;
@@ -202,24 +203,34 @@ public final class RingBuilder {
                     RingVersion version = vs.get(vi);
                     RingFamily family = version.family();
                     int[] rank = family.tieRanks(backends.backends());
-                    int[] bases = backends.backends().stream().mapToInt(family::chainBase).toArray();
+                    int[] bases = family.crcChain() ? backends.backends().stream().mapToInt(family::chainBase).toArray() : null;
+                    boolean[] versionViews = family.viewable() ? view : new boolean[view.length]; // a view needs points that do not depend on the members
                     RingFileWriter.Segment[] written = new RingFileWriter.Segment[memberSets.size()];
                     // Set 0 is every backend's (mask 0), first: views read it, so it keeps its ties, and
                     // their point counts come from its points before the generator's array is reused.
                     for (int s = 0; s < memberSets.size(); s++) {
-                        if (view[s]) {
+                        if (versionViews[s]) {
                             continue;
                         }
                         progress.accept("building " + version + " ring " + (s + 1) + "/" + memberSets.size()
                                 + " (" + memberSets.get(s).cardinality() + " backends)");
-                        PointGenerator.Sorted sorted = generator.generateSorted(new PointGenerator.Chains(bases, rank,
-                                memberPoints(version, memberSets.get(s))));
+                        if (family.pointBits() == 64) {
+                            WidePoints wide = widePoints(version, memberSets.get(s), rank);
+                            progress.accept("writing " + wide.count() + " points of " + version);
+                            written[s] = writer.writeWideSegment(wide);
+                            points += written[s].pointCount();
+                            collisions += written[s].collisions();
+                            continue;
+                        }
+                        PointGenerator.Sorted sorted = bases != null
+                                ? generator.generateSorted(new PointGenerator.Chains(bases, rank, memberPoints(version, memberSets.get(s))))
+                                : familyPoints(version, memberSets.get(s), rank);
                         progress.accept("writing " + sorted.count() + " points of " + version);
-                        if (s == 0 && viewCount(view) > 0) {
+                        if (s == 0 && viewCount(versionViews) > 0) {
                             written[0] = writer.writeSegmentWithTies(sorted);
-                            long[] ringPoints = viewPointCounts(sorted, memberSets, setOfMask, view);
+                            long[] ringPoints = viewPointCounts(sorted, memberSets, setOfMask, versionViews);
                             for (int t = 1; t < memberSets.size(); t++) {
-                                if (view[t]) {
+                                if (versionViews[t]) {
                                     written[t] = written[0].view(ringPoints[t], 0);
                                 }
                             }
@@ -446,17 +457,114 @@ public final class RingBuilder {
     }
 
     /**
+     * The points of {@code version}'s ring of {@code members} for a family whose points are not a CRC-32
+     * chain: each member's {@link RingFamily#pointHashes}, packed with its tie rank, sorted.
+     */
+    private PointGenerator.Sorted familyPoints(RingVersion version, BitSet members, int[] rank) {
+        RingFamily family = version.family();
+        int[] counts = memberPoints(version, members);
+        long total = 0;
+        int most = 0;
+        for (int c : counts) {
+            total += c;
+            most = Math.max(most, c);
+        }
+        long[] packed = new long[Math.toIntExact(total)];
+        long[] hashes = new long[most];
+        int k = 0;
+        for (Backend b : backends.backends()) {
+            int c = counts[b.index()];
+            if (c == 0) {
+                continue;
+            }
+            family.pointHashes(b, version, c, hashes);
+            for (int j = 0; j < c; j++) {
+                packed[k++] = PointSorter.pack((int) hashes[j], rank[b.index()], b.index());
+            }
+        }
+        PointSorter.sort(packed, k, new long[k]);
+        if (!family.tiesByRank()) {
+            putTieWinnersFirst(family, packed, k);
+        }
+        return new PointGenerator.Sorted(packed, k);
+    }
+
+    /** For a family whose ties depend on the hash: in each run of equal hashes, the point of the backend that keeps it first. */
+    private void putTieWinnersFirst(RingFamily family, long[] packed, int n) {
+        for (int i = 0; i < n; ) {
+            int h = PointSorter.hash(packed[i]);
+            int j = i + 1;
+            while (j < n && PointSorter.hash(packed[j]) == h) {
+                j++;
+            }
+            if (j - i > 1) {
+                List<Backend> tied = new ArrayList<>();
+                List<Integer> at = new ArrayList<>();
+                for (int q = i; q < j; q++) {
+                    Backend b = backends.backend(PointSorter.backend(packed[q]));
+                    if (!tied.contains(b)) {
+                        tied.add(b);
+                        at.add(q);
+                    }
+                }
+                if (tied.size() > 1) {
+                    List<Integer> order = new ArrayList<>(at);
+                    order.sort((x, y) -> Integer.compare(PointSorter.backend(packed[x]), PointSorter.backend(packed[y])));
+                    List<Backend> inFileOrder = order.stream().map(q -> backends.backend(PointSorter.backend(packed[q]))).toList();
+                    int w = order.get(family.tieWinner(Integer.toUnsignedLong(h), inFileOrder));
+                    long winner = packed[w];
+                    packed[w] = packed[i];
+                    packed[i] = winner;
+                }
+            }
+            i = j;
+        }
+    }
+
+    /** The points of a 64-bit family's ring of {@code members}: sorted by hash, one kept per hash. */
+    private WidePoints widePoints(RingVersion version, BitSet members, int[] rank) {
+        RingFamily family = version.family();
+        int[] counts = memberPoints(version, members);
+        long total = 0;
+        int most = 0;
+        for (int c : counts) {
+            total += c;
+            most = Math.max(most, c);
+        }
+        int n = Math.toIntExact(total);
+        long[] hashes = new long[n];
+        int[] ranks = new int[n];
+        int[] owners = new int[n];
+        long[] one = new long[most];
+        int k = 0;
+        for (Backend b : backends.backends()) {
+            int c = counts[b.index()];
+            if (c == 0) {
+                continue;
+            }
+            family.pointHashes(b, version, c, one);
+            for (int j = 0; j < c; j++, k++) {
+                hashes[k] = one[j];
+                ranks[k] = rank[b.index()];
+                owners[k] = b.index();
+            }
+        }
+        return WidePoints.sorted(hashes, ranks, owners, n);
+    }
+
+    /**
      * Each backend's points in {@code version}'s ring of {@code members} (all backends when null) by the
-     * family's weight rule, 0 for the others; saturated at {@link Long#MAX_VALUE} (a limit check refuses it).
+     * family's weight rule ({@link RingFamily#memberPoints}), 0 for the others; saturated at
+     * {@link Long#MAX_VALUE} (a limit check refuses it).
      */
     private long[] pointsOf(RingVersion version, BitSet members) {
         List<Backend> all = backends.backends();
-        long[] weights = all.stream().filter(b -> members == null || members.get(b.index())).mapToLong(Backend::weight).toArray();
+        List<Backend> in = all.stream().filter(b -> members == null || members.get(b.index())).toList();
         long[] points;
         try {
-            points = version.family().points(weights, version);
+            points = version.family().memberPoints(in, version);
         } catch (ArithmeticException e) {
-            points = new long[weights.length];
+            points = new long[in.size()];
             Arrays.fill(points, Long.MAX_VALUE);
         }
         long[] out = new long[all.size()];
@@ -481,11 +589,12 @@ public final class RingBuilder {
 
     private List<BackendRecord> backendRecords() {
         return backends.backends().stream()
-                .map(b -> new BackendRecord(BackendAccess.address(b), b.weight(), BackendAccess.featureMask(b), b.down()))
+                .map(b -> new BackendRecord(BackendAccess.address(b), b.weight(), BackendAccess.featureMask(b), b.down(), b.name()))
                 .toList();
     }
 
     private static List<RingFileWriter.Version> writerVersions(List<RingVersion> vs) {
-        return vs.stream().map(v -> new RingFileWriter.Version(v.family().code(), v.pointMultiple(), v.digestEncoding())).toList();
+        return vs.stream().map(v -> new RingFileWriter.Version(v.family().code(), v.pointMultiple(),
+                v.family().parameterCount() == 2 ? v.parameters()[1] : 0, v.family().pointBits() == 64, v.digestEncoding())).toList();
     }
 }

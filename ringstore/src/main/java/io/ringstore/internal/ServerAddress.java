@@ -18,11 +18,14 @@ public final class ServerAddress implements Comparable<ServerAddress> {
     private final long scopeId;  // IPv6 only; NO_SCOPE when absent (scopeId() says 0 then, as Rust's SocketAddrV6)
     private static final long NO_SCOPE = -1;
 
+    private final boolean portWritten;
+
     private ServerAddress(String text, byte[] ip, int port, long scopeId) {
         this.text = text;
         this.ip = ip;
         this.port = port;
         this.scopeId = scopeId;
+        this.portWritten = text.startsWith("[") ? text.indexOf(']') + 1 < text.length() : text.indexOf(':') >= 0;
     }
 
     /**
@@ -200,6 +203,43 @@ public final class ServerAddress implements Comparable<ServerAddress> {
 
     public int port() {
         return port;
+    }
+
+    /** Whether the text gives a port; without one, each ring family takes its own default (nginx 80, memcached 11211). */
+    public boolean portWritten() {
+        return portWritten;
+    }
+
+    /** The port as written, or {@code defaultPort} when the text has none. */
+    public int port(int defaultPort) {
+        return portWritten ? port : defaultPort;
+    }
+
+    /** The IP as written, without brackets, scope or port: {@code 10.0.0.1}, {@code ::1}. */
+    public String hostText() {
+        if (text.startsWith("[")) {
+            String inside = text.substring(1, text.indexOf(']'));
+            int percent = inside.indexOf('%');
+            return percent < 0 ? inside : inside.substring(0, percent);
+        }
+        int colon = text.indexOf(':');
+        return colon < 0 ? text : text.substring(0, colon);
+    }
+
+    /** The IP in canonical form: dotted quad ({@code 10.0.0.1}), or RFC 5952 ({@code ::1}) without brackets or scope. */
+    public String ipText() {
+        return isIpv6() ? rustIp() : ipv4Text();
+    }
+
+    /** The address bytes (4 or 16; a copy). */
+    public byte[] ipBytes() {
+        return ip.clone();
+    }
+
+    /** {@code ip:port} with the port as written or {@code defaultPort}: {@code 10.0.0.1:11211}, {@code [::1]:11211}. */
+    public String endpointText(int defaultPort) {
+        int p = port(defaultPort);
+        return isIpv6() ? "[" + rustIp() + (scopeId() != 0 ? "%" + scopeId : "") + "]:" + p : ipv4Text() + ":" + p;
     }
 
     /** The scope id after {@code %}; 0 when there is none (as Rust's {@code SocketAddrV6}). */

@@ -292,7 +292,7 @@ public final class RingRouter implements AutoCloseable {
          */
         public Backend backend(byte[] key, int offset, int length) {
             WatchedRingStore.Handle h = ring(policy.migrates(key, offset, length));
-            return backendFor(h, h.keyHash.hash(key, offset, length));
+            return backendFor(h, h.keyHash.hash64(key, offset, length));
         }
 
         /**
@@ -302,7 +302,7 @@ public final class RingRouter implements AutoCloseable {
          */
         public Backend backend(ByteBuffer key) {
             WatchedRingStore.Handle h = ring(policy.migrates(key));
-            return backendFor(h, h.keyHash.hash(key));
+            return backendFor(h, h.keyHash.hash64(key));
         }
 
         /**
@@ -312,7 +312,7 @@ public final class RingRouter implements AutoCloseable {
          */
         public Backend backend(MemorySegment key) {
             WatchedRingStore.Handle h = ring(policy.migrates(key));
-            return backendFor(h, h.keyHash.hash(key));
+            return backendFor(h, h.keyHash.hash64(key));
         }
 
         /**
@@ -344,7 +344,7 @@ public final class RingRouter implements AutoCloseable {
          */
         public Backend select(byte[] key, int offset, int length, int maxPoints, Predicate<Backend> accept) {
             WatchedRingStore.Handle h = ring(policy.migrates(key, offset, length));
-            return selectFor(h, h.keyHash.hash(key, offset, length), maxPoints, accept);
+            return selectFor(h, key, offset, length, maxPoints, accept);
         }
 
         /**
@@ -357,7 +357,11 @@ public final class RingRouter implements AutoCloseable {
          */
         public Backend select(ByteBuffer key, int maxPoints, Predicate<Backend> accept) {
             WatchedRingStore.Handle h = ring(policy.migrates(key));
-            return selectFor(h, h.keyHash.hash(key), maxPoints, accept);
+            if (h.rehashes) {
+                byte[] copy = bytes(key);
+                return selectFor(h, copy, 0, copy.length, maxPoints, accept);
+            }
+            return selectFor(h, h.keyHash.hash64(key), maxPoints, accept);
         }
 
         /**
@@ -370,7 +374,11 @@ public final class RingRouter implements AutoCloseable {
          */
         public Backend select(MemorySegment key, int maxPoints, Predicate<Backend> accept) {
             WatchedRingStore.Handle h = ring(policy.migrates(key));
-            return selectFor(h, h.keyHash.hash(key), maxPoints, accept);
+            if (h.rehashes) {
+                byte[] copy = bytes(key);
+                return selectFor(h, copy, 0, copy.length, maxPoints, accept);
+            }
+            return selectFor(h, h.keyHash.hash64(key), maxPoints, accept);
         }
 
         /**
@@ -398,7 +406,7 @@ public final class RingRouter implements AutoCloseable {
          */
         public Backend choose(byte[] key, int offset, int length, SharedLoad load) {
             WatchedRingStore.Handle h = ring(policy.migrates(key, offset, length));
-            return chooseFor(h, h.keyHash.hash(key, offset, length), load);
+            return chooseFor(h, h.keyHash.hash64(key, offset, length), load);
         }
 
         /**
@@ -410,7 +418,7 @@ public final class RingRouter implements AutoCloseable {
          */
         public Backend choose(ByteBuffer key, SharedLoad load) {
             WatchedRingStore.Handle h = ring(policy.migrates(key));
-            return chooseFor(h, h.keyHash.hash(key), load);
+            return chooseFor(h, h.keyHash.hash64(key), load);
         }
 
         /**
@@ -422,17 +430,17 @@ public final class RingRouter implements AutoCloseable {
          */
         public Backend choose(MemorySegment key, SharedLoad load) {
             WatchedRingStore.Handle h = ring(policy.migrates(key));
-            return chooseFor(h, h.keyHash.hash(key), load);
+            return chooseFor(h, h.keyHash.hash64(key), load);
         }
 
         // The three operations, once each: on the handle of the version chosen, for the key's hash;
         // a lookup meeting an unmapped generation is done again on the current one.
 
-        private static Backend backendFor(WatchedRingStore.Handle live, int hash) {
+        private static Backend backendFor(WatchedRingStore.Handle live, long hash) {
             for (;;) {
                 Ring r = live.ring();
                 try {
-                    int b = r.lookupHash(hash);
+                    int b = r.lookupHash64(hash);
                     return b < 0 ? null : r.store().backend(b);
                 } catch (IllegalStateException e) {
                     live.retryAfter(r, e);
@@ -440,18 +448,44 @@ public final class RingRouter implements AutoCloseable {
             }
         }
 
-        private static Backend selectFor(WatchedRingStore.Handle live, int hash, int maxPoints, Predicate<Backend> accept) {
+        /** Failover from the key itself: the family's own (a walk from its point, or spymemcached's rehash sequence). */
+        private static Backend selectFor(WatchedRingStore.Handle live, byte[] key, int offset, int length, int maxPoints, Predicate<Backend> accept) {
             for (;;) {
                 Ring r = live.ring();
                 try {
-                    return r.selectBackend(hash, maxPoints, accept);
+                    return r.selectBackend(key, offset, length, maxPoints, accept);
                 } catch (IllegalStateException e) {
                     live.retryAfter(r, e);
                 }
             }
         }
 
-        private static Backend chooseFor(WatchedRingStore.Handle live, int hash, SharedLoad load) {
+        /**
+         * A rehashing family's failover needs the key's bytes for every try: a buffer's or segment's are
+         * copied (only on {@code select}, only for those families; a lookup allocates nothing).
+         */
+        private static byte[] bytes(ByteBuffer key) {
+            byte[] b = new byte[key.remaining()];
+            key.get(key.position(), b);
+            return b;
+        }
+
+        private static byte[] bytes(MemorySegment key) {
+            return key.toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
+        }
+
+        private static Backend selectFor(WatchedRingStore.Handle live, long hash, int maxPoints, Predicate<Backend> accept) {
+            for (;;) {
+                Ring r = live.ring();
+                try {
+                    return r.selectBackend64(hash, maxPoints, accept);
+                } catch (IllegalStateException e) {
+                    live.retryAfter(r, e);
+                }
+            }
+        }
+
+        private static Backend chooseFor(WatchedRingStore.Handle live, long hash, SharedLoad load) {
             for (;;) {
                 Ring r = live.ring();
                 try {

@@ -385,6 +385,8 @@ final class WatchedRingStore implements AutoCloseable {
         private final RingVersion version;
         /** The version's key hash: what a route hashes a key with before it looks it up here. */
         final KeyHash keyHash;
+        /** Whether the version's family fails over by rehashing the key (spymemcached, xmemcached): select needs the key's bytes. */
+        final boolean rehashes;
         /** The ring of the generation last used; null once closed. */
         private volatile Ring ring;
         private volatile boolean closed;
@@ -392,7 +394,8 @@ final class WatchedRingStore implements AutoCloseable {
         private Handle(Set<String> features, RingVersion version) {
             this.features = features;
             this.version = version;
-            this.keyHash = version.family().keyHash();
+            this.keyHash = version.keyHash();
+            this.rehashes = version.family().failover() == io.ringstore.RingFamily.Failover.REHASH;
         }
 
         /**

@@ -135,6 +135,23 @@ public final class SharedLoad {
      * @param hash the key's CRC-32 ({@link io.ringstore.Ring#hash(byte[])})
      */
     public Backend choose(Ring ring, int hash) {
+        return choose(ring, Integer.toUnsignedLong(hash), false);
+    }
+
+    /**
+     * {@link #choose(Ring, int)} for a key's 64-bit hash ({@link io.ringstore.KeyHash#hash64}): in a ring of
+     * 64-bit points (Envoy's, gRPC's) the whole hash places the key; in a 32-bit ring its low 32 bits.
+     *
+     * @param ring a ring of the router's generation serving (or of one just replaced)
+     * @param hash the key's hash by the ring's key hash
+     * @return the backend, or null when none is available
+     */
+    public Backend choose(Ring ring, long hash) {
+        return choose(ring, hash, ring.isWide());
+    }
+
+    private Backend choose(Ring ring, long hash64, boolean wide) {
+        int hash = (int) hash64;
         Generation g = generation(ring.store());
         int b;
         if (policy != null) {
@@ -142,14 +159,14 @@ public final class SharedLoad {
             // chosen takes the host's one probe of a failed backend whose fail_timeout has passed. If
             // another process took that probe meanwhile, the backend now reads as failed: choose again.
             Generation.Pool pool = g.pool(ring);
-            b = policy.choose(ring, hash, pool);
+            b = wide ? policy.choose(ring, hash64, pool) : policy.choose(ring, hash, pool);
             if (b >= 0 && !g.test(b)) {
-                b = policy.choose(ring, hash, pool);
+                b = wide ? policy.choose(ring, hash64, pool) : policy.choose(ring, hash, pool);
             }
         } else {
-            b = ring.select(hash, Ring.NGINX_MAX_POINTS, g);
+            b = wide ? ring.select64(hash64, Ring.NGINX_MAX_POINTS, g) : ring.select(hash, Ring.NGINX_MAX_POINTS, g);
             if (b == Ring.GAVE_UP) {
-                b = ring.select(hash, ring.pointCount(), g);
+                b = wide ? ring.select64(hash64, ring.pointCount(), g) : ring.select(hash, ring.pointCount(), g);
             }
         }
         return b < 0 ? null : g.backends[b];

@@ -264,9 +264,9 @@ class BackendListTest {
         fails("server 10.0.0.1;\n# ringstore: features=eu\n", 2, "has none");
         fails("upstream u { # ringstore: features=eu\nserver 10.0.0.1;\n}", 1, "has none");
         fails("server 10.0.0.1; server 10.0.0.2;  # ringstore: features=eu", 1, "2 servers", "own line");
-        fails("server 10.0.0.1;  # ringstore: weight=3", 1, "'features=a,b' and nothing else", "'weight=3'");
-        fails("server 10.0.0.1;  # ringstore: features=a extra", 1, "nothing else");
-        fails("server 10.0.0.1;  # ringstore:", 1, "nothing else");
+        fails("server 10.0.0.1;  # ringstore: weight=3", 1, "'features=a,b' and 'name=NAME', each at most once", "'weight=3'");
+        fails("server 10.0.0.1;  # ringstore: features=a extra", 1, "each at most once", "'features=a extra'");
+        fails("server 10.0.0.1;  # ringstore:", 1, "each at most once");
         fails("server 10.0.0.1;  # ringstore: features=", 1, "needs at least one name");
         fails("server 10.0.0.1;  # ringstore: features=a,a", 1, "listed twice");
         fails("server 10.0.0.1 features=a;  # ringstore: features=b", 1, "features given twice");

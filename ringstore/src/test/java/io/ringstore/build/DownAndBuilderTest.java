@@ -84,13 +84,13 @@ class DownAndBuilderTest {
     void unknownFlagBitsAreRefused() throws Exception {
         byte[] bytes = Files.readAllBytes(build("down.ring", TestRings.parse(FLEET)));
         int field = RingFileDescriptor.HEADER_LENGTH + RingFileDescriptor.BACKEND_FEATURES_OFFSET + 2; // backend 0, bits 16-23
-        bytes[field] = 0x02; // bit 17
+        bytes[field] = 0x04; // bit 18 (bit 17 is named)
         TestRings.fixMetadataChecksum(bytes);
         Path bad = dir.resolve("bad.ring");
         Files.write(bad, bytes);
         RingFileException e = assertThrows(RingFileException.class, () -> RingStore.open(bad));
         assertEquals(RingFileDescriptor.HEADER_LENGTH + RingFileDescriptor.BACKEND_FEATURES_OFFSET, e.offset());
-        assertTrue(e.reason().contains("backend 0 flags 0x00020000"), e.reason());
+        assertTrue(e.reason().contains("backend 0 flags 0x00040000"), e.reason());
     }
 
     @Test

@@ -21,7 +21,11 @@ public record ParsedRingFile(int formatVersion, int headerLength, long generatio
      * @param family    the entry's family code byte
      * @param parameter its parameter word (the point multiple of v1 and v2)
      */
-    public record Version(int family, int parameter) {
+    public record Version(int family, int parameter, int parameter2) {
+        /** A version of a one-parameter family. */
+        public Version(int family, int parameter) {
+            this(family, parameter, 0);
+        }
     }
 
     /**
@@ -51,5 +55,29 @@ public record ParsedRingFile(int formatVersion, int headerLength, long generatio
 
         /** {@return the version's name ({@code v2:16}) for messages} */
         String name(Version version);
+
+        /** {@return how many parameters family {@code code} has: 1, or 2 (the second in the entry's ringPoints word, format 4)} */
+        default int parameterCount(int code) {
+            return 1;
+        }
+
+        /** {@return whether family {@code code}'s points are 64-bit (a low word a point after the 6-byte points; format 4)} */
+        default boolean wide(int code) {
+            return false;
+        }
+
+        /** {@return why family {@code code} cannot have these two parameters, or null} */
+        default String parameterProblem(int code, int parameter, int parameter2) {
+            return parameterProblem(code, parameter);
+        }
+
+        /**
+         * {@return the most points version {@code v}'s ring of backends weighing {@code totalWeight} in all,
+         * {@code backends} of them, can have (saturating at {@link Long#MAX_VALUE}): weight × the parameter
+         * word unless the family says}
+         */
+        default long pointBound(Version v, long totalWeight, int backends) {
+            return v.parameter() == 0 ? 0 : totalWeight > Long.MAX_VALUE / v.parameter() ? Long.MAX_VALUE : totalWeight * v.parameter();
+        }
     }
 }

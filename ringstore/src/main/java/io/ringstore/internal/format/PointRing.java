@@ -28,11 +28,28 @@ public final class PointRing {
     public static final class Points {
         final MemorySegment segment;
         final int count;
+        /** A 64-bit ring's low words (4 bytes a point, in point order); null for a 32-bit ring. */
+        final MemorySegment low;
         private PointSearch.Index index;
 
         public Points(MemorySegment segment, int count) {
+            this(segment, count, null);
+        }
+
+        /**
+         * @param segment the 6-byte points (a 64-bit ring's high words)
+         * @param count   how many
+         * @param low     a 64-bit ring's low words, null for a 32-bit ring
+         */
+        public Points(MemorySegment segment, int count, MemorySegment low) {
             this.segment = segment;
             this.count = count;
+            this.low = low;
+        }
+
+        /** {@return a 64-bit ring's low words, null for a 32-bit ring} */
+        public MemorySegment low() {
+            return low;
         }
 
         /** The stored position of the first point with hash ≥ {@code hash}, 0 past the last; -1 when empty. */
@@ -71,6 +88,8 @@ public final class PointRing {
 
     private final Points stored;
     private final MemorySegment points;
+    /** A 64-bit ring's low words; null for a 32-bit ring. */
+    private final MemorySegment low;
     private final int storedCount;
     private final int backendCount;
     /** A view's members as a bitmap by backend index; null when every stored point's backend is a member. */
@@ -87,6 +106,7 @@ public final class PointRing {
     public PointRing(Points stored, long[] members, int backendCount, boolean ties) {
         this.stored = stored;
         this.points = stored.segment;
+        this.low = stored.low;
         this.storedCount = stored.count;
         this.members = members;
         this.backendCount = backendCount;
@@ -102,6 +122,41 @@ public final class PointRing {
     public int cursor(int hash) {
         int p = stored.search(hash);
         return p < 0 || members == null ? p : firstMemberFrom(p);
+    }
+
+    /**
+     * {@return the cursor of the point a key of 64-bit {@code hash} lands on in a 64-bit ring: the first
+     * point whose (high, low) words are at or above the hash's, wrapping; -1 for an empty ring} The
+     * search reads the high words as any ring's; the low words only where a point's high word equals
+     * the hash's (about points / 2^32 of lookups).
+     *
+     * @param hash the key's 64-bit hash
+     */
+    public int cursor64(long hash) {
+        int hi = (int) (hash >>> 32);
+        int p = stored.search(hi);
+        if (p < 0 || low == null) {
+            return p;
+        }
+        int lo = (int) hash;
+        while (points.get(U32, (long) p * POINT_LENGTH + POINT_HASH_OFFSET) == hi
+                && Integer.compareUnsigned(low.get(U32, (long) p * Integer.BYTES), lo) < 0) {
+            if (++p == storedCount) {
+                return 0;
+            }
+        }
+        return p;
+    }
+
+    /** {@return the 64-bit hash of the stored point at {@code p} (a 32-bit ring's, zero-extended)} */
+    public long storedHash64(int p) {
+        long hi = Integer.toUnsignedLong(storedHash(p));
+        return low == null ? hi : hi << 32 | Integer.toUnsignedLong(low.get(U32, (long) p * Integer.BYTES));
+    }
+
+    /** {@return whether the ring's points are 64-bit} */
+    public boolean isWide() {
+        return low != null;
     }
 
     /**

@@ -99,8 +99,16 @@ public final class RingFileDescriptor {
      * storage byte for a non-zero reserved byte, so it must refuse the file by its version.
      */
     public static final int FORMAT_VERSION_VIEWS = 3;
+    /**
+     * What a writer writes when a ring has 64-bit points (Envoy's and gRPC's families): each point's
+     * low word follows the segment's 6-byte points, and a two-parameter family's second parameter is in
+     * the entry's ringPoints word; a version-3 reader must refuse the file by its version.
+     */
+    public static final int FORMAT_VERSION_WIDE = 4;
     public static final int MIN_SUPPORTED_VERSION = 1;
-    public static final int MAX_SUPPORTED_VERSION = 3;
+    public static final int MAX_SUPPORTED_VERSION = 4;
+    /** Bytes of a point's low word in a 64-bit ring (after all of the segment's 6-byte points). */
+    public static final int LOW_WORD_LENGTH = 4;
 
     // ---- Header ----
     public static final int MAGIC_OFFSET = 0;
@@ -160,8 +168,10 @@ public final class RingFileDescriptor {
     public static final int BACKEND_FEATURE_BITS = (1 << BACKEND_FLAGS_SHIFT) - 1;
     /** nginx's {@code down}: the backend keeps its points; failover skips it. */
     public static final int BACKEND_FLAG_DOWN = 1 << BACKEND_FLAGS_SHIFT;
+    /** The backend has a name: its address field is the address, a zero byte, then the name (printable ASCII). */
+    public static final int BACKEND_FLAG_NAMED = 1 << (BACKEND_FLAGS_SHIFT + 1);
     /** Every flag defined; a reader refuses any other bit at or above {@link #BACKEND_FLAGS_SHIFT}. */
-    public static final int BACKEND_FLAGS_KNOWN = BACKEND_FLAG_DOWN;
+    public static final int BACKEND_FLAGS_KNOWN = BACKEND_FLAG_DOWN | BACKEND_FLAG_NAMED;
     /** 10: a backend record is this plus its address length. */
     public static final int BACKEND_FIXED_LENGTH = BACKEND_ADDRESS_OFFSET;
 

@@ -194,7 +194,7 @@ public final class RingFileReader {
             int flags = formatVersion >= FORMAT_VERSION_BACKEND_FLAGS ? field & ~BACKEND_FEATURE_BITS : 0;
             if ((flags & ~BACKEND_FLAGS_KNOWN) != 0) {
                 throw bad(p + BACKEND_FEATURES_OFFSET, "backend " + i + " flags " + hex(flags) + " have bits no format version "
-                        + formatVersion + " flag uses (only down, " + hex(BACKEND_FLAG_DOWN) + ", is defined)");
+                        + formatVersion + " flag uses (only down, " + hex(BACKEND_FLAG_DOWN) + ", and named, " + hex(BACKEND_FLAG_NAMED) + ", are defined)");
             }
             int mask = field & ~flags;
             if ((mask >>> featureCount) != 0) {
@@ -205,6 +205,16 @@ public final class RingFileReader {
                 throw bad(p + BACKEND_ADDRESS_LENGTH_OFFSET, "backend " + i + " address length " + len + " is 0 or runs past the backend table");
             }
             String text = new String(f.asSlice(p + BACKEND_ADDRESS_OFFSET, len).toArray(U8), StandardCharsets.ISO_8859_1);
+            String name = null;
+            if ((flags & BACKEND_FLAG_NAMED) != 0) {
+                int zero = text.indexOf('\0');
+                name = zero < 0 ? "" : text.substring(zero + 1);
+                if (zero < 0 || name.isEmpty() || !name.chars().allMatch(c -> c > 0x20 && c < 0x7f)) {
+                    throw bad(p + BACKEND_ADDRESS_OFFSET, "backend " + i + " is flagged named but its address field holds no zero byte"
+                            + " followed by 1 or more printable ASCII characters");
+                }
+                text = text.substring(0, zero);
+            }
             ServerAddress address;
             try {
                 address = ServerAddress.parse(text);
@@ -214,7 +224,7 @@ public final class RingFileReader {
             if (!endpoints.add(address.socketAddress())) {
                 throw bad(p + BACKEND_ADDRESS_OFFSET, "backend " + i + " '" + text + "' is a duplicate");
             }
-            list.add(new BackendRecord(address, weight, mask, (flags & BACKEND_FLAG_DOWN) != 0));
+            list.add(new BackendRecord(address, weight, mask, (flags & BACKEND_FLAG_DOWN) != 0, name));
             p += BACKEND_FIXED_LENGTH + len;
         }
         if (p != end) {
@@ -276,15 +286,34 @@ public final class RingFileReader {
                     throw bad(e + ENTRY_RESERVED1_OFFSET, "ring " + i + " reserved bytes are not zero");
                 }
             }
+            boolean wide = families.wide(code);
+            int parameter2 = 0;
+            if (wide || families.parameterCount(code) == 2) {
+                if (formatVersion < FORMAT_VERSION_WIDE) {
+                    throw bad(e + ENTRY_ALGORITHM_OFFSET, "ring " + i + " algorithm " + code + " needs format version " + FORMAT_VERSION_WIDE
+                            + " (64-bit points), the file is version " + formatVersion);
+                }
+                if (storage != STORAGE_POINTS) {
+                    throw bad(e + ENTRY_STORAGE_OFFSET, "ring " + i + " storage " + storage + ": a 64-bit ring is stored as its points (0)");
+                }
+                if (families.parameterCount(code) == 2) {
+                    if (ringPoints > Integer.MAX_VALUE) {
+                        throw bad(e + ENTRY_RING_POINTS_OFFSET, "ring " + i + " second parameter " + ringPoints + " is more than " + Integer.MAX_VALUE);
+                    }
+                    parameter2 = (int) ringPoints;
+                    ringPoints = 0;
+                }
+            }
             long multiple = u32(e + ENTRY_POINT_MULTIPLE_OFFSET);
             if (multiple > Integer.MAX_VALUE) {
                 throw bad(e + ENTRY_POINT_MULTIPLE_OFFSET, "ring " + i + " point multiple " + multiple + " is more than " + Integer.MAX_VALUE);
             }
-            String problem = families.parameterProblem(code, (int) multiple);
+            String problem = families.parameterCount(code) == 2 ? families.parameterProblem(code, (int) multiple, parameter2)
+                    : families.parameterProblem(code, (int) multiple);
             if (problem != null) {
                 throw bad(e + ENTRY_POINT_MULTIPLE_OFFSET, "ring " + i + ": " + problem);
             }
-            ParsedRingFile.Version version = new ParsedRingFile.Version(code, (int) multiple);
+            ParsedRingFile.Version version = new ParsedRingFile.Version(code, (int) multiple, parameter2);
             int v = i / masks;
             if (i % masks == 0) {
                 if (versions.contains(version)) {
@@ -302,7 +331,8 @@ public final class RingFileReader {
             if (points > MAX_POINTS_PER_RING) {
                 throw bad(e + ENTRY_POINT_COUNT_OFFSET, "ring " + i + " point count " + points + " is more than " + MAX_POINTS_PER_RING);
             }
-            expect(e + ENTRY_SEGMENT_LENGTH_OFFSET, length, points * POINT_LENGTH, "ring " + i + " segment length (points × " + POINT_LENGTH + ")");
+            int stride = wide ? POINT_LENGTH + LOW_WORD_LENGTH : POINT_LENGTH;
+            expect(e + ENTRY_SEGMENT_LENGTH_OFFSET, length, points * stride, "ring " + i + " segment length (points × " + stride + ")");
             if (storage == STORAGE_POINTS) {
                 expect(e + ENTRY_RING_POINTS_OFFSET, ringPoints, 0, "ring " + i + " ring point count of a ring stored as its points");
                 ringPoints = points;
@@ -374,10 +404,11 @@ public final class RingFileReader {
         for (int i = 0; i < entries.size(); i++) {
             ParsedRingFile.Entry e = entries.get(i);
             long at = indexAt + (long) i * ENTRY_LENGTH;
-            long multiple = e.version().parameter();
-            if (e.mask() == 0 && memberWeight[0] > MAX_POINTS_PER_RING / multiple) { // weight × multiple > the limit, without overflow
+            if (e.mask() == 0 && families.pointBound(e.version(), memberWeight[0], backends.size()) > MAX_POINTS_PER_RING) {
                 throw bad(at + ENTRY_POINT_MULTIPLE_OFFSET, "ring " + i + " (" + families.name(e.version()) + "): the backends' weights total "
-                        + memberWeight[0] + ", × " + multiple + " points each is more than a ring can hold (" + MAX_POINTS_PER_RING + ")");
+                        + memberWeight[0] + (families.parameterCount(e.version().family()) == 1 && !families.wide(e.version().family())
+                        && families.pointBound(e.version(), 1, 1) == e.version().parameter() ? ", × " + e.version().parameter() + " points each" : ", and its points")
+                        + " is more than a ring can hold (" + MAX_POINTS_PER_RING + ")");
             }
             if (e.pointCount() > 0 && memberWeight[e.mask()] == 0) {
                 throw bad(at + ENTRY_POINT_COUNT_OFFSET, "ring " + i + " has " + e.pointCount() + " points but no backend has all its features "

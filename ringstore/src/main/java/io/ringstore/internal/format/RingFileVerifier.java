@@ -1,6 +1,5 @@
 package io.ringstore.internal.format;
 
-import io.ringstore.internal.Crc32;
 import io.ringstore.internal.FeatureMasks;
 
 import java.lang.foreign.MemorySegment;
@@ -57,6 +56,9 @@ public final class RingFileVerifier {
         /** {@return its segment's points} */
         MemorySegment points();
 
+        /** {@return a 64-bit ring's low words, null for a 32-bit ring} */
+        MemorySegment lowWords();
+
         int storedHash(int p);
 
         /** {@return the backend of stored point {@code p}, -1 for one outside the backend table} */
@@ -79,8 +81,11 @@ public final class RingFileVerifier {
         /** {@return the file's backends' tie ranks (lower keeps a shared hash)} */
         int[] tieRanks(int v);
 
-        /** {@return the CRC-32 state backend {@code b}'s point chain starts from} */
-        int chainBase(int v, int b);
+        /**
+         * {@return the 32-bit hashes (a 64-bit ring's high words) of backend {@code b}'s first
+         * {@code count} points in version {@code v}, as the family generates them}
+         */
+        int[] pointHashes(int v, int b, int count);
 
         /** {@return how many points backend {@code b}'s chain has in the ring of the backends having every feature of {@code featureMask}} */
         long points(int v, int b, int featureMask);
@@ -138,7 +143,7 @@ public final class RingFileVerifier {
             if (s < 0 || checks[s] != null) {
                 continue;
             }
-            checks[s] = segmentCheck.check(r.points(), r.featureMask(), r.storage() == STORAGE_POINTS_WITH_TIES ? versions.tieRanks(r.version()) : null);
+            checks[s] = segmentCheck.check(r.points(), r.lowWords(), r.featureMask(), r.storage() == STORAGE_POINTS_WITH_TIES ? versions.tieRanks(r.version()) : null);
             int crc = checks[s].crc32c();
             if (crc != segmentCrc[s]) {
                 throw new RingFormatException(path, segmentOffset[s], "segment checksum mismatch: expected CRC-32C "
@@ -282,7 +287,10 @@ public final class RingFileVerifier {
     private void requireChainsStartInRing(StoredRing r, int[] seen, int count) throws RingFormatException {
         for (int k = 0; k < count; k++) {
             int b = seen[k];
-            int first = Crc32.nextPoint(versions.chainBase(r.version(), b), 0);
+            if (versions.points(r.version(), b, r.featureMask()) == 0) {
+                continue; // a member with no points of its own (a share rule's rounding): it is checked as absent below
+            }
+            int first = versions.pointHashes(r.version(), b, 1)[0];
             if (!r.hasStoredHash(first)) {
                 throw new RingFormatException(path, indexEntry(r) + ENTRY_SEGMENT_OFFSET_OFFSET, "ring " + r.name() + ": backend " + b
                         + " (" + backendAddresses[b] + ") has points but not its first " + versions.name(r.version()) + " point, hash "
@@ -325,13 +333,10 @@ public final class RingFileVerifier {
         if (r.pointCount() == 0) {
             return false;
         }
-        int base = versions.chainBase(r.version(), b);
-        // Each hash depends only on the one before, so once pointCount + 1 hashes were all found, one
-        // of them repeated and the chain only cycles through hashes already found.
+        // A CRC-32 chain's hash depends only on the one before, so once pointCount + 1 hashes were all
+        // found, one of them repeated and the chain only cycles through hashes already found.
         long steps = Math.min(versions.points(r.version(), b, r.featureMask()), r.pointCount() + 1L);
-        int h = 0;
-        for (long j = 0; j < steps; j++) {
-            h = Crc32.nextPoint(base, h);
+        for (int h : versions.pointHashes(r.version(), b, (int) steps)) {
             if (!r.hasStoredHash(h)) {
                 return false;
             }

@@ -48,9 +48,14 @@ public final class RingFileWriter {
      * digest (FORMAT.md: the family's digest tag, its written parameters, a zero byte), which the
      * family defines.
      */
-    public record Version(int family, int parameter, byte[] digestEncoding) {
+    public record Version(int family, int parameter, int parameter2, boolean wide, byte[] digestEncoding) {
         public Version {
             digestEncoding = digestEncoding.clone();
+        }
+
+        /** A version of a one-parameter family with 32-bit points. */
+        public Version(int family, int parameter, byte[] digestEncoding) {
+            this(family, parameter, 0, false, digestEncoding);
         }
     }
 
@@ -86,9 +91,9 @@ public final class RingFileWriter {
         this.backendCount = backends.size();
         this.featureCount = features.size();
         this.ringCount = versions.size() << featureCount;
-        this.formatVersion = backends.stream().anyMatch(BackendRecord::down) ? FORMAT_VERSION_BACKEND_FLAGS : FORMAT_VERSION;
+        this.formatVersion = backends.stream().anyMatch(b -> b.down() || b.name() != null) ? FORMAT_VERSION_BACKEND_FLAGS : FORMAT_VERSION;
 
-        List<byte[]> addresses = backends.stream().map(b -> b.address().text().getBytes(StandardCharsets.US_ASCII)).toList();
+        List<byte[]> addresses = backends.stream().map(b -> (b.address().text() + (b.name() == null ? "" : "\0" + b.name())).getBytes(StandardCharsets.US_ASCII)).toList();
         List<byte[]> names = features.stream().map(n -> n.getBytes(StandardCharsets.US_ASCII)).toList();
         long backendBytes = 0;
         for (byte[] a : addresses) {
@@ -112,7 +117,7 @@ public final class RingFileWriter {
             BackendRecord b = backends.get(i);
             byte[] a = addresses.get(i);
             meta.set(U32, p + BACKEND_WEIGHT_OFFSET, (int) b.weight());
-            meta.set(U32, p + BACKEND_FEATURES_OFFSET, b.featureMask() | (b.down() ? BACKEND_FLAG_DOWN : 0));
+            meta.set(U32, p + BACKEND_FEATURES_OFFSET, b.featureMask() | (b.down() ? BACKEND_FLAG_DOWN : 0) | (b.name() != null ? BACKEND_FLAG_NAMED : 0));
             meta.set(U16, p + BACKEND_ADDRESS_LENGTH_OFFSET, (short) a.length);
             MemorySegment.copy(a, 0, meta, U8, p + BACKEND_ADDRESS_OFFSET, a.length);
             p += BACKEND_FIXED_LENGTH + a.length;
@@ -149,6 +154,14 @@ public final class RingFileWriter {
         return count(segments.write(sorted, true));
     }
 
+    /**
+     * Appends a 64-bit ring (FORMAT.md, "64-bit rings"): its points as 6-byte points holding each
+     * hash's high word, then each hash's low word, in the same order; one checksum over both.
+     */
+    public Segment writeWideSegment(io.ringstore.internal.WidePoints wide) throws IOException {
+        return count(segments.writeWide(wide));
+    }
+
     private Segment count(Segment s) {
         if (s.pointCount() > 0) {
             segmentCount++;
@@ -173,7 +186,11 @@ public final class RingFileWriter {
         meta.set(U8, e + ENTRY_STORAGE_OFFSET, (byte) segment.storage());
         if (segment.storage() != STORAGE_POINTS) {
             meta.set(U32, e + ENTRY_RING_POINTS_OFFSET, (int) segment.ringPoints());
-            formatVersion = FORMAT_VERSION_VIEWS;
+            formatVersion = Math.max(formatVersion, FORMAT_VERSION_VIEWS);
+        }
+        if (v.wide() || v.parameter2() != 0) {
+            meta.set(U32, e + ENTRY_RING_POINTS_OFFSET, v.parameter2());
+            formatVersion = FORMAT_VERSION_WIDE;
         }
         meta.set(U32, e + ENTRY_POINT_MULTIPLE_OFFSET, v.parameter());
         meta.set(U32, e + ENTRY_POINT_COUNT_OFFSET, (int) segment.pointCount());
@@ -302,6 +319,35 @@ public final class RingFileWriter {
             position = at;
             return new Segment(offset, length, kept, (int) crc.getValue(), n - kept,
                     ties ? STORAGE_POINTS_WITH_TIES : STORAGE_POINTS, distinct);
+        }
+
+        Segment writeWide(io.ringstore.internal.WidePoints wide) throws IOException {
+            int n = wide.count();
+            if (n == 0) {
+                return Segment.NONE;
+            }
+            long length = (long) n * (POINT_LENGTH + LOW_WORD_LENGTH);
+            long offset = align(position, alignmentFor(length));
+            crc.reset();
+            long at = offset;
+            buf.clear();
+            for (int i = 0; i < n; i++) {
+                if (buf.remaining() < POINT_LENGTH) {
+                    at = flush(at);
+                }
+                int p = buf.position();
+                buf.putInt(p + POINT_HASH_OFFSET, (int) (wide.hashes()[i] >>> 32)).putShort(p + POINT_BACKEND_OFFSET, (short) wide.backends()[i]);
+                buf.position(p + POINT_LENGTH);
+            }
+            for (int i = 0; i < n; i++) {
+                if (buf.remaining() < LOW_WORD_LENGTH) {
+                    at = flush(at);
+                }
+                buf.putInt((int) wide.hashes()[i]);
+            }
+            at = flush(at);
+            position = at;
+            return new Segment(offset, length, n, (int) crc.getValue(), wide.dropped(), STORAGE_POINTS, n);
         }
 
         private long flush(long at) throws IOException {

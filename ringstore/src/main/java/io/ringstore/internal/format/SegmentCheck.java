@@ -136,6 +136,37 @@ public final class SegmentCheck {
      * @throws InternalError if the mapped file shrank under the segment (SIGBUS during a copy)
      */
     public Result check(MemorySegment points, int requiredMask, int[] tieRank) {
+        return check(points, null, requiredMask, tieRank);
+    }
+
+    /**
+     * {@link #check(MemorySegment, int, int[])} of a 64-bit ring (FORMAT.md, "64-bit rings"): the
+     * 6-byte points hold the high words and {@code lowWords} each point's low word; a high word equal to
+     * the previous point's is in order when its low word is greater (unsigned). The CRC covers the
+     * points, then the low words.
+     *
+     * @param lowWords the segment's low words (4 bytes a point, after the points), null for a 32-bit ring
+     */
+    public Result check(MemorySegment points, MemorySegment lowWords, int requiredMask, int[] tieRank) {
+        first.low = lowWords;
+        if (second != null) {
+            second.low = lowWords;
+        }
+        Result r = check0(points, requiredMask, tieRank);
+        if (lowWords == null) {
+            return r;
+        }
+        CRC32C crc = new CRC32C();
+        byte[] copy = new byte[(int) Math.min(lowWords.byteSize(), 1 << 20)];
+        for (long at = 0; at < lowWords.byteSize(); at += copy.length) {
+            int len = (int) Math.min(copy.length, lowWords.byteSize() - at);
+            MemorySegment.copy(lowWords, U8, at, copy, 0, len);
+            crc.update(copy, 0, len);
+        }
+        return new Result(crc32cCombine(r.crc32c(), (int) crc.getValue(), lowWords.byteSize()), r.commonMask(), r.backends(), r.distinctHashes(), r.failure());
+    }
+
+    private Result check0(MemorySegment points, int requiredMask, int[] tieRank) {
         long bytes = points.byteSize();
         if (bytes % POINT_LENGTH != 0 || bytes / POINT_LENGTH > Integer.MAX_VALUE
                 || (tieRank != null && tieRank.length != featureMasks.length)) {
@@ -169,6 +200,7 @@ public final class SegmentCheck {
         }
         if (second == null) {
             second = new Scanner(featureMasks);
+            second.low = first.low;
         }
         helper.start();
         try {
@@ -256,6 +288,8 @@ public final class SegmentCheck {
         private static final byte INVALID = 2; // at or past the backend count
 
         private final int[] featureMasks;
+        /** A 64-bit ring's low words, null for a 32-bit ring. */
+        MemorySegment low;
         /** Per possible backend index: UNSEEN, SEEN in the range being scanned, or INVALID. */
         private final byte[] state = new byte[MAX_BACKENDS + 1];
         /** A chunk, and 2 bytes more so that every point can be read as 8 bytes; grown to the longest range scanned. */
@@ -347,7 +381,10 @@ public final class SegmentCheck {
         /** Checks point {@code point} against the one before; false after recording its failure. */
         private boolean check(int point, int key, int b, int previous, int previousB, int required, int[] tieRank) {
             Kind kind = null;
-            if (key <= previous && point != 0) {
+            // A 64-bit ring: an equal high word is in order when the low word increases.
+            boolean wideInOrder = key == previous && point != 0 && low != null
+                    && Integer.compareUnsigned(low.get(U32, (long) point * Integer.BYTES), low.get(U32, (long) (point - 1) * Integer.BYTES)) > 0;
+            if (!wideInOrder && key <= previous && point != 0) {
                 if (key < previous || tieRank == null) {
                     kind = Kind.ORDER;
                 } else if (state[b] == INVALID) {
