@@ -18,7 +18,7 @@ import static io.ringstore.internal.format.RingFileDescriptor.U64;
  */
 final class Crc32KeyHash extends KeyHash {
     Crc32KeyHash() {
-        super("crc32");
+        super("crc32", 32);
     }
 
     @Override

@@ -26,7 +26,7 @@ final class Crc32cKeyHash extends KeyHash {
     }
 
     Crc32cKeyHash() {
-        super("crc32c");
+        super("crc32c", 32);
     }
 
     @Override

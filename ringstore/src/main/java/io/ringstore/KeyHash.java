@@ -1,7 +1,11 @@
 package io.ringstore;
 
+import io.ringstore.internal.hash.TwemproxyHash;
+
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
+import java.util.Arrays;
+import java.util.List;
 
 /**
  * A key hash: what a ring family looks keys up by (and what the rollout buckets keys by), for the
@@ -12,23 +16,80 @@ import java.nio.ByteBuffer;
  * (the lookup path calls it per key), and it neither moves a buffer's position, limit or mark nor
  * writes the key.
  *
- * <p>Implementations live in this package ({@link #CRC32}, {@link #CRC32C}); a ring family names one.
+ * <p>A hash has 32 or 64 bits ({@link #bits()}). {@link #hash} is always 32 bits: the whole value of
+ * a 32-bit hash, the high word of a 64-bit one. {@link #hash64} is the whole value: a 32-bit hash's
+ * unsigned, a 64-bit hash's all 64 bits.
+ *
+ * <p>Implementations live in this package ({@link #CRC32}, {@link #CRC32C}, {@link #MD5}, {@link #XXH64},
+ * {@link #MURMUR2_64}, {@link #twemproxy(String)}); a ring family names one.
  */
 public abstract class KeyHash {
     /** CRC-32 (IEEE 802.3), {@link java.util.zip.CRC32}'s checksum: nginx's and pingora-ketama's key hash. */
     public static final KeyHash CRC32 = new Crc32KeyHash();
     /** CRC-32C (Castagnoli), {@link java.util.zip.CRC32C}'s checksum: the rollout's bucket hash. */
     public static final KeyHash CRC32C = new Crc32cKeyHash();
+    /**
+     * Word 0 of the key's MD5 digest, bytes 0..3 little-endian: libketama's {@code ketama_hashi}, the
+     * key hash of every ketama client (libmemcached's and twemproxy's {@code md5}, spymemcached's
+     * {@code KETAMA_HASH}).
+     */
+    public static final KeyHash MD5 = new Md5KeyHash();
+    /** XXH64 with seed 0, 64 bits: Envoy's default {@code ring_hash} hash and gRPC's. */
+    public static final KeyHash XXH64 = new Xxh64KeyHash();
+    /**
+     * libstdc++'s 64-bit {@code std::_Hash_bytes} (a MurmurHash2 variant) with seed 0xc70f6907, 64 bits:
+     * Envoy's {@code MURMUR_HASH_2} ring hash ({@code MurmurHash::murmurHash2} with {@code STD_HASH_SEED}).
+     */
+    public static final KeyHash MURMUR2_64 = new Murmur2x64KeyHash(0xc70f6907L);
+    /** twemproxy's hash names ({@code hash:} in a pool's configuration), in twemproxy's own order. */
+    public static final List<String> TWEMPROXY_HASHES =
+            Arrays.stream(TwemproxyHash.values()).map(TwemproxyHash::configName).toList();
 
-    private final String name;
+    private static final KeyHash[] TWEMPROXY = new KeyHash[TwemproxyHash.values().length];
 
-    KeyHash(String name) {
-        this.name = name;
+    static {
+        for (TwemproxyHash h : TwemproxyHash.values()) {
+            TWEMPROXY[h.ordinal()] = h == TwemproxyHash.MD5 ? MD5 : new TwemproxyKeyHash(h);
+        }
     }
 
-    /** {@return the hash's name: {@code crc32}, {@code crc32c}} */
+    private final String name;
+    private final int bits;
+
+    KeyHash(String name, int bits) {
+        if (bits != 32 && bits != 64) {
+            throw new IllegalArgumentException("a key hash has 32 or 64 bits: bits=" + bits);
+        }
+        this.name = name;
+        this.bits = bits;
+    }
+
+    /**
+     * {@return twemproxy's key hash of that configuration name, computed as twemproxy 0.5 computes it on
+     * x86-64 Linux (where {@code char} is signed: the hashes that read a key byte through {@code char}
+     * take bytes of 0x80 and more sign-extended)}; {@code md5} is {@link #MD5}. Its {@link #name()} is
+     * {@code twemproxy:} and the configuration name, but for {@code md5}.
+     *
+     * @param name one of {@link #TWEMPROXY_HASHES}
+     * @throws IllegalArgumentException if twemproxy has no hash of that name
+     */
+    public static KeyHash twemproxy(String name) {
+        TwemproxyHash h = TwemproxyHash.byConfigName(name);
+        if (h == null) {
+            throw new IllegalArgumentException("unknown twemproxy hash '" + name + "' (expected "
+                    + String.join(", ", TWEMPROXY_HASHES) + ")");
+        }
+        return TWEMPROXY[h.ordinal()];
+    }
+
+    /** {@return the hash's name: {@code crc32}, {@code crc32c}, {@code md5}, {@code xxh64}, {@code murmur2}, {@code twemproxy:fnv1a_64}, ...} */
     public final String name() {
         return name;
+    }
+
+    /** {@return how many bits the hash has: 32 or 64} */
+    public final int bits() {
+        return bits;
     }
 
     /**
@@ -62,6 +123,38 @@ public abstract class KeyHash {
      * @param key the key
      */
     public abstract int hash(MemorySegment key);
+
+    /**
+     * {@return the whole hash of {@code length} bytes of {@code key} from {@code offset}: a 32-bit hash's
+     * value unsigned, a 64-bit hash's 64 bits}
+     *
+     * @param key    the key's array
+     * @param offset where the key starts
+     * @param length the key's length in bytes
+     */
+    public long hash64(byte[] key, int offset, int length) {
+        return Integer.toUnsignedLong(hash(key, offset, length));
+    }
+
+    /**
+     * {@return the whole hash of the bytes from the buffer's position to its limit (see
+     * {@link #hash64(byte[], int, int)}), heap or direct; the buffer is left as it was}
+     *
+     * @param key the key
+     */
+    public long hash64(ByteBuffer key) {
+        return Integer.toUnsignedLong(hash(key));
+    }
+
+    /**
+     * {@return the whole hash of every byte of the segment (see {@link #hash64(byte[], int, int)}), heap
+     * or native}
+     *
+     * @param key the key
+     */
+    public long hash64(MemorySegment key) {
+        return Integer.toUnsignedLong(hash(key));
+    }
 
     @Override
     public String toString() {
