@@ -77,7 +77,8 @@ final class Versions {
         }
         if (matching.size() != 1) {
             throw new Command.UsageException((matching.isEmpty() ? "no " : "more than one ") + TextLines.quote(name)
-                    + " ring in " + store.path() + " (it has " + store.versions() + (matching.isEmpty() ? "" : "; say which with v2:K") + ")");
+                    + " ring in " + store.path() + " (it has " + store.versions() + (matching.isEmpty() ? "" : "; say which: "
+                    + String.join(" or ", matching.stream().map(RingVersion::name).toList())) + ")");
         }
         return matching.getFirst();
     }
