@@ -37,7 +37,7 @@ final class DumpCommand extends Command {
     private static final Option POINTS = Option.valued("--points", "N", "also list the first N points of every ring");
     private static final Option JSON = json("""
             one JSON object (top-level keys: file, format_version, generation,
-            bytes, input_digest, segments, features, versions, backends (each with down),
+            bytes, input_digest, segments, features, versions, backends (each with down, and name when it has one),
             rings (each with storage: points, points with ties or view))""");
 
     @Override
@@ -96,8 +96,9 @@ final class DumpCommand extends Command {
             out.printf("%nbackends: %d%n", store.backendCount());
             out.printf("  %5s  %-42s %10s  %s%n", "index", "address", "weight", "features");
             for (Backend b : store.backends()) {
+                String flags = (b.down() ? "down" : "") + (b.name() != null ? (b.down() ? " " : "") + "name=" + b.name() : "");
                 out.printf("  %5d  %-42s %10d  %s%s%n", b.index(), b.address(), b.weight(), String.join(",", b.features()),
-                        b.down() ? (b.features().isEmpty() ? "down" : "  down") : "");
+                        flags.isEmpty() ? "" : (b.features().isEmpty() ? flags : "  " + flags));
             }
             for (RingReport rr : rings) {
                 Ring r = rr.ring();
@@ -150,7 +151,11 @@ final class DumpCommand extends Command {
                 j.begin().field("index", b.index()).field("address", b.address()).field("upstream_address", b.upstreamAddress())
                         .field("socket_address", b.socketAddress()).field("weight", b.weight()).beginArray("features");
                 b.features().forEach(j::value);
-                j.endArray().field("down", b.down()).end();
+                j.endArray().field("down", b.down());
+                if (b.name() != null) {
+                    j.field("name", b.name());
+                }
+                j.end();
             }
             j.endArray().beginArray("rings");
             for (RingReport rr : rings) {
