@@ -37,8 +37,7 @@ import java.util.Set;
  * }</pre>
  *
  * <p>{@link #open} maps the file as it is; {@link #watch} follows the path ({@link RingRouter}): a file
- * published there again (a weight changed, a server marked {@code down} in a weighted ring, which
- * leaves it) serves the client's next operations, without a new client. A client connects only to the
+ * published there again (a weight changed, a server added or removed) serves the client's next operations, without a new client. A client connects only to the
  * servers it was created with: keys that a new file gives to a server the client has no node for go
  * on along spymemcached's failover sequence (logged once per file); create a new client to add servers.
  *
