@@ -143,7 +143,7 @@ final class AnalyzeFileCommand implements AnalyzeCommand.Mode {
             // A view selects its own points from the segment it reads: measured on its own.
             RingLine line = store.layout().storage(r) == RingFileLayout.Storage.VIEW ? measure.apply(-1L)
                     : bySegment.computeIfAbsent(segmentKey(r), measure);
-            rings.add(new RingReport(r, members.size(), line));
+            rings.add(new RingReport(r, line.ring().members().size(), line));
         }
         return rings;
     }

@@ -243,10 +243,15 @@ final class DumpCommand extends Command {
 
     private static Shares shares(Ring ring, RingStore store) {
         double[] line = ring.lineShares();
-        List<Backend> members = FleetRing.members(store.backends(), ring.features());
-        long total = members.stream().mapToLong(Backend::weight).sum();
-        List<Share> list = members.stream().map(b -> new Share(b.index(), (double) b.weight() / total, line[b.index()])).toList();
-        FleetRing fr = FleetRing.of(members, ring.version());
+        // The family's weight rule gives the shares a ring aims at: weight × K for v1 and v2, 160 each
+        // for Dubbo's and Couchbase's, none for a down backend in a family that leaves it out.
+        FleetRing fr = FleetRing.of(FleetRing.members(store.backends(), ring.features()), ring.version());
+        double[] expected = fr.pointShares();
+        List<Share> list = new ArrayList<>();
+        for (int i = 0; i < expected.length; i++) {
+            int b = fr.members().get(i).index();
+            list.add(new Share(b, expected[i], line[b]));
+        }
         return new Shares(list, fr.measured(line), fr.predictedCv(), fr.model(), null);
     }
 }
