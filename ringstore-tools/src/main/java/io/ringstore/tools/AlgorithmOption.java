@@ -18,7 +18,9 @@ final class AlgorithmOption {
     static final AlgorithmOption BUILD = new AlgorithmOption("LIST", "v1|v2[:K][,...]", """
             v1 (nginx hash ... consistent, the default), v2 (pingora-ketama V2,
             --point-multiple K points per weight unit, default 160), v2:K, or a list
-            of them (v1,v2:16,v2:160), all in one file; the first is the file's default""",
+            of them (v1,v2:16,v2:160), all in one file; the first is the file's default.
+            --from twemproxy: the pool's twemproxy:HASH first (and the default);
+            --from libketama: default libketama""",
             "points per weight unit of a bare v2 in --algorithm (default 160)");
 
     /** Readers of a ring file (lookup): which of the file's versions. */
