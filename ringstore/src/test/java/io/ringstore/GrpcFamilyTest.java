@@ -94,4 +94,30 @@ class GrpcFamilyTest extends EnvoyFamilyTest {
             assertEquals(5001, e.ring(java.util.Set.of(), envoy).pointCount());
         }
     }
+
+    /**
+     * grpc-go's {@code TestPickerRequestHashKey} (vectors/grpc/picker_request_hash.tsv): a hand-built
+     * ring of 3 entries at {@code MaxUint64 / 3 · i}, the request hash XXH64 of the header's values
+     * joined by {@code ,} (gRFC A76). The ring is not one ringstore builds, so only the hash is
+     * ringstore's: this family's key hash, searched ceil-and-wrap over the three entries. The row with
+     * no header (a random hash) is not a hash fact and is left out.
+     */
+    @Test
+    void pickerRequestHashKey() {
+        long third = Long.divideUnsigned(-1L, 3);
+        long[] entries = {0, third, third * 2};
+        int checked = 0;
+        for (ProjectVectors.Row row : ProjectVectors.rows("grpc/picker_request_hash.tsv", r -> !r.get("header_values").equals("-"))) {
+            String values = row.get("header_values").equals("\"\"") ? "" : String.join(",", row.get("header_values").split("\\|"));
+            byte[] key = values.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+            long h = family().keyHash().hash64(key, 0, key.length);
+            int entry = 0;
+            while (entry < entries.length && Long.compareUnsigned(entries[entry], h) < 0) {
+                entry++;
+            }
+            assertEquals(row.integer("expected_entry"), entry == entries.length ? 0 : entry, row.toString());
+            checked++;
+        }
+        assertEquals(3, checked);
+    }
 }

@@ -4,7 +4,9 @@ import org.junit.jupiter.api.Test;
 
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
+import java.util.Arrays;
 import java.util.Comparator;
+import java.util.List;
 import java.util.HexFormat;
 import java.util.Map;
 import java.util.Set;
@@ -120,4 +122,24 @@ class LibketamaFamilyTest extends RingFamilyContract {
             assertEquals(3, checked);
         }
     }
+
+    /**
+     * Rule K's rounding where libmemcached's rule L differs (rings.md §13; derived, gcc x86-64 and a
+     * numpy model agree, not published by libketama): 25 equal servers get 40 digests, 160 points (L:
+     * 39); 61 get 39, 156 points; of 21 servers weighing 1,624 in all, one of 638 gets 330 digests
+     * (L: 329). The fixture of {@code test.sh} cannot tell K from L (both give its 1,264 points): this
+     * catches rule L in place of K.
+     */
+    @Test
+    void ruleKWhereRuleLDiffers() throws Exception {
+        assertEquals(List.of(160L), pointsPerBackend(equalServers(25), VERSION).stream().distinct().toList());
+        assertEquals(List.of(156L), pointsPerBackend(equalServers(61), VERSION).stream().distinct().toList());
+        StringBuilder text = new StringBuilder("server 10.0.3.1:11211 weight=638;\n");
+        for (int i = 0; i < 20; i++) {
+            text.append("server 10.0.3.").append(2 + i).append(":11211 weight=").append(i < 14 ? 49 : 50).append(";\n");
+        }
+        assertEquals(330L * 4, pointsPerBackend(text.toString(), VERSION).getFirst());
+    }
+
+
 }

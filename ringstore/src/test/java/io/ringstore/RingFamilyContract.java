@@ -466,6 +466,27 @@ abstract class RingFamilyContract {
         return RingStore.open(file);
     }
 
+    /** Each backend's number of points in {@code version}'s ring of all the backends of {@code backendsText}, in file order. */
+    List<Long> pointsPerBackend(String backendsText, RingVersion version) throws Exception {
+        try (RingStore store = build(backendsText, version)) {
+            Ring ring = store.ring(Set.of(), version);
+            long[] count = new long[store.backendCount()];
+            for (int p = 0; p < ring.pointCount(); p++) {
+                count[ring.pointBackend(p)]++;
+            }
+            return Arrays.stream(count).boxed().toList();
+        }
+    }
+
+    /** A backends file of {@code n} servers of weight 1, 10.0.2.1:11211 onwards. */
+    static String equalServers(int n) {
+        StringBuilder text = new StringBuilder();
+        for (int i = 1; i <= n; i++) {
+            text.append("server 10.0.2.").append(i).append(":11211;\n");
+        }
+        return text.toString();
+    }
+
     /** The fleet without its features (one ring of all backends). */
     static String stripFeatures(String fleet) {
         return fleet.replaceAll("  # ringstore: features=[^\n]*", "");

@@ -74,27 +74,13 @@ class SpymemcachedWeightedFamilyTest extends RingFamilyContract {
     /** Weights 1, 1, 3: 96, 96 and 288 points; the unweighted family would give 160 each. */
     @Test
     void weightsOneOneThree() throws Exception {
-        assertEquals(List.of(96L, 96L, 288L), pointsPerBackend("server 10.0.0.1:11211;\nserver 10.0.0.2:11211;\nserver 10.0.0.3:11211 weight=3;\n"));
+        assertEquals(List.of(96L, 96L, 288L), pointsPerBackend("server 10.0.0.1:11211;\nserver 10.0.0.2:11211;\nserver 10.0.0.3:11211 weight=3;\n", VERSION));
     }
 
     /** 25 equal nodes: the float rule gives 39 digests, 156 points each (a double rule would give 40). */
     @Test
     void twentyFiveEqualNodesGet156PointsEach() throws Exception {
-        StringBuilder text = new StringBuilder();
-        for (int i = 1; i <= 25; i++) {
-            text.append("server 10.0.2.").append(i).append(":11211;\n");
-        }
-        assertEquals(List.of(156L), pointsPerBackend(text.toString()).stream().distinct().toList());
+        assertEquals(List.of(156L), pointsPerBackend(equalServers(25), VERSION).stream().distinct().toList());
     }
 
-    private List<Long> pointsPerBackend(String text) throws Exception {
-        try (RingStore store = build(text, VERSION)) {
-            Ring ring = store.ring(Set.of(), VERSION);
-            long[] count = new long[store.backendCount()];
-            for (int p = 0; p < ring.pointCount(); p++) {
-                count[ring.pointBackend(p)]++;
-            }
-            return Arrays.stream(count).boxed().toList();
-        }
-    }
 }

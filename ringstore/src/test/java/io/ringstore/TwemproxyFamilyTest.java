@@ -128,31 +128,16 @@ class TwemproxyFamilyTest extends RingFamilyContract {
     /** 25 equal servers: the float rule gives 39 digests, 156 points each (TwemproxyParityTest: real nutcracker agrees). */
     @Test
     void twentyFiveEqualServersGet156PointsEach() throws Exception {
-        StringBuilder text = new StringBuilder();
-        for (int i = 1; i <= 25; i++) {
-            text.append("server 10.0.2.").append(i).append(":11211;\n");
-        }
-        assertEquals(List.of(156L), pointsPerBackend(text.toString()).stream().distinct().toList());
+        assertEquals(List.of(156L), pointsPerBackend(equalServers(25), RingVersion.parse("twemproxy")).stream().distinct().toList());
     }
 
     /** Weights 1, 1, 3: 96, 96 and 288 points (rings.md's worked example). */
     @Test
     void weightsOneOneThree() throws Exception {
         assertEquals(List.of(96L, 96L, 288L),
-                pointsPerBackend("server 10.0.0.1:11211;\nserver 10.0.0.2:11211;\nserver 10.0.0.3:11211 weight=3;\n"));
+                pointsPerBackend("server 10.0.0.1:11211;\nserver 10.0.0.2:11211;\nserver 10.0.0.3:11211 weight=3;\n", RingVersion.parse("twemproxy")));
     }
 
-    private List<Long> pointsPerBackend(String text) throws Exception {
-        RingVersion v = RingVersion.parse("twemproxy");
-        try (RingStore store = build(text, v)) {
-            Ring ring = store.ring(Set.of(), v);
-            long[] count = new long[store.backendCount()];
-            for (int p = 0; p < ring.pointCount(); p++) {
-                count[ring.pointBackend(p)]++;
-            }
-            return Arrays.stream(count).boxed().toList();
-        }
-    }
 
     /**
      * libmemcached's {@code ketama_test_cases} under {@code twemproxy:md5} with nutcracker's default
