@@ -434,12 +434,12 @@ public final class Ring {
     }
 
     /**
-     * {@return the whole hash of the point at {@code position}: a 64-bit ring's high and low words, a
-     * 32-bit ring's hash zero-extended} For the tests, which compare 64-bit rings point by point.
+     * {@return the whole hash of the point at {@code position}: a 64-bit ring's (high and low words), a
+     * 32-bit ring's zero-extended}
      *
      * @param position the point's position, 0 ≤ position &lt; {@link #pointCount()}
      */
-    long pointHash64(int position) {
+    public long pointHash64(int position) {
         return walk.storedHash64(storedPosition(position));
     }
 

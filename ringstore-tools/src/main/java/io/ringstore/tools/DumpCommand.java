@@ -128,7 +128,7 @@ final class DumpCommand extends Command {
                     out.printf("  %10s  %10s  %s%n", "position", "hash", "backend");
                     for (int i = 0; i < Math.min(points, r.pointCount()); i++) {
                         int b = r.pointBackend(i);
-                        out.printf("  %10d  %10s  %s%n", i, Integer.toUnsignedString(r.pointHash(i)), b < 0 ? "-" : store.backend(b).address());
+                        out.printf("  %10d  %10s  %s%n", i, Long.toUnsignedString(r.pointHash64(i)), b < 0 ? "-" : store.backend(b).address());
                     }
                 }
             }
@@ -184,7 +184,13 @@ final class DumpCommand extends Command {
                 if (points > 0) {
                     j.beginArray("first_points");
                     for (int i = 0; i < Math.min(points, r.pointCount()); i++) {
-                        j.begin().field("hash", Integer.toUnsignedLong(r.pointHash(i))).field("backend", r.pointBackend(i)).end();
+                        j.begin();
+                        if (r.isWide()) { // a u64 above 2^53 is not a JSON number every reader keeps exactly: a decimal string
+                            j.field("hash", Long.toUnsignedString(r.pointHash64(i)));
+                        } else {
+                            j.field("hash", Integer.toUnsignedLong(r.pointHash(i)));
+                        }
+                        j.field("backend", r.pointBackend(i)).end();
                     }
                     j.endArray();
                 }
