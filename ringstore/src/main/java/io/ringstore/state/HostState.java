@@ -23,15 +23,22 @@ import static io.ringstore.state.StateFileLayout.*;
  * allocate nothing, and are safe from any thread of any process.
  *
  * <p><b>In flight, and {@code kill -9}.</b> A router holds a lease: one of the file's lease slots,
- * named by its pid and start time, with a heartbeat it refreshes every {@link Options#heartbeat()}.
- * Each backend's in-flight count is kept per lease, one u32 cell each, written only by that lease's
- * process; the host-wide count is their sum (two cache lines for 32 leases). When a process dies
- * without releasing, another process (any router's heartbeat thread, or the next one to open the
- * file, or {@code ringstore state}) finds its lease dead — heartbeat older than {@link
- * Options#staleAfter()} and no process with that pid and start time — claims it with a CAS and sets its
- * cells to zero. Setting to zero is idempotent, so a reaper that dies half-way is simply followed by
- * another; and a count is never negative, because a cell only goes down by its owner's release of
- * what it acquired.
+ * held by a POSIX record lock on its byte range of the file, which the kernel releases when the
+ * process dies, whatever its pid namespace and however long it was stopped. Each backend's in-flight
+ * count is kept per lease, one u32 cell each, written only by that lease's process; the host-wide
+ * count is their sum. When a process dies without releasing, another process (any router's heartbeat
+ * thread, or the next one to open the file, or {@code ringstore state}) takes its lease's lock, which
+ * only succeeds once the holder is gone, and sets its cells to zero. Setting to zero is idempotent, so
+ * a reaper that dies half-way is simply followed by another; and a count is never negative, because a
+ * cell only goes down by its owner's release of what it acquired. The heartbeat (every {@link
+ * Options#heartbeat()}) is shown to operators and spares lock tests on leases beating now; it never
+ * decides that a lease is dead. A router that finds every lease held still opens: it shares drain
+ * and health, and counts none of its own requests ({@link #counted()}), as logged once.
+ *
+ * <p><b>One descriptor per process.</b> Record locks belong to the process, and closing any
+ * descriptor of the file releases all of them: every instance of a process on one file shares one
+ * channel, closed with the last instance, and a router process must not open and close the state file
+ * by other means while it holds a lease.
  *
  * <p><b>Slots come and go.</b> While a router tracks an endpoint, its heartbeat keeps the slot
  * "named"; a slot named by no router for {@link Options#reclaimAfter()}, with nothing in flight and not
@@ -53,7 +60,8 @@ public final class HostState implements AutoCloseable {
      * How a state file is created and used.
      *
      * @param slots        backend slots of a new file (1 to 65,536): endpoints it can hold at once
-     * @param leases       lease slots of a new file (1 to 32): router processes it can serve at once
+     * @param leases       lease slots of a new file (1 to 1,024): router processes it can serve at once (a file of
+     *                     at most 32 is written in version 1, which earlier releases read too)
      * @param maxFails     failures that make a backend unavailable (nginx {@code max_fails}; 0: never)
      * @param failTimeout  how long such a backend stays unavailable (nginx {@code fail_timeout})
      * @param heartbeat    how often a router refreshes its lease and looks for dead ones
@@ -62,8 +70,8 @@ public final class HostState implements AutoCloseable {
      */
     public record Options(int slots, int leases, int maxFails, Duration failTimeout, Duration heartbeat, Duration staleAfter,
                           Duration reclaimAfter) {
-        /** 4,096 backends, 32 processes, nginx's defaults (1 failure, 10 s), 100 ms heartbeat, 500 ms stale, 60 s reclaim. */
-        public static final Options DEFAULTS = new Options(4096, MAX_LEASES, 1, Duration.ofSeconds(10), Duration.ofMillis(100),
+        /** 4,096 backends, 256 processes, nginx's defaults (1 failure, 10 s), 100 ms heartbeat, 500 ms stale, 60 s reclaim. */
+        public static final Options DEFAULTS = new Options(4096, DEFAULT_LEASES, 1, Duration.ofSeconds(10), Duration.ofMillis(100),
                 Duration.ofMillis(500), Duration.ofSeconds(60));
 
         /**
@@ -102,7 +110,7 @@ public final class HostState implements AutoCloseable {
          * {@return these options with another size for a new file}
          *
          * @param slots  backend slots, 1 to 65,536
-         * @param leases lease slots (router processes), 1 to 32
+         * @param leases lease slots (router processes), 1 to 1,024
          */
         public Options withCapacity(int slots, int leases) {
             return new Options(slots, leases, maxFails, failTimeout, heartbeat, staleAfter, reclaimAfter);
@@ -177,7 +185,7 @@ public final class HostState implements AutoCloseable {
         try {
             return new HostState(m, options, router);
         } catch (StateFileException | RuntimeException | Error e) {
-            m.arena.close();
+            m.close();
             throw e;
         }
     }
@@ -211,8 +219,8 @@ public final class HostState implements AutoCloseable {
      * @param ringFile the ring file whose state this is (the state file lies {@linkplain #statePath(Path) beside it})
      * @param options the capacity, health rule and timings (use the same in every process of the host)
      * @return the open state; close it to give the lease back
-     * @throws StateFileException the file is of another version, cannot be read or written, or all its
-     *                            leases are held by live processes
+     * @throws StateFileException the file is of another version, cannot be read, written or locked (every
+     *                            lease held is no failure: the state then counts nothing of this process)
      */
     public static HostState open(Path ringFile, Options options) throws StateFileException {
         return of(StateMapping.mapOrRebuild(statePath(ringFile), options.leases(), options.slots()), options, true);
@@ -499,6 +507,15 @@ public final class HostState implements AutoCloseable {
         return list;
     }
 
+    /**
+     * {@return whether this instance counts its requests in flight} False for an operator's instance,
+     * for a router that found every lease of the file held (it routes with the host's drain and health,
+     * its own requests uncounted, as logged once at open), and for one whose lease was overwritten.
+     */
+    public boolean counted() {
+        return leases.counts();
+    }
+
     /** {@return every lease in use} */
     public List<LeaseState> leases() {
         return leases.states();
@@ -524,6 +541,6 @@ public final class HostState implements AutoCloseable {
             }
         }
         leases.giveBack(); // after the heartbeat, which could take the lease back
-        file.arena.close();
+        file.close();
     }
 }

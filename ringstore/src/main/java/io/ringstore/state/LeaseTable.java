@@ -1,82 +1,168 @@
 package io.ringstore.state;
 
+import io.ringstore.internal.IoErrors;
+
+import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
+import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
+import java.security.SecureRandom;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
+import java.util.Objects;
 
 import static io.ringstore.state.StateFileLayout.*;
 
 /**
- * The leases of a state file and the requests in flight they hold. A lease is one router process,
- * named by its pid and start time, with a heartbeat; its in-flight counts are one u32 cell in every
- * record, written only by its process, and its total in the header. This table decides which leases
- * are alive ({@link #alive}), reaps the dead (claim by CAS, cells set to zero: idempotent, so a
- * reaper that dies half-way is followed by another), and counts this process's requests in its own
- * lease, if it holds one (a router; an operator's inspecting instance holds none).
+ * The leases of a state file and the requests in flight they hold. A lease is one router process; its
+ * in-flight counts are one u32 cell in every record, written only by its process, and its total in
+ * the header. The process holds a POSIX record lock on the lease's byte range of the file for as long
+ * as it holds the lease, and the kernel releases that lock when the process dies, whatever its pid
+ * namespace and however long it was stopped: a lease is dead exactly when another process can take
+ * its lock ({@link #reapDead}). The heartbeat, pid and start time are for people to read (and the
+ * heartbeat to skip a lock attempt on a lease beating now), never a reason to reap.
  */
 final class LeaseTable {
     private static final System.Logger LOG = System.getLogger(HostState.class.getName());
     private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
     private static final VarHandle INT = ValueLayout.JAVA_INT.varHandle();
     private static final int NO_LEASE = -1;
+    /** Distinguishes this process's owner words from those of processes of the same pid in other namespaces. */
+    private static final long NONCE = new SecureRandom().nextInt() & 0x7FFF_FFFFL;
 
     private final StateMapping file;
     private final MemorySegment s;
     private final Duration staleAfter;
-    /** This process: pid in the high half, start time's low 31 bits of milliseconds above bit 0. */
+    /** This instance's owner word: pid in the high half, a random 31-bit number above bit 0. */
     private final long token;
     /** This process's lease, or {@link #NO_LEASE}. */
     private final int lease;
+    /** A router that found every lease held: acquire and release count nothing. */
+    private final boolean uncounted;
     private final long leaseTotalOffset;
+    private final long ownerOffset;
+    /** The record lock on this lease's range, held until {@link #giveBack}; {@code null} without a lease. */
+    private final FileLock held;
     /** Set by {@link #stopCounting}: calls on a slot throw from then on. */
     private volatile boolean closed;
-    /** Set when another process took this process's lease: acquire and release then count nothing. */
+    /** Set when this lease's owner word was changed under its lock: acquire and release then count nothing. */
     private volatile boolean lostLease;
+    /** Per lease, when the heartbeat's reaping may next try its lock (heartbeat thread, and the constructor). */
+    private final long[] nextTry;
+    /** A lock attempt that failed for a reason other than a holder, logged once. */
+    private volatile boolean lockFailureLogged;
 
     /**
-     * Reaps the dead leases, then, when {@code claim}, takes a free one for this process.
+     * Reaps the dead leases, then, when {@code claim}, takes a free one (or a dead one) for this process.
      *
-     * @param staleAfter a lease whose heartbeat is older than this, and whose process is gone, is dead
-     * @throws StateFileException when {@code claim} and every lease is held by a live process
+     * @param staleAfter a lease whose heartbeat is younger than this is not tried for its lock by the heartbeat's reaping
+     * @throws StateFileException when {@code claim} and every lease is held by a live process, or the file cannot be locked
      */
     LeaseTable(StateMapping file, Duration staleAfter, boolean claim) throws StateFileException {
         this.file = file;
         this.s = file.segment;
         this.staleAfter = staleAfter;
-        ProcessHandle self = ProcessHandle.current();
-        this.token = token(self.pid(), self.info().startInstant());
-        reapDead();
-        this.lease = claim ? claim() : NO_LEASE;
-        this.leaseTotalOffset = claim ? LEASE_TOTALS_OFFSET + 4L * lease : -1;
-    }
-
-    private static long token(long pid, Optional<Instant> start) {
-        long startBits = start.map(i -> i.toEpochMilli() & 0x7FFF_FFFFL).orElse(0L);
-        return (pid << 32) | (startBits << 1);
-    }
-
-    private int claim() throws StateFileException {
-        long now = System.nanoTime();
-        for (int l = 0; l < file.leases; l++) {
-            long o = leaseOffset(l);
-            if (LONG.compareAndSet(s, o + LEASE_OWNER_OFFSET, 0L, token)) {
-                // A free lease's counts should be zero, but a process that counted into it while it was
-                // being closed or reaped may have left some: they are not this process's requests.
-                zeroCounts(l);
-                LONG.setVolatile(s, o + LEASE_HEARTBEAT_OFFSET, now);
-                LONG.setVolatile(s, o + LEASE_PID_OFFSET, ProcessHandle.current().pid());
-                LONG.setVolatile(s, o + LEASE_START_OFFSET, ProcessHandle.current().info().startInstant().map(Instant::toEpochMilli).orElse(0L));
-                return l;
-            }
+        this.token = (ProcessHandle.current().pid() << 32) | (NONCE << 1);
+        this.nextTry = new long[file.leases];
+        reap(true);
+        Claimed c = claim ? claim() : null;
+        if (c != null) {
+            this.lease = c.lease;
+            this.held = c.lock;
+        } else {
+            this.lease = NO_LEASE;
+            this.held = null;
         }
-        throw new StateFileException(file.path, -1, "all " + file.leases + " leases are held by live processes (pids "
-                + states().stream().map(x -> String.valueOf(x.pid())).toList() + ")", false);
+        this.uncounted = claim && c == null;
+        this.leaseTotalOffset = c != null ? LEASE_TOTALS_OFFSET + 4L * lease : -1;
+        this.ownerOffset = c != null ? file.lease(lease) + LEASE_OWNER_OFFSET : -1;
+        if (uncounted) {
+            LOG.log(Level.WARNING, "{0}: all {1} leases are held by live processes; this router goes on with the host''s drain and "
+                    + "health, without counting its requests in flight{2}", file.path, String.valueOf(file.leases), file.leases <= MAX_SMALL_LEASES
+                    ? " (a version 1 file, of at most 32 leases: remove it while no router runs, and the next makes one of "
+                    + DEFAULT_LEASES + ")" : "");
+        }
+    }
+
+    private record Claimed(int lease, FileLock lock) {
+    }
+
+    /**
+     * Takes the first lease whose lock no process holds: a free one, or a dead one (its counts zeroed
+     * first); {@code null} when every lease is held.
+     */
+    private Claimed claim() throws StateFileException {
+        IOException failure = null;
+        for (int l = 0; l < file.leases; l++) {
+            if (file.heldHere(l)) {
+                continue;
+            }
+            FileLock lock;
+            try {
+                lock = file.tryLockLease(l);
+            } catch (OverlappingFileLockException e) {
+                continue; // another instance in this process holds it
+            } catch (IOException e) {
+                failure = e;
+                continue;
+            }
+            if (lock == null) {
+                continue; // a live process holds it
+            }
+            long o = file.lease(l);
+            long owner = (long) LONG.getVolatile(s, o + LEASE_OWNER_OFFSET);
+            // A free lease's counts should be zero, and a dead one's are not this process's requests.
+            cover(l);
+            long returned = zeroCounts(l);
+            if (owner != 0) {
+                logReclaimed(l, o, returned);
+            }
+            long now = System.nanoTime();
+            LONG.setVolatile(s, o + LEASE_HEARTBEAT_OFFSET, now);
+            LONG.setVolatile(s, o + LEASE_PID_OFFSET, ProcessHandle.current().pid());
+            LONG.setVolatile(s, o + LEASE_START_OFFSET, ProcessHandle.current().info().startInstant().map(Instant::toEpochMilli).orElse(0L));
+            LONG.setVolatile(s, o + LEASE_OWNER_OFFSET, token);
+            file.heldHere(l, true);
+            return new Claimed(l, lock);
+        }
+        if (failure != null) {
+            throw new StateFileException(file.path, -1, "cannot lock a lease (the file system must support POSIX record locks): "
+                    + IoErrors.describe(failure), false, failure);
+        }
+        return null;
+    }
+
+    /** Version 2: raises the high-water mark to cover lease {@code l} before it counts anything. */
+    private void cover(int l) {
+        if (!file.highWater) {
+            return;
+        }
+        int hw;
+        do {
+            hw = (int) INT.getVolatile(s, (long) LEASE_HIGH_WATER_OFFSET);
+            if (hw > l && hw <= file.leases) {
+                return;
+            }
+        } while (!INT.compareAndSet(s, (long) LEASE_HIGH_WATER_OFFSET, hw, l + 1));
+    }
+
+    /** {@return the leases whose cells are summed: all, or (version 2) those up to the high-water mark} */
+    private int summed() {
+        if (!file.highWater) {
+            return file.leases;
+        }
+        int hw = (int) INT.getAcquire(s, (long) LEASE_HIGH_WATER_OFFSET);
+        return hw < 0 || hw > file.leases ? file.leases : hw; // forged: sum them all
+    }
+
+    private void logReclaimed(int l, long o, long returned) {
+        LOG.log(Level.INFO, "{0}: lease {1} of dead process {2} reclaimed, {3} requests in flight returned",
+                file.path, l, String.valueOf(s.get(ValueLayout.JAVA_LONG, o + LEASE_PID_OFFSET)), String.valueOf(returned));
     }
 
     /** Sets the in-flight cells of {@code lease}, and its total, to zero; {@return what the cells held} */
@@ -89,73 +175,143 @@ final class LeaseTable {
         return returned;
     }
 
-    /** Whether the holder {@code owner} of a lease (or a reaper of it) lives: a fresh heartbeat, or its process. */
-    private boolean alive(long owner, long heartbeat, long now) {
-        if (now - heartbeat < staleAfter.toNanos()) {
-            return true;
+    /**
+     * {@return the lock of lease {@code l} if no process holds it (its holder is gone), else {@code null}}
+     * A lease held by this process (another instance) or that cannot be locked counts as held: a lease
+     * is never reaped on a doubt.
+     */
+    private FileLock lockIfUnheld(int l) {
+        if (file.heldHere(l)) {
+            return null;
         }
-        Optional<ProcessHandle> p = ProcessHandle.of(owner >>> 32);
-        if (p.isEmpty() || !p.get().isAlive()) {
-            return false;
+        try {
+            return file.tryLockLease(l);
+        } catch (OverlappingFileLockException e) {
+            return null;
+        } catch (IOException e) {
+            if (!lockFailureLogged) {
+                lockFailureLogged = true;
+                LOG.log(Level.WARNING, "{0}: cannot test lease {1}''s lock, dead leases are not reaped: {2}", file.path, l, IoErrors.describe(e));
+            }
+            return null;
         }
-        Optional<Instant> start = p.get().info().startInstant();
-        return start.isEmpty() || token(owner >>> 32, start) == (owner & ~1L);
     }
 
-    /** Zeroes the leases of dead processes; returns how many. */
+    private static void release(FileLock lock) {
+        try {
+            lock.release();
+        } catch (IOException e) {
+            // the channel stays open: the lock goes with it, or with the process
+        }
+    }
+
+    /** Zeroes the leases of dead processes; returns how many. Leases beating now are not tried. */
     int reapDead() {
+        return reap(false);
+    }
+
+    /**
+     * Zeroes the leases whose lock no process holds. With {@code all} false, a lease whose heartbeat is
+     * younger than staleAfter is skipped, to spare a system call per lease per heartbeat; a heartbeat in
+     * the future (a file from before a reboot, or forged) is stale.
+     */
+    private int reap(boolean all) {
         int reaped = 0;
         long now = System.nanoTime();
         for (int l = 0; l < file.leases; l++) {
-            long o = leaseOffset(l);
-            long owner = (long) LONG.getVolatile(s, o + LEASE_OWNER_OFFSET);
-            if (owner == 0 || alive(owner, (long) LONG.getVolatile(s, o + LEASE_HEARTBEAT_OFFSET), now)) {
+            if (l == lease) {
                 continue;
             }
-            long reaping = token | 1;
-            if (!LONG.compareAndSet(s, o + LEASE_OWNER_OFFSET, owner, reaping)) {
-                continue; // another process reaps it, or it was freed
+            long o = file.lease(l);
+            if ((long) LONG.getVolatile(s, o + LEASE_OWNER_OFFSET) == 0) {
+                continue;
             }
-            LONG.setVolatile(s, o + LEASE_HEARTBEAT_OFFSET, now);
-            long returned = zeroCounts(l);
-            LONG.compareAndSet(s, o + LEASE_OWNER_OFFSET, reaping, 0L);
-            reaped++;
-            LOG.log(Level.INFO, "{0}: lease {1} of dead process {2} reclaimed, {3} requests in flight returned",
-                    file.path, l, String.valueOf(owner >>> 32), String.valueOf(returned));
+            long age = now - (long) LONG.getVolatile(s, o + LEASE_HEARTBEAT_OFFSET);
+            if (!all && (age >= 0 && age < staleAfter.toNanos() || now - nextTry[l] < 0)) {
+                continue;
+            }
+            FileLock lock = lockIfUnheld(l);
+            if (lock == null) {
+                // Alive (held by a process), however old its heartbeat. A stopped holder is tried again
+                // after staleAfter, not at every beat: each process tries each stale lease at most once per
+                // staleAfter, so a host of stopped routers costs no storm of lock calls.
+                nextTry[l] = now + staleAfter.toNanos();
+                continue;
+            }
+            try {
+                if ((long) LONG.getVolatile(s, o + LEASE_OWNER_OFFSET) != 0) { // not freed meanwhile
+                    long returned = zeroCounts(l);
+                    LONG.setVolatile(s, o + LEASE_HEARTBEAT_OFFSET, now);
+                    LONG.setVolatile(s, o + LEASE_OWNER_OFFSET, 0L);
+                    reaped++;
+                    logReclaimed(l, o, returned);
+                }
+            } finally {
+                release(lock);
+            }
         }
         return reaped;
     }
 
     /**
      * Refreshes this process's heartbeat (the heartbeat thread of a router), and notices when its lease
-     * was reaped while it ran: takes it back if it is still free, or stops counting if another
-     * process holds it now.
+     * was overwritten while it held its lock.
      */
     void beat(long now) {
-        long o = leaseOffset(lease);
-        LONG.setRelease(s, o + LEASE_HEARTBEAT_OFFSET, now);
-        // Reaped while alive: only when this process looked gone to another, as from another pid
-        // namespace while its heartbeat stalled. Take the lease back if it is still free.
-        long owner = (long) LONG.getVolatile(s, o + LEASE_OWNER_OFFSET);
-        if (owner != token && LONG.compareAndSet(s, o + LEASE_OWNER_OFFSET, 0L, token)) {
-            LOG.log(Level.ERROR, "{0}: lease {1} of this process was reaped while it ran (heartbeat stalled over {2} "
-                    + "and pid not visible to the reaper?); its in-flight counts restart from zero", file.path, lease, staleAfter);
-        } else if (owner != token && !lostLease) {
-            lostLease = true; // another process holds it now: counting on would write into its counts
-            LOG.log(Level.ERROR, "{0}: lease {1} of this process was reaped and taken by pid {2}; this process no longer "
-                    + "counts its requests in flight (reopen the state to count again)", file.path, lease, String.valueOf(owner >>> 32));
+        if (lease == NO_LEASE) {
+            return;
         }
+        LONG.setRelease(s, file.lease(lease) + LEASE_HEARTBEAT_OFFSET, now);
+        counting();
     }
 
-    /** {@return every lease in use} */
+    /**
+     * {@return whether this process still counts in its lease} Its owner word is its own unless a
+     * process that does not follow the lock protocol (or a corruption) changed it: then this process
+     * stops counting, with one log line, rather than count into another's cells.
+     */
+    private boolean counting() {
+        if (lostLease) {
+            return false;
+        }
+        long owner = (long) LONG.getOpaque(s, ownerOffset);
+        if (owner == token) {
+            return true;
+        }
+        synchronized (this) {
+            if (!lostLease) {
+                lostLease = true;
+                LOG.log(Level.ERROR, "{0}: lease {1} of this process was overwritten (owner word now 0x{2}) although this process "
+                        + "holds its lock; this process no longer counts its requests in flight (reopen the state to count again)",
+                        file.path, lease, Long.toHexString(owner));
+            }
+        }
+        return false;
+    }
+
+    /** {@return whether this instance counts its requests in flight: it holds a lease, and its lease is its own} */
+    boolean counts() {
+        return held != null && !lostLease;
+    }
+
+    /** Whether a process holds lease {@code l}'s lock now. */
+    private boolean held(int l) {
+        FileLock lock = lockIfUnheld(l);
+        if (lock == null) {
+            return true;
+        }
+        release(lock);
+        return false;
+    }
+
+    /** {@return every lease in use, alive meaning that a process holds its lock} */
     List<HostState.LeaseState> states() {
-        long now = System.nanoTime();
         List<HostState.LeaseState> list = new ArrayList<>();
         for (int l = 0; l < file.leases; l++) {
-            long o = leaseOffset(l);
+            long o = file.lease(l);
             long owner = (long) LONG.getVolatile(s, o + LEASE_OWNER_OFFSET);
             if (owner != 0) {
-                list.add(new HostState.LeaseState(l, owner >>> 32, alive(owner, (long) LONG.getVolatile(s, o + LEASE_HEARTBEAT_OFFSET), now),
+                list.add(new HostState.LeaseState(l, s.get(ValueLayout.JAVA_LONG, o + LEASE_PID_OFFSET), l == lease || held(l),
                         Integer.toUnsignedLong((int) INT.getOpaque(s, LEASE_TOTALS_OFFSET + 4L * l))));
             }
         }
@@ -168,7 +324,7 @@ final class LeaseTable {
     long inFlight(int slot) {
         long cells = file.record(slot) + IN_FLIGHT_OFFSET;
         long sum = 0;
-        for (int l = 0; l < file.leases; l++) {
+        for (int l = 0, n = summed(); l < n; l++) {
             sum += Integer.toUnsignedLong(s.get(ValueLayout.JAVA_INT, cells + 4L * l));
         }
         return sum;
@@ -177,7 +333,7 @@ final class LeaseTable {
     /** {@link HostState#totalInFlight}: every lease's total summed. */
     long totalInFlight() {
         long sum = 0;
-        for (int l = 0; l < file.leases; l++) {
+        for (int l = 0, n = summed(); l < n; l++) {
             sum += Integer.toUnsignedLong(s.get(ValueLayout.JAVA_INT, LEASE_TOTALS_OFFSET + 4L * l));
         }
         return sum;
@@ -186,7 +342,7 @@ final class LeaseTable {
     /** One more request in flight to {@code slot}, in this process's lease. */
     void acquire(int slot) {
         long cell = cell(slot);
-        if (lostLease) {
+        if (uncounted || !counting()) {
             return;
         }
         INT.getAndAdd(s, cell, 1);
@@ -196,7 +352,7 @@ final class LeaseTable {
     /** One request fewer in flight to {@code slot}, in this process's lease; never below zero. */
     void release(int slot) {
         long cell = cell(slot);
-        if (lostLease) {
+        if (uncounted || !counting()) {
             return;
         }
         decrement(cell);
@@ -214,6 +370,13 @@ final class LeaseTable {
     }
 
     private long cell(int slot) {
+        if (uncounted) {
+            Objects.checkIndex(slot, file.slots);
+            if (closed) {
+                throw new IllegalStateException(file.path + ": closed");
+            }
+            return -1;
+        }
         if (lease == NO_LEASE) {
             throw new IllegalStateException("opened to inspect, with no lease: open it as a router to count requests");
         }
@@ -235,10 +398,14 @@ final class LeaseTable {
      * since a beat could take the lease back. Nothing without a lease.
      */
     void giveBack() {
-        if (lease == NO_LEASE) {
+        if (held == null) {
             return;
         }
-        zeroCounts(lease);
-        LONG.compareAndSet(s, leaseOffset(lease) + LEASE_OWNER_OFFSET, token, 0L);
+        if (!lostLease) {
+            zeroCounts(lease);
+            LONG.compareAndSet(s, ownerOffset, token, 0L);
+        }
+        file.heldHere(lease, false);
+        release(held); // after the lease is free: a claimer that takes the lock finds it so
     }
 }

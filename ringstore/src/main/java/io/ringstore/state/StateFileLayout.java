@@ -6,13 +6,16 @@ package io.ringstore.state;
  * access modes need aligned, native words.
  *
  * <pre>
- *  0          256               256 + 64 × leaseCount                         fileLength
+ *  0          H                 H + 64 × leaseCount                           fileLength
  *  +----------+-----------------+----------------+----------------+-----+----------------+
  *  | Header   | Lease 0 .. L-1  | Record 0       | Record 1       | ... | Record B-1     |
- *  | 256 B    | 64 B each       | recordLength B | recordLength B |     |                |
+ *  | H B      | 64 B each       | recordLength B | recordLength B |     |                |
  *  +----------+-----------------+----------------+----------------+-----+----------------+
  *
- *  Record (recordLength = 128 + 4 × leaseCount, a multiple of 64):
+ *  H = headerLength(leaseCount): 256 up to 32 leases (version 1), 128 + 4 × leaseCount rounded up to
+ *  a line above (version 2).
+ *
+ *  Record (recordLength = 128 + 4 × leaseCount rounded up to a line):
  *  +---- line 0: hot, read by every availability check -----------------------------+
  *  | state u64 | drained u64 | fails u64 | checked i64 | accessed i64 | named i64 | reserved 16 |
  *  +---- lines 1..: in-flight cells, one u32 per lease (written only by that lease) --+
@@ -28,7 +31,10 @@ final class StateFileLayout {
 
     /** ASCII {@code RINGSTAT}, stored as bytes (not as a native long). */
     static final byte[] MAGIC = {'R', 'I', 'N', 'G', 'S', 'T', 'A', 'T'};
-    static final int VERSION = 1;
+    /** Files of 1 to 32 leases: a 256-byte header, what every earlier release writes and reads. */
+    static final int VERSION_SMALL = 1;
+    /** Files of more leases: a header that grows with the lease totals (33 to 1,024 leases). */
+    static final int VERSION = 2;
     static final int CACHE_LINE = 64;
 
     // Header. Fields before HEADER_CHECKSUM_OFFSET are written once, at creation, and checked by the CRC.
@@ -47,10 +53,17 @@ final class StateFileLayout {
     // Mutable header words, each on its own cache line so that directory changes do not disturb counts.
     static final int DIRECTORY_LOCK_OFFSET = 64;
     static final int DIRECTORY_GENERATION_OFFSET = DIRECTORY_LOCK_OFFSET + 8;
+    /** Version 2: u32, one more than the highest lease ever claimed; cells of leases above it are zero and not summed. */
+    static final int LEASE_HIGH_WATER_OFFSET = DIRECTORY_GENERATION_OFFSET + 8;
     /** Per lease, the requests it holds in flight over all backends: u32 × leaseCount from here. */
     static final int LEASE_TOTALS_OFFSET = 128;
+    /** The header of a version 1 file, and the least of any. */
     static final int HEADER_LENGTH = 256;
-    static final int MAX_LEASES = (HEADER_LENGTH - LEASE_TOTALS_OFFSET) / 4;
+    /** The most leases of a version 1 file: their totals fill its header. */
+    static final int MAX_SMALL_LEASES = (HEADER_LENGTH - LEASE_TOTALS_OFFSET) / 4;
+    static final int MAX_LEASES = 1024;
+    /** The leases of a new file by default: as many router processes as a host runs. */
+    static final int DEFAULT_LEASES = 256;
 
     // Lease (one per process holding the file open as a router).
     static final int LEASE_LENGTH = CACHE_LINE;
@@ -76,18 +89,29 @@ final class StateFileLayout {
 
     static final int MAX_SLOTS = 1 << 16;
 
-    /** 128 + 4 × leases: the hot line, the cells rounded up to whole lines, the endpoint line. */
+    /** 128 + 4 × leases rounded up to a whole line: the hot line, the cells, the endpoint line. */
     static int recordLength(int leases) {
         int cells = (leases * 4 + CACHE_LINE - 1) / CACHE_LINE * CACHE_LINE;
         return CACHE_LINE + cells + ENDPOINT_LINE_LENGTH;
     }
 
-    static long leaseOffset(int lease) {
-        return HEADER_LENGTH + (long) lease * LEASE_LENGTH;
+    /** {@return the version a file of {@code leases} leases is written in} */
+    static int version(int leases) {
+        return leases <= MAX_SMALL_LEASES ? VERSION_SMALL : VERSION;
+    }
+
+    /** 256 up to 32 leases; else 128 + 4 × leases rounded up to a whole line (the lease totals end the header). */
+    static int headerLength(int leases) {
+        int totals = (leases * 4 + CACHE_LINE - 1) / CACHE_LINE * CACHE_LINE;
+        return Math.max(HEADER_LENGTH, LEASE_TOTALS_OFFSET + totals);
+    }
+
+    static long leaseOffset(int leases, int lease) {
+        return headerLength(leases) + (long) lease * LEASE_LENGTH;
     }
 
     static long recordsOffset(int leases) {
-        return HEADER_LENGTH + (long) leases * LEASE_LENGTH;
+        return headerLength(leases) + (long) leases * LEASE_LENGTH;
     }
 
     static long fileLength(int leases, int slots) {

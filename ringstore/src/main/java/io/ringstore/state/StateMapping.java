@@ -12,6 +12,7 @@ import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -41,14 +42,55 @@ final class StateMapping {
     final int leases;
     final int slots;
     final int recordLength;
+    /** Version 2: the header keeps a lease high-water mark, and counts are summed up to it. */
+    final boolean highWater;
+    /** The process's one channel on this file: the lease locks are taken through it. */
+    private final StateChannels.Ref channel;
 
-    private StateMapping(Path path, Arena arena, MemorySegment segment, int leases, int slots) {
+    private StateMapping(Path path, StateChannels.Ref channel, Arena arena, MemorySegment segment, int leases, int slots) {
         this.path = path;
+        this.channel = channel;
         this.arena = arena;
         this.segment = segment;
         this.leases = leases;
         this.slots = slots;
         this.recordLength = recordLength(leases);
+        this.highWater = version(leases) == VERSION;
+    }
+
+    /**
+     * Tries to lock lease {@code lease}'s byte range of the file (its owner word's first byte): a POSIX
+     * record lock, held by this process until released or until the process ends.
+     *
+     * @return the lock; {@code null} when another process holds it
+     * @throws java.nio.channels.OverlappingFileLockException when this process holds it already
+     * @throws IOException when the file system cannot lock
+     */
+    FileLock tryLockLease(int lease) throws IOException {
+        Objects.checkIndex(lease, leases);
+        return channel.channel.tryLock(lease(lease), 1, false);
+    }
+
+    /** {@return whether an instance in this process holds lease {@code lease}} (Java refuses a second lock of it in the process.) */
+    boolean heldHere(int lease) {
+        return channel.holds(lease);
+    }
+
+    /** Records that an instance in this process holds lease {@code lease}, or no longer does. */
+    void heldHere(int lease, boolean held) {
+        channel.holds(lease, held);
+    }
+
+    /** {@return the offset of lease {@code lease}} */
+    long lease(int lease) {
+        Objects.checkIndex(lease, leases);
+        return leaseOffset(leases, lease);
+    }
+
+    /** Unmaps the file and drops this mapping's use of the process's channel (the last use closes it). */
+    void close() {
+        arena.close();
+        channel.close();
     }
 
     /** {@return the offset of record {@code slot}} */
@@ -98,15 +140,18 @@ final class StateMapping {
             throw new StateFileException(path, -1, (attributes.isDirectory() ? "is a directory" : "is not a regular file (a FIFO, socket or device?)")
                     + ", not a state file; remove it", false);
         }
-        FileChannel ch;
+        StateChannels.Ref ref;
         try {
-            ch = FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE);
-        } catch (NoSuchFileException e) {
-            return null;
+            ref = StateChannels.open(path);
         } catch (IOException e) {
             throw new StateFileException(path, -1, "cannot open for reading and writing: " + IoErrors.describe(e), false, e);
         }
-        try (ch) {
+        if (ref == null) {
+            return null;
+        }
+        boolean mapped = false;
+        try {
+            FileChannel ch = ref.channel;
             long size = ch.size();
             if (size < HEADER_LENGTH) {
                 throw new StateFileException(path, 0, "file is " + size + " bytes, shorter than the " + HEADER_LENGTH
@@ -119,7 +164,9 @@ final class StateMapping {
             Arena arena = Arena.ofShared();
             try {
                 MemorySegment segment = ch.map(FileChannel.MapMode.READ_WRITE, 0, size, arena);
-                return check(path, arena, segment);
+                StateMapping m = check(path, ref, arena, segment);
+                mapped = true;
+                return m;
             } catch (StateFileException | RuntimeException | Error e) {
                 arena.close();
                 throw e;
@@ -129,21 +176,25 @@ final class StateMapping {
             }
         } catch (IOException e) {
             throw new StateFileException(path, -1, "I/O error: " + IoErrors.describe(e), false, e);
+        } finally {
+            if (!mapped) {
+                ref.close();
+            }
         }
     }
 
     /** FORMAT.md, "Checks a router makes": every count bounded, the length the counts give equal to the file's. */
-    private static StateMapping check(Path path, Arena arena, MemorySegment s) throws StateFileException {
+    private static StateMapping check(Path path, StateChannels.Ref channel, Arena arena, MemorySegment s) throws StateFileException {
         byte[] magic = s.asSlice(MAGIC_OFFSET, MAGIC_LENGTH).toArray(ValueLayout.JAVA_BYTE);
         if (!Arrays.equals(magic, MAGIC)) {
             throw new StateFileException(path, MAGIC_OFFSET, "magic is " + TextLines.printable(magic) + ", expected RINGSTAT: not a state file", true);
         }
         int version = s.get(ValueLayout.JAVA_INT, VERSION_OFFSET);
-        if (version != VERSION) {
-            boolean swapped = Integer.reverseBytes(version) == VERSION;
+        if (version != VERSION && version != VERSION_SMALL) {
+            boolean swapped = Integer.reverseBytes(version) == VERSION || Integer.reverseBytes(version) == VERSION_SMALL;
             throw new StateFileException(path, VERSION_OFFSET, swapped
                     ? "written on a host of the other byte order (a state file never leaves its host)"
-                    : "state file version " + Integer.toUnsignedString(version) + ", this library reads version " + VERSION
+                    : "state file version " + Integer.toUnsignedString(version) + ", this library reads versions " + VERSION_SMALL + " and " + VERSION
                     + " (delete the file when no router of that version runs)", swapped);
         }
         CRC32C crc = new CRC32C();
@@ -153,8 +204,9 @@ final class StateMapping {
             throw new StateFileException(path, HEADER_CHECKSUM_OFFSET, String.format("header CRC-32C is 0x%08x, the header's bytes give 0x%08x (corrupt)",
                     stored, (int) crc.getValue()), true);
         }
-        expect(path, s, HEADER_LENGTH_OFFSET, "headerLength", HEADER_LENGTH, HEADER_LENGTH);
-        int leases = expect(path, s, LEASE_COUNT_OFFSET, "leaseCount", 1, MAX_LEASES);
+        int leases = version == VERSION_SMALL ? expect(path, s, LEASE_COUNT_OFFSET, "leaseCount", 1, MAX_SMALL_LEASES)
+                : expect(path, s, LEASE_COUNT_OFFSET, "leaseCount", MAX_SMALL_LEASES + 1, MAX_LEASES);
+        expect(path, s, HEADER_LENGTH_OFFSET, "headerLength", headerLength(leases), headerLength(leases));
         int slots = expect(path, s, SLOT_COUNT_OFFSET, "slotCount", 1, MAX_SLOTS);
         expect(path, s, RECORD_LENGTH_OFFSET, "recordLength", recordLength(leases), recordLength(leases));
         expect(path, s, LEASE_LENGTH_OFFSET, "leaseLength", LEASE_LENGTH, LEASE_LENGTH);
@@ -163,7 +215,7 @@ final class StateMapping {
             throw new StateFileException(path, FILE_LENGTH_OFFSET, "fileLength " + fileLength + ", the counts give "
                     + fileLength(leases, slots) + ", the file is " + s.byteSize() + " bytes (truncated or extended?)", true);
         }
-        return new StateMapping(path, arena, s, leases, slots);
+        return new StateMapping(path, channel, arena, s, leases, slots);
     }
 
     private static int expect(Path path, MemorySegment s, long offset, String name, int min, int max) throws StateFileException {
@@ -185,7 +237,7 @@ final class StateMapping {
         Path tmp = dir.resolve("." + path.getFileName() + "." + ProcessHandle.current().pid() + "." + System.nanoTime() + ".tmp");
         long length = fileLength(leases, slots);
         ByteBuffer header = ByteBuffer.allocate(HEADER_LENGTH).order(ByteOrder.nativeOrder());
-        header.put(MAGIC).putInt(VERSION_OFFSET, VERSION).putInt(HEADER_LENGTH_OFFSET, HEADER_LENGTH)
+        header.put(MAGIC).putInt(VERSION_OFFSET, version(leases)).putInt(HEADER_LENGTH_OFFSET, headerLength(leases))
                 .putInt(LEASE_COUNT_OFFSET, leases).putInt(SLOT_COUNT_OFFSET, slots)
                 .putInt(RECORD_LENGTH_OFFSET, recordLength(leases)).putInt(LEASE_LENGTH_OFFSET, LEASE_LENGTH)
                 .putLong(FILE_LENGTH_OFFSET, length);

@@ -110,10 +110,10 @@ class StateFileCorruptionTest {
     @Test
     void anotherVersionsFileIsRefusedAndLeftAlone() throws Exception {
         byte[] valid = validFile();
-        ByteBuffer.wrap(valid).order(ByteOrder.nativeOrder()).putInt(StateFileLayout.VERSION_OFFSET, 2);
+        ByteBuffer.wrap(valid).order(ByteOrder.nativeOrder()).putInt(StateFileLayout.VERSION_OFFSET, 3);
         Files.write(state(), valid);
         StateFileException e = assertThrows(StateFileException.class, () -> HostState.open(ring(), SMALL));
-        assertEquals(state() + ": at byte 8: state file version 2, this library reads version 1 "
+        assertEquals(state() + ": at byte 8: state file version 3, this library reads versions 1 and 2 "
                 + "(delete the file when no router of that version runs)", e.getMessage());
         assertArrayEquals(valid, Files.readAllBytes(state()), "untouched");
         StateFileException inspected = assertThrows(StateFileException.class, () -> HostState.inspect(state(), SMALL, true));
