@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.IntPredicate;
 
 import static io.ringstore.state.StateFileLayout.*;
@@ -452,7 +453,7 @@ public final class HostState implements AutoCloseable {
 
     // ---- the heartbeat ---------------------------------------------------------------------------
 
-    /** The heartbeat thread: never dies of an exception, ends when closed. */
+    /** The heartbeat thread: never dies of an exception or of a truncated file, ends when closed. */
     private void beat() {
         long lastReclaim = System.nanoTime();
         long period = options.heartbeat().toNanos();
@@ -467,7 +468,8 @@ public final class HostState implements AutoCloseable {
                     lastReclaim = now;
                 }
                 lastFailure = null;
-            } catch (RuntimeException e) {
+            } catch (RuntimeException | InternalError e) {
+                // InternalError: a mapped page gone (the file truncated under the mapping) faults as one.
                 if (closed) {
                     return;
                 }
@@ -478,11 +480,9 @@ public final class HostState implements AutoCloseable {
                     lastFailure = why;
                 }
             }
-            try {
-                Thread.sleep(Duration.ofNanos(period));
-            } catch (InterruptedException e) {
-                return;
-            }
+            // Parked, not slept: close() must not interrupt this thread, since an interrupt during a lock
+            // call closes the file's channel, and with it every lock of the process (StateChannels).
+            LockSupport.parkNanos(this, period);
         }
     }
 
@@ -533,14 +533,19 @@ public final class HostState implements AutoCloseable {
         closed = true;
         leases.stopCounting();
         if (heartbeat != null) {
-            heartbeat.interrupt();
+            LockSupport.unpark(heartbeat);
             try {
                 heartbeat.join();
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
         }
-        leases.giveBack(); // after the heartbeat, which could take the lease back
+        try {
+            leases.giveBack(); // after the heartbeat
+        } catch (InternalError e) { // a mapped page gone: the file was truncated under the mapping
+            LOG.log(Level.WARNING, "{0}: the state file shrank while in use (truncated?); this process''s lease is given back "
+                    + "by its lock alone", file.path);
+        }
         file.close();
     }
 }

@@ -104,7 +104,7 @@ final class LeaseTable {
             }
             FileLock lock;
             try {
-                lock = file.tryLockLease(l);
+                lock = tryLock(l);
             } catch (OverlappingFileLockException e) {
                 continue; // another instance in this process holds it
             } catch (IOException e) {
@@ -185,7 +185,7 @@ final class LeaseTable {
             return null;
         }
         try {
-            return file.tryLockLease(l);
+            return tryLock(l);
         } catch (OverlappingFileLockException e) {
             return null;
         } catch (IOException e) {
@@ -194,6 +194,22 @@ final class LeaseTable {
                 LOG.log(Level.WARNING, "{0}: cannot test lease {1}''s lock, dead leases are not reaped: {2}", file.path, l, IoErrors.describe(e));
             }
             return null;
+        }
+    }
+
+    /**
+     * {@link StateMapping#tryLockLease} with the calling thread's interrupt status cleared for the call
+     * and set again after: a lock call on an interrupted thread closes the channel (it is an
+     * interruptible channel), which would drop every lock this process holds on the file.
+     */
+    private FileLock tryLock(int l) throws IOException {
+        boolean interrupted = Thread.interrupted();
+        try {
+            return file.tryLockLease(l);
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 

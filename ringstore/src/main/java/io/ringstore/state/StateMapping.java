@@ -127,6 +127,19 @@ final class StateMapping {
 
     /** Maps and checks the file at {@code path}; {@code null} when there is none. */
     static StateMapping map(Path path) throws StateFileException {
+        // The channel is the process's shared one (StateChannels), and a channel call on an interrupted
+        // thread closes it, dropping every lock of the process: the interrupt waits until after.
+        boolean interrupted = Thread.interrupted();
+        try {
+            return mapUninterrupted(path);
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    private static StateMapping mapUninterrupted(Path path) throws StateFileException {
         BasicFileAttributes attributes;
         try {
             attributes = Files.readAttributes(path, BasicFileAttributes.class);

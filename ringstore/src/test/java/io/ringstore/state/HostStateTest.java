@@ -277,4 +277,23 @@ class HostStateTest {
             assertEquals(0, again.inFlight(again.slot("shared:1")));
         }
     }
+
+    /** A state file truncated under a running router ({@code : > f.ring.state}): the heartbeat thread lives on. */
+    @Test
+    void theHeartbeatSurvivesAStateFileTruncatedInUse() throws Exception {
+        HostState.Options fast = SMALL.withTimings(java.time.Duration.ofMillis(10), java.time.Duration.ofMillis(200), java.time.Duration.ofSeconds(60));
+        try (HostState state = HostState.open(ring(), fast)) {
+            state.track(List.of("10.0.0.1:80"));
+            String name = "ringstore-state " + HostState.statePath(ring()).getFileName();
+            java.util.function.Supplier<Thread> heartbeat = () -> Thread.getAllStackTraces().keySet().stream()
+                    .filter(t -> t.getName().equals(name)).findFirst().orElse(null);
+            assertTrue(heartbeat.get() != null && heartbeat.get().isAlive(), "heartbeat running");
+            try (java.io.RandomAccessFile f = new java.io.RandomAccessFile(HostState.statePath(ring()).toFile(), "rw")) {
+                f.setLength(0);
+            }
+            Thread.sleep(500); // some 50 beats on the truncated mapping
+            Thread t = heartbeat.get();
+            assertTrue(t != null && t.isAlive(), "heartbeat still running after the file was truncated under it");
+        }
+    }
 }

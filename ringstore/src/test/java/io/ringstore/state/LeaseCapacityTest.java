@@ -135,6 +135,48 @@ class LeaseCapacityTest {
         });
     }
 
+    /**
+     * A channel call on an interrupted thread closes the channel, and closing any descriptor of the file
+     * drops every record lock of the process: an interrupted caller must not cost the process its
+     * leases. python3 tests the lock of lease 0 from outside, as another router would.
+     */
+    @Test
+    void anInterruptedCallerKeepsTheProcesssLeaseLocks() throws Exception {
+        assumeTrue(Files.isExecutable(Path.of("/usr/bin/python3")), "needs python3 to test the locks");
+        Path ring = dir.resolve("fleet.ring");
+        try (HostState router = HostState.open(ring, OPTIONS)) {
+            Thread.currentThread().interrupt();
+            try (HostState inspector = HostState.inspect(HostState.statePath(ring), OPTIONS, false).orElseThrow()) {
+                assertEquals(1, inspector.leases().size());
+            } finally {
+                assertTrue(Thread.interrupted(), "the interrupt is kept for the caller");
+            }
+            Thread.currentThread().interrupt();
+            try (HostState second = HostState.open(ring, OPTIONS)) {
+                assertTrue(second.counted());
+            } finally {
+                assertTrue(Thread.interrupted());
+            }
+            String probe = """
+                    import fcntl, os, sys
+                    fd = os.open(sys.argv[1], os.O_RDWR)
+                    try:
+                        fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB, 1, int(sys.argv[2]), 0)
+                        print('free')
+                    except OSError:
+                        print('held')
+                    """;
+            Process p = new ProcessBuilder("python3", "-c", probe, HostState.statePath(ring).toString(),
+                    String.valueOf(StateFileLayout.leaseOffset(LEASES, 0))).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+            assertEquals("held", new String(p.getInputStream().readAllBytes(), StandardCharsets.US_ASCII).strip(),
+                    "lease 0's lock still held by this process");
+            assertEquals(0, p.waitFor());
+            int slot = router.track(List.of("10.0.0.1:80"))[0];
+            router.acquire(slot);
+            assertEquals(1, router.inFlight(slot));
+        }
+    }
+
     @Test
     void theLargestTableOpensAndCountsInItsLastLease() throws Exception {
         Path ring = dir.resolve("big.ring");
