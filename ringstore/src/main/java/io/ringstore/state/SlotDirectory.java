@@ -1,9 +1,9 @@
 package io.ringstore.state;
 
-import java.lang.System.Logger.Level;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
+import java.nio.channels.FileLock;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
@@ -20,11 +20,11 @@ import static io.ringstore.state.StateFileLayout.*;
  * Which endpoint owns which record of a state file: finding slots, giving free ones to new endpoints,
  * keeping the slots this instance tracks named, and freeing the ones no router named for a while.
  * Of a record it owns the state word, the named stamp and the endpoint line; giving a record zeroes
- * the rest. Every change of ownership is made under the directory lock (a CAS-held header word whose
- * dead holder is broken), off the lookup path.
+ * the rest. Every change of ownership is made under the directory lock (a POSIX record lock on the
+ * directory word's range, never broken: the kernel releases a dead holder's), off the lookup path;
+ * finding slots without giving any takes no lock.
  */
 final class SlotDirectory {
-    private static final System.Logger LOG = System.getLogger(HostState.class.getName());
     private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
     /** Distinguishes the instances of one process in the directory lock word. */
     private static final AtomicInteger INSTANCES = new AtomicInteger();
@@ -84,7 +84,10 @@ final class SlotDirectory {
         }
         int[] slots = new int[names.length];
         long now = System.nanoTime();
-        lock();
+        if (!create) {
+            return find(names);
+        }
+        FileLock lock = lock();
         try {
             Map<ByteBuffer, Integer> used = new HashMap<>();
             ArrayDeque<Integer> free = new ArrayDeque<>();
@@ -116,9 +119,37 @@ final class SlotDirectory {
                 slots[i] = slot == null ? -1 : slot;
             }
         } finally {
-            unlock();
+            unlock(lock);
         }
         return slots;
+    }
+
+    /**
+     * The slots of {@code names} (-1 for none), read without the lock and without writing: what a
+     * lookup or an inspection needs. The directory generation, read before and after, says whether a
+     * slot was given or freed meanwhile (its endpoint then possibly read half-written): then again.
+     */
+    private int[] find(byte[][] names) {
+        int[] slots = new int[names.length];
+        for (int attempt = 0; ; attempt++) {
+            long generation = (long) LONG.getAcquire(s, (long) DIRECTORY_GENERATION_OFFSET);
+            Map<ByteBuffer, Integer> used = new HashMap<>();
+            for (int slot = 0; slot < file.slots; slot++) {
+                long r = file.record(slot);
+                if ((long) LONG.getAcquire(s, r + STATE_OFFSET) == SLOT_USED) {
+                    byte[] name = endpointBytes(r);
+                    if (name != null) {
+                        used.putIfAbsent(ByteBuffer.wrap(name), slot);
+                    }
+                }
+            }
+            for (int i = 0; i < names.length; i++) {
+                slots[i] = used.getOrDefault(ByteBuffer.wrap(names[i]), -1);
+            }
+            if ((long) LONG.getAcquire(s, (long) DIRECTORY_GENERATION_OFFSET) == generation || attempt >= 100) {
+                return slots;
+            }
+        }
     }
 
     /** Gives the free record {@code slot} to the endpoint {@code name}: fields zeroed, endpoint written, then in use. */
@@ -150,7 +181,7 @@ final class SlotDirectory {
      * flight, not drained: the caller knows those fields).
      */
     void reclaim(long now, long afterNanos, IntPredicate idle) {
-        lock();
+        FileLock lock = lock();
         try {
             for (int slot = 0; slot < file.slots; slot++) {
                 long r = file.record(slot);
@@ -161,45 +192,22 @@ final class SlotDirectory {
                 }
             }
         } finally {
-            unlock();
+            unlock(lock);
         }
     }
 
     /**
-     * Takes the directory lock: a CAS of this instance's word into the lock field. A holder whose
-     * process is gone, or that held it for over a second (it is held for microseconds), is broken.
+     * Takes the directory lock (StateMapping#lockDirectory: a record lock, never broken, released by
+     * the kernel if its holder dies) and writes this instance's word into the lock field, for display.
      */
-    private void lock() {
-        long waitedSince = 0;
-        long waitedFor = 0; // the holder waited for: the second counts from when this holder was first seen
-        while (true) {
-            long holder = (long) LONG.getVolatile(s, (long) DIRECTORY_LOCK_OFFSET);
-            if (holder == 0) {
-                if (LONG.compareAndSet(s, (long) DIRECTORY_LOCK_OFFSET, 0L, lockWord)) {
-                    return;
-                }
-                continue;
-            }
-            long now = System.nanoTime();
-            if (holder != waitedFor) {
-                waitedFor = holder;
-                waitedSince = now;
-            }
-            // Routers are assumed to share one pid namespace: a pid that does not exist is a holder that is gone.
-            boolean holderGone = ProcessHandle.of(holder >>> 32).map(p -> !p.isAlive()).orElse(true);
-            if (holderGone || now - waitedSince > 1_000_000_000L) {
-                if (LONG.compareAndSet(s, (long) DIRECTORY_LOCK_OFFSET, holder, lockWord)) {
-                    LOG.log(Level.WARNING, "{0}: broke the directory lock held by pid {1} ({2})", file.path, String.valueOf(holder >>> 32),
-                            holderGone ? "process gone" : "held over a second");
-                    return;
-                }
-            }
-            Thread.onSpinWait();
-            Thread.yield();
-        }
+    private FileLock lock() {
+        FileLock lock = file.lockDirectory();
+        LONG.setVolatile(s, (long) DIRECTORY_LOCK_OFFSET, lockWord);
+        return lock;
     }
 
-    private void unlock() {
+    private void unlock(FileLock lock) {
         LONG.compareAndSet(s, (long) DIRECTORY_LOCK_OFFSET, lockWord, 0L);
+        file.unlockDirectory(lock);
     }
 }

@@ -12,6 +12,7 @@ import java.util.BitSet;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * One open channel per state file (per inode) for the whole process, shared by every mapping of it.
@@ -35,6 +36,8 @@ final class StateChannels {
         final FileChannel channel;
         final Object key;
         private int refs = 1;
+        /** The directory lock among this process's instances (Java refuses a second record lock of one range in a process). */
+        final ReentrantLock directory = new ReentrantLock();
         /** The leases this process holds the lock of, through any instance: never tried for their lock here. */
         private final BitSet held = new BitSet();
 

@@ -22,6 +22,7 @@ import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.util.Arrays;
 import java.util.Objects;
+import java.util.concurrent.locks.LockSupport;
 import java.util.zip.CRC32C;
 
 import static io.ringstore.state.StateFileLayout.*;
@@ -69,6 +70,51 @@ final class StateMapping {
     FileLock tryLockLease(int lease) throws IOException {
         Objects.checkIndex(lease, leases);
         return channel.channel.tryLock(lease(lease), 1, false);
+    }
+
+    /**
+     * Takes the directory lock: first among this process's instances, then the POSIX record lock of
+     * the directory word's range, waited for (polled) while another process holds it, never broken: the
+     * kernel releases it when its holder dies. A caller's interrupt is kept for after.
+     *
+     * @return the record lock, for {@link #unlockDirectory}
+     * @throws IllegalStateException when the file cannot be locked
+     */
+    FileLock lockDirectory() {
+        channel.directory.lock();
+        boolean interrupted = Thread.interrupted();
+        try {
+            for (int spins = 0; ; spins++) {
+                FileLock lock = channel.channel.tryLock(DIRECTORY_LOCK_OFFSET, 8, false);
+                if (lock != null) {
+                    return lock;
+                }
+                if (spins < 100) {
+                    Thread.onSpinWait();
+                } else {
+                    LockSupport.parkNanos(spins < 1000 ? 10_000 : 1_000_000);
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            channel.directory.unlock();
+            throw new IllegalStateException(path + ": cannot lock the directory (the file system must support POSIX record locks): "
+                    + IoErrors.describe(e instanceof IOException io ? io : new IOException(e)), e);
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /** Releases what {@link #lockDirectory} took. */
+    void unlockDirectory(FileLock lock) {
+        try {
+            lock.release();
+        } catch (IOException e) {
+            // the channel stays open: the lock goes with it, or with the process
+        } finally {
+            channel.directory.unlock();
+        }
     }
 
     /** {@return whether an instance in this process holds lease {@code lease}} (Java refuses a second lock of it in the process.) */

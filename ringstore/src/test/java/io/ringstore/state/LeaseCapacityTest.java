@@ -177,6 +177,46 @@ class LeaseCapacityTest {
         }
     }
 
+    /**
+     * The directory lock of a live holder is never broken, however long it holds it (a paused {@code
+     * ringstore state drain}): python3 holds it 2 s; a drain waits for it, then is in the file.
+     */
+    @Test
+    void aLiveHoldersDirectoryLockIsWaitedForNotBroken() throws Exception {
+        assumeTrue(Files.isExecutable(Path.of("/usr/bin/python3")), "needs python3 to hold the lock");
+        Path ring = dir.resolve("fleet.ring");
+        Path stateFile = HostState.statePath(ring);
+        HostState.inspect(stateFile, OPTIONS, true).orElseThrow().close();
+        String holder = """
+                import fcntl, os, sys, time
+                fd = os.open(sys.argv[1], os.O_RDWR)
+                fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB, 8, 64, 0)
+                print('held', flush=True)
+                sys.stdin.readline()
+                fcntl.lockf(fd, fcntl.LOCK_UN, 8, 64, 0)
+                print('released', flush=True)
+                """;
+        Process p = new ProcessBuilder("python3", "-c", holder, stateFile.toString()).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.US_ASCII));
+        assertTimeoutPreemptively(Duration.ofSeconds(60), () -> {
+            try (HostState router = HostState.open(ring, OPTIONS)) {
+                assertEquals("held", out.readLine());
+                java.util.concurrent.CompletableFuture<Boolean> drain = java.util.concurrent.CompletableFuture.supplyAsync(() -> router.drain("10.0.0.9:80"));
+                Thread.sleep(2000); // over the second after which the lock used to be broken
+                assertFalse(drain.isDone(), "the drain waits for the live holder");
+                assertEquals(-1, router.slot("10.0.0.9:80"), "a lookup reads the directory without the lock");
+                p.getOutputStream().write('\n');
+                p.getOutputStream().flush();
+                assertEquals("released", out.readLine());
+                assertFalse(drain.get(), "drained now, not before");
+                int slot = router.slot("10.0.0.9:80");
+                assertTrue(slot >= 0 && !router.available(slot, System.nanoTime()), "in the file");
+            } finally {
+                p.destroyForcibly().waitFor();
+            }
+        });
+    }
+
     @Test
     void theLargestTableOpensAndCountsInItsLastLease() throws Exception {
         Path ring = dir.resolve("big.ring");
