@@ -1,6 +1,8 @@
 package io.ringstore.bench;
 
 import io.ringstore.Ring;
+import io.ringstore.internal.BackendAccess;
+import io.ringstore.internal.format.PointRing;
 
 import java.util.Map;
 import java.util.TreeMap;
@@ -27,6 +29,12 @@ final class Baselines {
     private Baselines() {
     }
 
+    /**
+     * The points as {@code TreeMap<Long, Integer>}. A 32-bit ring's keys are its hashes unsigned, looked
+     * up by {@link #applyAsInt}; a ring of 64-bit points ({@link Ring#isWide()}: Envoy's, gRPC's) keys
+     * each 64-bit hash with its sign bit flipped, so that {@code Long}'s signed order is the hashes'
+     * unsigned order (their {@code uint64_t}), looked up by {@link #backend64}.
+     */
     static final class TreeMapRing implements IntUnaryOperator {
         final TreeMap<Long, Integer> map = new TreeMap<>();
 
@@ -42,14 +50,31 @@ final class Baselines {
             for (int b = 0; b < backendCount; b++) {
                 backends[b] = b;
             }
-            for (int i = 0; i < n; i++) {
-                map.put(Integer.toUnsignedLong(ring.pointHash(i)), backends[ring.pointBackend(i)]);
+            if (ring.isWide()) {
+                // Ring exposes a point's high word only; the walk has the whole hash. In stored order the
+                // point a shared hash keeps comes first, and a view's points of non-members are skipped.
+                PointRing walk = BackendAccess.rings().walk(ring);
+                for (int p = 0; p < walk.storedCount(); p++) {
+                    if (walk.memberAt(p)) {
+                        map.putIfAbsent(walk.storedHash64(p) ^ Long.MIN_VALUE, backends[walk.backend(p)]);
+                    }
+                }
+            } else {
+                for (int i = 0; i < n; i++) {
+                    map.put(Integer.toUnsignedLong(ring.pointHash(i)), backends[ring.pointBackend(i)]);
+                }
             }
         }
 
         @Override
         public int applyAsInt(int hash) {
             Map.Entry<Long, Integer> e = map.ceilingEntry(Integer.toUnsignedLong(hash));
+            return (e != null ? e : map.firstEntry()).getValue();
+        }
+
+        /** {@return the backend of a 64-bit hash in a ring of 64-bit points} */
+        int backend64(long hash) {
+            Map.Entry<Long, Integer> e = map.ceilingEntry(hash ^ Long.MIN_VALUE);
             return (e != null ? e : map.firstEntry()).getValue();
         }
     }
