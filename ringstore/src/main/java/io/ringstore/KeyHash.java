@@ -1,12 +1,10 @@
 package io.ringstore;
 
-import io.ringstore.internal.hash.Md5;
-import io.ringstore.internal.hash.Murmur2x64;
 import io.ringstore.internal.hash.TwemproxyHash;
-import io.ringstore.internal.hash.Xxh64;
 
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -45,7 +43,7 @@ public abstract class KeyHash {
     public static final KeyHash MURMUR2_64 = new Murmur2x64KeyHash(0xc70f6907L);
     /** twemproxy's hash names ({@code hash:} in a pool's configuration), in twemproxy's own order. */
     public static final List<String> TWEMPROXY_HASHES =
-            java.util.Arrays.stream(TwemproxyHash.values()).map(TwemproxyHash::configName).toList();
+            Arrays.stream(TwemproxyHash.values()).map(TwemproxyHash::configName).toList();
 
     private static final KeyHash[] TWEMPROXY = new KeyHash[TwemproxyHash.values().length];
 

@@ -68,6 +68,11 @@ final class NginxFamily extends RingFamily {
     }
 
     @Override
+    public boolean crcChain() {
+        return true;
+    }
+
+    @Override
     public byte[] pointInput(Backend backend) {
         return address(backend).nginxHashInput();
     }

@@ -75,6 +75,11 @@ final class PingoraV2Family extends RingFamily {
     }
 
     @Override
+    public boolean crcChain() {
+        return true;
+    }
+
+    @Override
     public byte[] pointInput(Backend backend) {
         return address(backend).pingoraHashInput();
     }

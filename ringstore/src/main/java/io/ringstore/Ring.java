@@ -434,6 +434,16 @@ public final class Ring {
     }
 
     /**
+     * {@return the whole hash of the point at {@code position}: a 64-bit ring's (high and low words), a
+     * 32-bit ring's zero-extended}
+     *
+     * @param position the point's position, 0 ≤ position &lt; {@link #pointCount()}
+     */
+    public long pointHash64(int position) {
+        return walk.storedHash64(storedPosition(position));
+    }
+
+    /**
      * {@return the backend of the point at {@code position}, or -1 if the file names one outside the backend table}
      *
      * @param position the point's position, 0 ≤ position &lt; {@link #pointCount()}

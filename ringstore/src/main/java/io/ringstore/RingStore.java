@@ -216,6 +216,11 @@ public final class RingStore implements AutoCloseable {
         }
 
         @Override
+        public boolean viewable(int code) {
+            return RingFamily.forCode(code).orElseThrow().viewable();
+        }
+
+        @Override
         public boolean wide(int code) {
             return RingFamily.forCode(code).orElseThrow().pointBits() == 64;
         }

@@ -17,7 +17,8 @@ import java.util.List;
  *       a {@code down} node keeps its points and lookups go on by spymemcached's rehash sequence
  *       ({@code KetamaIterator}: 7 tries, each adding the MD5 of {@code try + key}).</li>
  *   <li>{@code spymemcached-weighted}: with a weights map, the float share rule of libmemcached with a
- *       double {@code 0.0000000001} added; a {@code down} node leaves the ring.</li>
+ *       double {@code 0.0000000001} added; a {@code down} node keeps its points and lookups go on by
+ *       the same rehash sequence.</li>
  * </ul>
  */
 final class SpymemcachedFamily extends KetamaFamily {
@@ -49,10 +50,6 @@ final class SpymemcachedFamily extends KetamaFamily {
         return lastListed(backends);
     }
 
-    @Override
-    public boolean downLeavesRing() {
-        return weighted;
-    }
 
     /** The weighted count depends on every member's weight: views only without weights. */
     @Override
@@ -60,9 +57,10 @@ final class SpymemcachedFamily extends KetamaFamily {
         return !weighted;
     }
 
+    /** Both locators hand out the same {@code KetamaIterator} sequence; neither rebuilds its ring without a node. */
     @Override
     public Failover failover() {
-        return weighted ? Failover.WALK : Failover.REHASH;
+        return Failover.REHASH;
     }
 
     @Override

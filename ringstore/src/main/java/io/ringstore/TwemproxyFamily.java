@@ -22,7 +22,7 @@ final class TwemproxyFamily extends KetamaFamily {
     static final String DEFAULT_HASH = "fnv1a_64";
 
     TwemproxyFamily() {
-        super("twemproxy", 6, KeyHash.twemproxy(DEFAULT_HASH));
+        super("twemproxy", 6, new TwemproxyPoolKeyHash(KeyHash.twemproxy(DEFAULT_HASH)));
     }
 
     @Override
@@ -39,9 +39,13 @@ final class TwemproxyFamily extends KetamaFamily {
         return port == MEMCACHED_PORT ? address(backend).hostText() : address(backend).hostText() + ":" + port;
     }
 
+    /** Each hash as a pool applies it: an empty key hashes to 0 ({@code server_pool_hash}). */
+    private static final KeyHash[] POOL_HASHES = KeyHash.TWEMPROXY_HASHES.stream()
+            .map(h -> new TwemproxyPoolKeyHash(KeyHash.twemproxy(h))).toArray(KeyHash[]::new);
+
     @Override
     public KeyHash keyHash(int[] parameters) {
-        return KeyHash.twemproxy(KeyHash.TWEMPROXY_HASHES.get(parameters[0] - 1));
+        return POOL_HASHES[parameters[0] - 1];
     }
 
     @Override

@@ -28,6 +28,12 @@ class NginxFamilyTest extends RingFamilyContract {
         return Map.of(RingVersion.V1, "7db529a9e9986d1b703b4ea48449e179b684145ab1c41ebfcc6d8d9891381e6f");
     }
 
+    /** A backend's points are its own CRC-32 chain, 160 (K) a weight unit: they do not depend on the others. */
+    @Override
+    boolean monotone() {
+        return true;
+    }
+
     /** nginx: the backend listed first keeps the point (ngx_http_upstream_hash_module drops later duplicates). */
     @Override
     Comparator<Backend> tieOrder() {

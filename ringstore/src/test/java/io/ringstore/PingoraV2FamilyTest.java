@@ -36,6 +36,12 @@ class PingoraV2FamilyTest extends RingFamilyContract {
         return m;
     }
 
+    /** A backend's points are its own CRC-32 chain, 160 (K) a weight unit: they do not depend on the others. */
+    @Override
+    boolean monotone() {
+        return true;
+    }
+
     /**
      * pingora: the smallest socket address keeps the point, as Rust orders {@code SocketAddr}: every
      * IPv4 before every IPv6, then the address bytes, the port, the scope id. Restated from the printed

@@ -18,7 +18,9 @@ final class AlgorithmOption {
     static final AlgorithmOption BUILD = new AlgorithmOption("LIST", "v1|v2[:K][,...]", """
             v1 (nginx hash ... consistent, the default), v2 (pingora-ketama V2,
             --point-multiple K points per weight unit, default 160), v2:K, or a list
-            of them (v1,v2:16,v2:160), all in one file; the first is the file's default""",
+            of them (v1,v2:16,v2:160), all in one file; the first is the file's default.
+            --from twemproxy: the pool's twemproxy:HASH first (and the default);
+            --from libketama: default libketama""",
             "points per weight unit of a bare v2 in --algorithm (default 160)");
 
     /** Readers of a ring file (lookup): which of the file's versions. */
@@ -30,7 +32,7 @@ final class AlgorithmOption {
     static final AlgorithmOption ANALYZE = new AlgorithmOption("V", "V", """
             v2 (pingora-ketama, default with --backends) or v1 (nginx: text as written,
             first listed wins a tie); for a BACKENDS_FILE a list as build takes it
-            (v1, v2, v2:K, v1,v2:16; default v1)""",
+            (v1, v2, v2:K, v1,v2:16, libketama, envoy:MIN; default v1)""",
             "points per weight unit of a bare v2 for a BACKENDS_FILE (default 160)");
 
     /** {@code --algorithm} as this command's synopsis and help show it. */
@@ -53,12 +55,23 @@ final class AlgorithmOption {
         return Versions.select(args, store);
     }
 
-    /** For a {@code --backends} sweep: one algorithm, without a point multiple ({@code v1}, or the default {@code v2}). */
+    /**
+     * For a {@code --backends} sweep: one algorithm, without a point multiple ({@code v1}, or the default
+     * {@code v2}), whose points are a CRC-32 chain: the sweep simulates k such points per backend. The
+     * other families' points are their own (MD5 texts, share rules, Envoy's scaling): a backends file
+     * of theirs is analyzed as built.
+     */
     RingFamily forSweep(Args args) throws UsageException {
+        RingFamily family;
         try {
-            return RingFamily.forName(args.has(algorithm.name()) ? args.get(algorithm.name()) : "v2");
+            family = RingFamily.forName(args.has(algorithm.name()) ? args.get(algorithm.name()) : "v2");
         } catch (IllegalArgumentException e) {
             throw new UsageException(e.getMessage() + " (one algorithm with --backends)");
         }
+        if (!family.crcChain()) {
+            throw new UsageException("--backends N simulates k CRC-32 points a backend (v1, v2); " + family
+                    + " makes its points its own way: analyze a BACKENDS_FILE of it (analyze FILE --algorithm " + family + ")");
+        }
+        return family;
     }
 }

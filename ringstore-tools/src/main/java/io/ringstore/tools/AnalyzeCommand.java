@@ -55,7 +55,7 @@ final class AnalyzeCommand extends Command {
     @Override
     List<Option> options() {
         return List.of(AnalyzeSweepCommand.BACKENDS, AnalyzeSweepCommand.POINTS, AnalyzeSweepCommand.STEPS, AnalyzeSweepCommand.SEEDS,
-                ALGORITHM.algorithm, ALGORITHM.pointMultiple, BuildCommand.VIEWS, AnalyzeSweepCommand.SVG, CSV, QUIET);
+                InputFormat.FROM, InputFormat.POOL, ALGORITHM.algorithm, ALGORITHM.pointMultiple, BuildCommand.VIEWS, AnalyzeSweepCommand.SVG, CSV, QUIET);
     }
 
     @Override

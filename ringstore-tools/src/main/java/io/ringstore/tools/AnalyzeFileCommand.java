@@ -42,7 +42,7 @@ final class AnalyzeFileCommand implements AnalyzeCommand.Mode {
 
     @Override
     public String form() {
-        return "BACKENDS_FILE [{--algorithm}] [{--point-multiple}] [{--views}] [{--csv}] [{--quiet}]";
+        return "BACKENDS_FILE [{--from} [{--pool}]] [{--algorithm}] [{--point-multiple}] [{--views}] [{--csv}] [{--quiet}]";
     }
 
     @Override
@@ -61,8 +61,10 @@ final class AnalyzeFileCommand implements AnalyzeCommand.Mode {
             throw new UsageException(args.positional.isEmpty() ? "give --backends N --points K1..K2, or a BACKENDS_FILE"
                     : "expected one BACKENDS_FILE, got " + args.positional);
         }
-        file(AnalyzeCommand.ALGORITHM.toBuild(args), BuildCommand.views(args.get(BuildCommand.VIEWS.name())), args.positional.getFirst(),
-                args.get(AnalyzeCommand.CSV.name()), out, progress);
+        InputFormat format = InputFormat.of(args);
+        Views views = BuildCommand.views(args.get(BuildCommand.VIEWS.name()));
+        InputFormat.Input input = format.read(args, args.positional.getFirst());
+        file(input.backends(), input.versions(), views, args.get(AnalyzeCommand.CSV.name()), out, progress);
     }
 
     /** One ring's numbers; rings sharing a segment share them. */
@@ -98,9 +100,8 @@ final class AnalyzeFileCommand implements AnalyzeCommand.Mode {
     private record FileReport(BackendList list, BuildResult built, RingStore store, List<RingReport> rings) {
     }
 
-    private static void file(List<RingVersion> versions, Views views, String source, String csvName, PrintStream out, Consumer<String> progress)
+    private static void file(BackendList list, List<RingVersion> versions, Views views, String csvName, PrintStream out, Consumer<String> progress)
             throws FailedException, BackendsFileException, RingFileException {
-        BackendList list = BackendList.parse(Path.of(source));
         Path dir;
         try {
             dir = Files.createTempDirectory("ringstore-analyze-");
@@ -143,7 +144,7 @@ final class AnalyzeFileCommand implements AnalyzeCommand.Mode {
             // A view selects its own points from the segment it reads: measured on its own.
             RingLine line = store.layout().storage(r) == RingFileLayout.Storage.VIEW ? measure.apply(-1L)
                     : bySegment.computeIfAbsent(segmentKey(r), measure);
-            rings.add(new RingReport(r, members.size(), line));
+            rings.add(new RingReport(r, line.ring().members().size(), line));
         }
         return rings;
     }

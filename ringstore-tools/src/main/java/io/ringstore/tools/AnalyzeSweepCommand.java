@@ -50,6 +50,11 @@ final class AnalyzeSweepCommand implements AnalyzeCommand.Mode {
         if (args.has(AnalyzeCommand.ALGORITHM.pointMultiple.name())) {
             throw new UsageException(Versions.POINT_MULTIPLE + " is for a BACKENDS_FILE; with --backends give --points");
         }
+        for (Option o : List.of(InputFormat.FROM, InputFormat.POOL)) {
+            if (args.has(o.name())) {
+                throw new UsageException(o.name() + " says what a BACKENDS_FILE is; a --backends sweep reads none");
+            }
+        }
         if (args.has(BuildCommand.VIEWS.name())) {
             throw new UsageException("--views is for a BACKENDS_FILE (how its ring file stores feature rings); a --backends sweep builds no file");
         }

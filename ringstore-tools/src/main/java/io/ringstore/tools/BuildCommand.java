@@ -1,6 +1,5 @@
 package io.ringstore.tools;
 
-import io.ringstore.build.BackendList;
 import io.ringstore.build.BackendsFileException;
 import io.ringstore.build.BuildResult;
 import io.ringstore.build.RingBuilder;
@@ -35,7 +34,8 @@ final class BuildCommand extends Command {
     @Override
     String description() {
         return "Builds every feature ring of a backends file (nginx 'server' syntax) into one ring file,\n"
-                + "published atomically (temporary file, fsync, rename). Prints a summary.";
+                + "published atomically (temporary file, fsync, rename). Prints a summary. With --from, BACKENDS\n"
+                + "is the configuration a twemproxy or libketama fleet already has (docs/from-config.md).";
     }
 
     private static final AlgorithmOption ALGORITHM = AlgorithmOption.BUILD;
@@ -59,12 +59,12 @@ final class BuildCommand extends Command {
 
     @Override
     List<Option> options() {
-        return List.of(OUTPUT, ALGORITHM.algorithm, ALGORITHM.pointMultiple, VIEWS, GENERATION, QUIET, JSON);
+        return List.of(OUTPUT, InputFormat.FROM, InputFormat.POOL, ALGORITHM.algorithm, ALGORITHM.pointMultiple, VIEWS, GENERATION, QUIET, JSON);
     }
 
     @Override
     List<String> forms() {
-        return List.of("BACKENDS {-o} [{--algorithm}] [{--point-multiple}] [{--views}] [{--generation}] [{--quiet} | {--json}]");
+        return List.of("BACKENDS {-o} [{--from} [{--pool}]] [{--algorithm}] [{--point-multiple}] [{--views}] [{--generation}] [{--quiet} | {--json}]");
     }
 
     /** What a build did, and what three sample keys look up to in the file it wrote. */
@@ -131,12 +131,14 @@ final class BuildCommand extends Command {
         if (args.has(QUIET.name()) && args.has(JSON.name())) {
             throw new UsageException("--quiet prints no summary and --json prints it as JSON: give one of the two");
         }
-        List<RingVersion> versions = ALGORITHM.toBuild(args);
+        InputFormat format = InputFormat.of(args);
         Views views = views(args.get(VIEWS.name()));
         long generation = args.getLong(GENERATION.name(), 0, Long.MAX_VALUE, -1);
         Path target = OutputFiles.writableTarget(output);
-        RingBuilder builder = RingBuilder.of(BackendList.parse(Path.of(args.positional.getFirst()))).views(views);
-        versions.forEach(builder::version);
+        InputFormat.Input input = format.read(args, args.positional.getFirst());
+        input.warnings().forEach(w -> err.println(prefix() + w));
+        RingBuilder builder = RingBuilder.of(input.backends()).views(views);
+        input.versions().forEach(builder::version);
         if (generation >= 0) {
             builder.generation(generation);
         }

@@ -33,7 +33,8 @@ final class DiffCommand extends Command {
                 + "generations of a backend list compare too. Also each backend's share moved out and in, and what\n"
                 + "a rollout of p % moves (p × the fraction), shown only when A and B have the same backends (two versions\n"
                 + "of one fleet); backends only in A or only in B are marked removed or added. Exact: a sweep over both\n"
-                + "sorted point lists.";
+                + "sorted point lists. For two rings whose families hash keys differently (v1 and libketama), the\n"
+                + "expected fraction of keys, a key's two hashes taken as independent (1 - sum of share_a x share_b).";
     }
 
     private static final Option FEATURES = Option.valued("--features", "a,b", "compare the rings of this feature set (default: all backends)");

@@ -37,7 +37,7 @@ final class DumpCommand extends Command {
     private static final Option POINTS = Option.valued("--points", "N", "also list the first N points of every ring");
     private static final Option JSON = json("""
             one JSON object (top-level keys: file, format_version, generation,
-            bytes, input_digest, segments, features, versions, backends (each with down),
+            bytes, input_digest, segments, features, versions, backends (each with down, and name when it has one),
             rings (each with storage: points, points with ties or view))""");
 
     @Override
@@ -96,8 +96,9 @@ final class DumpCommand extends Command {
             out.printf("%nbackends: %d%n", store.backendCount());
             out.printf("  %5s  %-42s %10s  %s%n", "index", "address", "weight", "features");
             for (Backend b : store.backends()) {
+                String flags = (b.down() ? "down" : "") + (b.name() != null ? (b.down() ? " " : "") + "name=" + b.name() : "");
                 out.printf("  %5d  %-42s %10d  %s%s%n", b.index(), b.address(), b.weight(), String.join(",", b.features()),
-                        b.down() ? (b.features().isEmpty() ? "down" : "  down") : "");
+                        flags.isEmpty() ? "" : (b.features().isEmpty() ? flags : "  " + flags));
             }
             for (RingReport rr : rings) {
                 Ring r = rr.ring();
@@ -127,7 +128,7 @@ final class DumpCommand extends Command {
                     out.printf("  %10s  %10s  %s%n", "position", "hash", "backend");
                     for (int i = 0; i < Math.min(points, r.pointCount()); i++) {
                         int b = r.pointBackend(i);
-                        out.printf("  %10d  %10s  %s%n", i, Integer.toUnsignedString(r.pointHash(i)), b < 0 ? "-" : store.backend(b).address());
+                        out.printf("  %10d  %10s  %s%n", i, Long.toUnsignedString(r.pointHash64(i)), b < 0 ? "-" : store.backend(b).address());
                     }
                 }
             }
@@ -150,7 +151,11 @@ final class DumpCommand extends Command {
                 j.begin().field("index", b.index()).field("address", b.address()).field("upstream_address", b.upstreamAddress())
                         .field("socket_address", b.socketAddress()).field("weight", b.weight()).beginArray("features");
                 b.features().forEach(j::value);
-                j.endArray().field("down", b.down()).end();
+                j.endArray().field("down", b.down());
+                if (b.name() != null) {
+                    j.field("name", b.name());
+                }
+                j.end();
             }
             j.endArray().beginArray("rings");
             for (RingReport rr : rings) {
@@ -179,7 +184,13 @@ final class DumpCommand extends Command {
                 if (points > 0) {
                     j.beginArray("first_points");
                     for (int i = 0; i < Math.min(points, r.pointCount()); i++) {
-                        j.begin().field("hash", Integer.toUnsignedLong(r.pointHash(i))).field("backend", r.pointBackend(i)).end();
+                        j.begin();
+                        if (r.isWide()) { // a u64 above 2^53 is not a JSON number every reader keeps exactly: a decimal string
+                            j.field("hash", Long.toUnsignedString(r.pointHash64(i)));
+                        } else {
+                            j.field("hash", Integer.toUnsignedLong(r.pointHash(i)));
+                        }
+                        j.field("backend", r.pointBackend(i)).end();
                     }
                     j.endArray();
                 }
@@ -238,10 +249,15 @@ final class DumpCommand extends Command {
 
     private static Shares shares(Ring ring, RingStore store) {
         double[] line = ring.lineShares();
-        List<Backend> members = FleetRing.members(store.backends(), ring.features());
-        long total = members.stream().mapToLong(Backend::weight).sum();
-        List<Share> list = members.stream().map(b -> new Share(b.index(), (double) b.weight() / total, line[b.index()])).toList();
-        FleetRing fr = FleetRing.of(members, ring.version());
+        // The family's weight rule gives the shares a ring aims at: weight × K for v1 and v2, 160 each
+        // for Dubbo's and Couchbase's, none for a down backend in a family that leaves it out.
+        FleetRing fr = FleetRing.of(FleetRing.members(store.backends(), ring.features()), ring.version());
+        double[] expected = fr.pointShares();
+        List<Share> list = new ArrayList<>();
+        for (int i = 0; i < expected.length; i++) {
+            int b = fr.members().get(i).index();
+            list.add(new Share(b, expected[i], line[b]));
+        }
         return new Shares(list, fr.measured(line), fr.predictedCv(), fr.model(), null);
     }
 }

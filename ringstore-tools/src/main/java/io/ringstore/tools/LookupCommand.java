@@ -2,6 +2,7 @@ package io.ringstore.tools;
 
 import io.ringstore.Backend;
 import io.ringstore.Ring;
+import io.ringstore.RingFamily;
 import io.ringstore.RingFileException;
 import io.ringstore.RingStore;
 import io.ringstore.RingVersion;
@@ -32,11 +33,13 @@ final class LookupCommand extends Command {
     @Override
     String description() {
         return "Prints KEY<TAB>ADDRESS for each KEY, or for each line of stdin when no KEY is given.\n"
-                + "ADDRESS is written as nginx writes $upstream_addr (v1) or as pingora-ketama's SocketAddr (v2);\n"
-                + "'-' when the ring has no backend. A key is the line's bytes without the line end (\\n or \\r\\n),\n"
-                + "or an argument's bytes as the shell passed them, whatever the locale; at most " + MAX_KEY_LENGTH + " bytes.\n"
+                + "ADDRESS is written as the ring's family prints the backend it chose: nginx's $upstream_addr (v1),\n"
+                + "pingora-ketama's SocketAddr (v2), ip:port with the family's default port (the others); '-' when the\n"
+                + "ring has no backend. A key is the line's bytes without the line end (\\n or \\r\\n), or an argument's\n"
+                + "bytes as the shell passed them, whatever the locale; at most " + MAX_KEY_LENGTH + " bytes, hashed by the family's key hash.\n"
                 + "Servers marked 'down' are skipped as nginx skips them: from the key's point the next points are\n"
-                + "tried, at most " + Ring.NGINX_MAX_POINTS + " in all (the key's and 20 more, as nginx's hash consistent does).\n"
+                + "tried, at most " + Ring.NGINX_MAX_POINTS + " in all (the key's and 20 more, as nginx's hash consistent does);\n"
+                + "spymemcached and xmemcached try their rehash sequence instead.\n"
                 + "When all of those are down the address is '-' (nginx then picks a server by round robin: no\n"
                 + "fixed answer), and stderr says how many keys that happened to.\n"
                 + "When the ring file has a state file beside it (RINGFILE.state, shared by the routers of this\n"
@@ -288,6 +291,7 @@ final class LookupCommand extends Command {
      */
     private static final class Answers {
         final RingStore store;
+        private final RingVersion version;
         final byte[][] addresses;
         private final IntPredicate up; // null: the ring's own answer
         private final boolean withState;
@@ -295,6 +299,7 @@ final class LookupCommand extends Command {
 
         Answers(RingStore store, RingVersion version, boolean failover, HostState state) {
             this.store = store;
+            this.version = version;
             this.addresses = new byte[store.backendCount()][];
             boolean[] down = new boolean[addresses.length];
             boolean anyDown = false;
@@ -316,12 +321,12 @@ final class LookupCommand extends Command {
             }
         }
 
+        /** The key's backend: hashed by the ring's family's key hash, past unusable backends by the family's failover. */
         int backend(Ring ring, byte[] key, int length) {
-            int hash = Ring.hash(key, 0, length);
             if (up == null) {
-                return ring.lookupHash(hash);
+                return ring.lookup(key, 0, length);
             }
-            int b = ring.select(hash, Ring.NGINX_MAX_POINTS, up);
+            int b = ring.select(key, 0, length, Ring.NGINX_MAX_POINTS, up);
             if (b == Ring.GAVE_UP) {
                 gaveUp++;
             }
@@ -330,9 +335,13 @@ final class LookupCommand extends Command {
 
         void reportGaveUp(PrintStream err, String prefix) {
             if (gaveUp > 0) {
+                RingFamily family = version.family();
+                String tries = family.failover() == RingFamily.Failover.REHASH
+                        ? "the " + family.rehashTries(store.backendCount()) + " tries of " + family + "'s rehash sequence"
+                        : "the " + Ring.NGINX_MAX_POINTS + " points nginx tries";
                 err.println(prefix + gaveUp + (gaveUp == 1 ? " key" : " keys") + " found only servers marked down"
-                        + (withState ? ", drained or failed" : "") + " in the "
-                        + Ring.NGINX_MAX_POINTS + " points nginx tries, printed '-' (nginx then picks a server by round robin)");
+                        + (withState ? ", drained or failed" : "") + " in " + tries
+                        + ", printed '-' (nginx then picks a server by round robin)");
             }
         }
     }

@@ -26,7 +26,12 @@ final class Versions {
      * would apply to nothing.
      */
     static List<RingVersion> forBuild(Args args) throws Command.UsageException {
-        String list = args.has(ALGORITHM) ? args.get(ALGORITHM) : "v1";
+        return forBuild(args, "v1");
+    }
+
+    /** {@link #forBuild(Args)} with another list than {@code v1} when {@code --algorithm} is not given (an input format's own version). */
+    static List<RingVersion> forBuild(Args args, String defaultList) throws Command.UsageException {
+        String list = args.has(ALGORITHM) ? args.get(ALGORITHM) : defaultList;
         int k = (int) args.getLong(POINT_MULTIPLE, 1, MAX_POINT_MULTIPLE, RingVersion.V1.pointMultiple());
         List<RingVersion> versions = new ArrayList<>();
         boolean bareV2 = false;
@@ -77,7 +82,8 @@ final class Versions {
         }
         if (matching.size() != 1) {
             throw new Command.UsageException((matching.isEmpty() ? "no " : "more than one ") + TextLines.quote(name)
-                    + " ring in " + store.path() + " (it has " + store.versions() + (matching.isEmpty() ? "" : "; say which with v2:K") + ")");
+                    + " ring in " + store.path() + " (it has " + store.versions() + (matching.isEmpty() ? "" : "; say which: "
+                    + String.join(" or ", matching.stream().map(RingVersion::name).toList())) + ")");
         }
         return matching.getFirst();
     }

@@ -38,6 +38,7 @@ class ReadmeWalkthroughTest {
     private static final List<List<String>> WALKS = List.of(
             List.of("README.md", "## Quick start"),
             List.of("docs/migration.md", "# Migrating between ring versions"),
+            List.of("docs/migration.md", "# Migrating from a memcached client's ring"),
             List.of("docs/cli.md", "## The distribution"));
 
     @Test
@@ -62,6 +63,20 @@ class ReadmeWalkthroughTest {
                 assertTrue(c.contains("v2:" + answer), () -> "the K compared is the K recommended: " + c);
             }
             run(c);
+        }
+    }
+
+    /** The memcached walk-through runs as written, and prints the figures the page quotes. */
+    @Test
+    void memcachedMigrationRunsAsWrittenWithTheFiguresItQuotes() throws Exception {
+        List<String> commands = commands("docs/migration.md", "# Migrating from a memcached client's ring");
+        String page = Files.readString(repo().resolve("docs/migration.md"), StandardCharsets.UTF_8);
+        for (String c : commands) {
+            CliRun r = run(c);
+            if (c.contains("diff ")) {
+                String moved = r.field("moved_fraction");
+                assertTrue(page.contains("moved_fraction: " + moved), () -> "the page quotes what " + c + " prints: moved_fraction: " + moved);
+            }
         }
     }
 

@@ -89,6 +89,15 @@ public final class BackendList {
      * @throws BackendsFileException on a syntax or value error, naming the line
      */
     public static BackendList parse(Path file) throws BackendsFileException {
+        return parse(file.toString(), utf8(file.toString(), read(file)));
+    }
+
+    /**
+     * The bytes of an input file (a backends file, a twemproxy config, a libketama servers file): only
+     * a regular file of at most {@value #MAX_FILE_BYTES} bytes is read, so that a FIFO or a device
+     * does not block or never end. Errors name the file with line 0.
+     */
+    static byte[] read(Path file) throws BackendsFileException {
         String name = file.toString();
         byte[] bytes;
         try {
@@ -109,16 +118,27 @@ public final class BackendList {
         if (bytes.length > MAX_FILE_BYTES) {
             throw tooLarge(name, "more than " + MAX_FILE_BYTES + " bytes");
         }
-        String text;
+        return bytes;
+    }
+
+    /** {@code bytes} decoded as UTF-8, refused when they are not; a byte order mark is kept. */
+    static String utf8(String source, byte[] bytes) throws BackendsFileException {
         try {
-            text = StandardCharsets.UTF_8.newDecoder()
+            return StandardCharsets.UTF_8.newDecoder()
                     .onMalformedInput(CodingErrorAction.REPORT)
                     .onUnmappableCharacter(CodingErrorAction.REPORT)
                     .decode(java.nio.ByteBuffer.wrap(bytes)).toString();
         } catch (CharacterCodingException e) {
-            throw new BackendsFileException(name, 0, "not UTF-8 text");
+            throw new BackendsFileException(source, 0, "not UTF-8 text");
         }
-        return parse(name, text);
+    }
+
+    /** {@code text} without a leading byte order mark, refused when longer than {@value #MAX_FILE_BYTES} characters. */
+    static String checkedText(String source, String text) throws BackendsFileException {
+        if (text.length() > MAX_FILE_BYTES) {
+            throw tooLarge(source, text.length() + " characters");
+        }
+        return !text.isEmpty() && text.charAt(0) == BYTE_ORDER_MARK ? text.substring(1) : text;
     }
 
     private static BackendsFileException tooLarge(String source, String size) {
@@ -137,13 +157,7 @@ public final class BackendList {
      * @throws BackendsFileException on a syntax or value error, naming the line
      */
     public static BackendList parse(String source, String text) throws BackendsFileException {
-        if (text.length() > MAX_FILE_BYTES) {
-            throw tooLarge(source, text.length() + " characters");
-        }
-        if (!text.isEmpty() && text.charAt(0) == BYTE_ORDER_MARK) {
-            text = text.substring(1);
-        }
-        return NginxBackendsParser.parse(source, text);
+        return NginxBackendsParser.parse(source, checkedText(source, text));
     }
 
     /** The address of a server, from a file or from {@link Builder}; {@code where} is the line (or entry number) errors name. */
@@ -202,12 +216,21 @@ public final class BackendList {
                     + ": same address and port as " + (same.line() > 0 ? "line " + same.line() : "server " + (same.index() + 1))
                     + " (" + TextLines.quote(same.address()) + ")");
         }
+        String nameKey = parameters.name() == null ? null : "name\0" + parameters.name(); // no endpoint text has a zero byte
+        Backend named = nameKey == null ? null : endpoints.get(nameKey);
+        if (named != null) { // a name is the server's hashed identity: two of one name would share every point
+            throw new BackendsFileException(source, where, "duplicate name " + TextLines.quote(parameters.name()) + ": "
+                    + (named.line() > 0 ? "line " + named.line() : "server " + (named.index() + 1)) + " has it too (a name is the server's hashed identity)");
+        }
         int mask = 0;
         for (String f : ownSet) {
             mask |= 1 << features.indexOf(f);
         }
         Backend backend = BackendAccess.create(previous.size(), address, weight, ownSet, mask, parameters, line);
         endpoints.put(address.socketAddress(), backend);
+        if (nameKey != null) {
+            endpoints.put(nameKey, backend);
+        }
         previous.add(backend);
         return backend;
     }

@@ -384,9 +384,12 @@ public final class RingRouter implements AutoCloseable {
         /**
          * {@return the key's backend under the host's shared state ({@link SharedLoad#choose}): the ring's answer
          * on the version the policy chooses, unless that backend is down, drained, failed host-wide or
-         * (with a load bound) over c × the mean in flight; then the bounded-load candidate} Null when no
-         * backend is available. Allocation-free; like {@link #backend(byte[])}, it never fails because
-         * of a switch (a lookup meeting an unmapped generation is done again on the current one).
+         * (with a load bound) over c × the mean in flight; then the bounded-load candidate, or without a
+         * bound the family's failover ({@link #select}'s: for spymemcached and xmemcached the rehash
+         * sequence)} Null when no backend is available. Allocation-free (but for a buffer's or segment's
+         * key of a rehashing family without a bound, copied as {@code select} copies it); like
+         * {@link #backend(byte[])}, it never fails because of a switch (a lookup meeting an unmapped
+         * generation is done again on the current one).
          *
          * @param key the key
          * @param load the host's load and availability
@@ -406,7 +409,7 @@ public final class RingRouter implements AutoCloseable {
          */
         public Backend choose(byte[] key, int offset, int length, SharedLoad load) {
             WatchedRingStore.Handle h = ring(policy.migrates(key, offset, length));
-            return chooseFor(h, h.keyHash.hash64(key, offset, length), load);
+            return chooseFor(h, key, offset, length, load);
         }
 
         /**
@@ -418,6 +421,10 @@ public final class RingRouter implements AutoCloseable {
          */
         public Backend choose(ByteBuffer key, SharedLoad load) {
             WatchedRingStore.Handle h = ring(policy.migrates(key));
+            if (h.rehashes && load.policy() == null) {
+                byte[] copy = bytes(key);
+                return chooseFor(h, copy, 0, copy.length, load);
+            }
             return chooseFor(h, h.keyHash.hash64(key), load);
         }
 
@@ -430,6 +437,10 @@ public final class RingRouter implements AutoCloseable {
          */
         public Backend choose(MemorySegment key, SharedLoad load) {
             WatchedRingStore.Handle h = ring(policy.migrates(key));
+            if (h.rehashes && load.policy() == null) {
+                byte[] copy = bytes(key);
+                return chooseFor(h, copy, 0, copy.length, load);
+            }
             return chooseFor(h, h.keyHash.hash64(key), load);
         }
 
@@ -462,7 +473,8 @@ public final class RingRouter implements AutoCloseable {
 
         /**
          * A rehashing family's failover needs the key's bytes for every try: a buffer's or segment's are
-         * copied (only on {@code select}, only for those families; a lookup allocates nothing).
+         * copied (only on {@code select} and an unbounded {@code choose}, only for those families; a
+         * lookup allocates nothing).
          */
         private static byte[] bytes(ByteBuffer key) {
             byte[] b = new byte[key.remaining()];
@@ -479,6 +491,18 @@ public final class RingRouter implements AutoCloseable {
                 Ring r = live.ring();
                 try {
                     return r.selectBackend64(hash, maxPoints, accept);
+                } catch (IllegalStateException e) {
+                    live.retryAfter(r, e);
+                }
+            }
+        }
+
+        /** {@link SharedLoad#choose(Ring, byte[], int, int)}: a rehashing family's sequence needs the key's bytes. */
+        private static Backend chooseFor(WatchedRingStore.Handle live, byte[] key, int offset, int length, SharedLoad load) {
+            for (;;) {
+                Ring r = live.ring();
+                try {
+                    return load.choose(r, key, offset, length);
                 } catch (IllegalStateException e) {
                     live.retryAfter(r, e);
                 }

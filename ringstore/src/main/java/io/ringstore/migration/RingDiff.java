@@ -11,7 +11,14 @@ import java.util.Map;
  * are matched by endpoint (address, port, scope), so the two rings may come from different files,
  * for example two generations of a backend list.
  *
- * @param movedFraction the fraction of the hash line (so of uniformly hashed keys) whose backend differs
+ * <p>Two rings whose families hash keys differently (v1's CRC-32 and libketama's MD5, say) place a
+ * key at unrelated points of the line, so the line's backends side by side say nothing about a key's:
+ * then a key's two hashes are taken as independent, and a key keeps its backend with probability
+ * Σ share_A(e) × share_B(e) over the endpoints e (the sweep would give a number of the same size but
+ * off by up to a few percent, depending on how the two rings' arcs happen to overlap).
+ *
+ * @param movedFraction the fraction of the hash line (so of uniformly hashed keys) whose backend
+ *                      differs; for two key hashes, the expected fraction of keys
  * @param before        each endpoint's share of the line in ring A (socket address → share)
  * @param after         each endpoint's share in ring B
  * @param movedOut      per endpoint of A: the share it loses (keys that leave it)
@@ -53,6 +60,9 @@ public record RingDiff(double movedFraction, Map<String, Double> before, Map<Str
             double f = na == 0 && nb == 0 ? 0.0 : 1.0;
             return new RingDiff(f, shares(before), shares(after), shares(out), shares(in));
         }
+        if (!a.keyHash().name().equals(b.keyHash().name())) {
+            return independent(a, endpointA, b, endpointB);
+        }
         // Sweep the union of boundaries. Interval (prev, cur] belongs in each ring to the first point
         // with hash >= cur; the part above the last point of a ring wraps to its point 0.
         int i = 0;
@@ -80,6 +90,44 @@ public record RingDiff(double movedFraction, Map<String, Double> before, Map<Str
             moved += account(endpointA[a.pointBackend(0) + 1], endpointB[b.pointBackend(0) + 1], tail, before, after, out, in);
         }
         return new RingDiff(moved / LINE, shares(before), shares(after), shares(out), shares(in));
+    }
+
+    /**
+     * Rings that hash a key by different functions: the key's backend in each is its own draw, by that
+     * ring's shares, so a backend keeps share_A × share_B of the keys and moves the rest of its own.
+     */
+    private static RingDiff independent(Ring a, String[] endpointA, Ring b, String[] endpointB) {
+        Map<String, Double> before = endpointShares(a, endpointA);
+        Map<String, Double> after = endpointShares(b, endpointB);
+        Map<String, Double> out = new LinkedHashMap<>();
+        Map<String, Double> in = new LinkedHashMap<>();
+        double kept = 0;
+        for (Map.Entry<String, Double> e : before.entrySet()) {
+            double both = e.getValue() * after.getOrDefault(e.getKey(), 0.0);
+            kept += both;
+            if (e.getValue() > both) {
+                out.put(e.getKey(), e.getValue() - both);
+            }
+        }
+        for (Map.Entry<String, Double> e : after.entrySet()) {
+            double both = e.getValue() * before.getOrDefault(e.getKey(), 0.0);
+            if (e.getValue() > both) {
+                in.put(e.getKey(), e.getValue() - both);
+            }
+        }
+        return new RingDiff(Math.clamp(1 - kept, 0.0, 1.0), before, after, out, in);
+    }
+
+    /** Each endpoint's share of the line in {@code r} (its backends' {@link Ring#lineShares()}, summed by endpoint). */
+    private static Map<String, Double> endpointShares(Ring r, String[] endpoints) {
+        double[] s = r.lineShares();
+        Map<String, Double> shares = new LinkedHashMap<>();
+        for (int k = 0; k < s.length; k++) {
+            if (s[k] > 0) {
+                shares.merge(endpoints[k + 1], s[k], Double::sum);
+            }
+        }
+        return shares;
     }
 
     private static long account(String ea, String eb, long len, Map<String, Long> before, Map<String, Long> after,

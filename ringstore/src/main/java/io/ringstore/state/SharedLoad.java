@@ -2,6 +2,7 @@ package io.ringstore.state;
 
 import io.ringstore.Backend;
 import io.ringstore.Ring;
+import io.ringstore.RingFamily;
 import io.ringstore.RingStore;
 import io.ringstore.balance.BoundedLoad;
 import io.ringstore.balance.LoadView;
@@ -47,7 +48,9 @@ import java.util.function.Supplier;
  * on members that became unavailable, n only the available ones, so a drain or a failure raises the
  * capacity of the others until those requests end. Without a bound (null), only
  * availability counts, as in nginx: the ring's answer, else the first available backend of the
- * {@value Ring#NGINX_MAX_POINTS} points from the key's ({@link Ring#select}), else of the whole ring.
+ * {@value Ring#NGINX_MAX_POINTS} points from the key's ({@link Ring#select}), else of the whole ring;
+ * for a family that fails over by rehashing the key (spymemcached, xmemcached), its rehash sequence
+ * takes the place of the 21 points ({@link #choose(Ring, byte[], int, int)}).
  *
  * <p><b>Generations.</b> The slots of the backends of the generation the router serves are
  * {@linkplain HostState#track tracked} when that generation is first used (after a switch, the first
@@ -148,6 +151,30 @@ public final class SharedLoad {
      */
     public Backend choose(Ring ring, long hash) {
         return choose(ring, hash, ring.isWide());
+    }
+
+    /**
+     * {@return the backend for {@code key} on {@code ring}, or null when none is available}
+     * {@link #choose(Ring, long)} of the key's hash by the ring's key hash, except that without a bound
+     * a family that fails over by rehashing the key ({@link RingFamily.Failover#REHASH}: spymemcached,
+     * xmemcached) tries its rehash sequence first ({@link Ring#select(byte[], int, int, int, IntPredicate)}),
+     * as its client does, and only then walks the whole ring. Allocation-free.
+     *
+     * @param ring   a ring of the router's generation serving (or of one just replaced)
+     * @param key    the key's array
+     * @param offset where the key starts
+     * @param length the key's length in bytes
+     */
+    public Backend choose(Ring ring, byte[] key, int offset, int length) {
+        if (policy != null || ring.version().family().failover() != RingFamily.Failover.REHASH) {
+            return choose(ring, ring.keyHash().hash64(key, offset, length));
+        }
+        Generation g = generation(ring.store());
+        int b = ring.select(key, offset, length, Ring.NGINX_MAX_POINTS, g);
+        if (b == Ring.GAVE_UP) {
+            b = ring.select(ring.keyHash().hash(key, offset, length), ring.pointCount(), g);
+        }
+        return b < 0 ? null : g.backends[b];
     }
 
     private Backend choose(Ring ring, long hash64, boolean wide) {

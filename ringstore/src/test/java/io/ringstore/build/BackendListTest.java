@@ -239,6 +239,21 @@ class BackendListTest {
     }
 
     @Test
+    void nameCommentGivesTheServersHashedIdentity() throws BackendsFileException {
+        BackendList named = parse("""
+                upstream u {
+                    server 10.0.0.1:11211 weight=2;  # ringstore: name=cache-a
+                    server 10.0.0.2;                 # ringstore: features=eu name=cache-b.example:1
+                    server 10.0.0.3;                 # ringstore: name=c features=us
+                    server 10.0.0.4;
+                }
+                """);
+        assertEquals(java.util.Arrays.asList("cache-a", "cache-b.example:1", "c", null), named.backends().stream().map(io.ringstore.Backend::name).toList());
+        assertEquals(java.util.Set.of("eu"), named.backend(1).features());
+        assertEquals(java.util.Set.of("us"), named.backend(2).features());
+    }
+
+    @Test
     void featuresCommentGivesTheFeaturesOfTheServerOnItsLine() throws BackendsFileException {
         BackendList commented = parse("""
                 upstream u {
@@ -268,6 +283,10 @@ class BackendListTest {
         fails("server 10.0.0.1;  # ringstore: features=a extra", 1, "each at most once", "'features=a extra'");
         fails("server 10.0.0.1;  # ringstore:", 1, "each at most once");
         fails("server 10.0.0.1;  # ringstore: features=", 1, "needs at least one name");
+        fails("server 10.0.0.1;  # ringstore: name=a\nserver 10.0.0.2;  # ringstore: name=a\n", 2, "duplicate name 'a'", "line 1 has it too");
+        fails("server 10.0.0.1;  # ringstore: name=a name=b", 1, "each at most once");
+        fails("server 10.0.0.1;  # ringstore: name=", 1, "bad name ''");
+        fails("server 10.0.0.1;  # ringstore: name=a;b", 1, "bad name");
         fails("server 10.0.0.1;  # ringstore: features=a,a", 1, "listed twice");
         fails("server 10.0.0.1 features=a;  # ringstore: features=b", 1, "features given twice");
         fails("server 10.0.0.1 weight=4#ringstore: features=x", 1, "weight", "'4#ringstore:'"); // '#' inside a word is no comment

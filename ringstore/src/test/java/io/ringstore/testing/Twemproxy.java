@@ -42,7 +42,8 @@ public final class Twemproxy implements AutoCloseable {
     public static final String MISSING = "no memcached or nutcracker (-Dringstore.memcached, default /usr/bin/memcached;"
             + " -Dringstore.nutcracker, default /usr/sbin/nutcracker; Debian: apt-get install memcached nutcracker)";
 
-    private static final String POOL = "ringstore";
+    /** The name of the one pool in the config {@link #start} writes. */
+    public static final String POOL = "ringstore";
     private static final long START_TIMEOUT_MILLIS = 15_000;
     private static final int START_ATTEMPTS = 3;
     private static final int TIMEOUT_MILLIS = 5_000;
@@ -149,6 +150,24 @@ public final class Twemproxy implements AutoCloseable {
         }
     }
 
+    /**
+     * Runs {@code nutcracker -t} on {@code config} (it checks the configuration and exits, binding nothing;
+     * its log goes beside the file): whether nutcracker accepts the file.
+     */
+    public static boolean acceptsConfig(Path config) throws IOException {
+        Path log = config.resolveSibling(config.getFileName() + ".log");
+        Process p = new ProcessBuilder(BINARY.toString(), "-t", "-c", config.toString(), "-o", log.toString())
+                .redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                .start();
+        if (!Processes.awaitExit(p)) {
+            p.destroyForcibly();
+            Processes.awaitExit(p);
+            throw new IOException("nutcracker -t -c " + config + " did not exit");
+        }
+        return p.exitValue() == 0;
+    }
+
     private static String config(int port, String hash, List<Server> servers) {
         StringBuilder c = new StringBuilder()
                 .append(POOL).append(":\n")
@@ -187,6 +206,11 @@ public final class Twemproxy implements AutoCloseable {
             }
             Thread.sleep(10);
         }
+    }
+
+    /** The config nutcracker runs with: the file {@link #start} wrote, one pool named {@value #POOL}. */
+    public Path config() {
+        return dir.resolve("nutcracker.yml");
     }
 
     /** The pool's port on 127.0.0.1. */

@@ -1,15 +1,19 @@
 package io.ringstore.tools.analysis;
 
 import io.ringstore.Backend;
+import io.ringstore.RingFamily;
 import io.ringstore.RingVersion;
 
 import java.util.List;
 import java.util.Set;
 
 /**
- * One feature ring of a real backend list: its member backends with their point counts (weight ×
- * point multiple), and what {@link LoadFormula} and {@link CollisionModel} predict for it. The tie
- * order is the algorithm's: listing order for v1, socket-address order for v2.
+ * One feature ring of a real backend list: its member backends with their point counts (the family's
+ * weight rule: weight × point multiple for v1 and v2, a share of 160 for libketama), and what
+ * {@link LoadFormula} and {@link CollisionModel} predict for it. The members are the backends that
+ * hold points: a {@code down} backend is not one in a family that builds its ring without it
+ * ({@link io.ringstore.RingFamily#downLeavesRing()}). The tie order is the family's: listing order
+ * for v1, socket-address order for v2.
  */
 public final class FleetRing {
     private final List<Backend> members;
@@ -27,17 +31,23 @@ public final class FleetRing {
         return backends.stream().filter(b -> b.features().containsAll(features)).toList();
     }
 
-    /** The ring of {@code members} in {@code version}: its family's weight rule and tie rule. */
+    /**
+     * The ring of {@code members} in {@code version}: its family's weight rule and tie rule, without
+     * the down members when the family leaves them out of the ring.
+     */
     public static FleetRing of(List<Backend> members, RingVersion version) {
-        long[] points = version.family().points(members.stream().mapToLong(Backend::weight).toArray(), version);
-        int[] rank = version.family().tieRanks(members);
+        RingFamily family = version.family();
+        List<Backend> placed = family.downLeavesRing() ? members.stream().filter(b -> !b.down()).toList() : members;
+        long[] points = placed.isEmpty() ? new long[0] : family.points(placed.stream().mapToLong(Backend::weight).toArray(), version);
+        int[] rank = family.tieRanks(placed);
         long[] tie = new long[points.length];
         for (int i = 0; i < tie.length; i++) {
             tie[rank[i]] = points[i];
         }
-        return new FleetRing(members, points, tie);
+        return new FleetRing(placed, points, tie);
     }
 
+    /** {@return the backends holding points, in listing order} */
     public List<Backend> members() {
         return members;
     }
@@ -49,6 +59,16 @@ public final class FleetRing {
             total += p;
         }
         return total;
+    }
+
+    /** {@return each member's share of the points the weight rule gives (its weight share for v1 and v2)} */
+    public double[] pointShares() {
+        double total = points();
+        double[] shares = new double[points.length];
+        for (int i = 0; i < shares.length; i++) {
+            shares[i] = points[i] / total;
+        }
+        return shares;
     }
 
     /** Point counts in tie order (first keeps a shared hash). */

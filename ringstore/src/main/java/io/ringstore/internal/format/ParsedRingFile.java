@@ -61,6 +61,11 @@ public record ParsedRingFile(int formatVersion, int headerLength, long generatio
             return 1;
         }
 
+        /** {@return whether family {@code code}'s rings may be kept with ties or as views (storage 1, 2)} */
+        default boolean viewable(int code) {
+            return true;
+        }
+
         /** {@return whether family {@code code}'s points are 64-bit (a low word a point after the 6-byte points; format 4)} */
         default boolean wide(int code) {
             return false;

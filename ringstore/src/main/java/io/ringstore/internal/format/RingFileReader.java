@@ -287,6 +287,10 @@ public final class RingFileReader {
                 }
             }
             boolean wide = families.wide(code);
+            if (storage != STORAGE_POINTS && !wide && !families.viewable(code)) {
+                throw bad(e + ENTRY_STORAGE_OFFSET, "ring " + i + " storage " + storage + ": algorithm " + code
+                        + " rings are stored as their points (0), as a backend's points there depend on the other members or ties on the hash");
+            }
             int parameter2 = 0;
             if (wide || families.parameterCount(code) == 2) {
                 if (formatVersion < FORMAT_VERSION_WIDE) {

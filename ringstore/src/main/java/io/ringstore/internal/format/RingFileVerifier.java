@@ -330,6 +330,9 @@ public final class RingFileVerifier {
 
     /** Whether every hash of {@code b}'s point chain in {@code r} is a point of {@code r}. */
     private boolean lostEveryPoint(StoredRing r, int b) {
+        if (versions.points(r.version(), b, r.featureMask()) == 0) {
+            return true; // no points of its own: a down backend its family leaves out, or a share rounded to nothing
+        }
         if (r.pointCount() == 0) {
             return false;
         }

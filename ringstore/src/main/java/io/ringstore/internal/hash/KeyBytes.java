@@ -6,6 +6,7 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.util.Objects;
 
 /**
  * Reads a key's bytes whatever shape it comes in, so that each hash is written once: a key is an
@@ -23,22 +24,33 @@ final class KeyBytes {
     private KeyBytes() {
     }
 
+    // Each read is split in two so that the array case, the common one, stays under the JIT's
+    // MaxInlineSize (35 bytes of bytecode) and is inlined at every call site, hot or not; the other
+    // shapes take a call when the site is cold.
+
     /** {@return the byte at {@code index}, signed (as C's {@code char} on x86-64)} */
     static byte get(Object key, long index) {
-        if (key instanceof byte[] array) {
-            return array[(int) index];
-        }
+        return key instanceof byte[] array ? array[(int) index] : getOther(key, index);
+    }
+
+    /** {@return the four bytes from {@code index}, little-endian} */
+    static int le32(Object key, long index) {
+        return key instanceof byte[] array ? (int) INT_LE.get(array, (int) index) : le32Other(key, index);
+    }
+
+    /** {@return the eight bytes from {@code index}, little-endian} */
+    static long le64(Object key, long index) {
+        return key instanceof byte[] array ? (long) LONG_LE.get(array, (int) index) : le64Other(key, index);
+    }
+
+    private static byte getOther(Object key, long index) {
         if (key instanceof MemorySegment segment) {
             return segment.get(ValueLayout.JAVA_BYTE, index);
         }
         return ((ByteBuffer) key).get((int) index);
     }
 
-    /** {@return the four bytes from {@code index}, little-endian} */
-    static int le32(Object key, long index) {
-        if (key instanceof byte[] array) {
-            return (int) INT_LE.get(array, (int) index);
-        }
+    private static int le32Other(Object key, long index) {
         if (key instanceof MemorySegment segment) {
             return segment.get(SEGMENT_INT_LE, index);
         }
@@ -47,11 +59,7 @@ final class KeyBytes {
         return buffer.order() == ByteOrder.LITTLE_ENDIAN ? word : Integer.reverseBytes(word);
     }
 
-    /** {@return the eight bytes from {@code index}, little-endian} */
-    static long le64(Object key, long index) {
-        if (key instanceof byte[] array) {
-            return (long) LONG_LE.get(array, (int) index);
-        }
+    private static long le64Other(Object key, long index) {
         if (key instanceof MemorySegment segment) {
             return segment.get(SEGMENT_LONG_LE, index);
         }
@@ -62,6 +70,6 @@ final class KeyBytes {
 
     /** Checks an array slice, as the public entry points take one. */
     static void checkSlice(byte[] key, int offset, int length) {
-        java.util.Objects.checkFromIndexSize(offset, length, key.length);
+        Objects.checkFromIndexSize(offset, length, key.length);
     }
 }

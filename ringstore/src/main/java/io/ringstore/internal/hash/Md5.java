@@ -2,6 +2,7 @@ package io.ringstore.internal.hash;
 
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
+import java.util.Objects;
 
 /**
  * MD5 (RFC 1321), written for hashing keys and ketama points without allocating: the digest's state
@@ -75,7 +76,7 @@ public final class Md5 {
      */
     public static void words(byte[] in, int offset, int length, int[] out4) {
         KeyBytes.checkSlice(in, offset, length);
-        java.util.Objects.checkFromIndexSize(0, 4, out4.length);
+        Objects.checkFromIndexSize(0, 4, out4.length);
         digest(in, offset, length, 0, 0, out4);
     }
 
@@ -95,7 +96,7 @@ public final class Md5 {
     }
 
     /**
-     * The digest of {@code prefixLength} bytes of the decimal of {@code prefix} (none when 0) followed
+     * The digest of {@code prefixLength} bytes of the decimal of {@code prefix} (no prefix when 0) followed
      * by {@code length} bytes of the key from {@code from}; writes the four words to {@code out} if it is
      * not null and returns word 0.
      */
@@ -129,22 +130,23 @@ public final class Md5 {
                 x14 = KeyBytes.le32(key, at + 56);
                 x15 = KeyBytes.le32(key, at + 60);
             } else {
-                x0 = paddedWord(key, from, length, prefix, prefixLength, blocks, p);
-                x1 = paddedWord(key, from, length, prefix, prefixLength, blocks, p + 4);
-                x2 = paddedWord(key, from, length, prefix, prefixLength, blocks, p + 8);
-                x3 = paddedWord(key, from, length, prefix, prefixLength, blocks, p + 12);
-                x4 = paddedWord(key, from, length, prefix, prefixLength, blocks, p + 16);
-                x5 = paddedWord(key, from, length, prefix, prefixLength, blocks, p + 20);
-                x6 = paddedWord(key, from, length, prefix, prefixLength, blocks, p + 24);
-                x7 = paddedWord(key, from, length, prefix, prefixLength, blocks, p + 28);
-                x8 = paddedWord(key, from, length, prefix, prefixLength, blocks, p + 32);
-                x9 = paddedWord(key, from, length, prefix, prefixLength, blocks, p + 36);
-                x10 = paddedWord(key, from, length, prefix, prefixLength, blocks, p + 40);
-                x11 = paddedWord(key, from, length, prefix, prefixLength, blocks, p + 44);
-                x12 = paddedWord(key, from, length, prefix, prefixLength, blocks, p + 48);
-                x13 = paddedWord(key, from, length, prefix, prefixLength, blocks, p + 52);
-                x14 = paddedWord(key, from, length, prefix, prefixLength, blocks, p + 56);
-                x15 = paddedWord(key, from, length, prefix, prefixLength, blocks, p + 60);
+                long lengthAt = (blocks << 6) - 8;
+                x0 = word(key, from, length, prefix, prefixLength, lengthAt, p);
+                x1 = word(key, from, length, prefix, prefixLength, lengthAt, p + 4);
+                x2 = word(key, from, length, prefix, prefixLength, lengthAt, p + 8);
+                x3 = word(key, from, length, prefix, prefixLength, lengthAt, p + 12);
+                x4 = word(key, from, length, prefix, prefixLength, lengthAt, p + 16);
+                x5 = word(key, from, length, prefix, prefixLength, lengthAt, p + 20);
+                x6 = word(key, from, length, prefix, prefixLength, lengthAt, p + 24);
+                x7 = word(key, from, length, prefix, prefixLength, lengthAt, p + 28);
+                x8 = word(key, from, length, prefix, prefixLength, lengthAt, p + 32);
+                x9 = word(key, from, length, prefix, prefixLength, lengthAt, p + 36);
+                x10 = word(key, from, length, prefix, prefixLength, lengthAt, p + 40);
+                x11 = word(key, from, length, prefix, prefixLength, lengthAt, p + 44);
+                x12 = word(key, from, length, prefix, prefixLength, lengthAt, p + 48);
+                x13 = word(key, from, length, prefix, prefixLength, lengthAt, p + 52);
+                x14 = word(key, from, length, prefix, prefixLength, lengthAt, p + 56);
+                x15 = word(key, from, length, prefix, prefixLength, lengthAt, p + 60);
             }
             int a0 = a;
             int b0 = b;
@@ -234,20 +236,25 @@ public final class Md5 {
 
     /**
      * The little-endian word at byte {@code p} of the padded message (prefix, key, 0x80, zeros, bit
-     * length), for the blocks that are not wholly key bytes.
+     * length at {@code lengthAt}), for the blocks that are not wholly key bytes. Small, so that the JIT
+     * inlines it and its key read into {@link #digest}; the rest is {@link #paddingWord}.
      */
-    private static int paddedWord(Object key, long from, long length, int prefix, int prefixLength, long blocks, long p) {
+    private static int word(Object key, long from, long length, int prefix, int prefixLength, long lengthAt, long p) {
+        if (p >= prefixLength && p + 4 <= prefixLength + length) {
+            return KeyBytes.le32(key, from + p - prefixLength);
+        }
+        return paddingWord(key, from, length, prefix, prefixLength, lengthAt, p);
+    }
+
+    /** A word of the padded message that is not four key bytes: prefix, the key's last bytes, 0x80, zeros, the length. */
+    private static int paddingWord(Object key, long from, long length, int prefix, int prefixLength, long lengthAt, long p) {
         long message = prefixLength + length;
-        long lengthAt = (blocks << 6) - 8;
         if (p >= lengthAt) {
             long bits = message << 3;
             return p == lengthAt ? (int) bits : (int) (bits >>> 32);
         }
         if (p > message) {
             return 0;
-        }
-        if (p >= prefixLength && p + 4 <= message) {
-            return KeyBytes.le32(key, from + p - prefixLength);
         }
         int word = 0;
         for (int i = 0; i < 4; i++) {
