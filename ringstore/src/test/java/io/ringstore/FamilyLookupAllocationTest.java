@@ -15,7 +15,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.SplittableRandom;
-import java.util.function.IntUnaryOperator;
+import java.util.function.IntToLongFunction;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
@@ -81,8 +81,8 @@ class FamilyLookupAllocationTest {
                 TestRings.build(file, fleet(new SplittableRandom(name.hashCode())), version);
                 try (RingStore store = RingStore.open(file)) {
                     Ring ring = store.ring(Set.of(), version);
-                    for (Map.Entry<String, IntUnaryOperator> form : shapes.lookups(ring).entrySet()) {
-                        long bytes = leastAllocated(form.getValue(), meter);
+                    for (Map.Entry<String, IntToLongFunction> form : shapes.lookups(ring).entrySet()) {
+                        long bytes = meter.leastAllocated(form.getValue(), WARM_UP, CALLS, ROUNDS, LIMIT);
                         System.out.println(name + " " + form.getKey() + ": " + bytes + " bytes allocated in " + CALLS + " calls");
                         if (bytes >= LIMIT) {
                             allocating.add(name + " " + form.getKey() + ": " + bytes + " bytes in " + CALLS + " calls");
@@ -129,9 +129,9 @@ class FamilyLookupAllocationTest {
         }
 
         /** Each shape's lookup of key {@code i mod KEYS} in {@code ring}, after checking it answers as the array does. */
-        Map<String, IntUnaryOperator> lookups(Ring ring) {
+        Map<String, IntToLongFunction> lookups(Ring ring) {
             int mask = keys.length - 1;
-            Map<String, IntUnaryOperator> forms = new LinkedHashMap<>();
+            Map<String, IntToLongFunction> forms = new LinkedHashMap<>();
             forms.put("lookup(byte[])", i -> ring.lookup(keys[i & mask]));
             forms.put("lookup(byte[], int, int)", i -> ring.lookup(padded[i & mask], 3, keys[i & mask].length));
             forms.put("lookup(heap ByteBuffer)", i -> ring.lookup(heap[i & mask]));
@@ -141,8 +141,8 @@ class FamilyLookupAllocationTest {
             forms.put("lookup(native MemorySegment)", i -> ring.lookup(nativeSegments[i & mask]));
             for (int k = 0; k < keys.length; k++) {
                 int expected = ring.lookup(keys[k]);
-                for (Map.Entry<String, IntUnaryOperator> form : forms.entrySet()) {
-                    assertEquals(expected, form.getValue().applyAsInt(k), ring.version() + " " + form.getKey() + ", key " + k);
+                for (Map.Entry<String, IntToLongFunction> form : forms.entrySet()) {
+                    assertEquals(expected, form.getValue().applyAsLong(k), ring.version() + " " + form.getKey() + ", key " + k);
                 }
             }
             for (int k = 0; k < keys.length; k++) {
@@ -151,27 +151,6 @@ class FamilyLookupAllocationTest {
             }
             return forms;
         }
-    }
-
-    /** The fewest bytes any round of {@link #CALLS} calls allocated, after a warm-up; stops at the first round under the limit. */
-    private static long leastAllocated(IntUnaryOperator call, AllocationMeter meter) {
-        long sum = 0;
-        for (int i = 0; i < WARM_UP; i++) {
-            sum += call.applyAsInt(i);
-        }
-        long least = Long.MAX_VALUE;
-        for (int round = 0; round < ROUNDS && least >= LIMIT; round++) {
-            long before = meter.allocated();
-            for (int i = 0; i < CALLS; i++) {
-                sum += call.applyAsInt(i);
-            }
-            long after = meter.allocated();
-            least = Math.min(least, after - before - meter.overhead());
-        }
-        if (sum == Long.MIN_VALUE) { // keeps the sum, and so the calls, alive
-            System.out.println(sum);
-        }
-        return least;
     }
 
     /** {@value #SERVERS} servers on 11211 (every family's memcached clients and the others take a written port), weights 1 to 10. */

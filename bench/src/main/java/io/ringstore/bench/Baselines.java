@@ -1,8 +1,6 @@
 package io.ringstore.bench;
 
 import io.ringstore.Ring;
-import io.ringstore.internal.BackendAccess;
-import io.ringstore.internal.format.PointRing;
 
 import java.util.Map;
 import java.util.TreeMap;
@@ -50,19 +48,9 @@ final class Baselines {
             for (int b = 0; b < backendCount; b++) {
                 backends[b] = b;
             }
-            if (ring.isWide()) {
-                // Ring exposes a point's high word only; the walk has the whole hash. In stored order the
-                // point a shared hash keeps comes first, and a view's points of non-members are skipped.
-                PointRing walk = BackendAccess.rings().walk(ring);
-                for (int p = 0; p < walk.storedCount(); p++) {
-                    if (walk.memberAt(p)) {
-                        map.putIfAbsent(walk.storedHash64(p) ^ Long.MIN_VALUE, backends[walk.backend(p)]);
-                    }
-                }
-            } else {
-                for (int i = 0; i < n; i++) {
-                    map.put(Integer.toUnsignedLong(ring.pointHash(i)), backends[ring.pointBackend(i)]);
-                }
+            boolean wide = ring.isWide();
+            for (int i = 0; i < n; i++) {
+                map.put(wide ? ring.pointHash64(i) ^ Long.MIN_VALUE : ring.pointHash64(i), backends[ring.pointBackend(i)]);
             }
         }
 
