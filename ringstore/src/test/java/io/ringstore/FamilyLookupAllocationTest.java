@@ -34,6 +34,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * every family's hash (a megamorphic site, as in a router serving rings of several families): what
  * the JIT can or cannot remove there is what is measured.
  */
+@org.junit.jupiter.api.Tag("slow") // seconds of warm-up and 100,000 calls a case: the full lane
 class FamilyLookupAllocationTest {
     /** Every family once (twemproxy with each hash), by the name the CLI reads. */
     static final List<String> VERSIONS = versions();

@@ -29,6 +29,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * <p>Not a matter of timing: a hash that does not allocate passes in some round of 100,000 calls
  * once the JIT has compiled it, however long that takes; one that allocates fails every round.
  */
+@org.junit.jupiter.api.Tag("slow") // seconds of warm-up and 100,000 calls a case: the full lane
 class KeyHashAllocationTest {
     private static final int CALLS = 100_000;
     private static final int WARM_UP = 20_000;
