@@ -66,6 +66,8 @@ final class ChaosRun {
     private static final long CORRUPT_MILLIS = 1200;
     private static final String RING_NAME = "fleet.ring";
     private static final Pattern IN_FLIGHT = Pattern.compile("\"endpoint\"\\s*:\\s*\"([^\"]*)\".*?\"in_flight\"\\s*:\\s*(-?\\d+)");
+    private static final Pattern REAPED_ALIVE = Pattern.compile("lease \\d+ of this process was reaped while it ran");
+    private static final Pattern LOCK_BROKEN = Pattern.compile("broke the directory lock held by pid (\\d+)");
     private static final Pattern REFUSED_LENGTH = Pattern.compile(": refused, still serving generation \\d+: .*?file is (\\d+) bytes");
 
     /**
@@ -146,10 +148,11 @@ final class ChaosRun {
      * @param problems each a broken rule, one line; empty for a passing run
      */
     record Report(Schedule schedule, Instant started, long seconds, long ok, long failed, long failedOnKilled, List<String> failures,
-                  int republished, int buildsRefusedFull, int corruptPublished, int corruptSkipped, int drains, int kills, int restartAttempts,
+                  int republished, int buildsRefusedFull, int corruptPublished, int corruptSkipped, int drains, int kills, int restartAttempts, long longestRestartMillis,
                   int pauses, String tmpfs, Map<String, Long> finalInFlight, long inFlightZeroMillis, Map<String, Integer> maxMapped,
                   List<String> leftovers, Map<Integer, Map<String, Integer>> refusalsLogged, int refusalsExpected, int refusalsSeen,
-                  List<String> unexpectedExits, List<String> eventErrors, List<String> problems) {
+                  List<String> unexpectedExits, List<String> reapedAlive, List<String> liveLocksBroken, List<String> eventErrors,
+                  List<String> problems) {
         String text() {
             StringBuilder b = new StringBuilder();
             b.append(String.format("chaos run, %s, %d s (%d routers, 2 in own PID namespaces, %d nginx origins, %d load lanes)%n",
@@ -159,8 +162,8 @@ final class ChaosRun {
             failures.stream().limit(5).forEach(f -> b.append("    e.g. ").append(f).append('\n'));
             b.append(String.format("  republishes: %d good, %d corrupt (refused), %d builds refused on the full directory, %d corrupt not written (full)%n",
                     republished, corruptPublished, buildsRefusedFull, corruptSkipped));
-            b.append(String.format("  drains+undrains: %d; SIGKILL+restart: %d (%d start attempts); SIGSTOP 5 s: %d; tmpfs: %s%n",
-                    drains, kills, restartAttempts, pauses, tmpfs));
+            b.append(String.format("  drains+undrains: %d; SIGKILL+restart: %d (%d start attempts, the longest restart %.1f s); SIGSTOP 5 s: %d; tmpfs: %s%n",
+                    drains, kills, restartAttempts, longestRestartMillis / 1000.0, pauses, tmpfs));
             b.append(String.format("  in flight at the end (state --json): %s, all zero %d ms after the load stopped%n", finalInFlight.values(),
                     inFlightZeroMillis));
             b.append("  ring files mapped at most, per process: ").append(maxMapped).append('\n');
@@ -168,6 +171,8 @@ final class ChaosRun {
             b.append(String.format("  refused files logged: %d refusal lines for %d corrupt files; by routers that ran through a file's window: %d of %d expected%n",
                     refusalsLogged.values().stream().mapToInt(m -> m.values().stream().mapToInt(Integer::intValue).sum()).sum(),
                     corruptPublished, refusalsSeen, refusalsExpected));
+            b.append(String.format("  leases of live routers reaped: %d; directory locks broken while their holder lived: %d%n",
+                    reapedAlive.size(), liveLocksBroken.size()));
             b.append("  router exits not caused by the run: ").append(unexpectedExits).append('\n');
             b.append("  event errors: ").append(eventErrors).append('\n');
             b.append("  problems: ").append(problems.isEmpty() ? "none" : "").append('\n');
@@ -207,6 +212,8 @@ final class ChaosRun {
     private final AtomicLong generation = new AtomicLong();
     private final List<String> mappedTooMany = new CopyOnWriteArrayList<>();
     private volatile long lastPublished;
+    private volatile boolean corruptAtPath;
+    private final AtomicLong longestRestartMillis = new AtomicLong();
 
     private ChaosRun(Path dir, Schedule schedule) {
         this.dir = dir;
@@ -319,9 +326,20 @@ final class ChaosRun {
         // refusals: incarnation → length → lines
         Map<Integer, Map<String, Integer>> logged = new TreeMap<>();
         Map<String, Map<Integer, Integer>> byIncarnation = new LinkedHashMap<>();
+        Map<Long, String> livePids = new TreeMap<>(Map.of(ProcessHandle.current().pid(), "this JVM's in-process ringstore state/build"));
+        all.stream().filter(i -> !i.killed).forEach(i -> livePids.put(i.pid, i.name()));
+        List<String> reapedAlive = new ArrayList<>();
+        List<String> liveLocksBroken = new ArrayList<>();
         for (Incarnation i : all) {
             Map<Integer, Integer> counts = new TreeMap<>();
             for (String line : Files.readAllLines(i.log, StandardCharsets.UTF_8)) {
+                if (REAPED_ALIVE.matcher(line).find()) {
+                    reapedAlive.add(i.name() + (i.pauses.isEmpty() ? "" : " (paused " + i.pauses.size() + "×)") + ": " + line.strip());
+                }
+                Matcher broken = LOCK_BROKEN.matcher(line);
+                if (broken.find() && livePids.containsKey(Long.parseLong(broken.group(1)))) {
+                    liveLocksBroken.add(i.name() + " broke the lock of live pid " + broken.group(1) + " (" + livePids.get(Long.parseLong(broken.group(1))) + ")");
+                }
                 Matcher m = REFUSED_LENGTH.matcher(line);
                 if (m.find()) {
                     counts.merge(Integer.parseInt(m.group(1)), 1, Integer::sum);
@@ -330,6 +348,8 @@ final class ChaosRun {
             byIncarnation.put(i.name(), counts);
             counts.forEach((length, n) -> logged.computeIfAbsent(length, k -> new TreeMap<>()).put(i.name(), n));
         }
+        reapedAlive.forEach(r -> problems.add("a live router's lease was reaped (its in-flight counts lost): " + r));
+        liveLocksBroken.forEach(r -> problems.add("the state file's directory lock was broken while its holder lived: " + r));
         int expected = 0;
         int seen = 0;
         Set<Integer> lengths = new java.util.HashSet<>();
@@ -369,8 +389,8 @@ final class ChaosRun {
         }
         return new Report(schedule, started, (loadStopped - start) / 1000, ok.get(), failed.get(), failedOnKilled.get(), List.copyOf(failures),
                 republished.get(), buildsRefusedFull.get(), corrupts.size(), corruptSkipped.get(), drains.get(), kills.get(),
-                restartAttempts.get(), pauses.get(), tmpfs, inFlight, zeroAfter, maxMapped, leftovers, logged, expected, seen,
-                unexpected, List.copyOf(eventErrors), problems);
+                restartAttempts.get(), longestRestartMillis.get(), pauses.get(), tmpfs, inFlight, zeroAfter, maxMapped, leftovers, logged, expected, seen,
+                unexpected, reapedAlive, liveLocksBroken, List.copyOf(eventErrors), problems);
     }
 
     // ---- load ------------------------------------------------------------------------------------
@@ -453,6 +473,7 @@ final class ChaosRun {
             if (build.exit() == Main.OK) {
                 lastPublished = System.currentTimeMillis();
                 republished.incrementAndGet();
+                corruptAtPath = false;
                 if (atPath != null) {
                     atPath.replacedMillis()[0] = System.currentTimeMillis();
                     atPath = null;
@@ -468,6 +489,7 @@ final class ChaosRun {
         }
         if (atPath != null) { // end on a good file, so that a router restarted later can start
             CliRun.build(backends, ring, "--generation", Long.toString(generation.incrementAndGet()));
+            corruptAtPath = false;
             atPath.replacedMillis()[0] = System.currentTimeMillis();
         }
     }
@@ -485,6 +507,7 @@ final class ChaosRun {
         }
         Files.move(tmp, ring, StandardCopyOption.ATOMIC_MOVE);
         lastPublished = System.currentTimeMillis();
+        corruptAtPath = true;
         Corrupt c = new Corrupt(length, System.currentTimeMillis(), new long[1]);
         corrupts.add(c);
         Thread.sleep(CORRUPT_MILLIS);
@@ -663,14 +686,24 @@ final class ChaosRun {
         return out;
     }
 
-    /** Starts router {@code r} again, retrying while it cannot (a corrupt file at the path, say) for up to a minute. */
+    /**
+     * Starts router {@code r} again, retrying while it cannot: a router does not start on a corrupt file
+     * (it has no generation to serve), and one published just before the directory filled up stays at
+     * the path until a build succeeds again. Gives up a minute after a good file is back.
+     */
     private Incarnation startRouterRetrying(int r) throws Exception {
-        long deadline = System.currentTimeMillis() + 60_000;
+        long began = System.currentTimeMillis();
+        long deadline = began + 60_000;
         while (true) {
             restartAttempts.incrementAndGet();
             try {
-                return startRouter(r);
+                Incarnation i = startRouter(r);
+                longestRestartMillis.accumulateAndGet(System.currentTimeMillis() - began, Math::max);
+                return i;
             } catch (IOException | AssertionError e) {
+                if (corruptAtPath) {
+                    deadline = System.currentTimeMillis() + 60_000;
+                }
                 if (System.currentTimeMillis() > deadline) {
                     throw e;
                 }
