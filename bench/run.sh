@@ -88,7 +88,7 @@ if [ "$mode" = quick ]; then
   run cache.log "$java" -Xmx4g $cp io.ringstore.bench.SearchCacheModel --lookups 100000 --tsv "$out/cache.tsv" 100x160 2048x10x160
   run state.log "$java" $cp io.ringstore.bench.StateMeasure --seconds 0.5
   run shared-load.log "$java" $cp io.ringstore.bench.SharedLoadMeasure --seconds 0.5
-  run lookup.log "$java" -jar "$jar" LookupBenchmark -p size=$sizes "${jmh[@]}" -rf json -rff "$out/lookup-1.json"
+  run lookup.log "$java" -jar "$jar" '\.LookupBenchmark\.' -p size=$sizes "${jmh[@]}" -rf json -rff "$out/lookup-1.json"
   run search.log "$java" -jar "$jar" SearchBenchmark -p size=$sizes "${jmh[@]}" -rf json -rff "$out/search-1.json"
 else
   sizes=100x160,2048x10x160
@@ -105,7 +105,7 @@ else
   run build-phases.log "$java" -Xmx4g $cp io.ringstore.bench.BuildPhases
   run verify.log "$java" -Xmx4g $cp io.ringstore.bench.VerifyMeasure
   run pointer-chase.log "$java" -Xmx4g $cp io.ringstore.bench.PointerChase
-  run lookup-1.log "$java" -jar "$jar" LookupBenchmark -p size=$sizes "${jmh[@]}" -rf json -rff "$out/lookup-1.json"
+  run lookup-1.log "$java" -jar "$jar" '\.LookupBenchmark\.' -p size=$sizes "${jmh[@]}" -rf json -rff "$out/lookup-1.json"
   # TreeMap skipped at 204.8 M points: about 13 GB of heap (Baselines.TREEMAP_MAX_POINTS).
   run lookup-2.log "$java" -jar "$jar" 'LookupBenchmark.(ringstore|heapArrays|longPoints)' "${big[@]}" "${jmh[@]}" -rf json -rff "$out/lookup-2.json"
   run search-1.log "$java" -jar "$jar" SearchBenchmark -p size=$sizes "${jmh[@]}" -rf json -rff "$out/search-1.json"

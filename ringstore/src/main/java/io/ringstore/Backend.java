@@ -86,23 +86,23 @@ public final class Backend {
     }
 
     /**
-     * {@return nginx's {@code max_fails=} (default 1; 0: failures are not counted)} From a backends file or a
-     * {@link io.ringstore.build.BackendList.Builder}; a backend read from a ring file has the default,
-     * as the ring file does not store it (it changes no ring).
+     * {@return nginx's {@code max_fails=} (default 1; 0: failures are not counted)} From a backends file, and
+     * stored in the ring file (flag health, FORMAT.md) when any of the three health settings is not the
+     * default: a backend read from a ring file has the backends file's values. It changes no ring.
      */
     public int maxFails() {
         return parameters.maxFails();
     }
 
     /**
-     * {@return nginx's {@code fail_timeout=} in seconds (default 10); like {@link #maxFails()}, not stored in a ring file}
+     * {@return nginx's {@code fail_timeout=} in seconds (default 10); stored like {@link #maxFails()}}
      */
     public long failTimeoutSeconds() {
         return parameters.failTimeoutSeconds();
     }
 
     /**
-     * {@return nginx's {@code max_conns=} (default 0: no limit); like {@link #maxFails()}, not stored in a ring file}
+     * {@return nginx's {@code max_conns=} (default 0: no limit); stored like {@link #maxFails()}}
      */
     public int maxConns() {
         return parameters.maxConns();

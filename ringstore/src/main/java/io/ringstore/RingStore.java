@@ -2,7 +2,6 @@ package io.ringstore;
 
 import io.ringstore.internal.BackendAccess;
 import io.ringstore.internal.IoErrors;
-import io.ringstore.internal.ServerParameters;
 import io.ringstore.internal.format.BackendRecord;
 import io.ringstore.internal.format.ParsedRingFile;
 import io.ringstore.internal.format.PointRing;
@@ -257,8 +256,7 @@ public final class RingStore implements AutoCloseable {
                     own.add(features.get(b));
                 }
             }
-            list.add(BackendAccess.create(list.size(), r.address(), r.weight(), own, r.featureMask(),
-                    (r.down() ? ServerParameters.DOWN : ServerParameters.DEFAULTS).withName(r.name()), 0));
+            list.add(BackendAccess.create(list.size(), r.address(), r.weight(), own, r.featureMask(), r.parameters(), 0));
         }
         return List.copyOf(list);
     }

@@ -8,9 +8,6 @@ import org.junit.jupiter.api.Test;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.lang.invoke.MethodHandle;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.MethodType;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -26,12 +23,13 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * Every key hash of the ring families (MD5, XXH64, MurmurHash2-64, twemproxy's), in every key shape,
  * allocates nothing once compiled: 100,000 calls after a warm-up
  * must allocate under 1 KB in all, by the thread's allocation counter
- * ({@code com.sun.management.ThreadMXBean#getCurrentThreadAllocatedBytes}). An allocation of even one
+ * ({@link AllocationMeter}). An allocation of even one
  * small object a call would show as megabytes.
  *
  * <p>Not a matter of timing: a hash that does not allocate passes in some round of 100,000 calls
  * once the JIT has compiled it, however long that takes; one that allocates fails every round.
  */
+@org.junit.jupiter.api.Tag("slow") // seconds of warm-up and 100,000 calls a case: the full lane
 class KeyHashAllocationTest {
     private static final int CALLS = 100_000;
     private static final int WARM_UP = 20_000;
@@ -40,11 +38,9 @@ class KeyHashAllocationTest {
     /** 63 bytes: two MD5 blocks, an XXH64 stripe and every tail (8, 4, 3 bytes), hsieh's 3-byte tail. */
     private static final int LENGTH = 63;
 
-    private static long sink;
-
     @Test
     void noHashAllocatesInAnyShape() {
-        Meter meter = Meter.create();
+        AllocationMeter meter = AllocationMeter.create();
         assumeTrue(meter != null, "this JVM counts no allocated bytes per thread");
         SplittableRandom random = new SplittableRandom(0xA110C);
         byte[] padded = new byte[LENGTH + 4];
@@ -86,7 +82,7 @@ class KeyHashAllocationTest {
 
             List<String> allocating = new ArrayList<>();
             for (Map.Entry<String, IntToLongFunction> c : calls.entrySet()) {
-                long bytes = leastAllocated(c.getValue(), meter);
+                long bytes = meter.leastAllocated(c.getValue(), WARM_UP, CALLS, ROUNDS, LIMIT);
                 System.out.println(c.getKey() + ": " + bytes + " bytes allocated in " + CALLS + " calls");
                 if (bytes >= LIMIT) {
                     allocating.add(c.getKey() + ": " + bytes + " bytes in " + CALLS + " calls");
@@ -95,63 +91,6 @@ class KeyHashAllocationTest {
             assertEquals(List.of(), allocating, "key hashes that allocate");
             assertEquals(offset, heap.position());
             assertEquals(offset, direct.position());
-        }
-    }
-
-    /** The fewest bytes any round of {@link #CALLS} calls allocated, after a warm-up; stops at the first round under the limit. */
-    private static long leastAllocated(IntToLongFunction call, Meter meter) {
-        long s = 0;
-        for (int i = 0; i < WARM_UP; i++) {
-            s += call.applyAsLong(i);
-        }
-        long least = Long.MAX_VALUE;
-        for (int round = 0; round < ROUNDS && least >= LIMIT; round++) {
-            long before = meter.allocated();
-            for (int i = 0; i < CALLS; i++) {
-                s += call.applyAsLong(i);
-            }
-            long after = meter.allocated();
-            least = Math.min(least, after - before - meter.overhead);
-        }
-        sink += s;
-        return least;
-    }
-
-    /**
-     * The current thread's allocated bytes through {@code com.sun.management.ThreadMXBean}, found
-     * reflectively (the main module reads java.management, not jdk.management) and called through an
-     * exactly typed method handle, which boxes nothing.
-     */
-    private record Meter(Object bean, MethodHandle allocatedBytes, long overhead) {
-        static Meter create() {
-            try {
-                Object bean = Class.forName("java.lang.management.ManagementFactory").getMethod("getThreadMXBean").invoke(null);
-                Class<?> type = Class.forName("com.sun.management.ThreadMXBean");
-                if (!type.isInstance(bean) || !(boolean) type.getMethod("isThreadAllocatedMemoryEnabled").invoke(bean)) {
-                    return null;
-                }
-                MethodHandle h = MethodHandles.publicLookup()
-                        .findVirtual(type, "getCurrentThreadAllocatedBytes", MethodType.methodType(long.class))
-                        .asType(MethodType.methodType(long.class, Object.class));
-                Meter probe = new Meter(bean, h, 0);
-                long overhead = Long.MAX_VALUE;
-                for (int i = 0; i < 5; i++) {
-                    long a = probe.allocated();
-                    long b = probe.allocated();
-                    overhead = Math.min(overhead, b - a);
-                }
-                return new Meter(bean, h, overhead);
-            } catch (ReflectiveOperationException | RuntimeException e) {
-                return null;
-            }
-        }
-
-        long allocated() {
-            try {
-                return (long) allocatedBytes.invokeExact(bean);
-            } catch (Throwable t) {
-                throw new IllegalStateException("reading the allocation counter failed", t);
-            }
         }
     }
 }

@@ -82,6 +82,13 @@ class RingFileFuzzTest {
                     server 127.0.0.1:0
                     """, new RingVersion[] {RingVersion.v2(5)}},
             {"one backend one point", "server 127.0.0.9:1\n", new RingVersion[] {RingVersion.v2(1)}},
+            // Format 2 backend flags: down, named, and health (12 bytes after the address field).
+            {"backend flags", """
+                    server 127.0.0.1:11 max_fails=2 fail_timeout=1s
+                    server 127.0.0.2:11 down max_conns=7
+                    server 127.0.0.3:11 weight=2 # ringstore: name=three
+                    server 127.0.0.4:11 fail_timeout=0 # ringstore: name=four
+                    """, new RingVersion[] {RingVersion.V1}},
             {"four features", """
                     server 127.0.0.1:1 features=w,x
                     server 127.0.0.1:2 features=x,y,z

@@ -27,6 +27,12 @@ final class Baselines {
     private Baselines() {
     }
 
+    /**
+     * The points as {@code TreeMap<Long, Integer>}. A 32-bit ring's keys are its hashes unsigned, looked
+     * up by {@link #applyAsInt}; a ring of 64-bit points ({@link Ring#isWide()}: Envoy's, gRPC's) keys
+     * each 64-bit hash with its sign bit flipped, so that {@code Long}'s signed order is the hashes'
+     * unsigned order (their {@code uint64_t}), looked up by {@link #backend64}.
+     */
     static final class TreeMapRing implements IntUnaryOperator {
         final TreeMap<Long, Integer> map = new TreeMap<>();
 
@@ -42,14 +48,21 @@ final class Baselines {
             for (int b = 0; b < backendCount; b++) {
                 backends[b] = b;
             }
+            boolean wide = ring.isWide();
             for (int i = 0; i < n; i++) {
-                map.put(Integer.toUnsignedLong(ring.pointHash(i)), backends[ring.pointBackend(i)]);
+                map.put(wide ? ring.pointHash64(i) ^ Long.MIN_VALUE : ring.pointHash64(i), backends[ring.pointBackend(i)]);
             }
         }
 
         @Override
         public int applyAsInt(int hash) {
             Map.Entry<Long, Integer> e = map.ceilingEntry(Integer.toUnsignedLong(hash));
+            return (e != null ? e : map.firstEntry()).getValue();
+        }
+
+        /** {@return the backend of a 64-bit hash in a ring of 64-bit points} */
+        int backend64(long hash) {
+            Map.Entry<Long, Integer> e = map.ceilingEntry(hash ^ Long.MIN_VALUE);
             return (e != null ? e : map.firstEntry()).getValue();
         }
     }

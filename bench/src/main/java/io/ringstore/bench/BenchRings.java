@@ -156,6 +156,11 @@ final class BenchRings {
      * every benchmark.
      */
     static byte[][] urlKeys(int count, long seed) {
+        return urlKeys(count, seed, 20, 120);
+    }
+
+    /** URL-like keys as {@link #urlKeys(int, long)} makes them, {@code minLength} to {@code maxLength} bytes. */
+    static byte[][] urlKeys(int count, long seed, int minLength, int maxLength) {
         if (count <= 0 || Integer.bitCount(count) != 1) {
             throw new IllegalArgumentException("key count must be a power of two (keys are cycled with a mask): keyCount=" + count);
         }
@@ -165,7 +170,7 @@ final class BenchRings {
         SplittableRandom random = new SplittableRandom(seed);
         byte[][] keys = new byte[count][];
         for (int k = 0; k < count; k++) {
-            int length = random.nextInt(20, 121);
+            int length = random.nextInt(minLength, maxLength + 1);
             StringBuilder sb = new StringBuilder(length).append(prefixes[random.nextInt(prefixes.length)]);
             while (sb.length() < length) {
                 sb.append(alphabet.charAt(random.nextInt(alphabet.length())));

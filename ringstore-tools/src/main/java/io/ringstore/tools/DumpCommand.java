@@ -6,6 +6,7 @@ import io.ringstore.RingFileLayout;
 import io.ringstore.RingFileException;
 import io.ringstore.RingFileLayout.Segment;
 import io.ringstore.RingStore;
+import io.ringstore.internal.ServerParameters;
 import io.ringstore.internal.format.RingFileDescriptor;
 import io.ringstore.tools.analysis.CollisionModel;
 import io.ringstore.tools.analysis.FleetRing;
@@ -20,6 +21,8 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
+import java.util.stream.Stream;
 
 final class DumpCommand extends Command {
     @Override
@@ -37,7 +40,8 @@ final class DumpCommand extends Command {
     private static final Option POINTS = Option.valued("--points", "N", "also list the first N points of every ring");
     private static final Option JSON = json("""
             one JSON object (top-level keys: file, format_version, generation,
-            bytes, input_digest, segments, features, versions, backends (each with down, and name when it has one),
+            bytes, input_digest, segments, features, versions, backends (each with down, max_fails,
+            fail_timeout in seconds, max_conns, and name when it has one),
             rings (each with storage: points, points with ties or view))""");
 
     @Override
@@ -81,6 +85,16 @@ final class DumpCommand extends Command {
     private record RingReport(Ring ring, Segment segment, RingFileLayout.Storage storage, long bytes, String sharedWith, Shares shares) {
     }
 
+    /**
+     * {@return a backend's health settings as nginx's server parameters ({@code max_fails=2 fail_timeout=1s
+     * max_conns=0}), or null when they are nginx's defaults (1, 10 s, 0)}
+     */
+    static String health(Backend b) {
+        boolean defaults = b.maxFails() == ServerParameters.DEFAULT_MAX_FAILS && b.failTimeoutSeconds() == ServerParameters.DEFAULT_FAIL_TIMEOUT_SECONDS
+                && b.maxConns() == ServerParameters.DEFAULT_MAX_CONNS;
+        return defaults ? null : "max_fails=" + b.maxFails() + " fail_timeout=" + b.failTimeoutSeconds() + "s max_conns=" + b.maxConns();
+    }
+
     /** What dump shows: the open file (header and backends) and its rings, with the first {@code points} points of each. */
     private record Report(RingStore store, List<RingReport> rings, int points) implements Result {
         @Override
@@ -96,7 +110,8 @@ final class DumpCommand extends Command {
             out.printf("%nbackends: %d%n", store.backendCount());
             out.printf("  %5s  %-42s %10s  %s%n", "index", "address", "weight", "features");
             for (Backend b : store.backends()) {
-                String flags = (b.down() ? "down" : "") + (b.name() != null ? (b.down() ? " " : "") + "name=" + b.name() : "");
+                String flags = String.join(" ", Stream.of(b.down() ? "down" : null,
+                        b.name() != null ? "name=" + b.name() : null, health(b)).filter(Objects::nonNull).toList());
                 out.printf("  %5d  %-42s %10d  %s%s%n", b.index(), b.address(), b.weight(), String.join(",", b.features()),
                         flags.isEmpty() ? "" : (b.features().isEmpty() ? flags : "  " + flags));
             }
@@ -151,7 +166,8 @@ final class DumpCommand extends Command {
                 j.begin().field("index", b.index()).field("address", b.address()).field("upstream_address", b.upstreamAddress())
                         .field("socket_address", b.socketAddress()).field("weight", b.weight()).beginArray("features");
                 b.features().forEach(j::value);
-                j.endArray().field("down", b.down());
+                j.endArray().field("down", b.down()).field("max_fails", b.maxFails()).field("fail_timeout", b.failTimeoutSeconds())
+                        .field("max_conns", b.maxConns());
                 if (b.name() != null) {
                     j.field("name", b.name());
                 }

@@ -311,11 +311,13 @@ final class LookupCommand extends Command {
             this.withState = failover && state != null;
             if (withState) {
                 // Looked at, not probed: a failed backend past its fail_timeout counts as available (the
-                // routers' next request probes it), and the check writes nothing.
+                // routers' next request probes it), and the check writes nothing. Each backend by the
+                // health settings its ring file stores, as the routers judge it (max_conns: host-wide).
                 List<Backend> backends = store.backends();
                 int[] slots = state.slots(backends.stream().map(Backend::socketAddress).toList());
-                this.up = b -> !down[b] && (slots[b] < 0 || state.peekAvailable(slots[b], System.nanoTime(),
-                        backends.get(b).maxFails(), Duration.ofSeconds(backends.get(b).failTimeoutSeconds()).toNanos()));
+                this.up = b -> !down[b] && (slots[b] < 0 || (backends.get(b).maxConns() == 0 || state.inFlight(slots[b]) < backends.get(b).maxConns())
+                        && state.peekAvailable(slots[b], System.nanoTime(), backends.get(b).maxFails(),
+                        Duration.ofSeconds(backends.get(b).failTimeoutSeconds()).toNanos()));
             } else {
                 this.up = failover && anyDown ? b -> !down[b] : null;
             }

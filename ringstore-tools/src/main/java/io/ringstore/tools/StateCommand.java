@@ -1,6 +1,10 @@
 package io.ringstore.tools;
 
+import io.ringstore.Backend;
+import io.ringstore.RingFileException;
+import io.ringstore.RingStore;
 import io.ringstore.internal.ServerAddress;
+import io.ringstore.internal.ServerParameters;
 import io.ringstore.internal.TextLines;
 import io.ringstore.state.HostState;
 import io.ringstore.state.HostState.BackendState;
@@ -12,8 +16,9 @@ import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
-import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * {@code ringstore state}: the host's live state beside a ring file, as every router process shares
@@ -37,9 +42,9 @@ final class StateCommand extends Command {
     private static final Option JSON = json("""
             one JSON object (top-level keys: file, slots, leases, backends)""");
     private static final Option MAX_FAILS = Option.valued("--max-fails", "N",
-            "failures that make a backend failed in the health column (default 1)");
+            "failures that make every backend failed in the health column (default: each backend's max_fails in the ring file, else 1)");
     private static final Option FAIL_TIMEOUT = Option.valued("--fail-timeout", "SEC",
-            "seconds a failed backend stays failed (default 10)");
+            "seconds every failed backend stays failed (default: each backend's fail_timeout in the ring file, else 10)");
 
     @Override
     List<Option> options() {
@@ -51,26 +56,56 @@ final class StateCommand extends Command {
         return List.of("FILE [{--max-fails}] [{--fail-timeout}] [{--json}]", "FILE drain ADDR", "FILE undrain ADDR");
     }
 
+    /**
+     * The health settings a backend is judged and shown by: nginx's max_fails, fail_timeout (seconds) and max_conns.
+     */
+    private record Rule(int maxFails, long failTimeoutSeconds, int maxConns) {
+        static final Rule DEFAULTS = new Rule(ServerParameters.DEFAULT_MAX_FAILS, ServerParameters.DEFAULT_FAIL_TIMEOUT_SECONDS,
+                ServerParameters.DEFAULT_MAX_CONNS);
+
+        long failTimeoutNanos() {
+            return Math.min(failTimeoutSeconds, Long.MAX_VALUE / 1_000_000_000L) * 1_000_000_000L;
+        }
+    }
+
+    /**
+     * Each endpoint's rule: the ring file's backends' (as routers use them), the options' max_fails and
+     * fail_timeout for every endpoint when given; nginx's defaults for an endpoint the ring does not have.
+     *
+     * @param source what the rules come from, as {@code state} says it
+     */
+    private record Rules(Map<String, Rule> byEndpoint, Integer maxFails, Long failTimeoutSeconds, String source) {
+        Rule of(String endpoint) {
+            Rule r = byEndpoint.getOrDefault(endpoint, Rule.DEFAULTS);
+            return new Rule(maxFails != null ? maxFails : r.maxFails(), failTimeoutSeconds != null ? failTimeoutSeconds : r.failTimeoutSeconds(),
+                    r.maxConns());
+        }
+    }
+
     /** What {@code state FILE} shows. */
-    private record Report(Path file, int slots, List<LeaseState> leases, List<BackendState> backends) implements Result {
+    private record Report(Path file, int slots, List<LeaseState> leases, List<BackendState> backends, Rules rules) implements Result {
         @Override
         public void text(PrintStream out) {
             out.printf("file: %s%n", file);
+            out.printf("health: %s%n", rules.source());
             out.printf("slots: %d in use of %d%n", backends.size(), slots);
             out.printf("leases: %d%n", leases.size());
             for (LeaseState l : leases) {
                 out.printf("  lease %d: pid %d, %s, %d in flight%n", l.lease(), l.pid(), l.alive() ? "alive" : "dead", l.inFlight());
             }
-            out.printf("%n  %-42s %-8s %-20s %14s %10s%n", "endpoint", "drained", "health", "last_failure_s", "in_flight");
+            out.printf("%n  %-42s %-8s %-20s %14s %10s %10s %13s %10s%n", "endpoint", "drained", "health", "last_failure_s", "in_flight",
+                    "max_fails", "fail_timeout", "max_conns");
             for (BackendState b : backends) {
-                out.printf("  %-42s %-8s %-20s %14s %10d%n", b.endpoint(), b.drained() ? "yes" : "no", health(b),
-                        b.sinceFailure() == null ? "-" : String.valueOf(b.sinceFailure().toSeconds()), b.inFlight());
+                Rule r = rules.of(b.endpoint());
+                out.printf("  %-42s %-8s %-20s %14s %10d %10d %13s %10d%n", b.endpoint(), b.drained() ? "yes" : "no", health(b),
+                        b.sinceFailure() == null ? "-" : String.valueOf(b.sinceFailure().toSeconds()), b.inFlight(),
+                        r.maxFails(), r.failTimeoutSeconds() + "s", r.maxConns());
             }
         }
 
         @Override
         public void json(Json j) {
-            j.field("file", file.toString()).field("slots", slots).beginArray("leases");
+            j.field("file", file.toString()).field("health", rules.source()).field("slots", slots).beginArray("leases");
             for (LeaseState l : leases) {
                 j.begin().field("lease", l.lease()).field("pid", l.pid()).field("alive", l.alive())
                         .field("in_flight", l.inFlight()).end();
@@ -82,7 +117,9 @@ final class StateCommand extends Command {
                 if (b.sinceFailure() != null) {
                     j.field("last_failure_ms", b.sinceFailure().toMillis());
                 }
-                j.field("in_flight", b.inFlight()).end();
+                Rule r = rules.of(b.endpoint());
+                j.field("in_flight", b.inFlight()).field("max_fails", r.maxFails()).field("fail_timeout", r.failTimeoutSeconds())
+                        .field("max_conns", r.maxConns()).end();
             }
             j.endArray();
         }
@@ -114,9 +151,9 @@ final class StateCommand extends Command {
         if (!show && (args.has(JSON.name()) || args.has(MAX_FAILS.name()) || args.has(FAIL_TIMEOUT.name()))) {
             throw new UsageException("drain and undrain take no option");
         }
-        int maxFails = (int) args.getLong(MAX_FAILS.name(), 0, Integer.MAX_VALUE, 1);
-        long failTimeout = args.getLong(FAIL_TIMEOUT.name(), 1, Integer.MAX_VALUE, 10);
-        HostState.Options options = HostState.Options.DEFAULTS.withHealth(maxFails, Duration.ofSeconds(failTimeout));
+        Integer maxFails = args.has(MAX_FAILS.name()) ? (int) args.getLong(MAX_FAILS.name(), 0, Integer.MAX_VALUE, 1) : null;
+        Long failTimeout = args.has(FAIL_TIMEOUT.name()) ? args.getLong(FAIL_TIMEOUT.name(), 1, Integer.MAX_VALUE, 10) : null;
+        HostState.Options options = HostState.Options.DEFAULTS;
         String addr = show ? null : endpoint(p.get(2));
         Path stateFile = stateFile(p.getFirst());
         if (!show && !Files.exists(stateFile) && !Files.isRegularFile(Path.of(p.getFirst()))) {
@@ -127,7 +164,9 @@ final class StateCommand extends Command {
                 stateFile + ": no state file (no router has opened " + (stateFile.equals(Path.of(p.getFirst())) ? "its ring" : p.getFirst())
                         + " yet)"))) {
             if (show) {
-                print(new Report(state.path(), state.slotCount(), state.leases(), state.backends()), args, out);
+                Rules rules = rules(p.getFirst(), maxFails, failTimeout);
+                print(new Report(state.path(), state.slotCount(), state.leases(),
+                        state.backends(e -> rules.of(e).maxFails(), e -> rules.of(e).failTimeoutNanos()), rules), args, out);
             } else {
                 boolean drain = p.get(1).equals("drain");
                 boolean was = drain ? state.drain(addr) : state.undrain(addr);
@@ -139,6 +178,30 @@ final class StateCommand extends Command {
         } catch (IllegalArgumentException | IllegalStateException e) { // an endpoint too long, a directory full
             throw new FailedException(e.getMessage());
         }
+    }
+
+    /**
+     * The rules of the ring file {@code name} names (itself, or the one a {@code .state} file sits beside):
+     * each backend's stored health settings, overridden by the options given.
+     */
+    private static Rules rules(String name, Integer maxFails, Long failTimeout) {
+        String options = (maxFails == null ? "" : " --max-fails " + maxFails) + (failTimeout == null ? "" : " --fail-timeout " + failTimeout);
+        Path ringFile = Path.of(name.endsWith(".state") ? name.substring(0, name.length() - ".state".length()) : name);
+        Map<String, Rule> byEndpoint = new HashMap<>();
+        String source;
+        if (!Files.isRegularFile(ringFile)) {
+            source = "nginx's defaults (max_fails=1 fail_timeout=10s max_conns=0: no ring file " + ringFile + ")";
+        } else {
+            try (RingStore store = RingStore.open(ringFile)) {
+                for (Backend b : store.backends()) {
+                    byEndpoint.put(b.socketAddress(), new Rule(b.maxFails(), b.failTimeoutSeconds(), b.maxConns()));
+                }
+                source = "each backend's settings in " + ringFile + " (nginx's defaults for endpoints it does not have)";
+            } catch (RingFileException e) {
+                source = "nginx's defaults (the ring file is unreadable: " + e.getMessage() + ")";
+            }
+        }
+        return new Rules(byEndpoint, maxFails, failTimeout, options.isEmpty() ? source : options.substring(1) + " for every backend; otherwise " + source);
     }
 
     /** A name ending in {@code .state} is the state file; any other, the ring file it sits beside. */

@@ -51,7 +51,28 @@ class CliDumpTest {
         assertTrue(lines.stream().anyMatch(l -> l.contains("127.0.0.2:80") && l.endsWith("eu  down")), String.join("\n", lines));
         assertTrue(lines.stream().noneMatch(l -> l.contains("127.0.0.1:80") && l.contains("down")), String.join("\n", lines));
         String json = run("dump", file.toString(), "--json").assertOk().out();
-        assertTrue(json.contains("\"features\":[\"eu\"],\"down\":true}") && json.contains("\"features\":[],\"down\":false}"), json);
+        assertTrue(json.contains("\"features\":[\"eu\"],\"down\":true,") && json.contains("\"features\":[],\"down\":false,"), json);
+    }
+
+    /** The health settings stored in the ring file: text names those that are not nginx's defaults, JSON always has all three. */
+    @Test
+    void theHealthSettingsAreShown() throws Exception {
+        Path file = dir.resolve("health.ring");
+        build(backends(dir, "health.conf", "server 127.0.0.1:80\nserver 127.0.0.2:80 max_fails=2 fail_timeout=1s down\n"
+                + "server 127.0.0.3:80 max_conns=5 # ringstore: name=three\n"), file);
+        List<String> lines = run("dump", file.toString()).assertOk().outLines();
+        String text = String.join("\n", lines);
+        assertTrue(lines.stream().anyMatch(l -> l.contains("127.0.0.2:80") && l.endsWith("  down max_fails=2 fail_timeout=1s max_conns=0")), text);
+        assertTrue(lines.stream().anyMatch(l -> l.contains("127.0.0.3:80") && l.endsWith("  name=three max_fails=1 fail_timeout=10s max_conns=5")), text);
+        assertTrue(lines.stream().anyMatch(l -> l.contains("127.0.0.1:80") && !l.contains("max_fails")), text);
+        List<Object> backends = CliJson.array(CliJson.object(CliJson.parse(run("dump", file.toString(), "--json").assertOk().out())).get("backends"));
+        int[][] expected = {{1, 10, 0}, {2, 1, 0}, {1, 10, 5}};
+        for (int i = 0; i < expected.length; i++) {
+            Map<String, Object> b = CliJson.object(backends.get(i));
+            assertEquals(List.of(expected[i][0], expected[i][1], expected[i][2]),
+                    List.of(((Number) b.get("max_fails")).intValue(), ((Number) b.get("fail_timeout")).intValue(), ((Number) b.get("max_conns")).intValue()),
+                    "backend " + i + ": " + b);
+        }
     }
 
     @Test

@@ -124,6 +124,31 @@ class CliLookupStateTest {
         }
     }
 
+    /** Each backend by the health settings its ring file stores: max_fails=2 takes two failures, max_conns=1 one request in flight. */
+    @Test
+    void theRingFilesHealthSettingsDecide() throws Exception {
+        Path ring = dir.resolve("tuned.ring");
+        build(backends(dir, "tuned.conf", FLEET.replace("8004;", "8004 max_conns=1;").replace("8005;", "8005 max_fails=2 fail_timeout=30s;")), ring);
+        List<String> keys = keys();
+        String input = String.join("\n", keys) + "\n";
+        int down = index(ring, "127.0.0.1:8002");
+        int limited = index(ring, "127.0.0.1:8004");
+        int failed = index(ring, "127.0.0.1:8005");
+        try (HostState router = HostState.open(ring)) {
+            int[] slots = router.track(List.of("127.0.0.1:8001", "127.0.0.1:8003", "127.0.0.1:8004", "127.0.0.1:8005"));
+            router.reportFailure(slots[3], System.nanoTime());
+            assertEquals(expected(ring, keys, b -> b != down), runWithInput(input, "lookup", ring.toString()).assertOk().outLines(),
+                    "max_fails=2: one failure leaves it in");
+            router.reportFailure(slots[3], System.nanoTime());
+            router.acquire(slots[2]);
+            assertEquals(expected(ring, keys, b -> b != down && b != failed && b != limited),
+                    runWithInput(input, "lookup", ring.toString()).assertOk().outLines(), "two failures; max_conns=1 with one in flight");
+            router.release(slots[2]);
+            assertEquals(expected(ring, keys, b -> b != down && b != failed), runWithInput(input, "lookup", ring.toString()).assertOk().outLines(),
+                    "below max_conns again");
+        }
+    }
+
     @Test
     void aBadStateFileIsOneLineAndNoStateAnswersWithoutIt() throws Exception {
         Path ring = dir.resolve("fleet.ring");

@@ -29,8 +29,9 @@ class CliStateTest {
 
             String text = CliRun.run("state", ring.toString()).assertOk().out();
             assertEquals("file: " + HostState.statePath(ring), text.lines().findFirst().orElseThrow());
-            assertTrue(text.matches("(?s).*\\n  10\\.0\\.0\\.1:80 +no +ok +- +2\\n.*"), text);
-            assertTrue(text.matches("(?s).*\\n  10\\.0\\.0\\.2:80 +no +failed +0 +0\\n.*"), text);
+            assertTrue(text.matches("(?s).*\\n  10\\.0\\.0\\.1:80 +no +ok +- +2 +1 +10s +0\\n.*"), text);
+            assertTrue(text.matches("(?s).*\\n  10\\.0\\.0\\.2:80 +no +failed +0 +0 +1 +10s +0\\n.*"), text);
+            assertTrue(text.contains("\nhealth: nginx's defaults (max_fails=1 fail_timeout=10s max_conns=0: no ring file " + ring + ")\n"), text);
             assertTrue(text.contains("  lease 0: pid " + ProcessHandle.current().pid() + ", alive, 2 in flight"), text);
 
             assertEquals("drained 10.0.0.2:80: every router skips it from its next lookup\n",
@@ -49,6 +50,38 @@ class CliStateTest {
             assertEquals("undrained 10.0.0.2:80\n", CliRun.run("state", ring.toString(), "undrain", "10.0.0.2:80").assertOk().out());
             assertEquals("10.0.0.2:80 was not drained\n", CliRun.run("state", ring.toString(), "undrain", "10.0.0.2:80").assertOk().out());
             assertTrue(router.available(slots[0], System.nanoTime()));
+        }
+    }
+
+    /**
+     * Each backend is judged and shown by the health settings its ring file stores, as routers judge it;
+     * {@code --max-fails} and {@code --fail-timeout} set them for every backend.
+     */
+    @Test
+    void healthIsJudgedByTheRingFilesSettings() throws Exception {
+        Path ring = dir.resolve("tuned.ring");
+        CliRun.build(CliRun.backends(dir, "tuned.conf", "server 10.0.0.1:80 max_fails=2 fail_timeout=1s max_conns=9\nserver 10.0.0.2:80\n"), ring);
+        try (HostState router = HostState.open(ring)) {
+            int[] slots = router.track(List.of("10.0.0.1:80", "10.0.0.2:80", "10.0.0.9:80"));
+            long now = System.nanoTime();
+            for (int slot : slots) {
+                router.reportFailure(slot, now);
+            }
+            String text = CliRun.run("state", ring.toString()).assertOk().out();
+            assertTrue(text.matches("(?s).*\\n  10\\.0\\.0\\.1:80 +no +ok \\(1 failures\\) +\\d+ +0 +2 +1s +9\\n.*"), "max_fails=2: one failure is not enough\n" + text);
+            assertTrue(text.matches("(?s).*\\n  10\\.0\\.0\\.2:80 +no +failed +\\d+ +0 +1 +10s +0\\n.*"), text);
+            assertTrue(text.matches("(?s).*\\n  10\\.0\\.0\\.9:80 +no +failed +\\d+ +0 +1 +10s +0\\n.*"), "not in the ring: the defaults\n" + text);
+            assertTrue(text.contains("\nhealth: each backend's settings in " + ring + " (nginx's defaults for endpoints it does not have)\n"), text);
+
+            Map<String, Object> json = CliJson.object(CliJson.parse(
+                    CliRun.run("state", HostState.statePath(ring).toString(), "--json", "--max-fails", "1").assertOk().out()));
+            assertEquals("--max-fails 1 for every backend; otherwise each backend's settings in " + ring
+                    + " (nginx's defaults for endpoints it does not have)", json.get("health"));
+            Map<String, Object> first = CliJson.object(CliJson.array(json.get("backends")).getFirst());
+            assertEquals("10.0.0.1:80", first.get("endpoint"));
+            assertEquals(true, first.get("failed"), "--max-fails 1 for every backend");
+            assertEquals(List.of(1, 1, 9), List.of(((Number) first.get("max_fails")).intValue(), ((Number) first.get("fail_timeout")).intValue(),
+                    ((Number) first.get("max_conns")).intValue()));
         }
     }
 

@@ -216,21 +216,12 @@ public final class BackendList {
                     + ": same address and port as " + (same.line() > 0 ? "line " + same.line() : "server " + (same.index() + 1))
                     + " (" + TextLines.quote(same.address()) + ")");
         }
-        String nameKey = parameters.name() == null ? null : "name\0" + parameters.name(); // no endpoint text has a zero byte
-        Backend named = nameKey == null ? null : endpoints.get(nameKey);
-        if (named != null) { // a name is the server's hashed identity: two of one name would share every point
-            throw new BackendsFileException(source, where, "duplicate name " + TextLines.quote(parameters.name()) + ": "
-                    + (named.line() > 0 ? "line " + named.line() : "server " + (named.index() + 1)) + " has it too (a name is the server's hashed identity)");
-        }
         int mask = 0;
         for (String f : ownSet) {
             mask |= 1 << features.indexOf(f);
         }
         Backend backend = BackendAccess.create(previous.size(), address, weight, ownSet, mask, parameters, line);
         endpoints.put(address.socketAddress(), backend);
-        if (nameKey != null) {
-            endpoints.put(nameKey, backend);
-        }
         previous.add(backend);
         return backend;
     }

@@ -260,7 +260,7 @@ final class NginxBackendsParser {
         boolean down = false;
         int maxFails = ServerParameters.DEFAULT_MAX_FAILS;
         long failTimeout = ServerParameters.DEFAULT_FAIL_TIMEOUT_SECONDS;
-        int maxConns = 0;
+        int maxConns = ServerParameters.DEFAULT_MAX_CONNS;
         Set<String> seen = new HashSet<>();
         for (String word : words.subList(2, words.size())) {
             int eq = word.indexOf('=');

@@ -13,6 +13,7 @@ import io.ringstore.internal.Publisher;
 import io.ringstore.internal.ServerAddress;
 import io.ringstore.internal.TextLines;
 import io.ringstore.internal.WidePoints;
+import io.ringstore.internal.ServerParameters;
 import io.ringstore.internal.format.BackendRecord;
 import io.ringstore.internal.format.RingFileDescriptor;
 import io.ringstore.internal.format.RingFileWriter;
@@ -589,7 +590,8 @@ public final class RingBuilder {
 
     private List<BackendRecord> backendRecords() {
         return backends.backends().stream()
-                .map(b -> new BackendRecord(BackendAccess.address(b), b.weight(), BackendAccess.featureMask(b), b.down(), b.name()))
+                .map(b -> new BackendRecord(BackendAccess.address(b), b.weight(), BackendAccess.featureMask(b),
+                        new ServerParameters(b.down(), b.maxFails(), b.failTimeoutSeconds(), b.maxConns(), b.name())))
                 .toList();
     }
 

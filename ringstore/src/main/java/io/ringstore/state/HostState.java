@@ -8,6 +8,8 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.IntPredicate;
+import java.util.function.ToIntFunction;
+import java.util.function.ToLongFunction;
 
 import static io.ringstore.state.StateFileLayout.*;
 
@@ -495,13 +497,24 @@ public final class HostState implements AutoCloseable {
 
     /** {@return every backend slot in use, in slot order, with this state's health options} */
     public List<BackendState> backends() {
+        return backends(endpoint -> options.maxFails(), endpoint -> failTimeoutNanos);
+    }
+
+    /**
+     * {@return every backend slot in use, in slot order, each failed or not by its own health rule} As
+     * routers judge them: each backend by its ring file's {@code max_fails} and {@code fail_timeout}.
+     *
+     * @param maxFails         an endpoint's {@code max_fails} (0: never failed)
+     * @param failTimeoutNanos an endpoint's {@code fail_timeout}, in nanoseconds
+     */
+    public List<BackendState> backends(ToIntFunction<String> maxFails, ToLongFunction<String> failTimeoutNanos) {
         long now = System.nanoTime();
         List<BackendState> list = new ArrayList<>();
         for (int slot = 0; slot < file.slots; slot++) {
             if (directory.used(slot)) {
                 String endpoint = directory.endpoint(slot);
-                list.add(health.state(slot, endpoint == null ? "(corrupt endpoint)" : endpoint, now, options.maxFails(), failTimeoutNanos,
-                        leases.inFlight(slot)));
+                String shown = endpoint == null ? "(corrupt endpoint)" : endpoint;
+                list.add(health.state(slot, shown, now, maxFails.applyAsInt(shown), failTimeoutNanos.applyAsLong(shown), leases.inFlight(slot)));
             }
         }
         return list;

@@ -37,9 +37,13 @@ import java.util.function.Supplier;
  * }</pre>
  *
  * <p><b>Available</b> means: not {@link Backend#down()} in the ring file, not drained by the operator,
- * and not failed host-wide by the backend's own {@link Backend#maxFails()} within its
+ * not failed host-wide by the backend's own {@link Backend#maxFails()} within its
  * {@link Backend#failTimeoutSeconds()} (once that time has passed, one request on the host probes it:
- * {@link HostState#available(int, long, int, long)}).
+ * {@link HostState#available(int, long, int, long)}), and, when it has a {@link Backend#maxConns()},
+ * holding fewer requests in flight host-wide than that (nginx's hash balancer skips a peer with
+ * {@code conns >= max_conns}). These settings are the ring file's (flag health): every router on the
+ * host judges a backend alike. The {@code max_conns} check reads the count, then {@link #acquire}
+ * adds to it, so requests choosing the backend at the same moment may exceed it by their number.
  *
  * <p><b>Choosing.</b> With a {@link BoundedLoad}, the backend is the one {@link BoundedLoad#choose}
  * picks on the key's ring: the ring's answer unless it is unavailable or holds more than c × the mean
@@ -316,6 +320,8 @@ public final class SharedLoad {
         final boolean[] down;
         final int[] maxFails;
         final long[] failTimeoutNanos;
+        /** nginx's max_conns (0: no limit): a backend holding this many requests host-wide is skipped. */
+        final int[] maxConns;
         /** One per ring used so far, in {@link #rings}' order; copied on write. */
         private volatile Pool[] pools = new Pool[0];
 
@@ -326,10 +332,12 @@ public final class SharedLoad {
             this.down = new boolean[backends.length];
             this.maxFails = new int[backends.length];
             this.failTimeoutNanos = new long[backends.length];
+            this.maxConns = new int[backends.length];
             for (int i = 0; i < backends.length; i++) {
                 down[i] = backends[i].down();
                 maxFails[i] = backends[i].maxFails();
                 failTimeoutNanos[i] = SharedLoad.failTimeoutNanos(backends[i]);
+                maxConns[i] = backends[i].maxConns();
             }
         }
 
@@ -343,12 +351,17 @@ public final class SharedLoad {
         @Override
         public boolean test(int b) {
             // No slot (a full state file): nothing shared is known of it, so only `down` rules it out.
-            return !down[b] && (slots[b] < 0 || state.available(slots[b], clock.getAsLong(), maxFails[b], failTimeoutNanos[b]));
+            return !down[b] && (slots[b] < 0 || belowMaxConns(b) && state.available(slots[b], clock.getAsLong(), maxFails[b], failTimeoutNanos[b]));
         }
 
         /** Available, without the probe: for counting. */
         boolean peek(int b, long now) {
-            return !down[b] && (slots[b] < 0 || state.peekAvailable(slots[b], now, maxFails[b], failTimeoutNanos[b]));
+            return !down[b] && (slots[b] < 0 || belowMaxConns(b) && state.peekAvailable(slots[b], now, maxFails[b], failTimeoutNanos[b]));
+        }
+
+        /** Below its max_conns host-wide, or without one (the default: nothing read). Checked before the probe, which it must not take. */
+        private boolean belowMaxConns(int b) {
+            return maxConns[b] == 0 || state.inFlight(slots[b]) < maxConns[b];
         }
 
         Pool pool(Ring ring) {

@@ -36,6 +36,8 @@ class DownAndBuilderTest {
                 server 10.0.0.4 weight=2 features=eu down;
             }
             """;
+    /** The health settings of FLEET's third server: stored (flag health), so a file with them is version 2 too. */
+    private static final String HEALTH = " max_fails=3 fail_timeout=1m30s max_conns=100";
 
     private Path build(String name, BackendList list) throws Exception {
         Path file = dir.resolve(name);
@@ -46,7 +48,7 @@ class DownAndBuilderTest {
     @Test
     void downIsStoredAndReadBackAndKeepsItsPoints() throws Exception {
         Path file = build("down.ring", TestRings.parse(FLEET));
-        Path same = build("up.ring", TestRings.parse(FLEET.replace(" down;", ";")));
+        Path same = build("up.ring", TestRings.parse(FLEET.replace(" down;", ";").replace(HEALTH, "")));
         try (RingStore store = RingStore.open(file); RingStore up = RingStore.open(same)) {
             assertEquals(RingFileDescriptor.FORMAT_VERSION_BACKEND_FLAGS, store.layout().formatVersion());
             assertEquals(RingFileDescriptor.FORMAT_VERSION, up.layout().formatVersion(), "no flag: version 1, as before");
@@ -84,13 +86,13 @@ class DownAndBuilderTest {
     void unknownFlagBitsAreRefused() throws Exception {
         byte[] bytes = Files.readAllBytes(build("down.ring", TestRings.parse(FLEET)));
         int field = RingFileDescriptor.HEADER_LENGTH + RingFileDescriptor.BACKEND_FEATURES_OFFSET + 2; // backend 0, bits 16-23
-        bytes[field] = 0x04; // bit 18 (bit 17 is named)
+        bytes[field] = 0x08; // bit 19 (bit 17 is named, 18 health)
         TestRings.fixMetadataChecksum(bytes);
         Path bad = dir.resolve("bad.ring");
         Files.write(bad, bytes);
         RingFileException e = assertThrows(RingFileException.class, () -> RingStore.open(bad));
         assertEquals(RingFileDescriptor.HEADER_LENGTH + RingFileDescriptor.BACKEND_FEATURES_OFFSET, e.offset());
-        assertTrue(e.reason().contains("backend 0 flags 0x00040000"), e.reason());
+        assertTrue(e.reason().contains("backend 0 flags 0x00080000"), e.reason());
     }
 
     @Test
@@ -144,7 +146,8 @@ class DownAndBuilderTest {
                 .build();
         assertEquals(BackendList.Builder.SOURCE, built.source());
         assertEquals(List.of("eu", "ssd"), built.features());
-        assertArrayEquals(Files.readAllBytes(build("text.ring", TestRings.parse(FLEET))), Files.readAllBytes(build("code.ring", built)));
+        // The builder sets no health settings: the text without them.
+        assertArrayEquals(Files.readAllBytes(build("text.ring", TestRings.parse(FLEET.replace(HEALTH, "")))), Files.readAllBytes(build("code.ring", built)));
 
         BackendList plain = BackendList.builder().add("127.0.0.1").add("127.0.0.2:81", 3).build();
         assertArrayEquals(Files.readAllBytes(build("t.ring", TestRings.parse("server 127.0.0.1;\nserver 127.0.0.2:81 weight=3;\n"))),

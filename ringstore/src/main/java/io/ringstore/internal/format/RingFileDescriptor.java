@@ -13,7 +13,7 @@ import java.nio.ByteOrder;
  *
  * <pre>
  * File        := Header BackendTable FeatureTable RingIndex MetadataCrc Padding Segments
- * BackendTable:= Backend^backendCount            Backend := 10 bytes + address
+ * BackendTable:= Backend^backendCount            Backend := 10 bytes + address [+ 12 bytes health]
  * FeatureTable:= Feature^featureCount            Feature := nameLength u8, name bytes[nameLength]
  * RingIndex   := RingEntry^ringCount             ringCount = versionCount × 2^featureCount
  * MetadataCrc := u32 CRC-32C of every byte before it
@@ -59,9 +59,13 @@ import java.nio.ByteOrder;
  *  | addressLength u16    |         | pointMultiple u32           |
  *  +----------------------+ 10      +-----------------------------+ 12
  *  | address (ASCII) ...  |         | pointCount u32              |
- *  +----------------------+         +-----------------------------+ 16
- *                                   | segmentOffset u64           |
- * Point (6 bytes)                   +-----------------------------+ 24
+ *  +----------------------+ 10+n    +-----------------------------+ 16
+ *  | flag health only:    |         | segmentOffset u64           |
+ *  | maxFails u32         |         +-----------------------------+ 24
+ *  | failTimeout u32 (s)  |
+ *  | maxConns u32         |
+ *  +----------------------+ 22+n
+ * Point (6 bytes)
  *  +----------+------------+ 0      | segmentLength u64           |
  *  | hash u32 | backend u16|        +-----------------------------+ 32
  *  +----------+------------+ 6      | segmentCrc u32 (CRC-32C)    |
@@ -170,10 +174,28 @@ public final class RingFileDescriptor {
     public static final int BACKEND_FLAG_DOWN = 1 << BACKEND_FLAGS_SHIFT;
     /** The backend has a name: its address field is the address, a zero byte, then the name (printable ASCII). */
     public static final int BACKEND_FLAG_NAMED = 1 << (BACKEND_FLAGS_SHIFT + 1);
+    /**
+     * The backend has health settings other than nginx's defaults: {@link #BACKEND_HEALTH_LENGTH} bytes
+     * follow its address field (max_fails, fail_timeout in seconds, max_conns).
+     */
+    public static final int BACKEND_FLAG_HEALTH = 1 << (BACKEND_FLAGS_SHIFT + 2);
     /** Every flag defined; a reader refuses any other bit at or above {@link #BACKEND_FLAGS_SHIFT}. */
-    public static final int BACKEND_FLAGS_KNOWN = BACKEND_FLAG_DOWN | BACKEND_FLAG_NAMED;
-    /** 10: a backend record is this plus its address length. */
+    public static final int BACKEND_FLAGS_KNOWN = BACKEND_FLAG_DOWN | BACKEND_FLAG_NAMED | BACKEND_FLAG_HEALTH;
+    /** 10: a backend record is this plus its address length (plus the health fields with flag health). */
     public static final int BACKEND_FIXED_LENGTH = BACKEND_ADDRESS_OFFSET;
+
+    // ---- Backend health fields (flag health), from the end of the address field ----
+    public static final int HEALTH_MAX_FAILS_OFFSET = 0;
+    public static final int HEALTH_MAX_FAILS_LENGTH = U32_LENGTH;
+    /** Seconds, as nginx's {@code fail_timeout} (a whole number of seconds). */
+    public static final int HEALTH_FAIL_TIMEOUT_OFFSET = HEALTH_MAX_FAILS_OFFSET + HEALTH_MAX_FAILS_LENGTH;
+    public static final int HEALTH_FAIL_TIMEOUT_LENGTH = U32_LENGTH;
+    public static final int HEALTH_MAX_CONNS_OFFSET = HEALTH_FAIL_TIMEOUT_OFFSET + HEALTH_FAIL_TIMEOUT_LENGTH;
+    public static final int HEALTH_MAX_CONNS_LENGTH = U32_LENGTH;
+    /** 12: the health fields after a backend's address field, with flag health. */
+    public static final int BACKEND_HEALTH_LENGTH = HEALTH_MAX_CONNS_OFFSET + HEALTH_MAX_CONNS_LENGTH;
+    /** The largest value of each health field (nginx reads them into an {@code ngx_int_t}/{@code time_t}; ours are ints). */
+    public static final long MAX_HEALTH_VALUE = Integer.MAX_VALUE;
 
     // ---- Feature record ----
     public static final int FEATURE_NAME_LENGTH_OFFSET = 0;

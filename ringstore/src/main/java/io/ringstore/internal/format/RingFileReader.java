@@ -2,6 +2,7 @@ package io.ringstore.internal.format;
 
 import io.ringstore.internal.FeatureMasks;
 import io.ringstore.internal.ServerAddress;
+import io.ringstore.internal.ServerParameters;
 import io.ringstore.internal.TextLines;
 
 import java.lang.foreign.MemorySegment;
@@ -194,7 +195,8 @@ public final class RingFileReader {
             int flags = formatVersion >= FORMAT_VERSION_BACKEND_FLAGS ? field & ~BACKEND_FEATURE_BITS : 0;
             if ((flags & ~BACKEND_FLAGS_KNOWN) != 0) {
                 throw bad(p + BACKEND_FEATURES_OFFSET, "backend " + i + " flags " + hex(flags) + " have bits no format version "
-                        + formatVersion + " flag uses (only down, " + hex(BACKEND_FLAG_DOWN) + ", and named, " + hex(BACKEND_FLAG_NAMED) + ", are defined)");
+                        + formatVersion + " flag uses (only down, " + hex(BACKEND_FLAG_DOWN) + ", named, " + hex(BACKEND_FLAG_NAMED)
+                        + ", and health, " + hex(BACKEND_FLAG_HEALTH) + ", are defined)");
             }
             int mask = field & ~flags;
             if ((mask >>> featureCount) != 0) {
@@ -203,6 +205,17 @@ public final class RingFileReader {
             int len = u16(p + BACKEND_ADDRESS_LENGTH_OFFSET);
             if (len == 0 || p + BACKEND_FIXED_LENGTH + len > end) {
                 throw bad(p + BACKEND_ADDRESS_LENGTH_OFFSET, "backend " + i + " address length " + len + " is 0 or runs past the backend table");
+            }
+            ServerParameters parameters = ServerParameters.DEFAULTS.withDown((flags & BACKEND_FLAG_DOWN) != 0);
+            long recordLength = BACKEND_FIXED_LENGTH + len;
+            if ((flags & BACKEND_FLAG_HEALTH) != 0) {
+                long h = p + recordLength;
+                if (h + BACKEND_HEALTH_LENGTH > end) {
+                    throw bad(h, "backend " + i + " is flagged health but its " + BACKEND_HEALTH_LENGTH + " health bytes run past the backend table at " + end);
+                }
+                parameters = new ServerParameters(parameters.down(), (int) health(h + HEALTH_MAX_FAILS_OFFSET, i, "max_fails"),
+                        health(h + HEALTH_FAIL_TIMEOUT_OFFSET, i, "fail_timeout"), (int) health(h + HEALTH_MAX_CONNS_OFFSET, i, "max_conns"));
+                recordLength += BACKEND_HEALTH_LENGTH;
             }
             String text = new String(f.asSlice(p + BACKEND_ADDRESS_OFFSET, len).toArray(U8), StandardCharsets.ISO_8859_1);
             String name = null;
@@ -224,13 +237,22 @@ public final class RingFileReader {
             if (!endpoints.add(address.socketAddress())) {
                 throw bad(p + BACKEND_ADDRESS_OFFSET, "backend " + i + " '" + text + "' is a duplicate");
             }
-            list.add(new BackendRecord(address, weight, mask, (flags & BACKEND_FLAG_DOWN) != 0, name));
-            p += BACKEND_FIXED_LENGTH + len;
+            list.add(new BackendRecord(address, weight, mask, parameters.withName(name)));
+            p += recordLength;
         }
         if (p != end) {
             throw bad(p, "backend table has " + (end - p) + " bytes after its " + count + " backends");
         }
         return list;
+    }
+
+    /** A health field of backend {@code i} (flag health), at most {@link RingFileDescriptor#MAX_HEALTH_VALUE}. */
+    private long health(long at, int i, String field) throws RingFormatException {
+        long value = u32(at);
+        if (value > MAX_HEALTH_VALUE) {
+            throw bad(at, "backend " + i + " " + field + " " + value + " is more than " + MAX_HEALTH_VALUE);
+        }
+        return value;
     }
 
     private List<String> parseFeatures(long at, long length, int count) throws RingFormatException {

@@ -2,6 +2,7 @@ package io.ringstore.internal.format;
 
 import io.ringstore.internal.PointGenerator;
 import io.ringstore.internal.PointSorter;
+import io.ringstore.internal.ServerParameters;
 
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
@@ -91,14 +92,15 @@ public final class RingFileWriter {
         this.backendCount = backends.size();
         this.featureCount = features.size();
         this.ringCount = versions.size() << featureCount;
-        this.formatVersion = backends.stream().anyMatch(b -> b.down() || b.name() != null) ? FORMAT_VERSION_BACKEND_FLAGS : FORMAT_VERSION;
+        this.formatVersion = backends.stream().anyMatch(b -> flags(b) != 0) ? FORMAT_VERSION_BACKEND_FLAGS : FORMAT_VERSION;
 
         List<byte[]> addresses = backends.stream().map(b -> (b.address().text() + (b.name() == null ? "" : "\0" + b.name())).getBytes(StandardCharsets.US_ASCII)).toList();
         List<byte[]> names = features.stream().map(n -> n.getBytes(StandardCharsets.US_ASCII)).toList();
         long backendBytes = 0;
-        for (byte[] a : addresses) {
+        for (int i = 0; i < backends.size(); i++) {
+            byte[] a = addresses.get(i);
             require(a.length >= 1 && a.length <= MAX_ADDRESS_LENGTH, "address length 1-" + MAX_ADDRESS_LENGTH, a.length);
-            backendBytes += BACKEND_FIXED_LENGTH + a.length;
+            backendBytes += BACKEND_FIXED_LENGTH + a.length + (backends.get(i).hasHealth() ? BACKEND_HEALTH_LENGTH : 0);
         }
         long featureBytes = 0;
         for (byte[] n : names) {
@@ -117,10 +119,20 @@ public final class RingFileWriter {
             BackendRecord b = backends.get(i);
             byte[] a = addresses.get(i);
             meta.set(U32, p + BACKEND_WEIGHT_OFFSET, (int) b.weight());
-            meta.set(U32, p + BACKEND_FEATURES_OFFSET, b.featureMask() | (b.down() ? BACKEND_FLAG_DOWN : 0) | (b.name() != null ? BACKEND_FLAG_NAMED : 0));
+            meta.set(U32, p + BACKEND_FEATURES_OFFSET, b.featureMask() | flags(b));
             meta.set(U16, p + BACKEND_ADDRESS_LENGTH_OFFSET, (short) a.length);
             MemorySegment.copy(a, 0, meta, U8, p + BACKEND_ADDRESS_OFFSET, a.length);
             p += BACKEND_FIXED_LENGTH + a.length;
+            if (b.hasHealth()) {
+                ServerParameters h = b.parameters();
+                require(h.maxFails() >= 0, "max_fails 0-" + MAX_HEALTH_VALUE, h.maxFails());
+                require(h.failTimeoutSeconds() >= 0 && h.failTimeoutSeconds() <= MAX_HEALTH_VALUE, "fail_timeout 0-" + MAX_HEALTH_VALUE, h.failTimeoutSeconds());
+                require(h.maxConns() >= 0, "max_conns 0-" + MAX_HEALTH_VALUE, h.maxConns());
+                meta.set(U32, p + HEALTH_MAX_FAILS_OFFSET, h.maxFails());
+                meta.set(U32, p + HEALTH_FAIL_TIMEOUT_OFFSET, (int) h.failTimeoutSeconds());
+                meta.set(U32, p + HEALTH_MAX_CONNS_OFFSET, h.maxConns());
+                p += BACKEND_HEALTH_LENGTH;
+            }
         }
         for (byte[] n : names) {
             meta.set(U8, p + FEATURE_NAME_LENGTH_OFFSET, (byte) n.length);
@@ -128,6 +140,11 @@ public final class RingFileWriter {
             p += FEATURE_FIXED_LENGTH + n.length;
         }
         this.segments = new SegmentWriter(ch, metadataEnd + METADATA_CRC_LENGTH); // each segment aligns itself
+    }
+
+    /** The backend flags of {@code b}'s record: 0 for a backend with nothing but an address, a weight and features. */
+    private static int flags(BackendRecord b) {
+        return (b.down() ? BACKEND_FLAG_DOWN : 0) | (b.name() != null ? BACKEND_FLAG_NAMED : 0) | (b.hasHealth() ? BACKEND_FLAG_HEALTH : 0);
     }
 
     private static void require(boolean holds, String what, long value) {
