@@ -187,14 +187,14 @@ public final class BoundedLoad {
     /**
      * {@link #choose(Ring, int, LoadView)}, and the request counted in flight on the backend chosen
      * ({@link LoadView#acquire}), in one step that keeps the bound strict under concurrency: reserve,
-     * then check. A candidate that reads as having room is reserved first (its count, and the total,
-     * go up by this request), then its count q and the total m are read again, both including the
-     * reservation, and it is taken only if q ≤ ⌈c · m / n⌉; else the reservation is given back
-     * ({@link LoadView#release}) and the walk goes on. Of two requests racing for a backend's last
+     * then check. A candidate that reads as having room (fewer than the capacity ⌈c · (m + 1) / n⌉, m
+     * the total read as the walk begins) is reserved first (its count goes up by this request), then
+     * its count q is read again, now including the reservation, and it is taken only if q is at most
+     * that capacity; else the reservation is given back ({@link LoadView#release}) and the walk goes on. Of two requests racing for a backend's last
      * place, the one that reserves second reads the first's reservation (each reserves with an atomic
      * read-modify-write before it reads the counts), so they cannot both pass: whenever a request is
      * taken, its backend holds, counting it and every request taken before and not yet released, at
-     * most ⌈c · m / n⌉ for the m it read. With {@link #choose}, two requests can both read the last
+     * most ⌈c · (m + 1) / n⌉ for the m it read. With {@link #choose}, two requests can both read the last
      * place free and both take it: the bound plus one, or more.
      *
      * <p>If none of the key's candidates has room, the ring is swept clockwise from the key's point, each
@@ -256,7 +256,7 @@ public final class BoundedLoad {
                 probes++;
                 if (load.available(b)) {
                     long inFlight = load.inFlight(b);
-                    if (inFlight < capacity && (!reserve || reserved(b, load))) {
+                    if (inFlight < capacity && (!reserve || reserved(b, capacity, load))) {
                         return b;
                     }
                     if (inFlight < bestInFlight) {
@@ -291,7 +291,8 @@ public final class BoundedLoad {
                 }
                 if (load.available(b)) {
                     long inFlight = load.inFlight(b);
-                    if (inFlight < capacity(load) && reserved(b, load)) {
+                    long now = capacity(load);
+                    if (inFlight < now && reserved(b, now, load)) {
                         return b;
                     }
                     if (inFlight < bestInFlight) {
@@ -308,15 +309,13 @@ public final class BoundedLoad {
     }
 
     /**
-     * Reserves a place on {@code b}, then checks it: b's count q and the total m read after the
-     * reservation (both count it) must have q ≤ ⌈c · m / n⌉; else the reservation is given back.
+     * Reserves a place on {@code b}, then checks it: b's count read after the reservation (which counts
+     * it) must be at most {@code capacity}, the bound for the total read when the walk began; else the
+     * reservation is given back.
      */
-    private boolean reserved(int b, LoadView load) {
-        load.acquire(b); // an atomic read-modify-write: the reads below are ordered after it
-        long q = load.inFlight(b);
-        long m = Math.clamp(load.totalInFlight(), 1, MAX_TOTAL);
-        long n = Math.max(1, load.availableBackends());
-        if (q <= Math.ceilDiv(cThousandths * m, C_SCALE * n)) {
+    private static boolean reserved(int b, long capacity, LoadView load) {
+        load.acquire(b); // an atomic read-modify-write: the read below is ordered after it
+        if (load.inFlight(b) <= capacity) {
             return true;
         }
         load.release(b);
