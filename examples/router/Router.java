@@ -39,9 +39,10 @@ import java.util.concurrent.Executors;
  *   <li>Drain, health and requests in flight are shared with every router on the host through the
  *       state file beside the ring ({@link HostState}); {@code ringstore state RINGFILE drain ADDR}
  *       takes effect here on the next request.</li>
- *   <li>Each request goes to {@code route.choose(uri, load)}: the ring's backend unless it is
+ *   <li>Each request goes to {@code route.chooseAndAcquire(uri, load)}: the ring's backend unless it is
  *       drained, failed, or already holds more than c × the mean in flight (bounded load, c = 1.25
- *       by default; 100 is in effect no bound), then the next candidate.</li>
+ *       by default; 100 is in effect no bound), then the next candidate; chosen and counted in one step,
+ *       so that requests racing for a backend's last place never take it above the bound.</li>
  *   <li>As nginx's {@code proxy_next_upstream error}: a backend that cannot be reached is reported
  *       failed (host-wide: after its {@code max_fails} every router skips it for {@code fail_timeout},
  *       nginx's defaults 1 and 10 s, since a ring file keeps neither)
@@ -104,13 +105,13 @@ public final class Router {
             byte[] key = uri.getBytes(StandardCharsets.UTF_8);
             int tries = 0;
             while (tries < MAX_TRIES) {
-                Backend backend = route.choose(key, load);
+                Backend backend = route.chooseAndAcquire(key, load); // counted in flight: reserve, then check the bound
                 if (backend == null) {
                     break; // no backend can take it: every one drained or failed
                 }
                 HttpResponse<byte[]> response;
                 tries++;
-                int token = load.acquire(backend);
+                int token = load.token(backend);
                 try {
                     response = client.send(HttpRequest.newBuilder(URI.create("http://" + backend.address() + uri))
                             .timeout(REQUEST_TIMEOUT).build(), HttpResponse.BodyHandlers.ofByteArray());

@@ -42,7 +42,11 @@ import io.ringstore.internal.format.PointRing;
  * first available backend (at most one turn of the ring, and only when the view counts an available
  * backend), so an unavailable backend is never chosen while another is available.
  *
- * <p>Immutable and thread-safe; {@link #choose} allocates nothing.
+ * <p><b>Strict.</b> {@link #choose} reads the counts and answers; the caller then counts the request,
+ * so requests racing for a backend's last place can all take it. {@link #chooseAndAcquire} reserves,
+ * then checks, and counts the request itself: no request is ever taken above the bound (see there).
+ *
+ * <p>Immutable and thread-safe; {@link #choose} and {@link #chooseAndAcquire} allocate nothing.
  */
 public final class BoundedLoad {
     /** How the next candidate after the key's own point is found. */
@@ -159,7 +163,7 @@ public final class BoundedLoad {
      */
     public int choose(Ring ring, int hash, LoadView load) {
         PointRing cursor = RINGS.walk(ring);
-        return choose(ring, cursor, cursor.cursor(hash), hash, load);
+        return choose(ring, cursor, cursor.cursor(hash), hash, load, false);
     }
 
     /**
@@ -177,10 +181,57 @@ public final class BoundedLoad {
             return choose(ring, (int) hash, load);
         }
         PointRing cursor = RINGS.walk(ring);
-        return choose(ring, cursor, cursor.cursor64(hash), hash, load);
+        return choose(ring, cursor, cursor.cursor64(hash), hash, load, false);
     }
 
-    private int choose(Ring ring, PointRing cursor, int home, long hash, LoadView load) {
+    /**
+     * {@link #choose(Ring, int, LoadView)}, and the request counted in flight on the backend chosen
+     * ({@link LoadView#acquire}), in one step that keeps the bound strict under concurrency: reserve,
+     * then check. A candidate that reads as having room (fewer than the capacity ⌈c · (m + 1) / n⌉, m
+     * the total read as the walk begins) is reserved first (its count goes up by this request), then
+     * its count q is read again, now including the reservation, and it is taken only if q is at most
+     * that capacity; else the reservation is given back ({@link LoadView#release}) and the walk goes on. Of two requests racing for a backend's last
+     * place, the one that reserves second reads the first's reservation (each reserves with an atomic
+     * read-modify-write before it reads the counts), so they cannot both pass: whenever a request is
+     * taken, its backend holds, counting it and every request taken before and not yet released, at
+     * most ⌈c · (m + 1) / n⌉ for the m it read. With {@link #choose}, two requests can both read the last
+     * place free and both take it: the bound plus one, or more.
+     *
+     * <p>If none of the key's candidates has room, the ring is swept clockwise from the key's point, each
+     * backend not yet examined once (exact up to 128 backends, as the candidates' record), for one with
+     * room, reserved the same way; only if that finds none either (when every backend is full at its own
+     * instant of reading, which takes other requests arriving meanwhile) is the least loaded available
+     * candidate taken, over the bound, as {@link #choose} returns it. The backend returned is counted:
+     * the caller releases it when the request is done; {@link Ring#NO_BACKEND}: nothing counted.
+     *
+     * @param ring the ring to walk
+     * @param hash the key's CRC-32 ({@link io.ringstore.Ring#hash(byte[])})
+     * @param load the host's load and availability; it counts ({@link LoadView#acquire})
+     * @return the backend, counted in flight, or {@link Ring#NO_BACKEND}
+     */
+    public int chooseAndAcquire(Ring ring, int hash, LoadView load) {
+        PointRing cursor = RINGS.walk(ring);
+        return choose(ring, cursor, cursor.cursor(hash), hash, load, true);
+    }
+
+    /**
+     * {@link #chooseAndAcquire(Ring, int, LoadView)} for a key's 64-bit hash, as {@link #choose(Ring, long, LoadView)}.
+     *
+     * @param ring the ring to walk
+     * @param hash the key's hash by the ring's key hash
+     * @param load the host's load and availability; it counts ({@link LoadView#acquire})
+     * @return the backend, counted in flight, or {@link Ring#NO_BACKEND}
+     */
+    public int chooseAndAcquire(Ring ring, long hash, LoadView load) {
+        if (!ring.isWide()) {
+            return chooseAndAcquire(ring, (int) hash, load);
+        }
+        PointRing cursor = RINGS.walk(ring);
+        return choose(ring, cursor, cursor.cursor64(hash), hash, load, true);
+    }
+
+    /** The walk of {@link #choose} and, with {@code reserve}, of {@link #chooseAndAcquire}. */
+    private int choose(Ring ring, PointRing cursor, int home, long hash, LoadView load, boolean reserve) {
         if (home < 0) {
             return Ring.NO_BACKEND;
         }
@@ -205,7 +256,7 @@ public final class BoundedLoad {
                 probes++;
                 if (load.available(b)) {
                     long inFlight = load.inFlight(b);
-                    if (inFlight < capacity) {
+                    if (inFlight < capacity && (!reserve || reserved(b, capacity, load))) {
                         return b;
                     }
                     if (inFlight < bestInFlight) {
@@ -224,10 +275,51 @@ public final class BoundedLoad {
                 point = cursor.cursor((int) (mix64(sequence) >>> 32));
             }
         }
-        if (best >= 0 || load.availableBackends() <= 0) {
-            return best;
+        if (!reserve) {
+            return best >= 0 || load.availableBackends() <= 0 ? best : firstAvailable(ring, home, load, cursor);
         }
-        return firstAvailable(ring, home, load, cursor);
+        int points = ring.pointCount();
+        for (int i = 0, p = home; i < points; i++, p = cursor.next(p)) {
+            int b = cursor.backend(p);
+            long bit = 1L << b;
+            boolean high = (b & 64) != 0;
+            if (b >= 0 && ((high ? examinedHigh : examinedLow) & bit) == 0) {
+                if (high) {
+                    examinedHigh |= bit;
+                } else {
+                    examinedLow |= bit;
+                }
+                if (load.available(b)) {
+                    long inFlight = load.inFlight(b);
+                    long now = capacity(load);
+                    if (inFlight < now && reserved(b, now, load)) {
+                        return b;
+                    }
+                    if (inFlight < bestInFlight) {
+                        best = b;
+                        bestInFlight = inFlight;
+                    }
+                }
+            }
+        }
+        if (best >= 0) {
+            load.acquire(best); // every backend full as read: over the bound, as choose() answers
+        }
+        return best;
+    }
+
+    /**
+     * Reserves a place on {@code b}, then checks it: b's count read after the reservation (which counts
+     * it) must be at most {@code capacity}, the bound for the total read when the walk began; else the
+     * reservation is given back.
+     */
+    private static boolean reserved(int b, long capacity, LoadView load) {
+        load.acquire(b); // an atomic read-modify-write: the read below is ordered after it
+        if (load.inFlight(b) <= capacity) {
+            return true;
+        }
+        load.release(b);
+        return false;
     }
 
     /** The first available backend clockwise from the point at {@code home}, or {@link Ring#NO_BACKEND}. */

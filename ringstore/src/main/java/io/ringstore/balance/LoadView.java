@@ -34,4 +34,27 @@ public interface LoadView {
      * {@return how many backends of the pool are {@linkplain #available(int) available}: the n of the capacity bound}
      */
     int availableBackends();
+
+    /**
+     * Counts one more request in flight to {@code backend}, host-wide, so that {@link #inFlight} and
+     * {@link #totalInFlight} read after it include it: the reservation of {@link BoundedLoad#chooseAndAcquire}.
+     * A read-only view (the default) refuses.
+     *
+     * @param backend a backend index of the pool
+     * @throws UnsupportedOperationException the view only reads
+     */
+    default void acquire(int backend) {
+        throw new UnsupportedOperationException("a read-only load view: use BoundedLoad.choose, not chooseAndAcquire");
+    }
+
+    /**
+     * Counts one request fewer in flight to {@code backend}: a reservation {@link #acquire(int)} made that
+     * is given back, or a request done. A read-only view (the default) refuses.
+     *
+     * @param backend a backend index of the pool
+     * @throws UnsupportedOperationException the view only reads
+     */
+    default void release(int backend) {
+        throw new UnsupportedOperationException("a read-only load view: use BoundedLoad.choose, not chooseAndAcquire");
+    }
 }

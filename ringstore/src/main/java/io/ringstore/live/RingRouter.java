@@ -413,6 +413,40 @@ public final class RingRouter implements AutoCloseable {
         }
 
         /**
+         * {@return {@link #choose(byte[], SharedLoad)}'s backend, already counted in flight host-wide
+         * ({@link SharedLoad#chooseAndAcquire}: with a bound, reserved then checked, so that racing requests
+         * never take a backend above it)} Release with {@code load.release(load.token(b))}; null: none
+         * available, nothing counted.
+         *
+         * @param key  the key
+         * @param load the host's shared state
+         */
+        public Backend chooseAndAcquire(byte[] key, SharedLoad load) {
+            return chooseAndAcquire(key, 0, key.length, load);
+        }
+
+        /**
+         * {@link #chooseAndAcquire(byte[], SharedLoad)} for the key in {@code key[offset, offset+length)}.
+         *
+         * @param key    the key's array
+         * @param offset where the key starts
+         * @param length the key's length in bytes
+         * @param load   the host's shared state
+         * @return the chosen backend, counted in flight, or null
+         */
+        public Backend chooseAndAcquire(byte[] key, int offset, int length, SharedLoad load) {
+            WatchedRingStore.Handle h = ring(policy.migrates(key, offset, length));
+            for (;;) {
+                Ring r = h.ring();
+                try {
+                    return load.chooseAndAcquire(r, key, offset, length);
+                } catch (IllegalStateException e) {
+                    h.retryAfter(r, e);
+                }
+            }
+        }
+
+        /**
          * {@link #choose(byte[], SharedLoad)} for the key's bytes from the buffer's position to its limit (the buffer is not moved).
          *
          * @param key  the key

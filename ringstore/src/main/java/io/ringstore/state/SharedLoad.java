@@ -26,8 +26,8 @@ import java.util.function.Supplier;
  *      HostState state = HostState.open(ringFile)) {
  *     SharedLoad load = SharedLoad.open(state, router::current, BoundedLoad.of(1.25));
  *     RingRouter.Route route = router.route(Set.of());
- *     Backend b = route.choose(key, load);        // null: no backend available
- *     int token = load.acquire(b);
+ *     Backend b = route.chooseAndAcquire(key, load); // null: no backend available
+ *     int token = load.token(b);                      // (route.choose, then load.acquire: the same, not strict)
  *     try {
  *         ...send; then load.reportSuccess(b) or load.reportFailure(b)
  *     } finally {
@@ -55,6 +55,11 @@ import java.util.function.Supplier;
  * {@value Ring#NGINX_MAX_POINTS} points from the key's ({@link Ring#select}), else of the whole ring;
  * for a family that fails over by rehashing the key (spymemcached, xmemcached), its rehash sequence
  * takes the place of the 21 points ({@link #choose(Ring, byte[], int, int)}).
+ *
+ * <p><b>A strict bound.</b> {@link #chooseAndAcquire} chooses and counts in one step (reserve, then
+ * check: {@link BoundedLoad#chooseAndAcquire}), so that no request is taken above the bound, host-wide,
+ * however many threads and processes race; {@link #choose} then {@link #acquire} (kept, and the same
+ * without a bound) checks and then counts, so racing requests can take a backend one or more over it.
  *
  * <p><b>Generations.</b> The slots of the backends of the generation the router serves are
  * {@linkplain HostState#track tracked} when that generation is first used (after a switch, the first
@@ -201,6 +206,83 @@ public final class SharedLoad {
             }
         }
         return b < 0 ? null : g.backends[b];
+    }
+
+    /**
+     * {@link #choose(Ring, int)} and {@link #acquire} in one step: the backend returned (null: none
+     * available, nothing counted) already counts the request host-wide; release it with
+     * {@link #token}{@code (b)}. With a bound this is {@link BoundedLoad#chooseAndAcquire}: reserve, then
+     * check, so that no request is taken above the bound even when requests of several threads and
+     * processes race for a backend's last place (with {@code choose} then {@code acquire} they can all
+     * take it). Without a bound it is {@code choose} then {@code acquire}.
+     *
+     * @param ring a ring of the router's generation serving (or of one just replaced)
+     * @param hash the key's CRC-32 ({@link io.ringstore.Ring#hash(byte[])})
+     * @return the backend, counted in flight, or null
+     */
+    public Backend chooseAndAcquire(Ring ring, int hash) {
+        return chooseAndAcquire(ring, Integer.toUnsignedLong(hash), false);
+    }
+
+    /**
+     * {@link #chooseAndAcquire(Ring, int)} for a key's 64-bit hash, as {@link #choose(Ring, long)}.
+     *
+     * @param ring a ring of the router's generation serving (or of one just replaced)
+     * @param hash the key's hash by the ring's key hash
+     * @return the backend, counted in flight, or null
+     */
+    public Backend chooseAndAcquire(Ring ring, long hash) {
+        return chooseAndAcquire(ring, hash, ring.isWide());
+    }
+
+    /**
+     * {@link #chooseAndAcquire(Ring, int)} for {@code key}, as {@link #choose(Ring, byte[], int, int)}.
+     *
+     * @param ring   a ring of the router's generation serving (or of one just replaced)
+     * @param key    the key's array
+     * @param offset where the key starts
+     * @param length the key's length in bytes
+     * @return the backend, counted in flight, or null
+     */
+    public Backend chooseAndAcquire(Ring ring, byte[] key, int offset, int length) {
+        if (policy == null) {
+            return acquired(choose(ring, key, offset, length));
+        }
+        return chooseAndAcquire(ring, ring.keyHash().hash64(key, offset, length));
+    }
+
+    private Backend chooseAndAcquire(Ring ring, long hash64, boolean wide) {
+        if (policy == null) {
+            return acquired(choose(ring, hash64, wide));
+        }
+        Generation g = generation(ring.store());
+        Generation.Pool pool = g.pool(ring);
+        // As in choose(): only the backend taken uses up a failed backend's probe; if another process
+        // took that probe meanwhile, give the place back and choose again.
+        int b = wide ? policy.chooseAndAcquire(ring, hash64, pool) : policy.chooseAndAcquire(ring, (int) hash64, pool);
+        if (b >= 0 && !g.test(b)) {
+            pool.release(b);
+            b = wide ? policy.chooseAndAcquire(ring, hash64, pool) : policy.chooseAndAcquire(ring, (int) hash64, pool);
+        }
+        return b < 0 ? null : g.backends[b];
+    }
+
+    /** {@code b} counted in flight ({@link #acquire}); null stays null. */
+    private Backend acquired(Backend b) {
+        if (b != null) {
+            acquire(b);
+        }
+        return b;
+    }
+
+    /**
+     * {@return the token to {@link #release} a request to {@code b} with, counting nothing: for a backend
+     * {@link #chooseAndAcquire} answered, the same token {@link #acquire} would have returned}
+     *
+     * @param b a backend {@link #chooseAndAcquire} answered
+     */
+    public int token(Backend b) {
+        return slot(b);
     }
 
     /**
@@ -413,6 +495,23 @@ public final class SharedLoad {
             public long inFlight(int backend) {
                 int slot = slots[backend];
                 return slot < 0 ? 0 : state.inFlight(slot);
+            }
+
+            /** The reservation of {@link BoundedLoad#chooseAndAcquire}: counted in this process's lease; nothing for a backend with no slot. */
+            @Override
+            public void acquire(int backend) {
+                int slot = slots[backend];
+                if (slot >= 0) {
+                    state.acquire(slot);
+                }
+            }
+
+            @Override
+            public void release(int backend) {
+                int slot = slots[backend];
+                if (slot >= 0) {
+                    state.release(slot);
+                }
             }
 
             @Override

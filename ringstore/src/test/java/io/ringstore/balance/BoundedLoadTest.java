@@ -348,4 +348,128 @@ class BoundedLoadTest {
         assertEquals(BoundedLoad.DEFAULT_MAX_PROBES, rule.maxProbes());
         assertEquals(1.25, rule.c());
     }
+
+    /** A view that counts ({@link LoadView#acquire}); {@code racer} is called after each reservation, before the check reads. */
+    static final class CountingView extends ArrayViewBase {
+        Runnable racer = () -> { };
+
+        CountingView(int backends) {
+            super(backends);
+        }
+
+        @Override
+        public void acquire(int backend) {
+            inFlight[backend]++;
+            racer.run();
+        }
+
+        @Override
+        public void release(int backend) {
+            inFlight[backend]--;
+        }
+    }
+
+    /** {@link ArrayView} without the record of examined backends, to extend. */
+    static class ArrayViewBase implements LoadView {
+        final long[] inFlight;
+
+        ArrayViewBase(int backends) {
+            inFlight = new long[backends];
+        }
+
+        @Override
+        public boolean available(int backend) {
+            return true;
+        }
+
+        @Override
+        public long inFlight(int backend) {
+            return inFlight[backend];
+        }
+
+        @Override
+        public long totalInFlight() {
+            long sum = 0;
+            for (long n : inFlight) {
+                sum += n;
+            }
+            return sum;
+        }
+
+        @Override
+        public int availableBackends() {
+            return inFlight.length;
+        }
+    }
+
+    @Test
+    void chooseAndAcquireIsChooseAndCountsTheRequestWhenNothingRaces() {
+        Ring ring = ring(small);
+        CountingView counting = new CountingView(SMALL);
+        ArrayView reading = new ArrayView(SMALL);
+        BoundedLoad rule = BoundedLoad.of(1.25);
+        SplittableRandom random = new SplittableRandom(4);
+        for (int i = 0; i < 5_000; i++) {
+            int hash = random.nextInt();
+            int expected = reading.choose(rule, ring, hash);
+            int b = rule.chooseAndAcquire(ring, hash, counting);
+            assertEquals(expected, b, "request " + i);
+            reading.inFlight[expected]++;
+            assertEquals(reading.inFlight[b], counting.inFlight[b], "counted once");
+            if (random.nextInt(3) == 0) { // some requests end, at random
+                int done = random.nextInt(SMALL);
+                if (counting.inFlight[done] > 0) {
+                    counting.inFlight[done]--;
+                    reading.inFlight[done]--;
+                }
+            }
+        }
+        assertThrows(UnsupportedOperationException.class, () -> rule.chooseAndAcquire(ring, 1, reading), "a read-only view");
+    }
+
+    @Test
+    void aRequestRacingForTheLastPlaceMakesTheOtherGiveItBackAndTakeTheNextCandidate() {
+        Ring ring = ring(small);
+        BoundedLoad rule = BoundedLoad.of(1.0);
+        CountingView view = new CountingView(SMALL);
+        for (int b = 0; b < SMALL; b++) {
+            view.inFlight[b] = 2; // 20 in flight: capacity ⌈21 / 10⌉ = 3, one place left on every backend
+        }
+        int hash = 12345;
+        int home = ring.lookupHash(hash);
+        // Another process takes home's last place between this request's reservation and its check.
+        view.racer = () -> {
+            view.racer = () -> { };
+            view.inFlight[home]++;
+        };
+        int b = rule.chooseAndAcquire(ring, hash, view);
+        assertTrue(b >= 0 && b != home, "not the backend the racer filled: " + b);
+        assertEquals(3, view.inFlight[home], "home: its 2, and the racer's; this request's reservation given back");
+        assertEquals(3, view.inFlight[b], "the next candidate took this request");
+        for (long n : view.inFlight) {
+            assertTrue(n <= 3, "no backend above the capacity 3: " + java.util.Arrays.toString(view.inFlight));
+        }
+        // Where choose() had answered: home, which the racer filled; a count after it would make 4.
+        view.inFlight[home] = 2;
+        view.inFlight[b] = 2;
+        assertEquals(home, rule.choose(ring, hash, view));
+    }
+
+    @Test
+    void whenEveryCandidateOfTheKeyIsFullTheSweepFindsTheBackendWithRoom() {
+        Ring ring = ring(small);
+        BoundedLoad rule = BoundedLoad.of(1.0).maxProbes(1);
+        CountingView view = new CountingView(SMALL);
+        int hash = 777;
+        int home = ring.lookupHash(hash);
+        java.util.Arrays.fill(view.inFlight, 2);
+        view.inFlight[home] = 3; // 21 in flight: capacity ⌈22 / 10⌉ = 3, home full
+        int room = (home + 1) % SMALL;
+        view.inFlight[room] = 1;
+        view.inFlight[(home + 2) % SMALL] = 3;
+        // capacity ⌈(21 + 1)/10⌉ = 3: home is full, the others have room; choose() with one probe answers home, over it
+        assertEquals(home, rule.choose(ring, hash, view));
+        int b = rule.chooseAndAcquire(ring, hash, view);
+        assertTrue(b != home && view.inFlight[b] <= 3, "a backend with room, counted: " + b + " " + java.util.Arrays.toString(view.inFlight));
+    }
 }
