@@ -66,8 +66,9 @@ public final class Main {
         if (rawArgs.length != args.length) {
             throw new IllegalArgumentException("one raw argument per argument: args=" + args.length + " rawArgs=" + rawArgs.length);
         }
-        if (args.length == 0 || args[0].equals("--help") || args[0].equals("-h") || args[0].equals("help")) {
-            if (args.length > 1) {
+        if (args.length == 0 || isHelp(args[0])) {
+            // help COMMAND is COMMAND --help; help of help (--help --help, help help) is this text
+            if (args.length > 1 && !isHelp(args[1])) {
                 return run(new String[] {args[1], "--help"}, in, out, err);
             }
             (args.length == 0 ? err : out).print(usage());
@@ -85,6 +86,10 @@ public final class Main {
         err.println("ringstore: unknown command '" + args[0] + "' (commands: "
                 + String.join(", ", commands().stream().map(Command::name).toList()) + "; see ringstore --help)");
         return USAGE;
+    }
+
+    private static boolean isHelp(String arg) {
+        return arg.equals("--help") || arg.equals("-h") || arg.equals("help");
     }
 
     /** OK, or FAILED with one line when the text could not be written (a full disk; a closed pipe is a normal end). */

@@ -61,6 +61,27 @@ class CliArgsTest {
         assertTrue(r.out().startsWith("usage: ringstore lookup "), r.out());
     }
 
+    /**
+     * Help asked of help ({@code --help --help}, {@code help help}, {@code -h -h}, any mix) is the
+     * top-level help, once: it used to call itself until the stack overflowed.
+     */
+    @Test
+    void helpOfHelpIsTheTopLevelHelp() {
+        List<String> words = List.of("--help", "-h", "help");
+        for (String first : words) {
+            for (String second : words) {
+                CliRun r = run(first, second).assertOk();
+                assertTrue(r.out().startsWith("usage: ringstore "), () -> first + " " + second + ":\n" + r.out());
+                assertTrue(r.out().contains("commands:"), () -> first + " " + second + ":\n" + r.out());
+                assertEquals("", r.stderr(), first + " " + second);
+            }
+        }
+        CliRun r = run("help", "help", "help").assertOk();
+        assertTrue(r.out().contains("commands:"), r.out());
+        String line = run("help", "no-such-command").assertError(Main.USAGE, null);
+        assertTrue(line.contains("unknown command 'no-such-command'"), line);
+    }
+
     @Test
     void topLevelHelpListsEveryCommand() {
         CliRun r = run("--help").assertOk();
