@@ -63,8 +63,8 @@ final class AnalyzeFileCommand implements AnalyzeCommand.Mode {
         }
         InputFormat format = InputFormat.of(args);
         Views views = BuildCommand.views(args.get(BuildCommand.VIEWS.name()));
-        InputFormat.Input input = format.read(args, args.positional.getFirst());
-        file(input.backends(), input.versions(), views, args.get(AnalyzeCommand.CSV.name()), out, progress);
+        InputFormat.Input input = format.read(args, args.file(0));
+        file(input.backends(), input.versions(), views, args.file(AnalyzeCommand.CSV.name()), out, progress);
     }
 
     /** One ring's numbers; rings sharing a segment share them. */
@@ -100,7 +100,7 @@ final class AnalyzeFileCommand implements AnalyzeCommand.Mode {
     private record FileReport(BackendList list, BuildResult built, RingStore store, List<RingReport> rings) {
     }
 
-    private static void file(BackendList list, List<RingVersion> versions, Views views, String csvName, PrintStream out, Consumer<String> progress)
+    private static void file(BackendList list, List<RingVersion> versions, Views views, Path csvName, PrintStream out, Consumer<String> progress)
             throws FailedException, BackendsFileException, RingFileException {
         Path dir;
         try {

@@ -58,7 +58,7 @@ final class AnalyzeSweepCommand implements AnalyzeCommand.Mode {
         if (args.has(BuildCommand.VIEWS.name())) {
             throw new UsageException("--views is for a BACKENDS_FILE (how its ring file stores feature rings); a --backends sweep builds no file");
         }
-        sweep(sweepSetup(args), args.get(SVG.name()), args.get(AnalyzeCommand.CSV.name()), out, progress);
+        sweep(sweepSetup(args), args.file(SVG.name()), args.file(AnalyzeCommand.CSV.name()), out, progress);
     }
 
     /** What a sweep simulates: N backends, the point multiples, the rings per k, the algorithm and the threads. */
@@ -85,7 +85,7 @@ final class AnalyzeSweepCommand implements AnalyzeCommand.Mode {
      * Runs the sweep and prints it: the table's rows go to stdout and the CSV file as each is done (a long sweep
      * can be watched), the departure summary and the chart once all are.
      */
-    private static void sweep(SweepSetup setup, String svgName, String csvName, PrintStream out, Consumer<String> progress)
+    private static void sweep(SweepSetup setup, Path svgName, Path csvName, PrintStream out, Consumer<String> progress)
             throws UsageException, FailedException {
         Sweep sweep = new Sweep(setup.n(), setup.ks(), setup.seeds(), setup.family(), 32);
         long largest = sweep.largestRing();

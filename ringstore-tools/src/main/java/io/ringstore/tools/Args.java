@@ -1,9 +1,13 @@
 package io.ringstore.tools;
 
 import io.ringstore.internal.TextLines;
+import io.ringstore.tools.Command.FailedException;
 import io.ringstore.tools.Command.UsageException;
 
+import java.nio.file.Path;
+
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -18,6 +22,8 @@ final class Args {
     final List<String> positional = new ArrayList<>();
     /** {@link #positional}'s bytes, same index: what keys are hashed as. */
     final List<byte[]> positionalBytes = new ArrayList<>();
+    /** {@link #options}' values as the bytes they were passed as, same key: what file names are checked against. */
+    private final Map<String, byte[]> optionBytes = new HashMap<>();
 
     private Args() {
     }
@@ -63,6 +69,14 @@ final class Args {
                         throw new UsageException("option " + name + " needs a value");
                     }
                     value = argv[++i];
+                    a.optionBytes.put(o.name(), rawArgv[i]);
+                } else { // --name=value: the name is ASCII, so the value's bytes start after the first '='
+                    byte[] raw = rawArgv[i];
+                    int at = 0;
+                    while (at < raw.length && raw[at] != '=') {
+                        at++;
+                    }
+                    a.optionBytes.put(o.name(), Arrays.copyOfRange(raw, Math.min(at + 1, raw.length), raw.length));
                 }
                 String earlier = spelledAs.put(o.name(), name);
                 if (earlier != null) {
@@ -85,6 +99,17 @@ final class Args {
 
     String get(String option) {
         return options.get(option);
+    }
+
+    /** The file the positional argument {@code index} names ({@link FileNames#path}). */
+    Path file(int index) throws FailedException {
+        return FileNames.path(positional.get(index), positionalBytes.get(index));
+    }
+
+    /** The file {@code option} names, or null when it is not given ({@link FileNames#path}). */
+    Path file(String option) throws FailedException {
+        String name = options.get(option);
+        return name == null ? null : FileNames.path(name, optionBytes.get(option));
     }
 
     long getLong(String option, long min, long max, long dflt) throws UsageException {

@@ -134,8 +134,8 @@ final class BuildCommand extends Command {
         InputFormat format = InputFormat.of(args);
         Views views = views(args.get(VIEWS.name()));
         long generation = args.getLong(GENERATION.name(), 0, Long.MAX_VALUE, -1);
-        Path target = OutputFiles.writableTarget(output);
-        InputFormat.Input input = format.read(args, args.positional.getFirst());
+        Path target = OutputFiles.writableTarget(args.file(OUTPUT.name()));
+        InputFormat.Input input = format.read(args, args.file(0));
         input.warnings().forEach(w -> err.println(prefix() + w));
         RingBuilder builder = RingBuilder.of(input.backends()).views(views);
         input.versions().forEach(builder::version);

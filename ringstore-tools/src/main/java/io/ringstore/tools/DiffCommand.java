@@ -109,7 +109,7 @@ final class DiffCommand extends Command {
     }
 
     @Override
-    int run(Args args, InputStream in, PrintStream out, PrintStream err) throws UsageException, RingFileException {
+    int run(Args args, InputStream in, PrintStream out, PrintStream err) throws UsageException, FailedException, RingFileException {
         if (args.positional.size() != 2) {
             throw new UsageException("expected two ring files A and B (the same file twice to compare its versions)");
         }
@@ -122,8 +122,8 @@ final class DiffCommand extends Command {
             steps = List.of(p);
         }
         Set<String> features = LookupCommand.features(args);
-        try (RingStore a = RingStore.open(Path.of(args.positional.get(0)));
-             RingStore b = RingStore.open(Path.of(args.positional.get(1)))) {
+        try (RingStore a = RingStore.open(args.file(0));
+             RingStore b = RingStore.open(args.file(1))) {
             RingVersion va = Versions.select(args.get(ALGORITHM_A.name()), a);
             RingVersion vb = Versions.select(args.get(ALGORITHM_B.name()), b);
             Ring ra;

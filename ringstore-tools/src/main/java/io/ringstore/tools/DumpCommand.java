@@ -217,12 +217,12 @@ final class DumpCommand extends Command {
     }
 
     @Override
-    int run(Args args, InputStream in, PrintStream out, PrintStream err) throws UsageException, RingFileException {
+    int run(Args args, InputStream in, PrintStream out, PrintStream err) throws UsageException, FailedException, RingFileException {
         if (args.positional.size() != 1) {
             throw new UsageException(args.positional.isEmpty() ? "missing RINGFILE" : "expected one RINGFILE");
         }
         int points = (int) args.getLong(POINTS.name(), 0, Integer.MAX_VALUE, 0);
-        try (RingStore store = RingStore.open(Path.of(args.positional.getFirst()))) {
+        try (RingStore store = RingStore.open(args.file(0))) {
             print(report(store, points), args, out);
             return Main.OK;
         }

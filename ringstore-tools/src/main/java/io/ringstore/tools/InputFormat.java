@@ -55,8 +55,7 @@ enum InputFormat {
     }
 
     /** Reads {@code file} in this format, and the versions {@code --algorithm} (and {@code --point-multiple}) give for it. */
-    Input read(Args args, String file) throws UsageException, BackendsFileException {
-        Path path = Path.of(file);
+    Input read(Args args, Path path) throws UsageException, BackendsFileException {
         return switch (this) {
             case NGINX -> {
                 List<RingVersion> versions = Versions.forBuild(args);
@@ -71,7 +70,7 @@ enum InputFormat {
                 List<RingVersion> versions = Versions.forBuild(args, config.version().name());
                 if (!versions.getFirst().equals(config.version())) {
                     throw new UsageException(Versions.ALGORITHM + " " + TextLines.quote(args.get(Versions.ALGORITHM)) + " starts with "
-                            + versions.getFirst() + ", but pool " + TextLines.quote(config.pool()) + " of " + file + " hashes with "
+                            + versions.getFirst() + ", but pool " + TextLines.quote(config.pool()) + " of " + path + " hashes with "
                             + config.hash() + ": the first version must be the pool's, " + config.version() + " (others may follow it)");
                 }
                 yield new Input(config.backends(), versions, warnings(config));

@@ -95,7 +95,7 @@ final class LookupCommand extends Command {
     /** Answers the KEY arguments, or each line of stdin, from the file as it is now. */
     private int lookupOnce(Args args, InputStream in, PrintStream out, PrintStream err)
             throws UsageException, FailedException, RingFileException, IOException {
-        Path path = Path.of(args.positional.getFirst());
+        Path path = args.file(0);
         try (RingStore store = RingStore.open(path); HostState state = state(args, path)) {
             RingVersion version = ALGORITHM.select(args, store);
             Ring ring;
@@ -144,7 +144,7 @@ final class LookupCommand extends Command {
      */
     private int watch(Args args, InputStream in, PrintStream out, PrintStream err)
             throws UsageException, FailedException, RingFileException, IOException {
-        Path path = Path.of(args.positional.getFirst());
+        Path path = args.file(0);
         try (RingRouter opened = RingRouter.builder(path).jmx(false).open(); HostState state = state(args, path);
              RingRouter reopened = onVersion(args, opened)) {
             RingRouter watched = reopened != null ? reopened : opened;

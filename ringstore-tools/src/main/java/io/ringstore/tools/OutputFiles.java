@@ -1,7 +1,6 @@
 package io.ringstore.tools;
 
 import io.ringstore.internal.IoErrors;
-import io.ringstore.internal.TextLines;
 import io.ringstore.tools.Command.FailedException;
 
 import java.io.BufferedWriter;
@@ -9,7 +8,6 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
-import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 
 /** Files a command writes besides stdout (a ring file, {@code --csv}, {@code --svg}): checked before the work, written whole or row by row. */
@@ -17,16 +15,11 @@ final class OutputFiles {
     private OutputFiles() {
     }
 
-    /** An output file that can be created: not a directory, in a directory that exists. */
-    static Path writableTarget(String name) throws FailedException {
+    /** An output file that can be created ({@link Args#file} made the path): not a directory, in a directory that exists. */
+    static Path writableTarget(Path p) throws FailedException {
+        String name = p.toString();
         if (name.isEmpty()) {
             throw new FailedException("the output path is empty");
-        }
-        Path p;
-        try {
-            p = Path.of(name);
-        } catch (InvalidPathException e) {
-            throw new FailedException(TextLines.quote(name) + ": not a valid path (" + e.getReason() + ")");
         }
         if (Files.isDirectory(p)) {
             throw new FailedException(name + ": is a directory, not a file");
@@ -56,12 +49,13 @@ final class OutputFiles {
             this.name = name;
         }
 
-        /** The file {@code name} with its {@code header} row, or (name {@code null}) a CSV that writes nothing. */
-        static Csv open(String name, String header) throws FailedException {
-            if (name == null) {
+        /** The file {@code path} with its {@code header} row, or (path {@code null}) a CSV that writes nothing. */
+        static Csv open(Path path, String header) throws FailedException {
+            if (path == null) {
                 return new Csv(null, null);
             }
-            Path p = writableTarget(name);
+            Path p = writableTarget(path);
+            String name = p.toString();
             try {
                 Csv c = new Csv(Files.newBufferedWriter(p, StandardCharsets.UTF_8), name);
                 c.row(header);

@@ -160,7 +160,7 @@ final class RecommendCommand extends Command {
         }
         double target = targetCv(args.get(TARGET.name()));
         Report report = equal ? equalBackends((int) args.getLong(BACKENDS.name(), 1, BackendList.MAX_BACKENDS, 0), target)
-                : fileRings(args.positional.getFirst(), target);
+                : fileRings(args.file(0), target);
         print(report, args, out);
         return Main.OK;
     }
@@ -173,8 +173,8 @@ final class RecommendCommand extends Command {
         return new EqualBackends(new Answer(k, target, rec), n, expectedPoints(n, k), expectedPoints(n, NGINX));
     }
 
-    private static FileRings fileRings(String file, double target) throws FailedException, BackendsFileException {
-        BackendList list = BackendList.parse(Path.of(file));
+    private static FileRings fileRings(Path file, double target) throws FailedException, BackendsFileException {
+        BackendList list = BackendList.parse(file);
         RingFileEstimate probe = RingFileEstimate.of(list, RingVersion.v2(1));
         List<long[]> rings = new ArrayList<>();
         for (RingFileEstimate.RingEstimate s : probe.segments()) {

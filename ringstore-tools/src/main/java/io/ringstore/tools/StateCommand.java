@@ -155,6 +155,7 @@ final class StateCommand extends Command {
         Long failTimeout = args.has(FAIL_TIMEOUT.name()) ? args.getLong(FAIL_TIMEOUT.name(), 1, Integer.MAX_VALUE, 10) : null;
         HostState.Options options = HostState.Options.DEFAULTS;
         String addr = show ? null : endpoint(p.get(2));
+        args.file(0); // the name as passed, or one line refusing it (FileNames): then Path.of below takes it as it is
         Path stateFile = stateFile(p.getFirst());
         if (!show && !Files.exists(stateFile) && !Files.isRegularFile(Path.of(p.getFirst()))) {
             // Neither the ring nor its state: a mistyped path would otherwise create a state file no router reads.

@@ -52,11 +52,11 @@ final class VerifyCommand extends Command {
     }
 
     @Override
-    int run(Args args, InputStream in, PrintStream out, PrintStream err) throws UsageException, RingFileException {
+    int run(Args args, InputStream in, PrintStream out, PrintStream err) throws UsageException, FailedException, RingFileException {
         if (args.positional.size() != 1) {
             throw new UsageException(args.positional.isEmpty() ? "missing RINGFILE" : "expected one RINGFILE");
         }
-        try (RingStore store = RingStore.open(Path.of(args.positional.getFirst()))) {
+        try (RingStore store = RingStore.open(args.file(0))) {
             long points = store.verify(); // each distinct segment's points once, as build counts them
             print(new Verified(store.path(), store.generation(), store.backendCount(), store.rings().size(), store.segmentCount(), points),
                     args, out);

@@ -5,6 +5,8 @@ import java.io.InterruptedIOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.DirectoryStream;
@@ -191,8 +193,10 @@ public final class Publisher {
             refuseIfNotRegular(file);
             FileChannel locked = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS);
             FileChannel atPath = null;
+            boolean holding = false;
             try {
                 locked.lock();
+                holding = true;
                 locked.truncate(0);
                 locked.write(ByteBuffer.wrap(token), 0);
                 atPath = openOrNull(file);
@@ -200,10 +204,45 @@ public final class Publisher {
                     return new Lock(file, locked, atPath);
                 }
             } catch (IOException | RuntimeException e) {
-                closeAll(atPath, locked);
+                try {
+                    if (holding) {
+                        deleteIfLockedHere(file); // the token write failed (a full disk): the file it created must not stay
+                    }
+                } catch (IOException | RuntimeException suppressed) {
+                    e.addSuppressed(suppressed);
+                } finally {
+                    closeAll(atPath, locked);
+                }
                 throw e;
             }
             closeAll(atPath, locked); // the file locked was deleted by the publisher before: lock the one at the path now
+        }
+    }
+
+    /**
+     * Deletes the lock file at {@code file} if it is the file this thread has locked, whose token
+     * could not be written. Without the token, identity is asked of the JVM's own lock table, which
+     * is keyed by the file (device and inode): locking the file at the path again fails with {@link
+     * OverlappingFileLockException} exactly when it is the one this process holds ({@link #HELD}:
+     * this thread alone, for this path). Another file at the path (ours deleted by the publisher
+     * before and a new one created, maybe locked by another process) is left alone.
+     */
+    private static void deleteIfLockedHere(Path file) throws IOException {
+        refuseIfNotRegular(file);
+        FileChannel probe;
+        try {
+            probe = FileChannel.open(file, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS);
+        } catch (NoSuchFileException e) {
+            return;
+        }
+        try (probe) {
+            FileLock other = probe.tryLock();
+            if (other != null) {
+                other.release(); // unlocked: not ours
+            }
+        } catch (OverlappingFileLockException ours) {
+            // Deleted before the channels close: closing any channel of the file releases this process's lock on it.
+            Files.deleteIfExists(file);
         }
     }
 
