@@ -42,6 +42,10 @@ public final class PolicyFileWatcher implements AutoCloseable {
     /** What the last check found, to tell whether anything changed. */
     private Read lastRead;
     private volatile String lastError;
+    /** The file (its {@link BasicFileAttributes#fileKey()}) the last check read, null when there was none. */
+    private Object readKey;
+    /** The file last refused, until a policy is applied: rewritten in place it is refused without a new log line. */
+    private Object refusedKey;
 
     /** What a check found at the path: the file's text, no file, or a file that cannot be read. */
     private sealed interface Read {
@@ -124,9 +128,11 @@ public final class PolicyFileWatcher implements AutoCloseable {
      * the watcher until someone writes to it, a device could be read forever), and a file over
      * {@value #MAX_BYTES} bytes is refused without being read.
      */
-    private static Read read(Path path) {
+    private Read read(Path path) {
+        readKey = null;
         try {
             BasicFileAttributes a = Files.readAttributes(path, BasicFileAttributes.class);
+            readKey = a.fileKey();
             if (!a.isRegularFile()) {
                 return new Read.Unreadable(a.isDirectory() ? "is a directory" : "not a regular file (a FIFO, socket or device?); not opened");
             }
@@ -168,6 +174,7 @@ public final class PolicyFileWatcher implements AutoCloseable {
             RolloutPolicy p = PolicyFile.parse(path, text, localDataCentre);
             RolloutPolicy before = inForce.get();
             lastError = null; // before the policy takes effect: whoever sees the new policy sees no stale error
+            refusedKey = null;
             target.accept(p);
             LOG.log(System.Logger.Level.INFO, "{0}: rollout policy {1} (was {2})", path, p, before);
             return true;
@@ -176,11 +183,18 @@ public final class PolicyFileWatcher implements AutoCloseable {
         }
     }
 
+    /**
+     * Logs a refusal once: not again for the same message, nor for the same file rewritten in place
+     * (appended to while it grows, say: other text, another size, at every poll), until a policy is
+     * applied or another file takes the path.
+     */
     private boolean refuse(String message) {
-        if (!message.equals(lastError)) {
+        boolean sameFile = readKey != null && readKey.equals(refusedKey);
+        if (!message.equals(lastError) && !sameFile) {
             LOG.log(System.Logger.Level.WARNING, message);
         }
         lastError = message;
+        refusedKey = readKey;
         return false;
     }
 

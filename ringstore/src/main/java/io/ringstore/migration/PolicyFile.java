@@ -2,6 +2,7 @@ package io.ringstore.migration;
 
 import io.ringstore.internal.TextLines;
 
+import java.math.BigDecimal;
 import java.nio.file.Path;
 import java.util.LinkedHashSet;
 import java.util.Set;
@@ -11,7 +12,7 @@ import java.util.Set;
  * <pre>
  *   # ringstore rollout policy
  *   percent = 12.5        # 0 to 100 (12.5% also), steps of 0.01; 0 is the rollback
- *   scope   = all         # or a list of data centres: ams,fra
+ *   scope   = all         # (any case) or a list of data centres: ams,fra
  *   local   = ams         # optional: this data centre (otherwise the name given in code)
  * </pre>
  * {@code percent} and {@code scope} are both required, so that a file cut short is refused rather
@@ -27,6 +28,8 @@ import java.util.Set;
 public final class PolicyFile {
     /** A policy file is a few lines; anything larger is something else, and is not read. */
     public static final int MAX_BYTES = 64 * 1024;
+    /** The scope of every data centre, in any case. */
+    private static final String ALL = "all";
 
     private PolicyFile() {
     }
@@ -55,39 +58,46 @@ public final class PolicyFile {
             }
             int eq = line.indexOf('=');
             if (eq < 0) {
-                throw new IllegalArgumentException(where + "expected 'key = value', found '" + line + "'");
+                throw new IllegalArgumentException(where + "expected 'key = value', found " + quote(line));
             }
             String key = line.substring(0, eq).strip();
             String value = line.substring(eq + 1).strip();
             if (!seen.add(key)) {
-                throw new IllegalArgumentException(where + "'" + key + "' given twice");
+                throw new IllegalArgumentException(where + quote(key) + " given twice");
             }
             switch (key) {
                 case "percent" -> {
                     percent = TextLines.percent(value, 1);
                     if (Double.isNaN(percent)) {
-                        throw new IllegalArgumentException(where + "percent '" + value + "' is not a number (write it as 12.5 or 12.5%)");
+                        throw new IllegalArgumentException(where + "percent " + quote(value) + " is not a number (write it as 12.5 or 12.5%)");
                     }
                     if (!(percent >= 0 && percent <= 100)) {
-                        throw new IllegalArgumentException(where + "percent " + value + " is outside 0-100");
+                        throw new IllegalArgumentException(where + "percent " + quote(value) + " is outside 0-100");
                     }
-                    if (Math.abs(percent * 100 - Math.rint(percent * 100)) > 1e-6) {
-                        throw new IllegalArgumentException(where + "percent " + value + " is finer than the 0.01 % step");
+                    // On the decimal as written, not the double: 99.999999999 is within 1e-6 of 100 as a double.
+                    String digits = value.endsWith("%") ? value.substring(0, value.length() - 1).strip() : value;
+                    if (new BigDecimal(digits).stripTrailingZeros().scale() > 2) {
+                        throw new IllegalArgumentException(where + "percent " + quote(value) + " is finer than the 0.01 % step");
                     }
                 }
                 case "scope" -> {
                     scope = new LinkedHashSet<>();
-                    if (!value.equals("all")) {
+                    // "all" in any case: ALL read as a data centre's name would roll out nowhere, silently.
+                    if (!value.equalsIgnoreCase(ALL)) {
                         for (String dc : value.split(",", -1)) {
                             if (dc.isBlank()) {
-                                throw new IllegalArgumentException(where + "empty name in scope '" + value + "'");
+                                throw new IllegalArgumentException(where + "empty name in scope " + quote(value));
+                            }
+                            if (dc.strip().equalsIgnoreCase(ALL)) {
+                                throw new IllegalArgumentException(where + "'all' in a list of data centres " + quote(value)
+                                        + " (write scope = all alone, or only names)");
                             }
                             scope.add(dc.strip());
                         }
                     }
                 }
                 case "local" -> local = value;
-                default -> throw new IllegalArgumentException(where + "unknown key '" + key + "' (expected percent, scope, local)");
+                default -> throw new IllegalArgumentException(where + "unknown key " + quote(key) + " (expected percent, scope, local)");
             }
         }
         if (percent == null) {
@@ -102,5 +112,10 @@ public final class PolicyFile {
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException(source + ": " + e.getMessage());
         }
+    }
+
+    /** Input as a message quotes it: one line (control characters as {@code \\xNN}), cut at {@value TextLines#MAX_QUOTED} characters. */
+    private static String quote(String input) {
+        return TextLines.quote(TextLines.oneLine(input));
     }
 }

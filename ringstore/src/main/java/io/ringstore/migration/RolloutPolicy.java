@@ -1,6 +1,7 @@
 package io.ringstore.migration;
 
 import io.ringstore.KeyHash;
+import io.ringstore.internal.TextLines;
 
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
@@ -45,12 +46,12 @@ public record RolloutPolicy(int basisPoints, Set<String> scope, String localData
         scope = Set.copyOf(Objects.requireNonNull(scope, "scope"));
         for (String dc : scope) {
             if (!NAME.matcher(dc).matches()) {
-                throw new IllegalArgumentException("bad data centre name '" + dc + "' (1-64 of A-Z a-z 0-9 _ . -)");
+                throw new IllegalArgumentException("bad data centre name " + TextLines.quote(TextLines.oneLine(dc)) + " (1-64 of A-Z a-z 0-9 _ . -)");
             }
         }
         localDataCentre = Objects.requireNonNull(localDataCentre, "localDataCentre");
         if (!localDataCentre.isEmpty() && !NAME.matcher(localDataCentre).matches()) {
-            throw new IllegalArgumentException("bad local data centre name '" + localDataCentre + "' (1-64 of A-Z a-z 0-9 _ . -)");
+            throw new IllegalArgumentException("bad local data centre name " + TextLines.quote(TextLines.oneLine(localDataCentre)) + " (1-64 of A-Z a-z 0-9 _ . -)");
         }
         if (!scope.isEmpty() && localDataCentre.isEmpty()) {
             throw new IllegalArgumentException("a scoped rollout needs the local data centre's name: scope=" + scope);

@@ -126,6 +126,50 @@ class PolicyFileTest {
         }
     }
 
+    /** What a message quotes of the file is one line (control characters as {@code \\xNN}) and at most 200 characters of it. */
+    @Test
+    void refusalsQuoteTheFileAsOneBoundedLine() {
+        Path src = Path.of("p");
+        for (String text : new String[] {"percent = 5\rscope = all\n", "percent 5\u001b[2J\n", "scope = a\u0007b\npercent = 1\n",
+                "percent = 1\nscope = all\nlocal = x\ry\n", "percent = 1\nscope = all\nmo\rde = 1\n"}) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> PolicyFile.parse(src, text, "ams"), text);
+            assertTrue(e.getMessage().chars().noneMatch(Character::isISOControl), () -> "a control character in: " + e.getMessage());
+            assertTrue(e.getMessage().contains("\\x"), e.getMessage());
+        }
+        for (String text : new String[] {"x".repeat(60_000) + "\n", "percent = " + "9".repeat(60_000) + "\n",
+                "scope = " + "a".repeat(60_000) + "\npercent = 1\n", "scope = ams," + "a".repeat(60_000) + "\npercent = 1\n",
+                "percent = 1\nscope = all\n" + "k".repeat(60_000) + " = 1\n"}) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> PolicyFile.parse(src, text, "ams"));
+            assertTrue(e.getMessage().length() < 400 && e.getMessage().contains("characters in all)"),
+                    () -> e.getMessage().length() + ": " + e.getMessage().substring(0, 300));
+        }
+    }
+
+    /** A percent finer than 0.01 % is refused however close it is to a step: 99.999999999 is not 100. */
+    @Test
+    void aPercentFinerThanTheStepIsRefusedEvenNearAStep() {
+        for (String value : new String[] {"99.999999999", "99.999999999%", "0.000000001", "50.000000001", "12.345"}) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                    () -> PolicyFile.parse(Path.of("p"), "percent = " + value + "\nscope = all\n", "ams"), value);
+            assertTrue(e.getMessage().contains("finer than the 0.01 % step"), e.getMessage());
+        }
+        assertEquals(10_000, PolicyFile.parse(Path.of("p"), "percent = 100.000000000\nscope = all\n", "ams").basisPoints());
+        assertEquals(1, PolicyFile.parse(Path.of("p"), "percent = 0.0100\nscope = all\n", "ams").basisPoints());
+    }
+
+    /** {@code all} in any case is every data centre; in a list of names it is refused, not taken as a data centre called all. */
+    @Test
+    void scopeAllIsReadInAnyCase() {
+        for (String all : new String[] {"all", "ALL", "All"}) {
+            RolloutPolicy p = PolicyFile.parse(Path.of("p"), "percent = 5\nscope = " + all + "\n", "ams");
+            assertEquals(Set.of(), p.scope(), all);
+            assertTrue(p.inScope(), all);
+        }
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> PolicyFile.parse(Path.of("p"), "percent = 5\nscope = ams,ALL\n", "ams"));
+        assertTrue(e.getMessage().startsWith("p:2: ") && e.getMessage().contains("'all'"), e.getMessage());
+    }
+
     @Test
     void badWholeFilesAreRefusedWithTheFile() {
         Path src = Path.of("/etc/ringstore/rollout.policy");
@@ -332,6 +376,35 @@ class PolicyFileTest {
 
             write(file, "percent = 2\nscope = all\n");
             assertTrue(waitFor(() -> sel.policy().basisPoints() == 200), "the next good file applied within 10 s");
+        }
+    }
+
+    /**
+     * A bad file written in place while it grows (appended to, as by a running {@code >>}) is
+     * refused in one log line, not one a poll, though each poll reads other text (a longer line, a
+     * larger size); a good file applied after it, then a bad one again, is logged again.
+     */
+    @Test
+    void aBadFileGrowingInPlaceIsLoggedOnce() throws Exception {
+        Path file = write(dir.resolve("rollout.policy"), "percent = 1\nscope = all\n");
+        RingRouter sel = selector();
+        try (LogCapture log = new LogCapture(PolicyFileWatcher.class); PolicyFileWatcher pf = PolicyFileWatcher.watch(file, sel, "ams", 0)) {
+            Path bad = write(dir.resolve("rollout.policy"), "percent = 2\nscope = all\n");
+            byte[] chunk = "y".repeat(1000).getBytes(StandardCharsets.US_ASCII);
+            Files.writeString(bad, "percent = 2\nscope = all\ny", java.nio.file.StandardOpenOption.TRUNCATE_EXISTING);
+            for (int i = 0; i < 80; i++) { // past the 64 KiB limit on the way
+                assertFalse(pf.checkNow());
+                Files.write(bad, chunk, java.nio.file.StandardOpenOption.APPEND);
+            }
+            assertTrue(pf.checkNow() || pf.lastError() != null);
+            assertEquals(1, log.lines().stream().filter(l -> l.startsWith("WARNING")).count(), () -> "one warning: " + log.lines());
+            assertEquals(100, sel.policy().basisPoints(), "the policy stays");
+
+            write(file, "percent = 3\nscope = all\n");
+            assertTrue(pf.checkNow());
+            write(file, "percent = 4\n");
+            assertFalse(pf.checkNow());
+            assertEquals(2, log.lines().stream().filter(l -> l.startsWith("WARNING")).count(), () -> "a new file's refusal: " + log.lines());
         }
     }
 
