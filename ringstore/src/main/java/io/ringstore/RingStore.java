@@ -1,6 +1,7 @@
 package io.ringstore;
 
 import io.ringstore.internal.BackendAccess;
+import io.ringstore.internal.BoundedOpen;
 import io.ringstore.internal.IoErrors;
 import io.ringstore.internal.format.BackendRecord;
 import io.ringstore.internal.format.ParsedRingFile;
@@ -15,7 +16,6 @@ import java.lang.foreign.MemorySegment;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -151,7 +151,7 @@ public final class RingStore implements AutoCloseable {
         long size;
         Arena arena = Arena.ofShared();
         MemorySegment file;
-        try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ)) {
+        try (FileChannel ch = BoundedOpen.read(path)) { // not blocked for good by a FIFO renamed in since the check
             size = ch.size();
             if (size < HEADER_LENGTH) {
                 arena.close();

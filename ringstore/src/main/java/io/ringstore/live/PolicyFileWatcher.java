@@ -1,5 +1,6 @@
 package io.ringstore.live;
 
+import io.ringstore.internal.BoundedOpen;
 import io.ringstore.internal.IoErrors;
 import io.ringstore.internal.Poller;
 import io.ringstore.migration.PolicyFile;
@@ -9,6 +10,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.nio.CharBuffer;
+import java.nio.channels.Channels;
 import java.nio.charset.CoderResult;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -46,6 +48,8 @@ public final class PolicyFileWatcher implements AutoCloseable {
     private Object readKey;
     /** The file last refused, until a policy is applied: rewritten in place it is refused without a new log line. */
     private Object refusedKey;
+    /** Test hook: runs in a check between the regular-file check and the open. */
+    Runnable afterRegularCheck = () -> { };
 
     /** What a check found at the path: the file's text, no file, or a file that cannot be read. */
     private sealed interface Read {
@@ -140,7 +144,8 @@ public final class PolicyFileWatcher implements AutoCloseable {
                 return new Read.Unreadable(tooLarge(a.size()));
             }
             byte[] bytes;
-            try (InputStream in = Files.newInputStream(path)) {
+            afterRegularCheck.run();
+            try (InputStream in = Channels.newInputStream(BoundedOpen.read(path))) { // a FIFO renamed in since the check would block a plain open
                 bytes = in.readNBytes(MAX_BYTES + 1);
             }
             if (bytes.length > MAX_BYTES) {

@@ -6,6 +6,7 @@ import io.ringstore.RingFileException;
 import io.ringstore.RingStore;
 import io.ringstore.RingVersion;
 import io.ringstore.internal.BackendAccess;
+import io.ringstore.internal.BoundedOpen;
 import io.ringstore.internal.IoErrors;
 import io.ringstore.internal.Poller;
 import io.ringstore.internal.format.RingFileDescriptor;
@@ -13,7 +14,6 @@ import io.ringstore.internal.format.RingFileDescriptor;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.file.StandardOpenOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
@@ -109,6 +109,8 @@ final class WatchedRingStore implements AutoCloseable {
     private final boolean fixed;
     /** Test hooks, to force the interleavings a check must survive: after the identity is taken, before a switch. */
     Runnable afterStamp = () -> { };
+    /** Test hook: runs in a poll's stamp between the regular-file check and the open. */
+    Runnable afterRegularCheck = () -> { };
     Runnable beforeSwitch = () -> { };
 
     /** A generation replaced at {@code since} (System.nanoTime), unmapped once the grace period passed. */
@@ -155,7 +157,7 @@ final class WatchedRingStore implements AutoCloseable {
         if (graceMillis < 0) {
             throw new IllegalArgumentException("graceMillis must be 0 or more: graceMillis=" + graceMillis);
         }
-        Object stamp = stampOf(path);
+        Object stamp = stampOf(path, () -> { });
         RingStore first = STORES.openWatched(path);
         try {
             first.verify();
@@ -227,13 +229,13 @@ final class WatchedRingStore implements AutoCloseable {
                 if (attempt == MAX_OPEN_ATTEMPTS) {
                     return false; // replaced faster than it can be opened: the next check looks again
                 }
-                seen = stampOf(path);
+                seen = stampOf(path, afterRegularCheck);
                 if (seen.equals(stamp)) {
                     return false;
                 }
                 afterStamp.run();
                 next = STORES.openWatched(path);
-                if (!seen.equals(stampOf(path))) {
+                if (!seen.equals(stampOf(path, afterRegularCheck))) {
                     STORES.release(next); // replaced while being opened: what was opened may not be what was stamped
                     next = null;
                     seen = null;
@@ -342,9 +344,10 @@ final class WatchedRingStore implements AutoCloseable {
      * file system reuses an inode within one timestamp tick. Only a regular file is opened: opening
      * a FIFO would block the watcher until some process writes to it, a device could be read forever.
      */
-    private static Object stampOf(Path path) throws RingFileException {
+    private static Object stampOf(Path path, Runnable afterRegularCheck) throws RingFileException {
         BasicFileAttributes a = STORES.requireRegularFile(path);
-        try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ)) {
+        afterRegularCheck.run();
+        try (FileChannel ch = BoundedOpen.read(path)) { // a FIFO renamed in since the check would block a plain open for good
             ByteBuffer head = ByteBuffer.allocate(RingFileDescriptor.BACKEND_COUNT_OFFSET);
             while (head.hasRemaining() && ch.read(head, head.position()) > 0) {
                 // read up to 64 bytes; a shorter file keeps what it has

@@ -16,11 +16,13 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.lang.ref.WeakReference;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -41,6 +43,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
@@ -465,6 +468,52 @@ public class WatchedRingStoreTest {
             assertEquals(1, watched.switches());
             assertEquals(3, watched.generation());
             assertNull(watched.lastError());
+        }
+    }
+
+    /**
+     * A FIFO renamed over the path between the watcher's regular-file check and its open: the poll
+     * gives up on the open (it would block until a writer comes) instead of blocking the watcher for
+     * good, and the next file published is picked up. The limit only detects a hang.
+     */
+    @Test
+    void aFifoRenamedInBetweenCheckAndOpenDoesNotBlockTheWatcher() throws Exception {
+        publish(1);
+        Path fifo = dir.resolve("planted.fifo");
+        TestFiles.mkfifo(fifo);
+        try (RingRouter watched = watch(path, 0)) {
+            AtomicBoolean once = new AtomicBoolean();
+            watched.engine().afterRegularCheck = () -> {
+                if (once.compareAndSet(false, true)) {
+                    try {
+                        Files.move(fifo, path, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+                    } catch (IOException e) {
+                        throw new UncheckedIOException(e);
+                    }
+                }
+            };
+            try {
+                assertFalse(assertTimeoutPreemptively(Duration.ofSeconds(60), () -> watched.checkNow()));
+                assertTrue(once.get());
+                assertTrue(watched.lastError() != null && watched.lastError().contains("did not return within"), watched.lastError());
+                Files.delete(path);
+                publish(2);
+                assertTrue(assertTimeoutPreemptively(Duration.ofSeconds(60), () -> watched.checkNow()), () -> "refused: " + watched.lastError());
+                assertEquals(2, watched.generation());
+            } finally {
+                unblock(path);
+            }
+        }
+    }
+
+    /** Opens a FIFO at {@code path} for writing without blocking, if one is there: a reader blocked in open() returns. */
+    private static void unblock(Path path) {
+        if (Files.exists(path) && !Files.isRegularFile(path)) {
+            try (var w = new java.io.RandomAccessFile(path.toFile(), "rw")) { // O_RDWR: never blocks on a FIFO on Linux
+                w.getFD();
+            } catch (IOException ignored) {
+                // gone already
+            }
         }
     }
 
