@@ -482,6 +482,25 @@ public final class RingStore implements AutoCloseable {
                 List<Backend> members = backends.stream().filter(m -> (BackendAccess.featureMask(m) & featureMask) == featureMask).toList();
                 return version.family().memberPoints(members, version)[members.indexOf(backends.get(b))];
             }
+
+            @Override
+            public long[] memberPoints(int v, int featureMask) {
+                RingVersion version = versions.get(v);
+                List<Integer> memberIndexes = new ArrayList<>();
+                List<Backend> members = new ArrayList<>();
+                for (int b = 0; b < backends.size(); b++) {
+                    if ((BackendAccess.featureMask(backends.get(b)) & featureMask) == featureMask) {
+                        memberIndexes.add(b);
+                        members.add(backends.get(b));
+                    }
+                }
+                long[] perMember = version.family().memberPoints(members, version);
+                long[] byBackend = new long[backends.size()];
+                for (int m = 0; m < perMember.length; m++) {
+                    byBackend[memberIndexes.get(m)] = perMember[m];
+                }
+                return byBackend;
+            }
         };
         return new RingFileVerifier(path, layout.metadataLength(), features.size(), backends.stream().mapToInt(BackendAccess::featureMask).toArray(),
                 backends.stream().map(Backend::address).toArray(String[]::new), byFamily, stored,

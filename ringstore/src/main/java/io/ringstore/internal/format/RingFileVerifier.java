@@ -9,6 +9,7 @@ import java.util.Collections;
 import java.util.List;
 
 import static io.ringstore.internal.format.RingFileDescriptor.ENTRY_LENGTH;
+import static io.ringstore.internal.format.RingFileDescriptor.ENTRY_POINT_MULTIPLE_OFFSET;
 import static io.ringstore.internal.format.RingFileDescriptor.ENTRY_RING_POINTS_OFFSET;
 import static io.ringstore.internal.format.RingFileDescriptor.ENTRY_SEGMENT_OFFSET_OFFSET;
 import static io.ringstore.internal.format.RingFileDescriptor.POINT_BACKEND_OFFSET;
@@ -89,6 +90,9 @@ public final class RingFileVerifier {
 
         /** {@return how many points backend {@code b}'s chain has in the ring of the backends having every feature of {@code featureMask}} */
         long points(int v, int b, int featureMask);
+
+        /** {@return {@link #points} of every backend at once, by backend index (0 for one that is not a member): O(backends)} */
+        long[] memberPoints(int v, int featureMask);
     }
 
     private final Path path;
@@ -163,6 +167,7 @@ public final class RingFileVerifier {
                 if (firstRing[s] == null) {
                     commonFeatures[s] = scan(r, segmentOffset[s], s, checks[s], distinctBackends, seen);
                     requireChainsStartInRing(r, seen, distinctBackends[s]);
+                    requirePointCountsOfTheVersion(r);
                     firstRing[s] = r;
                     checked += r.storedCount();
                 } else if (r.version() != firstRing[s].version()) {
@@ -295,6 +300,44 @@ public final class RingFileVerifier {
                 throw new RingFormatException(path, indexEntry(r) + ENTRY_SEGMENT_OFFSET_OFFSET, "ring " + r.name() + ": backend " + b
                         + " (" + backendAddresses[b] + ") has points but not its first " + versions.name(r.version()) + " point, hash "
                         + Integer.toUnsignedString(first) + " (are the segment's points of another version?)");
+            }
+        }
+    }
+
+    /**
+     * Each backend's points in {@code r}'s segment against what its version gives it ({@link
+     * Versions#memberPoints}), which catches a ring index entry whose pointMultiple was changed (a
+     * v2:4 segment labelled v2:160): a backend holds at most the points its chain has, and one that
+     * holds fewer lost the others to equal hashes (its own chain repeating one, or another backend
+     * keeping a tie), so every hash of its chain is still a point of the ring. That holds for every
+     * family and for rings kept with ties or not; the chain is generated only for a backend short of
+     * points, which in a file as built is one that lost a collision (rare).
+     */
+    private void requirePointCountsOfTheVersion(StoredRing r) throws RingFormatException {
+        long[] given = versions.memberPoints(r.version(), r.featureMask());
+        long[] held = new long[backendMasks.length];
+        for (int i = 0; i < r.storedCount(); i++) {
+            held[r.storedBackend(i)]++;
+        }
+        String version = versions.name(r.version());
+        for (int b = 0; b < held.length; b++) {
+            if (held[b] > given[b]) {
+                throw new RingFormatException(path, indexEntry(r) + ENTRY_POINT_MULTIPLE_OFFSET, "ring " + r.name() + ": backend " + b + " ("
+                        + backendAddresses[b] + ") has " + held[b] + " points in the segment at " + segmentOffset[r.segment()]
+                        + ", more than the " + given[b] + " " + version + " gives it (pointMultiple changed, or the points of another version?)");
+            }
+            if (held[b] > 0 && held[b] < given[b]) {
+                // Bounded by the ring (a forged weight can make given[] anything): a chain of more than
+                // pointCount + 1 hashes, all in the ring, repeats one, as in lostEveryPoint.
+                int[] chain = versions.pointHashes(r.version(), b, (int) Math.min(given[b], r.pointCount() + 1L));
+                for (int k = 0; k < chain.length; k++) {
+                    if (!r.hasStoredHash(chain[k])) {
+                        throw new RingFormatException(path, indexEntry(r) + ENTRY_POINT_MULTIPLE_OFFSET, "ring " + r.name() + ": backend " + b
+                                + " (" + backendAddresses[b] + ") has " + held[b] + " points in the segment at " + segmentOffset[r.segment()]
+                                + ", " + version + " gives it " + given[b] + ", and its point " + k + " hash " + Integer.toUnsignedString(chain[k])
+                                + " is not in the ring (pointMultiple changed, or the points of another version?)");
+                    }
+                }
             }
         }
     }

@@ -1,0 +1,64 @@
+package io.ringstore;
+
+import io.ringstore.internal.format.RingFileDescriptor;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * A ring's pointMultiple relabelled (the points stored are of another K): {@code verify} compares
+ * each backend's points in the segment with what the family gives it, so a v2:4 file labelled v2:160
+ * (or the other way) is refused, not served.
+ */
+class VerifyPointMultipleTest {
+    @TempDir(factory = MemoryTempDir.class)
+    Path dir;
+
+    private static final String BACKENDS = "server 127.0.0.1:80\nserver 127.0.0.2:80 weight=2\nserver 127.0.0.3:80\n";
+
+    /** The file built as {@code built}, its one ring's pointMultiple overwritten with {@code label}. */
+    private Path relabelled(RingVersion built, int label) throws Exception {
+        Path ring = dir.resolve("built-" + built.name().replace(':', '-') + "-as-" + label + ".ring");
+        TestRings.build(ring, BACKENDS, built);
+        byte[] bytes = Files.readAllBytes(ring);
+        ByteBuffer b = ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN);
+        int entry = (int) b.getLong(RingFileDescriptor.RING_INDEX_OFFSET_OFFSET);
+        b.putInt(entry + RingFileDescriptor.ENTRY_POINT_MULTIPLE_OFFSET, label);
+        TestRings.fixMetadataChecksum(bytes);
+        Files.write(ring, bytes);
+        return ring;
+    }
+
+    @Test
+    void fewerPointsThanTheLabelGivesAreRefused() throws Exception {
+        try (RingStore store = RingStore.open(relabelled(RingVersion.v2(4), 160))) {
+            RingFileException e = assertThrows(RingFileException.class, store::verify);
+            assertTrue(e.getMessage().contains("has 4 points in the segment") && e.getMessage().contains("v2:160 gives it 160")
+                    && e.getMessage().contains("is not in the ring"), e.getMessage());
+        }
+    }
+
+    @Test
+    void morePointsThanTheLabelGivesAreRefused() throws Exception {
+        try (RingStore store = RingStore.open(relabelled(RingVersion.v2(160), 4))) {
+            RingFileException e = assertThrows(RingFileException.class, store::verify);
+            assertTrue(e.getMessage().contains("points in the segment") && e.getMessage().contains("more than the"), e.getMessage());
+        }
+    }
+
+    @Test
+    void theFileAsBuiltVerifies() throws Exception {
+        Path ring = dir.resolve("ok.ring");
+        TestRings.build(ring, BACKENDS, RingVersion.v2(4), RingVersion.v2(160), RingVersion.V1);
+        try (RingStore store = RingStore.open(ring)) {
+            store.verify();
+        }
+    }
+}
