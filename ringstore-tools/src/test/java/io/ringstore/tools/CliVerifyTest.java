@@ -67,6 +67,18 @@ class CliVerifyTest {
         assertEquals("", r.stderr());
     }
 
+    /** A v2:8 ring relabelled v2:160 or v2:4 (pointMultiple changed, the points left): refused, naming the entry's pointMultiple field. */
+    @Test
+    void aRelabelledPointMultipleIsRefused() throws Exception {
+        Path more = RingPatch.of(good).pointMultiple(1, 160).write(dir.resolve("relabelled-160.ring"));
+        String line = run("verify", more.toString()).assertError(Main.FAILED, "verify");
+        assertTrue(line.contains("points in the segment") && line.contains("v2:160 gives it") && line.contains("is not in the ring")
+                && line.contains("pointMultiple changed"), line);
+        Path fewer = RingPatch.of(good).pointMultiple(1, 4).write(dir.resolve("relabelled-4.ring"));
+        line = run("verify", fewer.toString()).assertError(Main.FAILED, "verify");
+        assertTrue(line.contains("more than the") && line.contains("v2:4 gives it"), line);
+    }
+
     /** The generation is a u64: 2^63 and above print as the unsigned numbers they are, never negative. */
     @Test
     void aGenerationOf2To63OrMoreIsPrintedUnsigned() throws Exception {
