@@ -660,11 +660,11 @@ final class ChaosRun {
     // ---- routers, tmpfs ----------------------------------------------------------------------------
 
     private void mountTmpfs() throws IOException, InterruptedException {
-        Process p = new ProcessBuilder("mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", ringDir.toString()).redirectErrorStream(true).start();
+        Process p = new ProcessBuilder("mount", "-t", "tmpfs", "-o", "size=16m", "tmpfs", ringDir.toString()).redirectErrorStream(true).start();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
         if (p.waitFor(30, TimeUnit.SECONDS) && p.exitValue() == 0) {
             mounted = true;
-            tmpfs = "4 MiB, filled up from " + Math.round(schedule.fullFrom() * 100) + " to " + Math.round(schedule.fullUntil() * 100) + " % of the run";
+            tmpfs = "16 MiB (the 256-lease state file takes 4.7 MiB), filled up from " + Math.round(schedule.fullFrom() * 100) + " to " + Math.round(schedule.fullUntil() * 100) + " % of the run";
         } else {
             tmpfs = "not mounted (" + out + "): the full-directory phase is skipped";
             System.err.println("chaos run: cannot mount a tmpfs on " + ringDir + ": " + out + "; the full-directory phase is skipped");
