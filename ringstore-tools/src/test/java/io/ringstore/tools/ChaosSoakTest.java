@@ -3,7 +3,6 @@ package io.ringstore.tools;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIf;
-import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 import org.junit.jupiter.api.condition.EnabledOnOs;
 import org.junit.jupiter.api.condition.OS;
 import org.junit.jupiter.api.io.TempDir;
@@ -33,11 +32,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @Tag("nginx")
 @EnabledOnOs(OS.LINUX) // unshare, /proc/PID/maps, tmpfs
 @EnabledIf(value = Origins.TESTS_RUN, disabledReason = Origins.MISSING)
-// Off in the suite until issue 20's kernel-vouched liveness is merged: on main the paused router (its own PID
-// namespace) has its live lease reaped, and a namespaced router breaks the directory lock of a live router of
-// the host namespace whose pid it cannot see. Remove this line then; bin/chaos-run sets the property and runs it.
-@EnabledIfSystemProperty(named = "ringstore.chaos.seconds", matches = "\\d+",
-        disabledReason = "on main a paused router in its own PID namespace has its live lease reaped and a namespaced router breaks a live holder's directory lock (issue 20); bin/chaos-run SECONDS runs it")
 class ChaosSoakTest {
     @TempDir
     Path dir;
