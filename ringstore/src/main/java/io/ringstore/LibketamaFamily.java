@@ -12,7 +12,7 @@ import java.util.List;
  * {@code down} backend leaves the ring (it is not in the servers file). libketama keeps an address in
  * 22 bytes with its terminating zero, so a longer text is refused.
  */
-final class LibketamaFamily extends KetamaFamily {
+final class LibketamaFamily extends ShareRuleFamily {
     /** {@code char addr[22]}: 21 characters and the zero. */
     static final int MAX_TEXT = 21;
 
@@ -37,17 +37,6 @@ final class LibketamaFamily extends KetamaFamily {
     @Override
     public int[] tieRanks(List<Backend> backends) {
         return firstListed(backends);
-    }
-
-    @Override
-    public boolean downLeavesRing() {
-        return true;
-    }
-
-    /** A backend's count depends on every member's weight: no views. */
-    @Override
-    public boolean viewable() {
-        return false;
     }
 
     @Override

@@ -10,7 +10,7 @@ import java.util.List;
  * keeps a tie ({@code continuum_item_cmp}), keys hashed with MD5's first word. A {@code down} backend
  * leaves the ring (auto-eject rebuilds the continuum from the live servers).
  */
-final class LibmemcachedFamily extends KetamaFamily {
+final class LibmemcachedFamily extends ShareRuleFamily {
     private final boolean spy;
 
     LibmemcachedFamily(boolean spy) {
@@ -35,16 +35,5 @@ final class LibmemcachedFamily extends KetamaFamily {
     @Override
     public int[] tieRanks(List<Backend> backends) {
         return firstListed(backends);
-    }
-
-    @Override
-    public boolean downLeavesRing() {
-        return true;
-    }
-
-    /** A backend's count depends on every member's weight: no views. */
-    @Override
-    public boolean viewable() {
-        return false;
     }
 }

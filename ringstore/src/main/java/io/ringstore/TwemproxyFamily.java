@@ -17,7 +17,7 @@ import java.util.List;
  * <p>The one parameter is the hash: its position in {@link KeyHash#TWEMPROXY_HASHES} from 1, which the
  * ring index stores and a name writes by the hash's own name.
  */
-final class TwemproxyFamily extends KetamaFamily {
+final class TwemproxyFamily extends ShareRuleFamily {
     /** twemproxy's default {@code hash:} ({@code CONF_DEFAULT_HASH}). */
     static final String DEFAULT_HASH = "fnv1a_64";
 
@@ -71,17 +71,6 @@ final class TwemproxyFamily extends KetamaFamily {
             rank[order[r]] = r;
         }
         return rank;
-    }
-
-    @Override
-    public boolean downLeavesRing() {
-        return true;
-    }
-
-    /** A backend's count depends on every member's weight: no views. */
-    @Override
-    public boolean viewable() {
-        return false;
     }
 
     // ---- the parameter: the hash ----
