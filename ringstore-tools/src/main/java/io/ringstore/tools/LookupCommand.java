@@ -163,10 +163,22 @@ final class LookupCommand extends Command {
             RingStore[] faulted = {null};
             long[] unanswered = {0};
             long[] lineNumber = {0};
+            long[] stateSeen = {state == null ? 0 : state.directoryVersion(), System.nanoTime()};
             LineSink sink = (key, length) -> {
                 lineNumber[0]++;
                 Ring ring = live.oldRing();
                 RingStore store = ring.store();
+                if (state != null && System.nanoTime() - stateSeen[1] > STATE_CHECK_NANOS) {
+                    // A state file replaced (or removed and made again) is followed, and an endpoint given a slot
+                    // since the answers were made (drained when no router had it) is looked up again.
+                    stateSeen[1] = System.nanoTime();
+                    state.refresh();
+                    long seen = state.directoryVersion();
+                    if (seen != stateSeen[0]) {
+                        stateSeen[0] = seen;
+                        answers[0] = null;
+                    }
+                }
                 if (answers[0] == null || store != answers[0].store) {
                     if (answers[0] != null) {
                         gaveUp[0] += answers[0].gaveUp;
@@ -272,6 +284,9 @@ final class LookupCommand extends Command {
      * The state file beside {@code ringFile}, opened to look only (no lease, no heartbeat), or null
      * when there is none or {@code --no-state} / {@code --no-failover} says not to read it.
      */
+    /** How often {@code --watch} looks whether the state file was replaced or its directory changed. */
+    private static final long STATE_CHECK_NANOS = 100_000_000L;
+
     private static HostState state(Args args, Path ringFile) throws FailedException {
         if (args.has(NO_STATE.name()) || args.has(NO_FAILOVER.name())) {
             return null;

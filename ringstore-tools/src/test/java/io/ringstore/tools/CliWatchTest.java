@@ -121,6 +121,73 @@ class CliWatchTest {
         });
     }
 
+    /**
+     * A drain reaches a running {@code lookup --watch} when its endpoint had no slot when the answers
+     * were made, and when the state file was removed and made again by the drain (issue 20, item 5):
+     * before, the command kept the old inode and the slots it found at its start.
+     */
+    @Test
+    void drainsReachAWatchThroughANewSlotAndAStateFileMadeAgain() throws Exception {
+        Path ring = dir.resolve("drained.ring");
+        publish(FIRST, 1, ring);
+        Path state = ring.resolveSibling("drained.ring.state");
+        run("state", ring.toString(), "drain", "127.0.0.9:1").assertOk(); // the file exists, with no slot for any backend
+        String key = "/watch/0";
+        String owner = expected(ring, List.of(key)).getFirst();
+        assertTimeoutPreemptively(Duration.ofSeconds(60), () -> {
+            PipedOutputStream stdin = new PipedOutputStream();
+            PipedInputStream in = new PipedInputStream(stdin, 1 << 16);
+            LineQueue stdout = new LineQueue();
+            ByteArrayOutputStream stderr = new ByteArrayOutputStream();
+            AtomicInteger exit = new AtomicInteger(-1);
+            Thread cli = new Thread(() -> {
+                try (PrintStream o = new PrintStream(stdout, true, StandardCharsets.UTF_8);
+                     PrintStream e = new PrintStream(stderr, true, StandardCharsets.UTF_8)) {
+                    exit.set(Main.run(new String[] {"lookup", ring.toString(), "--watch"}, in, o, e));
+                }
+            }, "ringstore lookup --watch");
+            cli.start();
+            assertEquals(key + "\t" + owner, ask(stdin, stdout, List.of(key)).getFirst());
+
+            run("state", ring.toString(), "drain", owner).assertOk(); // a slot given now, drained
+            awaitAnswerOtherThan(stdin, stdout, key, owner);
+
+            run("state", ring.toString(), "undrain", owner).assertOk();
+            awaitAnswer(stdin, stdout, key, owner);
+
+            Files.delete(state); // what the CLI advises for a bad file; the next drain makes a new one
+            run("state", ring.toString(), "drain", owner).assertOk();
+            awaitAnswerOtherThan(stdin, stdout, key, owner);
+
+            stdin.close();
+            cli.join(10_000);
+            assertFalse(cli.isAlive());
+            assertEquals(Main.OK, exit.get(), () -> "exit code; stderr:\n" + stderr);
+        });
+    }
+
+    /** Asks for {@code key} until its backend is not {@code owner}; {@return the backend it got} */
+    private static String awaitAnswerOtherThan(OutputStream stdin, LineQueue stdout, String key, String owner) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (true) {
+            String got = ask(stdin, stdout, List.of(key)).getFirst().split("\t")[1];
+            if (!got.equals(owner)) {
+                return got;
+            }
+            assertTrue(System.nanoTime() < deadline, "the drain of " + owner + " did not reach the watch within 10 s");
+            Thread.sleep(20);
+        }
+    }
+
+    /** Asks for {@code key} until its backend is {@code owner}. */
+    private static void awaitAnswer(OutputStream stdin, LineQueue stdout, String key, String owner) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!ask(stdin, stdout, List.of(key)).getFirst().split("\t")[1].equals(owner)) {
+            assertTrue(System.nanoTime() < deadline, "the undrain of " + owner + " did not reach the watch within 10 s");
+            Thread.sleep(20);
+        }
+    }
+
     @Test
     void showGenerationWithoutWatchIsAUsageError() throws Exception {
         Path ring = dir.resolve("plain.ring");

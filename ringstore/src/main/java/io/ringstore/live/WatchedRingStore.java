@@ -20,6 +20,7 @@ import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
@@ -345,18 +346,29 @@ final class WatchedRingStore implements AutoCloseable {
      * a FIFO would block the watcher until some process writes to it, a device could be read forever.
      */
     private static Object stampOf(Path path, Runnable afterRegularCheck) throws RingFileException {
-        BasicFileAttributes a = STORES.requireRegularFile(path);
-        afterRegularCheck.run();
-        try (FileChannel ch = BoundedOpen.read(path)) { // a FIFO renamed in since the check would block a plain open for good
-            ByteBuffer head = ByteBuffer.allocate(RingFileDescriptor.BACKEND_COUNT_OFFSET);
-            while (head.hasRemaining() && ch.read(head, head.position()) > 0) {
-                // read up to 64 bytes; a shorter file keeps what it has
+        for (int attempt = 0; ; attempt++) {
+            BasicFileAttributes a = STORES.requireRegularFile(path);
+            afterRegularCheck.run();
+            List<Object> stamp;
+            try (FileChannel ch = BoundedOpen.read(path)) { // a FIFO renamed in since the check would block a plain open for good
+                ByteBuffer head = ByteBuffer.allocate(RingFileDescriptor.BACKEND_COUNT_OFFSET);
+                while (head.hasRemaining() && ch.read(head, head.position()) > 0) {
+                    // read up to 64 bytes; a shorter file keeps what it has
+                }
+                stamp = Arrays.asList(a.fileKey(), a.lastModifiedTime(), a.size(), ByteBuffer.wrap(head.array(), 0, head.position()));
+            } catch (NoSuchFileException e) {
+                throw new RingFileException(path, -1, "no such file");
+            } catch (IOException e) {
+                throw new RingFileException(path, -1, "cannot read: " + IoErrors.describe(e), e);
             }
-            return Arrays.asList(a.fileKey(), a.lastModifiedTime(), a.size(), ByteBuffer.wrap(head.array(), 0, head.position()));
-        } catch (NoSuchFileException e) {
-            throw new RingFileException(path, -1, "no such file");
-        } catch (IOException e) {
-            throw new RingFileException(path, -1, "cannot read: " + IoErrors.describe(e), e);
+            // The attributes and the bytes must be of one file: a file renamed over the path between the two
+            // gives a stamp of neither, and the next poll's stamp of the same file would look like a new
+            // file (its refusal logged twice). Looked at again until the path holds still.
+            BasicFileAttributes after = STORES.requireRegularFile(path);
+            if (attempt >= 3 || Objects.equals(after.fileKey(), a.fileKey()) && after.lastModifiedTime().equals(a.lastModifiedTime())
+                    && after.size() == a.size()) {
+                return stamp;
+            }
         }
     }
 

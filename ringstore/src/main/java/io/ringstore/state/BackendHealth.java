@@ -34,7 +34,8 @@ final class BackendHealth {
             return true;
         }
         long checked = (long) LONG.getAcquire(s, r + CHECKED_OFFSET);
-        if (nowNanos - checked <= failTimeoutNanos) {
+        long age = nowNanos - checked;
+        if (age >= 0 && age <= failTimeoutNanos) { // a time in the future (a clock of an earlier boot, forged) is stale
             return false;
         }
         return !probe || LONG.compareAndSet(s, r + CHECKED_OFFSET, checked, nowNanos);
@@ -79,8 +80,10 @@ final class BackendHealth {
         long r = file.record(slot);
         long fails = (long) LONG.getOpaque(s, r + FAILS_OFFSET);
         long accessed = (long) LONG.getOpaque(s, r + ACCESSED_OFFSET);
-        boolean failed = maxFails > 0 && fails >= maxFails && now - (long) LONG.getOpaque(s, r + CHECKED_OFFSET) <= failTimeoutNanos;
-        return new HostState.BackendState(slot, endpoint, drained(slot), fails, failed, accessed == 0 ? null : Duration.ofNanos(now - accessed),
-                inFlight);
+        long checkedAge = now - (long) LONG.getOpaque(s, r + CHECKED_OFFSET);
+        boolean failed = maxFails > 0 && fails >= maxFails && checkedAge >= 0 && checkedAge <= failTimeoutNanos;
+        // A time in the future is from another boot's clock (or forged): no time since, rather than a negative one.
+        return new HostState.BackendState(slot, endpoint, drained(slot), fails, failed, accessed == 0 || now - accessed < 0 ? null
+                : Duration.ofNanos(now - accessed), inFlight);
     }
 }

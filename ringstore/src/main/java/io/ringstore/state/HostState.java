@@ -1,10 +1,17 @@
 package io.ringstore.state;
 
+import java.io.IOException;
 import java.lang.System.Logger.Level;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.IntPredicate;
@@ -157,40 +164,86 @@ public final class HostState implements AutoCloseable {
     public record LeaseState(int lease, long pid, boolean alive, long inFlight) {
     }
 
-    private final StateMapping file;
+    /**
+     * The file as this instance uses it now: one mapping and its parts. Replaced, by the heartbeat (or
+     * {@link #refresh}), when another file takes the path (the old one deleted, replaced, or found
+     * truncated): the caller's slots stay what they were, mapped to the new file's by {@link #toFile}.
+     */
+    private static final class Attached {
+        final StateMapping file;
+        final SlotDirectory directory;
+        final BackendHealth health;
+        final LeaseTable leases;
+        /** The caller's slot to this file's slot; {@code null} while they are the same (the first file of the instance). */
+        volatile int[] toFile;
+        /** Set when a call faulted on the mapping (the file shrank under it): calls then skip it, as without state. */
+        volatile boolean lost;
+        /** Whether {@link #sayLost} has told of it (guarded by the instance). */
+        boolean told;
+        /** When it was replaced (heartbeat thread): its lease is given back and its mapping closed a second later. */
+        long retiredAt;
+
+        Attached(StateMapping file, Duration staleAfter, boolean router, int[] toFile) throws StateFileException {
+            try {
+                if (file.writable()) {
+                    BootCheck.adopt(file); // before the leases: times of an earlier boot reset first
+                }
+                this.file = file;
+                this.directory = new SlotDirectory(file);
+                this.health = new BackendHealth(file);
+                this.leases = new LeaseTable(file, staleAfter, router);
+                this.toFile = toFile;
+            } catch (StateFileException | RuntimeException | Error e) {
+                file.close();
+                throw e;
+            }
+        }
+
+        /** {@return the file slot of the caller's {@code slot}, or -1 when this file has none for it} */
+        int fileSlot(int slot) {
+            int[] t = toFile;
+            return t == null ? slot : slot >= 0 && slot < t.length ? t[slot] : -1;
+        }
+    }
+
+    private final Path path;
     private final Options options;
+    private final boolean router;
     private final long failTimeoutNanos;
-    private final SlotDirectory directory;
-    private final BackendHealth health;
-    private final LeaseTable leases;
+    private volatile Attached at;
+    /** Files replaced, until their lease is given back (guarded by this). */
+    private final List<Attached> retired = new ArrayList<>();
+    /** The caller's slots handed out by this instance: slot to endpoint, and back (guarded by this). */
+    private String[] endpointOf = new String[0];
+    private final Map<String, Integer> slotOf = new HashMap<>();
+    /** The endpoints of the last {@link #track} (guarded by this). */
+    private List<String> tracked = List.of();
+    /** Files this instance has moved to since it opened: part of {@link #directoryVersion}. */
+    private volatile long moves;
     private final Thread heartbeat;
     private volatile boolean closed;
     /** The heartbeat's last failure, logged once until a beat succeeds (heartbeat thread only). */
     private String lastFailure;
+    /** The last failure to move to a new file, logged once (guarded by this). */
+    private String lastMoveFailure;
 
     private HostState(StateMapping file, Options options, boolean router) throws StateFileException {
-        this.file = file;
+        this.path = file.path;
         this.options = options;
+        this.router = router;
         this.failTimeoutNanos = options.failTimeout().toNanos();
-        this.directory = new SlotDirectory(file);
-        this.health = new BackendHealth(file);
-        this.leases = new LeaseTable(file, options.staleAfter(), router);
+        this.at = new Attached(file, options.staleAfter(), router, null);
         if (router) {
-            this.heartbeat = Thread.ofPlatform().daemon().name("ringstore-state " + file.path.getFileName()).unstarted(this::beat);
+            this.heartbeat = Thread.ofPlatform().daemon().name("ringstore-state " + path.getFileName()).unstarted(this::beat);
             heartbeat.start();
         } else {
             this.heartbeat = null;
         }
     }
 
-    /** A new instance on {@code m}, or {@code m} unmapped again if it cannot be made (no lease left). */
+    /** A new instance on {@code m} ({@code m} is unmapped again if it cannot be made: no lease left). */
     private static HostState of(StateMapping m, Options options, boolean router) throws StateFileException {
-        try {
-            return new HostState(m, options, router);
-        } catch (StateFileException | RuntimeException | Error e) {
-            m.close();
-            throw e;
-        }
+        return new HostState(m, options, router);
     }
 
     /**
@@ -265,12 +318,12 @@ public final class HostState implements AutoCloseable {
 
     /** {@return the state file's path} */
     public Path path() {
-        return file.path;
+        return path;
     }
 
     /** {@return backend slots in the file} */
     public int slotCount() {
-        return file.slots;
+        return at.file.slots;
     }
 
     // ---- the lookup path -------------------------------------------------------------------------
@@ -299,7 +352,16 @@ public final class HostState implements AutoCloseable {
      * @param failTimeoutNanos nginx's {@code fail_timeout}, in nanoseconds
      */
     public boolean available(int slot, long nowNanos, int maxFails, long failTimeoutNanos) {
-        return health.available(slot, nowNanos, maxFails, failTimeoutNanos, true);
+        Attached a = at;
+        int f = a.fileSlot(slot);
+        if (a.lost || f < 0) {
+            return noState(a, slot);
+        }
+        try {
+            return a.health.available(f, nowNanos, maxFails, failTimeoutNanos, true);
+        } catch (RuntimeException | InternalError e) {
+            return retry(a, e) ? available(slot, nowNanos, maxFails, failTimeoutNanos) : true;
+        }
     }
 
     /**
@@ -313,7 +375,16 @@ public final class HostState implements AutoCloseable {
      * @param failTimeoutNanos nginx's {@code fail_timeout}, in nanoseconds
      */
     public boolean peekAvailable(int slot, long nowNanos, int maxFails, long failTimeoutNanos) {
-        return health.available(slot, nowNanos, maxFails, failTimeoutNanos, false);
+        Attached a = at;
+        int f = a.fileSlot(slot);
+        if (a.lost || f < 0) {
+            return noState(a, slot);
+        }
+        try {
+            return a.health.available(f, nowNanos, maxFails, failTimeoutNanos, false);
+        } catch (RuntimeException | InternalError e) {
+            return retry(a, e) ? peekAvailable(slot, nowNanos, maxFails, failTimeoutNanos) : true;
+        }
     }
 
     /**
@@ -324,14 +395,24 @@ public final class HostState implements AutoCloseable {
      * @param slot the backend's slot in the state file ({@link #slot(String)})
      */
     public long inFlight(int slot) {
-        return leases.inFlight(slot);
+        Attached a = at;
+        int f = a.fileSlot(slot);
+        if (a.lost || f < 0) {
+            noState(a, slot);
+            return 0;
+        }
+        try {
+            return a.leases.inFlight(f);
+        } catch (RuntimeException | InternalError e) {
+            return retry(a, e) ? inFlight(slot) : 0;
+        }
     }
 
     /**
      * {@return requests in flight on the whole host divided by the number of backends this instance tracks (0 if none)}
      */
     public double meanInFlight() {
-        int n = directory.trackedCount();
+        int n = at.directory.trackedCount();
         return n == 0 ? 0 : (double) totalInFlight() / n;
     }
 
@@ -340,7 +421,16 @@ public final class HostState implements AutoCloseable {
      * total (plain loads of one cache line), not of the backends' counts}
      */
     public long totalInFlight() {
-        return leases.totalInFlight();
+        Attached a = at;
+        if (a.lost) {
+            noState(a, 0);
+            return 0;
+        }
+        try {
+            return a.leases.totalInFlight();
+        } catch (RuntimeException | InternalError e) {
+            return retry(a, e) ? totalInFlight() : 0;
+        }
     }
 
     /**
@@ -349,7 +439,19 @@ public final class HostState implements AutoCloseable {
      * @param slot the backend's slot in the state file ({@link #slot(String)})
      */
     public void acquire(int slot) {
-        leases.acquire(slot);
+        Attached a = at;
+        int f = a.fileSlot(slot);
+        if (a.lost || f < 0) {
+            noState(a, slot);
+            return;
+        }
+        try {
+            a.leases.acquire(f);
+        } catch (RuntimeException | InternalError e) {
+            if (retry(a, e)) {
+                acquire(slot);
+            }
+        }
     }
 
     /**
@@ -360,7 +462,19 @@ public final class HostState implements AutoCloseable {
      * @param slot the backend's slot in the state file ({@link #slot(String)})
      */
     public void release(int slot) {
-        leases.release(slot);
+        Attached a = at;
+        int f = a.fileSlot(slot);
+        if (a.lost || f < 0) {
+            noState(a, slot);
+            return;
+        }
+        try {
+            a.leases.release(f);
+        } catch (RuntimeException | InternalError e) {
+            if (retry(a, e)) {
+                release(slot);
+            }
+        }
     }
 
     /**
@@ -370,7 +484,19 @@ public final class HostState implements AutoCloseable {
      * @param nowNanos now, by {@link System#nanoTime()}
      */
     public void reportFailure(int slot, long nowNanos) {
-        health.reportFailure(slot, nowNanos);
+        Attached a = at;
+        int f = a.fileSlot(slot);
+        if (a.lost || f < 0) {
+            noState(a, slot);
+            return;
+        }
+        try {
+            a.health.reportFailure(f, nowNanos);
+        } catch (RuntimeException | InternalError e) {
+            if (retry(a, e)) {
+                reportFailure(slot, nowNanos);
+            }
+        }
     }
 
     /**
@@ -381,7 +507,19 @@ public final class HostState implements AutoCloseable {
      * @param slot the backend's slot in the state file ({@link #slot(String)})
      */
     public void reportSuccess(int slot) {
-        health.reportSuccess(slot);
+        Attached a = at;
+        int f = a.fileSlot(slot);
+        if (a.lost || f < 0) {
+            noState(a, slot);
+            return;
+        }
+        try {
+            a.health.reportSuccess(f);
+        } catch (RuntimeException | InternalError e) {
+            if (retry(a, e)) {
+                reportSuccess(slot);
+            }
+        }
     }
 
     /**
@@ -404,13 +542,31 @@ public final class HostState implements AutoCloseable {
      * each republish. The slot of an endpoint left out stays its own while a request to it is in
      * flight and for {@link Options#reclaimAfter()} after any router last named it.
      *
+     * <p>A slot is this instance's name for the endpoint: the state file's slot, until the instance
+     * moves to another file at the path (the old one replaced, deleted or truncated), after which it
+     * keeps naming the same endpoint in the new file.
+     *
      * @param endpoints backend addresses, as a ring file's backend table writes them
      * @return the slots, by the index of {@code endpoints}
      * @throws IllegalArgumentException an endpoint longer than 62 bytes in UTF-8
      * @throws IllegalStateException    the file has no free slot left ({@link Options#slots()})
      */
-    public int[] track(List<String> endpoints) {
-        return directory.track(endpoints);
+    public synchronized int[] track(List<String> endpoints) {
+        Attached a = at;
+        int[] found;
+        if (a.lost) {
+            found = new int[endpoints.size()];
+            Arrays.fill(found, -1);
+        } else {
+            try {
+                found = a.directory.track(endpoints);
+            } catch (InternalError e) {
+                lost(a);
+                return track(endpoints);
+            }
+        }
+        tracked = List.copyOf(endpoints);
+        return callerSlots(a, endpoints, found, true);
     }
 
     /**
@@ -419,7 +575,7 @@ public final class HostState implements AutoCloseable {
      * @param endpoint the backend's address, as its ring file's backend table writes it
      */
     public int slot(String endpoint) {
-        return directory.slots(List.of(endpoint), false)[0];
+        return slots(List.of(endpoint))[0];
     }
 
     /**
@@ -427,8 +583,88 @@ public final class HostState implements AutoCloseable {
      *
      * @param endpoints backend addresses, as a ring file's backend table writes them
      */
-    public int[] slots(List<String> endpoints) {
-        return directory.slots(endpoints, false);
+    public synchronized int[] slots(List<String> endpoints) {
+        Attached a = at;
+        int[] found = new int[endpoints.size()];
+        Arrays.fill(found, -1);
+        if (!a.lost) {
+            try {
+                found = a.directory.slots(endpoints, false);
+            } catch (InternalError e) {
+                lost(a);
+                Arrays.fill(found, -1);
+            }
+        }
+        return callerSlots(a, endpoints, found, false);
+    }
+
+    /**
+     * The caller's slots for {@code endpoints}, whose slots in {@code a}'s file are {@code found} (-1:
+     * none): the same numbers in the first file; after a move, each endpoint's earlier slot, or a new
+     * one ({@code all}: also for an endpoint the file has no slot for, so that it is counted once it has).
+     */
+    private int[] callerSlots(Attached a, List<String> endpoints, int[] found, boolean all) {
+        int[] result = new int[found.length];
+        int[] toFile = a.toFile;
+        for (int i = 0; i < found.length; i++) {
+            String e = endpoints.get(i);
+            int f = found[i];
+            if (toFile == null && !a.lost) { // the first file: its slots are the caller's
+                if (f >= 0) {
+                    name(f, e);
+                }
+                result[i] = f;
+                continue;
+            }
+            if (f < 0 && !all) {
+                result[i] = -1;
+                continue;
+            }
+            Integer known = slotOf.get(e);
+            int slot = known != null ? known : f >= 0 && (f >= endpointOf.length || endpointOf[f] == null) ? f : freeSlot();
+            name(slot, e);
+            if (toFile != null) {
+                if (slot >= toFile.length) {
+                    int old = toFile.length;
+                    toFile = Arrays.copyOf(toFile, Math.max(slot + 1, old * 2));
+                    Arrays.fill(toFile, old, toFile.length, -1);
+                } else {
+                    toFile = toFile.clone();
+                }
+                toFile[slot] = f;
+            }
+            result[i] = slot;
+        }
+        if (toFile != null) {
+            a.toFile = toFile;
+        }
+        return result;
+    }
+
+    /** Records that the caller's {@code slot} names {@code endpoint} (guarded by this). */
+    private void name(int slot, String endpoint) {
+        if (slot >= endpointOf.length) {
+            endpointOf = Arrays.copyOf(endpointOf, Math.max(slot + 1, endpointOf.length * 2));
+        }
+        String before = endpointOf[slot];
+        if (before != null && !before.equals(endpoint)) {
+            slotOf.remove(before, slot);
+        }
+        Integer old = slotOf.put(endpoint, slot);
+        if (old != null && old != slot && old < endpointOf.length && endpoint.equals(endpointOf[old])) {
+            endpointOf[old] = null;
+        }
+        endpointOf[slot] = endpoint;
+    }
+
+    /** {@return a caller's slot no endpoint has (guarded by this)} */
+    private int freeSlot() {
+        for (int i = 0; i < endpointOf.length; i++) {
+            if (endpointOf[i] == null) {
+                return i;
+            }
+        }
+        return endpointOf.length;
     }
 
     /**
@@ -437,9 +673,15 @@ public final class HostState implements AutoCloseable {
      *
      * @param endpoint the backend's address, as its ring file's backend table writes it
      * @return whether it was drained before
+     * @throws IllegalStateException when the state file shrank under this instance
      */
     public boolean drain(String endpoint) {
-        return health.drain(directory.slots(List.of(endpoint), true)[0], true);
+        Attached a = usable();
+        try {
+            return a.health.drain(a.directory.slots(List.of(endpoint), true)[0], true);
+        } catch (InternalError e) {
+            throw shrank(a);
+        }
     }
 
     /**
@@ -447,10 +689,249 @@ public final class HostState implements AutoCloseable {
      *
      * @param endpoint the backend's address, as its ring file's backend table writes it
      * @return whether it was drained
+     * @throws IllegalStateException when the state file shrank under this instance
      */
     public boolean undrain(String endpoint) {
-        int slot = slot(endpoint);
-        return slot >= 0 && health.drain(slot, false);
+        Attached a = usable();
+        try {
+            int slot = a.directory.slots(List.of(endpoint), false)[0];
+            return slot >= 0 && a.health.drain(slot, false);
+        } catch (InternalError e) {
+            throw shrank(a);
+        }
+    }
+
+    /**
+     * {@return a number that changes when a slot is given or freed in the file, or this instance moves to another
+     * file} For a long-running reader (such as {@code lookup --watch}) that looked up endpoints without a
+     * slot: when this changes, look them up again. A plain read of one header word.
+     */
+    public long directoryVersion() {
+        Attached a = at;
+        long moved = moves << 48;
+        if (a.lost) {
+            return moved;
+        }
+        try {
+            return moved ^ a.directory.generation();
+        } catch (RuntimeException | InternalError e) {
+            return retry(a, e) ? directoryVersion() : moved;
+        }
+    }
+
+    // ---- a file replaced, deleted or truncated -----------------------------------------------------
+
+    /**
+     * What a call answers without state (the file shrank under this instance): every backend
+     * available, nothing in flight, nothing counted.
+     */
+    private boolean noState(Attached a, int slot) {
+        if (closed) {
+            throw new IllegalStateException(path + ": closed");
+        }
+        if (!a.lost && a.toFile == null) {
+            Objects.checkIndex(slot, a.file.slots); // the first file's slots are the caller's: a negative one is a mistake
+        }
+        return true;
+    }
+
+    /**
+     * A call on {@code a} threw {@code e}. A fault of the mapping (InternalError: the file shrank)
+     * makes {@code a} lost; a closed mapping of a file replaced meanwhile is retried on the new one.
+     *
+     * @return whether to retry the call on {@link #at}
+     */
+    private boolean retry(Attached a, Throwable e) {
+        if (e instanceof InternalError) {
+            if (closed) {
+                throw new IllegalStateException(path + ": closed", e);
+            }
+            lost(a);
+            return false;
+        }
+        if (e instanceof IllegalStateException && !closed && a != at) {
+            return true; // retired under the call: the new file answers
+        }
+        throw (RuntimeException) e;
+    }
+
+    /**
+     * Marks {@code a} lost and wakes the heartbeat to find a new file; the one log line comes from the
+     * move, or, if there is no good file to move to, from {@link #sayLost} (an inspector: at once).
+     */
+    private void lost(Attached a) {
+        synchronized (a) {
+            if (a.lost) {
+                return;
+            }
+            a.lost = true;
+        }
+        if (heartbeat != null) {
+            LockSupport.unpark(heartbeat);
+        } else {
+            sayLost(a);
+        }
+    }
+
+    /** The one line for a file that shrank under {@code a} and was not followed by a good one. */
+    private void sayLost(Attached a) {
+        synchronized (a) {
+            if (a.told) {
+                return;
+            }
+            a.told = true;
+        }
+        LOG.log(Level.WARNING, "{0}: the state file shrank while in use (truncated?); this process routes without the host''s "
+                + "drain, health and load {1}", path, router ? "until a good state file is at the path" : "(reopen it, or refresh, when a good file is in place)");
+    }
+
+    private Attached usable() {
+        Attached a = at;
+        if (a.lost) {
+            throw shrank(a);
+        }
+        return a;
+    }
+
+    private IllegalStateException shrank(Attached a) {
+        lost(a);
+        return new IllegalStateException(path + ": the state file shrank while in use (truncated?); remove it when no router runs, "
+                + "and the next one makes a new one");
+    }
+
+    /**
+     * Looks whether another file took the path since this instance mapped its file (deleted, replaced,
+     * or truncated in place), and if so moves to it: a router (whose heartbeat does this every beat)
+     * creates one if there is none, re-registers its requests in flight there and takes a lease; an
+     * inspector maps the file at the path if there is one. For a long-running inspector, such as
+     * {@code lookup --watch}, which calls it every 100 ms or so.
+     *
+     * @return whether this instance moved to another file
+     */
+    public boolean refresh() {
+        if (closed) {
+            throw new IllegalStateException(path + ": closed");
+        }
+        return check(at);
+    }
+
+    /** {@link #refresh}: one stat of the path and one of the descriptor. */
+    private boolean check(Attached a) {
+        Object key = fileKey(path);
+        boolean replaced = !Objects.equals(key, a.file.key());
+        if (!replaced && !a.lost && a.file.sizeNow() >= a.file.segment.byteSize()) {
+            return false;
+        }
+        return move(a, key == null ? "deleted" : replaced ? "replaced" : "truncated");
+    }
+
+    private static Object fileKey(Path path) {
+        try {
+            return Files.readAttributes(path, BasicFileAttributes.class).fileKey();
+        } catch (IOException e) {
+            return null;
+        }
+    }
+
+    /**
+     * Moves this instance to the file now at the path: maps it (a router creates or rebuilds it),
+     * gives each of the caller's slots its endpoint's slot there (tracking what was tracked), copies
+     * this process's requests in flight from {@code a} (unless it faulted), and retires {@code a},
+     * whose lease is given back a second later.
+     */
+    private synchronized boolean move(Attached a, String why) {
+        if (a != at || closed) {
+            return false;
+        }
+        Attached n;
+        try {
+            StateMapping m = router ? StateMapping.mapOrRebuild(path, options.leases(), options.slots()) : StateMapping.map(path);
+            if (m == null) {
+                return false; // an inspector, and nothing at the path: what it has is all there is
+            }
+            if (Objects.equals(m.key(), a.file.key())) {
+                m.close(); // the same file after all (it shrank, and was extended again?)
+                return false;
+            }
+            n = new Attached(m, options.staleAfter(), router, new int[0]);
+        } catch (StateFileException | RuntimeException e) {
+            String message = e.getMessage();
+            if (!Objects.equals(message, lastMoveFailure)) {
+                lastMoveFailure = message;
+                LOG.log(Level.WARNING, "{0}: the state file was {1}, and the file now at the path cannot be used: {2}", path, why, message);
+            }
+            return false;
+        }
+        lastMoveFailure = null;
+        List<String> known = new ArrayList<>();
+        for (String e : endpointOf) {
+            if (e != null) {
+                known.add(e);
+            }
+        }
+        int[] toFile = new int[endpointOf.length];
+        Arrays.fill(toFile, -1);
+        try {
+            if (router && !tracked.isEmpty()) {
+                n.directory.track(tracked);
+            }
+            int[] found = n.directory.slots(known, false);
+            for (int i = 0; i < found.length; i++) {
+                toFile[slotOf.get(known.get(i))] = found[i];
+            }
+        } catch (RuntimeException | InternalError e) {
+            LOG.log(Level.WARNING, "{0}: the state file was {1}, and its endpoints cannot be tracked in the new file: {2}", path, why, e.toString());
+        }
+        n.toFile = toFile;
+        long moved = 0;
+        boolean unknown = a.lost;
+        if (!unknown && a.leases.counts() && n.leases.counts()) {
+            try {
+                for (int slot = 0; slot < toFile.length; slot++) {
+                    int from = a.fileSlot(slot);
+                    int count = from < 0 ? 0 : a.leases.own(from);
+                    if (count > 0 && toFile[slot] >= 0) {
+                        n.leases.add(toFile[slot], count);
+                        moved += count;
+                    }
+                }
+            } catch (RuntimeException | InternalError e) {
+                unknown = true;
+            }
+        }
+        at = n;
+        moves++;
+        a.retiredAt = System.nanoTime();
+        retired.add(a);
+        LOG.log(Level.WARNING, "{0}: the state file was {1}; this process moved to the file now at the path{2}{3}", path, why,
+                router ? (n.leases.counts() ? ", " + moved + " of its requests in flight counted there" : ", without a lease (its requests uncounted)") : "",
+                unknown && router ? " (those in flight when it shrank are not: they end uncounted)" : "");
+        return true;
+    }
+
+    /** Gives back the leases of files replaced more than a second ago, and unmaps them (heartbeat thread). */
+    private void retireOld(long now) {
+        List<Attached> done = new ArrayList<>();
+        synchronized (this) {
+            for (var it = retired.iterator(); it.hasNext(); ) {
+                Attached r = it.next();
+                if (now - r.retiredAt > 1_000_000_000L) {
+                    it.remove();
+                    done.add(r);
+                }
+            }
+        }
+        done.forEach(HostState::unmap);
+    }
+
+    /** Gives {@code a}'s lease back (what it can of a file that shrank) and unmaps it. */
+    private static void unmap(Attached a) {
+        a.leases.stopCounting();
+        try {
+            a.leases.giveBack();
+        } catch (InternalError e) { // a mapped page gone: the lease goes with its lock alone
+        }
+        a.file.close();
     }
 
     // ---- the heartbeat ---------------------------------------------------------------------------
@@ -462,22 +943,33 @@ public final class HostState implements AutoCloseable {
         while (!closed) {
             try {
                 long now = System.nanoTime();
-                leases.beat(now);
-                directory.nameTracked(now);
-                leases.reapDead();
-                if (now - lastReclaim > 10 * period) {
-                    directory.reclaim(now, options.reclaimAfter().toNanos(), this::idle);
-                    lastReclaim = now;
+                Attached before = at;
+                if (!check(before) && before.lost) {
+                    sayLost(before); // truncated, and no good file to move to yet
                 }
+                Attached a = at;
+                if (!a.lost) {
+                    try {
+                        a.leases.beat(now);
+                        a.directory.nameTracked(now);
+                        a.leases.reapDead();
+                        if (now - lastReclaim > 10 * period) {
+                            a.directory.reclaim(now, options.reclaimAfter().toNanos(), slot -> !a.health.drained(slot) && a.leases.inFlight(slot) == 0);
+                            lastReclaim = now;
+                        }
+                    } catch (InternalError e) { // a mapped page gone: the file truncated under the mapping
+                        lost(a);
+                    }
+                }
+                retireOld(now);
                 lastFailure = null;
             } catch (RuntimeException | InternalError e) {
-                // InternalError: a mapped page gone (the file truncated under the mapping) faults as one.
                 if (closed) {
                     return;
                 }
                 String why = String.valueOf(e);
                 if (!why.equals(lastFailure)) { // once per kind of failure, not ten times a second
-                    LOG.log(Level.WARNING, "{0}: heartbeat failed, retrying: {1}", file.path, why);
+                    LOG.log(Level.WARNING, "{0}: heartbeat failed, retrying: {1}", path, why);
                     LOG.log(Level.DEBUG, "heartbeat failure", e);
                     lastFailure = why;
                 }
@@ -488,14 +980,13 @@ public final class HostState implements AutoCloseable {
         }
     }
 
-    /** Whether a slot may be freed as far as its counts go: not drained, nothing in flight. */
-    private boolean idle(int slot) {
-        return !health.drained(slot) && leases.inFlight(slot) == 0;
-    }
-
     // ---- what operators see ----------------------------------------------------------------------
 
-    /** {@return every backend slot in use, in slot order, with this state's health options} */
+    /**
+     * {@return every backend slot in use, in slot order, with this state's health options}
+     *
+     * @throws IllegalStateException when the state file shrank under this instance
+     */
     public List<BackendState> backends() {
         return backends(endpoint -> options.maxFails(), endpoint -> failTimeoutNanos);
     }
@@ -503,35 +994,53 @@ public final class HostState implements AutoCloseable {
     /**
      * {@return every backend slot in use, in slot order, each failed or not by its own health rule} As
      * routers judge them: each backend by its ring file's {@code max_fails} and {@code fail_timeout}.
+     * A {@link BackendState#slot()} is the state file's slot.
      *
      * @param maxFails         an endpoint's {@code max_fails} (0: never failed)
      * @param failTimeoutNanos an endpoint's {@code fail_timeout}, in nanoseconds
+     * @throws IllegalStateException when the state file shrank under this instance
      */
     public List<BackendState> backends(ToIntFunction<String> maxFails, ToLongFunction<String> failTimeoutNanos) {
-        long now = System.nanoTime();
-        List<BackendState> list = new ArrayList<>();
-        for (int slot = 0; slot < file.slots; slot++) {
-            if (directory.used(slot)) {
-                String endpoint = directory.endpoint(slot);
-                String shown = endpoint == null ? "(corrupt endpoint)" : endpoint;
-                list.add(health.state(slot, shown, now, maxFails.applyAsInt(shown), failTimeoutNanos.applyAsLong(shown), leases.inFlight(slot)));
+        Attached a = usable();
+        try {
+            long now = System.nanoTime();
+            List<BackendState> list = new ArrayList<>();
+            for (int slot = 0; slot < a.file.slots; slot++) {
+                if (a.directory.used(slot)) {
+                    String endpoint = a.directory.endpoint(slot);
+                    String shown = endpoint == null ? "(corrupt endpoint)" : endpoint;
+                    list.add(a.health.state(slot, shown, now, maxFails.applyAsInt(shown), failTimeoutNanos.applyAsLong(shown), a.leases.inFlight(slot)));
+                }
             }
+            return list;
+        } catch (InternalError e) {
+            throw shrank(a);
         }
-        return list;
     }
 
     /**
      * {@return whether this instance counts its requests in flight} False for an operator's instance,
      * for a router that found every lease of the file held (it routes with the host's drain and health,
-     * its own requests uncounted, as logged once at open), and for one whose lease was overwritten.
+     * its own requests uncounted, as logged once at open), for one whose lease was overwritten, and
+     * while the file has shrunk under it.
      */
     public boolean counted() {
-        return leases.counts();
+        Attached a = at;
+        return !a.lost && a.leases.counts();
     }
 
-    /** {@return every lease in use} */
+    /**
+     * {@return every lease in use}
+     *
+     * @throws IllegalStateException when the state file shrank under this instance
+     */
     public List<LeaseState> leases() {
-        return leases.states();
+        Attached a = usable();
+        try {
+            return a.leases.states();
+        } catch (InternalError e) {
+            throw shrank(a);
+        }
     }
 
     /**
@@ -540,11 +1049,17 @@ public final class HostState implements AutoCloseable {
      */
     @Override
     public void close() {
-        if (closed) {
-            return;
+        List<Attached> all;
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            all = new ArrayList<>(retired);
+            all.add(at);
+            retired.clear();
         }
-        closed = true;
-        leases.stopCounting();
+        all.forEach(a -> a.leases.stopCounting());
         if (heartbeat != null) {
             LockSupport.unpark(heartbeat);
             try {
@@ -553,12 +1068,18 @@ public final class HostState implements AutoCloseable {
                 Thread.currentThread().interrupt();
             }
         }
-        try {
-            leases.giveBack(); // after the heartbeat
-        } catch (InternalError e) { // a mapped page gone: the file was truncated under the mapping
-            LOG.log(Level.WARNING, "{0}: the state file shrank while in use (truncated?); this process''s lease is given back "
-                    + "by its lock alone", file.path);
+        for (Attached a : all) { // after the heartbeat
+            if (a == at && !a.lost) {
+                try {
+                    a.leases.giveBack();
+                } catch (InternalError e) { // a mapped page gone: the file was truncated under the mapping
+                    LOG.log(Level.WARNING, "{0}: the state file shrank while in use (truncated?); this process''s lease is given back "
+                            + "by its lock alone", path);
+                }
+                a.file.close();
+            } else {
+                unmap(a);
+            }
         }
-        file.close();
     }
 }

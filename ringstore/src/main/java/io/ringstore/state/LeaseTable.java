@@ -375,6 +375,24 @@ final class LeaseTable {
         decrement(leaseTotalOffset);
     }
 
+    /** {@return what this process's lease holds in flight to {@code slot}} (0 without a lease) */
+    int own(int slot) {
+        if (lease == NO_LEASE || uncounted) {
+            return 0;
+        }
+        return (int) INT.getVolatile(s, file.record(slot) + IN_FLIGHT_OFFSET + 4L * lease);
+    }
+
+    /** {@code count} more requests in flight to {@code slot}, in this process's lease: re-registered from a file replaced. */
+    void add(int slot, int count) {
+        long cell = cell(slot);
+        if (uncounted || !counting()) {
+            return;
+        }
+        INT.getAndAdd(s, cell, count);
+        INT.getAndAdd(s, leaseTotalOffset, count);
+    }
+
     private void decrement(long offset) {
         int v;
         do {

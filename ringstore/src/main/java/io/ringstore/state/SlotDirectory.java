@@ -59,6 +59,11 @@ final class SlotDirectory {
         }
     }
 
+    /** {@return the directory generation: changed whenever a slot is given or freed} */
+    long generation() {
+        return (long) LONG.getAcquire(s, (long) DIRECTORY_GENERATION_OFFSET);
+    }
+
     /** {@return whether {@code slot} belongs to an endpoint} */
     boolean used(int slot) {
         return (long) LONG.getAcquire(s, file.record(slot) + STATE_OFFSET) == SLOT_USED;

@@ -55,6 +55,11 @@ final class StateFileLayout {
     static final int DIRECTORY_GENERATION_OFFSET = DIRECTORY_LOCK_OFFSET + 8;
     /** Version 2: u32, one more than the highest lease ever claimed; cells of leases above it are zero and not summed. */
     static final int LEASE_HIGH_WATER_OFFSET = DIRECTORY_GENERATION_OFFSET + 8;
+    /**
+     * 16 bytes: the kernel's boot id ({@code /proc/sys/kernel/random/boot_id}) of the boot whose clock the
+     * file's times are on; all zero in a file no process of this release has opened yet.
+     */
+    static final int BOOT_ID_OFFSET = 96;
     /** Per lease, the requests it holds in flight over all backends: u32 × leaseCount from here. */
     static final int LEASE_TOTALS_OFFSET = 128;
     /** The header of a version 1 file, and the least of any. */

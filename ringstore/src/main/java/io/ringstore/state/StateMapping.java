@@ -133,6 +133,25 @@ final class StateMapping {
         return leaseOffset(leases, lease);
     }
 
+    /** {@return the file's identity (its inode) as it was when opened} */
+    Object key() {
+        return channel.key;
+    }
+
+    /** {@return whether the file is mapped for writing} */
+    boolean writable() {
+        return true;
+    }
+
+    /** {@return the size of the file now (one fstat), or -1 if it cannot be read} */
+    long sizeNow() {
+        try {
+            return channel.channel.size();
+        } catch (IOException e) {
+            return -1;
+        }
+    }
+
     /** Unmaps the file and drops this mapping's use of the process's channel (the last use closes it). */
     void close() {
         arena.close();
