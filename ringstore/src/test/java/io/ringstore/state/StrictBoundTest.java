@@ -35,7 +35,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * route keys at full speed through one state file (choose and count, then release, again), while a
  * sampler here reads, for every backend, the requests routed to it host-wide and not yet released,
  * and requires that no sample has a backend above ⌈c · m / n⌉, m being the same sample's total. In
- * each process two workers give their keys as {@code byte[]}, one as direct {@link java.nio.ByteBuffer}s
+ * each process two workers give their keys as {@code byte[]}, one as direct {@link ByteBuffer}s
  * and one as native {@link MemorySegment}s: every key shape's {@code chooseAndAcquire} races every other.
  *
  * <p><b>What is sampled.</b> Each worker adds one to its backend's cell of an audit file (one int per
