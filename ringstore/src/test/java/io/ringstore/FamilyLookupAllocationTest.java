@@ -1,5 +1,9 @@
 package io.ringstore;
 
+import io.ringstore.balance.BoundedLoad;
+import io.ringstore.live.RingRouter;
+import io.ringstore.state.HostState;
+import io.ringstore.state.SharedLoad;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -26,7 +30,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * {@link Ring#lookup} calls after a warm-up must allocate under {@value #LIMIT} bytes in all, by the
  * thread's allocation counter ({@link AllocationMeter}), for keys as {@code byte[]}, an array slice,
  * heap, read-only and direct {@link ByteBuffer}s, and heap and native {@link MemorySegment}s. One small
- * object a call would show as over a megabyte.
+ * object a call would show as over a megabyte. The strict bound's {@code Route.chooseAndAcquire} is
+ * measured the same way, for every key shape, on a few families ({@link #noStrictChoiceFromTheKeyAllocates}).
  *
  * <p>Not a matter of timing: a lookup that does not allocate passes in some round of {@value #CALLS}
  * calls once the JIT has compiled it, however long that takes; one that allocates fails every round.
@@ -96,6 +101,42 @@ class FamilyLookupAllocationTest {
     }
 
     /**
+     * The strict bound's choice allocates nothing either: {@code Route.chooseAndAcquire} then
+     * {@code release}, under c = 1.25 through a state file, for every key shape, on a ring of nginx's
+     * family, a 64-bit one (Envoy's) and a rehashing one (spymemcached: with a bound it walks by hash,
+     * so a buffer's or segment's key is not copied), and without a bound on nginx's.
+     */
+    @Test
+    void noStrictChoiceFromTheKeyAllocates() throws Exception {
+        AllocationMeter meter = AllocationMeter.create();
+        assumeTrue(meter != null, "this JVM counts no allocated bytes per thread");
+        byte[][] keys = keys(new SplittableRandom(0xA110C_2027L));
+        List<String> allocating = new ArrayList<>();
+        try (Arena arena = Arena.ofConfined()) {
+            Shapes shapes = new Shapes(keys, arena);
+            for (String name : List.of("v1", "envoy", "spymemcached", "v1 unbounded")) {
+                boolean bounded = !name.endsWith(" unbounded");
+                RingVersion version = RingVersion.parse(name.split(" ")[0]);
+                Path file = dir.resolve("strict-" + name.replace(' ', '-') + ".ring");
+                TestRings.build(file, fleet(new SplittableRandom(name.hashCode())), version);
+                try (RingRouter router = RingRouter.builder(file).jmx(false).pollMillis(0).graceMillis(0).open();
+                     HostState state = HostState.open(file, HostState.Options.DEFAULTS.withCapacity(64, 4));
+                     RingRouter.Route route = router.route(Set.of())) {
+                    SharedLoad load = SharedLoad.open(state, router::current, bounded ? BoundedLoad.of(1.25) : null);
+                    for (Map.Entry<String, IntToLongFunction> form : shapes.strictChoices(route, load).entrySet()) {
+                        long bytes = meter.leastAllocated(form.getValue(), WARM_UP, CALLS, ROUNDS, LIMIT);
+                        System.out.println(name + " " + form.getKey() + ": " + bytes + " bytes allocated in " + CALLS + " calls");
+                        if (bytes >= LIMIT) {
+                            allocating.add(name + " " + form.getKey() + ": " + bytes + " bytes in " + CALLS + " calls");
+                        }
+                    }
+                }
+            }
+        }
+        assertEquals(List.of(), allocating, "strict choices that allocate");
+    }
+
+    /**
      * The same keys in every shape the lookups take, each key's bytes between other bytes (the slice,
      * buffers and segments see offsets that are not 0), and a check that every shape answers as the array.
      */
@@ -151,6 +192,35 @@ class FamilyLookupAllocationTest {
                 assertEquals(3, direct[k].position(), "the lookup left the buffer as it was");
             }
             return forms;
+        }
+
+        /**
+         * Each shape's {@code chooseAndAcquire} of key {@code i mod KEYS}, released at once, after checking
+         * it answers as the array does.
+         */
+        Map<String, IntToLongFunction> strictChoices(RingRouter.Route route, SharedLoad load) {
+            int mask = keys.length - 1;
+            Map<String, IntToLongFunction> forms = new LinkedHashMap<>();
+            forms.put("chooseAndAcquire(byte[])", i -> released(load, route.chooseAndAcquire(keys[i & mask], load)));
+            forms.put("chooseAndAcquire(byte[], int, int)", i -> released(load, route.chooseAndAcquire(padded[i & mask], 3, keys[i & mask].length, load)));
+            forms.put("chooseAndAcquire(heap ByteBuffer)", i -> released(load, route.chooseAndAcquire(heap[i & mask], load)));
+            forms.put("chooseAndAcquire(read-only ByteBuffer)", i -> released(load, route.chooseAndAcquire(readOnly[i & mask], load)));
+            forms.put("chooseAndAcquire(direct ByteBuffer)", i -> released(load, route.chooseAndAcquire(direct[i & mask], load)));
+            forms.put("chooseAndAcquire(heap MemorySegment)", i -> released(load, route.chooseAndAcquire(heapSegments[i & mask], load)));
+            forms.put("chooseAndAcquire(native MemorySegment)", i -> released(load, route.chooseAndAcquire(nativeSegments[i & mask], load)));
+            for (int k = 0; k < keys.length; k++) {
+                long expected = released(load, route.chooseAndAcquire(keys[k], load));
+                for (Map.Entry<String, IntToLongFunction> form : forms.entrySet()) {
+                    assertEquals(expected, form.getValue().applyAsLong(k), form.getKey() + ", key " + k);
+                }
+            }
+            return forms;
+        }
+
+        /** The backend's index, its request released. */
+        private static long released(SharedLoad load, Backend b) {
+            load.release(load.token(b));
+            return b.index();
         }
     }
 

@@ -436,14 +436,7 @@ public final class RingRouter implements AutoCloseable {
          */
         public Backend chooseAndAcquire(byte[] key, int offset, int length, SharedLoad load) {
             WatchedRingStore.Handle h = ring(policy.migrates(key, offset, length));
-            for (;;) {
-                Ring r = h.ring();
-                try {
-                    return load.chooseAndAcquire(r, key, offset, length);
-                } catch (IllegalStateException e) {
-                    h.retryAfter(r, e);
-                }
-            }
+            return chooseAndAcquireFor(h, key, offset, length, load);
         }
 
         /**
@@ -478,7 +471,45 @@ public final class RingRouter implements AutoCloseable {
             return chooseFor(h, h.keyHash.hash64(key), load);
         }
 
-        // The three operations, once each: on the handle of the version chosen, for the key's hash;
+        /**
+         * {@link #chooseAndAcquire(byte[], SharedLoad)} for the key's bytes from the buffer's position to its
+         * limit, heap or direct (the buffer is not moved): the same version, backend and count as for an
+         * array holding those bytes. Allocation-free but for a rehashing family without a bound, whose
+         * key is copied as {@link #choose(ByteBuffer, SharedLoad)} copies it.
+         *
+         * @param key  the key
+         * @param load the host's shared state
+         * @return the chosen backend, counted in flight, or null
+         */
+        public Backend chooseAndAcquire(ByteBuffer key, SharedLoad load) {
+            WatchedRingStore.Handle h = ring(policy.migrates(key));
+            if (h.rehashes && load.policy() == null) {
+                byte[] copy = bytes(key);
+                return chooseAndAcquireFor(h, copy, 0, copy.length, load);
+            }
+            return chooseAndAcquireFor(h, h.keyHash.hash64(key), load);
+        }
+
+        /**
+         * {@link #chooseAndAcquire(byte[], SharedLoad)} for the segment's bytes as the key, heap or native:
+         * the same version, backend and count as for an array holding those bytes. Allocation-free but for
+         * a rehashing family without a bound, whose key is copied as {@link #choose(MemorySegment, SharedLoad)}
+         * copies it.
+         *
+         * @param key  the key
+         * @param load the host's shared state
+         * @return the chosen backend, counted in flight, or null
+         */
+        public Backend chooseAndAcquire(MemorySegment key, SharedLoad load) {
+            WatchedRingStore.Handle h = ring(policy.migrates(key));
+            if (h.rehashes && load.policy() == null) {
+                byte[] copy = bytes(key);
+                return chooseAndAcquireFor(h, copy, 0, copy.length, load);
+            }
+            return chooseAndAcquireFor(h, h.keyHash.hash64(key), load);
+        }
+
+        // The four operations, once each: on the handle of the version chosen, for the key's hash;
         // a lookup meeting an unmapped generation is done again on the current one.
 
         private static Backend backendFor(WatchedRingStore.Handle live, long hash) {
@@ -507,8 +538,8 @@ public final class RingRouter implements AutoCloseable {
 
         /**
          * A rehashing family's failover needs the key's bytes for every try: a buffer's or segment's are
-         * copied (only on {@code select} and an unbounded {@code choose}, only for those families; a
-         * lookup allocates nothing).
+         * copied (only on {@code select} and an unbounded {@code choose} or {@code chooseAndAcquire}, only
+         * for those families; a lookup allocates nothing).
          */
         private static byte[] bytes(ByteBuffer key) {
             byte[] b = new byte[key.remaining()];
@@ -548,6 +579,29 @@ public final class RingRouter implements AutoCloseable {
                 Ring r = live.ring();
                 try {
                     return load.choose(r, hash);
+                } catch (IllegalStateException e) {
+                    live.retryAfter(r, e);
+                }
+            }
+        }
+
+        /** {@link SharedLoad#chooseAndAcquire(Ring, byte[], int, int)}: as {@code chooseFor}, counted. */
+        private static Backend chooseAndAcquireFor(WatchedRingStore.Handle live, byte[] key, int offset, int length, SharedLoad load) {
+            for (;;) {
+                Ring r = live.ring();
+                try {
+                    return load.chooseAndAcquire(r, key, offset, length);
+                } catch (IllegalStateException e) {
+                    live.retryAfter(r, e);
+                }
+            }
+        }
+
+        private static Backend chooseAndAcquireFor(WatchedRingStore.Handle live, long hash, SharedLoad load) {
+            for (;;) {
+                Ring r = live.ring();
+                try {
+                    return load.chooseAndAcquire(r, hash);
                 } catch (IllegalStateException e) {
                     live.retryAfter(r, e);
                 }

@@ -15,6 +15,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
+import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -33,7 +34,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * The strict bound of {@link SharedLoad#chooseAndAcquire}: threads of this process and of a child JVM
  * route keys at full speed through one state file (choose and count, then release, again), while a
  * sampler here reads, for every backend, the requests routed to it host-wide and not yet released,
- * and requires that no sample has a backend above ⌈c · m / n⌉, m being the same sample's total.
+ * and requires that no sample has a backend above ⌈c · m / n⌉, m being the same sample's total. In
+ * each process two workers give their keys as {@code byte[]}, one as direct {@link ByteBuffer}s
+ * and one as native {@link MemorySegment}s: every key shape's {@code chooseAndAcquire} races every other.
  *
  * <p><b>What is sampled.</b> Each worker adds one to its backend's cell of an audit file (one int per
  * backend, shared by every process) after {@code chooseAndAcquire} answers, and takes it away before it
@@ -191,7 +194,15 @@ class StrictBoundTest {
         }
     }
 
-    /** Starts the workers of one process: each routes a key, counts it in the audit, uncounts it, releases it, {@link #ROUNDS} times. */
+    /** How a worker gives its keys: threads 0 and 1 of each process arrays, 2 direct buffers, 3 native segments. */
+    enum KeyShape { ARRAY, BUFFER, SEGMENT }
+
+    /**
+     * Starts the workers of one process: each routes a key, counts it in the audit, uncounts it, releases
+     * it, {@link #ROUNDS} times; in each process two workers give their keys as arrays, one as direct
+     * {@link ByteBuffer}s (position 1) and one as native {@link MemorySegment} slices, so the bound holds
+     * whichever shape the racing requests' keys have.
+     */
     static List<Thread> work(RingRouter router, SharedLoad load, MemorySegment cells, long seed) {
         byte[][] keys = new byte[KEYS][];
         for (int k = 0; k < KEYS; k++) {
@@ -201,16 +212,31 @@ class StrictBoundTest {
         List<Thread> workers = new ArrayList<>();
         for (int t = 0; t < THREADS_PER_PROCESS; t++) {
             SplittableRandom random = new SplittableRandom(seed * 1000 + t);
+            KeyShape shape = t == 2 ? KeyShape.BUFFER : t == 3 ? KeyShape.SEGMENT : KeyShape.ARRAY;
+            ByteBuffer[] buffers = new ByteBuffer[KEYS];
+            MemorySegment[] segments = new MemorySegment[KEYS];
+            for (int k = 0; k < KEYS; k++) { // each thread its own: a buffer's position and limit are not shared
+                buffers[k] = ByteBuffer.allocateDirect(keys[k].length + 2).position(1).put(keys[k]).flip().position(1);
+                segments[k] = Arena.ofAuto().allocate(keys[k].length + 1).asSlice(1).copyFrom(MemorySegment.ofArray(keys[k]));
+            }
             workers.add(Thread.ofPlatform().start(() -> {
                 for (int i = 0; i < ROUNDS; i++) {
-                    byte[] key = keys[random.nextInt(KEYS)];
+                    int k = random.nextInt(KEYS);
                     Backend b;
                     int token;
                     if (CHECK_THEN_COUNT) {
-                        b = route.choose(key, load);
+                        b = switch (shape) {
+                            case ARRAY -> route.choose(keys[k], load);
+                            case BUFFER -> route.choose(buffers[k], load);
+                            case SEGMENT -> route.choose(segments[k], load);
+                        };
                         token = load.acquire(b);
                     } else {
-                        b = route.chooseAndAcquire(key, load);
+                        b = switch (shape) {
+                            case ARRAY -> route.chooseAndAcquire(keys[k], load);
+                            case BUFFER -> route.chooseAndAcquire(buffers[k], load);
+                            case SEGMENT -> route.chooseAndAcquire(segments[k], load);
+                        };
                         token = load.token(b);
                     }
                     long cell = 4L * b.index();
