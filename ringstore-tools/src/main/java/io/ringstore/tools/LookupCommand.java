@@ -96,7 +96,7 @@ final class LookupCommand extends Command {
     private int lookupOnce(Args args, InputStream in, PrintStream out, PrintStream err)
             throws UsageException, FailedException, RingFileException, IOException {
         Path path = args.file(0);
-        try (RingStore store = RingStore.open(path); HostState state = state(args, path)) {
+        try (RingStore store = RingStore.open(path); HostState state = state(args, path, err)) {
             RingVersion version = ALGORITHM.select(args, store);
             Ring ring;
             try {
@@ -145,7 +145,7 @@ final class LookupCommand extends Command {
     private int watch(Args args, InputStream in, PrintStream out, PrintStream err)
             throws UsageException, FailedException, RingFileException, IOException {
         Path path = args.file(0);
-        try (RingRouter opened = RingRouter.builder(path).jmx(false).open(); HostState state = state(args, path);
+        try (RingRouter opened = RingRouter.builder(path).jmx(false).open(); HostState state = state(args, path, err);
              RingRouter reopened = onVersion(args, opened)) {
             RingRouter watched = reopened != null ? reopened : opened;
             RingVersion version = watched.oldVersion();
@@ -269,17 +269,21 @@ final class LookupCommand extends Command {
     }
 
     /**
-     * The state file beside {@code ringFile}, opened to look only (no lease, no heartbeat), or null
-     * when there is none or {@code --no-state} / {@code --no-failover} says not to read it.
+     * The state file beside {@code ringFile}, opened to look only (no lease, no heartbeat; read-only when
+     * this process may not write it), or null when there is none or {@code --no-state} /
+     * {@code --no-failover} says not to read it. A state file that cannot be used (corrupt, unreadable,
+     * on a full file system) is one line on {@code err}, and the answers are given without it, as with
+     * {@code --no-state}: the state only narrows the choice, the ring alone still answers.
      */
-    private static HostState state(Args args, Path ringFile) throws FailedException {
+    private HostState state(Args args, Path ringFile, PrintStream err) {
         if (args.has(NO_STATE.name()) || args.has(NO_FAILOVER.name())) {
             return null;
         }
         try {
-            return HostState.inspect(HostState.statePath(ringFile), HostState.Options.DEFAULTS, false).orElse(null);
+            return StateCommand.look(HostState.statePath(ringFile), HostState.Options.DEFAULTS, new String[1]).orElse(null);
         } catch (StateFileException e) {
-            throw new FailedException(e.getMessage() + " (--no-state answers without it)");
+            err.println(prefix() + e.getMessage() + "; answering without the state file (as --no-state: drain and health not applied)");
+            return null;
         }
     }
 

@@ -187,6 +187,9 @@ public final class HostState implements AutoCloseable {
     private static HostState of(StateMapping m, Options options, boolean router) throws StateFileException {
         try {
             return new HostState(m, options, router);
+        } catch (InternalError e) { // SIGBUS on a page of the file (check touched each, but a file can shrink since)
+            m.close();
+            throw StateMapping.unreadable(m.path, e);
         } catch (StateFileException | RuntimeException | Error e) {
             m.close();
             throw e;
@@ -239,7 +242,7 @@ public final class HostState implements AutoCloseable {
      * @throws StateFileException when the state file is corrupt or cannot be mapped
      */
     public static Optional<HostState> openIfExists(Path ringFile, Options options) throws StateFileException {
-        StateMapping m = StateMapping.map(statePath(ringFile));
+        StateMapping m = StateMapping.map(statePath(ringFile), true);
         return m == null ? Optional.empty() : Optional.of(of(m, options, true));
     }
 
@@ -254,11 +257,30 @@ public final class HostState implements AutoCloseable {
      * @throws StateFileException when the state file is corrupt or cannot be mapped
      */
     public static Optional<HostState> inspect(Path stateFile, Options options, boolean create) throws StateFileException {
-        StateMapping m = StateMapping.map(stateFile);
+        StateMapping m = StateMapping.map(stateFile, true);
         if (m == null && create) {
             StateMapping.create(stateFile, options.leases(), options.slots());
-            m = StateMapping.map(stateFile);
+            m = StateMapping.map(stateFile, true);
         }
+        return m == null ? Optional.empty() : Optional.of(of(m, options, false));
+    }
+
+    /**
+     * Opens a state file to look at only, mapped read-only (for a file this process may not write: a
+     * read-only mount, a user who may only read it). Nothing is written: dead leases are not reaped, so
+     * their requests in flight are still in the counts, but each lease is told alive or dead all the
+     * same (a shared lock test, which a read-only descriptor can take, fails while its holder lives).
+     * Calls that write ({@link #drain}, {@link #undrain}, {@link #track}, {@link #acquire}, {@link #reportFailure}, ...)
+     * throw (the mapping is read-only). Its descriptor is shared with, and never closes under,
+     * a router of the same file in this process.
+     *
+     * @param stateFile the state file itself
+     * @param options the capacity, health rule and timings (use the same in every process of the host)
+     * @return empty if there is no file
+     * @throws StateFileException when the state file is corrupt or cannot be read or mapped
+     */
+    public static Optional<HostState> inspectReadOnly(Path stateFile, Options options) throws StateFileException {
+        StateMapping m = StateMapping.map(stateFile, false);
         return m == null ? Optional.empty() : Optional.of(of(m, options, false));
     }
 
