@@ -44,7 +44,8 @@ final class LookupCommand extends Command {
                 + "fixed answer), and stderr says how many keys that happened to.\n"
                 + "When the ring file has a state file beside it (RINGFILE.state, shared by the routers of this\n"
                 + "host), a backend drained there, or failed host-wide (max_fails failures within fail_timeout),\n"
-                + "is skipped as a down one is; --no-state ignores the state file.";
+                + "is skipped as a down one is; --no-state ignores the state file. A state file that cannot be\n"
+                + "used (corrupt, unreadable) is one line on stderr, and the answers are given without it.";
     }
 
     private static final AlgorithmOption ALGORITHM = AlgorithmOption.READ;

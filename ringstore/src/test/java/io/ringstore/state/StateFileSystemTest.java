@@ -77,7 +77,7 @@ class StateFileSystemTest {
             }
             assertEquals(List.of("f.ring.state"), names(mount), "not moved aside: a new file would not fit either");
         } finally {
-            assertEquals(0, run("umount", mount.toString()), "umount " + mount);
+            umount(mount);
         }
     }
 
@@ -223,6 +223,34 @@ class StateFileSystemTest {
         try (Stream<Path> files = Files.list(dir)) {
             return files.map(p -> p.getFileName().toString()).sorted().toList();
         }
+    }
+
+    /**
+     * Unmounts {@code mount}, retried a few times if busy; what of this process still uses it (descriptors,
+     * mappings) is in the failure message.
+     */
+    private static void umount(Path mount) throws Exception {
+        for (int attempt = 0; attempt < 5; attempt++) {
+            if (run("umount", mount.toString()) == 0) {
+                return;
+            }
+            Thread.sleep(200);
+        }
+        StringBuilder users = new StringBuilder();
+        try (java.util.stream.Stream<Path> fds = Files.list(Path.of("/proc/self/fd"))) {
+            for (Path fd : fds.toList()) {
+                try {
+                    Path target = Files.readSymbolicLink(fd);
+                    if (target.startsWith(mount)) {
+                        users.append("fd ").append(fd.getFileName()).append(" -> ").append(target).append('\n');
+                    }
+                } catch (IOException e) {
+                    // closed meanwhile
+                }
+            }
+        }
+        Files.readAllLines(Path.of("/proc/self/maps")).stream().filter(l -> l.contains(mount.toString())).forEach(l -> users.append(l).append('\n'));
+        org.junit.jupiter.api.Assertions.fail("umount " + mount + " failed; this process still uses it:\n" + users);
     }
 
     private static int run(String... command) throws InterruptedException {
