@@ -44,7 +44,8 @@ final class LookupCommand extends Command {
                 + "fixed answer), and stderr says how many keys that happened to.\n"
                 + "When the ring file has a state file beside it (RINGFILE.state, shared by the routers of this\n"
                 + "host), a backend drained there, or failed host-wide (max_fails failures within fail_timeout),\n"
-                + "is skipped as a down one is; --no-state ignores the state file.";
+                + "is skipped as a down one is; --no-state ignores the state file. A state file that cannot be\n"
+                + "used (corrupt, unreadable) is one line on stderr, and the answers are given without it.";
     }
 
     private static final AlgorithmOption ALGORITHM = AlgorithmOption.READ;
@@ -96,7 +97,7 @@ final class LookupCommand extends Command {
     private int lookupOnce(Args args, InputStream in, PrintStream out, PrintStream err)
             throws UsageException, FailedException, RingFileException, IOException {
         Path path = args.file(0);
-        try (RingStore store = RingStore.open(path); HostState state = state(args, path)) {
+        try (RingStore store = RingStore.open(path); HostState state = state(args, path, err)) {
             RingVersion version = ALGORITHM.select(args, store);
             Ring ring;
             try {
@@ -145,7 +146,7 @@ final class LookupCommand extends Command {
     private int watch(Args args, InputStream in, PrintStream out, PrintStream err)
             throws UsageException, FailedException, RingFileException, IOException {
         Path path = args.file(0);
-        try (RingRouter opened = RingRouter.builder(path).jmx(false).open(); HostState state = state(args, path);
+        try (RingRouter opened = RingRouter.builder(path).jmx(false).open(); HostState state = state(args, path, err);
              RingRouter reopened = onVersion(args, opened)) {
             RingRouter watched = reopened != null ? reopened : opened;
             RingVersion version = watched.oldVersion();
@@ -280,21 +281,25 @@ final class LookupCommand extends Command {
         }
     }
 
-    /**
-     * The state file beside {@code ringFile}, opened to look only (no lease, no heartbeat), or null
-     * when there is none or {@code --no-state} / {@code --no-failover} says not to read it.
-     */
     /** How often {@code --watch} looks whether the state file was replaced or its directory changed. */
     private static final long STATE_CHECK_NANOS = 100_000_000L;
 
-    private static HostState state(Args args, Path ringFile) throws FailedException {
+    /**
+     * The state file beside {@code ringFile}, opened to look only (no lease, no heartbeat; read-only when
+     * this process may not write it), or null when there is none or {@code --no-state} /
+     * {@code --no-failover} says not to read it. A state file that cannot be used (corrupt, unreadable,
+     * on a full file system) is one line on {@code err}, and the answers are given without it, as with
+     * {@code --no-state}: the state only narrows the choice, the ring alone still answers.
+     */
+    private HostState state(Args args, Path ringFile, PrintStream err) {
         if (args.has(NO_STATE.name()) || args.has(NO_FAILOVER.name())) {
             return null;
         }
         try {
-            return HostState.inspect(HostState.statePath(ringFile), HostState.Options.DEFAULTS, false).orElse(null);
+            return StateCommand.look(HostState.statePath(ringFile), HostState.Options.DEFAULTS, new String[1]).orElse(null);
         } catch (StateFileException e) {
-            throw new FailedException(e.getMessage() + " (--no-state answers without it)");
+            err.println(prefix() + e.getMessage() + "; answering without the state file (as --no-state: drain and health not applied)");
+            return null;
         }
     }
 

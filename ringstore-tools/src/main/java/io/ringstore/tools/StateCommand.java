@@ -19,6 +19,7 @@ import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * {@code ringstore state}: the host's live state beside a ring file, as every router process shares
@@ -40,7 +41,8 @@ final class StateCommand extends Command {
     }
 
     private static final Option JSON = json("""
-            one JSON object (top-level keys: file, slots, leases, backends)""");
+            one JSON object (top-level keys: file, health, slots, read_only when opened read-only, leases, backends;
+            an object with a value out of range has "corrupt": [its keys])""");
     private static final Option MAX_FAILS = Option.valued("--max-fails", "N",
             "failures that make every backend failed in the health column (default: each backend's max_fails in the ring file, else 1)");
     private static final Option FAIL_TIMEOUT = Option.valued("--fail-timeout", "SEC",
@@ -82,33 +84,80 @@ final class StateCommand extends Command {
         }
     }
 
-    /** What {@code state FILE} shows. */
-    private record Report(Path file, int slots, List<LeaseState> leases, List<BackendState> backends, Rules rules) implements Result {
+    /**
+     * Counts above this are shown as corrupt: no router holds 2^31 requests in flight, nor does a backend
+     * fail that often between two successes; a cell at or near 2^32 is a forged or wrapped value.
+     */
+    static final long CREDIBLE_COUNT = Integer.MAX_VALUE;
+
+    /** {@return whether a count read from the state file is out of its possible range: negative, or above {@link #CREDIBLE_COUNT}} */
+    static boolean corrupt(long count) {
+        return count < 0 || count > CREDIBLE_COUNT;
+    }
+
+    /** A count as text shows it: the number, and {@code (corrupt)} after it when it is out of range. */
+    static String count(long count) {
+        return corrupt(count) ? count + " (corrupt)" : String.valueOf(count);
+    }
+
+    /**
+     * An endpoint (or path) as text shows it: control characters (C0, DEL, C1, Unicode format characters)
+     * as {@code \xNN} of their UTF-8 bytes, so that nothing read from the file reaches the terminal as a
+     * control sequence. (Bytes that are not UTF-8 arrive escaped the same way already, from HostState.)
+     */
+    static String printable(String endpoint) {
+        StringBuilder sb = new StringBuilder(endpoint.length());
+        for (int i = 0; i < endpoint.length(); ) {
+            int c = endpoint.codePointAt(i);
+            i += Character.charCount(c);
+            if (c < 0x20 || (c >= 0x7f && c < 0xa0) || Character.getType(c) == Character.FORMAT || Character.isSurrogate((char) c)) {
+                for (byte b : new String(Character.toChars(c)).getBytes(java.nio.charset.StandardCharsets.UTF_8)) {
+                    sb.append(String.format("\\x%02x", b & 0xff));
+                }
+            } else {
+                sb.appendCodePoint(c);
+            }
+        }
+        return sb.toString();
+    }
+
+    /** What {@code state FILE} shows; {@code readOnly} says why the file was opened read-only, or is null. */
+    private record Report(Path file, int slots, List<LeaseState> leases, List<BackendState> backends, Rules rules, String readOnly)
+            implements Result {
         @Override
         public void text(PrintStream out) {
-            out.printf("file: %s%n", file);
+            out.printf("file: %s%n", printable(file.toString()));
+            if (readOnly != null) {
+                out.printf("read-only: %s%n", readOnly);
+            }
             out.printf("health: %s%n", rules.source());
             out.printf("slots: %d in use of %d%n", backends.size(), slots);
             out.printf("leases: %d%n", leases.size());
             for (LeaseState l : leases) {
-                out.printf("  lease %d: pid %d, %s, %d in flight%n", l.lease(), l.pid(), l.alive() ? "alive" : "dead", l.inFlight());
+                out.printf("  lease %d: pid %d, %s, %s in flight%n", l.lease(), l.pid(), l.alive() ? "alive" : "dead", count(l.inFlight()));
             }
             out.printf("%n  %-42s %-8s %-20s %14s %10s %10s %13s %10s%n", "endpoint", "drained", "health", "last_failure_s", "in_flight",
                     "max_fails", "fail_timeout", "max_conns");
             for (BackendState b : backends) {
                 Rule r = rules.of(b.endpoint());
-                out.printf("  %-42s %-8s %-20s %14s %10d %10d %13s %10d%n", b.endpoint(), b.drained() ? "yes" : "no", health(b),
-                        b.sinceFailure() == null ? "-" : String.valueOf(b.sinceFailure().toSeconds()), b.inFlight(),
+                out.printf("  %-42s %-8s %-20s %14s %10s %10d %13s %10d%n", printable(b.endpoint()), b.drained() ? "yes" : "no", health(b),
+                        b.sinceFailure() == null ? "-" : String.valueOf(b.sinceFailure().toSeconds()), count(b.inFlight()),
                         r.maxFails(), r.failTimeoutSeconds() + "s", r.maxConns());
             }
         }
 
         @Override
         public void json(Json j) {
-            j.field("file", file.toString()).field("health", rules.source()).field("slots", slots).beginArray("leases");
+            j.field("file", file.toString()).field("health", rules.source()).field("slots", slots);
+            if (readOnly != null) {
+                j.field("read_only", readOnly);
+            }
+            j.beginArray("leases");
             for (LeaseState l : leases) {
                 j.begin().field("lease", l.lease()).field("pid", l.pid()).field("alive", l.alive())
-                        .field("in_flight", l.inFlight()).end();
+                        .field("in_flight", l.inFlight());
+                corruptKeys(j, corrupt(l.inFlight()) ? "in_flight" : null, null);
+                j.end();
             }
             j.endArray().beginArray("backends");
             for (BackendState b : backends) {
@@ -119,7 +168,23 @@ final class StateCommand extends Command {
                 }
                 Rule r = rules.of(b.endpoint());
                 j.field("in_flight", b.inFlight()).field("max_fails", r.maxFails()).field("fail_timeout", r.failTimeoutSeconds())
-                        .field("max_conns", r.maxConns()).end();
+                        .field("max_conns", r.maxConns());
+                corruptKeys(j, corrupt(b.fails()) ? "fails" : null, corrupt(b.inFlight()) ? "in_flight" : null);
+                j.end();
+            }
+            j.endArray();
+        }
+
+        /** {@code "corrupt": [the keys whose values are out of range]}, only when there is one. */
+        private static void corruptKeys(Json j, String first, String second) {
+            if (first == null && second == null) {
+                return;
+            }
+            j.beginArray("corrupt");
+            for (String key : new String[] {first, second}) {
+                if (key != null) {
+                    j.value(key);
+                }
             }
             j.endArray();
         }
@@ -161,13 +226,15 @@ final class StateCommand extends Command {
             // Neither the ring nor its state: a mistyped path would otherwise create a state file no router reads.
             throw new FailedException(p.getFirst() + ": no such ring file (drain names the ring file the routers open, or its .state file)");
         }
-        try (HostState state = HostState.inspect(stateFile, options, !show).orElseThrow(() -> new FailedException(
+        String[] readOnly = {null};
+        Optional<HostState> opened = show ? look(stateFile, options, readOnly) : HostState.inspect(stateFile, options, true);
+        try (HostState state = opened.orElseThrow(() -> new FailedException(
                 stateFile + ": no state file (no router has opened " + (stateFile.equals(Path.of(p.getFirst())) ? "its ring" : p.getFirst())
                         + " yet)"))) {
             if (show) {
                 Rules rules = rules(p.getFirst(), maxFails, failTimeout);
                 print(new Report(state.path(), state.slotCount(), state.leases(),
-                        state.backends(e -> rules.of(e).maxFails(), e -> rules.of(e).failTimeoutNanos()), rules), args, out);
+                        state.backends(e -> rules.of(e).maxFails(), e -> rules.of(e).failTimeoutNanos()), rules, readOnly[0]), args, out);
             } else {
                 boolean drain = p.get(1).equals("drain");
                 boolean was = drain ? state.drain(addr) : state.undrain(addr);
@@ -178,6 +245,29 @@ final class StateCommand extends Command {
             return Main.OK;
         } catch (IllegalArgumentException | IllegalStateException e) { // an endpoint too long, a directory full
             throw new FailedException(e.getMessage());
+        } catch (InternalError e) { // SIGBUS on a page of the state file (shrank since it was opened)
+            throw new FailedException(stateFile + ": a page of the mapped state file cannot be read (the file system is full, or the file "
+                    + "shrank while in use)");
+        }
+    }
+
+    /**
+     * Opens the state file to look at: read-write when this process may write it (dead leases reaped once,
+     * so the counts are true), else read-only (nothing reaped; each lease still told alive or dead), with
+     * why in {@code readOnly[0]}. A file that cannot be read either way is refused with the read-write
+     * open's reason.
+     */
+    static Optional<HostState> look(Path stateFile, HostState.Options options, String[] readOnly) throws StateFileException {
+        try {
+            return HostState.inspect(stateFile, options, false);
+        } catch (StateFileException writable) {
+            try {
+                Optional<HostState> state = HostState.inspectReadOnly(stateFile, options);
+                readOnly[0] = writable.reason() + "; shown as read, dead leases not reaped (their requests in flight still counted)";
+                return state;
+            } catch (StateFileException e) {
+                throw writable;
+            }
         }
     }
 
@@ -216,6 +306,9 @@ final class StateCommand extends Command {
     }
 
     private static String health(BackendState b) {
+        if (corrupt(b.fails())) {
+            return "corrupt (fails " + b.fails() + ")";
+        }
         if (b.failed()) {
             return "failed";
         }

@@ -3,6 +3,7 @@ package io.ringstore.internal;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.nio.channels.FileChannel;
+import java.nio.file.OpenOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.concurrent.CompletableFuture;
@@ -13,6 +14,7 @@ import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
 
 /**
  * Opening a file for reading that a watcher has just checked to be a regular file, without waiting
@@ -50,13 +52,30 @@ public final class BoundedOpen {
 
     /** {@link #read(Path)} with another limit (tests). */
     static FileChannel read(Path path, long timeoutMillis) throws IOException {
+        return open(path, timeoutMillis, ch -> {
+            try {
+                ch.close();
+            } catch (IOException e) {
+                // nothing to do about a descriptor nobody uses
+            }
+        }, StandardOpenOption.READ);
+    }
+
+    /**
+     * Opens {@code path} with {@code options}, waiting at most {@code timeoutMillis}, as {@link #read(Path)} does.
+     *
+     * @param late what to do with a channel whose open returned after the caller gave up: close it, or
+     *             (the state file, whose record locks closing any descriptor of it would drop) keep it
+     * @throws IOException when the open fails, or does not return in time (then the message says so)
+     */
+    public static FileChannel open(Path path, long timeoutMillis, Consumer<FileChannel> late, OpenOption... options) throws IOException {
         CompletableFuture<FileChannel> opened = new CompletableFuture<>();
         try {
             OPENERS.execute(() -> {
                 try {
-                    FileChannel ch = FileChannel.open(path, StandardOpenOption.READ);
+                    FileChannel ch = FileChannel.open(path, options);
                     if (!opened.complete(ch)) {
-                        ch.close(); // the caller gave up waiting
+                        late.accept(ch); // the caller gave up waiting
                     }
                 } catch (IOException | RuntimeException e) {
                     opened.completeExceptionally(e);
@@ -79,7 +98,7 @@ public final class BoundedOpen {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             if (!opened.cancel(false) && opened.state() == Future.State.SUCCESS) {
-                opened.resultNow().close();
+                late.accept(opened.resultNow());
             }
             throw new InterruptedIOException("interrupted while opening " + path);
         } catch (ExecutionException e) {

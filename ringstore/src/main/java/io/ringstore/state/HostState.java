@@ -243,7 +243,11 @@ public final class HostState implements AutoCloseable {
 
     /** A new instance on {@code m} ({@code m} is unmapped again if it cannot be made: no lease left). */
     private static HostState of(StateMapping m, Options options, boolean router) throws StateFileException {
-        return new HostState(m, options, router);
+        try {
+            return new HostState(m, options, router);
+        } catch (InternalError e) { // SIGBUS on a page of the file (check touched each, but a file can shrink since); Attached unmapped m
+            throw StateMapping.unreadable(m.path, e);
+        }
     }
 
     /**
@@ -292,7 +296,7 @@ public final class HostState implements AutoCloseable {
      * @throws StateFileException when the state file is corrupt or cannot be mapped
      */
     public static Optional<HostState> openIfExists(Path ringFile, Options options) throws StateFileException {
-        StateMapping m = StateMapping.map(statePath(ringFile));
+        StateMapping m = StateMapping.map(statePath(ringFile), true);
         return m == null ? Optional.empty() : Optional.of(of(m, options, true));
     }
 
@@ -307,11 +311,30 @@ public final class HostState implements AutoCloseable {
      * @throws StateFileException when the state file is corrupt or cannot be mapped
      */
     public static Optional<HostState> inspect(Path stateFile, Options options, boolean create) throws StateFileException {
-        StateMapping m = StateMapping.map(stateFile);
+        StateMapping m = StateMapping.map(stateFile, true);
         if (m == null && create) {
             StateMapping.create(stateFile, options.leases(), options.slots());
-            m = StateMapping.map(stateFile);
+            m = StateMapping.map(stateFile, true);
         }
+        return m == null ? Optional.empty() : Optional.of(of(m, options, false));
+    }
+
+    /**
+     * Opens a state file to look at only, mapped read-only (for a file this process may not write: a
+     * read-only mount, a user who may only read it). Nothing is written: dead leases are not reaped, so
+     * their requests in flight are still in the counts, but each lease is told alive or dead all the
+     * same (a shared lock test, which a read-only descriptor can take, fails while its holder lives).
+     * Calls that write ({@link #drain}, {@link #undrain}, {@link #track}, {@link #acquire}, {@link #reportFailure}, ...)
+     * throw (the mapping is read-only). Its descriptor is shared with, and never closes under,
+     * a router of the same file in this process.
+     *
+     * @param stateFile the state file itself
+     * @param options the capacity, health rule and timings (use the same in every process of the host)
+     * @return empty if there is no file
+     * @throws StateFileException when the state file is corrupt or cannot be read or mapped
+     */
+    public static Optional<HostState> inspectReadOnly(Path stateFile, Options options) throws StateFileException {
+        StateMapping m = StateMapping.map(stateFile, false);
         return m == null ? Optional.empty() : Optional.of(of(m, options, false));
     }
 
@@ -845,7 +868,7 @@ public final class HostState implements AutoCloseable {
         }
         Attached n;
         try {
-            StateMapping m = router ? StateMapping.mapOrRebuild(path, options.leases(), options.slots()) : StateMapping.map(path);
+            StateMapping m = router ? StateMapping.mapOrRebuild(path, options.leases(), options.slots()) : StateMapping.map(path, at.file.writable());
             if (m == null) {
                 return false; // an inspector, and nothing at the path: what it has is all there is
             }

@@ -25,7 +25,8 @@ import static io.ringstore.state.StateFileLayout.*;
  * as it holds the lease, and the kernel releases that lock when the process dies, whatever its pid
  * namespace and however long it was stopped: a lease is dead exactly when another process can take
  * its lock ({@link #reapDead}). The heartbeat, pid and start time are for people to read (and the
- * heartbeat to skip a lock attempt on a lease beating now), never a reason to reap.
+ * heartbeat to skip a lock attempt on a lease beating now), never a reason to reap. On a read-only
+ * mapping nothing is reaped; liveness is still told, by a shared lock test.
  */
 final class LeaseTable {
     private static final System.Logger LOG = System.getLogger(HostState.class.getName());
@@ -232,6 +233,9 @@ final class LeaseTable {
      * the future (a file from before a reboot, or forged) is stale.
      */
     private int reap(boolean all) {
+        if (!file.writable) {
+            return 0; // a read-only view: reaping writes
+        }
         int reaped = 0;
         long now = System.nanoTime();
         for (int l = 0; l < file.leases; l++) {

@@ -1,10 +1,13 @@
 package io.ringstore.state;
 
+import io.ringstore.internal.TextLines;
+
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
 import java.nio.channels.FileLock;
 import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.Arrays;
@@ -69,10 +72,21 @@ final class SlotDirectory {
         return (long) LONG.getAcquire(s, file.record(slot) + STATE_OFFSET) == SLOT_USED;
     }
 
-    /** {@return the endpoint of a used {@code slot}, or {@code null} if its length field is out of range (a corrupt record)} */
+    /**
+     * {@return the endpoint of a used {@code slot}, or {@code null} if its length field is out of range (a
+     * corrupt record)} Bytes that are not UTF-8 come back as {@link TextLines#printable} shows them
+     * (printable ASCII as is, any other byte {@code \xNN}), since no router's endpoint is such.
+     */
     String endpoint(int slot) {
         byte[] name = endpointBytes(file.record(slot));
-        return name == null ? null : new String(name, StandardCharsets.UTF_8);
+        if (name == null) {
+            return null;
+        }
+        try {
+            return StandardCharsets.UTF_8.newDecoder().decode(ByteBuffer.wrap(name)).toString();
+        } catch (CharacterCodingException e) { // not UTF-8 (forged, or corrupt): shown byte for byte, as \xNN
+            return TextLines.printable(name);
+        }
     }
 
     /**

@@ -28,7 +28,11 @@ import java.util.zip.CRC32C;
 import static io.ringstore.state.StateFileLayout.*;
 
 /**
- * A state file mapped read-write and shared, its header checked against the file's size: the only
+ * A state file mapped shared, read-write (a router, an operator's drain) or read-only (a view of a
+ * file this process may not write: nothing written, no lease reaped), its header checked against the
+ * file's size, and every page of it touched once, so that a page the file system cannot provide (a
+ * hole on a full tmpfs, a file truncated meanwhile) is a {@link StateFileException} naming the state
+ * file at open rather than a fault later: the only
  * place that reads the header, so every offset the state's parts compute ({@link #record}) comes from
  * validated counts. Also creates a new file (built under a temporary name, published by a hard link,
  * which fails when another process published first) and replaces a corrupt one, moved aside
@@ -36,6 +40,9 @@ import static io.ringstore.state.StateFileLayout.*;
  */
 final class StateMapping {
     private static final System.Logger LOG = System.getLogger(HostState.class.getName());
+    /** Where {@link #check} leaves the sum of the bytes it touched (see there). */
+    @SuppressWarnings("unused")
+    private static volatile int touched;
 
     final Path path;
     final Arena arena;
@@ -45,11 +52,14 @@ final class StateMapping {
     final int recordLength;
     /** Version 2: the header keeps a lease high-water mark, and counts are summed up to it. */
     final boolean highWater;
+    /** Whether the file is mapped read-write; a read-only mapping writes nothing and tests lease locks shared. */
+    final boolean writable;
     /** The process's one channel on this file: the lease locks are taken through it. */
     private final StateChannels.Ref channel;
 
-    private StateMapping(Path path, StateChannels.Ref channel, Arena arena, MemorySegment segment, int leases, int slots) {
+    private StateMapping(Path path, StateChannels.Ref channel, boolean writable, Arena arena, MemorySegment segment, int leases, int slots) {
         this.path = path;
+        this.writable = writable;
         this.channel = channel;
         this.arena = arena;
         this.segment = segment;
@@ -61,7 +71,9 @@ final class StateMapping {
 
     /**
      * Tries to lock lease {@code lease}'s byte range of the file (its owner word's first byte): a POSIX
-     * record lock, held by this process until released or until the process ends.
+     * record lock, held by this process until released or until the process ends. Through a read-only
+     * mapping, a shared lock (all a read-only descriptor can take): it too is refused while another
+     * process holds the lease, which is all a read-only view asks.
      *
      * @return the lock; {@code null} when another process holds it
      * @throws java.nio.channels.OverlappingFileLockException when this process holds it already
@@ -69,7 +81,7 @@ final class StateMapping {
      */
     FileLock tryLockLease(int lease) throws IOException {
         Objects.checkIndex(lease, leases);
-        return channel.channel.tryLock(lease(lease), 1, false);
+        return channel.channel.tryLock(lease(lease), 1, !writable || !channel.writable);
     }
 
     /**
@@ -140,7 +152,7 @@ final class StateMapping {
 
     /** {@return whether the file is mapped for writing} */
     boolean writable() {
-        return true;
+        return writable;
     }
 
     /** {@return the size of the file now (one fstat), or -1 if it cannot be read} */
@@ -173,7 +185,7 @@ final class StateMapping {
         for (int attempt = 0; ; attempt++) {
             Object key = fileKey(path);
             try {
-                StateMapping m = map(path);
+                StateMapping m = map(path, true);
                 if (m != null) {
                     return m;
                 }
@@ -190,13 +202,13 @@ final class StateMapping {
         }
     }
 
-    /** Maps and checks the file at {@code path}; {@code null} when there is none. */
-    static StateMapping map(Path path) throws StateFileException {
+    /** Maps and checks the file at {@code path}, read-write or read-only; {@code null} when there is none. */
+    static StateMapping map(Path path, boolean writable) throws StateFileException {
         // The channel is the process's shared one (StateChannels), and a channel call on an interrupted
         // thread closes it, dropping every lock of the process: the interrupt waits until after.
         boolean interrupted = Thread.interrupted();
         try {
-            return mapUninterrupted(path);
+            return mapUninterrupted(path, writable);
         } finally {
             if (interrupted) {
                 Thread.currentThread().interrupt();
@@ -204,7 +216,7 @@ final class StateMapping {
         }
     }
 
-    private static StateMapping mapUninterrupted(Path path) throws StateFileException {
+    private static StateMapping mapUninterrupted(Path path, boolean writable) throws StateFileException {
         BasicFileAttributes attributes;
         try {
             attributes = Files.readAttributes(path, BasicFileAttributes.class);
@@ -220,9 +232,9 @@ final class StateMapping {
         }
         StateChannels.Ref ref;
         try {
-            ref = StateChannels.open(path);
+            ref = StateChannels.open(path, writable);
         } catch (IOException e) {
-            throw new StateFileException(path, -1, "cannot open for reading and writing: " + IoErrors.describe(e), false, e);
+            throw new StateFileException(path, -1, "cannot open for reading" + (writable ? " and writing: " : ": ") + IoErrors.describe(e), false, e);
         }
         if (ref == null) {
             return null;
@@ -241,10 +253,13 @@ final class StateMapping {
             }
             Arena arena = Arena.ofShared();
             try {
-                MemorySegment segment = ch.map(FileChannel.MapMode.READ_WRITE, 0, size, arena);
-                StateMapping m = check(path, ref, arena, segment);
+                MemorySegment segment = ch.map(writable ? FileChannel.MapMode.READ_WRITE : FileChannel.MapMode.READ_ONLY, 0, size, arena);
+                StateMapping m = check(path, ref, writable, arena, segment);
                 mapped = true;
                 return m;
+            } catch (InternalError e) { // SIGBUS: a page of the file the file system cannot give (full, or truncated meanwhile)
+                arena.close();
+                throw unreadable(path, e);
             } catch (StateFileException | RuntimeException | Error e) {
                 arena.close();
                 throw e;
@@ -262,7 +277,8 @@ final class StateMapping {
     }
 
     /** FORMAT.md, "Checks a router makes": every count bounded, the length the counts give equal to the file's. */
-    private static StateMapping check(Path path, StateChannels.Ref channel, Arena arena, MemorySegment s) throws StateFileException {
+    private static StateMapping check(Path path, StateChannels.Ref channel, boolean writable, Arena arena, MemorySegment s)
+            throws StateFileException {
         byte[] magic = s.asSlice(MAGIC_OFFSET, MAGIC_LENGTH).toArray(ValueLayout.JAVA_BYTE);
         if (!Arrays.equals(magic, MAGIC)) {
             throw new StateFileException(path, MAGIC_OFFSET, "magic is " + TextLines.printable(magic) + ", expected RINGSTAT: not a state file", true);
@@ -293,7 +309,24 @@ final class StateMapping {
             throw new StateFileException(path, FILE_LENGTH_OFFSET, "fileLength " + fileLength + ", the counts give "
                     + fileLength(leases, slots) + ", the file is " + s.byteSize() + " bytes (truncated or extended?)", true);
         }
-        return new StateMapping(path, channel, arena, s, leases, slots);
+        // Every page once, now: a page the file system cannot give (a hole on a full tmpfs, written by a
+        // release before files were allocated whole; a file truncated meanwhile) faults here, not later.
+        // The bytes are summed into a volatile field, so that a compiler cannot drop the loads as unused.
+        int sum = 0;
+        for (long o = 0; o < s.byteSize(); o += 4096) {
+            sum += s.get(ValueLayout.JAVA_BYTE, o);
+        }
+        touched = sum;
+        return new StateMapping(path, channel, writable, arena, s, leases, slots);
+    }
+
+    /**
+     * {@return the state file's {@link StateFileException} for a fault reading its mapping} (Java turns
+     * SIGBUS on a mapped page into an {@link InternalError}.)
+     */
+    static StateFileException unreadable(Path path, InternalError e) {
+        return new StateFileException(path, -1, "a page of the mapped state file cannot be read (the file system is full and cannot "
+                + "allocate it, or the file shrank while in use): " + e.getMessage(), false, e);
     }
 
     private static int expect(Path path, MemorySegment s, long offset, String name, int min, int max) throws StateFileException {
@@ -308,7 +341,10 @@ final class StateMapping {
     /**
      * Publishes a new, empty state file at {@code path} unless one is there: built under a temporary
      * name and hard-linked into place, so a process racing to create it either publishes first or
-     * finds the other's complete file.
+     * finds the other's complete file. Every block of the temporary file is written (zeros, then the
+     * header) and forced before it is linked, so a file system too full for it refuses here, and the
+     * temporary file is deleted, rather than publishing a sparse file whose pages fault (SIGBUS) in
+     * every process that maps it.
      */
     static void create(Path path, int leases, int slots) throws StateFileException {
         Path dir = path.toAbsolutePath().getParent();
@@ -324,8 +360,16 @@ final class StateMapping {
         header.putInt(HEADER_CHECKSUM_OFFSET, (int) crc.getValue());
         try {
             try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
-                ch.write(header.clear(), 0);
-                ch.write(ByteBuffer.allocate(1), length - 1); // the rest reads as zeros: every slot and lease free
+                ByteBuffer zeros = ByteBuffer.allocate(64 * 1024); // every slot and lease free
+                for (long at = 0; at < length; ) {
+                    zeros.clear().limit((int) Math.min(zeros.capacity(), length - at));
+                    at += ch.write(zeros, at);
+                }
+                header.clear();
+                while (header.hasRemaining()) {
+                    ch.write(header, header.position());
+                }
+                ch.force(true);
             }
             try {
                 Files.createLink(path, tmp);
