@@ -170,12 +170,19 @@ public final class HostState implements AutoCloseable {
      * truncated): the caller's slots stay what they were, mapped to the new file's by {@link #toFile}.
      */
     private static final class Attached {
+        /** {@link #route} of a file that shrank: no slot maps to it. */
+        static final int[] LOST = new int[0];
         final StateMapping file;
         final SlotDirectory directory;
         final BackendHealth health;
         final LeaseTable leases;
         /** The caller's slot to this file's slot; {@code null} while they are the same (the first file of the instance). */
         volatile int[] toFile;
+        /**
+         * What the request path maps a caller's slot through: {@code null} for the same slot, {@link #LOST}
+         * once the file shrank (every slot answered without state), else {@link #toFile}. One read.
+         */
+        volatile int[] route;
         /** Set when a call faulted on the mapping (the file shrank under it): calls then skip it, as without state. */
         volatile boolean lost;
         /** Whether {@link #sayLost} has told of it (guarded by the instance). */
@@ -193,6 +200,7 @@ public final class HostState implements AutoCloseable {
                 this.health = new BackendHealth(file);
                 this.leases = new LeaseTable(file, staleAfter, router);
                 this.toFile = toFile;
+                this.route = toFile;
             } catch (StateFileException | RuntimeException | Error e) {
                 file.close();
                 throw e;
@@ -200,6 +208,11 @@ public final class HostState implements AutoCloseable {
         }
 
         /** {@return the file slot of the caller's {@code slot}, or -1 when this file has none for it} */
+        /** {@return {@code r[slot]}, or -1 for a slot out of its range} */
+        static int map(int[] r, int slot) {
+            return slot >= 0 && slot < r.length ? r[slot] : -1;
+        }
+
         int fileSlot(int slot) {
             int[] t = toFile;
             return t == null ? slot : slot >= 0 && slot < t.length ? t[slot] : -1;
@@ -376,15 +389,21 @@ public final class HostState implements AutoCloseable {
      */
     public boolean available(int slot, long nowNanos, int maxFails, long failTimeoutNanos) {
         Attached a = at;
-        int f = a.fileSlot(slot);
-        if (a.lost || f < 0) {
-            return noState(a, slot);
-        }
+        int[] r = a.route;
+        int f = r == null ? slot : Attached.map(r, slot);
         try {
-            return a.health.available(f, nowNanos, maxFails, failTimeoutNanos, true);
+            return f >= 0 ? a.health.available(f, nowNanos, maxFails, failTimeoutNanos, true) : noState(a, slot);
         } catch (RuntimeException | InternalError e) {
-            return retry(a, e) ? available(slot, nowNanos, maxFails, failTimeoutNanos) : true;
+            return availableFailed(e, a, slot, nowNanos, maxFails, failTimeoutNanos, true);
         }
+    }
+
+    /** {@link #available} or {@link #peekAvailable} after {@code e}: retried on a new file, or answered without state. */
+    private boolean availableFailed(Throwable e, Attached a, int slot, long nowNanos, int maxFails, long failTimeoutNanos, boolean probe) {
+        if (!retry(a, e)) {
+            return true;
+        }
+        return probe ? available(slot, nowNanos, maxFails, failTimeoutNanos) : peekAvailable(slot, nowNanos, maxFails, failTimeoutNanos);
     }
 
     /**
@@ -399,14 +418,12 @@ public final class HostState implements AutoCloseable {
      */
     public boolean peekAvailable(int slot, long nowNanos, int maxFails, long failTimeoutNanos) {
         Attached a = at;
-        int f = a.fileSlot(slot);
-        if (a.lost || f < 0) {
-            return noState(a, slot);
-        }
+        int[] r = a.route;
+        int f = r == null ? slot : Attached.map(r, slot);
         try {
-            return a.health.available(f, nowNanos, maxFails, failTimeoutNanos, false);
+            return f >= 0 ? a.health.available(f, nowNanos, maxFails, failTimeoutNanos, false) : noState(a, slot);
         } catch (RuntimeException | InternalError e) {
-            return retry(a, e) ? peekAvailable(slot, nowNanos, maxFails, failTimeoutNanos) : true;
+            return availableFailed(e, a, slot, nowNanos, maxFails, failTimeoutNanos, false);
         }
     }
 
@@ -419,16 +436,22 @@ public final class HostState implements AutoCloseable {
      */
     public long inFlight(int slot) {
         Attached a = at;
-        int f = a.fileSlot(slot);
-        if (a.lost || f < 0) {
-            noState(a, slot);
-            return 0;
-        }
+        int[] r = a.route;
+        int f = r == null ? slot : Attached.map(r, slot);
         try {
-            return a.leases.inFlight(f);
+            return f >= 0 ? a.leases.inFlight(f) : nothingInFlight(a, slot);
         } catch (RuntimeException | InternalError e) {
-            return retry(a, e) ? inFlight(slot) : 0;
+            return inFlightFailed(e, a, slot);
         }
+    }
+
+    private long nothingInFlight(Attached a, int slot) {
+        noState(a, slot);
+        return 0;
+    }
+
+    private long inFlightFailed(Throwable e, Attached a, int slot) {
+        return retry(a, e) ? inFlight(slot) : 0;
     }
 
     /**
@@ -463,13 +486,14 @@ public final class HostState implements AutoCloseable {
      */
     public void acquire(int slot) {
         Attached a = at;
-        int f = a.fileSlot(slot);
-        if (a.lost || f < 0) {
-            noState(a, slot);
-            return;
-        }
+        int[] r = a.route;
+        int f = r == null ? slot : Attached.map(r, slot);
         try {
-            a.leases.acquire(f);
+            if (f >= 0) {
+                a.leases.acquire(f);
+            } else {
+                noState(a, slot);
+            }
         } catch (RuntimeException | InternalError e) {
             if (retry(a, e)) {
                 acquire(slot);
@@ -486,13 +510,14 @@ public final class HostState implements AutoCloseable {
      */
     public void release(int slot) {
         Attached a = at;
-        int f = a.fileSlot(slot);
-        if (a.lost || f < 0) {
-            noState(a, slot);
-            return;
-        }
+        int[] r = a.route;
+        int f = r == null ? slot : Attached.map(r, slot);
         try {
-            a.leases.release(f);
+            if (f >= 0) {
+                a.leases.release(f);
+            } else {
+                noState(a, slot);
+            }
         } catch (RuntimeException | InternalError e) {
             if (retry(a, e)) {
                 release(slot);
@@ -508,13 +533,14 @@ public final class HostState implements AutoCloseable {
      */
     public void reportFailure(int slot, long nowNanos) {
         Attached a = at;
-        int f = a.fileSlot(slot);
-        if (a.lost || f < 0) {
-            noState(a, slot);
-            return;
-        }
+        int[] r = a.route;
+        int f = r == null ? slot : Attached.map(r, slot);
         try {
-            a.health.reportFailure(f, nowNanos);
+            if (f >= 0) {
+                a.health.reportFailure(f, nowNanos);
+            } else {
+                noState(a, slot);
+            }
         } catch (RuntimeException | InternalError e) {
             if (retry(a, e)) {
                 reportFailure(slot, nowNanos);
@@ -531,13 +557,14 @@ public final class HostState implements AutoCloseable {
      */
     public void reportSuccess(int slot) {
         Attached a = at;
-        int f = a.fileSlot(slot);
-        if (a.lost || f < 0) {
-            noState(a, slot);
-            return;
-        }
+        int[] r = a.route;
+        int f = r == null ? slot : Attached.map(r, slot);
         try {
-            a.health.reportSuccess(f);
+            if (f >= 0) {
+                a.health.reportSuccess(f);
+            } else {
+                noState(a, slot);
+            }
         } catch (RuntimeException | InternalError e) {
             if (retry(a, e)) {
                 reportSuccess(slot);
@@ -659,7 +686,12 @@ public final class HostState implements AutoCloseable {
             result[i] = slot;
         }
         if (toFile != null) {
-            a.toFile = toFile;
+            synchronized (a) {
+                a.toFile = toFile;
+                if (!a.lost) {
+                    a.route = toFile;
+                }
+            }
         }
         return result;
     }
@@ -788,6 +820,7 @@ public final class HostState implements AutoCloseable {
                 return;
             }
             a.lost = true;
+            a.route = Attached.LOST;
         }
         if (heartbeat != null) {
             LockSupport.unpark(heartbeat);
@@ -823,9 +856,9 @@ public final class HostState implements AutoCloseable {
     }
 
     /**
-     * Looks whether another file took the path since this instance mapped its file (deleted, replaced,
-     * or truncated in place), and if so moves to it: a router (whose heartbeat does this every beat)
-     * creates one if there is none, re-registers its requests in flight there and takes a lease; an
+     * Looks whether another file took the path since this instance mapped its file (replaced, or
+     * removed and made again, or truncated in place), and if so moves to it: a router (whose heartbeat
+     * does this every beat) replaces a truncated or corrupt one, re-registers its requests in flight there and takes a lease; an
      * inspector maps the file at the path if there is one. For a long-running inspector, such as
      * {@code lookup --watch}, which calls it every 100 ms or so.
      *
@@ -845,7 +878,13 @@ public final class HostState implements AutoCloseable {
         if (!replaced && !a.lost && a.file.sizeNow() >= a.file.segment.byteSize()) {
             return false;
         }
-        return move(a, key == null ? "deleted" : replaced ? "replaced" : "truncated");
+        if (key == null && !a.lost) {
+            // Removed, and nothing at the path yet: the file this instance has is still shared by every
+            // process that has it, until one makes a new one (a router starting, ringstore state drain).
+            // Not made here: a directory being removed (a test's, a container's) would get it back.
+            return false;
+        }
+        return move(a, key == null ? "removed" : replaced ? "replaced" : "truncated");
     }
 
     private static Object fileKey(Path path) {
@@ -906,6 +945,7 @@ public final class HostState implements AutoCloseable {
             LOG.log(Level.WARNING, "{0}: the state file was {1}, and its endpoints cannot be tracked in the new file: {2}", path, why, e.toString());
         }
         n.toFile = toFile;
+        n.route = toFile;
         long moved = 0;
         boolean unknown = a.lost;
         if (!unknown && a.leases.counts() && n.leases.counts()) {

@@ -139,13 +139,32 @@ class StateFileUnderfootTest {
             }
             List<String> moved = log.containing("moved to the file now at the path");
             assertEquals(1, moved.size(), () -> String.valueOf(log.lines()));
-            assertTrue(moved.getFirst().contains("deleted") || moved.getFirst().contains("replaced"), moved.getFirst());
+            assertTrue(moved.getFirst().contains("was replaced"), moved.getFirst());
             assertTrue(moved.getFirst().contains("3 of its requests in flight counted there"), moved.getFirst());
         }
         try (HostState operator = HostState.inspect(state(), FAST, false).orElseThrow()) {
             assertEquals(0, operator.totalInFlight(), "closing gave the new lease back, with its counts");
             assertEquals(List.of(), operator.leases());
         }
+    }
+
+    /**
+     * A file removed with nothing made in its place is not made again by a router (a directory being
+     * removed would get it back): the routers keep the file they share until a process makes a new one.
+     */
+    @Test
+    void aFileRemovedIsNotMadeAgainByARouter() throws Exception {
+        try (HostState router = HostState.open(ring(), FAST); HostState other = HostState.open(ring(), FAST)) {
+            int[] slots = router.track(ENDPOINTS);
+            int[] theirs = other.track(ENDPOINTS);
+            Files.delete(state());
+            Thread.sleep(300); // 15 heartbeats
+            assertFalse(Files.exists(state()), "not made again");
+            router.acquire(slots[0]);
+            assertEquals(1, other.inFlight(theirs[0]), "the two still share the removed file");
+            router.release(slots[0]);
+        }
+        assertFalse(Files.exists(state()));
     }
 
     @Test
