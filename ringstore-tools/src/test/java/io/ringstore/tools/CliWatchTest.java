@@ -74,18 +74,12 @@ class CliWatchTest {
         List<String> first = expected(ring, keys);
 
         assertTimeoutPreemptively(Duration.ofSeconds(60), () -> {
-            PipedOutputStream stdin = new PipedOutputStream();
-            PipedInputStream in = new PipedInputStream(stdin, 1 << 16);
-            LineQueue stdout = new LineQueue();
-            ByteArrayOutputStream stderr = new ByteArrayOutputStream();
-            AtomicInteger exit = new AtomicInteger(-1);
-            Thread cli = new Thread(() -> {
-                try (PrintStream o = new PrintStream(stdout, true, StandardCharsets.UTF_8);
-                     PrintStream e = new PrintStream(stderr, true, StandardCharsets.UTF_8)) {
-                    exit.set(Main.run(new String[] {"lookup", ring.toString(), "--watch", "--show-generation"}, in, o, e));
-                }
-            }, "ringstore lookup --watch");
-            cli.start();
+            Watch w = Watch.start(ring, "--show-generation");
+            PipedOutputStream stdin = w.stdin;
+            LineQueue stdout = w.stdout;
+            ByteArrayOutputStream stderr = w.stderr;
+            AtomicInteger exit = w.exit;
+            Thread cli = w.cli;
 
             assertEquals(answerLines(keys, first, 1), ask(stdin, stdout, keys), "before any new file");
 
@@ -135,18 +129,12 @@ class CliWatchTest {
         String key = "/watch/0";
         String owner = expected(ring, List.of(key)).getFirst();
         assertTimeoutPreemptively(Duration.ofSeconds(60), () -> {
-            PipedOutputStream stdin = new PipedOutputStream();
-            PipedInputStream in = new PipedInputStream(stdin, 1 << 16);
-            LineQueue stdout = new LineQueue();
-            ByteArrayOutputStream stderr = new ByteArrayOutputStream();
-            AtomicInteger exit = new AtomicInteger(-1);
-            Thread cli = new Thread(() -> {
-                try (PrintStream o = new PrintStream(stdout, true, StandardCharsets.UTF_8);
-                     PrintStream e = new PrintStream(stderr, true, StandardCharsets.UTF_8)) {
-                    exit.set(Main.run(new String[] {"lookup", ring.toString(), "--watch"}, in, o, e));
-                }
-            }, "ringstore lookup --watch");
-            cli.start();
+            Watch w = Watch.start(ring);
+            PipedOutputStream stdin = w.stdin;
+            LineQueue stdout = w.stdout;
+            ByteArrayOutputStream stderr = w.stderr;
+            AtomicInteger exit = w.exit;
+            Thread cli = w.cli;
             assertEquals(key + "\t" + owner, ask(stdin, stdout, List.of(key)).getFirst());
 
             run("state", ring.toString(), "drain", owner).assertOk(); // a slot given now, drained
@@ -246,6 +234,27 @@ class CliWatchTest {
             assertEquals(key + "\t" + oldAddress + "\t" + (generation - 1), line, "until the switch, the old generation answers");
             assertTrue(System.nanoTime() < deadline, "generation " + generation + " was not picked up within 10 s");
             Thread.sleep(20);
+        }
+    }
+
+    /** {@code ringstore lookup RING --watch [extra]} run on a thread, fed through {@code stdin}. */
+    private record Watch(PipedOutputStream stdin, LineQueue stdout, ByteArrayOutputStream stderr, AtomicInteger exit, Thread cli) {
+        static Watch start(Path ring, String... extra) throws IOException {
+            PipedOutputStream stdin = new PipedOutputStream();
+            PipedInputStream in = new PipedInputStream(stdin, 1 << 16);
+            LineQueue stdout = new LineQueue();
+            ByteArrayOutputStream stderr = new ByteArrayOutputStream();
+            AtomicInteger exit = new AtomicInteger(-1);
+            List<String> args = new ArrayList<>(List.of("lookup", ring.toString(), "--watch"));
+            args.addAll(List.of(extra));
+            Thread cli = new Thread(() -> {
+                try (PrintStream o = new PrintStream(stdout, true, StandardCharsets.UTF_8);
+                     PrintStream e = new PrintStream(stderr, true, StandardCharsets.UTF_8)) {
+                    exit.set(Main.run(args.toArray(String[]::new), in, o, e));
+                }
+            }, "ringstore lookup --watch");
+            cli.start();
+            return new Watch(stdin, stdout, stderr, exit, cli);
         }
     }
 
