@@ -32,6 +32,8 @@ public final class AotTraining {
     }
 
     /**
+     * Runs the training commands, then writes the stamp.
+     *
      * @param args the examples directory (backends.conf, keys.txt), a scratch directory, the stamp file to write
      * @throws IOException if the scratch directory or the stamp cannot be written
      */
