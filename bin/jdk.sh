@@ -14,6 +14,11 @@ ringstore_jdk_version() { # prints the feature version (e.g. 25) of the JDK at $
   printf '%s' "$v"
 }
 
+ringstore_jdk_stamp() { # prints the lines of the JDK at $1's release file that an AOT cache is made for, or nothing
+  [ -f "$1/release" ] || return 0
+  grep -E '^(IMPLEMENTOR|JAVA_RUNTIME_VERSION|OS_ARCH)=' "$1/release" || true
+}
+
 ringstore_find_jdk() {
   local min=22 best="" best_v=0 v home
   if [ -n "${JAVA_HOME:-}" ]; then

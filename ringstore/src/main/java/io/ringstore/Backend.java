@@ -39,8 +39,9 @@ public final class Backend {
     private final int featureMask;
     private final ServerParameters parameters;
     private final int line;
-    private final String upstreamAddress;
-    private final String socketAddress;
+    /** Made on first use (a one-shot lookup of a 2,048-backend file prints one): racy, a String is safe so. */
+    private String upstreamAddress;
+    private String socketAddress;
 
     private Backend(int index, ServerAddress address, long weight, Set<String> features, int featureMask, ServerParameters parameters,
                     int line) {
@@ -51,8 +52,6 @@ public final class Backend {
         this.featureMask = featureMask;
         this.parameters = parameters;
         this.line = line;
-        this.upstreamAddress = address.upstreamAddress();
-        this.socketAddress = address.socketAddress();
     }
 
     /** {@return position in the backend table (and in the backends file): what lookups return} */
@@ -119,12 +118,22 @@ public final class Backend {
 
     /** {@return the address as nginx writes {@code $upstream_addr}: {@code 127.0.0.1:80}, {@code [::1]:9001}} */
     public String upstreamAddress() {
-        return upstreamAddress;
+        String a = upstreamAddress;
+        if (a == null) {
+            a = address.upstreamAddress();
+            upstreamAddress = a;
+        }
+        return a;
     }
 
     /** {@return the address as Rust's {@code SocketAddr} prints it (pingora-ketama's answers)} */
     public String socketAddress() {
-        return socketAddress;
+        String a = socketAddress;
+        if (a == null) {
+            a = address.socketAddress();
+            socketAddress = a;
+        }
+        return a;
     }
 
     /** {@return the line of the backends file this came from; 0 when read from a ring file} */

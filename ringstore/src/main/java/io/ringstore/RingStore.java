@@ -249,13 +249,17 @@ public final class RingStore implements AutoCloseable {
     /** The backends of the file's backend table. */
     private static List<Backend> backends(List<BackendRecord> records, List<String> features) {
         List<Backend> list = new ArrayList<>(records.size());
+        Map<Integer, Set<String>> byMask = new HashMap<>(); // fleets have few distinct feature sets
         for (BackendRecord r : records) {
-            Set<String> own = new LinkedHashSet<>();
-            for (int b = 0; b < features.size(); b++) {
-                if ((r.featureMask() & (1 << b)) != 0) {
-                    own.add(features.get(b));
+            Set<String> own = byMask.computeIfAbsent(r.featureMask(), mask -> {
+                Set<String> names = new LinkedHashSet<>();
+                for (int b = 0; b < features.size(); b++) {
+                    if ((mask & (1 << b)) != 0) {
+                        names.add(features.get(b));
+                    }
                 }
-            }
+                return names;
+            });
             list.add(BackendAccess.create(list.size(), r.address(), r.weight(), own, r.featureMask(), r.parameters(), 0));
         }
         return List.copyOf(list);

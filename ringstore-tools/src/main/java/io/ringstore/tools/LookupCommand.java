@@ -312,7 +312,8 @@ final class LookupCommand extends Command {
     private static final class Answers {
         final RingStore store;
         private final RingVersion version;
-        final byte[][] addresses;
+        /** Each backend's answer text, made when it first answers (one key of 2,048 backends prints one). */
+        private final byte[][] addresses;
         private final IntPredicate up; // null: the ring's own answer
         private final boolean withState;
         long gaveUp;
@@ -324,7 +325,6 @@ final class LookupCommand extends Command {
             boolean[] down = new boolean[addresses.length];
             boolean anyDown = false;
             for (int i = 0; i < addresses.length; i++) {
-                addresses[i] = Versions.address(store.backend(i), version).getBytes(StandardCharsets.US_ASCII);
                 down[i] = store.backend(i).down();
                 anyDown |= down[i];
             }
@@ -353,6 +353,15 @@ final class LookupCommand extends Command {
                 gaveUp++;
             }
             return b;
+        }
+
+        byte[] address(int b) {
+            byte[] a = addresses[b];
+            if (a == null) {
+                a = Versions.address(store.backend(b), version).getBytes(StandardCharsets.US_ASCII);
+                addresses[b] = a;
+            }
+            return a;
         }
 
         void reportGaveUp(PrintStream err, String prefix) {
@@ -387,7 +396,7 @@ final class LookupCommand extends Command {
     private static void answer(OutputStream o, Answers answers, byte[] key, int length, int b) throws IOException {
         o.write(key, 0, length);
         o.write('\t');
-        o.write(b < 0 ? NONE : answers.addresses[b]);
+        o.write(b < 0 ? NONE : answers.address(b));
     }
 
     /** Receives one key: the first {@code length} bytes of {@code key}. */

@@ -23,9 +23,29 @@ public final class Main {
     /** Exit code: wrong arguments. */
     public static final int USAGE = 2;
 
+    /** The command names, in the order usage lists them. */
+    static final List<String> NAMES = List.of("build", "lookup", "dump", "verify", "diff", "analyze", "recommend", "state");
+
     static List<Command> commands() {
-        return List.of(new BuildCommand(), new LookupCommand(), new DumpCommand(), new VerifyCommand(), new DiffCommand(),
-                new AnalyzeCommand(), new RecommendCommand(), new StateCommand());
+        return NAMES.stream().map(Main::command).toList();
+    }
+
+    /**
+     * The command of that name, null if none. Only that command's class is loaded and initialised (its
+     * options): a one-shot run does not pay for the other seven.
+     */
+    static Command command(String name) {
+        return switch (name) {
+            case "build" -> new BuildCommand();
+            case "lookup" -> new LookupCommand();
+            case "dump" -> new DumpCommand();
+            case "verify" -> new VerifyCommand();
+            case "diff" -> new DiffCommand();
+            case "analyze" -> new AnalyzeCommand();
+            case "recommend" -> new RecommendCommand();
+            case "state" -> new StateCommand();
+            default -> null;
+        };
     }
 
     private Main() {
@@ -78,13 +98,11 @@ public final class Main {
             out.print(version());
             return printed(out, err);
         }
-        for (Command c : commands()) {
-            if (c.name().equals(args[0])) {
-                return c.execute(Arrays.copyOfRange(args, 1, args.length), Arrays.copyOfRange(rawArgs, 1, rawArgs.length), in, out, err);
-            }
+        Command c = command(args[0]);
+        if (c != null) {
+            return c.execute(Arrays.copyOfRange(args, 1, args.length), Arrays.copyOfRange(rawArgs, 1, rawArgs.length), in, out, err);
         }
-        err.println("ringstore: unknown command '" + args[0] + "' (commands: "
-                + String.join(", ", commands().stream().map(Command::name).toList()) + "; see ringstore --help)");
+        err.println("ringstore: unknown command '" + args[0] + "' (commands: " + String.join(", ", NAMES) + "; see ringstore --help)");
         return USAGE;
     }
 

@@ -67,6 +67,17 @@ class CliSynopsisTest {
     }
 
     @Test
+    void eachCommandIsFoundByItsOwnName() {
+        assertEquals(Main.NAMES, Main.commands().stream().map(Command::name).toList());
+        for (String name : Main.NAMES) {
+            assertEquals(name, Main.command(name).name());
+        }
+        assertEquals(null, Main.command("nosuch"));
+        String err = CliRun.run("nosuch").stderr();
+        assertTrue(err.contains("commands: " + String.join(", ", Main.NAMES)), err);
+    }
+
+    @Test
     void helpTextsLineUpInOneColumn() {
         for (Command c : Main.commands()) {
             for (String line : c.help().lines().toList()) {

@@ -63,4 +63,59 @@ class DistributionIT {
         assertTrue(Files.notExists(home.resolve("target")) && Files.notExists(home.resolve("lib/target")),
                 "the launcher tried to build in the distribution");
     }
+
+    /**
+     * The ahead-of-time cache made by the build's JDK (25+) serves the unpacked distribution's commands;
+     * a cache stamped for another JDK is not passed to the JVM, and a damaged one is skipped by the JVM:
+     * either way the answer is the same and stderr stays empty (no [aot] warning lines for scripts to see).
+     */
+    @Test
+    void aheadOfTimeCacheIsUsedOnItsJdkAndSkippedCleanlyOtherwise(@TempDir Path dir) throws Exception {
+        String version = Programs.version();
+        Path archive = Programs.target().resolve("ringstore-" + version + "-dist.tar.gz");
+        Programs.run(dir, Map.of(), List.of("tar", "xzf", archive.toString())).assertOk("tar xzf " + archive);
+        Path home = dir.resolve("ringstore-" + version);
+        Path cache = home.resolve("lib/ringstore.aot");
+        Path stamp = home.resolve("lib/ringstore.aot.jdk");
+        if (Runtime.version().feature() < 25) {
+            assertTrue(Files.notExists(cache) && Files.notExists(stamp), "a cache was shipped by a JDK before 25");
+            return;
+        }
+        assertTrue(Files.isRegularFile(cache) && Files.isRegularFile(stamp), "the distribution lacks lib/ringstore.aot and its stamp");
+        String launcher = home.resolve("bin/ringstore").toString();
+        Map<String, String> env = Map.of("JAVA_HOME", System.getProperty("java.home"));
+        Programs.run(home, env, List.of(launcher, "build", "examples/backends.conf", "-o", "example.ring", "--quiet"))
+                .assertOk("bin/ringstore build");
+        List<String> lookup = List.of(launcher, "lookup", "example.ring", "/index.html");
+        Programs plain = Programs.run(home, env, lookup).assertOk("bin/ringstore lookup");
+        assertEquals("", plain.err());
+        assertEquals(1, plain.out().lines().count(), plain.out());
+
+        // Where the CLI's main class came from: the cache ("shared objects file") or its jar.
+        Map<String, String> traced = Map.of("JAVA_HOME", System.getProperty("java.home"), "RINGSTORE_JAVA_OPTS", "-Xlog:class+load=info");
+        String mainFromCache = "io.ringstore.tools.Main source: shared objects file";
+        Programs used = Programs.run(home, traced, lookup).assertOk("bin/ringstore lookup, traced");
+        assertTrue(used.out().contains(mainFromCache), "the cache was not used on the JDK that made it");
+
+        String stamped = Files.readString(stamp);
+        Files.writeString(stamp, stamped.replaceAll("JAVA_RUNTIME_VERSION=\"[^\"]*\"", "JAVA_RUNTIME_VERSION=\"22.0.2+9\""));
+        Programs otherJdk = Programs.run(home, traced, lookup).assertOk("bin/ringstore lookup, cache of another JDK");
+        assertTrue(otherJdk.out().contains("io.ringstore.tools.Main source: "), otherJdk.out());
+        assertTrue(!otherJdk.out().contains(mainFromCache), "a cache stamped for another JDK was used");
+        assertEquals("", otherJdk.err());
+        Files.writeString(stamp, stamped);
+
+        byte[] good = Files.readAllBytes(cache);
+        byte[] garbage = good.clone();
+        for (int i = 0; i < 4096; i++) {
+            garbage[i] = (byte) (i * 31 + 7); // the header: magic, version and checksums
+        }
+        byte[] truncated = java.util.Arrays.copyOf(good, good.length / 2);
+        for (byte[] damaged : List.of(garbage, truncated)) {
+            Files.write(cache, damaged);
+            Programs run = Programs.run(home, env, lookup).assertOk("bin/ringstore lookup, damaged cache");
+            assertEquals(plain.out(), run.out());
+            assertEquals("", run.err());
+        }
+    }
 }

@@ -291,6 +291,18 @@ public final class ServerAddress implements Comparable<ServerAddress> {
         return '[' + nginxIpv6() + "]:" + port;
     }
 
+    /**
+     * {@return a key equal for two addresses exactly when their {@link #socketAddress()} texts are: for
+     * IPv4 the address and port as one number (no text made: a ring file's open checks thousands), for
+     * IPv6 that text}
+     */
+    public Object endpointKey() {
+        if (!isIpv6()) {
+            return ((ip[0] & 0xFFL) << 40) | ((ip[1] & 0xFFL) << 32) | ((ip[2] & 0xFFL) << 24) | ((ip[3] & 0xFFL) << 16) | port;
+        }
+        return socketAddress();
+    }
+
     /** As Rust's {@code SocketAddr} Display writes it: {@code 1.2.3.4:80}, {@code [fe80::1%3]:80}. */
     public String socketAddress() {
         if (!isIpv6()) {

@@ -64,7 +64,13 @@ import static io.ringstore.state.StateFileLayout.*;
  * their liveness and reaping, the requests in flight).
  */
 public final class HostState implements AutoCloseable {
-    private static final System.Logger LOG = System.getLogger(HostState.class.getName());
+    /**
+     * The logger, made when first used: {@code System.getLogger} starts java.util.logging (about 10 ms),
+     * which a lookup that only checks whether a state file exists does not need.
+     */
+    private static final class Log {
+        static final System.Logger LOG = System.getLogger(HostState.class.getName());
+    }
 
     /**
      * How a state file is created and used.
@@ -837,7 +843,7 @@ public final class HostState implements AutoCloseable {
             }
             a.told = true;
         }
-        LOG.log(Level.WARNING, "{0}: the state file shrank while in use (truncated?); this process routes without the host''s "
+        Log.LOG.log(Level.WARNING, "{0}: the state file shrank while in use (truncated?); this process routes without the host''s "
                 + "drain, health and load {1}", path, router ? "until a good state file is at the path" : "(reopen it, or refresh, when a good file is in place)");
     }
 
@@ -920,7 +926,7 @@ public final class HostState implements AutoCloseable {
             String message = e.getMessage();
             if (!Objects.equals(message, lastMoveFailure)) {
                 lastMoveFailure = message;
-                LOG.log(Level.WARNING, "{0}: the state file was {1}, and the file now at the path cannot be used: {2}", path, why, message);
+                Log.LOG.log(Level.WARNING, "{0}: the state file was {1}, and the file now at the path cannot be used: {2}", path, why, message);
             }
             return false;
         }
@@ -942,7 +948,7 @@ public final class HostState implements AutoCloseable {
                 toFile[slotOf.get(known.get(i))] = found[i];
             }
         } catch (RuntimeException | InternalError e) {
-            LOG.log(Level.WARNING, "{0}: the state file was {1}, and its endpoints cannot be tracked in the new file: {2}", path, why, e.toString());
+            Log.LOG.log(Level.WARNING, "{0}: the state file was {1}, and its endpoints cannot be tracked in the new file: {2}", path, why, e.toString());
         }
         n.toFile = toFile;
         n.route = toFile;
@@ -966,7 +972,7 @@ public final class HostState implements AutoCloseable {
         moves++;
         a.retiredAt = System.nanoTime();
         retired.add(a);
-        LOG.log(Level.WARNING, "{0}: the state file was {1}; this process moved to the file now at the path{2}{3}", path, why,
+        Log.LOG.log(Level.WARNING, "{0}: the state file was {1}; this process moved to the file now at the path{2}{3}", path, why,
                 router ? (n.leases.counts() ? ", " + moved + " of its requests in flight counted there" : ", without a lease (its requests uncounted)") : "",
                 unknown && router ? " (those in flight when it shrank are not: they end uncounted)" : "");
         return true;
@@ -1032,8 +1038,8 @@ public final class HostState implements AutoCloseable {
                 }
                 String why = String.valueOf(e);
                 if (!why.equals(lastFailure)) { // once per kind of failure, not ten times a second
-                    LOG.log(Level.WARNING, "{0}: heartbeat failed, retrying: {1}", path, why);
-                    LOG.log(Level.DEBUG, "heartbeat failure", e);
+                    Log.LOG.log(Level.WARNING, "{0}: heartbeat failed, retrying: {1}", path, why);
+                    Log.LOG.log(Level.DEBUG, "heartbeat failure", e);
                     lastFailure = why;
                 }
             }
@@ -1136,7 +1142,7 @@ public final class HostState implements AutoCloseable {
                 try {
                     a.leases.giveBack();
                 } catch (InternalError e) { // a mapped page gone: the file was truncated under the mapping
-                    LOG.log(Level.WARNING, "{0}: the state file shrank while in use (truncated?); this process''s lease is given back "
+                    Log.LOG.log(Level.WARNING, "{0}: the state file shrank while in use (truncated?); this process''s lease is given back "
                             + "by its lock alone", path);
                 }
                 a.file.close();

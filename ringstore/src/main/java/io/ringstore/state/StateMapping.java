@@ -39,7 +39,10 @@ import static io.ringstore.state.StateFileLayout.*;
  * ({@link #mapOrRebuild}).
  */
 final class StateMapping {
-    private static final System.Logger LOG = System.getLogger(HostState.class.getName());
+    /** Made when first used, as HostState's: a lookup that finds no state file starts no logging. */
+    private static final class Log {
+        static final System.Logger LOG = System.getLogger(HostState.class.getName());
+    }
     /** Where {@link #check} leaves the sum of the bytes it touched (see there). */
     @SuppressWarnings("unused")
     private static volatile int touched;
@@ -195,7 +198,7 @@ final class StateMapping {
                     throw e;
                 }
                 Path bad = moveAside(path, key);
-                LOG.log(Level.WARNING, "{0}; {1}", e.getMessage(), bad != null
+                Log.LOG.log(Level.WARNING, "{0}; {1}", e.getMessage(), bad != null
                         ? "moved aside to " + bad.getFileName() + ", a new state file replaces it" : "another process replaced it");
                 create(path, leases, slots);
             }

@@ -31,6 +31,8 @@ public final class PointRing {
         /** A 64-bit ring's low words (4 bytes a point, in point order); null for a 32-bit ring. */
         final MemorySegment low;
         private PointSearch.Index index;
+        /** Searches answered before the index was built (racy: an estimate is enough). */
+        private int searchesWithoutIndex;
 
         public Points(MemorySegment segment, int count) {
             this(segment, count, null);
@@ -56,15 +58,20 @@ public final class PointRing {
         public int search(int hash) {
             PointSearch.Index i = index;
             if (i == null) {
+                if (searchesWithoutIndex < PointSearch.SEARCHES_BEFORE_INDEX) {
+                    searchesWithoutIndex++;
+                    return PointSearch.pointIndex(segment, count, hash);
+                }
                 i = buildIndex();
             }
             return PointSearch.pointIndex(segment, count, i, hash);
         }
 
         /**
-         * The first lookup builds the segment's slice table (about 0.13 % of the points' bytes; 50–150 ms
-         * at 200 M points), once: threads racing here wait for it rather than each build their own. The
-         * field needs no volatile: the index's final fields make publishing it without a lock safe.
+         * After {@link PointSearch#SEARCHES_BEFORE_INDEX} searches, the next builds the segment's slice
+         * table (about 0.13 % of the points' bytes; it reads every page of the points: 50–150 ms at 200 M
+         * points), once: threads racing here wait for it rather than each build their own. The field
+         * needs no volatile: the index's final fields make publishing it without a lock safe.
          */
         private synchronized PointSearch.Index buildIndex() {
             PointSearch.Index i = index;

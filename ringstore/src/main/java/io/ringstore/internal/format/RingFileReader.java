@@ -179,19 +179,25 @@ public final class RingFileReader {
         if (length < (long) count * BACKEND_FIXED_LENGTH) {
             throw bad(BACKEND_TABLE_LENGTH_OFFSET, "backend table of " + length + " bytes cannot hold " + count + " backends");
         }
+        if (length > Integer.MAX_VALUE - 16) {
+            throw bad(BACKEND_TABLE_LENGTH_OFFSET, "backend table of " + length + " bytes is over the 2 GiB this reader reads (corrupt header?)");
+        }
+        // The table read from one heap copy: plain array reads cost little from the first call on, where a
+        // mapped segment's reads go through var handles that a fresh JVM interprets (2,048 backends: ~5 reads each).
+        Table t = new Table(f.asSlice(at, length).toArray(U8), at);
         List<BackendRecord> list = new ArrayList<>(count);
-        Set<String> endpoints = new HashSet<>();
+        Set<Object> endpoints = new HashSet<>(count * 2);
         long end = at + length;
         long p = at;
         for (int i = 0; i < count; i++) {
             if (p + BACKEND_FIXED_LENGTH > end) {
                 throw bad(p, "backend " + i + " runs past the end of the backend table at " + end);
             }
-            long weight = u32(p + BACKEND_WEIGHT_OFFSET);
+            long weight = t.u32(p + BACKEND_WEIGHT_OFFSET);
             if (weight < 1 || weight > MAX_WEIGHT) {
                 throw bad(p + BACKEND_WEIGHT_OFFSET, "backend " + i + " weight " + weight + " is outside 1-" + MAX_WEIGHT);
             }
-            int field = f.get(U32, p + BACKEND_FEATURES_OFFSET);
+            int field = (int) t.u32(p + BACKEND_FEATURES_OFFSET);
             int flags = formatVersion >= FORMAT_VERSION_BACKEND_FLAGS ? field & ~BACKEND_FEATURE_BITS : 0;
             if ((flags & ~BACKEND_FLAGS_KNOWN) != 0) {
                 throw bad(p + BACKEND_FEATURES_OFFSET, "backend " + i + " flags " + hex(flags) + " have bits no format version "
@@ -202,7 +208,7 @@ public final class RingFileReader {
             if ((mask >>> featureCount) != 0) {
                 throw bad(p + BACKEND_FEATURES_OFFSET, "backend " + i + " feature mask " + hex(mask) + " names features beyond the " + featureCount + " declared");
             }
-            int len = u16(p + BACKEND_ADDRESS_LENGTH_OFFSET);
+            int len = t.u16(p + BACKEND_ADDRESS_LENGTH_OFFSET);
             if (len == 0 || p + BACKEND_FIXED_LENGTH + len > end) {
                 throw bad(p + BACKEND_ADDRESS_LENGTH_OFFSET, "backend " + i + " address length " + len + " is 0 or runs past the backend table");
             }
@@ -213,11 +219,11 @@ public final class RingFileReader {
                 if (h + BACKEND_HEALTH_LENGTH > end) {
                     throw bad(h, "backend " + i + " is flagged health but its " + BACKEND_HEALTH_LENGTH + " health bytes run past the backend table at " + end);
                 }
-                parameters = new ServerParameters(parameters.down(), (int) health(h + HEALTH_MAX_FAILS_OFFSET, i, "max_fails"),
-                        health(h + HEALTH_FAIL_TIMEOUT_OFFSET, i, "fail_timeout"), (int) health(h + HEALTH_MAX_CONNS_OFFSET, i, "max_conns"));
+                parameters = new ServerParameters(parameters.down(), (int) health(t, h + HEALTH_MAX_FAILS_OFFSET, i, "max_fails"),
+                        health(t, h + HEALTH_FAIL_TIMEOUT_OFFSET, i, "fail_timeout"), (int) health(t, h + HEALTH_MAX_CONNS_OFFSET, i, "max_conns"));
                 recordLength += BACKEND_HEALTH_LENGTH;
             }
-            String text = new String(f.asSlice(p + BACKEND_ADDRESS_OFFSET, len).toArray(U8), StandardCharsets.ISO_8859_1);
+            String text = new String(t.bytes, (int) (p - at) + BACKEND_ADDRESS_OFFSET, len, StandardCharsets.ISO_8859_1);
             String name = null;
             if ((flags & BACKEND_FLAG_NAMED) != 0) {
                 int zero = text.indexOf('\0');
@@ -234,7 +240,7 @@ public final class RingFileReader {
             } catch (IllegalArgumentException e) {
                 throw bad(p + BACKEND_ADDRESS_OFFSET, "backend " + i + ": " + e.getMessage());
             }
-            if (!endpoints.add(address.socketAddress())) {
+            if (!endpoints.add(address.endpointKey())) {
                 throw bad(p + BACKEND_ADDRESS_OFFSET, "backend " + i + " '" + text + "' is a duplicate");
             }
             list.add(new BackendRecord(address, weight, mask, parameters.withName(name)));
@@ -247,12 +253,25 @@ public final class RingFileReader {
     }
 
     /** A health field of backend {@code i} (flag health), at most {@link RingFileDescriptor#MAX_HEALTH_VALUE}. */
-    private long health(long at, int i, String field) throws RingFormatException {
-        long value = u32(at);
+    private long health(Table t, long at, int i, String field) throws RingFormatException {
+        long value = t.u32(at);
         if (value > MAX_HEALTH_VALUE) {
             throw bad(at, "backend " + i + " " + field + " " + value + " is more than " + MAX_HEALTH_VALUE);
         }
         return value;
+    }
+
+    /** A table's bytes on the heap, read by file offset (little-endian, as the file). */
+    private record Table(byte[] bytes, long at) {
+        long u32(long offset) {
+            int i = (int) (offset - at);
+            return (bytes[i] & 0xFFL) | (bytes[i + 1] & 0xFFL) << 8 | (bytes[i + 2] & 0xFFL) << 16 | (bytes[i + 3] & 0xFFL) << 24;
+        }
+
+        int u16(long offset) {
+            int i = (int) (offset - at);
+            return (bytes[i] & 0xFF) | (bytes[i + 1] & 0xFF) << 8;
+        }
     }
 
     private List<String> parseFeatures(long at, long length, int count) throws RingFormatException {

@@ -202,11 +202,59 @@ class PointSearchTest {
     }
 
     @Test
+    void withoutAnIndexTheBinarySearchAnswersTheSame() {
+        SplittableRandom r = new SplittableRandom(21);
+        int[] runs = new int[5_000];
+        for (int i = 0; i < runs.length; i++) {
+            runs[i] = r.nextInt(0, 40) * 0x0600_0000;
+        }
+        for (int[] sorted : new int[][] {{}, {7}, sortedUnsigned(r.ints(1_000).toArray()), sortedUnsigned(runs),
+                sortedUnsigned(r.ints(100_003).toArray())}) {
+            MemorySegment segment = points(sorted);
+            IntUnaryOperator search = h -> PointSearch.pointIndex(segment, sorted.length, h);
+            for (int h : EDGES) {
+                check("no index", sorted, search, h);
+            }
+            for (int h : sorted) {
+                check("no index", sorted, search, h);
+                check("no index", sorted, search, h + 1);
+            }
+            for (int i = 0; i < 5_000; i++) {
+                check("no index", sorted, search, r.nextInt());
+            }
+        }
+        int[] reversed = sortedUnsigned(r.ints(1_000).toArray());
+        for (int i = 0; i < reversed.length / 2; i++) {
+            int t = reversed[i];
+            reversed[i] = reversed[reversed.length - 1 - i];
+            reversed[reversed.length - 1 - i] = t;
+        }
+        MemorySegment corrupt = points(reversed);
+        for (int i = 0; i < 5_000; i++) {
+            int p = PointSearch.pointIndex(corrupt, reversed.length, r.nextInt());
+            assertTrue(p >= 0 && p < reversed.length, "unsorted points: " + p);
+        }
+    }
+
+    @Test
+    void aSegmentAnswersTheSameBeforeAndAfterItBuildsItsIndex() {
+        SplittableRandom r = new SplittableRandom(22);
+        int[] sorted = sortedUnsigned(r.ints(60_000).toArray());
+        PointRing.Points points = new PointRing.Points(points(sorted), sorted.length);
+        IntUnaryOperator search = points::search;
+        // Past the switch from binary searches to the index, every answer checked on both sides of it.
+        for (int i = 0; i < 3 * PointSearch.SEARCHES_BEFORE_INDEX; i++) {
+            check("searches " + i, sorted, search, i % 3 == 0 ? sorted[r.nextInt(sorted.length)] : r.nextInt());
+        }
+    }
+
+    @Test
     void noPointsNoPosition() {
         MemorySegment empty = MemorySegment.ofArray(new byte[0]);
         PointSearch.Index index = PointSearch.index(empty, 0);
         for (int h : EDGES) {
             assertEquals(-1, PointSearch.pointIndex(empty, 0, index, h));
+            assertEquals(-1, PointSearch.pointIndex(empty, 0, h));
         }
     }
 

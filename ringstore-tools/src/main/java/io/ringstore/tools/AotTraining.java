@@ -1,0 +1,85 @@
+package io.ringstore.tools;
+
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.stream.Collectors;
+
+/**
+ * The training run of the CLI's ahead-of-time cache (JDK 25: JEP 483 class loading and linking, JEP 515
+ * method profiles), run by the build under {@code -XX:AOTCacheOutput}: the commands a user runs first,
+ * on the bundled example fleet, in one JVM. It then writes the cache's JDK stamp ({@link #stamp}), which
+ * {@code bin/ringstore} compares with the running JDK's before it passes {@code -XX:AOTCache}.
+ *
+ * <pre>
+ * java -XX:AOTCacheOutput=target/ringstore.aot -cp target/ringstore.jar:target/ringstore-tools.jar \
+ *      io.ringstore.tools.AotTraining EXAMPLES_DIR WORK_DIR target/ringstore.aot.jdk
+ * </pre>
+ *
+ * Exit 0 when every command answered as it should; else 1, and no stamp (so no launcher uses the cache).
+ */
+public final class AotTraining {
+    /** The lines of a JDK's {@code release} file that the stamp holds, in the file's order. */
+    static final List<String> STAMP_KEYS = List.of("IMPLEMENTOR", "JAVA_RUNTIME_VERSION", "OS_ARCH");
+
+    private AotTraining() {
+    }
+
+    /**
+     * Runs the training commands, then writes the stamp.
+     *
+     * @param args the examples directory (backends.conf, keys.txt), a scratch directory, the stamp file to write
+     * @throws IOException if the scratch directory or the stamp cannot be written
+     */
+    public static void main(String[] args) throws IOException {
+        if (args.length != 3) {
+            System.err.println("usage: AotTraining EXAMPLES_DIR WORK_DIR STAMP_FILE");
+            System.exit(Main.USAGE);
+        }
+        Path examples = Path.of(args[0]);
+        Path work = Files.createDirectories(Path.of(args[1]));
+        Path ring = work.resolve("example.ring");
+        String conf = examples.resolve("backends.conf").toString();
+        byte[] keys = Files.readAllBytes(examples.resolve("keys.txt"));
+        List<List<String>> runs = List.of(
+                List.of("build", conf, "-o", ring.toString()),
+                List.of("build", conf, "-o", ring.toString(), "--json"),
+                List.of("lookup", ring.toString(), "/index.html", "/video/42.mp4"),
+                List.of("lookup", ring.toString(), "--features", "eu,ssd"),
+                List.of("lookup", ring.toString(), "--no-failover", "/images/logo.png"),
+                List.of("verify", ring.toString()),
+                List.of("dump", ring.toString()),
+                List.of("--version"),
+                List.of("--help"));
+        PrintStream discard = new PrintStream(OutputStream.nullOutputStream(), false, StandardCharsets.UTF_8);
+        for (List<String> run : runs) {
+            InputStream in = new ByteArrayInputStream(keys);
+            int code = Main.run(run.toArray(String[]::new), in, discard, System.err);
+            if (code != Main.OK) {
+                System.err.println("AotTraining: ringstore " + String.join(" ", run) + " exited " + code);
+                System.exit(Main.FAILED);
+            }
+        }
+        Files.writeString(Path.of(args[2]), stamp(Path.of(System.getProperty("java.home"))));
+    }
+
+    /**
+     * {@return the lines of {@link #STAMP_KEYS} in the JDK's {@code release} file, each with its line
+     * end: what {@code bin/ringstore} reads with grep from the running JDK's, to use the cache only on
+     * the very build of the JDK that made it}
+     *
+     * @param javaHome the JDK
+     * @throws IOException if its release file cannot be read
+     */
+    static String stamp(Path javaHome) throws IOException {
+        return Files.readAllLines(javaHome.resolve("release"), StandardCharsets.UTF_8).stream()
+                .filter(line -> STAMP_KEYS.stream().anyMatch(k -> line.startsWith(k + "=")))
+                .map(line -> line + "\n").collect(Collectors.joining());
+    }
+}
