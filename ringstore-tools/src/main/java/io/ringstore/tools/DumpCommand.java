@@ -42,7 +42,8 @@ final class DumpCommand extends Command {
             one JSON object (top-level keys: file, format_version, generation,
             bytes, input_digest, segments, features, versions, backends (each with down, max_fails,
             fail_timeout in seconds, max_conns, and name when it has one),
-            rings (each with storage: points, points with ties or view))""");
+            rings (each with storage: points, points with ties, view, or points with
+            ties and feature bits))""");
 
     @Override
     List<Option> options() {
