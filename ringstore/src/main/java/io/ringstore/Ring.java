@@ -94,7 +94,7 @@ public final class Ring {
         this.pointCount = pointCount;
         this.storage = storage;
         this.ties = storage != RingFileDescriptor.STORAGE_POINTS;
-        this.walk = new PointRing(stored, members, backendCount, ties);
+        this.walk = new PointRing(stored, members, featureMask, backendCount, ties);
         this.low = stored.low();
         this.wide = stored.low() != null;
         this.backendCount = backendCount;
@@ -671,6 +671,11 @@ public final class Ring {
     /** A 64-bit ring's low words, null for a 32-bit ring. */
     MemorySegment lowWords() {
         return low;
+    }
+
+    /** The feature bits after the points of the segment this ring reads (storage 3), null when it has none. */
+    MemorySegment featureBits() {
+        return walk.segmentFeatureBits();
     }
 
     /** Points in the segment this ring reads: its own, or more with ties or as a view. */

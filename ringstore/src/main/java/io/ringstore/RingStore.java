@@ -107,8 +107,10 @@ public final class RingStore implements AutoCloseable {
             segmentAt.put(e.offset(), segments.size());
             boolean wide = version(e.version()).family().pointBits() == 64;
             long pointBytes = (long) e.pointCount() * io.ringstore.internal.format.RingFileDescriptor.POINT_LENGTH;
+            MemorySegment after = file.asSlice(e.offset() + pointBytes, e.length() - pointBytes);
+            boolean withBits = e.storage() == io.ringstore.internal.format.RingFileDescriptor.STORAGE_POINTS_WITH_FEATURE_BITS;
             stored[segments.size()] = new PointRing.Points(file.asSlice(e.offset(), pointBytes), e.pointCount(),
-                    wide ? file.asSlice(e.offset() + pointBytes, e.length() - pointBytes) : null);
+                    wide ? after : null, withBits ? after : null, features.size());
             segments.add(new RingFileLayout.Segment(e.offset(), e.length(), e.pointCount(), e.crc()));
         }
         PointRing.Points none = new PointRing.Points(MemorySegment.NULL, 0);
@@ -546,6 +548,11 @@ public final class RingStore implements AutoCloseable {
         @Override
         public MemorySegment lowWords() {
             return ring.lowWords();
+        }
+
+        @Override
+        public MemorySegment featureBits() {
+            return ring.featureBits();
         }
 
         @Override

@@ -21,8 +21,9 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The checks FORMAT.md adds for format version 3 (open 29, 33, 36; verify 9, 10), each on a file
- * whose checksums are made to match again, so that only the check under test can refuse it.
+ * The checks FORMAT.md adds for format version 3 (open 29, 33, 36; verify 9, 10, 12), each on a file
+ * whose checksums are made to match again, so that only the check under test can refuse it; and a
+ * file of the release before feature bits (storage 1 under the views) answering as one with them.
  */
 class ViewFileChecksTest {
     /** v2 ignores scope ids: the two fe80::1 backends tie on every point, so the base keeps ties. */
@@ -47,7 +48,7 @@ class ViewFileChecksTest {
         try (RingStore store = RingStore.open(file)) {
             store.verify();
             assertEquals(FORMAT_VERSION_VIEWS, store.layout().formatVersion());
-            assertEquals(RingFileLayout.Storage.POINTS_WITH_TIES, store.layout().storage(store.ring(Set.of())));
+            assertEquals(RingFileLayout.Storage.POINTS_WITH_TIES_AND_FEATURE_BITS, store.layout().storage(store.ring(Set.of())));
             assertEquals(RingFileLayout.Storage.VIEW, store.layout().storage(store.ring(Set.of("a"))));
             assertEquals(RingFileLayout.Storage.VIEW, store.layout().storage(store.ring(Set.of("b"))));
             assertEquals(RingFileLayout.Storage.VIEW, store.layout().storage(store.ring(Set.of("a", "b"))));
@@ -81,10 +82,11 @@ class ViewFileChecksTest {
 
     @Test
     void anUnknownStorageIsRefusedAtOpen() throws Exception {
-        b.put(entry(1) + ENTRY_STORAGE_OFFSET, (byte) 3);
+        b.put(entry(1) + ENTRY_STORAGE_OFFSET, (byte) 4);
         save();
         RingFileException e = refusedAtOpen();
-        assertEquals("ring 1 storage 3 is unknown (expected 0 = points, 1 = points with ties, 2 = view)", e.reason());
+        assertEquals("ring 1 storage 4 is unknown (expected 0 = points, 1 = points with ties, 2 = view, 3 = points with ties and feature bits)",
+                e.reason());
         assertEquals(entry(1) + ENTRY_STORAGE_OFFSET, e.offset());
     }
 
@@ -100,6 +102,7 @@ class ViewFileChecksTest {
         // Make ring 1 claim to be stored as points with its own (the base's) segment: refused for the
         // storage mismatch or, first, for ringPoints.
         b.put(entry(1) + ENTRY_STORAGE_OFFSET, (byte) STORAGE_POINTS);
+        b.putLong(entry(1) + ENTRY_SEGMENT_LENGTH_OFFSET, (long) b.getInt(entry(1) + ENTRY_POINT_COUNT_OFFSET) * POINT_LENGTH); // no feature bits
         save();
         RingFileException e = refusedAtOpen();
         assertTrue(e.reason().startsWith("ring 1 ring point count of a ring stored as its points: expected 0, found "), e.reason());
@@ -165,15 +168,131 @@ class ViewFileChecksTest {
             }
         }
         assertTrue(swapped > 0, "the fe80::1 twins tie");
-        CRC32C crc = new CRC32C();
-        crc.update(b.array(), (int) at, n * POINT_LENGTH);
-        for (int mask = 0; mask < 4; mask++) {
-            b.putInt(entry(mask) + ENTRY_SEGMENT_CRC_OFFSET, (int) crc.getValue());
-        }
+        fixSegmentCrc();
         save();
         RingFileException e = refusedByVerify();
         assertTrue(e.reason().startsWith("ring v2:4 (all): point " + swapped + " repeats hash "), e.reason());
         assertTrue(e.reason().endsWith("in v2:4 tie order (equal hashes must be stored in tie order, each backend once)"), e.reason());
         assertEquals(at + (long) swapped * POINT_LENGTH + POINT_BACKEND_OFFSET, e.offset());
+    }
+
+    /** Sets every entry's segmentCrc to the CRC-32C of the (one) segment as it now is: points and feature bits. */
+    private void fixSegmentCrc() {
+        long at = b.getLong(entry(0) + ENTRY_SEGMENT_OFFSET_OFFSET);
+        long length = b.getLong(entry(0) + ENTRY_SEGMENT_LENGTH_OFFSET);
+        CRC32C crc = new CRC32C();
+        crc.update(b.array(), (int) at, (int) length);
+        for (int mask = 0; mask < 4; mask++) {
+            b.putInt(entry(mask) + ENTRY_SEGMENT_CRC_OFFSET, (int) crc.getValue());
+        }
+    }
+
+    /** The byte offset of block {@code block}'s word for feature {@code feature} in the segment's feature bits. */
+    private int featureWord(int block, int feature) {
+        long at = b.getLong(entry(0) + ENTRY_SEGMENT_OFFSET_OFFSET);
+        int n = b.getInt(entry(0) + ENTRY_POINT_COUNT_OFFSET);
+        return (int) (at + (long) n * POINT_LENGTH + ((long) block * 2 + feature) * FEATURE_BITS_WORD_LENGTH);
+    }
+
+    @Test
+    void theFeatureBitsFollowThePoints() throws Exception {
+        int n = b.getInt(entry(0) + ENTRY_POINT_COUNT_OFFSET);
+        assertEquals((long) n * POINT_LENGTH + (n + 63) / 64 * 2 * 8L, b.getLong(entry(0) + ENTRY_SEGMENT_LENGTH_OFFSET));
+        for (int mask = 1; mask < 4; mask++) { // the views name the same segment, bits included
+            assertEquals(b.getLong(entry(0) + ENTRY_SEGMENT_LENGTH_OFFSET), b.getLong(entry(mask) + ENTRY_SEGMENT_LENGTH_OFFSET));
+        }
+        // Point 0's backend and its bit: feature a is bit 0 of the backend mask, b bit 1.
+        long at = b.getLong(entry(0) + ENTRY_SEGMENT_OFFSET_OFFSET);
+        int backend = b.getShort((int) at + POINT_BACKEND_OFFSET);
+        int[] masks = {0b01, 0b11, 0b10, 0b00}; // the fleet's backends, in file order
+        assertEquals(masks[backend] & 1, b.getLong(featureWord(0, 0)) & 1);
+        assertEquals(masks[backend] >> 1 & 1, b.getLong(featureWord(0, 1)) & 1);
+    }
+
+    @Test
+    void aSegmentLengthWithoutItsFeatureBitsIsRefusedAtOpen() throws Exception {
+        int n = b.getInt(entry(0) + ENTRY_POINT_COUNT_OFFSET);
+        long length = b.getLong(entry(0) + ENTRY_SEGMENT_LENGTH_OFFSET);
+        b.putLong(entry(0) + ENTRY_SEGMENT_LENGTH_OFFSET, (long) n * POINT_LENGTH);
+        save();
+        RingFileException e = refusedAtOpen();
+        assertEquals("ring 0 segment length (points × 6 + ⌈points / 64⌉ × 8 × 2 features): expected " + length + ", found " + n * POINT_LENGTH,
+                e.reason());
+        assertEquals(entry(0) + ENTRY_SEGMENT_LENGTH_OFFSET, e.offset());
+    }
+
+    @Test
+    void aFlippedFeatureBitIsRefusedByVerify() throws Exception {
+        int word = featureWord(0, 1);
+        long before = b.getLong(word);
+        b.putLong(word, before ^ 1L << 2); // point 2's bit for feature b
+        fixSegmentCrc(); // so that only check 12 can see it
+        save();
+        RingFileException e = refusedByVerify();
+        int n = b.getInt(entry(0) + ENTRY_POINT_COUNT_OFFSET);
+        assertEquals("ring v2:4 (all): feature bits of points 0-" + (Math.min(n, 64) - 1) + " for feature 1 are 0x" + Long.toHexString(before ^ 1L << 2)
+                + ", their backends' features give 0x" + Long.toHexString(before) + " (corrupted feature bits?)", e.reason());
+        assertEquals(word, e.offset());
+    }
+
+    @Test
+    void aFlippedFeatureBitFailsTheSegmentChecksum() throws Exception {
+        int word = featureWord(0, 0);
+        b.putLong(word, b.getLong(word) ^ 1L);
+        save();
+        assertTrue(refusedByVerify().reason().startsWith("segment checksum mismatch: expected CRC-32C "));
+    }
+
+    @Test
+    void aBitPastTheLastPointIsRefusedByVerify() throws Exception {
+        int n = b.getInt(entry(0) + ENTRY_POINT_COUNT_OFFSET);
+        assertTrue(n % 64 != 0, "the last block is partly used: " + n + " points");
+        int word = featureWord((n - 1) / 64, 0);
+        b.putLong(word, b.getLong(word) | 1L << 63);
+        fixSegmentCrc();
+        save();
+        assertTrue(refusedByVerify().reason().contains("for feature 0 are 0x8"));
+    }
+
+    /**
+     * The release before feature bits wrote the same file without them: the ring of all backends
+     * stored with ties (1), its segment the points alone. Made from this file by cutting the bits off
+     * (the segment is the file's last bytes), its views answer every hash alike, walking point by point.
+     */
+    @Test
+    void aFileWithoutFeatureBitsAnswersAlike() throws Exception {
+        long at = b.getLong(entry(0) + ENTRY_SEGMENT_OFFSET_OFFSET);
+        long length = b.getLong(entry(0) + ENTRY_SEGMENT_LENGTH_OFFSET);
+        int n = b.getInt(entry(0) + ENTRY_POINT_COUNT_OFFSET);
+        assertEquals(b.capacity(), at + length, "one segment, at the end of the file");
+        Path withBits = dir.resolve("with-bits.ring");
+        Files.copy(file, withBits);
+        int oldLength = (int) (at + (long) n * POINT_LENGTH);
+        b.putLong(FILE_LENGTH_OFFSET, oldLength);
+        b.put(entry(0) + ENTRY_STORAGE_OFFSET, (byte) STORAGE_POINTS_WITH_TIES);
+        CRC32C crc = new CRC32C();
+        crc.update(b.array(), (int) at, n * POINT_LENGTH);
+        for (int mask = 0; mask < 4; mask++) {
+            b.putLong(entry(mask) + ENTRY_SEGMENT_LENGTH_OFFSET, (long) n * POINT_LENGTH);
+            b.putInt(entry(mask) + ENTRY_SEGMENT_CRC_OFFSET, (int) crc.getValue());
+        }
+        CRC32C meta = new CRC32C();
+        meta.update(b.array(), 0, (int) metadataEnd);
+        b.putInt((int) metadataEnd, (int) meta.getValue());
+        Files.write(file, java.util.Arrays.copyOf(b.array(), oldLength));
+        try (RingStore old = RingStore.open(file); RingStore now = RingStore.open(withBits)) {
+            old.verify();
+            assertEquals(RingFileLayout.Storage.POINTS_WITH_TIES, old.layout().storage(old.ring(Set.of())));
+            java.util.SplittableRandom random = new java.util.SplittableRandom(21);
+            for (Set<String> f : java.util.List.of(Set.of("a"), Set.of("b"), Set.of("a", "b"))) {
+                Ring o = old.ring(f);
+                Ring w = now.ring(f);
+                for (int i = 0; i < 20_000; i++) {
+                    int h = random.nextInt();
+                    assertEquals(o.lookupHash(h), w.lookupHash(h), f + " hash " + Integer.toUnsignedString(h));
+                    assertEquals(o.select(h, 3, x -> x != 1), w.select(h, 3, x -> x != 1), f + " select hash " + Integer.toUnsignedString(h));
+                }
+            }
+        }
     }
 }

@@ -47,9 +47,17 @@ import java.util.SplittableRandom;
  * to one of the 32 rings, chosen at random (uniformly, precomputed with the hashes), timed per file in
  * rotating rounds; ns per lookup and the median per-round ratio to NONE.
  *
+ * <p>{@code --seed S} (repeatable) measures bytes on the 5-feature fleet drawn from each seed instead
+ * of {@link #FLEET_SEED}; {@code --fleet-dir DIR} writes each seeded fleet ({@code random5-SEED.conf})
+ * and the lookups fleet ({@code nested.conf}) as backends files, for another release's
+ * {@code ringstore build}; {@code --old-all FILE}, the lookups fleet built with {@code --views all} by
+ * the release before feature bits, adds its views as a fourth side of every round (the walk point by
+ * point, against the walk by feature bits, in one run).
+ *
  * <pre>
  * java -Xmx4g -cp bench/target/benchmarks.jar io.ringstore.bench.ViewMeasure [bytes] [lookups] [mixed]
- *     [--backends FILE] [--rounds N] [--calls N] [--tsv-bytes FILE] [--tsv-lookups FILE] [--tsv-mixed FILE]
+ *     [--backends FILE] [--rounds N] [--calls N] [--seed S]... [--fleet-dir DIR] [--old-all FILE]
+ *     [--tsv-bytes FILE] [--tsv-lookups FILE] [--tsv-mixed FILE]
  * </pre>
  * Without a part named it does all three. Files go to {@code views/} in the benchmarks' ring directory
  * ({@link BenchRings#dataDir()}). Linux only (smaps).
@@ -66,12 +74,12 @@ public final class ViewMeasure {
             Share.mod(2), Share.mod(4), Share.mod(6), Share.mod(8), Share.mod(10), Share.mod(12), Share.mod(16), Share.mod(32));
     private static final int[] HASH_COUNTS = {1 << 16, 1 << 22};
     /** Thresholds (members hold at least 1/W of the weight) of the derived AUTO file sizes. */
-    private static final int[] WALKS = {2, 4, 6, 8, 10, 12, 16, 32};
+    private static final int[] WALKS = {2, 4, 6, 8, 10, 12, 16, 32, 64};
     private static final int WARMUP_ROUNDS = 2;
     /** The builds compared, NONE first: ratios are to it. */
     private static final Views[] KINDS = {Views.NONE, Views.AUTO, Views.ALL};
     private static final String USAGE = "usage: ViewMeasure [bytes] [lookups] [mixed] [--backends FILE] [--rounds N] [--calls N]"
-            + " [--tsv-bytes FILE] [--tsv-lookups FILE] [--tsv-mixed FILE]";
+            + " [--seed S]... [--fleet-dir DIR] [--old-all FILE] [--tsv-bytes FILE] [--tsv-lookups FILE] [--tsv-mixed FILE]";
     /** Where answers go, so the lookups are not optimised away. */
     private static volatile long sink;
 
@@ -86,6 +94,9 @@ public final class ViewMeasure {
         String tsvBytes = null;
         String tsvLookups = null;
         String tsvMixed = null;
+        List<Long> seeds = new ArrayList<>();
+        Path fleetDir = null;
+        Path oldAll = null;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "bytes", "lookups", "mixed" -> parts.add(args[i]);
@@ -95,6 +106,9 @@ public final class ViewMeasure {
                 case "--tsv-bytes" -> tsvBytes = args[++i];
                 case "--tsv-lookups" -> tsvLookups = args[++i];
                 case "--tsv-mixed" -> tsvMixed = args[++i];
+                case "--seed" -> seeds.add(Long.decode(args[++i]));
+                case "--fleet-dir" -> fleetDir = Path.of(args[++i]);
+                case "--old-all" -> oldAll = Path.of(args[++i]);
                 default -> throw new IllegalArgumentException("unknown argument: " + args[i] + " (" + USAGE + ")");
             }
         }
@@ -103,19 +117,30 @@ public final class ViewMeasure {
         }
         Path dir = BenchRings.dataDir().resolve("views");
         Files.createDirectories(dir);
+        if (fleetDir != null) {
+            Files.createDirectories(fleetDir);
+            Files.writeString(fleetDir.resolve("nested.conf"), backendsFile(nestedFleet()));
+        }
         System.out.printf("load average at start: %s", Files.readString(Path.of("/proc/loadavg")));
         long start = System.nanoTime();
         if (parts.contains("bytes")) {
             try (Tsv tsv = Tsv.create(tsvBytes, "fleet", "views", "fileBytes", "ratioToNone", "viewRings", "rings",
                     "segmentBytes", "ownBytesSum", "rssBytes")) {
                 measureBytes("examples/backends.conf", BackendList.parse(backendsFile), dir.resolve("backends-conf"), tsv);
-                measureBytes(RANDOM_FLEET, randomFleet(), dir.resolve("random5"), tsv);
+                for (long seed : seeds.isEmpty() ? List.of(FLEET_SEED) : seeds) {
+                    BackendList fleet = randomFleet(seed);
+                    String name = RANDOM_FLEET + ", seed 0x" + Long.toHexString(seed);
+                    if (fleetDir != null) { // for building the same fleet with another release's CLI
+                        Files.writeString(fleetDir.resolve("random5-" + Long.toHexString(seed) + ".conf"), backendsFile(fleet));
+                    }
+                    measureBytes(name, fleet, dir.resolve("random5-" + Long.toHexString(seed)), tsv);
+                }
             }
         }
         if (parts.contains("lookups")) {
             try (Tsv tsv = Tsv.create(tsvLookups, "ring", "fraction", "members", "points", "expectedRead", "hashes",
                     "viewNs", "allNs", "storedNs", "ratio", "ratioP25", "ratioP75", "walkNs")) {
-                measureLookups(dir.resolve("nested"), rounds, calls, tsv);
+                measureLookups(dir.resolve("nested"), oldAll, rounds, calls, tsv);
             }
         }
         if (parts.contains("mixed")) {
@@ -133,9 +158,14 @@ public final class ViewMeasure {
 
     private static final String RANDOM_FLEET = BACKENDS + "x" + WEIGHT + ", " + RANDOM_FEATURES + " features p=1/2";
 
-    /** 2,048 backends of weight 10, each with each of features f1..f5 with probability ½. */
+    /** 2,048 backends of weight 10, each with each of features f1..f5 with probability ½ ({@link #FLEET_SEED}). */
     private static BackendList randomFleet() {
-        SplittableRandom random = new SplittableRandom(FLEET_SEED);
+        return randomFleet(FLEET_SEED);
+    }
+
+    /** {@link #randomFleet()} drawn from {@code seed}. */
+    private static BackendList randomFleet(long seed) {
+        SplittableRandom random = new SplittableRandom(seed);
         BackendList.Builder b = BackendList.builder();
         for (int i = 0; i < BACKENDS; i++) {
             List<String> features = new ArrayList<>();
@@ -147,6 +177,19 @@ public final class ViewMeasure {
             b.add(address(i), WEIGHT, features);
         }
         return b.build();
+    }
+
+    /** {@code fleet} as a backends file (one {@code server} line a backend), for another release's {@code ringstore build}. */
+    private static String backendsFile(BackendList fleet) {
+        StringBuilder out = new StringBuilder();
+        for (Backend b : fleet.backends()) {
+            out.append("server ").append(b.address()).append(" weight=").append(b.weight()).append(";");
+            if (!b.features().isEmpty()) {
+                out.append("  # ringstore: features=").append(String.join(",", b.features()));
+            }
+            out.append('\n');
+        }
+        return out.toString();
     }
 
     /** A feature of the lookups fleet: held by the backends whose index passes {@code holds}. */
@@ -315,22 +358,28 @@ public final class ViewMeasure {
 
     // ---- lookups ----
 
-    private record Pair(String name, Ring view, Ring stored, int members) {
+    /** A ring as a view, as stored points and (with {@code --old-all}) as a view of the previous release's file (null without). */
+    private record Pair(String name, Ring view, Ring stored, int members, Ring oldView) {
     }
 
-    private static void measureLookups(Path prefix, int rounds, int calls, Tsv tsv) throws Exception {
+    private static void measureLookups(Path prefix, Path oldAllFile, int rounds, int calls, Tsv tsv) throws Exception {
         BackendList fleet = nestedFleet();
         try (RingStore all = build(fleet, Views.ALL, Path.of(prefix + "-all.ring"));
-             RingStore none = build(fleet, Views.NONE, Path.of(prefix + "-none.ring"))) {
+             RingStore none = build(fleet, Views.NONE, Path.of(prefix + "-none.ring"));
+             RingStore old = oldAllFile == null ? null : RingStore.open(oldAllFile)) {
             Ring ringOfAll = all.ring(Set.of());
+            if (old != null && old.layout().storage(old.ring(Set.of())) != RingFileLayout.Storage.POINTS_WITH_TIES) {
+                throw new IllegalStateException(oldAllFile + ": its ring of all backends is stored as " + old.layout().storage(old.ring(Set.of()))
+                        + ", expected points with ties (a view file of the previous release, without feature bits)");
+            }
             List<Pair> pairs = new ArrayList<>();
-            pairs.add(new Pair("all backends", ringOfAll, none.ring(Set.of()), BACKENDS));
+            pairs.add(new Pair("all backends", ringOfAll, none.ring(Set.of()), BACKENDS, null));
             for (Share share : SHARES) {
                 Set<String> f = Set.of(share.feature());
-                pairs.add(new Pair(share.feature(), all.ring(f), none.ring(f), share.members()));
+                pairs.add(new Pair(share.feature(), all.ring(f), none.ring(f), share.members(), old == null ? null : old.ring(f)));
             }
             for (Pair p : pairs) {
-                RingFileLayout.Storage expected = p.view() == ringOfAll ? RingFileLayout.Storage.POINTS_WITH_TIES : RingFileLayout.Storage.VIEW;
+                RingFileLayout.Storage expected = p.view() == ringOfAll ? RingFileLayout.Storage.POINTS_WITH_TIES_AND_FEATURE_BITS : RingFileLayout.Storage.VIEW;
                 if (all.layout().storage(p.view()) != expected || none.layout().storage(p.stored()) != RingFileLayout.Storage.POINTS) {
                     throw new IllegalStateException(p.name() + ": stored as " + all.layout().storage(p.view()) + " and "
                             + none.layout().storage(p.stored()) + ", expected " + expected + " and POINTS");
@@ -345,8 +394,9 @@ public final class ViewMeasure {
                     for (int h : hashes) {
                         int v = p.view().lookupHash(h);
                         int s = p.stored().lookupHash(h);
-                        if (v != s || v < 0) {
-                            throw new IllegalStateException(p.name() + " hash " + Integer.toUnsignedString(h) + ": view " + v + ", stored " + s);
+                        int o = p.oldView() == null ? s : p.oldView().lookupHash(h);
+                        if (v != s || v < 0 || o != s) {
+                            throw new IllegalStateException(p.name() + " hash " + Integer.toUnsignedString(h) + ": view " + v + ", stored " + s + ", old view " + o);
                         }
                     }
                 }
@@ -356,6 +406,9 @@ public final class ViewMeasure {
                 for (Pair p : pairs) {
                     time(() -> run(p.view(), hashSets[0], 0, calls), calls);
                     time(() -> run(p.stored(), hashSets[0], 0, calls), calls);
+                    if (p.oldView() != null) {
+                        time(() -> run(p.oldView(), hashSets[0], 0, calls), calls);
+                    }
                 }
             }
             System.out.printf("%n### Lookups: view (ALL file) vs stored ring (NONE file), %d backends × weight %d, %,d points in the ring of all%n",
@@ -363,8 +416,8 @@ public final class ViewMeasure {
             System.out.printf("%,d lookups a side a round, %d rounds after %d untimed, order of sides rotating; ratio = median of per-round"
                     + " view/stored; walk = median of per-round view - all (the ring of all backends the view searches)%n%n", calls, rounds, WARMUP_ROUNDS);
             System.out.println("| ring | members | f | stored points | expected points read 1/f | skipped (1-f)/f | hashes | view ns | all ns | stored ns"
-                    + " | view/stored | p25–p75 | walk ns | all/stored |");
-            System.out.println("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|");
+                    + " | view/stored | p25–p75 | walk ns | all/stored | old view ns | old view/stored |");
+            System.out.println("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|");
             for (int[] hashes : hashSets) {
                 for (Pair p : pairs) {
                     List<Round> sides = new ArrayList<>();
@@ -374,15 +427,22 @@ public final class ViewMeasure {
                     if (withAll) {
                         sides.add(from -> run(ringOfAll, hashes, from, calls));
                     }
+                    int oldSide = sides.size();
+                    if (p.oldView() != null) {
+                        sides.add(from -> run(p.oldView(), hashes, from, calls));
+                    }
                     double[][] t = alternate(sides, rounds, calls, hashes.length);
                     double[] ratio = perRound(t[0], t[1], (a, b) -> a / b);
                     double f = (double) p.members() / BACKENDS;
                     double allNs = withAll ? median(t[2]) : Double.NaN;
                     double walk = withAll ? median(perRound(t[0], t[2], (a, b) -> a - b)) : Double.NaN;
-                    System.out.printf("| %s | %d | %.4f | %,d | %.1f | %.1f | %,d | %.1f | %s | %.1f | %.2f | %.2f–%.2f | %s | %s |%n", p.name(), p.members(), f,
+                    boolean withOld = p.oldView() != null;
+                    System.out.printf("| %s | %d | %.4f | %,d | %.1f | %.1f | %,d | %.1f | %s | %.1f | %.2f | %.2f–%.2f | %s | %s | %s | %s |%n", p.name(), p.members(), f,
                             p.stored().pointCount(), 1 / f, (1 - f) / f, hashes.length, median(t[0]), withAll ? String.format("%.1f", allNs) : "",
                             median(t[1]), median(ratio), quantile(ratio, 0.25), quantile(ratio, 0.75), withAll ? String.format("%.1f", walk) : "",
-                            withAll ? String.format("%.2f", median(perRound(t[2], t[1], (a, b) -> a / b))) : "");
+                            withAll ? String.format("%.2f", median(perRound(t[2], t[1], (a, b) -> a / b))) : "",
+                            withOld ? String.format("%.1f", median(t[oldSide])) : "",
+                            withOld ? String.format("%.2f", median(perRound(t[oldSide], t[1], (a, b) -> a / b))) : "");
                     tsv.row(p.name(), f, p.members(), p.stored().pointCount(), 1 / f, hashes.length, median(t[0]), allNs, median(t[1]),
                             median(ratio), quantile(ratio, 0.25), quantile(ratio, 0.75), walk);
                 }

@@ -45,11 +45,11 @@ final class BuildCommand extends Command {
             "the file's generation (default: the replaced file's + 1, or 1)");
     static final Option VIEWS = Option.valued("--views", "HOW", """
             none (the default): every ring as its own points, a file every reader
-            opens; auto: a feature ring whose members hold at least 1/8 of the points
-            is a view of the ring of all backends (no bytes of its own; a lookup
-            searches that ring and walks to the first member point: 2-5x a stored
-            ring's time, BENCHMARKS.md), the others stored; all: every feature ring
-            a view. Views need readers of format 3""").shownAs("auto|all|none");
+            opens; auto: a feature ring whose members hold at least 1/64 of the points
+            is a view of the ring of all backends (no points of its own; a lookup
+            searches that ring and finds the first member point by the feature bits
+            stored with it, BENCHMARKS.md), the others stored; all: every feature
+            ring a view. Views need readers of format 3 with feature bits (storage 3)""").shownAs("auto|all|none");
     private static final Option QUIET = Option.flag("--quiet", "print nothing but errors and warnings (no summary, no progress)");
     private static final Option JSON = json("""
             the summary as one JSON object: wrote, generation, backends, features,

@@ -42,7 +42,8 @@ final class DumpCommand extends Command {
             one JSON object (top-level keys: file, format_version, generation,
             bytes, input_digest, segments, features, versions, backends (each with down, max_fails,
             fail_timeout in seconds, max_conns, and name when it has one),
-            rings (each with storage: points, points with ties or view))""");
+            rings (each with storage: points, points with ties, view, or points with
+            ties and feature bits))""");
 
     @Override
     List<Option> options() {
@@ -121,7 +122,8 @@ final class DumpCommand extends Command {
                 out.printf(Locale.ROOT, "%nring %s: %s, %d bytes, %s%n", r, count(r.pointCount(), "point", "points"), rr.bytes(),
                         r.isEmpty() ? "no backend"
                                 : rr.storage() == RingFileLayout.Storage.VIEW ? "view of ring " + rr.sharedWith() + " (" + where + ")"
-                                : where + (rr.storage() == RingFileLayout.Storage.POINTS_WITH_TIES ? " (points with ties: " + rr.segment().pointCount() + " stored)" : "")
+                                : where + (rr.storage() == RingFileLayout.Storage.POINTS_WITH_TIES || rr.storage() == RingFileLayout.Storage.POINTS_WITH_TIES_AND_FEATURE_BITS
+                                        ? " (" + rr.storage().label() + ": " + rr.segment().pointCount() + " stored)" : "")
                                 + (rr.sharedWith() != null ? ", shared with ring " + rr.sharedWith() : ""));
                 if (r.isEmpty()) {
                     continue;

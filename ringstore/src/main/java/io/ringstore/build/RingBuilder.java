@@ -88,16 +88,19 @@ public final class RingBuilder {
     }
 
     /**
-     * The longest expected walk {@link Views#AUTO} accepts for a view: its members hold at least 1/8 of
-     * the version's points, so a lookup reads 8 points on average (48 bytes: one or two cache lines)
-     * after the search. The cost model: a view's lookup = the search of the ring of all backends + a
-     * walk of 1/f points; a stored ring's = the search of f × the points. Measured (BENCHMARKS.md,
-     * "Views"; 2,048 backends × weight 10): the walk adds about 20 ns plus 3–5 ns a point skipped, and
-     * the larger search 1.1–3× — a view is 1.2–1.4× the stored ring's time at f = 7/8, 2–2.6× at 1/2,
-     * 3–5× at 1/8. AUTO takes 1/8 for the bytes: the rings below it are small, and together they would
-     * cost more lookup time than bytes saved (1/8 to 1/32: 4.5× to 7.4× smaller files).
+     * The longest expected walk {@link Views#AUTO} accepts for a view: its members hold at least 1/64 of
+     * the version's points. A view finds its first member point after the key's by the feature bits of
+     * the ring of all backends (FORMAT.md, "Feature bits"): one u64 word per feature of the view for 64
+     * points, so at f ≥ 1/64 a lookup reads one block of words, a second in at most 37 % of lookups
+     * ((1 − f)^64), and the walk costs about what one more cache line costs, at any fraction above it.
+     * What is left of a view's cost is the search of the ring of all backends rather than of f × its
+     * points (BENCHMARKS.md, "Views"). The bytes: the feature bits cost featureCount / 48 of the ring of
+     * all backends' bytes, once a version, whatever the number of views, so AUTO writes views only when
+     * the rings it would make views hold more bytes than that; a ring below 1/64 holds less than 1/64 of
+     * the ring of all backends' bytes, so where a fleet's fractions fall around the threshold moves the
+     * file's size by at most that.
      */
-    public static final int AUTO_MAX_EXPECTED_WALK = 8;
+    public static final int AUTO_MAX_EXPECTED_WALK = 64;
 
     /**
      * Chooses how feature rings are stored: {@link Views#NONE} (the default: every reader opens the
@@ -228,7 +231,7 @@ public final class RingBuilder {
                                 : familyPoints(version, memberSets.get(s), rank);
                         progress.accept("writing " + sorted.count() + " points of " + version);
                         if (s == 0 && viewCount(versionViews) > 0) {
-                            written[0] = writer.writeSegmentWithTies(sorted);
+                            written[0] = writer.writeSegmentWithFeatureBits(sorted);
                             long[] ringPoints = viewPointCounts(sorted, memberSets, setOfMask, versionViews);
                             for (int t = 1; t < memberSets.size(); t++) {
                                 if (versionViews[t]) {
@@ -361,7 +364,8 @@ public final class RingBuilder {
     /**
      * Which member sets become views: none of set 0 (every backend's, which views read), none without
      * members; with {@link Views#AUTO} those whose members hold at least 1/{@link #AUTO_MAX_EXPECTED_WALK}
-     * of the weight (points are weight × point multiple in every version, so the share is the same in all).
+     * of the weight (points are weight × point multiple in every version, so the share is the same in all),
+     * and none when those hold fewer bytes than the feature bits views need.
      */
     private boolean[] chooseViews(List<BitSet> sets) {
         boolean[] view = new boolean[sets.size()];
@@ -369,10 +373,16 @@ public final class RingBuilder {
             return view;
         }
         long total = backends.backends().stream().mapToLong(Backend::weight).sum();
+        long viewWeight = 0;
         for (int s = 1; s < sets.size(); s++) {
             BitSet m = sets.get(s);
             long weight = m.stream().mapToLong(b -> backends.backend(b).weight()).sum();
             view[s] = !m.isEmpty() && (views == Views.ALL || weight * AUTO_MAX_EXPECTED_WALK >= total);
+            viewWeight += view[s] ? weight : 0;
+        }
+        // The feature bits: 1 bit a point and feature against 48 bits a stored point.
+        if (views == Views.AUTO && viewWeight * (8L * RingFileDescriptor.POINT_LENGTH) <= total * backends.features().size()) {
+            Arrays.fill(view, false);
         }
         return view;
     }

@@ -5,23 +5,24 @@ package io.ringstore.build;
  *
  * <p>A feature ring's points are its members' points of the version's ring of all backends (a
  * backend's points depend only on its own address), so a ring can be stored as a <em>view</em>: no
- * points of its own, a lookup walking the ring of all backends from the key's point to the first
- * point of a member. Equal hashes are kept in that ring, in tie order, so a view answers exactly what
- * the ring stored as its own points answers (FORMAT.md, "Views"). A view costs no file or page-cache
- * bytes; its lookups read about 1/f points where f is its members' share of the points.
+ * points of its own, a lookup searching the ring of all backends and taking the first point of a
+ * member from the key's point on. Equal hashes are kept in that ring, in tie order, so a view answers
+ * exactly what the ring stored as its own points answers (FORMAT.md, "Views"). That ring is followed
+ * by its points' feature bits (one bit a point and feature, FORMAT.md "Feature bits"), by which a
+ * view finds its first member point in one or two blocks of 64 points at any member fraction; they
+ * cost featureCount / 48 of that ring's bytes, once, however many views read them.
  *
  * <p>The default is {@link #NONE}: a file with a view is format version 3, which readers older than
- * views refuse, so a fleet turns views on (usually {@link #AUTO}) once every reader of its files is
- * new enough, as with any format change (FORMAT.md, "Versioning").
+ * views refuse (and readers older than feature bits refuse its storage 3), so a fleet turns views on
+ * (usually {@link #AUTO}) once every reader of its files is new enough, as with any format change
+ * (FORMAT.md, "Versioning").
  */
 public enum Views {
     /**
      * A view where its members hold at least 1/{@value RingBuilder#AUTO_MAX_EXPECTED_WALK} of the
-     * points (an expected walk of at most that many points), the other rings as their own points: the
-     * bytes of the small rings, where a view's walk is longest, are few. Measured (BENCHMARKS.md,
-     * "Views"): on 2,048 backends with 5 features, a file 4.47× smaller than {@link #NONE}; a lookup
-     * through a view costs 2–5× the stored ring's (the search covers the ring of all backends, then
-     * the walk), a router's mix over all 32 rings 1.2–1.5×.
+     * points (one block of feature bits on average), the other rings as their own points; no view at
+     * all when the rings that would be views hold fewer bytes than the feature bits. Measured in
+     * BENCHMARKS.md, "Views".
      */
     AUTO,
     /** Every feature ring that has members and is not the ring of all backends, as a view. */

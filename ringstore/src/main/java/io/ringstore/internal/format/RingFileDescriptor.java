@@ -250,6 +250,31 @@ public final class RingFileDescriptor {
      * points whose backend is a member. A lookup walks from the key's point to the first member point.
      */
     public static final int STORAGE_VIEW = 2;
+    /**
+     * As {@link #STORAGE_POINTS_WITH_TIES}, the points followed by the segment's <em>feature bits</em>:
+     * for each block of {@value #FEATURE_BITS_BLOCK_POINTS} points, one u64 a feature of the file, bit j
+     * of feature i's word set when point 64·block + j's backend has feature i. A view of this segment
+     * finds its first member point from the key's by ANDing its features' words, a block at a time,
+     * instead of reading points one by one. FORMAT.md, "Feature bits".
+     */
+    public static final int STORAGE_POINTS_WITH_FEATURE_BITS = 3;
+    /** The highest storage code a reader of this release knows. */
+    public static final int MAX_STORAGE = STORAGE_POINTS_WITH_FEATURE_BITS;
+
+    /** Points a block of feature bits covers: one u64 word per feature. */
+    public static final int FEATURE_BITS_BLOCK_POINTS = 64;
+    /** Bytes of one feature's word in a block. */
+    public static final int FEATURE_BITS_WORD_LENGTH = U64_LENGTH;
+
+    /** {@return the bytes of the feature bits after {@code points} points of a file of {@code features} features} */
+    public static long featureBitsLength(long points, int features) {
+        return (points + FEATURE_BITS_BLOCK_POINTS - 1) / FEATURE_BITS_BLOCK_POINTS * FEATURE_BITS_WORD_LENGTH * features;
+    }
+
+    /** {@return whether a ring of {@code storage} keeps the points of equal hashes (storage 1 and 3): what views read} */
+    public static boolean keepsTies(int storage) {
+        return storage == STORAGE_POINTS_WITH_TIES || storage == STORAGE_POINTS_WITH_FEATURE_BITS;
+    }
 
     /** The CRC-32C after the ring index, over every byte before it. */
     public static final int METADATA_CRC_LENGTH = U32_LENGTH;

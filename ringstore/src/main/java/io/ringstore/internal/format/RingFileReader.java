@@ -71,6 +71,7 @@ public final class RingFileReader {
             case STORAGE_POINTS -> "points";
             case STORAGE_POINTS_WITH_TIES -> "points with ties";
             case STORAGE_VIEW -> "view";
+            case STORAGE_POINTS_WITH_FEATURE_BITS -> "points with ties and feature bits";
             default -> "storage " + storage;
         };
     }
@@ -319,9 +320,9 @@ public final class RingFileReader {
                     throw bad(e + ENTRY_STORAGE_OFFSET, "ring " + i + " reserved bytes are not zero");
                 }
             } else {
-                if (storage > STORAGE_VIEW) {
+                if (storage > MAX_STORAGE) {
                     throw bad(e + ENTRY_STORAGE_OFFSET, "ring " + i + " storage " + storage
-                            + " is unknown (expected 0 = points, 1 = points with ties, 2 = view)");
+                            + " is unknown (expected 0 = points, 1 = points with ties, 2 = view, 3 = points with ties and feature bits)");
                 }
                 if (f.get(U16, e + ENTRY_RESERVED1_OFFSET) != 0) {
                     throw bad(e + ENTRY_RESERVED1_OFFSET, "ring " + i + " reserved bytes are not zero");
@@ -377,7 +378,16 @@ public final class RingFileReader {
                 throw bad(e + ENTRY_POINT_COUNT_OFFSET, "ring " + i + " point count " + points + " is more than " + MAX_POINTS_PER_RING);
             }
             int stride = wide ? POINT_LENGTH + LOW_WORD_LENGTH : POINT_LENGTH;
-            expect(e + ENTRY_SEGMENT_LENGTH_OFFSET, length, points * stride, "ring " + i + " segment length (points × " + stride + ")");
+            // A view's segment is its version's mask-0 ring's, whose length is checked here and which the
+            // view must repeat (below).
+            if (storage == STORAGE_VIEW) {
+                // checked against its base
+            } else if (storage == STORAGE_POINTS_WITH_FEATURE_BITS) {
+                expect(e + ENTRY_SEGMENT_LENGTH_OFFSET, length, points * stride + featureBitsLength(points, featureCount),
+                        "ring " + i + " segment length (points × " + stride + " + ⌈points / 64⌉ × 8 × " + featureCount + " features)");
+            } else {
+                expect(e + ENTRY_SEGMENT_LENGTH_OFFSET, length, points * stride, "ring " + i + " segment length (points × " + stride + ")");
+            }
             if (storage == STORAGE_POINTS) {
                 expect(e + ENTRY_RING_POINTS_OFFSET, ringPoints, 0, "ring " + i + " ring point count of a ring stored as its points");
                 ringPoints = points;
@@ -387,7 +397,7 @@ public final class RingFileReader {
             }
             if (storage == STORAGE_VIEW) {
                 ParsedRingFile.Entry base = i % masks == 0 ? null : entries.get(i - i % masks);
-                if (base == null || base.storage() != STORAGE_POINTS_WITH_TIES || base.offset() != offset || base.length() != length
+                if (base == null || !keepsTies(base.storage()) || base.offset() != offset || base.length() != length
                         || base.pointCount() != points || base.crc() != crc) {
                     throw bad(e + ENTRY_STORAGE_OFFSET, "ring " + i + " is a view but " + (base == null ? "is its version's mask-0 ring, which views read"
                             : "does not name its version's mask-0 ring stored with ties (offset " + base.offset() + "), which views read"));

@@ -14,7 +14,9 @@ import static io.ringstore.internal.format.RingFileDescriptor.ENTRY_RING_POINTS_
 import static io.ringstore.internal.format.RingFileDescriptor.ENTRY_SEGMENT_OFFSET_OFFSET;
 import static io.ringstore.internal.format.RingFileDescriptor.POINT_BACKEND_OFFSET;
 import static io.ringstore.internal.format.RingFileDescriptor.POINT_LENGTH;
-import static io.ringstore.internal.format.RingFileDescriptor.STORAGE_POINTS_WITH_TIES;
+import static io.ringstore.internal.format.RingFileDescriptor.FEATURE_BITS_BLOCK_POINTS;
+import static io.ringstore.internal.format.RingFileDescriptor.FEATURE_BITS_WORD_LENGTH;
+import static io.ringstore.internal.format.RingFileDescriptor.keepsTies;
 import static io.ringstore.internal.format.RingFileDescriptor.STORAGE_VIEW;
 import static io.ringstore.internal.format.RingFileReader.hex;
 
@@ -59,6 +61,11 @@ public final class RingFileVerifier {
 
         /** {@return a 64-bit ring's low words, null for a 32-bit ring} */
         MemorySegment lowWords();
+
+        /** {@return the feature bits after its segment's points (storage 3), null when the segment has none} */
+        default MemorySegment featureBits() {
+            return null;
+        }
 
         int storedHash(int p);
 
@@ -147,8 +154,8 @@ public final class RingFileVerifier {
             if (s < 0 || checks[s] != null) {
                 continue;
             }
-            checks[s] = segmentCheck.check(r.points(), r.lowWords(), r.featureMask(), r.storage() == STORAGE_POINTS_WITH_TIES ? versions.tieRanks(r.version()) : null);
-            int crc = checks[s].crc32c();
+            checks[s] = segmentCheck.check(r.points(), r.lowWords(), r.featureMask(), keepsTies(r.storage()) ? versions.tieRanks(r.version()) : null);
+            int crc = r.featureBits() == null ? checks[s].crc32c() : SegmentCheck.crc32cFollowedBy(checks[s].crc32c(), r.featureBits());
             if (crc != segmentCrc[s]) {
                 throw new RingFormatException(path, segmentOffset[s], "segment checksum mismatch: expected CRC-32C "
                         + hex(segmentCrc[s]) + " (ring index), computed " + hex(crc) + " (corrupted points?)");
@@ -168,6 +175,9 @@ public final class RingFileVerifier {
                     commonFeatures[s] = scan(r, segmentOffset[s], s, checks[s], distinctBackends, seen);
                     requireChainsStartInRing(r, seen, distinctBackends[s]);
                     requirePointCountsOfTheVersion(r);
+                    if (r.featureBits() != null) {
+                        requireFeatureBitsOfThePoints(r, segmentOffset[s]);
+                    }
                     firstRing[s] = r;
                     checked += r.storedCount();
                 } else if (r.version() != firstRing[s].version()) {
@@ -240,6 +250,33 @@ public final class RingFileVerifier {
         }
     }
 
+    /**
+     * Check 12: the feature bits after a segment's points (storage 3) are its points' backends'
+     * features, block by block, feature by feature, bits past the last point 0; a view finds its
+     * members by them alone. Reports the first word that differs, at its byte offset.
+     */
+    private void requireFeatureBitsOfThePoints(StoredRing r, long segmentOffset) throws RingFormatException {
+        MemorySegment bits = r.featureBits();
+        int n = r.storedCount();
+        long bitsOffset = segmentOffset + (long) n * POINT_LENGTH;
+        for (int block = 0, first = 0; first < n; block++, first += FEATURE_BITS_BLOCK_POINTS) {
+            int end = Math.min(n, first + FEATURE_BITS_BLOCK_POINTS);
+            for (int f = 0; f < featureCount; f++) {
+                long expected = 0;
+                for (int p = first; p < end; p++) {
+                    expected |= (long) (backendMasks[r.storedBackend(p)] >>> f & 1) << (p - first);
+                }
+                long at = ((long) block * featureCount + f) * FEATURE_BITS_WORD_LENGTH;
+                long found = bits.get(RingFileDescriptor.U64, at);
+                if (found != expected) {
+                    throw new RingFormatException(path, bitsOffset + at, "ring " + r.name() + ": feature bits of points " + first + "-" + (end - 1)
+                            + " for feature " + f + " are 0x" + Long.toHexString(found) + ", their backends' features give 0x"
+                            + Long.toHexString(expected) + " (corrupted feature bits?)");
+                }
+            }
+        }
+    }
+
     /** For each feature mask: how many backends have every feature in it (the members of its rings). */
     private long[] memberCounts() {
         long[] count = new long[1 << featureCount];
@@ -257,7 +294,7 @@ public final class RingFileVerifier {
      */
     private int scan(StoredRing r, long segmentOffset, int s, SegmentCheck.Result check, int[] distinctBackends, int[] seen)
             throws RingFormatException {
-        boolean withTies = r.storage() == STORAGE_POINTS_WITH_TIES;
+        boolean withTies = keepsTies(r.storage());
         if (check.failure() != null) {
             SegmentCheck.Failure f = check.failure();
             int i = f.point();

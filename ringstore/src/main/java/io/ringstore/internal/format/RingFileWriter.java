@@ -37,7 +37,7 @@ public final class RingFileWriter {
 
         /** A view of this segment (stored with ties) holding {@code ringPoints} of its points, {@code collisions} dropped. */
         public Segment view(long ringPoints, long collisions) {
-            if (storage != STORAGE_POINTS_WITH_TIES || ringPoints < 1 || ringPoints > pointCount) {
+            if (!keepsTies(storage) || ringPoints < 1 || ringPoints > pointCount) {
                 throw new IllegalArgumentException("a view of " + ringPoints + " points needs a segment with ties of at least as many: " + this);
             }
             return new Segment(offset, length, pointCount, crc, collisions, STORAGE_VIEW, ringPoints);
@@ -64,6 +64,8 @@ public final class RingFileWriter {
     private final List<Version> versions;
     private final int backendCount;
     private final int featureCount;
+    /** Each backend's feature bits (bits 0 .. featureCount-1 of its mask), for the feature bits of a segment. */
+    private final int[] backendFeatures;
     private final int ringCount;
     /** The lowest version that holds the content: 2 only when a backend has a flag, 3 once a ring is not plain points. */
     private int formatVersion;
@@ -92,6 +94,7 @@ public final class RingFileWriter {
         this.backendCount = backends.size();
         this.featureCount = features.size();
         this.ringCount = versions.size() << featureCount;
+        this.backendFeatures = backends.stream().mapToInt(BackendRecord::featureMask).toArray();
         this.formatVersion = backends.stream().anyMatch(b -> flags(b) != 0) ? FORMAT_VERSION_BACKEND_FLAGS : FORMAT_VERSION;
 
         List<byte[]> addresses = backends.stream().map(b -> (b.address().text() + (b.name() == null ? "" : "\0" + b.name())).getBytes(StandardCharsets.US_ASCII)).toList();
@@ -158,7 +161,7 @@ public final class RingFileWriter {
      * in tie order), and returns where they went; {@link Segment#NONE} for no points.
      */
     public Segment writeSegment(PointGenerator.Sorted sorted) throws IOException {
-        return count(segments.write(sorted, false));
+        return count(segments.write(sorted, false, null, 0));
     }
 
     /**
@@ -168,7 +171,16 @@ public final class RingFileWriter {
      * stored once.
      */
     public Segment writeSegmentWithTies(PointGenerator.Sorted sorted) throws IOException {
-        return count(segments.write(sorted, true));
+        return count(segments.write(sorted, true, null, 0));
+    }
+
+    /**
+     * {@link #writeSegmentWithTies} followed by the points' feature bits
+     * ({@link RingFileDescriptor#STORAGE_POINTS_WITH_FEATURE_BITS}): what the views of a version read
+     * their members from, a block of 64 points at a time.
+     */
+    public Segment writeSegmentWithFeatureBits(PointGenerator.Sorted sorted) throws IOException {
+        return count(segments.write(sorted, true, backendFeatures, featureCount));
     }
 
     /**
@@ -290,7 +302,11 @@ public final class RingFileWriter {
             this.position = start;
         }
 
-        Segment write(PointGenerator.Sorted sorted, boolean ties) throws IOException {
+        /**
+         * @param features each backend's feature bits, to follow the points with their feature bits; null for none
+         * @param featureCount the file's features (words per block of feature bits)
+         */
+        Segment write(PointGenerator.Sorted sorted, boolean ties, int[] features, int featureCount) throws IOException {
             long[] a = sorted.points();
             int n = sorted.count();
             if (n == 0) {
@@ -312,7 +328,7 @@ public final class RingFileWriter {
                 previousHash = h;
                 previousBackend = b;
             }
-            long length = kept * POINT_LENGTH;
+            long length = kept * POINT_LENGTH + (features == null ? 0 : featureBitsLength(kept, featureCount));
             long offset = align(position, alignmentFor(length));
             crc.reset();
             long at = offset;
@@ -332,10 +348,52 @@ public final class RingFileWriter {
                 buf.putInt(p + POINT_HASH_OFFSET, h).putShort(p + POINT_BACKEND_OFFSET, (short) b);
                 buf.position(p + POINT_LENGTH);
             }
+            if (features != null) {
+                at = writeFeatureBits(a, n, features, featureCount, at);
+            }
             at = flush(at);
             position = at;
             return new Segment(offset, length, kept, (int) crc.getValue(), n - kept,
-                    ties ? STORAGE_POINTS_WITH_TIES : STORAGE_POINTS, distinct);
+                    features != null ? STORAGE_POINTS_WITH_FEATURE_BITS : ties ? STORAGE_POINTS_WITH_TIES : STORAGE_POINTS, distinct);
+        }
+
+        /**
+         * The feature bits of the points just written with ties (the same points kept): a block of
+         * {@code featureCount} u64 words for each 64 points, the last block's bits past the last point 0.
+         */
+        private long writeFeatureBits(long[] a, int n, int[] features, int featureCount, long at) throws IOException {
+            long[] words = new long[featureCount];
+            int inBlock = 0;
+            int previousHash = 0;
+            int previousBackend = -1;
+            for (int i = 0; i < n; i++) {
+                int h = PointSorter.hash(a[i]);
+                int b = PointSorter.backend(a[i]);
+                if (i > 0 && h == previousHash && b == previousBackend) {
+                    continue; // as the points: a backend's own repeated hash is stored once
+                }
+                previousHash = h;
+                previousBackend = b;
+                for (int f = 0, m = features[b]; f < featureCount; f++) {
+                    words[f] |= (long) (m >>> f & 1) << inBlock;
+                }
+                if (++inBlock == FEATURE_BITS_BLOCK_POINTS) {
+                    at = putBlock(words, at);
+                    inBlock = 0;
+                }
+            }
+            return inBlock == 0 ? at : putBlock(words, at);
+        }
+
+        private long putBlock(long[] words, long at) throws IOException {
+            for (int f = 0; f < words.length; f++) {
+                if (buf.remaining() < FEATURE_BITS_WORD_LENGTH) {
+                    at = flush(at);
+                }
+                buf.putLong(words[f]);
+                words[f] = 0;
+            }
+            return at;
         }
 
         Segment writeWide(io.ringstore.internal.WidePoints wide) throws IOException {

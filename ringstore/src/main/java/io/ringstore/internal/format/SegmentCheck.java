@@ -156,14 +156,24 @@ public final class SegmentCheck {
         if (lowWords == null) {
             return r;
         }
-        CRC32C crc = new CRC32C();
-        byte[] copy = new byte[(int) Math.min(lowWords.byteSize(), 1 << 20)];
-        for (long at = 0; at < lowWords.byteSize(); at += copy.length) {
-            int len = (int) Math.min(copy.length, lowWords.byteSize() - at);
-            MemorySegment.copy(lowWords, U8, at, copy, 0, len);
-            crc.update(copy, 0, len);
+        return new Result(crc32cFollowedBy(r.crc32c(), lowWords), r.commonMask(), r.backends(), r.distinctHashes(), r.failure());
+    }
+
+    /**
+     * {@return the CRC-32C of a segment's first part (of CRC {@code crc}) followed by {@code tail}: the
+     * low words of a 64-bit ring, the feature bits of storage 3}
+     *
+     * @throws InternalError if the mapped file shrank under the tail (SIGBUS during a copy)
+     */
+    public static int crc32cFollowedBy(int crc, MemorySegment tail) {
+        CRC32C c = new CRC32C();
+        byte[] copy = new byte[(int) Math.min(tail.byteSize(), 1 << 20)];
+        for (long at = 0; at < tail.byteSize(); at += copy.length) {
+            int len = (int) Math.min(copy.length, tail.byteSize() - at);
+            MemorySegment.copy(tail, U8, at, copy, 0, len);
+            c.update(copy, 0, len);
         }
-        return new Result(crc32cCombine(r.crc32c(), (int) crc.getValue(), lowWords.byteSize()), r.commonMask(), r.backends(), r.distinctHashes(), r.failure());
+        return crc32cCombine(crc, (int) c.getValue(), tail.byteSize());
     }
 
     private Result check0(MemorySegment points, int requiredMask, int[] tieRank) {
