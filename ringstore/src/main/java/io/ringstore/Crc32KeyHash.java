@@ -11,9 +11,10 @@ import java.util.zip.CRC32;
 import static io.ringstore.internal.format.RingFileDescriptor.U64;
 
 /**
- * CRC-32 (IEEE) of a key ({@link KeyHash#CRC32}). Arrays go to {@link CRC32}'s intrinsic; direct
- * buffers and native segments are read a word at a time through {@link Crc32}'s tables, which
- * allocates nothing. The static methods are what {@link Ring}'s lookups call, so the hot path has
+ * CRC-32 (IEEE) of a key ({@link KeyHash#CRC32}). Arrays, direct buffers and native segments go to
+ * {@link CRC32}'s intrinsic (the last two through a view of their own, which the JIT scalar-replaces);
+ * read-only heap buffers and heap segments over other arrays are read a word at a time through
+ * {@link Crc32}'s tables. Allocates nothing once compiled. The static methods are what {@link Ring}'s lookups call, so the hot path has
  * no virtual call.
  */
 final class Crc32KeyHash extends KeyHash {
@@ -48,9 +49,11 @@ final class Crc32KeyHash extends KeyHash {
         if (key.hasArray()) {
             return of(key.array(), key.arrayOffset() + from, to - from);
         }
-        // Direct or read-only: absolute reads, which move nothing. CRC32.update(ByteBuffer) would move
-        // the position, and MemorySegment.ofBuffer allocates its view (72 bytes a call, measured with
-        // bench SelectAllocation on JDK 25).
+        if (key.isDirect()) {
+            return ofDirect(key.duplicate());
+        }
+        // Read-only heap: absolute reads, which move nothing (CRC32 would copy the bytes into an array
+        // it allocates).
         boolean bigEndian = key.order() == ByteOrder.BIG_ENDIAN;
         int words = from + ((to - from) & ~3);
         int state = Crc32.INITIAL;
@@ -65,12 +68,14 @@ final class Crc32KeyHash extends KeyHash {
     }
 
     static int of(MemorySegment key) {
-        // Measured on JDK 25 (ThreadMXBean over 5 million calls): CRC32.update(key.asByteBuffer())
-        // allocates the buffer view, 56-64 bytes a call, not scalar-replaced. So a segment over a
-        // byte[] goes to CRC32's intrinsic over that array (heapBase's Optional is scalar-replaced),
-        // and any other segment is read eight bytes at a time through the table CRC: no allocation.
+        // A segment over a byte[] goes to CRC32's intrinsic over that array (heapBase's Optional is
+        // scalar-replaced), a native one to the intrinsic through its buffer view, and a heap segment
+        // over another array type is read eight bytes at a time through the table CRC.
         if (!key.isNative() && key.heapBase().orElse(null) instanceof byte[] array) {
             return of(array, Math.toIntExact(key.address()), Math.toIntExact(key.byteSize()));
+        }
+        if (key.isNative() && key.byteSize() <= Integer.MAX_VALUE) {
+            return ofDirect(key.asByteBuffer());
         }
         long length = key.byteSize();
         long words = length & ~7L;
@@ -83,5 +88,18 @@ final class Crc32KeyHash extends KeyHash {
             state = Crc32.updateByte(state, key.get(ValueLayout.JAVA_BYTE, i));
         }
         return Crc32.finish(state);
+    }
+
+    /**
+     * The JDK's intrinsic over a direct buffer that is the caller's own view of the key (a duplicate, a
+     * segment's buffer): {@link CRC32#update(ByteBuffer)} moves the position of the buffer it reads,
+     * so it is given the view, never the caller's buffer (another thread may be reading that one).
+     * Once compiled, the view and the checksum object are scalar-replaced (bench {@code
+     * SelectAllocation} and {@code RolloutCost}: 0 bytes a call on JDK 25).
+     */
+    private static int ofDirect(ByteBuffer view) {
+        CRC32 crc = new CRC32();
+        crc.update(view);
+        return (int) crc.getValue();
     }
 }
