@@ -13,8 +13,11 @@ import static io.ringstore.internal.format.RingFileDescriptor.U64;
 /**
  * CRC-32 (IEEE) of a key ({@link KeyHash#CRC32}). Arrays, direct buffers and native segments go to
  * {@link CRC32}'s intrinsic (the last two through a view of their own, which the JIT scalar-replaces);
- * read-only heap buffers and heap segments over other arrays are read a word at a time through
- * {@link Crc32}'s tables. Allocates nothing once compiled. The static methods are what {@link Ring}'s lookups call, so the hot path has
+ * read-only heap buffers, heap segments over other arrays and segments that map a file are read a
+ * word at a time through {@link Crc32}'s tables (the intrinsic reading a mapping of a file truncated
+ * under it crashes the JVM with SIGBUS, where a plain read raises {@link InternalError}; a direct
+ * buffer cannot be told from a mapped one, and is read as {@code CRC32.update(ByteBuffer)} reads it).
+ * Allocates nothing once compiled. The static methods are what {@link Ring}'s lookups call, so the hot path has
  * no virtual call.
  */
 final class Crc32KeyHash extends KeyHash {
@@ -69,12 +72,12 @@ final class Crc32KeyHash extends KeyHash {
 
     static int of(MemorySegment key) {
         // A segment over a byte[] goes to CRC32's intrinsic over that array (heapBase's Optional is
-        // scalar-replaced), a native one to the intrinsic through its buffer view, and a heap segment
-        // over another array type is read eight bytes at a time through the table CRC.
+        // scalar-replaced), a native one to the intrinsic through its buffer view, and a mapped one or
+        // a heap segment over another array type is read eight bytes at a time through the table CRC.
         if (!key.isNative() && key.heapBase().orElse(null) instanceof byte[] array) {
             return of(array, Math.toIntExact(key.address()), Math.toIntExact(key.byteSize()));
         }
-        if (key.isNative() && key.byteSize() <= Integer.MAX_VALUE) {
+        if (key.isNative() && !key.isMapped() && key.byteSize() <= Integer.MAX_VALUE) {
             return ofDirect(key.asByteBuffer());
         }
         long length = key.byteSize();

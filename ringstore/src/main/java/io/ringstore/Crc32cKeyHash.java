@@ -11,8 +11,10 @@ import java.util.zip.CRC32C;
  * arrays and buffers and segments over one directly, direct buffers and native segments through a
  * view of their own ({@code CRC32C.update(ByteBuffer)} moves the position of the buffer it reads, and
  * another thread may be reading the caller's), which the JIT scalar-replaces. Read-only heap buffers
- * and segments over other arrays, which {@code CRC32C} would copy, are read with absolute gets a byte
- * at a time. Allocates nothing once compiled.
+ * and segments over other arrays, which {@code CRC32C} would copy, and segments that map a file (the
+ * intrinsic reading a mapping of a file truncated under it crashes the JVM with SIGBUS, where a plain
+ * read raises {@link InternalError}) are read with absolute gets a byte at a time. Allocates nothing
+ * once compiled.
  */
 final class Crc32cKeyHash extends KeyHash {
     private static final int[] TABLE = new int[256];
@@ -58,10 +60,10 @@ final class Crc32cKeyHash extends KeyHash {
         if (!key.isNative() && key.heapBase().orElse(null) instanceof byte[] array) {
             return hash(array, Math.toIntExact(key.address()), Math.toIntExact(key.byteSize())); // the JDK's intrinsic
         }
-        if (key.isNative() && key.byteSize() <= Integer.MAX_VALUE) {
+        if (key.isNative() && !key.isMapped() && key.byteSize() <= Integer.MAX_VALUE) {
             return ofDirect(key.asByteBuffer());
         }
-        int c = 0xFFFF_FFFF; // a heap segment over another array type
+        int c = 0xFFFF_FFFF; // mapped, or a heap segment over another array type
         long n = key.byteSize();
         for (long i = 0; i < n; i++) {
             c = TABLE[(c ^ key.get(ValueLayout.JAVA_BYTE, i)) & 0xFF] ^ (c >>> 8);

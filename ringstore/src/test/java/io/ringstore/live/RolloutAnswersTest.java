@@ -147,6 +147,38 @@ class RolloutAnswersTest {
         assertEquals(expected, got == null ? Ring.NO_BACKEND : got.index(), shape + " backend, key " + k);
     }
 
+    /** Keys in a mapped file (read without the intrinsic) get the reference's bucket and backend too. */
+    @Test
+    void keysInAMappedFileAnswerAsTheReference() throws Exception {
+        SplittableRandom random = new SplittableRandom(0x21_3A9L);
+        int count = 20_000;
+        byte[][] keys = new byte[count][];
+        java.io.ByteArrayOutputStream all = new java.io.ByteArrayOutputStream();
+        for (int k = 0; k < count; k++) {
+            keys[k] = new byte[random.nextInt(1, MAX_LENGTH + 1)];
+            random.nextBytes(keys[k]);
+            all.writeBytes(keys[k]);
+        }
+        Path file = dir.resolve("keys.bin");
+        java.nio.file.Files.write(file, all.toByteArray());
+        RolloutPolicy policy = RolloutPolicy.everywhere(50);
+        try (RingRouter router = router(policy);
+             RingRouter.Route route = router.route(Set.of());
+             Arena arena = Arena.ofConfined();
+             java.nio.channels.FileChannel channel = java.nio.channels.FileChannel.open(file)) {
+            MemorySegment mapped = channel.map(java.nio.channels.FileChannel.MapMode.READ_ONLY, 0, all.size(), arena);
+            assertTrue(mapped.isMapped());
+            long at = 0;
+            for (int k = 0; k < count; k++) {
+                byte[] key = keys[k];
+                MemorySegment slice = mapped.asSlice(at, key.length);
+                at += key.length;
+                assertEquals(RolloutReference.bucket(key, 0, key.length), RolloutPolicy.bucket(slice), "mapped bucket, key " + k);
+                assertAnswer(RolloutReference.backend(policy, oldRing, newRing, key, 0, key.length), route.backend(slice), "mapped segment", k);
+            }
+        }
+    }
+
     /** At 0 %, 100 %, the smallest and largest fractions and out of scope, no shape's version or backend moves either. */
     @Test
     void everyFractionAndScopeAnswersAsTheReference() throws Exception {
