@@ -3,21 +3,24 @@ package io.ringstore;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.util.zip.CRC32C;
+
+import static io.ringstore.internal.format.RingFileDescriptor.U64;
 
 /**
  * CRC-32C (Castagnoli, reflected polynomial 0x82F63B78) of a key ({@link KeyHash#CRC32C}), equal to
- * {@link CRC32C}'s. Every key goes to the JDK's intrinsic (the processor's CRC-32C instruction):
- * arrays and buffers and segments over one directly, direct buffers and native segments through a
- * view of their own ({@code CRC32C.update(ByteBuffer)} moves the position of the buffer it reads, and
- * another thread may be reading the caller's), which the JIT scalar-replaces. Read-only heap buffers
- * and segments over other arrays, which {@code CRC32C} would copy, and segments that map a file (the
- * intrinsic reading a mapping of a file truncated under it crashes the JVM with SIGBUS, where a plain
- * read raises {@link InternalError}) are read with absolute gets a byte at a time. Allocates nothing
- * once compiled.
+ * {@link CRC32C}'s. Arrays (and buffers and segments over one) go to the JDK's intrinsic; the rest is
+ * read with absolute gets eight bytes at a time through slicing-by-8 tables (the tail a byte at a
+ * time), for the keys {@code CRC32C} cannot take without a copy or an allocation: its {@code
+ * update(ByteBuffer)} moves the buffer's position (another thread may be reading the same buffer),
+ * and it has no segment method. (Giving it a view of the key, a duplicate or a segment's {@code
+ * asByteBuffer()}, was measured: the JIT scalar-replaces the view in some call contexts and not in
+ * others, 64 bytes a call in {@code FamilyLookupAllocationTest}.) Allocates nothing.
  */
 final class Crc32cKeyHash extends KeyHash {
-    private static final int[] TABLE = new int[256];
+    /** Slicing-by-8: {@code TABLE[k * 256 + b]} is the register after byte b followed by k zero bytes. */
+    private static final int[] TABLE = new int[8 * 256];
 
     static {
         for (int b = 0; b < 256; b++) {
@@ -27,6 +30,20 @@ final class Crc32cKeyHash extends KeyHash {
             }
             TABLE[b] = c;
         }
+        for (int k = 1; k < 8; k++) {
+            for (int b = 0; b < 256; b++) {
+                int prev = TABLE[(k - 1) * 256 + b];
+                TABLE[k * 256 + b] = (prev >>> 8) ^ TABLE[prev & 0xFF];
+            }
+        }
+    }
+
+    /** The register after the eight little-endian bytes of {@code word}: eight independent lookups. */
+    private static int updateLongLE(int c, long word) {
+        int l = c ^ (int) word;
+        int h = (int) (word >>> 32);
+        return TABLE[7 * 256 + (l & 0xFF)] ^ TABLE[6 * 256 + ((l >>> 8) & 0xFF)] ^ TABLE[5 * 256 + ((l >>> 16) & 0xFF)] ^ TABLE[4 * 256 + (l >>> 24)]
+                ^ TABLE[3 * 256 + (h & 0xFF)] ^ TABLE[2 * 256 + ((h >>> 8) & 0xFF)] ^ TABLE[256 + ((h >>> 16) & 0xFF)] ^ TABLE[h >>> 24];
     }
 
     Crc32cKeyHash() {
@@ -45,11 +62,16 @@ final class Crc32cKeyHash extends KeyHash {
         if (key.hasArray()) {
             return hash(key.array(), key.arrayOffset() + key.position(), key.remaining());
         }
-        if (key.isDirect()) {
-            return ofDirect(key.duplicate());
+        boolean bigEndian = key.order() == ByteOrder.BIG_ENDIAN;
+        int from = key.position();
+        int to = key.limit();
+        int words = from + ((to - from) & ~7);
+        int c = 0xFFFF_FFFF;
+        for (int i = from; i < words; i += 8) {
+            long word = key.getLong(i);
+            c = updateLongLE(c, bigEndian ? Long.reverseBytes(word) : word);
         }
-        int c = 0xFFFF_FFFF; // a read-only heap buffer: CRC32C would copy it into an array it allocates
-        for (int i = key.position(), to = key.limit(); i < to; i++) {
+        for (int i = words; i < to; i++) {
             c = TABLE[(c ^ key.get(i)) & 0xFF] ^ (c >>> 8);
         }
         return ~c;
@@ -60,26 +82,15 @@ final class Crc32cKeyHash extends KeyHash {
         if (!key.isNative() && key.heapBase().orElse(null) instanceof byte[] array) {
             return hash(array, Math.toIntExact(key.address()), Math.toIntExact(key.byteSize())); // the JDK's intrinsic
         }
-        if (key.isNative() && !key.isMapped() && key.byteSize() <= Integer.MAX_VALUE) {
-            return ofDirect(key.asByteBuffer());
-        }
-        int c = 0xFFFF_FFFF; // mapped, or a heap segment over another array type
+        int c = 0xFFFF_FFFF;
         long n = key.byteSize();
-        for (long i = 0; i < n; i++) {
+        long words = n & ~7L;
+        for (long i = 0; i < words; i += 8) {
+            c = updateLongLE(c, key.get(U64, i));
+        }
+        for (long i = words; i < n; i++) {
             c = TABLE[(c ^ key.get(ValueLayout.JAVA_BYTE, i)) & 0xFF] ^ (c >>> 8);
         }
         return ~c;
-    }
-
-    /**
-     * The JDK's intrinsic over a direct buffer that is the caller's own view of the key (a duplicate, a
-     * segment's buffer): {@link CRC32C#update(ByteBuffer)} moves the position of the buffer it reads,
-     * so it is given the view, never the caller's buffer. Once compiled, the view and the checksum
-     * object are scalar-replaced (bench {@code SelectAllocation}: 0 bytes a call).
-     */
-    private static int ofDirect(ByteBuffer view) {
-        CRC32C crc = new CRC32C();
-        crc.update(view);
-        return (int) crc.getValue();
     }
 }
