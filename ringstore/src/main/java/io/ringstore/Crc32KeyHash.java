@@ -12,8 +12,10 @@ import static io.ringstore.internal.format.RingFileDescriptor.U64;
 
 /**
  * CRC-32 (IEEE) of a key ({@link KeyHash#CRC32}). Arrays go to {@link CRC32}'s intrinsic; direct
- * buffers and native segments are read a word at a time through {@link Crc32}'s tables, which
- * allocates nothing. The static methods are what {@link Ring}'s lookups call, so the hot path has
+ * buffers and native segments are read eight bytes at a time through {@link Crc32}'s slicing-by-8
+ * tables, which allocates nothing (the intrinsic through a buffer view of the key, a duplicate or a
+ * segment's {@code asByteBuffer()}, was measured on 2 December 2026: in some call contexts the JIT
+ * does not scalar-replace the view, 64 bytes a call in {@code FamilyLookupAllocationTest}). The static methods are what {@link Ring}'s lookups call, so the hot path has
  * no virtual call.
  */
 final class Crc32KeyHash extends KeyHash {
@@ -52,11 +54,11 @@ final class Crc32KeyHash extends KeyHash {
         // the position, and MemorySegment.ofBuffer allocates its view (72 bytes a call, measured with
         // bench SelectAllocation on JDK 25).
         boolean bigEndian = key.order() == ByteOrder.BIG_ENDIAN;
-        int words = from + ((to - from) & ~3);
+        int words = from + ((to - from) & ~7);
         int state = Crc32.INITIAL;
-        for (int i = from; i < words; i += 4) {
-            int word = key.getInt(i);
-            state = Crc32.updateIntLE(state, bigEndian ? Integer.reverseBytes(word) : word);
+        for (int i = from; i < words; i += 8) {
+            long word = key.getLong(i);
+            state = Crc32.updateLongLE(state, bigEndian ? Long.reverseBytes(word) : word);
         }
         for (int i = words; i < to; i++) {
             state = Crc32.updateByte(state, key.get(i));
@@ -76,8 +78,7 @@ final class Crc32KeyHash extends KeyHash {
         long words = length & ~7L;
         int state = Crc32.INITIAL;
         for (long i = 0; i < words; i += 8) {
-            long word = key.get(U64, i);
-            state = Crc32.updateIntLE(Crc32.updateIntLE(state, (int) word), (int) (word >>> 32));
+            state = Crc32.updateLongLE(state, key.get(U64, i));
         }
         for (long i = words; i < length; i++) {
             state = Crc32.updateByte(state, key.get(ValueLayout.JAVA_BYTE, i));

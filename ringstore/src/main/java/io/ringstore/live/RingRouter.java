@@ -66,6 +66,12 @@ public final class RingRouter implements AutoCloseable {
     private final RingVersion oldVersion;
     private final RingVersion newVersion;
     private volatile RolloutPolicy policy;
+    /**
+     * What a lookup reads of the policy: the basis points below which a key's bucket goes to the new
+     * version, 0 out of scope ({@link #threshold(RolloutPolicy)}). Written with {@link #policy}, so a
+     * lookup reads one int instead of the policy's scope set.
+     */
+    private volatile int threshold;
     private final LongAdder oldLookups = new LongAdder();
     private final LongAdder newLookups = new LongAdder();
     /** Holds the router's versions in every new file, whatever the routes. */
@@ -79,6 +85,7 @@ public final class RingRouter implements AutoCloseable {
         this.oldVersion = b.oldVersion != null ? b.oldVersion : first;
         this.newVersion = b.newVersion != null ? b.newVersion : oldVersion;
         this.policy = b.policy;
+        this.threshold = threshold(b.policy);
         this.oldPin = watched.ring(Set.of(), oldVersion);
         this.newPin = watched.ring(Set.of(), newVersion);
         this.mbeanName = b.jmx ? register(watched.path(), new Bean()) : null;
@@ -291,7 +298,7 @@ public final class RingRouter implements AutoCloseable {
          * @return the backend, or null
          */
         public Backend backend(byte[] key, int offset, int length) {
-            WatchedRingStore.Handle h = ring(policy.migrates(key, offset, length));
+            WatchedRingStore.Handle h = ring(migrates(key, offset, length));
             return backendFor(h, h.keyHash.hash64(key, offset, length));
         }
 
@@ -301,7 +308,7 @@ public final class RingRouter implements AutoCloseable {
          * @param key the key
          */
         public Backend backend(ByteBuffer key) {
-            WatchedRingStore.Handle h = ring(policy.migrates(key));
+            WatchedRingStore.Handle h = ring(migrates(key));
             return backendFor(h, h.keyHash.hash64(key));
         }
 
@@ -311,7 +318,7 @@ public final class RingRouter implements AutoCloseable {
          * @param key the key
          */
         public Backend backend(MemorySegment key) {
-            WatchedRingStore.Handle h = ring(policy.migrates(key));
+            WatchedRingStore.Handle h = ring(migrates(key));
             return backendFor(h, h.keyHash.hash64(key));
         }
 
@@ -343,7 +350,7 @@ public final class RingRouter implements AutoCloseable {
          * @return the accepted backend, or null
          */
         public Backend select(byte[] key, int offset, int length, int maxPoints, Predicate<Backend> accept) {
-            WatchedRingStore.Handle h = ring(policy.migrates(key, offset, length));
+            WatchedRingStore.Handle h = ring(migrates(key, offset, length));
             return selectFor(h, key, offset, length, maxPoints, accept);
         }
 
@@ -356,7 +363,7 @@ public final class RingRouter implements AutoCloseable {
          * @return the accepted backend, or null
          */
         public Backend select(ByteBuffer key, int maxPoints, Predicate<Backend> accept) {
-            WatchedRingStore.Handle h = ring(policy.migrates(key));
+            WatchedRingStore.Handle h = ring(migrates(key));
             if (h.rehashes) {
                 byte[] copy = bytes(key);
                 return selectFor(h, copy, 0, copy.length, maxPoints, accept);
@@ -373,7 +380,7 @@ public final class RingRouter implements AutoCloseable {
          * @return the accepted backend, or null
          */
         public Backend select(MemorySegment key, int maxPoints, Predicate<Backend> accept) {
-            WatchedRingStore.Handle h = ring(policy.migrates(key));
+            WatchedRingStore.Handle h = ring(migrates(key));
             if (h.rehashes) {
                 byte[] copy = bytes(key);
                 return selectFor(h, copy, 0, copy.length, maxPoints, accept);
@@ -408,7 +415,7 @@ public final class RingRouter implements AutoCloseable {
          * @return the chosen backend, or null
          */
         public Backend choose(byte[] key, int offset, int length, SharedLoad load) {
-            WatchedRingStore.Handle h = ring(policy.migrates(key, offset, length));
+            WatchedRingStore.Handle h = ring(migrates(key, offset, length));
             return chooseFor(h, key, offset, length, load);
         }
 
@@ -435,7 +442,7 @@ public final class RingRouter implements AutoCloseable {
          * @return the chosen backend, counted in flight, or null
          */
         public Backend chooseAndAcquire(byte[] key, int offset, int length, SharedLoad load) {
-            WatchedRingStore.Handle h = ring(policy.migrates(key, offset, length));
+            WatchedRingStore.Handle h = ring(migrates(key, offset, length));
             return chooseAndAcquireFor(h, key, offset, length, load);
         }
 
@@ -447,7 +454,7 @@ public final class RingRouter implements AutoCloseable {
          * @return the chosen backend, or null
          */
         public Backend choose(ByteBuffer key, SharedLoad load) {
-            WatchedRingStore.Handle h = ring(policy.migrates(key));
+            WatchedRingStore.Handle h = ring(migrates(key));
             if (h.rehashes && load.policy() == null) {
                 byte[] copy = bytes(key);
                 return chooseFor(h, copy, 0, copy.length, load);
@@ -463,7 +470,7 @@ public final class RingRouter implements AutoCloseable {
          * @return the chosen backend, or null
          */
         public Backend choose(MemorySegment key, SharedLoad load) {
-            WatchedRingStore.Handle h = ring(policy.migrates(key));
+            WatchedRingStore.Handle h = ring(migrates(key));
             if (h.rehashes && load.policy() == null) {
                 byte[] copy = bytes(key);
                 return chooseFor(h, copy, 0, copy.length, load);
@@ -482,7 +489,7 @@ public final class RingRouter implements AutoCloseable {
          * @return the chosen backend, counted in flight, or null
          */
         public Backend chooseAndAcquire(ByteBuffer key, SharedLoad load) {
-            WatchedRingStore.Handle h = ring(policy.migrates(key));
+            WatchedRingStore.Handle h = ring(migrates(key));
             if (h.rehashes && load.policy() == null) {
                 byte[] copy = bytes(key);
                 return chooseAndAcquireFor(h, copy, 0, copy.length, load);
@@ -501,7 +508,7 @@ public final class RingRouter implements AutoCloseable {
          * @return the chosen backend, counted in flight, or null
          */
         public Backend chooseAndAcquire(MemorySegment key, SharedLoad load) {
-            WatchedRingStore.Handle h = ring(policy.migrates(key));
+            WatchedRingStore.Handle h = ring(migrates(key));
             if (h.rehashes && load.policy() == null) {
                 byte[] copy = bytes(key);
                 return chooseAndAcquireFor(h, copy, 0, copy.length, load);
@@ -608,6 +615,24 @@ public final class RingRouter implements AutoCloseable {
             }
         }
 
+        // Whether the new version answers the key: RolloutPolicy.migrates on the threshold, so the same
+        // answer (out of scope, at 0 % and at 100 % the bucket is not computed).
+
+        private boolean migrates(byte[] key, int offset, int length) {
+            int t = threshold;
+            return t != 0 && (t == RolloutPolicy.FULL || RolloutPolicy.bucket(key, offset, length) < t);
+        }
+
+        private boolean migrates(ByteBuffer key) {
+            int t = threshold;
+            return t != 0 && (t == RolloutPolicy.FULL || RolloutPolicy.bucket(key) < t);
+        }
+
+        private boolean migrates(MemorySegment key) {
+            int t = threshold;
+            return t != 0 && (t == RolloutPolicy.FULL || RolloutPolicy.bucket(key) < t);
+        }
+
         /** The handle of the version chosen, counted. */
         private WatchedRingStore.Handle ring(boolean migrates) {
             if (migrates) {
@@ -639,6 +664,11 @@ public final class RingRouter implements AutoCloseable {
         }
     }
 
+    /** {@return the basis points below which a key's bucket migrates under {@code p}: 0 when it is out of scope here} */
+    private static int threshold(RolloutPolicy p) {
+        return p.inScope() ? p.basisPoints() : 0;
+    }
+
     /** {@return the rollout policy in force} */
     public RolloutPolicy policy() {
         return policy;
@@ -654,6 +684,7 @@ public final class RingRouter implements AutoCloseable {
         RolloutPolicy before;
         synchronized (this) {
             before = policy;
+            threshold = threshold(next);
             policy = next;
         }
         if (before.equals(next)) {
