@@ -220,8 +220,18 @@ final class SlotDirectory {
      * the kernel if its holder dies) and writes this instance's word into the lock field, for display.
      */
     private FileLock lock() {
+        if (!file.writable()) {
+            // Before any lock is taken: a lock taken and then left by a failed write would stall every
+            // later holder in this process (the heartbeat's reclaim, a drain) for good.
+            throw new IllegalStateException(file.path + ": opened read-only: slots cannot be given or freed");
+        }
         FileLock lock = file.lockDirectory();
-        LONG.setVolatile(s, (long) DIRECTORY_LOCK_OFFSET, lockWord);
+        try {
+            LONG.setVolatile(s, (long) DIRECTORY_LOCK_OFFSET, lockWord);
+        } catch (RuntimeException | Error e) {
+            file.unlockDirectory(lock);
+            throw e;
+        }
         return lock;
     }
 

@@ -104,8 +104,13 @@ class StateFileSystemTest {
             assertEquals("held", probe(state, StateFileLayout.leaseOffset(SMALL.leases(), 0)), "closing the read-only view kept the lock");
             try (HostState second = HostState.inspectReadOnly(state, SMALL).orElseThrow()) { // the router first
                 assertEquals(List.of(new HostState.LeaseState(0, ProcessHandle.current().pid(), true, 1)), second.leases());
-                assertThrows(RuntimeException.class, () -> second.drain("10.0.0.2:80"), "a read-only view writes nothing");
+                IllegalStateException refused = assertThrows(IllegalStateException.class, () -> second.drain("10.0.0.2:80"),
+                        "a read-only view writes nothing");
+                assertTrue(refused.getMessage().contains("opened read-only"), refused.getMessage());
             }
+            // The refused write left no lock behind: the router still gives slots (it hung here for good before).
+            org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(java.time.Duration.ofSeconds(20),
+                    () -> router.track(List.of("10.0.0.1:80", "10.0.0.2:80")));
             assertEquals("held", probe(state, StateFileLayout.leaseOffset(SMALL.leases(), 0)));
             router.acquire(0);
             assertEquals(2, router.inFlight(0));
