@@ -240,6 +240,8 @@ public final class HostState implements AutoCloseable {
     /** Files this instance has moved to since it opened: part of {@link #directoryVersion}. */
     private volatile long moves;
     private final Thread heartbeat;
+    /** Test hook: runs at the start of every beat. */
+    volatile Runnable beforeBeat = () -> { };
     private volatile boolean closed;
     /** The heartbeat's last failure, logged once until a beat succeeds (heartbeat thread only). */
     private String lastFailure;
@@ -1011,6 +1013,7 @@ public final class HostState implements AutoCloseable {
         long period = options.heartbeat().toNanos();
         while (!closed) {
             try {
+                beforeBeat.run();
                 long now = System.nanoTime();
                 Attached before = at;
                 if (!check(before) && before.lost) {
@@ -1032,7 +1035,7 @@ public final class HostState implements AutoCloseable {
                 }
                 retireOld(now);
                 lastFailure = null;
-            } catch (RuntimeException | InternalError e) {
+            } catch (RuntimeException | Error e) { // an OutOfMemoryError too: the next beat tries again, the thread never dies
                 if (closed) {
                     return;
                 }

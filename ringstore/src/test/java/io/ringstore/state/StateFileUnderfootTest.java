@@ -104,6 +104,22 @@ class StateFileUnderfootTest {
         }
     }
 
+    /** An Error thrown inside the heartbeat (an OutOfMemoryError, say) is logged once and the next beat goes on. */
+    @Test
+    void theHeartbeatSurvivesAnError() throws Exception {
+        try (LogCapture log = new LogCapture(HostState.class); HostState router = HostState.open(ring(), FAST)) {
+            java.util.concurrent.atomic.AtomicInteger beats = new java.util.concurrent.atomic.AtomicInteger();
+            router.beforeBeat = () -> {
+                if (beats.incrementAndGet() == 1) {
+                    throw new OutOfMemoryError("Java heap space (thrown by the test)");
+                }
+            };
+            await("beats after the Error", () -> beats.get() >= 5);
+            assertTrue(heartbeatAlive());
+            assertEquals(1, log.containing("heartbeat failed, retrying: java.lang.OutOfMemoryError").size(), () -> String.valueOf(log.lines()));
+        }
+    }
+
     private static boolean heartbeatAlive() {
         return Thread.getAllStackTraces().keySet().stream().anyMatch(t -> t.getName().equals("ringstore-state fleet.ring.state") && t.isAlive());
     }
