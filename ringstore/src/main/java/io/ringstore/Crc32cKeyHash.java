@@ -1,5 +1,7 @@
 package io.ringstore;
 
+import io.ringstore.internal.Crc32c;
+
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
@@ -11,7 +13,7 @@ import static io.ringstore.internal.format.RingFileDescriptor.U64;
 /**
  * CRC-32C (Castagnoli, reflected polynomial 0x82F63B78) of a key ({@link KeyHash#CRC32C}), equal to
  * {@link CRC32C}'s. Arrays (and buffers and segments over one) go to the JDK's intrinsic; the rest is
- * read with absolute gets eight bytes at a time through slicing-by-8 tables (the tail a byte at a
+ * read with absolute gets eight bytes at a time through {@link Crc32c}'s slicing-by-8 tables (the tail a byte at a
  * time), for the keys {@code CRC32C} cannot take without a copy or an allocation: its {@code
  * update(ByteBuffer)} moves the buffer's position (another thread may be reading the same buffer),
  * and it has no segment method. (Giving it a view of the key, a duplicate or a segment's {@code
@@ -19,33 +21,6 @@ import static io.ringstore.internal.format.RingFileDescriptor.U64;
  * others, 64 bytes a call in {@code FamilyLookupAllocationTest}.) Allocates nothing.
  */
 final class Crc32cKeyHash extends KeyHash {
-    /** Slicing-by-8: {@code TABLE[k * 256 + b]} is the register after byte b followed by k zero bytes. */
-    private static final int[] TABLE = new int[8 * 256];
-
-    static {
-        for (int b = 0; b < 256; b++) {
-            int c = b;
-            for (int k = 0; k < 8; k++) {
-                c = (c & 1) != 0 ? (c >>> 1) ^ 0x82F6_3B78 : c >>> 1;
-            }
-            TABLE[b] = c;
-        }
-        for (int k = 1; k < 8; k++) {
-            for (int b = 0; b < 256; b++) {
-                int prev = TABLE[(k - 1) * 256 + b];
-                TABLE[k * 256 + b] = (prev >>> 8) ^ TABLE[prev & 0xFF];
-            }
-        }
-    }
-
-    /** The register after the eight little-endian bytes of {@code word}: eight independent lookups. */
-    private static int updateLongLE(int c, long word) {
-        int l = c ^ (int) word;
-        int h = (int) (word >>> 32);
-        return TABLE[7 * 256 + (l & 0xFF)] ^ TABLE[6 * 256 + ((l >>> 8) & 0xFF)] ^ TABLE[5 * 256 + ((l >>> 16) & 0xFF)] ^ TABLE[4 * 256 + (l >>> 24)]
-                ^ TABLE[3 * 256 + (h & 0xFF)] ^ TABLE[2 * 256 + ((h >>> 8) & 0xFF)] ^ TABLE[256 + ((h >>> 16) & 0xFF)] ^ TABLE[h >>> 24];
-    }
-
     Crc32cKeyHash() {
         super("crc32c", 32);
     }
@@ -69,10 +44,10 @@ final class Crc32cKeyHash extends KeyHash {
         int c = 0xFFFF_FFFF;
         for (int i = from; i < words; i += 8) {
             long word = key.getLong(i);
-            c = updateLongLE(c, bigEndian ? Long.reverseBytes(word) : word);
+            c = Crc32c.updateLongLE(c, bigEndian ? Long.reverseBytes(word) : word);
         }
         for (int i = words; i < to; i++) {
-            c = TABLE[(c ^ key.get(i)) & 0xFF] ^ (c >>> 8);
+            c = Crc32c.updateByte(c, key.get(i));
         }
         return ~c;
     }
@@ -86,10 +61,10 @@ final class Crc32cKeyHash extends KeyHash {
         long n = key.byteSize();
         long words = n & ~7L;
         for (long i = 0; i < words; i += 8) {
-            c = updateLongLE(c, key.get(U64, i));
+            c = Crc32c.updateLongLE(c, key.get(U64, i));
         }
         for (long i = words; i < n; i++) {
-            c = TABLE[(c ^ key.get(ValueLayout.JAVA_BYTE, i)) & 0xFF] ^ (c >>> 8);
+            c = Crc32c.updateByte(c, key.get(ValueLayout.JAVA_BYTE, i));
         }
         return ~c;
     }

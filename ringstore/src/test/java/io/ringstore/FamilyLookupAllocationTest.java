@@ -22,6 +22,7 @@ import java.util.SplittableRandom;
 import java.util.function.IntToLongFunction;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
@@ -137,6 +138,37 @@ class FamilyLookupAllocationTest {
     }
 
     /**
+     * A route rolling out v1 to v2 at 50 % allocates nothing either, for every key shape: direct buffers,
+     * read-only buffers and native segments take the one pass that computes the ring's CRC-32 and the
+     * bucket's CRC-32C together ({@code internal.KeyCrcs}), the others hash twice.
+     */
+    @Test
+    void noRolloutLookupFromTheKeyAllocates() throws Exception {
+        AllocationMeter meter = AllocationMeter.create();
+        assumeTrue(meter != null, "this JVM counts no allocated bytes per thread");
+        byte[][] keys = keys(new SplittableRandom(0xA110C_2028L));
+        List<String> allocating = new ArrayList<>();
+        try (Arena arena = Arena.ofConfined()) {
+            Shapes shapes = new Shapes(keys, arena);
+            Path file = dir.resolve("rollout.ring");
+            TestRings.build(file, fleet(new SplittableRandom(21)), RingVersion.V1, RingVersion.v2(160));
+            try (RingRouter router = RingRouter.builder(file).versions(RingVersion.V1, RingVersion.v2(160))
+                    .policy(io.ringstore.migration.RolloutPolicy.everywhere(50)).jmx(false).pollMillis(0).graceMillis(0).open();
+                 RingRouter.Route route = router.route(Set.of())) {
+                for (Map.Entry<String, IntToLongFunction> form : shapes.routeLookups(route).entrySet()) {
+                    long bytes = meter.leastAllocated(form.getValue(), WARM_UP, CALLS, ROUNDS, LIMIT);
+                    System.out.println("v1 -> v2:160 at 50 % " + form.getKey() + ": " + bytes + " bytes allocated in " + CALLS + " calls");
+                    if (bytes >= LIMIT) {
+                        allocating.add(form.getKey() + ": " + bytes + " bytes in " + CALLS + " calls");
+                    }
+                }
+                assertTrue(router.oldLookups() > 0 && router.newLookups() > 0, "both versions answered: the rollout is between 0 and 100 %");
+            }
+        }
+        assertEquals(List.of(), allocating, "rollout lookups that allocate");
+    }
+
+    /**
      * The same keys in every shape the lookups take, each key's bytes between other bytes (the slice,
      * buffers and segments see offsets that are not 0), and a check that every shape answers as the array.
      */
@@ -190,6 +222,26 @@ class FamilyLookupAllocationTest {
             for (int k = 0; k < keys.length; k++) {
                 assertEquals(3, heap[k].position(), "the lookup left the buffer as it was");
                 assertEquals(3, direct[k].position(), "the lookup left the buffer as it was");
+            }
+            return forms;
+        }
+
+        /** Each shape's {@code Route.backend} of key {@code i mod KEYS}, after checking it answers as the array does. */
+        Map<String, IntToLongFunction> routeLookups(RingRouter.Route route) {
+            int mask = keys.length - 1;
+            Map<String, IntToLongFunction> forms = new LinkedHashMap<>();
+            forms.put("backend(byte[])", i -> route.backend(keys[i & mask]).index());
+            forms.put("backend(byte[], int, int)", i -> route.backend(padded[i & mask], 3, keys[i & mask].length).index());
+            forms.put("backend(heap ByteBuffer)", i -> route.backend(heap[i & mask]).index());
+            forms.put("backend(read-only ByteBuffer)", i -> route.backend(readOnly[i & mask]).index());
+            forms.put("backend(direct ByteBuffer)", i -> route.backend(direct[i & mask]).index());
+            forms.put("backend(heap MemorySegment)", i -> route.backend(heapSegments[i & mask]).index());
+            forms.put("backend(native MemorySegment)", i -> route.backend(nativeSegments[i & mask]).index());
+            for (int k = 0; k < keys.length; k++) {
+                long expected = route.backend(keys[k]).index();
+                for (Map.Entry<String, IntToLongFunction> form : forms.entrySet()) {
+                    assertEquals(expected, form.getValue().applyAsLong(k), form.getKey() + ", key " + k);
+                }
             }
             return forms;
         }

@@ -1,10 +1,12 @@
 package io.ringstore.live;
 
 import io.ringstore.Backend;
+import io.ringstore.KeyHash;
 import io.ringstore.Ring;
 import io.ringstore.RingFileException;
 import io.ringstore.RingStore;
 import io.ringstore.RingVersion;
+import io.ringstore.internal.KeyCrcs;
 import io.ringstore.migration.RolloutPolicy;
 import io.ringstore.state.SharedLoad;
 
@@ -275,9 +277,17 @@ public final class RingRouter implements AutoCloseable {
         private final WatchedRingStore.Handle oldRing;
         private final WatchedRingStore.Handle newRing;
 
+        /**
+         * Whether both versions hash keys by CRC-32 (v1, v2): then a lookup of a direct buffer or a native
+         * segment rolling out computes the ring's CRC-32 and the bucket's CRC-32C in one pass over the key
+         * ({@code internal.KeyCrcs}), the same answers as hashing twice.
+         */
+        private final boolean bothCrc32;
+
         private Route(WatchedRingStore.Handle oldRing, WatchedRingStore.Handle newRing) {
             this.oldRing = oldRing;
             this.newRing = newRing;
+            this.bothCrc32 = oldRing.keyHash == KeyHash.CRC32 && newRing.keyHash == KeyHash.CRC32;
         }
 
         /**
@@ -308,6 +318,12 @@ public final class RingRouter implements AutoCloseable {
          * @param key the key
          */
         public Backend backend(ByteBuffer key) {
+            int t = threshold;
+            if (bothCrc32 && t != 0 && t != RolloutPolicy.FULL && !key.hasArray()) {
+                // Rolling out between two CRC-32 versions: one pass for the ring's CRC-32 and the bucket's CRC-32C.
+                long both = KeyCrcs.of(key);
+                return backendFor(ring(KeyCrcs.bucket(KeyCrcs.crc32c(both)) < t), KeyCrcs.crc32(both));
+            }
             WatchedRingStore.Handle h = ring(migrates(key));
             return backendFor(h, h.keyHash.hash64(key));
         }
@@ -318,6 +334,11 @@ public final class RingRouter implements AutoCloseable {
          * @param key the key
          */
         public Backend backend(MemorySegment key) {
+            int t = threshold;
+            if (bothCrc32 && t != 0 && t != RolloutPolicy.FULL && key.isNative()) {
+                long both = KeyCrcs.of(key); // as for a direct buffer; a heap array goes to the JDK's intrinsics
+                return backendFor(ring(KeyCrcs.bucket(KeyCrcs.crc32c(both)) < t), KeyCrcs.crc32(both));
+            }
             WatchedRingStore.Handle h = ring(migrates(key));
             return backendFor(h, h.keyHash.hash64(key));
         }

@@ -1,6 +1,7 @@
 package io.ringstore.migration;
 
 import io.ringstore.KeyHash;
+import io.ringstore.internal.KeyCrcs;
 import io.ringstore.internal.TextLines;
 
 import java.lang.foreign.MemorySegment;
@@ -174,16 +175,9 @@ public record RolloutPolicy(int basisPoints, Set<String> scope, String localData
         return spread(KeyHash.CRC32C.hash(key));
     }
 
-    /** The bucket of a key's CRC-32C. */
+    /** The bucket of a key's CRC-32C ({@code KeyCrcs.bucket}, which a route computing both CRCs at once calls). */
     private static int spread(int h) {
-        // murmur3's fmix32: spreads every input bit over the output, so the bucket is not a linear
-        // function of the key bits the way both CRCs are.
-        h ^= h >>> 16;
-        h *= 0x85eb_ca6b;
-        h ^= h >>> 13;
-        h *= 0xc2b2_ae35;
-        h ^= h >>> 16;
-        return (int) (Integer.toUnsignedLong(h) % FULL);
+        return KeyCrcs.bucket(h);
     }
 
     @Override
