@@ -79,6 +79,8 @@ public final class BoundedLoad {
     private static final long GOLDEN_GAMMA = 0x9E3779B97F4A7C15L;
     /** Draws allowed per probe: room for the repeats of a walk over a ring with few backends or many points per backend. */
     private static final int DRAWS_PER_PROBE = 4;
+    /** Clockwise sweeps of the ring, each backend once, before a strict request goes over the bound. */
+    private static final int SWEEPS = 4;
 
     private final long cThousandths;
     private final Walk walk;
@@ -279,28 +281,36 @@ public final class BoundedLoad {
             return best >= 0 || load.availableBackends() <= 0 ? best : firstAvailable(ring, home, load, cursor);
         }
         int points = ring.pointCount();
-        for (int i = 0, p = home; i < points; i++, p = cursor.next(p)) {
-            int b = cursor.backend(p);
-            long bit = 1L << b;
-            boolean high = (b & 64) != 0;
-            if (b >= 0 && ((high ? examinedHigh : examinedLow) & bit) == 0) {
-                if (high) {
-                    examinedHigh |= bit;
-                } else {
-                    examinedLow |= bit;
-                }
-                if (load.available(b)) {
-                    long inFlight = load.inFlight(b);
-                    long now = capacity(load);
-                    if (inFlight < now && reserved(b, now, load)) {
-                        return b;
+        // Every backend can read as full one by one while there is room (requests come and go during the
+        // sweep, and a racing request's reservation is visible until it is given back): the sweep is made
+        // again, each backend once per sweep, before the request goes over the bound.
+        for (int sweep = 0; sweep < SWEEPS; sweep++) {
+            for (int i = 0, p = home; i < points; i++, p = cursor.next(p)) {
+                int b = cursor.backend(p);
+                long bit = 1L << b;
+                boolean high = (b & 64) != 0;
+                if (b >= 0 && ((high ? examinedHigh : examinedLow) & bit) == 0) {
+                    if (high) {
+                        examinedHigh |= bit;
+                    } else {
+                        examinedLow |= bit;
                     }
-                    if (inFlight < bestInFlight) {
-                        best = b;
-                        bestInFlight = inFlight;
+                    if (load.available(b)) {
+                        long inFlight = load.inFlight(b);
+                        long now = capacity(load);
+                        if (inFlight < now && reserved(b, now, load)) {
+                            return b;
+                        }
+                        if (inFlight < bestInFlight) {
+                            best = b;
+                            bestInFlight = inFlight;
+                        }
                     }
                 }
             }
+            examinedLow = 0;
+            examinedHigh = 0;
+            Thread.onSpinWait();
         }
         if (best >= 0) {
             load.acquire(best); // every backend full as read: over the bound, as choose() answers
