@@ -221,7 +221,7 @@ public final class HostState implements AutoCloseable {
 
         int fileSlot(int slot) {
             int[] t = toFile;
-            return t == null ? slot : slot >= 0 && slot < t.length ? t[slot] : -1;
+            return t == null ? slot : map(t, slot);
         }
     }
 
