@@ -7,7 +7,7 @@ _ringstore_version_of() { # sets RINGSTORE_V to the feature version (e.g. 25) of
   RINGSTORE_V=""
   local line
   [ -x "$1/bin/java" ] && [ -x "$1/bin/javac" ] || return 0
-  if [ -f "$1/release" ]; then
+  if [ -f "$1/release" ] && [ -r "$1/release" ]; then
     while IFS= read -r line || [ -n "$line" ]; do
       if [[ $line =~ ^JAVA_VERSION=\"([0-9]+) ]]; then
         RINGSTORE_V=${BASH_REMATCH[1]}
@@ -30,7 +30,7 @@ ringstore_jdk_version() { # prints the feature version (e.g. 25) of the JDK at $
 _ringstore_stamp_of() { # sets RINGSTORE_STAMP to the lines of $1/release that an AOT cache is made for, one per line
   RINGSTORE_STAMP=""
   local line
-  [ -f "$1/release" ] || return 0
+  [ -f "$1/release" ] && [ -r "$1/release" ] || return 0
   while IFS= read -r line || [ -n "$line" ]; do
     case "$line" in
       IMPLEMENTOR=* | JAVA_RUNTIME_VERSION=* | OS_ARCH=*) RINGSTORE_STAMP+="$line"$'\n' ;;

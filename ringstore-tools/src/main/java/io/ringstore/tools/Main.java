@@ -63,7 +63,7 @@ public final class Main {
         }
         int code = run(args, ArgumentBytes.ofThisProcess(args), System.in, Stdout.ofProcess(System.out.charset()), System.err);
         // Success returns: System.exit starts the JDK's System.Logger (and java.util.logging) to log the
-        // exit, 10 ms of a one-key lookup's 0.1 s. Every thread the CLI leaves is a daemon; a command's
+        // exit, about 7 ms of a one-key lookup's 0.1 s. Every thread the CLI leaves is a daemon; a command's
         // own threads (build's) have ended when run returns.
         if (code != OK) {
             System.exit(code);

@@ -5,6 +5,7 @@ import io.ringstore.internal.FeatureMasks;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
 
@@ -349,7 +350,8 @@ public final class RingFileVerifier {
      * holds fewer lost the others to equal hashes (its own chain repeating one, or another backend
      * keeping a tie), so every hash of its chain is still a point of the ring. That holds for every
      * family and for rings kept with ties or not; the chain is generated only for a backend short of
-     * points, which in a file as built is one that lost a collision (rare).
+     * points, which in a file as built is one that lost a point to an equal hash (at 3.3 M points 1,248
+     * of 2,048 backends: their chains are sorted and merged with the ring's hashes, not searched one by one).
      */
     private void requirePointCountsOfTheVersion(StoredRing r, long[] given) throws RingFormatException {
         long[] held = new long[backendMasks.length];
@@ -391,7 +393,7 @@ public final class RingFileVerifier {
 
         void add(int b, int[] chain) {
             if (count + chain.length > hashes.length) {
-                hashes = java.util.Arrays.copyOf(hashes, (int) Math.min(Integer.MAX_VALUE - 8, Math.max(2L * hashes.length, (long) count + chain.length)));
+                hashes = Arrays.copyOf(hashes, (int) Math.min(Integer.MAX_VALUE - 8, Math.max(2L * hashes.length, (long) count + chain.length)));
             }
             System.arraycopy(chain, 0, hashes, count, chain.length);
             count += chain.length;
@@ -442,7 +444,7 @@ public final class RingFileVerifier {
 
     /** The first {@code count} values of {@code values} in unsigned order: two 16-bit passes of a radix sort. */
     static int[] sortedUnsigned(int[] values, int count) {
-        int[] a = java.util.Arrays.copyOf(values, count);
+        int[] a = Arrays.copyOf(values, count);
         int[] b = new int[count];
         for (int shift = 0; shift < 32; shift += 16) {
             int[] start = new int[(1 << 16) + 1];
