@@ -6,6 +6,8 @@ import io.ringstore.RingStore;
 import io.ringstore.RingVersion;
 import io.ringstore.TestRings;
 import io.ringstore.migration.RolloutPolicy;
+import io.ringstore.state.HostState;
+import io.ringstore.state.SharedLoad;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -16,8 +18,11 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Set;
 import java.util.SplittableRandom;
+import java.util.function.Predicate;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -141,6 +146,72 @@ class RolloutAnswersTest {
         }
         assertTrue(Math.abs(migratedKeys - KEYS / 2) < 5_000, migratedKeys + " of " + KEYS + " keys migrated at 50 %");
         assertEquals(TODAYS_DIGEST, digest, "answers differ from today's jar's");
+    }
+
+    /**
+     * Failover ({@code select}, with a predicate refusing the key's first backend) and the host-state
+     * choices ({@code choose}, {@code chooseAndAcquire}) in every shape answer as the reference's
+     * version chosen, then the byte[] key on that version's ring (choices with nothing drained or in
+     * flight: the ring's backend), and count that version.
+     */
+    @Test
+    void failoverAndChoicesGetTodaysVersionAndBackendInEveryShape() throws Exception {
+        RolloutPolicy policy = RolloutPolicy.everywhere(50);
+        SplittableRandom random = new SplittableRandom(0x21_0051L);
+        byte[] padded = new byte[MAX_LENGTH + 2 * PAD];
+        Path file = dir.resolve("fleet.ring");
+        try (RingRouter router = router(policy);
+             RingRouter.Route route = router.route(Set.of());
+             HostState state = HostState.open(file, HostState.Options.DEFAULTS.withCapacity(256, 4));
+             Arena arena = Arena.ofConfined()) {
+            SharedLoad load = SharedLoad.open(state, () -> store, null);
+            ByteBuffer direct = ByteBuffer.allocateDirect(padded.length);
+            MemorySegment nativeKeys = arena.allocate(padded.length);
+            for (int k = 0; k < 100_000; k++) {
+                int length = random.nextInt(1, MAX_LENGTH + 1);
+                byte[] key = new byte[length];
+                random.nextBytes(key);
+                System.arraycopy(key, 0, padded, PAD, length);
+                direct.put(PAD, key);
+                MemorySegment.copy(key, 0, nativeKeys, java.lang.foreign.ValueLayout.JAVA_BYTE, PAD, length);
+                boolean migrates = RolloutReference.migrates(policy, key, 0, length);
+                int backend = RolloutReference.backend(policy, oldRing, newRing, key, 0, length);
+                Ring chosen = migrates ? newRing : oldRing;
+                Predicate<Backend> notFirst = b -> b.index() != backend;
+                Backend failover = chosen.selectBackend(key, 0, length, Ring.NGINX_MAX_POINTS, notFirst);
+                int expectedFailover = failover == null ? Ring.NO_BACKEND : failover.index();
+
+                Map<String, Object> shapes = new LinkedHashMap<>();
+                shapes.put("heap buffer", ByteBuffer.wrap(padded, PAD, length));
+                shapes.put("read-only buffer", ByteBuffer.wrap(padded, PAD, length).asReadOnlyBuffer());
+                shapes.put("direct buffer", direct.duplicate().position(PAD).limit(PAD + length));
+                shapes.put("read-only direct buffer", direct.duplicate().position(PAD).limit(PAD + length).asReadOnlyBuffer());
+                shapes.put("heap segment", MemorySegment.ofArray(padded).asSlice(PAD, length));
+                shapes.put("native segment", nativeKeys.asSlice(PAD, length));
+                long before = router.newLookups();
+                for (Map.Entry<String, Object> shape : shapes.entrySet()) {
+                    String name = shape.getKey();
+                    if (shape.getValue() instanceof ByteBuffer b) {
+                        assertAnswer(expectedFailover, route.select(b, Ring.NGINX_MAX_POINTS, notFirst), "select, " + name, k);
+                        assertAnswer(backend, route.choose(b, load), "choose, " + name, k);
+                        assertAnswer(backend, released(load, route.chooseAndAcquire(b, load)), "chooseAndAcquire, " + name, k);
+                    } else {
+                        MemorySegment m = (MemorySegment) shape.getValue();
+                        assertAnswer(expectedFailover, route.select(m, Ring.NGINX_MAX_POINTS, notFirst), "select, " + name, k);
+                        assertAnswer(backend, route.choose(m, load), "choose, " + name, k);
+                        assertAnswer(backend, released(load, route.chooseAndAcquire(m, load)), "chooseAndAcquire, " + name, k);
+                    }
+                }
+                assertEquals(migrates ? 3L * shapes.size() : 0, router.newLookups() - before, "version chosen for key " + k);
+            }
+        }
+    }
+
+    private static Backend released(SharedLoad load, Backend b) {
+        if (b != null) {
+            load.release(load.token(b));
+        }
+        return b;
     }
 
     private static void assertAnswer(int expected, Backend got, String shape, int k) {
