@@ -75,7 +75,7 @@ final class ArgumentBytes {
         if (entries.size() < args.length) {
             return null;
         }
-        byte[][] raw = entries.subList(entries.size() - args.length, entries.size()).toArray(byte[][]::new);
+        byte[][] raw = entries.subList(entries.size() - args.length, entries.size()).toArray(new byte[0][]); // no lambda: a fresh JVM would spin its class
         for (int i = 0; i < args.length; i++) {
             if (isAscii(raw[i]) && !args[i].equals(new String(raw[i], StandardCharsets.US_ASCII))) {
                 return null;

@@ -10,6 +10,7 @@ import java.nio.channels.OverlappingFileLockException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.DirectoryStream;
+import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
@@ -17,13 +18,16 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
+import java.nio.file.attribute.FileAttribute;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.EnumSet;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Pattern;
 
@@ -296,7 +300,21 @@ public final class Publisher {
      * and {@link #removeLeftovers} can recognise it.
      */
     private static Path temporaryFile(Path target) throws IOException {
-        return Files.createTempFile(directory(target), "." + target.getFileName() + ".", TEMPORARY_SUFFIX);
+        // Files.createTempFile's names, without its SecureRandom: a fresh JVM (ringstore build) would
+        // look up a security provider and construct its generator reflectively to make one name.
+        Path directory = directory(target);
+        String prefix = "." + target.getFileName() + ".";
+        FileAttribute<?>[] ownerOnly = directory.getFileSystem().supportedFileAttributeViews().contains("posix")
+                ? new FileAttribute<?>[] {PosixFilePermissions.asFileAttribute(EnumSet.of(PosixFilePermission.OWNER_READ, PosixFilePermission.OWNER_WRITE))}
+                : new FileAttribute<?>[0];
+        while (true) {
+            Path tmp = directory.resolve(prefix + Long.toUnsignedString(ThreadLocalRandom.current().nextLong()) + TEMPORARY_SUFFIX);
+            try {
+                return Files.createFile(tmp, ownerOnly);
+            } catch (FileAlreadyExistsException taken) {
+                // another name
+            }
+        }
     }
 
     private static final String TEMPORARY_SUFFIX = ".tmp";
@@ -308,7 +326,7 @@ public final class Publisher {
      * every such file is a leftover. Returns the names of the files deleted.
      */
     private static List<String> removeLeftovers(Path target) throws IOException {
-        // createTempFile puts an unsigned decimal number between prefix and suffix: matching exactly
+        // temporaryFile puts an unsigned decimal number between prefix and suffix: matching exactly
         // that keeps the temporary files of "f.ring" apart from those of "f".
         Pattern leftover = Pattern.compile(Pattern.quote("." + target.getFileName() + ".") + "[0-9]+" + Pattern.quote(TEMPORARY_SUFFIX));
         List<String> removed = new ArrayList<>();

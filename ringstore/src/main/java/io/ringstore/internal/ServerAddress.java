@@ -78,6 +78,64 @@ public final class ServerAddress implements Comparable<ServerAddress> {
         return new ServerAddress(text, ip, port, NO_SCOPE);
     }
 
+    /**
+     * {@link #parse} of {@code text}, given also as its Latin-1 bytes {@code b[off, off + len)}, for the
+     * form nearly every backend of a ring file has, {@code a.b.c.d} or {@code a.b.c.d:port}, read from the
+     * bytes without the per-character String calls: a fresh JVM interprets a file's first open, and
+     * parse's calls were 54 % of it at 2,048 backends. The same rules as parse (parts 0-255 and the port
+     * 0-65535, leading zeros allowed, one ':' at most); {@code null} for any other text, which the caller
+     * then gives to parse (which reads it, or refuses it with its message).
+     */
+    public static ServerAddress parseIpv4(String text, byte[] b, int off, int len) {
+        int end = off + len;
+        byte[] ip = new byte[4];
+        int part = 0;
+        int value = -1;
+        int i = off;
+        for (; i < end; i++) {
+            int c = b[i];
+            if (c >= '0' && c <= '9') {
+                value = (value < 0 ? 0 : value) * 10 + (c - '0');
+                if (value > 255) {
+                    return null;
+                }
+            } else if (c == '.') {
+                if (value < 0 || part == 3) {
+                    return null;
+                }
+                ip[part++] = (byte) value;
+                value = -1;
+            } else if (c == ':') {
+                break;
+            } else {
+                return null;
+            }
+        }
+        if (value < 0 || part != 3) {
+            return null;
+        }
+        ip[3] = (byte) value;
+        int port = DEFAULT_PORT;
+        if (i < end) {
+            if (i + 1 == end) {
+                return null;
+            }
+            int p = 0;
+            for (int k = i + 1; k < end; k++) {
+                int c = b[k];
+                if (c < '0' || c > '9') {
+                    return null;
+                }
+                p = p * 10 + (c - '0');
+                if (p > 65535) {
+                    return null;
+                }
+            }
+            port = p;
+        }
+        return new ServerAddress(text, ip, port, NO_SCOPE);
+    }
+
     /** Decimal, leading zeros allowed (as nginx's {@code ngx_atoi}). */
     private static int parsePort(String text, String digits) {
         long port = TextLines.decimal(digits, 65535);
@@ -298,7 +356,11 @@ public final class ServerAddress implements Comparable<ServerAddress> {
      */
     public Object endpointKey() {
         if (!isIpv6()) {
-            return ((ip[0] & 0xFFL) << 40) | ((ip[1] & 0xFFL) << 32) | ((ip[2] & 0xFFL) << 24) | ((ip[3] & 0xFFL) << 16) | port;
+            long packed = ((ip[0] & 0xFFL) << 40) | ((ip[1] & 0xFFL) << 32) | ((ip[2] & 0xFFL) << 24) | ((ip[3] & 0xFFL) << 16) | port;
+            // Times an odd constant: a bijection (equal exactly when packed is), whose Long.hashCode spreads
+            // every byte. packed's own folds the first two bytes onto the port: a fleet 10.x.y.1:8080 put
+            // 16 addresses in each of a HashSet's bins, which then became trees.
+            return packed * 0x9E37_79B9_7F4A_7C15L;
         }
         return socketAddress();
     }

@@ -124,7 +124,7 @@ public final class RingFileWriter {
             meta.set(U32, p + BACKEND_WEIGHT_OFFSET, (int) b.weight());
             meta.set(U32, p + BACKEND_FEATURES_OFFSET, b.featureMask() | flags(b));
             meta.set(U16, p + BACKEND_ADDRESS_LENGTH_OFFSET, (short) a.length);
-            MemorySegment.copy(a, 0, meta, U8, p + BACKEND_ADDRESS_OFFSET, a.length);
+            System.arraycopy(a, 0, metadata, Math.toIntExact(p + BACKEND_ADDRESS_OFFSET), a.length);
             p += BACKEND_FIXED_LENGTH + a.length;
             if (b.hasHealth()) {
                 ServerParameters h = b.parameters();
@@ -139,7 +139,7 @@ public final class RingFileWriter {
         }
         for (byte[] n : names) {
             meta.set(U8, p + FEATURE_NAME_LENGTH_OFFSET, (byte) n.length);
-            MemorySegment.copy(n, 0, meta, U8, p + FEATURE_NAME_OFFSET, n.length);
+            System.arraycopy(n, 0, metadata, Math.toIntExact(p + FEATURE_NAME_OFFSET), n.length);
             p += FEATURE_FIXED_LENGTH + n.length;
         }
         this.segments = new SegmentWriter(ch, metadataEnd + METADATA_CRC_LENGTH); // each segment aligns itself
@@ -244,13 +244,13 @@ public final class RingFileWriter {
             throw new IllegalStateException("ring index incomplete: " + ringsAdded + " of " + ringCount + " rings added");
         }
         long fileLength = segments.end();
-        MemorySegment.copy(MAGIC, 0, meta, U8, MAGIC_OFFSET, MAGIC_LENGTH);
+        System.arraycopy(MAGIC, 0, metadata, MAGIC_OFFSET, MAGIC_LENGTH);
         meta.set(U16, FORMAT_VERSION_OFFSET, (short) formatVersion);
         meta.set(U16, FLAGS_OFFSET, (short) 0);
         meta.set(U32, HEADER_LENGTH_OFFSET, HEADER_LENGTH);
         meta.set(U64, GENERATION_OFFSET, generation);
         meta.set(U64, FILE_LENGTH_OFFSET, fileLength);
-        MemorySegment.copy(inputDigest(), 0, meta, U8, INPUT_DIGEST_OFFSET, INPUT_DIGEST_LENGTH);
+        System.arraycopy(inputDigest(), 0, metadata, INPUT_DIGEST_OFFSET, INPUT_DIGEST_LENGTH);
         meta.set(U32, BACKEND_COUNT_OFFSET, backendCount);
         meta.set(U16, FEATURE_COUNT_OFFSET, (short) featureCount);
         meta.set(U16, VERSION_COUNT_OFFSET, (short) versions.size());

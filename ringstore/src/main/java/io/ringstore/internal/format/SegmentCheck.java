@@ -168,9 +168,10 @@ public final class SegmentCheck {
     public static int crc32cFollowedBy(int crc, MemorySegment tail) {
         CRC32C c = new CRC32C();
         byte[] copy = new byte[(int) Math.min(tail.byteSize(), 1 << 20)];
+        MemorySegment copySegment = MemorySegment.ofArray(copy); // segment to segment: see RingFileReader.crc32c
         for (long at = 0; at < tail.byteSize(); at += copy.length) {
             int len = (int) Math.min(copy.length, tail.byteSize() - at);
-            MemorySegment.copy(tail, U8, at, copy, 0, len);
+            MemorySegment.copy(tail, at, copySegment, 0, len);
             c.update(copy, 0, len);
         }
         return crc32cCombine(crc, (int) c.getValue(), tail.byteSize());
@@ -341,9 +342,10 @@ public final class SegmentCheck {
             if (chunk.length < longest) {
                 chunk = new byte[longest];
             }
+            MemorySegment chunkSegment = MemorySegment.ofArray(chunk); // segment to segment: see RingFileReader.crc32c
             for (int start = from; start < to; start += CHUNK_POINTS) {
                 int count = Math.min(CHUNK_POINTS, to - start);
-                MemorySegment.copy(points, U8, (long) start * POINT_LENGTH, chunk, 0, count * POINT_LENGTH);
+                MemorySegment.copy(points, (long) start * POINT_LENGTH, chunkSegment, 0, count * POINT_LENGTH);
                 crc32c.update(chunk, 0, count * POINT_LENGTH);
                 if (failure == null) {
                     checkChunk(count, start, required, tieRank);
