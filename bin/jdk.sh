@@ -63,6 +63,11 @@ ringstore_find_jdk() {
   IFS="$IFS_was"
   for dir in "${path_dirs[@]}"; do # javac on PATH, as `command -v` finds it, its links resolved
     if [ -n "$dir" ] && [ -f "$dir/javac" ] && [ -x "$dir/javac" ]; then
+      for home in "${candidates[@]}"; do # usually a link into one of those: no program needed to see it
+        if [ "$dir/javac" -ef "$home/bin/javac" ]; then
+          break 2
+        fi
+      done
       javac=$(readlink -f "$dir/javac")
       javac=${javac%/*}
       candidates+=("${javac%/*}")

@@ -12,14 +12,25 @@ import java.util.List;
 import java.util.stream.Collectors;
 
 /**
- * The training run of the CLI's ahead-of-time cache (JDK 25: JEP 483 class loading and linking, JEP 515
- * method profiles), run by the build under {@code -XX:AOTCacheOutput}: the commands a user runs first,
- * on the bundled example fleet, in one JVM. It then writes the cache's JDK stamp ({@link #stamp}), which
- * {@code bin/ringstore} compares with the running JDK's before it passes {@code -XX:AOTCache}.
+ * The training runs of the CLI's ahead-of-time caches (JDK 25: JEP 483 class loading and linking, JEP 515
+ * method profiles), run by the build under {@code -XX:AOTCacheOutput}, each in one JVM on the bundled
+ * example fleet:
+ * <ul>
+ * <li>{@code commands}: the commands a user runs first (build, lookup, verify, dump, {@code --version},
+ *     {@code --help}), into {@code ringstore.aot}, the cache of every command but one;</li>
+ * <li>{@code lookup}: lookups of KEY arguments in the file the first run built, into
+ *     {@code ringstore-lookup.aot}, the cache {@code bin/ringstore} gives such a one-shot lookup: it holds
+ *     only the classes a lookup loads (fewer to map and link at start-up) and is made without method
+ *     profiles ({@code -XX:-AOTRecordTraining}: replaying them makes the JIT compile for a run that
+ *     ends in milliseconds).</li>
+ * </ul>
+ * The last run then writes the caches' JDK stamp ({@link #stamp}), which {@code bin/ringstore} compares
+ * with the running JDK's before it passes {@code -XX:AOTCache}.
  *
  * <pre>
  * java -XX:AOTCacheOutput=target/ringstore.aot -cp target/ringstore.jar:target/ringstore-tools.jar \
- *      io.ringstore.tools.AotTraining EXAMPLES_DIR WORK_DIR target/ringstore.aot.jdk
+ *      io.ringstore.tools.AotTraining commands EXAMPLES_DIR WORK_DIR
+ * java -XX:AOTCacheOutput=target/ringstore-lookup.aot ... io.ringstore.tools.AotTraining lookup EXAMPLES_DIR WORK_DIR target/ringstore.aot.jdk
  * </pre>
  *
  * Exit 0 when every command answered as it should; else 1, and no stamp (so no launcher uses the cache).
@@ -32,22 +43,24 @@ public final class AotTraining {
     }
 
     /**
-     * Runs the training commands, then writes the stamp.
+     * Runs the training commands of a mode, then writes the stamp when one is named.
      *
-     * @param args the examples directory (backends.conf, keys.txt), a scratch directory, the stamp file to write
+     * @param args {@code commands} or {@code lookup}, the examples directory (backends.conf, keys.txt), a
+     *             scratch directory (the {@code lookup} run reads the ring file the {@code commands} run
+     *             wrote there), and optionally the stamp file to write
      * @throws IOException if the scratch directory or the stamp cannot be written
      */
     public static void main(String[] args) throws IOException {
-        if (args.length != 3) {
-            System.err.println("usage: AotTraining EXAMPLES_DIR WORK_DIR STAMP_FILE");
+        if (args.length < 3 || args.length > 4 || !MODES.contains(args[0])) {
+            System.err.println("usage: AotTraining commands|lookup EXAMPLES_DIR WORK_DIR [STAMP_FILE]");
             System.exit(Main.USAGE);
         }
-        Path examples = Path.of(args[0]);
-        Path work = Files.createDirectories(Path.of(args[1]));
+        Path examples = Path.of(args[1]);
+        Path work = Files.createDirectories(Path.of(args[2]));
         Path ring = work.resolve("example.ring");
         String conf = examples.resolve("backends.conf").toString();
         byte[] keys = Files.readAllBytes(examples.resolve("keys.txt"));
-        List<List<String>> runs = List.of(
+        List<List<String>> runs = args[0].equals("commands") ? List.of(
                 List.of("build", conf, "-o", ring.toString()),
                 List.of("build", conf, "-o", ring.toString(), "--json"),
                 List.of("lookup", ring.toString(), "/index.html", "/video/42.mp4"),
@@ -56,7 +69,11 @@ public final class AotTraining {
                 List.of("verify", ring.toString()),
                 List.of("dump", ring.toString()),
                 List.of("--version"),
-                List.of("--help"));
+                List.of("--help"))
+                : List.of( // the forms bin/ringstore gives ringstore-lookup.aot: KEY arguments
+                List.of("lookup", ring.toString(), "/index.html", "/video/42.mp4"),
+                List.of("lookup", ring.toString(), "--features", "eu,ssd", "/images/logo.png"),
+                List.of("lookup", ring.toString(), "--no-failover", "/api/v1/users?id=42"));
         PrintStream discard = new PrintStream(OutputStream.nullOutputStream(), false, StandardCharsets.UTF_8);
         for (List<String> run : runs) {
             InputStream in = new ByteArrayInputStream(keys);
@@ -66,8 +83,13 @@ public final class AotTraining {
                 System.exit(Main.FAILED);
             }
         }
-        Files.writeString(Path.of(args[2]), stamp(Path.of(System.getProperty("java.home"))));
+        if (args.length == 4) {
+            Files.writeString(Path.of(args[3]), stamp(Path.of(System.getProperty("java.home"))));
+        }
     }
+
+    /** The training modes: every command's cache, and the one-shot lookup's. */
+    static final List<String> MODES = List.of("commands", "lookup");
 
     /**
      * {@return the lines of {@link #STAMP_KEYS} in the JDK's {@code release} file, each with its line

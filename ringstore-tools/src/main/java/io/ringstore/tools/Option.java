@@ -1,7 +1,7 @@
 package io.ringstore.tools;
 
+import java.util.ArrayList;
 import java.util.List;
-import java.util.stream.Stream;
 
 /**
  * One command-line option, declared once: its names (a short alias first, the long name last), the
@@ -29,7 +29,10 @@ record Option(List<String> names, String value, String synopsisValue, String hel
 
     /** The same option also spelled {@code alias} (listed first in help and synopsis). */
     Option alias(String alias) {
-        return new Option(Stream.concat(Stream.of(alias), names.stream()).toList(), value, synopsisValue, help);
+        List<String> spellings = new ArrayList<>(names.size() + 1); // not a stream: every command's class init makes one
+        spellings.add(alias);
+        spellings.addAll(names);
+        return new Option(List.copyOf(spellings), value, synopsisValue, help);
     }
 
     /** The same option, its value shown as {@code shown} in the synopsis. */

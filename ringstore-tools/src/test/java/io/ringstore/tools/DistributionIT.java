@@ -76,12 +76,14 @@ class DistributionIT {
         Programs.run(dir, Map.of(), List.of("tar", "xzf", archive.toString())).assertOk("tar xzf " + archive);
         Path home = dir.resolve("ringstore-" + version);
         Path cache = home.resolve("lib/ringstore.aot");
+        Path lookupCache = home.resolve("lib/ringstore-lookup.aot");
         Path stamp = home.resolve("lib/ringstore.aot.jdk");
         if (Runtime.version().feature() < 25) {
-            assertTrue(Files.notExists(cache) && Files.notExists(stamp), "a cache was shipped by a JDK before 25");
+            assertTrue(Files.notExists(cache) && Files.notExists(lookupCache) && Files.notExists(stamp), "a cache was shipped by a JDK before 25");
             return;
         }
-        assertTrue(Files.isRegularFile(cache) && Files.isRegularFile(stamp), "the distribution lacks lib/ringstore.aot and its stamp");
+        assertTrue(Files.isRegularFile(cache) && Files.isRegularFile(lookupCache) && Files.isRegularFile(stamp),
+                "the distribution lacks lib/ringstore.aot, lib/ringstore-lookup.aot or their stamp");
         String launcher = home.resolve("bin/ringstore").toString();
         Map<String, String> env = Map.of("JAVA_HOME", System.getProperty("java.home"));
         Programs.run(home, env, List.of(launcher, "build", "examples/backends.conf", "-o", "example.ring", "--quiet"))
@@ -95,7 +97,16 @@ class DistributionIT {
         Map<String, String> traced = Map.of("JAVA_HOME", System.getProperty("java.home"), "RINGSTORE_JAVA_OPTS", "-Xlog:class+load=info");
         String mainFromCache = "io.ringstore.tools.Main source: shared objects file";
         Programs used = Programs.run(home, traced, lookup).assertOk("bin/ringstore lookup, traced");
-        assertTrue(used.out().contains(mainFromCache), "the cache was not used on the JDK that made it");
+        assertTrue(used.out().contains(mainFromCache), "the lookup cache was not used on the JDK that made it");
+        // Keys on stdin: the cache of every command (a lookup of KEY arguments has its own, ringstore-lookup.aot).
+        List<String> stdinLookup = List.of("sh", "-c", "echo /index.html | \"$0\" lookup example.ring", launcher);
+        Programs usedByStdin = Programs.run(home, traced, stdinLookup).assertOk("bin/ringstore lookup < keys, traced");
+        assertTrue(usedByStdin.out().contains(mainFromCache), "the commands' cache was not used on the JDK that made it");
+        Map<String, String> aotLog = Map.of("JAVA_HOME", System.getProperty("java.home"), "RINGSTORE_JAVA_OPTS", "-Xlog:aot=info");
+        assertTrue(Programs.run(home, aotLog, lookup).assertOk("bin/ringstore lookup, aot log").out().contains("Opened AOT cache " + lookupCache),
+                "a lookup of KEY arguments did not open lib/ringstore-lookup.aot");
+        assertTrue(Programs.run(home, aotLog, stdinLookup).assertOk("bin/ringstore lookup < keys, aot log").out().contains("Opened AOT cache " + cache),
+                "a lookup of stdin did not open lib/ringstore.aot");
 
         String stamped = Files.readString(stamp);
         Files.writeString(stamp, stamped.replaceAll("JAVA_RUNTIME_VERSION=\"[^\"]*\"", "JAVA_RUNTIME_VERSION=\"22.0.2+9\""));
@@ -105,17 +116,22 @@ class DistributionIT {
         assertEquals("", otherJdk.err());
         Files.writeString(stamp, stamped);
 
-        byte[] good = Files.readAllBytes(cache);
-        byte[] garbage = good.clone();
-        for (int i = 0; i < 4096; i++) {
-            garbage[i] = (byte) (i * 31 + 7); // the header: magic, version and checksums
-        }
-        byte[] truncated = java.util.Arrays.copyOf(good, good.length / 2);
-        for (byte[] damaged : List.of(garbage, truncated)) {
-            Files.write(cache, damaged);
-            Programs run = Programs.run(home, env, lookup).assertOk("bin/ringstore lookup, damaged cache");
-            assertEquals(plain.out(), run.out());
-            assertEquals("", run.err());
+        for (Path c : List.of(cache, lookupCache)) {
+            byte[] good = Files.readAllBytes(c);
+            byte[] garbage = good.clone();
+            for (int i = 0; i < 4096; i++) {
+                garbage[i] = (byte) (i * 31 + 7); // the header: magic, version and checksums
+            }
+            byte[] truncated = java.util.Arrays.copyOf(good, good.length / 2);
+            for (byte[] damaged : List.of(garbage, truncated)) {
+                Files.write(c, damaged);
+                for (List<String> command : List.of(lookup, stdinLookup)) {
+                    Programs run = Programs.run(home, env, command).assertOk("bin/ringstore lookup, damaged " + c.getFileName());
+                    assertEquals(plain.out(), run.out());
+                    assertEquals("", run.err());
+                }
+            }
+            Files.write(c, good);
         }
     }
 }
