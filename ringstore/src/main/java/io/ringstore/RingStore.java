@@ -91,7 +91,11 @@ public final class RingStore implements AutoCloseable {
         for (int i = 0; i < features.size(); i++) {
             featureBits.put(features.get(i), i);
         }
-        this.versions = p.versions().stream().map(RingStore::version).toList();
+        List<RingVersion> vs = new ArrayList<>(p.versions().size()); // a loop, as below: no stream classes at open
+        for (ParsedRingFile.Version v : p.versions()) {
+            vs.add(version(v));
+        }
+        this.versions = List.copyOf(vs);
         List<ParsedRingFile.Entry> entries = p.entries();
         // Distinct segments in file order; the reader has checked that rings sharing an offset agree.
         TreeMap<Long, ParsedRingFile.Entry> byOffset = new TreeMap<>();

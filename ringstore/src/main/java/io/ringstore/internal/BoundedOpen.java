@@ -6,14 +6,8 @@ import java.nio.channels.FileChannel;
 import java.nio.file.OpenOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Future;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.SynchronousQueue;
-import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 
 /**
@@ -33,8 +27,12 @@ public final class BoundedOpen {
     /** Openers at once, blocked ones included: past this, opens are refused until one returns. */
     public static final int MAX_OPENERS = 16;
 
-    private static final ThreadPoolExecutor OPENERS = new ThreadPoolExecutor(0, MAX_OPENERS, 30, TimeUnit.SECONDS,
-            new SynchronousQueue<>(), r -> Thread.ofPlatform().daemon().name("ringstore file opener").unstarted(r));
+    /**
+     * Openers whose open has not returned. Each open has a thread of its own (a daemon), started and
+     * handed the result through a monitor: no executor or future, whose classes and set-up a one-shot
+     * command would pay for at its first open.
+     */
+    private static final AtomicInteger OPENERS = new AtomicInteger();
 
     private BoundedOpen() {
     }
@@ -52,13 +50,15 @@ public final class BoundedOpen {
 
     /** {@link #read(Path)} with another limit (tests). */
     static FileChannel read(Path path, long timeoutMillis) throws IOException {
-        return open(path, timeoutMillis, ch -> {
-            try {
-                ch.close();
-            } catch (IOException e) {
-                // nothing to do about a descriptor nobody uses
-            }
-        }, StandardOpenOption.READ);
+        return open(path, timeoutMillis, BoundedOpen::close, StandardOpenOption.READ);
+    }
+
+    private static void close(FileChannel ch) {
+        try {
+            ch.close();
+        } catch (IOException e) {
+            // nothing to do about a descriptor nobody uses
+        }
     }
 
     /**
@@ -69,44 +69,92 @@ public final class BoundedOpen {
      * @throws IOException when the open fails, or does not return in time (then the message says so)
      */
     public static FileChannel open(Path path, long timeoutMillis, Consumer<FileChannel> late, OpenOption... options) throws IOException {
-        CompletableFuture<FileChannel> opened = new CompletableFuture<>();
-        try {
-            OPENERS.execute(() -> {
-                try {
-                    FileChannel ch = FileChannel.open(path, options);
-                    if (!opened.complete(ch)) {
-                        late.accept(ch); // the caller gave up waiting
-                    }
-                } catch (IOException | RuntimeException e) {
-                    opened.completeExceptionally(e);
-                }
-            });
-        } catch (RejectedExecutionException e) {
+        if (OPENERS.incrementAndGet() > MAX_OPENERS) {
+            OPENERS.decrementAndGet();
             throw new IOException(MAX_OPENERS + " opens of files are still blocked (FIFOs renamed over watched paths?); not opening "
                     + path + " until one returns");
         }
+        Opening opening = new Opening(path, options, late);
+        Thread opener = new Thread(opening, "ringstore file opener");
+        opener.setDaemon(true);
         try {
+            opener.start();
+        } catch (Throwable t) { // no thread to be had (OutOfMemoryError): it will never count itself out
+            OPENERS.decrementAndGet();
+            throw t;
+        }
+        return opening.await(path, timeoutMillis);
+    }
+
+    /** One open on its opener thread, and what the caller waiting for it sees. */
+    private static final class Opening implements Runnable {
+        private final Path path;
+        private final OpenOption[] options;
+        private final Consumer<FileChannel> late;
+        private FileChannel channel;     // guarded by this
+        private Exception failure;       // guarded by this
+        private boolean done;            // guarded by this
+        private boolean abandoned;       // guarded by this: the caller gave up waiting
+
+        Opening(Path path, OpenOption[] options, Consumer<FileChannel> late) {
+            this.path = path;
+            this.options = options;
+            this.late = late;
+        }
+
+        @Override
+        public void run() {
+            FileChannel ch = null;
+            Exception e = null;
             try {
-                return opened.get(timeoutMillis, TimeUnit.MILLISECONDS);
-            } catch (TimeoutException e) {
-                if (opened.cancel(false)) {
-                    throw new IOException("opening it did not return within " + timeoutMillis
-                            + " ms (a FIFO or device renamed over it after its regular-file check?); not waiting for it");
+                ch = FileChannel.open(path, options);
+            } catch (IOException | RuntimeException x) {
+                e = x;
+            } finally {
+                OPENERS.decrementAndGet();
+            }
+            boolean unwanted;
+            synchronized (this) {
+                unwanted = abandoned;
+                if (!abandoned) {
+                    channel = ch;
+                    failure = e;
+                    done = true;
+                    notifyAll();
                 }
-                return opened.get(); // it returned just now after all
             }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            if (!opened.cancel(false) && opened.state() == Future.State.SUCCESS) {
-                late.accept(opened.resultNow());
+            if (unwanted && ch != null) {
+                late.accept(ch); // the caller gave up waiting
             }
-            throw new InterruptedIOException("interrupted while opening " + path);
-        } catch (ExecutionException e) {
-            switch (e.getCause()) {
-                case IOException io -> throw io;
-                case RuntimeException re -> throw re;
-                default -> throw new IOException(e.getCause());
+        }
+
+        synchronized FileChannel await(Path path, long timeoutMillis) throws IOException {
+            long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
+            try {
+                while (!done) {
+                    long left = deadline - System.nanoTime();
+                    if (left <= 0) {
+                        abandoned = true;
+                        throw new IOException("opening it did not return within " + timeoutMillis
+                                + " ms (a FIFO or device renamed over it after its regular-file check?); not waiting for it");
+                    }
+                    TimeUnit.NANOSECONDS.timedWait(this, left);
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                abandoned = true;
+                if (done && channel != null) {
+                    late.accept(channel);
+                }
+                throw new InterruptedIOException("interrupted while opening " + path);
             }
+            if (failure instanceof IOException io) {
+                throw io;
+            }
+            if (failure instanceof RuntimeException re) {
+                throw re;
+            }
+            return channel;
         }
     }
 }

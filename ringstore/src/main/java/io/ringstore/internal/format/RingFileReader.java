@@ -171,7 +171,13 @@ public final class RingFileReader {
         long segmentsStart = metadataEnd + METADATA_CRC_LENGTH;
         List<ParsedRingFile.Version> versions = new ArrayList<>();
         List<ParsedRingFile.Entry> entries = parseIndex(indexAt, (int) ringCount, featureCount, segmentsStart, versions, version);
-        long distinct = entries.stream().filter(e -> e.pointCount() > 0).mapToLong(ParsedRingFile.Entry::offset).distinct().count();
+        Set<Long> offsets = new HashSet<>(); // a loop, not a stream: no stream classes at open
+        for (ParsedRingFile.Entry e : entries) {
+            if (e.pointCount() > 0) {
+                offsets.add(e.offset());
+            }
+        }
+        long distinct = offsets.size();
         expect(SEGMENT_COUNT_OFFSET, distinct, segmentCount, "segment count (distinct non-empty segments in the index)");
         checkPointTotals(backends, featureCount, indexAt, entries);
         return new ParsedRingFile(version, HEADER_LENGTH, generation, digest, List.copyOf(backends), features,
@@ -429,7 +435,12 @@ public final class RingFileReader {
             }
             entries.add(entry);
         }
-        long[] starts = byOffset.keySet().stream().mapToLong(Long::longValue).sorted().toArray();
+        long[] starts = new long[byOffset.size()];
+        int k = 0;
+        for (long offset : byOffset.keySet()) {
+            starts[k++] = offset;
+        }
+        Arrays.sort(starts);
         for (int s = 1; s < starts.length; s++) {
             ParsedRingFile.Entry prev = byOffset.get(starts[s - 1]);
             if (prev.offset() + prev.length() > starts[s]) {
