@@ -176,7 +176,7 @@ public final class RingFileVerifier {
                     commonFeatures[s] = scan(r, segmentOffset[s], s, checks[s], distinctBackends, seen);
                     long[] given = versions.memberPoints(r.version(), r.featureMask());
                     requireChainsStartInRing(r, seen, distinctBackends[s], given);
-                    requirePointCountsOfTheVersion(r, given);
+                    requirePointCountsOfTheVersion(r, given, checks[s].pointCounts());
                     if (r.featureBits() != null) {
                         requireFeatureBitsOfThePoints(r, segmentOffset[s]);
                     }
@@ -353,10 +353,10 @@ public final class RingFileVerifier {
      * points, which in a file as built is one that lost a point to an equal hash (at 3.3 M points 1,248
      * of 2,048 backends: their chains are sorted and merged with the ring's hashes, not searched one by one).
      */
-    private void requirePointCountsOfTheVersion(StoredRing r, long[] given) throws RingFormatException {
-        long[] held = new long[backendMasks.length];
-        for (int i = 0; i < r.storedCount(); i++) {
-            held[r.storedBackend(i)]++;
+    private void requirePointCountsOfTheVersion(StoredRing r, long[] given, int[] counted) throws RingFormatException {
+        long[] held = new long[backendMasks.length]; // counted by the segment's scan, which read every point
+        for (int b = 0; b < held.length; b++) {
+            held[b] = counted[b];
         }
         // At 3.3 M points about a thousand backends lose a point to a tie, so their chains are checked
         // together: sorted, then merged with the ring's sorted hashes in one pass (a binary search per
@@ -410,17 +410,7 @@ public final class RingFileVerifier {
             return;
         }
         int[] sorted = sortedUnsigned(batch.hashes, batch.count);
-        boolean all = true;
-        int n = r.storedCount();
-        int p = 0;
-        for (int i = 0; i < batch.count && all; i++) {
-            int h = sorted[i];
-            while (p < n && Integer.compareUnsigned(r.storedHash(p), h) < 0) {
-                p++;
-            }
-            all = p < n && r.storedHash(p) == h;
-        }
-        if (!all) {
+        if (!SegmentCheck.allHashesStored(r.points(), sorted, batch.count)) {
             String version = versions.name(r.version());
             for (int b = batch.firstBackend; b <= batch.lastBackend; b++) {
                 if (held[b] > 0 && held[b] < given[b]) {

@@ -39,6 +39,7 @@ public final class SegmentCheck {
     public static final long SPLIT_BYTES = 8L << 20;
 
     private static final VarHandle LONG = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+    private static final VarHandle INT = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
     private static final int REFLECTED_POLY = 0x82F6_3B78; // CRC-32C (Castagnoli), reflected
     /**
      * X2N[k] = x^(2^k) mod P: the factor that shifts a CRC register past 2^k zero bits, for every bit
@@ -89,8 +90,10 @@ public final class SegmentCheck {
      * @param backends the distinct backends, in order of first appearance
      * @param distinctHashes how many distinct hashes (the points, unless tie ranks let hashes repeat)
      * @param failure the first failing point, or null
+     * @param pointCounts per backend index, its points in the segment (counted in the same pass, so that
+     *                    the verifier's check of each backend's point count reads no point again)
      */
-    public record Result(int crc32c, int commonMask, int[] backends, int distinctHashes, Failure failure) {
+    public record Result(int crc32c, int commonMask, int[] backends, int distinctHashes, Failure failure, int[] pointCounts) {
     }
 
     private final int[] featureMasks;
@@ -156,7 +159,7 @@ public final class SegmentCheck {
         if (lowWords == null) {
             return r;
         }
-        return new Result(crc32cFollowedBy(r.crc32c(), lowWords), r.commonMask(), r.backends(), r.distinctHashes(), r.failure());
+        return new Result(crc32cFollowedBy(r.crc32c(), lowWords), r.commonMask(), r.backends(), r.distinctHashes(), r.failure(), r.pointCounts());
     }
 
     /**
@@ -175,6 +178,59 @@ public final class SegmentCheck {
             c.update(copy, 0, len);
         }
         return crc32cCombine(crc, (int) c.getValue(), tail.byteSize());
+    }
+
+    /**
+     * {@return whether each of the first {@code count} values of {@code sorted} (in unsigned order,
+     * repeats allowed) is the hash of a point of {@code points}} One pass over the segment, which is
+     * in order, read a heap chunk at a time as {@link #check} reads it: no per-point read through the
+     * mapping, which a fresh JVM runs interpreted (the verifier's check of 1 M chain hashes against a
+     * 3.3 M-point ring).
+     *
+     * @param points whole 6-byte points in order (hash, then backend)
+     * @throws InternalError if the mapped file shrank under the segment (SIGBUS during a copy)
+     */
+    public static boolean allHashesStored(MemorySegment points, int[] sorted, int count) {
+        if (count == 0) {
+            return true;
+        }
+        int n = (int) (points.byteSize() / POINT_LENGTH);
+        byte[] chunk = new byte[Math.min(CHUNK_POINTS, Math.max(1, n)) * POINT_LENGTH];
+        MemorySegment chunkSegment = MemorySegment.ofArray(chunk); // segment to segment: see RingFileReader.crc32c
+        int i = 0;
+        for (int start = 0; start < n; start += CHUNK_POINTS) {
+            int m = Math.min(CHUNK_POINTS, n - start);
+            MemorySegment.copy(points, (long) start * POINT_LENGTH, chunkSegment, 0, (long) m * POINT_LENGTH);
+            i = matchChunk(chunk, m, sorted, i, count);
+            if (i < 0) {
+                return false;
+            }
+            if (i == count) {
+                return true;
+            }
+        }
+        return false; // hashes above every stored one
+    }
+
+    /**
+     * Matches {@code sorted[i..count)} against the chunk's {@code m} hashes, all above the hashes of the
+     * chunks before: the index of the first value past the chunk's last hash, or -1 when a value lies
+     * between two stored hashes (it is not stored).
+     */
+    private static int matchChunk(byte[] chunk, int m, int[] sorted, int i, int count) {
+        int p = 0;
+        while (i < count && p < m) {
+            int stored = (int) INT.get(chunk, p * POINT_LENGTH) ^ Integer.MIN_VALUE; // signed order is unsigned order
+            int wanted = sorted[i] ^ Integer.MIN_VALUE;
+            if (stored < wanted) {
+                p++;
+            } else if (stored == wanted) {
+                i++; // the next value may repeat it: the same point matches it
+            } else {
+                return -1;
+            }
+        }
+        return i;
     }
 
     private Result check0(MemorySegment points, int requiredMask, int[] tieRank) {
@@ -232,7 +288,7 @@ public final class SegmentCheck {
     }
 
     private static Result result(Scanner s, int crc) {
-        return new Result(crc, s.common, Arrays.copyOf(s.seen, s.seenCount), s.distinctHashes, s.failure);
+        return new Result(crc, s.common, Arrays.copyOf(s.seen, s.seenCount), s.distinctHashes, s.failure, s.counts.clone());
     }
 
     private static void joinUninterruptibly(Thread t) {
@@ -307,6 +363,8 @@ public final class SegmentCheck {
         private byte[] chunk = new byte[0];
         private final CRC32C crc32c = new CRC32C();
         private final int[] seen;
+        /** Per backend index, its points in the range scanned (those of the backends in {@link #seen}; the rest are 0). */
+        private final int[] counts;
 
         int crc;
         int common;
@@ -321,6 +379,7 @@ public final class SegmentCheck {
         Scanner(int[] featureMasks) {
             this.featureMasks = featureMasks;
             this.seen = new int[featureMasks.length];
+            this.counts = new int[featureMasks.length];
             Arrays.fill(state, featureMasks.length, state.length, INVALID);
         }
 
@@ -328,6 +387,7 @@ public final class SegmentCheck {
         void scan(MemorySegment points, int from, int to, int required, int[] tieRank) {
             for (int k = 0; k < seenCount; k++) {
                 state[seen[k]] = UNSEEN;
+                counts[seen[k]] = 0;
             }
             seenCount = 0;
             common = -1;
@@ -363,22 +423,27 @@ public final class SegmentCheck {
         private void checkChunk(int count, int start, int required, int[] tieRank) {
             byte[] buf = chunk;
             byte[] seenState = state;
+            int[] pointCounts = counts;
             int previous = previousKey;
             for (int i = 0; i < count; i++) {
                 for (; i < count; i++) {
                     long v = (long) LONG.get(buf, i * POINT_LENGTH);
                     int key = (int) v ^ Integer.MIN_VALUE;
-                    if (key <= previous | seenState[(int) (v >>> 32) & 0xFFFF] != SEEN) {
+                    int b = (int) (v >>> 32) & 0xFFFF;
+                    if (key <= previous | seenState[b] != SEEN) {
                         break;
                     }
+                    pointCounts[b]++; // SEEN: an index of the backend table
                     previous = key;
                 }
                 if (i < count) {
                     long v = (long) LONG.get(buf, i * POINT_LENGTH);
                     int before = i == 0 ? previousBackend : backend(buf, i - 1);
-                    if (!check(start + i, (int) v ^ Integer.MIN_VALUE, (int) (v >>> 32) & 0xFFFF, previous, before, required, tieRank)) {
+                    int b = (int) (v >>> 32) & 0xFFFF;
+                    if (!check(start + i, (int) v ^ Integer.MIN_VALUE, b, previous, before, required, tieRank)) {
                         return;
                     }
+                    pointCounts[b]++;
                     previous = (int) v ^ Integer.MIN_VALUE;
                 }
             }
@@ -432,6 +497,7 @@ public final class SegmentCheck {
                     state[b] = SEEN;
                     seen[seenCount++] = b;
                 }
+                counts[b] += next.counts[b];
             }
             common &= next.common;
             distinctHashes += next.distinctHashes;

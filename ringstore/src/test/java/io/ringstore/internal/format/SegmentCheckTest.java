@@ -17,6 +17,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.Arrays;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.SplittableRandom;
@@ -42,6 +43,69 @@ class SegmentCheckTest {
     /** The backend lacking feature bit 0. */
     private static final int LACKING = BACKENDS - 1;
     private static final int SPLIT_POINTS = (int) (SegmentCheck.SPLIT_BYTES / POINT_LENGTH) + 1001;
+
+    /**
+     * {@link SegmentCheck#allHashesStored} against a binary search per value: segments across chunk
+     * boundaries, with repeated stored hashes (ties), values stored or not, repeated, below the first
+     * and above the last stored hash, and with the sign bit set (unsigned order).
+     */
+    @Test
+    void allHashesStoredIsASearchPerValue() {
+        SplittableRandom random = new SplittableRandom(21);
+        for (int round = 0; round < 16; round++) {
+            int n = round < 5 ? round : random.nextInt(1, 3 * SegmentCheck.CHUNK_POINTS);
+            int[] stored = new int[n];
+            for (int i = 0; i < n; i++) {
+                stored[i] = i > 0 && random.nextInt(20) == 0 ? stored[i - 1] : random.nextInt();
+            }
+            stored = sortedUnsigned(stored);
+            byte[] bytes = new byte[n * POINT_LENGTH];
+            for (int i = 0; i < n; i++) {
+                putHash(bytes, i, stored[i]);
+            }
+            MemorySegment points = MemorySegment.ofArray(bytes);
+            int count = random.nextInt(0, 2000);
+            int[] values = new int[count];
+            boolean missing = false;
+            for (int k = 0; k < count; k++) {
+                boolean present = n > 0 && random.nextInt(round % 2 == 0 ? 1000 : 3) != 0;
+                values[k] = present ? stored[random.nextInt(n)] : random.nextInt();
+                missing |= !contains(stored, values[k]);
+            }
+            int[] sorted = sortedUnsigned(values);
+            assertEquals(!missing, SegmentCheck.allHashesStored(points, sorted, count), "round " + round + ": " + n + " points, " + count + " values");
+            if (n > 0) { // the last and first stored hash, and a value just above the last
+                int[] ends = sortedUnsigned(new int[] {stored[0], stored[n - 1], stored[n - 1]});
+                assertTrue(SegmentCheck.allHashesStored(points, ends, 3), "round " + round);
+                if (stored[n - 1] != -1) {
+                    assertEquals(contains(stored, stored[n - 1] + 1), SegmentCheck.allHashesStored(points, new int[] {stored[n - 1] + 1}, 1));
+                }
+            }
+        }
+    }
+
+    private static int[] sortedUnsigned(int[] values) {
+        Integer[] boxed = Arrays.stream(values).boxed().toArray(Integer[]::new);
+        Arrays.sort(boxed, Integer::compareUnsigned);
+        return Arrays.stream(boxed).mapToInt(Integer::intValue).toArray();
+    }
+
+    private static boolean contains(int[] sortedUnsigned, int value) {
+        int lo = 0;
+        int hi = sortedUnsigned.length - 1;
+        while (lo <= hi) {
+            int mid = (lo + hi) >>> 1;
+            int c = Integer.compareUnsigned(sortedUnsigned[mid], value);
+            if (c == 0) {
+                return true;
+            } else if (c < 0) {
+                lo = mid + 1;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        return false;
+    }
 
     @Test
     void crc32cCombineEqualsTheCrcOfTheConcatenation() {
@@ -297,6 +361,7 @@ class SegmentCheckTest {
     private static Result oracle(byte[] bytes, int[] masks, int required, int[] tieRank) {
         int n = bytes.length / POINT_LENGTH;
         LinkedHashSet<Integer> seen = new LinkedHashSet<>();
+        int[] counts = new int[masks.length];
         int common = -1;
         int ties = 0;
         Failure failure = null;
@@ -323,8 +388,11 @@ class SegmentCheckTest {
             } else if (failure == null && seen.add(b)) {
                 common &= masks[b];
             }
+            if (failure == null) {
+                counts[b]++;
+            }
         }
-        return new Result(crc32c(bytes, 0, bytes.length), common, seen.stream().mapToInt(Integer::intValue).toArray(), n - ties, failure);
+        return new Result(crc32c(bytes, 0, bytes.length), common, seen.stream().mapToInt(Integer::intValue).toArray(), n - ties, failure, counts);
     }
 
     private static void assertSame(Result expected, Result got, String what) {
@@ -333,6 +401,9 @@ class SegmentCheckTest {
         assertEquals(expected.commonMask(), got.commonMask(), what);
         assertArrayEquals(expected.backends(), got.backends(), what);
         assertEquals(expected.distinctHashes(), got.distinctHashes(), what);
+        if (expected.failure() == null) { // with a failure they are partial and mean nothing
+            assertArrayEquals(expected.pointCounts(), got.pointCounts(), what + ": points per backend");
+        }
     }
 
     private static int crc32c(byte[] bytes, int from, int to) {
