@@ -193,7 +193,7 @@ public final class BackendList {
 
     static Backend addBackend(String source, int where, int line, ServerAddress address, long weight, Collection<String> own,
                               ServerParameters parameters, List<String> features, List<Backend> previous,
-                              Map<String, Backend> endpoints) throws BackendsFileException {
+                              Map<Object, Backend> endpoints) throws BackendsFileException {
         Set<String> ownSet = new LinkedHashSet<>();
         for (String f : own) {
             if (!FEATURE_NAME.matcher(f).matches()) {
@@ -210,7 +210,8 @@ public final class BackendList {
                 features.add(f);
             }
         }
-        Backend same = endpoints.get(address.socketAddress());
+        Object endpoint = address.endpointKey(); // for IPv4 a number: no text made a backend (a fresh JVM builds it interpreted)
+        Backend same = endpoints.get(endpoint);
         if (same != null) {
             throw new BackendsFileException(source, where, "duplicate backend " + TextLines.quote(address.text())
                     + ": same address and port as " + (same.line() > 0 ? "line " + same.line() : "server " + (same.index() + 1))
@@ -221,7 +222,7 @@ public final class BackendList {
             mask |= 1 << features.indexOf(f);
         }
         Backend backend = BackendAccess.create(previous.size(), address, weight, ownSet, mask, parameters, line);
-        endpoints.put(address.socketAddress(), backend);
+        endpoints.put(endpoint, backend);
         previous.add(backend);
         return backend;
     }
@@ -258,7 +259,7 @@ public final class BackendList {
 
         private final List<Backend> backends = new ArrayList<>();
         private final List<String> features = new ArrayList<>();
-        private final Map<String, Backend> endpoints = new HashMap<>();
+        private final Map<Object, Backend> endpoints = new HashMap<>();
 
         private Builder() {
         }

@@ -72,7 +72,7 @@ public final class LibketamaServers {
         String text = new String(content, StandardCharsets.ISO_8859_1); // one char a byte, as libketama's C strings
         List<Backend> backends = new ArrayList<>();
         List<String> features = new ArrayList<>();
-        Map<String, Backend> endpoints = new HashMap<>();
+        Map<Object, Backend> endpoints = new HashMap<>();
         int lineNo = 0;
         for (int start = 0; start < text.length(); ) {
             int newline = text.indexOf('\n', start);

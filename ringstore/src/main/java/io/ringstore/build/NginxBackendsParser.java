@@ -37,7 +37,7 @@ final class NginxBackendsParser {
     private final String source;
     private final List<Backend> backends = new ArrayList<>();
     private final List<String> features = new ArrayList<>();
-    private final Map<String, Backend> endpoints = new HashMap<>();
+    private final Map<Object, Backend> endpoints = new HashMap<>();
     private final Set<String> onceOnly = new HashSet<>(); // the keepalive directives given so far
     private int upstreamLine;   // line of 'upstream NAME {' while the block is open
     private boolean upstreamClosed;
@@ -56,14 +56,15 @@ final class NginxBackendsParser {
      */
     static BackendList parse(String source, String text) throws BackendsFileException {
         NginxBackendsParser parse = new NginxBackendsParser(source);
-        String[] lines = text.split("\r?\n", -1);
-        for (int i = 0; i < lines.length; i++) {
+        List<String> lines = lines(text);
+        for (int i = 0; i < lines.size(); i++) {
             int lineNo = i + 1;
-            if (lines[i].length() > BackendList.MAX_LINE_CHARS) {
-                throw new BackendsFileException(source, lineNo, "line of " + lines[i].length() + " characters, longer than a backends-file line may be ("
+            String line = lines.get(i);
+            if (line.length() > BackendList.MAX_LINE_CHARS) {
+                throw new BackendsFileException(source, lineNo, "line of " + line.length() + " characters, longer than a backends-file line may be ("
                         + BackendList.MAX_LINE_CHARS + ")");
             }
-            parse.line(lineNo, lines[i]);
+            parse.line(lineNo, line);
         }
         if (parse.upstreamLine > 0) {
             throw new BackendsFileException(source, parse.upstreamLine, "the upstream block opened here is never closed with '}'");
@@ -72,6 +73,23 @@ final class NginxBackendsParser {
             throw new BackendsFileException(source, 0, "no 'server' lines: a ring needs at least one backend");
         }
         return BackendList.of(source, parse.backends, parse.features);
+    }
+
+    /**
+     * {@return the lines of {@code text}, each without its \n or \r\n, and the text after the last \n
+     * as the last (empty when the text ends with one): what {@code text.split("\r?\n", -1)} gives,
+     * without a regular expression, which a fresh JVM runs interpreted over the whole file}
+     */
+    static List<String> lines(String text) {
+        List<String> lines = new ArrayList<>();
+        int start = 0;
+        for (int nl = text.indexOf('\n'); nl >= 0; nl = text.indexOf('\n', start)) {
+            int end = nl > start && text.charAt(nl - 1) == '\r' ? nl - 1 : nl;
+            lines.add(text.substring(start, end));
+            start = nl + 1;
+        }
+        lines.add(text.substring(start));
+        return lines;
     }
 
     private BackendsFileException error(int lineNo, String reason) {

@@ -136,7 +136,7 @@ public final class TwemproxyConfig {
         private final String source;
         private final NutcrackerYaml.Pool pool;
         private final List<Backend> backends = new ArrayList<>();
-        private final Map<String, Backend> endpoints = new HashMap<>();
+        private final Map<Object, Backend> endpoints = new HashMap<>();
         private final Map<String, Integer> nameLines = new HashMap<>();
         private final List<String> features = new ArrayList<>(); // none: a pool's servers have no features
 

@@ -37,6 +37,22 @@ class BackendListTest {
 
     // ---- addresses ----
 
+    /** The parser's line splitter against the regular expression it replaced, on texts of \r, \n, \r\n and letters. */
+    @Test
+    void linesAreWhatSplittingOnOptionalCrThenLfGives() {
+        java.util.SplittableRandom random = new java.util.SplittableRandom(7);
+        char[] alphabet = {'\r', '\n', 'a', ' ', '#'};
+        for (int round = 0; round < 20_000; round++) {
+            StringBuilder text = new StringBuilder();
+            int length = round < 100 ? round % 7 : random.nextInt(40);
+            for (int k = 0; k < length; k++) {
+                text.append(alphabet[random.nextInt(alphabet.length)]);
+            }
+            String t = text.toString();
+            assertEquals(List.of(t.split("\r?\n", -1)), NginxBackendsParser.lines(t), () -> "text " + t.replace("\r", "\\r").replace("\n", "\\n"));
+        }
+    }
+
     @Test
     void badIpv4IsRefusedAtItsLine() {
         fails("server 127.0.0.1\nserver 127.0.0.256:80\n", 2, "127.0.0.256:80", "IPv4");
