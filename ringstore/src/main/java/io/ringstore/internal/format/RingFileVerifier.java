@@ -362,7 +362,7 @@ public final class RingFileVerifier {
         // together: sorted, then merged with the ring's sorted hashes in one pass (a binary search per
         // hash cost 60-90 % of a build). A batch that fails is checked again backend by backend, so the
         // error names the first backend and point as before.
-        ChainBatch batch = new ChainBatch();
+        ChainBatch batch = new ChainBatch(r.storedCount());
         for (int b = 0; b < held.length; b++) {
             if (held[b] > given[b]) {
                 requireChainsInRing(r, batch, held, given);
@@ -374,7 +374,7 @@ public final class RingFileVerifier {
                 // Bounded by the ring (a forged weight can make given[] anything): a chain of more than
                 // pointCount + 1 hashes, all in the ring, repeats one, as in lostEveryPoint.
                 int[] chain = versions.pointHashes(r.version(), b, (int) Math.min(given[b], r.pointCount() + 1L));
-                if (batch.count > 0 && batch.count + (long) chain.length > ChainBatch.MAX) {
+                if (batch.count > 0 && batch.count + (long) chain.length > batch.max) {
                     requireChainsInRing(r, batch, held, given);
                 }
                 batch.add(b, chain);
@@ -383,13 +383,24 @@ public final class RingFileVerifier {
         requireChainsInRing(r, batch, held, given);
     }
 
-    /** Chains of backends short of points, in backend order, up to {@link #MAX} hashes (4 MiB; more only for one chain alone). */
+    /**
+     * Chains of backends short of points, in backend order, up to {@link #max} hashes (more only for one
+     * chain alone). Each batch is checked by one pass over the ring, so a batch holds at least an eighth
+     * of the ring's points: a 204.8 M-point ring, where nearly every backend is short, is read 8 times,
+     * not once a million hashes (200 times).
+     */
     private static final class ChainBatch {
-        static final int MAX = 1 << 20;
+        /** The least batch: 1 Mi hashes (4 MiB). */
+        static final int MIN_MAX = 1 << 20;
+        final int max;
         int[] hashes = new int[1024];
         int count;
         int firstBackend = -1;
         int lastBackend = -1;
+
+        ChainBatch(int ringPoints) {
+            this.max = Math.max(MIN_MAX, ringPoints / 8);
+        }
 
         void add(int b, int[] chain) {
             if (count + chain.length > hashes.length) {
