@@ -92,7 +92,7 @@ public final class BoundedOpen {
         private final OpenOption[] options;
         private final Consumer<FileChannel> late;
         private FileChannel channel;     // guarded by this
-        private Exception failure;       // guarded by this
+        private Throwable failure;       // guarded by this
         private boolean done;            // guarded by this
         private boolean abandoned;       // guarded by this: the caller gave up waiting
 
@@ -105,10 +105,10 @@ public final class BoundedOpen {
         @Override
         public void run() {
             FileChannel ch = null;
-            Exception e = null;
+            Throwable e = null;
             try {
                 ch = FileChannel.open(path, options);
-            } catch (IOException | RuntimeException x) {
+            } catch (Throwable x) { // an Error too: the caller gets it at once, not a timeout's message
                 e = x;
             } finally {
                 OPENERS.decrementAndGet();
@@ -148,13 +148,17 @@ public final class BoundedOpen {
                 }
                 throw new InterruptedIOException("interrupted while opening " + path);
             }
-            if (failure instanceof IOException io) {
+            // instanceof, not a pattern switch: its bootstrap is spun at the first call of a fresh JVM
+            if (failure == null) {
+                return channel;
+            } else if (failure instanceof IOException io) {
                 throw io;
-            }
-            if (failure instanceof RuntimeException re) {
+            } else if (failure instanceof RuntimeException re) {
                 throw re;
+            } else if (failure instanceof Error err) {
+                throw err;
             }
-            return channel;
+            throw new IOException(failure);
         }
     }
 }
