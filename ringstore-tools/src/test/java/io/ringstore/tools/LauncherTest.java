@@ -14,7 +14,6 @@ import java.util.List;
 import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -88,25 +87,25 @@ class LauncherTest {
 
     @Test
     void aLookupOfKeyArgumentsRunsWithC1AndTheLookupCache() throws Exception {
-        for (String[] args : List.of(new String[] {"lookup", "f.ring", "/a"}, new String[] {"lookup", "--features", "eu,ssd", "f.ring", "/a", "/b"},
-                new String[] {"lookup", "--algorithm=v2", "f.ring", "/a"}, new String[] {"lookup", "--no-failover", "f.ring", "/a"},
-                new String[] {"lookup", "--", "f.ring", "-a"})) {
-            List<String> jvm = jvmArguments(args);
-            assertTrue(jvm.contains("-XX:TieredStopAtLevel=1"), () -> String.join(" ", args) + ": " + jvm);
-            assertEquals("ringstore-lookup.aot", cacheOf(jvm), () -> String.join(" ", args) + ": " + jvm);
-            assertTrue(jvm.contains("-XX:+UseSerialGC") && jvm.contains("-XX:-UsePerfData"), jvm::toString);
-        }
+        assertOptions(true, "ringstore-lookup.aot", List.of(new String[] {"lookup", "f.ring", "/a"},
+                new String[] {"lookup", "--features", "eu,ssd", "f.ring", "/a", "/b"}, new String[] {"lookup", "--algorithm=v2", "f.ring", "/a"},
+                new String[] {"lookup", "--no-failover", "f.ring", "/a"}, new String[] {"lookup", "--", "f.ring", "-a"}));
     }
 
     @Test
     void longRunsKeepBothCompilersAndTheCommandsCache() throws Exception {
-        for (String[] args : List.of(new String[] {"lookup", "f.ring"}, new String[] {"lookup", "--features", "eu", "f.ring"},
+        assertOptions(false, "ringstore.aot", List.of(new String[] {"lookup", "f.ring"}, new String[] {"lookup", "--features", "eu", "f.ring"},
                 new String[] {"lookup", "--watch", "f.ring"}, new String[] {"lookup", "f.ring", "--watch", "--show-generation"},
                 new String[] {"lookup", "--point-multiple", "16", "--algorithm", "v2", "f.ring"},
-                new String[] {"build", "fleet.conf", "-o", "f.ring"}, new String[] {"verify", "f.ring"}, new String[] {"--version"})) {
+                new String[] {"build", "fleet.conf", "-o", "f.ring"}, new String[] {"verify", "f.ring"}, new String[] {"--version"}));
+    }
+
+    /** Each command line gets the serial collector, no hsperfdata, C1 only or not, and that cache. */
+    private void assertOptions(boolean c1Only, String cache, List<String[]> commandLines) throws Exception {
+        for (String[] args : commandLines) {
             List<String> jvm = jvmArguments(args);
-            assertFalse(jvm.contains("-XX:TieredStopAtLevel=1"), () -> String.join(" ", args) + ": " + jvm);
-            assertEquals("ringstore.aot", cacheOf(jvm), () -> String.join(" ", args) + ": " + jvm);
+            assertEquals(c1Only, jvm.contains("-XX:TieredStopAtLevel=1"), () -> String.join(" ", args) + ": " + jvm);
+            assertEquals(cache, cacheOf(jvm), () -> String.join(" ", args) + ": " + jvm);
             assertTrue(jvm.contains("-XX:+UseSerialGC") && jvm.contains("-XX:-UsePerfData"), jvm::toString);
         }
     }
