@@ -92,6 +92,11 @@ class DistributionIT {
         Programs plain = Programs.run(home, env, lookup).assertOk("bin/ringstore lookup");
         assertEquals("", plain.err());
         assertEquals(1, plain.out().lines().count(), plain.out());
+        // A collector chosen by the user replaces the launcher's serial one: two would stop the JVM.
+        Programs g1 = Programs.run(home, Map.of("JAVA_HOME", System.getProperty("java.home"), "RINGSTORE_JAVA_OPTS", "-XX:+UseG1GC"), lookup)
+                .assertOk("bin/ringstore lookup with RINGSTORE_JAVA_OPTS=-XX:+UseG1GC");
+        assertEquals(plain.out(), g1.out());
+        assertEquals("", g1.err());
 
         // Where the CLI's main class came from: the cache ("shared objects file") or its jar.
         Map<String, String> traced = Map.of("JAVA_HOME", System.getProperty("java.home"), "RINGSTORE_JAVA_OPTS", "-Xlog:class+load=info");

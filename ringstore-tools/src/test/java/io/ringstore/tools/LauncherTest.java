@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -110,11 +111,16 @@ class LauncherTest {
         }
     }
 
+    /** Options from the environment come last; a collector chosen there replaces the serial one (two stop the JVM). */
     @Test
     void optionsFromTheEnvironmentComeLastAndWin() throws Exception {
         List<String> jvm = jvmArguments(Map.of("RINGSTORE_JAVA_OPTS", "-XX:TieredStopAtLevel=4 -XX:+UseG1GC"), "lookup", "f.ring", "/a");
         assertTrue(jvm.indexOf("-XX:TieredStopAtLevel=4") > jvm.indexOf("-XX:TieredStopAtLevel=1"), jvm::toString);
-        assertTrue(jvm.indexOf("-XX:+UseG1GC") > jvm.indexOf("-XX:+UseSerialGC"), jvm::toString);
+        assertTrue(jvm.contains("-XX:+UseG1GC") && !jvm.contains("-XX:+UseSerialGC"), jvm::toString);
+        for (String variable : List.of("JDK_JAVA_OPTIONS", "JAVA_TOOL_OPTIONS")) { // read by the JVM itself, not passed on
+            List<String> chosen = jvmArguments(Map.of(variable, "-XX:+UseParallelGC"), "build", "fleet.conf", "-o", "f.ring");
+            assertFalse(chosen.contains("-XX:+UseSerialGC"), variable + ": " + chosen);
+        }
     }
 
     @Test
