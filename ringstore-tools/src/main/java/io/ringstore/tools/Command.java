@@ -66,8 +66,6 @@ abstract class Command {
     /** Where the top-level {@code --help} starts a command's summary ({@code "  %-10s "}), and its right margin. */
     private static final int SUMMARY_COLUMN = 13;
     private static final int SUMMARY_WIDTH = 100;
-    /** A full stop that ends a sentence: followed by a blank or the end, not inside {@code v1.2} or {@code ...}. */
-
     /** The options, declared once each, in the order {@code --help} lists them. */
     abstract List<Option> options();
 
@@ -95,6 +93,7 @@ abstract class Command {
      * not pay for compiling them (about 1 ms of a fresh JVM's 50).
      */
     private static final class Patterns {
+        /** A full stop that ends a sentence: followed by a blank or the end, not inside {@code v1.2} or {@code ...}. */
         static final Pattern SENTENCE_END = Pattern.compile("(?<!\\.)\\.(?=\\s|$)");
         static final Pattern OPTION_REFERENCE = Pattern.compile("\\{([^}]+)}");
     }

@@ -170,15 +170,7 @@ public final class RingFileReader {
         List<BackendRecord> backends = parseBackends(backendsAt, backendsLength, (int) backendCount, features, version);
         long segmentsStart = metadataEnd + METADATA_CRC_LENGTH;
         List<ParsedRingFile.Version> versions = new ArrayList<>();
-        List<ParsedRingFile.Entry> entries = parseIndex(indexAt, (int) ringCount, featureCount, segmentsStart, versions, version);
-        Set<Long> offsets = new HashSet<>(); // a loop, not a stream: no stream classes at open
-        for (ParsedRingFile.Entry e : entries) {
-            if (e.pointCount() > 0) {
-                offsets.add(e.offset());
-            }
-        }
-        long distinct = offsets.size();
-        expect(SEGMENT_COUNT_OFFSET, distinct, segmentCount, "segment count (distinct non-empty segments in the index)");
+        List<ParsedRingFile.Entry> entries = parseIndex(indexAt, (int) ringCount, featureCount, segmentsStart, segmentCount, versions, version);
         checkPointTotals(backends, featureCount, indexAt, entries);
         return new ParsedRingFile(version, HEADER_LENGTH, generation, digest, List.copyOf(backends), features,
                 List.copyOf(versions), metadataEnd, storedCrc, entries, (int) segmentCount);
@@ -311,7 +303,7 @@ public final class RingFileReader {
         return List.copyOf(names);
     }
 
-    private List<ParsedRingFile.Entry> parseIndex(long at, int ringCount, int featureCount, long segmentsStart,
+    private List<ParsedRingFile.Entry> parseIndex(long at, int ringCount, int featureCount, long segmentsStart, long segmentCount,
                                                   List<ParsedRingFile.Version> versions, int formatVersion) throws RingFormatException {
         List<ParsedRingFile.Entry> entries = new ArrayList<>(ringCount);
         int masks = 1 << featureCount;
@@ -453,6 +445,8 @@ public final class RingFileReader {
             throw bad(end, (size - end) + " bytes after the " + (starts.length == 0 ? "metadata checksum" : "last segment")
                     + ", which ends at " + end + " (the file must end there)");
         }
+        // The distinct non-empty segments are the offsets just checked for overlap.
+        expect(SEGMENT_COUNT_OFFSET, byOffset.size(), segmentCount, "segment count (distinct non-empty segments in the index)");
         return List.copyOf(entries);
     }
 
