@@ -491,6 +491,19 @@ class CorruptFileTest {
         assertEquals("64 bytes after the last segment, which ends at " + good.length + " (the file must end there)", e.reason());
     }
 
+    /** The header's segment count must be the number of distinct non-empty segments the index names. */
+    @Test
+    void aSegmentCountOtherThanTheIndexsIsRefused() throws IOException {
+        byte[] bytes = good.clone();
+        ByteBuffer b = ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN);
+        int segments = b.getInt(RingFileDescriptor.SEGMENT_COUNT_OFFSET);
+        b.putInt(RingFileDescriptor.SEGMENT_COUNT_OFFSET, segments - 1);
+        fixMetadataChecksum(bytes);
+        RingFileException e = refused("segment-count.ring", bytes);
+        assertEquals(RingFileDescriptor.SEGMENT_COUNT_OFFSET, e.offset(), e.getMessage());
+        assertEquals("segment count (distinct non-empty segments in the index): expected " + (segments - 1) + ", found " + segments, e.reason());
+    }
+
     // ---- helpers ----
 
     private RingFileException refused(String name, byte[] bytes) throws IOException {
