@@ -30,7 +30,8 @@ module io.ringstore {
     exports io.ringstore.balance;
     exports io.ringstore.state;
     exports io.ringstore.live;
-
-    exports io.ringstore.internal to io.ringstore.tools;
-    exports io.ringstore.internal.format to io.ringstore.tools;
+    exports io.ringstore.internal to
+            io.ringstore.tools;
+    exports io.ringstore.internal.format to
+            io.ringstore.tools;
 }

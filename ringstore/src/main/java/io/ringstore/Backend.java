@@ -3,7 +3,6 @@ package io.ringstore;
 import io.ringstore.internal.BackendAccess;
 import io.ringstore.internal.ServerAddress;
 import io.ringstore.internal.ServerParameters;
-
 import java.util.Collections;
 import java.util.LinkedHashSet;
 import java.util.Set;
@@ -15,8 +14,14 @@ public final class Backend {
     static {
         BackendAccess.register(new BackendAccess.Operations() {
             @Override
-            public Backend create(int index, ServerAddress address, long weight, Set<String> features, int featureMask,
-                                  ServerParameters parameters, int line) {
+            public Backend create(
+                    int index,
+                    ServerAddress address,
+                    long weight,
+                    Set<String> features,
+                    int featureMask,
+                    ServerParameters parameters,
+                    int line) {
                 return new Backend(index, address, weight, features, featureMask, parameters, line);
             }
 
@@ -41,10 +46,17 @@ public final class Backend {
     private final int line;
     /** Made on first use (a one-shot lookup of a 2,048-backend file prints one): racy, a String is safe so. */
     private String upstreamAddress;
+
     private String socketAddress;
 
-    private Backend(int index, ServerAddress address, long weight, Set<String> features, int featureMask, ServerParameters parameters,
-                    int line) {
+    private Backend(
+            int index,
+            ServerAddress address,
+            long weight,
+            Set<String> features,
+            int featureMask,
+            ServerParameters parameters,
+            int line) {
         this.index = index;
         this.address = address;
         this.weight = weight;
@@ -144,7 +156,8 @@ public final class Backend {
 
     @Override
     public String toString() {
-        return address.text() + " weight=" + weight + (features.isEmpty() ? "" : " features=" + String.join(",", features))
+        return address.text() + " weight=" + weight
+                + (features.isEmpty() ? "" : " features=" + String.join(",", features))
                 + (parameters.down() ? " down" : "") + (parameters.name() == null ? "" : " name=" + parameters.name());
     }
 }

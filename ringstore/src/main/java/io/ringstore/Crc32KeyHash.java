@@ -1,14 +1,13 @@
 package io.ringstore;
 
-import io.ringstore.internal.Crc32;
+import static io.ringstore.internal.format.RingFileDescriptor.U64;
 
+import io.ringstore.internal.Crc32;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.zip.CRC32;
-
-import static io.ringstore.internal.format.RingFileDescriptor.U64;
 
 /**
  * CRC-32 (IEEE) of a key ({@link KeyHash#CRC32}). Arrays go to {@link CRC32}'s intrinsic; direct

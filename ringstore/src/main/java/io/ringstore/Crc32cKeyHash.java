@@ -1,14 +1,13 @@
 package io.ringstore;
 
-import io.ringstore.internal.Crc32c;
+import static io.ringstore.internal.format.RingFileDescriptor.U64;
 
+import io.ringstore.internal.Crc32c;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.zip.CRC32C;
-
-import static io.ringstore.internal.format.RingFileDescriptor.U64;
 
 /**
  * CRC-32C (Castagnoli, reflected polynomial 0x82F63B78) of a key ({@link KeyHash#CRC32C}), equal to

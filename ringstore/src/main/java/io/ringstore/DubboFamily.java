@@ -79,7 +79,8 @@ final class DubboFamily extends KetamaFamily {
     @Override
     public void checkParameters(int[] parameters) {
         if (parameters.length != 1 || parameters[0] < POINTS_PER_DIGEST || parameters[0] > 1 << 20) {
-            throw new IllegalArgumentException("dubbo has one parameter, hash.nodes, 4 to " + (1 << 20) + ": parameters=" + Arrays.toString(parameters));
+            throw new IllegalArgumentException("dubbo has one parameter, hash.nodes, 4 to " + (1 << 20)
+                    + ": parameters=" + Arrays.toString(parameters));
         }
     }
 

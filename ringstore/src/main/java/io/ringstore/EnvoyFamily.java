@@ -2,7 +2,6 @@ package io.ringstore;
 
 import io.ringstore.internal.hash.Murmur2x64;
 import io.ringstore.internal.hash.Xxh64;
-
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.List;
@@ -55,7 +54,9 @@ final class EnvoyFamily extends RingFamily {
 
     /** The host's hashed identity: its name, else its address as Envoy prints it. */
     static String identity(Backend backend) {
-        return backend.name() != null ? backend.name() : address(backend).endpointText(io.ringstore.internal.ServerAddress.DEFAULT_PORT);
+        return backend.name() != null
+                ? backend.name()
+                : address(backend).endpointText(io.ringstore.internal.ServerAddress.DEFAULT_PORT);
     }
 
     @Override
@@ -63,7 +64,8 @@ final class EnvoyFamily extends RingFamily {
         String prefix = identity(backend) + "_";
         for (int i = 0; i < count; i++) {
             byte[] text = (prefix + i).getBytes(StandardCharsets.UTF_8);
-            out[i] = murmur ? Murmur2x64.hash(text, 0, text.length, STD_HASH_SEED) : Xxh64.hash(text, 0, text.length, 0);
+            out[i] =
+                    murmur ? Murmur2x64.hash(text, 0, text.length, STD_HASH_SEED) : Xxh64.hash(text, 0, text.length, 0);
         }
     }
 
@@ -172,9 +174,13 @@ final class EnvoyFamily extends RingFamily {
 
     @Override
     public void checkParameters(int[] parameters) {
-        if (parameters.length != 2 || parameters[0] < 1 || parameters[1] < parameters[0] || parameters[1] > ENVOY_MAX_RING_SIZE) {
-            throw new IllegalArgumentException(name() + " has two parameters, the minimum and maximum ring size, 1 ≤ MIN ≤ MAX ≤ "
-                    + ENVOY_MAX_RING_SIZE + ": parameters=" + Arrays.toString(parameters));
+        if (parameters.length != 2
+                || parameters[0] < 1
+                || parameters[1] < parameters[0]
+                || parameters[1] > ENVOY_MAX_RING_SIZE) {
+            throw new IllegalArgumentException(
+                    name() + " has two parameters, the minimum and maximum ring size, 1 ≤ MIN ≤ MAX ≤ "
+                            + ENVOY_MAX_RING_SIZE + ": parameters=" + Arrays.toString(parameters));
         }
     }
 

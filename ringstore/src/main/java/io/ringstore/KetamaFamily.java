@@ -3,7 +3,6 @@ package io.ringstore;
 import io.ringstore.internal.ServerAddress;
 import io.ringstore.internal.TextLines;
 import io.ringstore.internal.hash.Md5;
-
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
@@ -91,7 +90,8 @@ abstract class KetamaFamily extends RingFamily {
     String javaSocketAddress(Backend backend) {
         ServerAddress a = address(backend);
         try {
-            return new InetSocketAddress(InetAddress.getByAddress(backend.name(), a.ipBytes()), port(backend)).toString(); // no lookup: the bytes are given
+            return new InetSocketAddress(InetAddress.getByAddress(backend.name(), a.ipBytes()), port(backend))
+                    .toString(); // no lookup: the bytes are given
         } catch (UnknownHostException e) {
             throw new IllegalStateException("an address of 4 or 16 bytes is always accepted", e);
         }
@@ -127,7 +127,8 @@ abstract class KetamaFamily extends RingFamily {
     @Override
     public void checkParameters(int[] parameters) {
         if (parameters.length != 1 || parameters[0] != NginxFamily.POINT_MULTIPLE) {
-            throw new IllegalArgumentException(name() + " has 160 points per server at equal weights: parameters=" + Arrays.toString(parameters));
+            throw new IllegalArgumentException(
+                    name() + " has 160 points per server at equal weights: parameters=" + Arrays.toString(parameters));
         }
     }
 

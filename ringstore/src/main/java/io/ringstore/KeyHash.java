@@ -1,7 +1,6 @@
 package io.ringstore;
 
 import io.ringstore.internal.hash.TwemproxyHash;
-
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
@@ -76,8 +75,8 @@ public abstract class KeyHash {
     public static KeyHash twemproxy(String name) {
         TwemproxyHash h = TwemproxyHash.byConfigName(name);
         if (h == null) {
-            throw new IllegalArgumentException("unknown twemproxy hash '" + name + "' (expected "
-                    + String.join(", ", TWEMPROXY_HASHES) + ")");
+            throw new IllegalArgumentException(
+                    "unknown twemproxy hash '" + name + "' (expected " + String.join(", ", TWEMPROXY_HASHES) + ")");
         }
         return TWEMPROXY[h.ordinal()];
     }

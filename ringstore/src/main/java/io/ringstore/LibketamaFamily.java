@@ -1,7 +1,6 @@
 package io.ringstore;
 
 import io.ringstore.internal.TextLines;
-
 import java.util.List;
 
 /**
@@ -44,7 +43,8 @@ final class LibketamaFamily extends ShareRuleFamily {
         String problem = super.addressProblem(backend);
         if (problem == null && identity(backend).length() > MAX_TEXT) {
             return "libketama keeps at most " + MAX_TEXT + " characters of a server (char addr[22]): "
-                    + TextLines.quote(identity(backend)) + " has " + identity(backend).length();
+                    + TextLines.quote(identity(backend)) + " has "
+                    + identity(backend).length();
         }
         return problem;
     }

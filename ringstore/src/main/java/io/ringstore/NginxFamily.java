@@ -1,7 +1,6 @@
 package io.ringstore;
 
 import io.ringstore.internal.TextLines;
-
 import java.util.Arrays;
 import java.util.List;
 
@@ -48,7 +47,8 @@ final class NginxFamily extends RingFamily {
     public void checkParameters(int[] parameters) {
         PingoraV2Family.checkPointMultiple(parameters);
         if (parameters[0] != POINT_MULTIPLE) {
-            throw new IllegalArgumentException("v1 always has 160 points per weight unit (nginx): pointMultiple=" + parameters[0]);
+            throw new IllegalArgumentException(
+                    "v1 always has 160 points per weight unit (nginx): pointMultiple=" + parameters[0]);
         }
     }
 

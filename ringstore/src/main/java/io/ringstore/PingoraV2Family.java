@@ -52,7 +52,8 @@ final class PingoraV2Family extends RingFamily {
     /** One parameter, a point multiple of at least 1. */
     static void checkPointMultiple(int[] parameters) {
         if (parameters.length != 1) {
-            throw new IllegalArgumentException("one parameter, the point multiple: parameters=" + Arrays.toString(parameters));
+            throw new IllegalArgumentException(
+                    "one parameter, the point multiple: parameters=" + Arrays.toString(parameters));
         }
         if (parameters[0] < 1) {
             throw new IllegalArgumentException("point multiple must be at least 1: pointMultiple=" + parameters[0]);

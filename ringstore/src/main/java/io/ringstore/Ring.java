@@ -1,7 +1,8 @@
 package io.ringstore;
 
 import io.ringstore.internal.BackendAccess;
-
+import io.ringstore.internal.format.PointRing;
+import io.ringstore.internal.format.RingFileDescriptor;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
@@ -11,9 +12,6 @@ import java.util.PrimitiveIterator;
 import java.util.Set;
 import java.util.function.IntPredicate;
 import java.util.function.Predicate;
-
-import io.ringstore.internal.format.PointRing;
-import io.ringstore.internal.format.RingFileDescriptor;
 
 /**
  * One feature ring of one version: sorted 6-byte points in the mapped file, or a view of its version's
@@ -63,6 +61,7 @@ public final class Ring {
     private final RingStore store;
     /** The walk over the points by cursor: every lookup goes through it. */
     private final PointRing walk;
+
     private final MemorySegment points;
     /** A 64-bit ring's low words; null for a 32-bit ring. */
     private final MemorySegment low;
@@ -72,21 +71,33 @@ public final class Ring {
     private final int storedCount;
     /** The ring's points: its distinct hashes. */
     private final int pointCount;
+
     private final int backendCount;
     /** Whether ring positions differ from stored positions (ties kept, or a view). */
     private final boolean ties;
+
     private final int storage;
     private final RingVersion version;
     /** The version's key hash ({@link RingFamily#keyHash()}), what {@link #lookup(byte[])} and its overloads hash keys with. */
     private final KeyHash keyHash;
+
     private final Set<String> features;
     private final int featureMask;
     private final int position;
     /** Ties only: the stored position of each ring point, built at the first positional call. */
     private volatile int[] positions;
 
-    Ring(RingStore store, int position, PointRing.Points stored, int pointCount, int storage, long[] members, int backendCount,
-         RingVersion version, Set<String> features, int featureMask) {
+    Ring(
+            RingStore store,
+            int position,
+            PointRing.Points stored,
+            int pointCount,
+            int storage,
+            long[] members,
+            int backendCount,
+            RingVersion version,
+            Set<String> features,
+            int featureMask) {
         this.store = store;
         this.position = position;
         this.points = stored.segment();
@@ -304,11 +315,17 @@ public final class Ring {
         return b < 0 ? null : store.backend(b);
     }
 
-    private int selectKey(byte[] key, int offset, int length, int maxPoints, IntPredicate byIndex, Predicate<Backend> byBackend) {
+    private int selectKey(
+            byte[] key, int offset, int length, int maxPoints, IntPredicate byIndex, Predicate<Backend> byBackend) {
         RingFamily family = version.family();
         if (family.failover() != RingFamily.Failover.REHASH) {
-            return walkFrom(wide ? walk.cursor64(keyHash.hash64(key, offset, length)) : walk.cursor(keyHash.hash(key, offset, length)),
-                    maxPoints, byIndex, byBackend);
+            return walkFrom(
+                    wide
+                            ? walk.cursor64(keyHash.hash64(key, offset, length))
+                            : walk.cursor(keyHash.hash(key, offset, length)),
+                    maxPoints,
+                    byIndex,
+                    byBackend);
         }
         if (maxPoints < 1) {
             throw new IllegalArgumentException("maxPoints " + maxPoints + " must be at least 1");
@@ -507,8 +524,8 @@ public final class Ring {
         }
         int start = startPosition(key);
         return new PrimitiveIterator.OfInt() {
-            int walked;      // points of the walk read so far
-            BitSet seen;     // backends of those points, once walked > LINEAR_SEEN_POINTS
+            int walked; // points of the walk read so far
+            BitSet seen; // backends of those points, once walked > LINEAR_SEEN_POINTS
             int next = advance();
 
             private int advance() {

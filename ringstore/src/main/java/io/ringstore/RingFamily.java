@@ -4,7 +4,6 @@ import io.ringstore.internal.BackendAccess;
 import io.ringstore.internal.Crc32;
 import io.ringstore.internal.ServerAddress;
 import io.ringstore.internal.TextLines;
-
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -65,12 +64,27 @@ public abstract class RingFamily {
     /** Envoy {@code ring_hash} with xxHash64 ({@code envoy[:MIN[:MAX]]}): 64-bit points. */
     public static final RingFamily ENVOY = new EnvoyFamily("envoy", 13, KeyHash.XXH64, EnvoyFamily.ENVOY_MAX_RING_SIZE);
     /** Envoy {@code ring_hash} with {@code MURMUR_HASH_2} ({@code envoy-murmur2[:MIN[:MAX]]}). */
-    public static final RingFamily ENVOY_MURMUR2 = new EnvoyFamily("envoy-murmur2", 14, KeyHash.MURMUR2_64, EnvoyFamily.ENVOY_MAX_RING_SIZE);
+    public static final RingFamily ENVOY_MURMUR2 =
+            new EnvoyFamily("envoy-murmur2", 14, KeyHash.MURMUR2_64, EnvoyFamily.ENVOY_MAX_RING_SIZE);
     /** gRPC {@code ring_hash} as C-core and Go build it ({@code grpc[:MIN[:MAX]]}): Envoy's ring, capped at 4096 entries by default. */
     public static final RingFamily GRPC = new EnvoyFamily("grpc", 15, KeyHash.XXH64, EnvoyFamily.GRPC_MAX_RING_SIZE);
 
-    private static final List<RingFamily> ALL = List.of(NGINX, PINGORA_V2, LIBKETAMA, LIBMEMCACHED, LIBMEMCACHED_SPY, TWEMPROXY,
-            SPYMEMCACHED, SPYMEMCACHED_WEIGHTED, XMEMCACHED, XMEMCACHED_NGINX, DUBBO, COUCHBASE, ENVOY, ENVOY_MURMUR2, GRPC);
+    private static final List<RingFamily> ALL = List.of(
+            NGINX,
+            PINGORA_V2,
+            LIBKETAMA,
+            LIBMEMCACHED,
+            LIBMEMCACHED_SPY,
+            TWEMPROXY,
+            SPYMEMCACHED,
+            SPYMEMCACHED_WEIGHTED,
+            XMEMCACHED,
+            XMEMCACHED_NGINX,
+            DUBBO,
+            COUCHBASE,
+            ENVOY,
+            ENVOY_MURMUR2,
+            GRPC);
 
     private final String name;
     private final int code;
@@ -328,7 +342,10 @@ public abstract class RingFamily {
      */
     public final long[] memberPoints(List<Backend> members, RingVersion version) {
         boolean eject = downLeavesRing();
-        long[] weights = members.stream().filter(b -> !eject || !b.down()).mapToLong(Backend::weight).toArray();
+        long[] weights = members.stream()
+                .filter(b -> !eject || !b.down())
+                .mapToLong(Backend::weight)
+                .toArray();
         long[] live = weights.length == 0 ? new long[0] : points(weights, version);
         long[] out = new long[members.size()];
         int k = 0;
@@ -439,7 +456,9 @@ public abstract class RingFamily {
      * @param backends    how many members
      */
     public long pointBound(RingVersion version, long totalWeight, int backends) {
-        return totalWeight > Long.MAX_VALUE / version.pointMultiple() ? Long.MAX_VALUE : totalWeight * version.pointMultiple();
+        return totalWeight > Long.MAX_VALUE / version.pointMultiple()
+                ? Long.MAX_VALUE
+                : totalWeight * version.pointMultiple();
     }
 
     /**

@@ -1,7 +1,6 @@
 package io.ringstore;
 
 import io.ringstore.internal.TextLines;
-
 import java.nio.file.Path;
 
 /**

@@ -49,8 +49,15 @@ public final class RingFileLayout {
     private final Storage[] storageOfRing;
     private final long distinctPointCount;
 
-    RingFileLayout(RingStore store, int formatVersion, int headerLength, long metadataLength, int metadataCrc,
-                   List<Segment> segments, int[] segmentOfRing, Storage[] storageOfRing) {
+    RingFileLayout(
+            RingStore store,
+            int formatVersion,
+            int headerLength,
+            long metadataLength,
+            int metadataCrc,
+            List<Segment> segments,
+            int[] segmentOfRing,
+            Storage[] storageOfRing) {
         this.store = store;
         this.formatVersion = formatVersion;
         this.headerLength = headerLength;
@@ -59,7 +66,8 @@ public final class RingFileLayout {
         this.segments = List.copyOf(segments);
         this.segmentOfRing = segmentOfRing;
         this.storageOfRing = storageOfRing;
-        this.distinctPointCount = segments.stream().mapToLong(Segment::pointCount).sum();
+        this.distinctPointCount =
+                segments.stream().mapToLong(Segment::pointCount).sum();
     }
 
     /** {@return the file's format version} */
@@ -139,7 +147,7 @@ public final class RingFileLayout {
 
     @Override
     public String toString() {
-        return "RingFileLayout[format " + formatVersion + ", metadata " + metadataLength + " bytes, "
-                + segments.size() + " segments, " + distinctPointCount + " points]";
+        return "RingFileLayout[format " + formatVersion + ", metadata " + metadataLength + " bytes, " + segments.size()
+                + " segments, " + distinctPointCount + " points]";
     }
 }

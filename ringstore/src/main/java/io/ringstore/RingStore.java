@@ -1,5 +1,8 @@
 package io.ringstore;
 
+import static io.ringstore.internal.format.RingFileDescriptor.HEADER_LENGTH;
+import static io.ringstore.internal.format.RingFileDescriptor.STORAGE_VIEW;
+
 import io.ringstore.internal.BackendAccess;
 import io.ringstore.internal.BoundedOpen;
 import io.ringstore.internal.IoErrors;
@@ -9,7 +12,6 @@ import io.ringstore.internal.format.PointRing;
 import io.ringstore.internal.format.RingFileReader;
 import io.ringstore.internal.format.RingFileVerifier;
 import io.ringstore.internal.format.RingFormatException;
-
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -27,9 +29,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
-
-import static io.ringstore.internal.format.RingFileDescriptor.HEADER_LENGTH;
-import static io.ringstore.internal.format.RingFileDescriptor.STORAGE_VIEW;
 
 /**
  * A ring file mapped read-only into memory: every process that opens the same file shares one copy of
@@ -112,9 +111,14 @@ public final class RingStore implements AutoCloseable {
             boolean wide = version(e.version()).family().pointBits() == 64;
             long pointBytes = (long) e.pointCount() * io.ringstore.internal.format.RingFileDescriptor.POINT_LENGTH;
             MemorySegment after = file.asSlice(e.offset() + pointBytes, e.length() - pointBytes);
-            boolean withBits = e.storage() == io.ringstore.internal.format.RingFileDescriptor.STORAGE_POINTS_WITH_FEATURE_BITS;
-            stored[segments.size()] = new PointRing.Points(file.asSlice(e.offset(), pointBytes), e.pointCount(),
-                    wide ? after : null, withBits ? after : null, features.size());
+            boolean withBits =
+                    e.storage() == io.ringstore.internal.format.RingFileDescriptor.STORAGE_POINTS_WITH_FEATURE_BITS;
+            stored[segments.size()] = new PointRing.Points(
+                    file.asSlice(e.offset(), pointBytes),
+                    e.pointCount(),
+                    wide ? after : null,
+                    withBits ? after : null,
+                    features.size());
             segments.add(new RingFileLayout.Segment(e.offset(), e.length(), e.pointCount(), e.crc()));
         }
         PointRing.Points none = new PointRing.Points(MemorySegment.NULL, 0);
@@ -127,11 +131,27 @@ public final class RingStore implements AutoCloseable {
             segmentOfRing[i] = s;
             storageOfRing[i] = RingFileLayout.Storage.values()[e.storage()];
             long[] members = e.storage() == STORAGE_VIEW ? memberBitmap(e.mask()) : null;
-            rings[i] = new Ring(this, i, s < 0 ? none : stored[s], e.ringPoints(), e.storage(), members, backends.size(),
-                    version(e.version()), featureSet(e.mask()), e.mask());
+            rings[i] = new Ring(
+                    this,
+                    i,
+                    s < 0 ? none : stored[s],
+                    e.ringPoints(),
+                    e.storage(),
+                    members,
+                    backends.size(),
+                    version(e.version()),
+                    featureSet(e.mask()),
+                    e.mask());
         }
-        this.layout = new RingFileLayout(this, p.formatVersion(), p.headerLength(), p.metadataLength(), p.metadataCrc(),
-                segments, segmentOfRing, storageOfRing);
+        this.layout = new RingFileLayout(
+                this,
+                p.formatVersion(),
+                p.headerLength(),
+                p.metadataLength(),
+                p.metadataCrc(),
+                segments,
+                segmentOfRing,
+                storageOfRing);
     }
 
     /**
@@ -161,14 +181,23 @@ public final class RingStore implements AutoCloseable {
             size = ch.size();
             if (size < HEADER_LENGTH) {
                 arena.close();
-                throw new RingFileException(path, size, "file is " + size + " bytes, shorter than the "
-                        + HEADER_LENGTH + "-byte header (truncated, or not a ring file?)");
+                throw new RingFileException(
+                        path,
+                        size,
+                        "file is " + size + " bytes, shorter than the " + HEADER_LENGTH
+                                + "-byte header (truncated, or not a ring file?)");
             }
             file = ch.map(FileChannel.MapMode.READ_ONLY, 0, size, arena);
         } catch (IOException e) {
             arena.close();
-            throw new RingFileException(path, -1, "cannot open: " + IoErrors.describe(e)
-                    + (e.getMessage() != null && e.getMessage().contains("Map failed") ? " (out of address space or vm.max_map_count too low?)" : ""), e);
+            throw new RingFileException(
+                    path,
+                    -1,
+                    "cannot open: " + IoErrors.describe(e)
+                            + (e.getMessage() != null && e.getMessage().contains("Map failed")
+                                    ? " (out of address space or vm.max_map_count too low?)"
+                                    : ""),
+                    e);
         } catch (RuntimeException e) {
             arena.close();
             throw new RingFileException(path, -1, "cannot map: " + e, e);
@@ -197,7 +226,9 @@ public final class RingStore implements AutoCloseable {
 
         @Override
         public String codes() {
-            return RingFamily.names(RingFamily.all().stream().map(f -> f.code() + " = " + f.name()).toList());
+            return RingFamily.names(RingFamily.all().stream()
+                    .map(f -> f.code() + " = " + f.name())
+                    .toList());
         }
 
         @Override
@@ -249,7 +280,9 @@ public final class RingStore implements AutoCloseable {
     /** The version a ring index entry names (the reader has checked it with {@link #FAMILIES}). */
     private static RingVersion version(ParsedRingFile.Version v) {
         RingFamily family = RingFamily.forCode(v.family()).orElseThrow();
-        return family.parameterCount() == 2 ? new RingVersion(family, v.parameter(), v.parameter2()) : new RingVersion(family, v.parameter());
+        return family.parameterCount() == 2
+                ? new RingVersion(family, v.parameter(), v.parameter2())
+                : new RingVersion(family, v.parameter());
     }
 
     /** The backends of the file's backend table. */
@@ -266,7 +299,8 @@ public final class RingStore implements AutoCloseable {
                 }
                 return names;
             });
-            list.add(BackendAccess.create(list.size(), r.address(), r.weight(), own, r.featureMask(), r.parameters(), 0));
+            list.add(BackendAccess.create(
+                    list.size(), r.address(), r.weight(), own, r.featureMask(), r.parameters(), 0));
         }
         return List.copyOf(list);
     }
@@ -290,8 +324,11 @@ public final class RingStore implements AutoCloseable {
             throw new RingFileException(path, -1, "is a directory, not a ring file");
         }
         if (!attributes.isRegularFile()) {
-            throw new RingFileException(path, -1, "is not a regular file (" + (attributes.isOther() ? "a FIFO, socket or device" : "unknown type")
-                    + "), not a ring file");
+            throw new RingFileException(
+                    path,
+                    -1,
+                    "is not a regular file (" + (attributes.isOther() ? "a FIFO, socket or device" : "unknown type")
+                            + "), not a ring file");
         }
         return attributes;
     }
@@ -363,7 +400,8 @@ public final class RingStore implements AutoCloseable {
     public Ring ring(Set<String> features, RingVersion version) {
         int v = versions.indexOf(version);
         if (v < 0) {
-            throw new IllegalArgumentException("version " + version + " is not in " + path + " (it has " + versions + ")");
+            throw new IllegalArgumentException(
+                    "version " + version + " is not in " + path + " (it has " + versions + ")");
         }
         return rings[(v << this.features.size()) | mask(features)];
     }
@@ -452,7 +490,12 @@ public final class RingStore implements AutoCloseable {
 
     /** What a read of a mapped page past the file's end becomes: the JVM reports SIGBUS as an InternalError. */
     private static RingFileException shrunk(Path path, InternalError e) {
-        return new RingFileException(path, -1, "the file shrank while mapped (rewritten in place? publish new files by rename only): " + e.getMessage(), e);
+        return new RingFileException(
+                path,
+                -1,
+                "the file shrank while mapped (rewritten in place? publish new files by rename only): "
+                        + e.getMessage(),
+                e);
     }
 
     /** The verifier of this file's segments, the rings and versions answered by this store and the families. */
@@ -489,7 +532,9 @@ public final class RingStore implements AutoCloseable {
             @Override
             public long points(int v, int b, int featureMask) {
                 RingVersion version = versions.get(v);
-                List<Backend> members = backends.stream().filter(m -> (BackendAccess.featureMask(m) & featureMask) == featureMask).toList();
+                List<Backend> members = backends.stream()
+                        .filter(m -> (BackendAccess.featureMask(m) & featureMask) == featureMask)
+                        .toList();
                 return version.family().memberPoints(members, version)[members.indexOf(backends.get(b))];
             }
 
@@ -512,9 +557,16 @@ public final class RingStore implements AutoCloseable {
                 return byBackend;
             }
         };
-        return new RingFileVerifier(path, layout.metadataLength(), features.size(), backends.stream().mapToInt(BackendAccess::featureMask).toArray(),
-                backends.stream().map(Backend::address).toArray(String[]::new), byFamily, stored,
-                segments.stream().mapToLong(RingFileLayout.Segment::offset).toArray(), segments.stream().mapToInt(RingFileLayout.Segment::crc32c).toArray());
+        return new RingFileVerifier(
+                path,
+                layout.metadataLength(),
+                features.size(),
+                backends.stream().mapToInt(BackendAccess::featureMask).toArray(),
+                backends.stream().map(Backend::address).toArray(String[]::new),
+                byFamily,
+                stored,
+                segments.stream().mapToLong(RingFileLayout.Segment::offset).toArray(),
+                segments.stream().mapToInt(RingFileLayout.Segment::crc32c).toArray());
     }
 
     /** A ring as the verifier reads it. */
@@ -623,6 +675,7 @@ public final class RingStore implements AutoCloseable {
 
     @Override
     public String toString() {
-        return "RingStore[" + path + ", generation " + Long.toUnsignedString(generation) + ", " + backends.size() + " backends, " + rings.length + " rings]";
+        return "RingStore[" + path + ", generation " + Long.toUnsignedString(generation) + ", " + backends.size()
+                + " backends, " + rings.length + " rings]";
     }
 }

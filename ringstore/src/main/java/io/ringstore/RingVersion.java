@@ -1,7 +1,6 @@
 package io.ringstore;
 
 import io.ringstore.internal.TextLines;
-
 import java.util.Arrays;
 
 /**
@@ -139,13 +138,15 @@ public final class RingVersion {
             }
             String[] parts = text.substring(colon + 1).split(":", -1);
             int[] written = new int[parts.length];
-            boolean ok = parts.length >= Math.max(1, family.minWrittenParameters()) && parts.length <= family.writtenParameters();
+            boolean ok = parts.length >= Math.max(1, family.minWrittenParameters())
+                    && parts.length <= family.writtenParameters();
             for (int i = 0; ok && i < parts.length; i++) {
                 written[i] = family.parseWritten(i, parts[i]);
                 ok = written[i] >= 0;
             }
             if (!ok) {
-                throw new IllegalArgumentException("bad version " + TextLines.quote(text) + " (expected " + RingFamily.names(family.syntax()) + ")");
+                throw new IllegalArgumentException("bad version " + TextLines.quote(text) + " (expected "
+                        + RingFamily.names(family.syntax()) + ")");
             }
             return new Name(text, family, written);
         }

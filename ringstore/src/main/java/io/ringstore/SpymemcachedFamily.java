@@ -1,7 +1,6 @@
 package io.ringstore;
 
 import io.ringstore.internal.hash.Md5;
-
 import java.util.Arrays;
 import java.util.List;
 
@@ -49,7 +48,6 @@ final class SpymemcachedFamily extends KetamaFamily {
     public int[] tieRanks(List<Backend> backends) {
         return lastListed(backends);
     }
-
 
     /** The weighted count depends on every member's weight: views only without weights. */
     @Override

@@ -1,7 +1,6 @@
 package io.ringstore;
 
 import io.ringstore.internal.TextLines;
-
 import java.util.List;
 
 /**
@@ -36,12 +35,15 @@ final class TwemproxyFamily extends ShareRuleFamily {
             return backend.name();
         }
         int port = port(backend);
-        return port == MEMCACHED_PORT ? address(backend).hostText() : address(backend).hostText() + ":" + port;
+        return port == MEMCACHED_PORT
+                ? address(backend).hostText()
+                : address(backend).hostText() + ":" + port;
     }
 
     /** Each hash as a pool applies it: an empty key hashes to 0 ({@code server_pool_hash}). */
     private static final KeyHash[] POOL_HASHES = KeyHash.TWEMPROXY_HASHES.stream()
-            .map(h -> new TwemproxyPoolKeyHash(KeyHash.twemproxy(h))).toArray(KeyHash[]::new);
+            .map(h -> new TwemproxyPoolKeyHash(KeyHash.twemproxy(h)))
+            .toArray(KeyHash[]::new);
 
     @Override
     public KeyHash keyHash(int[] parameters) {
@@ -63,9 +65,15 @@ final class TwemproxyFamily extends ShareRuleFamily {
         int n = backends.size();
         Integer[] order = new Integer[n];
         java.util.Arrays.setAll(order, i -> i);
-        java.util.Arrays.sort(order, java.util.Comparator.comparingInt((Integer i) -> identity(backends.get(i)).length())
-                .thenComparing(i -> identity(backends.get(i)), (x, y) -> java.util.Arrays.compareUnsigned(
-                        x.getBytes(java.nio.charset.StandardCharsets.UTF_8), y.getBytes(java.nio.charset.StandardCharsets.UTF_8))));
+        java.util.Arrays.sort(
+                order,
+                java.util.Comparator.comparingInt(
+                                (Integer i) -> identity(backends.get(i)).length())
+                        .thenComparing(
+                                i -> identity(backends.get(i)),
+                                (x, y) -> java.util.Arrays.compareUnsigned(
+                                        x.getBytes(java.nio.charset.StandardCharsets.UTF_8),
+                                        y.getBytes(java.nio.charset.StandardCharsets.UTF_8))));
         int[] rank = new int[n];
         for (int r = 0; r < n; r++) {
             rank[order[r]] = r;
@@ -103,7 +111,9 @@ final class TwemproxyFamily extends ShareRuleFamily {
 
     @Override
     String writtenText(int i, int value) {
-        return value >= 1 && value <= KeyHash.TWEMPROXY_HASHES.size() ? KeyHash.TWEMPROXY_HASHES.get(value - 1) : Integer.toUnsignedString(value);
+        return value >= 1 && value <= KeyHash.TWEMPROXY_HASHES.size()
+                ? KeyHash.TWEMPROXY_HASHES.get(value - 1)
+                : Integer.toUnsignedString(value);
     }
 
     @Override
@@ -114,8 +124,10 @@ final class TwemproxyFamily extends ShareRuleFamily {
     @Override
     public void checkParameters(int[] parameters) {
         if (parameters.length != 1 || parameters[0] < 1 || parameters[0] > KeyHash.TWEMPROXY_HASHES.size()) {
-            throw new IllegalArgumentException("twemproxy has one parameter, its hash, 1 to " + KeyHash.TWEMPROXY_HASHES.size()
-                    + " (" + TextLines.quote(String.join(",", KeyHash.TWEMPROXY_HASHES)) + "): parameters=" + java.util.Arrays.toString(parameters));
+            throw new IllegalArgumentException(
+                    "twemproxy has one parameter, its hash, 1 to " + KeyHash.TWEMPROXY_HASHES.size() + " ("
+                            + TextLines.quote(String.join(",", KeyHash.TWEMPROXY_HASHES)) + "): parameters="
+                            + java.util.Arrays.toString(parameters));
         }
     }
 

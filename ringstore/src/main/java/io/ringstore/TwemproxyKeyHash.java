@@ -1,7 +1,6 @@
 package io.ringstore;
 
 import io.ringstore.internal.hash.TwemproxyHash;
-
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 

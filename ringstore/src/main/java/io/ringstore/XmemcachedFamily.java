@@ -1,7 +1,6 @@
 package io.ringstore;
 
 import io.ringstore.internal.hash.Md5;
-
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.util.List;
@@ -51,7 +50,9 @@ final class XmemcachedFamily extends KetamaFamily {
     /** 160 points per weight unit. */
     @Override
     public long pointBound(RingVersion version, long totalWeight, int backends) {
-        return totalWeight > Long.MAX_VALUE / NginxFamily.POINT_MULTIPLE ? Long.MAX_VALUE : totalWeight * NginxFamily.POINT_MULTIPLE;
+        return totalWeight > Long.MAX_VALUE / NginxFamily.POINT_MULTIPLE
+                ? Long.MAX_VALUE
+                : totalWeight * NginxFamily.POINT_MULTIPLE;
     }
 
     @Override

@@ -21,9 +21,13 @@ record AllocationMeter(Object bean, MethodHandle allocatedBytes, long overhead) 
     /** {@return a meter, or null when this JVM counts no allocated bytes per thread} */
     static AllocationMeter create() {
         try {
-            Object bean = Class.forName("java.lang.management.ManagementFactory").getMethod("getThreadMXBean").invoke(null);
+            Object bean = Class.forName("java.lang.management.ManagementFactory")
+                    .getMethod("getThreadMXBean")
+                    .invoke(null);
             Class<?> type = Class.forName("com.sun.management.ThreadMXBean");
-            if (!type.isInstance(bean) || !(boolean) type.getMethod("isThreadAllocatedMemoryEnabled").invoke(bean)) {
+            if (!type.isInstance(bean)
+                    || !(boolean)
+                            type.getMethod("isThreadAllocatedMemoryEnabled").invoke(bean)) {
                 return null;
             }
             MethodHandle h = MethodHandles.publicLookup()

@@ -1,16 +1,5 @@
 package io.ringstore;
 
-import io.ringstore.internal.format.RingFileDescriptor;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.Arrays;
-import java.util.List;
-
 import static io.ringstore.internal.format.RingFileDescriptor.BACKEND_ADDRESS_LENGTH_OFFSET;
 import static io.ringstore.internal.format.RingFileDescriptor.BACKEND_FEATURES_OFFSET;
 import static io.ringstore.internal.format.RingFileDescriptor.BACKEND_FIXED_LENGTH;
@@ -27,6 +16,16 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.ringstore.internal.format.RingFileDescriptor;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The backend flag health (FORMAT.md, "Backend"): a backend's max_fails, fail_timeout and max_conns
@@ -84,9 +83,11 @@ class BackendHealthFormatTest {
     @Test
     void defaultsLeaveTheBytesAsTheyWereAndSettingsChangeNoPoint() throws Exception {
         String plain = "server 10.0.0.1:80\nserver 10.0.0.2:80 weight=2 features=eu\nserver 10.0.0.3:80\n";
-        String explicit = "server 10.0.0.1:80 max_fails=1 fail_timeout=10s max_conns=0\nserver 10.0.0.2:80 weight=2 features=eu fail_timeout=10\n"
-                + "server 10.0.0.3:80 max_fails=1\n";
-        String tuned = "server 10.0.0.1:80 max_fails=3\nserver 10.0.0.2:80 weight=2 features=eu\nserver 10.0.0.3:80 fail_timeout=2s\n";
+        String explicit =
+                "server 10.0.0.1:80 max_fails=1 fail_timeout=10s max_conns=0\nserver 10.0.0.2:80 weight=2 features=eu fail_timeout=10\n"
+                        + "server 10.0.0.3:80 max_fails=1\n";
+        String tuned =
+                "server 10.0.0.1:80 max_fails=3\nserver 10.0.0.2:80 weight=2 features=eu\nserver 10.0.0.3:80 fail_timeout=2s\n";
         Path a = dir.resolve("plain.ring");
         Path b = dir.resolve("explicit.ring");
         Path c = dir.resolve("tuned.ring");
@@ -94,8 +95,10 @@ class BackendHealthFormatTest {
             TestRings.build(a, plain, v);
             TestRings.build(b, explicit, v);
             TestRings.build(c, tuned, v);
-            assertArrayEquals(Files.readAllBytes(a), Files.readAllBytes(b), v + ": the defaults written out store nothing");
-            try (RingStore pa = RingStore.open(a); RingStore pc = RingStore.open(c)) {
+            assertArrayEquals(
+                    Files.readAllBytes(a), Files.readAllBytes(b), v + ": the defaults written out store nothing");
+            try (RingStore pa = RingStore.open(a);
+                    RingStore pc = RingStore.open(c)) {
                 assertEquals(1, pa.layout().formatVersion(), v + ": no flag, version 1");
                 assertFalse(Arrays.equals(pa.inputDigest(), pc.inputDigest()), "the digest covers the settings");
                 for (int r = 0; r < pa.rings().size(); r++) {
@@ -138,14 +141,17 @@ class BackendHealthFormatTest {
         System.arraycopy(bytes, (int) end, shifted, (int) last, bytes.length - (int) end);
         ByteBuffer s = ByteBuffer.wrap(shifted).order(ByteOrder.LITTLE_ENDIAN);
         s.putLong(BACKEND_TABLE_LENGTH_OFFSET, table - BACKEND_HEALTH_LENGTH);
-        for (int field : new int[] {RingFileDescriptor.FEATURE_TABLE_OFFSET_OFFSET, RingFileDescriptor.RING_INDEX_OFFSET_OFFSET}) {
+        for (int field :
+                new int[] {RingFileDescriptor.FEATURE_TABLE_OFFSET_OFFSET, RingFileDescriptor.RING_INDEX_OFFSET_OFFSET
+                }) {
             s.putLong(field, s.getLong(field) - BACKEND_HEALTH_LENGTH);
         }
         s.putLong(RingFileDescriptor.FILE_LENGTH_OFFSET, shifted.length);
         long index = s.getLong(RingFileDescriptor.RING_INDEX_OFFSET_OFFSET);
         int rings = s.getInt(RingFileDescriptor.RING_COUNT_OFFSET);
         for (int r = 0; r < rings; r++) { // the segments moved 12 bytes closer to the start
-            long at = index + (long) r * RingFileDescriptor.ENTRY_LENGTH + RingFileDescriptor.ENTRY_SEGMENT_OFFSET_OFFSET;
+            long at =
+                    index + (long) r * RingFileDescriptor.ENTRY_LENGTH + RingFileDescriptor.ENTRY_SEGMENT_OFFSET_OFFSET;
             long offset = s.getLong((int) at);
             if (offset != 0) {
                 s.putLong((int) at, offset - BACKEND_HEALTH_LENGTH);
@@ -154,7 +160,9 @@ class BackendHealthFormatTest {
         TestRings.fixMetadataChecksum(shifted);
         RingFileException e = refused(shifted);
         assertEquals(last, e.offset());
-        assertEquals("backend 4 is flagged health but its 12 health bytes run past the backend table at " + last, e.reason());
+        assertEquals(
+                "backend 4 is flagged health but its 12 health bytes run past the backend table at " + last,
+                e.reason());
     }
 
     /** A reader of version 1 knows no flag: the health bit there is a feature bit, refused as one. */
@@ -180,12 +188,16 @@ class BackendHealthFormatTest {
     private RingFileException refused(byte[] bytes) throws Exception {
         Path file = dir.resolve("bad.ring");
         Files.write(file, bytes);
-        RingFileException e = assertThrows(RingFileException.class, () -> RingStore.open(file).close());
+        RingFileException e =
+                assertThrows(RingFileException.class, () -> RingStore.open(file).close());
         assertTrue(e.getMessage().startsWith(file.toString()), e.getMessage());
         return e;
     }
 
     private static void assertSettings(Backend b, int maxFails, long failTimeoutSeconds, int maxConns) {
-        assertEquals(List.of(maxFails, failTimeoutSeconds, maxConns), List.of(b.maxFails(), b.failTimeoutSeconds(), b.maxConns()), b.toString());
+        assertEquals(
+                List.of(maxFails, failTimeoutSeconds, maxConns),
+                List.of(b.maxFails(), b.failTimeoutSeconds(), b.maxConns()),
+                b.toString());
     }
 }

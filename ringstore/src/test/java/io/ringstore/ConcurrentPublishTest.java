@@ -1,11 +1,13 @@
 package io.ringstore;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.ringstore.build.BackendList;
 import io.ringstore.build.RingBuilder;
-
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -15,12 +17,8 @@ import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.stream.LongStream;
 import java.util.stream.Stream;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Builds to one path at once, from threads of this process and from other processes, each taking
@@ -42,9 +40,12 @@ class ConcurrentPublishTest {
         Path ring = dir.resolve("f.ring");
         TestFiles.mkfifo(dir.resolve(".f.ring.lock"));
         RingBuilder builder = RingBuilder.of(BackendList.parse("t", "server 127.0.0.1:80\n"));
-        java.io.IOException e = assertTimeoutPreemptively(Duration.ofSeconds(10), // a hang detector, not a speed target
+        java.io.IOException e = assertTimeoutPreemptively(
+                Duration.ofSeconds(10), // a hang detector, not a speed target
                 () -> assertThrows(java.io.IOException.class, () -> builder.build(ring)));
-        assertTrue(e.getMessage().contains(".f.ring.lock") && e.getMessage().contains("not a regular file"), e.getMessage());
+        assertTrue(
+                e.getMessage().contains(".f.ring.lock") && e.getMessage().contains("not a regular file"),
+                e.getMessage());
         assertFalse(Files.exists(ring));
     }
 
@@ -55,8 +56,8 @@ class ConcurrentPublishTest {
         assertTimeoutPreemptively(Duration.ofSeconds(120), () -> {
             List<MultiProcessTest.ChildJvm> children = new ArrayList<>();
             for (int p = 0; p < PROCESSES; p++) {
-                children.add(MultiProcessTest.ChildJvm.start(Child.class, List.of("-XX:TieredStopAtLevel=1"),
-                        ring.toString(), String.valueOf(BUILDS_EACH)));
+                children.add(MultiProcessTest.ChildJvm.start(
+                        Child.class, List.of("-XX:TieredStopAtLevel=1"), ring.toString(), String.valueOf(BUILDS_EACH)));
             }
             try {
                 for (MultiProcessTest.ChildJvm c : children) {
@@ -66,16 +67,18 @@ class ConcurrentPublishTest {
                 List<Thread> threads = new ArrayList<>();
                 List<Throwable> failures = Collections.synchronizedList(new ArrayList<>());
                 for (int t = 0; t < THREADS; t++) {
-                    Thread thread = new Thread(() -> {
-                        try {
-                            go.await();
-                            for (int i = 0; i < BUILDS_EACH; i++) {
-                                generations.add(build(ring));
-                            }
-                        } catch (Throwable e) {
-                            failures.add(e);
-                        }
-                    }, "builder-" + t);
+                    Thread thread = new Thread(
+                            () -> {
+                                try {
+                                    go.await();
+                                    for (int i = 0; i < BUILDS_EACH; i++) {
+                                        generations.add(build(ring));
+                                    }
+                                } catch (Throwable e) {
+                                    failures.add(e);
+                                }
+                            },
+                            "builder-" + t);
                     threads.add(thread);
                     thread.start();
                 }
@@ -101,7 +104,9 @@ class ConcurrentPublishTest {
         });
         int total = (THREADS + PROCESSES) * BUILDS_EACH;
         List<Long> sorted = generations.stream().sorted().toList();
-        assertEquals(LongStream.rangeClosed(1, total).boxed().toList(), sorted,
+        assertEquals(
+                LongStream.rangeClosed(1, total).boxed().toList(),
+                sorted,
                 "each publish one generation more than the file it replaced, none twice");
         try (RingStore store = RingStore.open(ring)) {
             assertEquals(total, store.generation());

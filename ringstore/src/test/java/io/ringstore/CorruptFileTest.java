@@ -1,12 +1,15 @@
 package io.ringstore;
 
-import io.ringstore.internal.format.RingFileDescriptor;
-import org.junit.jupiter.api.Assumptions;
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Tag;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import static io.ringstore.TestRings.build;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
 
+import io.ringstore.internal.format.RingFileDescriptor;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -22,15 +25,11 @@ import java.util.PrimitiveIterator;
 import java.util.SplittableRandom;
 import java.util.TreeMap;
 import java.util.zip.CRC32C;
-
-import static io.ringstore.TestRings.build;
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNull;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Damaged ring files: every truncation, a flipped byte at every offset, random garbles. Opening must
@@ -47,10 +46,11 @@ class CorruptFileTest {
 
     @TempDir
     Path dir;
+
     private Path original;
     private byte[] good;
-    private long metadataEnd;   // the metadata checksum sits here
-    private long[][] segments;  // {offset, length} of every non-empty segment
+    private long metadataEnd; // the metadata checksum sits here
+    private long[][] segments; // {offset, length} of every non-empty segment
     private int[][] goodAnswers; // per ring, per probe
 
     @BeforeEach
@@ -59,7 +59,8 @@ class CorruptFileTest {
         build(original, BACKENDS, RingVersion.V1, RingVersion.v2(4));
         good = Files.readAllBytes(original);
         ByteBuffer header = ByteBuffer.wrap(good).order(ByteOrder.LITTLE_ENDIAN);
-        metadataEnd = header.getLong(RingFileDescriptor.RING_INDEX_OFFSET_OFFSET) + header.getLong(RingFileDescriptor.RING_INDEX_LENGTH_OFFSET);
+        metadataEnd = header.getLong(RingFileDescriptor.RING_INDEX_OFFSET_OFFSET)
+                + header.getLong(RingFileDescriptor.RING_INDEX_LENGTH_OFFSET);
         try (RingStore store = RingStore.open(original)) {
             store.verify();
             assertEquals(2, store.features().size());
@@ -67,10 +68,14 @@ class CorruptFileTest {
             Map<Long, Long> lengths = new TreeMap<>();
             for (Ring r : store.rings()) {
                 if (!r.isEmpty()) {
-                    lengths.put(r.store().layout().segmentOf(r).offset(), (long) r.pointCount() * RingFileDescriptor.POINT_LENGTH);
+                    lengths.put(
+                            r.store().layout().segmentOf(r).offset(),
+                            (long) r.pointCount() * RingFileDescriptor.POINT_LENGTH);
                 }
             }
-            segments = lengths.entrySet().stream().map(e -> new long[] {e.getKey(), e.getValue()}).toArray(long[][]::new);
+            segments = lengths.entrySet().stream()
+                    .map(e -> new long[] {e.getKey(), e.getValue()})
+                    .toArray(long[][]::new);
             goodAnswers = answers(store);
         }
         assertTrue(segments.length >= 4, "fixture has several segments per version");
@@ -85,7 +90,11 @@ class CorruptFileTest {
         return out;
     }
 
-    private enum Region { METADATA, SEGMENT, PADDING }
+    private enum Region {
+        METADATA,
+        SEGMENT,
+        PADDING
+    }
 
     private Region regionOf(long offset) {
         if (offset < metadataEnd + RingFileDescriptor.METADATA_CRC_LENGTH) {
@@ -121,10 +130,14 @@ class CorruptFileTest {
 
     private static void checkMessage(RingFileException e, Path file, long size, String what) {
         assertEquals(file, e.path(), what);
-        assertTrue(e.getMessage().contains(file.toString()), () -> what + ": message lacks the path: " + e.getMessage());
+        assertTrue(
+                e.getMessage().contains(file.toString()), () -> what + ": message lacks the path: " + e.getMessage());
         if (e.offset() >= 0) {
-            assertTrue(e.offset() <= size, () -> what + ": offset " + e.offset() + " beyond the file: " + e.getMessage());
-            assertTrue(e.getMessage().contains("at byte " + e.offset()), () -> what + ": message lacks the offset: " + e.getMessage());
+            assertTrue(
+                    e.offset() <= size, () -> what + ": offset " + e.offset() + " beyond the file: " + e.getMessage());
+            assertTrue(
+                    e.getMessage().contains("at byte " + e.offset()),
+                    () -> what + ": message lacks the offset: " + e.getMessage());
         }
         assertTrue(e.reason() != null && !e.reason().isBlank(), what);
     }
@@ -172,7 +185,6 @@ class CorruptFileTest {
      * than rewriting it: thousands of whole-file writes would dominate the test's time.
      */
     @Tag("slow") // an exhaustive sweep of several seconds: the full lane runs it
-
     @Test
     void everyTruncationIsRefused() throws IOException {
         Path file = dir.resolve("truncated.ring");
@@ -250,7 +262,9 @@ class CorruptFileTest {
                     bytes[offset] ^= (byte) mask;
                     fixMetadataChecksum(bytes);
                     put(ch, offset, bytes[offset]);
-                    ch.write(ByteBuffer.wrap(bytes, (int) metadataEnd, RingFileDescriptor.METADATA_CRC_LENGTH), metadataEnd);
+                    ch.write(
+                            ByteBuffer.wrap(bytes, (int) metadataEnd, RingFileDescriptor.METADATA_CRC_LENGTH),
+                            metadataEnd);
                     String what = "metadata byte " + offset + " ^ " + mask + " with a valid checksum";
                     RingStore store = openDamaged(file, good.length, what);
                     if (store != null) {
@@ -281,7 +295,7 @@ class CorruptFileTest {
                 switch (random.nextInt(3)) {
                     case 0 -> random.nextBytes(junk);
                     case 1 -> Arrays.fill(junk, (byte) 0xFF);
-                    default -> { } // zeros
+                    default -> {} // zeros
                 }
                 System.arraycopy(junk, 0, bytes, at, length);
                 what.append(" [").append(at).append(", +").append(length).append(')');
@@ -309,7 +323,11 @@ class CorruptFileTest {
         assertEquals(0, e.offset());
         assertTrue(e.reason().contains("bad magic") && e.reason().contains("NOTARING"), e.reason());
 
-        e = refused("text.ring", "# not a ring file but a backends file\nserver 127.0.0.1\n".repeat(5).getBytes(StandardCharsets.US_ASCII));
+        e = refused(
+                "text.ring",
+                "# not a ring file but a backends file\nserver 127.0.0.1\n"
+                        .repeat(5)
+                        .getBytes(StandardCharsets.US_ASCII));
         assertTrue(e.reason().contains("bad magic"), e.reason());
     }
 
@@ -322,27 +340,39 @@ class CorruptFileTest {
             RingFileException e = refused("version.ring", bytes);
             assertEquals(RingFileDescriptor.FORMAT_VERSION_OFFSET, e.offset());
             assertTrue(e.reason().contains("version " + version), e.reason());
-            assertTrue(e.reason().contains(RingFileDescriptor.MIN_SUPPORTED_VERSION + " to " + RingFileDescriptor.MAX_SUPPORTED_VERSION), e.reason());
+            assertTrue(
+                    e.reason()
+                            .contains(RingFileDescriptor.MIN_SUPPORTED_VERSION + " to "
+                                    + RingFileDescriptor.MAX_SUPPORTED_VERSION),
+                    e.reason());
         }
     }
 
     @Test
     void tableOffsetsOutsideTheFileAreRefused() throws IOException {
         for (long value : new long[] {good.length + 1L, 1L << 40, -1L, Long.MIN_VALUE}) {
-            for (int field : new int[] {RingFileDescriptor.BACKEND_TABLE_LENGTH_OFFSET, RingFileDescriptor.FEATURE_TABLE_OFFSET_OFFSET,
-                    RingFileDescriptor.RING_INDEX_OFFSET_OFFSET, RingFileDescriptor.RING_INDEX_LENGTH_OFFSET}) {
+            for (int field : new int[] {
+                RingFileDescriptor.BACKEND_TABLE_LENGTH_OFFSET,
+                RingFileDescriptor.FEATURE_TABLE_OFFSET_OFFSET,
+                RingFileDescriptor.RING_INDEX_OFFSET_OFFSET,
+                RingFileDescriptor.RING_INDEX_LENGTH_OFFSET
+            }) {
                 byte[] bytes = good.clone();
                 ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN).putLong(field, value);
                 RingFileException e = refused("offsets.ring", bytes);
                 assertEquals(field, e.offset(), e.getMessage());
-                assertTrue(e.reason().contains("beyond the file") && e.reason().contains(Long.toUnsignedString(value)), e.reason());
+                assertTrue(
+                        e.reason().contains("beyond the file") && e.reason().contains(Long.toUnsignedString(value)),
+                        e.reason());
             }
         }
     }
 
     @Test
     void segmentOutsideTheFileIsRefusedEvenWithAValidChecksum() throws IOException {
-        long firstEntry = ByteBuffer.wrap(good).order(ByteOrder.LITTLE_ENDIAN).getLong(RingFileDescriptor.RING_INDEX_OFFSET_OFFSET);
+        long firstEntry = ByteBuffer.wrap(good)
+                .order(ByteOrder.LITTLE_ENDIAN)
+                .getLong(RingFileDescriptor.RING_INDEX_OFFSET_OFFSET);
         int field = (int) firstEntry + RingFileDescriptor.ENTRY_SEGMENT_OFFSET_OFFSET;
         for (long value : new long[] {good.length, good.length - 6L, 1L << 40, -64L, 64}) {
             byte[] bytes = good.clone();
@@ -359,7 +389,9 @@ class CorruptFileTest {
         byte[] longer = Arrays.copyOf(good, good.length + 1);
         RingFileException e = refused("longer.ring", longer);
         assertEquals(RingFileDescriptor.FILE_LENGTH_OFFSET, e.offset());
-        assertTrue(e.reason().contains(String.valueOf(good.length)) && e.reason().contains(String.valueOf(longer.length)), e.reason());
+        assertTrue(
+                e.reason().contains(String.valueOf(good.length)) && e.reason().contains(String.valueOf(longer.length)),
+                e.reason());
 
         e = refused("shorter.ring", Arrays.copyOf(good, good.length - 1));
         assertTrue(e.reason().contains("truncated"), e.reason());
@@ -403,7 +435,9 @@ class CorruptFileTest {
     static Path mkfifo(Path path) throws IOException, InterruptedException {
         Process p;
         try {
-            p = new ProcessBuilder("mkfifo", path.toString()).redirectErrorStream(true).start();
+            p = new ProcessBuilder("mkfifo", path.toString())
+                    .redirectErrorStream(true)
+                    .start();
         } catch (IOException e) {
             Assumptions.abort("no mkfifo: " + e.getMessage());
             throw e;
@@ -416,7 +450,8 @@ class CorruptFileTest {
     @Test
     void fifoIsRefusedWithoutBlocking() throws Exception {
         Path fifo = mkfifo(dir.resolve("fifo.ring"));
-        RingFileException e = assertTimeoutPreemptively(Duration.ofSeconds(10), () -> assertThrows(RingFileException.class, () -> RingStore.open(fifo)));
+        RingFileException e = assertTimeoutPreemptively(
+                Duration.ofSeconds(10), () -> assertThrows(RingFileException.class, () -> RingStore.open(fifo)));
         checkMessage(e, fifo, Long.MAX_VALUE, "fifo");
         assertTrue(e.reason().contains("not a regular file"), e.reason());
     }
@@ -440,7 +475,8 @@ class CorruptFileTest {
             store.verify();
         }
         Path toFifo = Files.createSymbolicLink(dir.resolve("link-to-fifo.ring"), mkfifo(dir.resolve("fifo2")));
-        RingFileException e = assertTimeoutPreemptively(Duration.ofSeconds(10), () -> assertThrows(RingFileException.class, () -> RingStore.open(toFifo)));
+        RingFileException e = assertTimeoutPreemptively(
+                Duration.ofSeconds(10), () -> assertThrows(RingFileException.class, () -> RingStore.open(toFifo)));
         assertTrue(e.reason().contains("not a regular file"), e.reason());
     }
 
@@ -484,11 +520,15 @@ class CorruptFileTest {
     @Test
     void bytesAfterTheLastSegmentAreRefused() throws IOException {
         byte[] bytes = Arrays.copyOf(good, good.length + 64);
-        ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN).putLong(RingFileDescriptor.FILE_LENGTH_OFFSET, bytes.length);
+        ByteBuffer.wrap(bytes)
+                .order(ByteOrder.LITTLE_ENDIAN)
+                .putLong(RingFileDescriptor.FILE_LENGTH_OFFSET, bytes.length);
         fixMetadataChecksum(bytes);
         RingFileException e = refused("trailing.ring", bytes);
         assertEquals(good.length, e.offset(), e.getMessage());
-        assertEquals("64 bytes after the last segment, which ends at " + good.length + " (the file must end there)", e.reason());
+        assertEquals(
+                "64 bytes after the last segment, which ends at " + good.length + " (the file must end there)",
+                e.reason());
     }
 
     /** The header's segment count must be the number of distinct non-empty segments the index names. */
@@ -501,7 +541,10 @@ class CorruptFileTest {
         fixMetadataChecksum(bytes);
         RingFileException e = refused("segment-count.ring", bytes);
         assertEquals(RingFileDescriptor.SEGMENT_COUNT_OFFSET, e.offset(), e.getMessage());
-        assertEquals("segment count (distinct non-empty segments in the index): expected " + (segments - 1) + ", found " + segments, e.reason());
+        assertEquals(
+                "segment count (distinct non-empty segments in the index): expected " + (segments - 1) + ", found "
+                        + segments,
+                e.reason());
     }
 
     // ---- helpers ----
@@ -509,7 +552,8 @@ class CorruptFileTest {
     private RingFileException refused(String name, byte[] bytes) throws IOException {
         Path file = dir.resolve(name);
         Files.write(file, bytes);
-        RingFileException e = assertThrows(RingFileException.class, () -> RingStore.open(file).close());
+        RingFileException e =
+                assertThrows(RingFileException.class, () -> RingStore.open(file).close());
         checkMessage(e, file, bytes.length, name);
         return e;
     }

@@ -1,13 +1,12 @@
 package io.ringstore;
 
-import org.junit.jupiter.api.Test;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
+import org.junit.jupiter.api.Test;
 
 /**
  * The Couchbase Java SDK's {@code KetamaRing} ({@code couchbase}) against the family contract and
@@ -61,7 +60,13 @@ class CouchbaseFamilyTest extends RingFamilyContract {
             if (host.chars().allMatch(c -> c == '.' || Character.isDigit(c))) {
                 text.append("server ").append(node).append(";\n");
             } else {
-                text.append("server 10.9.9.").append(++i).append(':').append(port).append(";  # ringstore: name=").append(host).append('\n');
+                text.append("server 10.9.9.")
+                        .append(++i)
+                        .append(':')
+                        .append(port)
+                        .append(";  # ringstore: name=")
+                        .append(host)
+                        .append('\n');
             }
         }
         return text.toString();
@@ -79,7 +84,10 @@ class CouchbaseFamilyTest extends RingFamilyContract {
      */
     @Test
     void theWholeRingOfTheRfcDataset() throws Exception {
-        String nodes = ProjectVectors.rows("couchbase/ring_tests.tsv", r -> r.get("test").equals("wrapsAround")).getFirst().get("nodes");
+        String nodes = ProjectVectors.rows(
+                        "couchbase/ring_tests.tsv", r -> r.get("test").equals("wrapsAround"))
+                .getFirst()
+                .get("nodes");
         try (RingStore store = build(nodes(nodes), VERSION)) {
             Ring ring = store.ring(Set.of(), VERSION);
             List<ProjectVectors.Row> rows = ProjectVectors.rows("couchbase/ketama_hashes.tsv");
@@ -106,7 +114,11 @@ class CouchbaseFamilyTest extends RingFamilyContract {
             try (RingStore store = build(nodes(row.get("nodes")), VERSION)) {
                 Ring ring = store.ring(Set.of(), VERSION);
                 switch (row.get("fact")) {
-                    case "get(hash)" -> assertEquals(row.get("expected"), hostname(store.backend(ring.lookupHash((int) row.unsigned("argument")))), row.toString());
+                    case "get(hash)" ->
+                        assertEquals(
+                                row.get("expected"),
+                                hostname(store.backend(ring.lookupHash((int) row.unsigned("argument")))),
+                                row.toString());
                     case "toMap().size()" -> assertEquals(row.integer("expected"), ring.pointCount(), row.toString());
                     case "toMap().get(point)" -> {
                         int h = (int) row.unsigned("argument");
@@ -114,7 +126,11 @@ class CouchbaseFamilyTest extends RingFamilyContract {
                         assertEquals(row.get("expected"), hostname(store.backend(ring.lookupHash(h))), row.toString());
                         String[] listed = row.get("nodes").split(",");
                         try (RingStore reversed = build(nodes(listed[1] + "," + listed[0]), VERSION)) {
-                            assertEquals(listed[0], hostname(reversed.backend(reversed.ring(Set.of(), VERSION).lookupHash(h))), row + ", listed the other way round");
+                            assertEquals(
+                                    listed[0],
+                                    hostname(reversed.backend(
+                                            reversed.ring(Set.of(), VERSION).lookupHash(h))),
+                                    row + ", listed the other way round");
                         }
                     }
                     default -> throw new AssertionError(row + ": unknown fact " + row.get("fact"));

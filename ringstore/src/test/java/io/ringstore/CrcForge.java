@@ -19,8 +19,7 @@ public final class CrcForge {
     private static final int FREE_BITS = 4 * SUFFIX_LENGTH;
     private static final byte FREE_BITS_BASE = 0x40; // '@'; '@' | nibble is '@', 'A' .. 'O': plain URI characters
 
-    private CrcForge() {
-    }
+    private CrcForge() {}
 
     /** A key that starts with {@code prefix} and whose CRC-32 is {@code target}. */
     static byte[] forge(byte[] prefix, int target) {

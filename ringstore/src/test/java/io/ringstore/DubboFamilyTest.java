@@ -1,6 +1,6 @@
 package io.ringstore;
 
-import org.junit.jupiter.api.Test;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -11,8 +11,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.TreeMap;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
+import org.junit.jupiter.api.Test;
 
 /**
  * Apache Dubbo's {@code ConsistentHashLoadBalance} ({@code dubbo[:K]}) against the family contract.
@@ -75,8 +74,10 @@ class DubboFamilyTest extends RingFamilyContract {
     }
 
     static long le32(byte[] digest, int word) {
-        return ((long) (digest[3 + word * 4] & 0xFF) << 24) | ((long) (digest[2 + word * 4] & 0xFF) << 16)
-                | ((long) (digest[1 + word * 4] & 0xFF) << 8) | (digest[word * 4] & 0xFF);
+        return ((long) (digest[3 + word * 4] & 0xFF) << 24)
+                | ((long) (digest[2 + word * 4] & 0xFF) << 16)
+                | ((long) (digest[1 + word * 4] & 0xFF) << 8)
+                | (digest[word * 4] & 0xFF);
     }
 
     static String modelSelect(TreeMap<Long, String> ring, String key) throws Exception {
@@ -100,7 +101,8 @@ class DubboFamilyTest extends RingFamilyContract {
                 StringBuilder text = new StringBuilder();
                 List<String> providers = new java.util.ArrayList<>();
                 while (providers.size() < size) {
-                    String ip = "10." + random.nextInt(256) + "." + random.nextInt(256) + "." + (1 + random.nextInt(254));
+                    String ip =
+                            "10." + random.nextInt(256) + "." + random.nextInt(256) + "." + (1 + random.nextInt(254));
                     boolean port = random.nextInt(4) != 0;
                     String address = port ? ip + ":" + (20000 + random.nextInt(2000)) : ip;
                     if (providers.contains(port ? address : ip + ":20880")) {
@@ -116,12 +118,16 @@ class DubboFamilyTest extends RingFamilyContract {
                     int p = 0;
                     for (Map.Entry<Long, String> e : model.entrySet()) {
                         assertEquals(e.getKey(), Integer.toUnsignedLong(ring.pointHash(p)), v + " point " + p);
-                        assertEquals(e.getValue(), family().answer(store.backend(ring.pointBackend(p))), v + " point " + p);
+                        assertEquals(
+                                e.getValue(), family().answer(store.backend(ring.pointBackend(p))), v + " point " + p);
                         p++;
                     }
                     for (int k = 0; k < 5_000; k++) {
                         String key = Long.toString(random.nextLong());
-                        assertEquals(modelSelect(model, key), family().answer(store.backend(ring.lookup(key.getBytes(StandardCharsets.UTF_8)))), v + " key " + key);
+                        assertEquals(
+                                modelSelect(model, key),
+                                family().answer(store.backend(ring.lookup(key.getBytes(StandardCharsets.UTF_8)))),
+                                v + " key " + key);
                     }
                 }
             }
@@ -136,17 +142,22 @@ class DubboFamilyTest extends RingFamilyContract {
     @Test
     void providersWhoseTextsCollide() throws Exception {
         RingVersion v = RingVersion.parse("dubbo");
-        for (List<String> order : List.of(List.of("10.0.0.1:2088", "10.0.0.1:20881"), List.of("10.0.0.1:20881", "10.0.0.1:2088"))) {
+        for (List<String> order :
+                List.of(List.of("10.0.0.1:2088", "10.0.0.1:20881"), List.of("10.0.0.1:20881", "10.0.0.1:2088"))) {
             try (RingStore store = build("server " + order.get(0) + ";\nserver " + order.get(1) + ";\n", v)) {
                 Ring ring = store.ring(Set.of(), v);
                 assertEquals(280, ring.pointCount(), order.toString());
                 TreeMap<Long, String> model = modelRing(order, 160);
                 for (int i = 0; i < 10; i++) {
-                    byte[] digest = MessageDigest.getInstance("MD5").digest(("10.0.0.1:20881" + i).getBytes(StandardCharsets.UTF_8));
+                    byte[] digest = MessageDigest.getInstance("MD5")
+                            .digest(("10.0.0.1:20881" + i).getBytes(StandardCharsets.UTF_8));
                     for (int h = 0; h < 4; h++) {
                         int hash = (int) le32(digest, h);
                         assertEquals(hash, ring.pointHash(ring.pointIndex(hash)), order + " digest " + i);
-                        assertEquals(order.get(1), family().answer(store.backend(ring.lookupHash(hash))), order + ": the last listed keeps it");
+                        assertEquals(
+                                order.get(1),
+                                family().answer(store.backend(ring.lookupHash(hash))),
+                                order + ": the last listed keeps it");
                         assertEquals(order.get(1), model.get(Integer.toUnsignedLong(hash)), "the model agrees");
                     }
                 }

@@ -1,13 +1,12 @@
 package io.ringstore;
 
-import org.junit.jupiter.api.Test;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
+import org.junit.jupiter.api.Test;
 
 /**
  * Envoy's {@code ring_hash} with xxHash64 ({@code envoy[:MIN[:MAX]]}) against the family contract and
@@ -54,7 +53,8 @@ class EnvoyFamilyTest extends RingFamilyContract {
 
     /** {@code envoy:MIN:MAX} of a test's ring sizes. */
     RingVersion version(ProjectVectors.Row test) {
-        return RingVersion.parse(family().name() + ":" + test.get("minimum_ring_size") + ":" + test.get("maximum_ring_size"));
+        return RingVersion.parse(
+                family().name() + ":" + test.get("minimum_ring_size") + ":" + test.get("maximum_ring_size"));
     }
 
     /** The tests this family's vectors are. */
@@ -152,7 +152,9 @@ class EnvoyFamilyTest extends RingFamilyContract {
      */
     @Test
     void smallFractionalScale() throws Exception {
-        List<ProjectVectors.Row> small = tests().stream().filter(r -> r.get("test").equals("SmallFractionalScale")).toList();
+        List<ProjectVectors.Row> small = tests().stream()
+                .filter(r -> r.get("test").equals("SmallFractionalScale"))
+                .toList();
         for (ProjectVectors.Row test : small) {
             try (EnvoyVectors.Built b = EnvoyVectors.build(this, test, "a", version(test))) {
                 long[] hits = EnvoyVectors.hits(b.ring(), 4, 1024);

@@ -28,7 +28,8 @@ class EnvoyMurmur2FamilyTest extends EnvoyFamilyTest {
     /** Recorded by {@link SeededFleets#checksum} when this test was added (branch h/contract on 95f3c34): a regression guard. */
     @Override
     Map<RingVersion, String> goldenChecksums() {
-        return Map.of(RingVersion.parse("envoy-murmur2"), "9db7065873e987a96e4b07c9895522182452cc5ef25138d9828a7bb102b22fd5");
+        return Map.of(
+                RingVersion.parse("envoy-murmur2"), "9db7065873e987a96e4b07c9895522182452cc5ef25138d9828a7bb102b22fd5");
     }
 
     @Override

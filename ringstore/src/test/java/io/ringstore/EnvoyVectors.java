@@ -1,14 +1,14 @@
 package io.ringstore;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.Predicate;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Envoy's {@code ring_hash_lb_test.cc} vectors ({@code vectors/envoy/}, README.md there) as ringstore
@@ -27,8 +27,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * the ring is exactly Envoy's (it is, for every such test here).
  */
 final class EnvoyVectors {
-    private EnvoyVectors() {
-    }
+    private EnvoyVectors() {}
 
     /** The rows of {@code tests.tsv} that {@code filter} keeps. */
     static List<ProjectVectors.Row> tests(Predicate<ProjectVectors.Row> filter) {
@@ -37,12 +36,17 @@ final class EnvoyVectors {
 
     /** The phases of a test ({@code a}, and {@code b} where the hosts change or the ring is rebuilt). */
     static List<String> phases(String test) {
-        return ProjectVectors.rows("envoy/hosts.tsv", r -> r.get("test").equals(test)).stream().map(r -> r.get("phase")).distinct().toList();
+        return ProjectVectors.rows("envoy/hosts.tsv", r -> r.get("test").equals(test)).stream()
+                .map(r -> r.get("phase"))
+                .distinct()
+                .toList();
     }
 
     /** The backends file of a test's phase, hosts in {@code hosts_} order. */
     static String backends(ProjectVectors.Row test, String phase) {
-        List<ProjectVectors.Row> hosts = ProjectVectors.rows("envoy/hosts.tsv", r -> r.get("test").equals(test.get("test")) && r.get("phase").equals(phase));
+        List<ProjectVectors.Row> hosts = ProjectVectors.rows(
+                "envoy/hosts.tsv",
+                r -> r.get("test").equals(test.get("test")) && r.get("phase").equals(phase));
         long[] weights = weights(test, hosts);
         StringBuilder text = new StringBuilder();
         for (int i = 0; i < hosts.size(); i++) {
@@ -53,9 +57,14 @@ final class EnvoyVectors {
                 case "metadata_hash_key" -> h.get("hash_key");
                 default -> null;
             };
-            text.append("server ").append(h.get("address")).append(" weight=").append(Math.max(weights[i], 1))
-                    .append(weights[i] == 0 ? " down" : "").append(';')
-                    .append(name == null ? "" : "  # ringstore: name=" + name).append('\n');
+            text.append("server ")
+                    .append(h.get("address"))
+                    .append(" weight=")
+                    .append(Math.max(weights[i], 1))
+                    .append(weights[i] == 0 ? " down" : "")
+                    .append(';')
+                    .append(name == null ? "" : "  # ringstore: name=" + name)
+                    .append('\n');
         }
         return text.toString();
     }
@@ -70,7 +79,8 @@ final class EnvoyVectors {
             return w;
         }
         Map<String, Long> localityWeight = new LinkedHashMap<>();
-        for (ProjectVectors.Row l : ProjectVectors.rows("envoy/localities.tsv", r -> r.get("test").equals(test.get("test")))) {
+        for (ProjectVectors.Row l :
+                ProjectVectors.rows("envoy/localities.tsv", r -> r.get("test").equals(test.get("test")))) {
             localityWeight.put(l.get("zone"), (long) l.integer("locality_weight"));
         }
         Map<String, Long> hostSum = new LinkedHashMap<>();
@@ -81,7 +91,8 @@ final class EnvoyVectors {
         for (long s : hostSum.values()) {
             lcm = lcm / gcd(lcm, s) * s;
         }
-        long localitySum = localityWeight.values().stream().mapToLong(Long::longValue).sum();
+        long localitySum =
+                localityWeight.values().stream().mapToLong(Long::longValue).sum();
         long total = 0;
         for (int i = 0; i < w.length; i++) {
             ProjectVectors.Row h = hosts.get(i);
@@ -128,7 +139,9 @@ final class EnvoyVectors {
 
     /** A phase's ring entries of {@code rings.tsv} in order, hash (64 bits) and host; returns how many (0 if it lists none). */
     static int checkEntries(Ring ring, String test, String phase) {
-        List<ProjectVectors.Row> rows = ProjectVectors.rows("envoy/rings.tsv", r -> r.get("test").equals(test) && r.get("phase").equals(phase));
+        List<ProjectVectors.Row> rows = ProjectVectors.rows(
+                "envoy/rings.tsv",
+                r -> r.get("test").equals(test) && r.get("phase").equals(phase));
         if (rows.isEmpty()) {
             return 0;
         }
@@ -151,7 +164,9 @@ final class EnvoyVectors {
      */
     static int checkLookups(Ring ring, String test, String phase, boolean retries) {
         int checked = 0;
-        for (ProjectVectors.Row row : ProjectVectors.rows("envoy/lookups.tsv", r -> r.get("test").equals(test) && r.get("phase").equals(phase))) {
+        for (ProjectVectors.Row row : ProjectVectors.rows(
+                "envoy/lookups.tsv",
+                r -> r.get("test").equals(test) && r.get("phase").equals(phase))) {
             long hash = row.unsigned("hash");
             int retry = row.integer("retry_count");
             if (retry > 0 && !retries) {
@@ -179,7 +194,8 @@ final class EnvoyVectors {
 
     /** A test's histogram: hashes {@code i · (2^64-1 / samples)}, hits per host; returns how many hosts' counts were checked. */
     static int checkHistogram(Ring ring, int hosts, String test) {
-        List<ProjectVectors.Row> rows = ProjectVectors.rows("envoy/histograms.tsv", r -> r.get("test").equals(test));
+        List<ProjectVectors.Row> rows =
+                ProjectVectors.rows("envoy/histograms.tsv", r -> r.get("test").equals(test));
         if (rows.isEmpty()) {
             return 0;
         }
@@ -219,7 +235,8 @@ final class EnvoyVectors {
         }
     }
 
-    static Built build(RingFamilyContract contract, ProjectVectors.Row test, String phase, RingVersion version) throws Exception {
+    static Built build(RingFamilyContract contract, ProjectVectors.Row test, String phase, RingVersion version)
+            throws Exception {
         RingStore store = contract.build(backends(test, phase), version);
         return new Built(store, store.ring(Set.of(), version));
     }

@@ -1,12 +1,13 @@
 package io.ringstore;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
 import io.ringstore.balance.BoundedLoad;
 import io.ringstore.live.RingRouter;
 import io.ringstore.state.HostState;
 import io.ringstore.state.SharedLoad;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
@@ -20,10 +21,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.function.IntToLongFunction;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A lookup from the key allocates nothing, in every ring family and every key shape: for each version
@@ -44,6 +43,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 class FamilyLookupAllocationTest {
     /** Every family once (twemproxy with each hash), by the name the CLI reads. */
     static final List<String> VERSIONS = versions();
+
     private static final int CALLS = 100_000;
     private static final int WARM_UP = 20_000;
     private static final int ROUNDS = 20;
@@ -60,8 +60,16 @@ class FamilyLookupAllocationTest {
         for (String hash : KeyHash.TWEMPROXY_HASHES) {
             all.add("twemproxy:" + hash);
         }
-        all.addAll(List.of("spymemcached", "spymemcached-weighted", "xmemcached", "xmemcached-nginx", "dubbo", "couchbase",
-                "envoy", "envoy-murmur2", "grpc"));
+        all.addAll(List.of(
+                "spymemcached",
+                "spymemcached-weighted",
+                "xmemcached",
+                "xmemcached-nginx",
+                "dubbo",
+                "couchbase",
+                "envoy",
+                "envoy-murmur2",
+                "grpc"));
         return List.copyOf(all);
     }
 
@@ -88,9 +96,11 @@ class FamilyLookupAllocationTest {
                 TestRings.build(file, fleet(new SplittableRandom(name.hashCode())), version);
                 try (RingStore store = RingStore.open(file)) {
                     Ring ring = store.ring(Set.of(), version);
-                    for (Map.Entry<String, IntToLongFunction> form : shapes.lookups(ring).entrySet()) {
+                    for (Map.Entry<String, IntToLongFunction> form :
+                            shapes.lookups(ring).entrySet()) {
                         long bytes = meter.leastAllocated(form.getValue(), WARM_UP, CALLS, ROUNDS, LIMIT);
-                        System.out.println(name + " " + form.getKey() + ": " + bytes + " bytes allocated in " + CALLS + " calls");
+                        System.out.println(
+                                name + " " + form.getKey() + ": " + bytes + " bytes allocated in " + CALLS + " calls");
                         if (bytes >= LIMIT) {
                             allocating.add(name + " " + form.getKey() + ": " + bytes + " bytes in " + CALLS + " calls");
                         }
@@ -120,13 +130,19 @@ class FamilyLookupAllocationTest {
                 RingVersion version = RingVersion.parse(name.split(" ")[0]);
                 Path file = dir.resolve("strict-" + name.replace(' ', '-') + ".ring");
                 TestRings.build(file, fleet(new SplittableRandom(name.hashCode())), version);
-                try (RingRouter router = RingRouter.builder(file).jmx(false).pollMillis(0).graceMillis(0).open();
-                     HostState state = HostState.open(file, HostState.Options.DEFAULTS.withCapacity(64, 4));
-                     RingRouter.Route route = router.route(Set.of())) {
+                try (RingRouter router = RingRouter.builder(file)
+                                .jmx(false)
+                                .pollMillis(0)
+                                .graceMillis(0)
+                                .open();
+                        HostState state = HostState.open(file, HostState.Options.DEFAULTS.withCapacity(64, 4));
+                        RingRouter.Route route = router.route(Set.of())) {
                     SharedLoad load = SharedLoad.open(state, router::current, bounded ? BoundedLoad.of(1.25) : null);
-                    for (Map.Entry<String, IntToLongFunction> form : shapes.strictChoices(route, load).entrySet()) {
+                    for (Map.Entry<String, IntToLongFunction> form :
+                            shapes.strictChoices(route, load).entrySet()) {
                         long bytes = meter.leastAllocated(form.getValue(), WARM_UP, CALLS, ROUNDS, LIMIT);
-                        System.out.println(name + " " + form.getKey() + ": " + bytes + " bytes allocated in " + CALLS + " calls");
+                        System.out.println(
+                                name + " " + form.getKey() + ": " + bytes + " bytes allocated in " + CALLS + " calls");
                         if (bytes >= LIMIT) {
                             allocating.add(name + " " + form.getKey() + ": " + bytes + " bytes in " + CALLS + " calls");
                         }
@@ -152,17 +168,26 @@ class FamilyLookupAllocationTest {
             Shapes shapes = new Shapes(keys, arena);
             Path file = dir.resolve("rollout.ring");
             TestRings.build(file, fleet(new SplittableRandom(21)), RingVersion.V1, RingVersion.v2(160));
-            try (RingRouter router = RingRouter.builder(file).versions(RingVersion.V1, RingVersion.v2(160))
-                    .policy(io.ringstore.migration.RolloutPolicy.everywhere(50)).jmx(false).pollMillis(0).graceMillis(0).open();
-                 RingRouter.Route route = router.route(Set.of())) {
-                for (Map.Entry<String, IntToLongFunction> form : shapes.routeLookups(route).entrySet()) {
+            try (RingRouter router = RingRouter.builder(file)
+                            .versions(RingVersion.V1, RingVersion.v2(160))
+                            .policy(io.ringstore.migration.RolloutPolicy.everywhere(50))
+                            .jmx(false)
+                            .pollMillis(0)
+                            .graceMillis(0)
+                            .open();
+                    RingRouter.Route route = router.route(Set.of())) {
+                for (Map.Entry<String, IntToLongFunction> form :
+                        shapes.routeLookups(route).entrySet()) {
                     long bytes = meter.leastAllocated(form.getValue(), WARM_UP, CALLS, ROUNDS, LIMIT);
-                    System.out.println("v1 -> v2:160 at 50 % " + form.getKey() + ": " + bytes + " bytes allocated in " + CALLS + " calls");
+                    System.out.println("v1 -> v2:160 at 50 % " + form.getKey() + ": " + bytes + " bytes allocated in "
+                            + CALLS + " calls");
                     if (bytes >= LIMIT) {
                         allocating.add(form.getKey() + ": " + bytes + " bytes in " + CALLS + " calls");
                     }
                 }
-                assertTrue(router.oldLookups() > 0 && router.newLookups() > 0, "both versions answered: the rollout is between 0 and 100 %");
+                assertTrue(
+                        router.oldLookups() > 0 && router.newLookups() > 0,
+                        "both versions answered: the rollout is between 0 and 100 %");
             }
         }
         assertEquals(List.of(), allocating, "rollout lookups that allocate");
@@ -196,9 +221,13 @@ class FamilyLookupAllocationTest {
                 System.arraycopy(key, 0, padded[k], 3, key.length);
                 heap[k] = ByteBuffer.wrap(padded[k], 3, key.length);
                 readOnly[k] = heap[k].asReadOnlyBuffer();
-                direct[k] = ByteBuffer.allocateDirect(key.length + 5).put(padded[k]).position(3).limit(3 + key.length);
+                direct[k] = ByteBuffer.allocateDirect(key.length + 5)
+                        .put(padded[k])
+                        .position(3)
+                        .limit(3 + key.length);
                 heapSegments[k] = MemorySegment.ofArray(padded[k]).asSlice(3, key.length);
-                nativeSegments[k] = arena.allocate(key.length + 1).asSlice(1, key.length).copyFrom(MemorySegment.ofArray(key));
+                nativeSegments[k] =
+                        arena.allocate(key.length + 1).asSlice(1, key.length).copyFrom(MemorySegment.ofArray(key));
             }
         }
 
@@ -216,7 +245,10 @@ class FamilyLookupAllocationTest {
             for (int k = 0; k < keys.length; k++) {
                 int expected = ring.lookup(keys[k]);
                 for (Map.Entry<String, IntToLongFunction> form : forms.entrySet()) {
-                    assertEquals(expected, form.getValue().applyAsLong(k), ring.version() + " " + form.getKey() + ", key " + k);
+                    assertEquals(
+                            expected,
+                            form.getValue().applyAsLong(k),
+                            ring.version() + " " + form.getKey() + ", key " + k);
                 }
             }
             for (int k = 0; k < keys.length; k++) {
@@ -231,12 +263,25 @@ class FamilyLookupAllocationTest {
             int mask = keys.length - 1;
             Map<String, IntToLongFunction> forms = new LinkedHashMap<>();
             forms.put("backend(byte[])", i -> route.backend(keys[i & mask]).index());
-            forms.put("backend(byte[], int, int)", i -> route.backend(padded[i & mask], 3, keys[i & mask].length).index());
-            forms.put("backend(heap ByteBuffer)", i -> route.backend(heap[i & mask]).index());
-            forms.put("backend(read-only ByteBuffer)", i -> route.backend(readOnly[i & mask]).index());
-            forms.put("backend(direct ByteBuffer)", i -> route.backend(direct[i & mask]).index());
-            forms.put("backend(heap MemorySegment)", i -> route.backend(heapSegments[i & mask]).index());
-            forms.put("backend(native MemorySegment)", i -> route.backend(nativeSegments[i & mask]).index());
+            forms.put(
+                    "backend(byte[], int, int)",
+                    i -> route.backend(padded[i & mask], 3, keys[i & mask].length)
+                            .index());
+            forms.put(
+                    "backend(heap ByteBuffer)",
+                    i -> route.backend(heap[i & mask]).index());
+            forms.put(
+                    "backend(read-only ByteBuffer)",
+                    i -> route.backend(readOnly[i & mask]).index());
+            forms.put(
+                    "backend(direct ByteBuffer)",
+                    i -> route.backend(direct[i & mask]).index());
+            forms.put(
+                    "backend(heap MemorySegment)",
+                    i -> route.backend(heapSegments[i & mask]).index());
+            forms.put(
+                    "backend(native MemorySegment)",
+                    i -> route.backend(nativeSegments[i & mask]).index());
             for (int k = 0; k < keys.length; k++) {
                 long expected = route.backend(keys[k]).index();
                 for (Map.Entry<String, IntToLongFunction> form : forms.entrySet()) {
@@ -254,12 +299,24 @@ class FamilyLookupAllocationTest {
             int mask = keys.length - 1;
             Map<String, IntToLongFunction> forms = new LinkedHashMap<>();
             forms.put("chooseAndAcquire(byte[])", i -> released(load, route.chooseAndAcquire(keys[i & mask], load)));
-            forms.put("chooseAndAcquire(byte[], int, int)", i -> released(load, route.chooseAndAcquire(padded[i & mask], 3, keys[i & mask].length, load)));
-            forms.put("chooseAndAcquire(heap ByteBuffer)", i -> released(load, route.chooseAndAcquire(heap[i & mask], load)));
-            forms.put("chooseAndAcquire(read-only ByteBuffer)", i -> released(load, route.chooseAndAcquire(readOnly[i & mask], load)));
-            forms.put("chooseAndAcquire(direct ByteBuffer)", i -> released(load, route.chooseAndAcquire(direct[i & mask], load)));
-            forms.put("chooseAndAcquire(heap MemorySegment)", i -> released(load, route.chooseAndAcquire(heapSegments[i & mask], load)));
-            forms.put("chooseAndAcquire(native MemorySegment)", i -> released(load, route.chooseAndAcquire(nativeSegments[i & mask], load)));
+            forms.put(
+                    "chooseAndAcquire(byte[], int, int)",
+                    i -> released(load, route.chooseAndAcquire(padded[i & mask], 3, keys[i & mask].length, load)));
+            forms.put(
+                    "chooseAndAcquire(heap ByteBuffer)",
+                    i -> released(load, route.chooseAndAcquire(heap[i & mask], load)));
+            forms.put(
+                    "chooseAndAcquire(read-only ByteBuffer)",
+                    i -> released(load, route.chooseAndAcquire(readOnly[i & mask], load)));
+            forms.put(
+                    "chooseAndAcquire(direct ByteBuffer)",
+                    i -> released(load, route.chooseAndAcquire(direct[i & mask], load)));
+            forms.put(
+                    "chooseAndAcquire(heap MemorySegment)",
+                    i -> released(load, route.chooseAndAcquire(heapSegments[i & mask], load)));
+            forms.put(
+                    "chooseAndAcquire(native MemorySegment)",
+                    i -> released(load, route.chooseAndAcquire(nativeSegments[i & mask], load)));
             for (int k = 0; k < keys.length; k++) {
                 long expected = released(load, route.chooseAndAcquire(keys[k], load));
                 for (Map.Entry<String, IntToLongFunction> form : forms.entrySet()) {
@@ -280,8 +337,13 @@ class FamilyLookupAllocationTest {
     private static String fleet(SplittableRandom random) {
         StringBuilder text = new StringBuilder();
         for (int i = 0; i < SERVERS; i++) {
-            text.append("server 10.0.").append(i / 200).append('.').append(i % 200 + 1).append(":11211 weight=")
-                    .append(1 + random.nextInt(10)).append(";\n");
+            text.append("server 10.0.")
+                    .append(i / 200)
+                    .append('.')
+                    .append(i % 200 + 1)
+                    .append(":11211 weight=")
+                    .append(1 + random.nextInt(10))
+                    .append(";\n");
         }
         return text.toString();
     }

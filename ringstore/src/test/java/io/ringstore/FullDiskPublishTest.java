@@ -1,22 +1,21 @@
 package io.ringstore;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
 import io.ringstore.build.BackendList;
 import io.ringstore.build.RingBuilder;
-import org.junit.jupiter.api.Tag;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.stream.Stream;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A build into a directory on a file system with no space left: it fails, and leaves nothing
@@ -31,7 +30,9 @@ class FullDiskPublishTest {
     @Test
     void aBuildOnAFullFileSystemLeavesNoLockOrTemporaryFile() throws Exception {
         Path mount = Files.createDirectory(dir.resolve("full"));
-        assumeTrue(run("mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", mount.toString()) == 0, "cannot mount a tmpfs (not root?)");
+        assumeTrue(
+                run("mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", mount.toString()) == 0,
+                "cannot mount a tmpfs (not root?)");
         try {
             fill(mount.resolve("filler"));
             Path ring = mount.resolve("f.ring");
@@ -69,7 +70,11 @@ class FullDiskPublishTest {
 
     private static int run(String... command) throws InterruptedException {
         try {
-            return new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start().waitFor();
+            return new ProcessBuilder(command)
+                    .redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                    .start()
+                    .waitFor();
         } catch (IOException e) {
             return -1;
         }

@@ -1,12 +1,11 @@
 package io.ringstore;
 
-import org.junit.jupiter.api.Test;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.LinkedHashMap;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
+import org.junit.jupiter.api.Test;
 
 /**
  * gRPC's {@code ring_hash} as C-core and Go build it ({@code grpc[:MIN[:MAX]]}) against the family
@@ -46,12 +45,14 @@ class GrpcFamilyTest extends EnvoyFamilyTest {
 
     @Override
     RingVersion version(ProjectVectors.Row test) {
-        return RingVersion.parse("grpc:" + test.get("minimum_ring_size") + ":" + Math.min(test.integer("maximum_ring_size"), 4096));
+        return RingVersion.parse(
+                "grpc:" + test.get("minimum_ring_size") + ":" + Math.min(test.integer("maximum_ring_size"), 4096));
     }
 
     @Override
     List<ProjectVectors.Row> tests() {
-        return EnvoyVectors.tests(r -> r.get("hash_function").equals("XX_HASH") && r.get("locality_weighted").equals("no")
+        return EnvoyVectors.tests(r -> r.get("hash_function").equals("XX_HASH")
+                && r.get("locality_weighted").equals("no")
                 && r.integer("minimum_ring_size") <= 4096);
     }
 
@@ -89,7 +90,8 @@ class GrpcFamilyTest extends EnvoyFamilyTest {
         String text = "server 127.0.0.1:90;\nserver 127.0.0.1:91 weight=5000;\n";
         RingVersion grpc = RingVersion.parse("grpc");
         RingVersion envoy = RingVersion.parse("envoy");
-        try (RingStore g = build(text, grpc); RingStore e = build(text, envoy)) {
+        try (RingStore g = build(text, grpc);
+                RingStore e = build(text, envoy)) {
             assertEquals(4096, g.ring(java.util.Set.of(), grpc).pointCount());
             assertEquals(5001, e.ring(java.util.Set.of(), envoy).pointCount());
         }
@@ -107,8 +109,11 @@ class GrpcFamilyTest extends EnvoyFamilyTest {
         long third = Long.divideUnsigned(-1L, 3);
         long[] entries = {0, third, third * 2};
         int checked = 0;
-        for (ProjectVectors.Row row : ProjectVectors.rows("grpc/picker_request_hash.tsv", r -> !r.get("header_values").equals("-"))) {
-            String values = row.get("header_values").equals("\"\"") ? "" : String.join(",", row.get("header_values").split("\\|"));
+        for (ProjectVectors.Row row : ProjectVectors.rows(
+                "grpc/picker_request_hash.tsv", r -> !r.get("header_values").equals("-"))) {
+            String values = row.get("header_values").equals("\"\"")
+                    ? ""
+                    : String.join(",", row.get("header_values").split("\\|"));
             byte[] key = values.getBytes(java.nio.charset.StandardCharsets.UTF_8);
             long h = family().keyHash().hash64(key, 0, key.length);
             int entry = 0;

@@ -1,10 +1,11 @@
 package io.ringstore;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
 import io.ringstore.internal.hash.Md5;
 import io.ringstore.internal.hash.Murmur2x64;
 import io.ringstore.internal.hash.Xxh64;
-import org.junit.jupiter.api.Test;
-
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -15,9 +16,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.function.IntToLongFunction;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
+import org.junit.jupiter.api.Test;
 
 /**
  * Every key hash of the ring families (MD5, XXH64, MurmurHash2-64, twemproxy's), in every key shape,

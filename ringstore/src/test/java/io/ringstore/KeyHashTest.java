@@ -1,6 +1,6 @@
 package io.ringstore;
 
-import org.junit.jupiter.api.Test;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -10,8 +10,7 @@ import java.util.SplittableRandom;
 import java.util.zip.CRC32;
 import java.util.zip.CRC32C;
 import java.util.zip.Checksum;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
+import org.junit.jupiter.api.Test;
 
 /** Every key hash gives the JDK checksum's value for every key shape, and moves no buffer. */
 class KeyHashTest {
@@ -53,7 +52,8 @@ class KeyHashTest {
                 assertEquals(expected, hash.hash(direct), what + " direct buffer " + order);
                 assertEquals(offset, direct.position(), what + " position kept");
             }
-            assertEquals(expected, hash.hash(MemorySegment.ofArray(padded).asSlice(offset, length)), what + " heap segment");
+            assertEquals(
+                    expected, hash.hash(MemorySegment.ofArray(padded).asSlice(offset, length)), what + " heap segment");
             try (Arena arena = Arena.ofConfined()) {
                 MemorySegment native_ = arena.allocate(length + 1).asSlice(1, length);
                 MemorySegment.copy(MemorySegment.ofArray(exact), 0, native_, 0, length);

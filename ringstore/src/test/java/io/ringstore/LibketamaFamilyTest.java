@@ -1,17 +1,15 @@
 package io.ringstore;
 
-import org.junit.jupiter.api.Test;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
-import java.util.Arrays;
 import java.util.Comparator;
-import java.util.List;
 import java.util.HexFormat;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
+import org.junit.jupiter.api.Test;
 
 /**
  * libketama ({@code libketama}) against the family contract and RJ/ketama's own vectors
@@ -58,7 +56,11 @@ class LibketamaFamilyTest extends RingFamilyContract {
     static String servers(String path) {
         StringBuilder text = new StringBuilder();
         for (ProjectVectors.Row row : ProjectVectors.rows(path)) {
-            text.append("server ").append(row.get("addr")).append(" weight=").append(row.get("memory")).append(";\n");
+            text.append("server ")
+                    .append(row.get("addr"))
+                    .append(" weight=")
+                    .append(row.get("memory"))
+                    .append(";\n");
         }
         return text.toString();
     }
@@ -85,8 +87,12 @@ class LibketamaFamilyTest extends RingFamilyContract {
                 int b = ring.lookup(key);
                 assertEquals(ring.pointBackend(ring.pointIndex(h)), b, "key " + i);
                 line.setLength(0);
-                line.append(Integer.toUnsignedString(h)).append(' ').append(Integer.toUnsignedString(ring.pointHash(ring.pointIndex(h))))
-                        .append(' ').append(store.backend(b).address()).append('\n');
+                line.append(Integer.toUnsignedString(h))
+                        .append(' ')
+                        .append(Integer.toUnsignedString(ring.pointHash(ring.pointIndex(h))))
+                        .append(' ')
+                        .append(store.backend(b).address())
+                        .append('\n');
                 md5.update(line.toString().getBytes(StandardCharsets.US_ASCII));
             }
             assertEquals(row.get("expected_md5"), HexFormat.of().formatHex(md5.digest()));
@@ -107,14 +113,21 @@ class LibketamaFamilyTest extends RingFamilyContract {
             for (ProjectVectors.Row row : ProjectVectors.rows("libketama/python_tests.tsv")) {
                 byte[] key = row.bytes("key");
                 switch (row.get("call")) {
-                    case "hashi" -> assertEquals(row.unsigned("expected"), VERSION.keyHash().hash64(key, 0, key.length), row.toString());
+                    case "hashi" ->
+                        assertEquals(
+                                row.unsigned("expected"), VERSION.keyHash().hash64(key, 0, key.length), row.toString());
                     case "get_server" -> {
                         String[] expected = row.get("expected").split(" ");
                         int h = ring.keyHash().hash(key);
-                        assertEquals(Long.parseLong(expected[0]), Integer.toUnsignedLong(ring.pointHash(ring.pointIndex(h))), row.toString());
-                        assertEquals(expected[1], store.backend(ring.lookup(key)).address(), row.toString());
+                        assertEquals(
+                                Long.parseLong(expected[0]),
+                                Integer.toUnsignedLong(ring.pointHash(ring.pointIndex(h))),
+                                row.toString());
+                        assertEquals(
+                                expected[1], store.backend(ring.lookup(key)).address(), row.toString());
                     }
-                    case "len(get_points())" -> assertEquals(row.integer("expected"), ring.pointCount(), row.toString());
+                    case "len(get_points())" ->
+                        assertEquals(row.integer("expected"), ring.pointCount(), row.toString());
                     default -> throw new AssertionError(row + ": unknown call " + row.get("call"));
                 }
                 checked++;
@@ -132,14 +145,20 @@ class LibketamaFamilyTest extends RingFamilyContract {
      */
     @Test
     void ruleKWhereRuleLDiffers() throws Exception {
-        assertEquals(List.of(160L), pointsPerBackend(equalServers(25), VERSION).stream().distinct().toList());
-        assertEquals(List.of(156L), pointsPerBackend(equalServers(61), VERSION).stream().distinct().toList());
+        assertEquals(
+                List.of(160L),
+                pointsPerBackend(equalServers(25), VERSION).stream().distinct().toList());
+        assertEquals(
+                List.of(156L),
+                pointsPerBackend(equalServers(61), VERSION).stream().distinct().toList());
         StringBuilder text = new StringBuilder("server 10.0.3.1:11211 weight=638;\n");
         for (int i = 0; i < 20; i++) {
-            text.append("server 10.0.3.").append(2 + i).append(":11211 weight=").append(i < 14 ? 49 : 50).append(";\n");
+            text.append("server 10.0.3.")
+                    .append(2 + i)
+                    .append(":11211 weight=")
+                    .append(i < 14 ? 49 : 50)
+                    .append(";\n");
         }
         assertEquals(330L * 4, pointsPerBackend(text.toString(), VERSION).getFirst());
     }
-
-
 }

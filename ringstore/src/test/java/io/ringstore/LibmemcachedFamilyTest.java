@@ -1,15 +1,14 @@
 package io.ringstore;
 
-import org.junit.jupiter.api.Test;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Test;
 
 /**
  * libmemcached's weighted ketama ({@code libmemcached}) against the family contract and
@@ -58,8 +57,14 @@ class LibmemcachedFamilyTest extends RingFamilyContract {
     static String servers(Set<Integer> down) {
         StringBuilder text = new StringBuilder();
         for (ProjectVectors.Row row : ProjectVectors.rows("libmemcached/servers.tsv")) {
-            text.append("server ").append(row.get("hostname")).append(':').append(row.get("port"))
-                    .append(" weight=").append(row.get("weight")).append(down.contains(row.integer("index")) ? " down" : "").append(";\n");
+            text.append("server ")
+                    .append(row.get("hostname"))
+                    .append(':')
+                    .append(row.get("port"))
+                    .append(" weight=")
+                    .append(row.get("weight"))
+                    .append(down.contains(row.integer("index")) ? " down" : "")
+                    .append(";\n");
         }
         return text.toString();
     }
@@ -79,8 +84,14 @@ class LibmemcachedFamilyTest extends RingFamilyContract {
                 byte[] key = row.bytes("key");
                 int h = ring.keyHash().hash(key);
                 assertEquals(row.unsigned("hash1"), Integer.toUnsignedLong(h), row + " hash1");
-                assertEquals(row.unsigned("hash2"), Integer.toUnsignedLong(ring.pointHash(ring.pointIndex(h))), row + " hash2");
-                assertEquals(row.get("server") + ":11211", family().answer(store.backend(ring.lookup(key))), row + " server");
+                assertEquals(
+                        row.unsigned("hash2"),
+                        Integer.toUnsignedLong(ring.pointHash(ring.pointIndex(h))),
+                        row + " hash2");
+                assertEquals(
+                        row.get("server") + ":11211",
+                        family().answer(store.backend(ring.lookup(key))),
+                        row + " server");
             }
             assertEquals(99, rows.size());
         }
@@ -94,11 +105,14 @@ class LibmemcachedFamilyTest extends RingFamilyContract {
     void theWrapKeyLandsOnTheFirstPoint() throws Exception {
         try (RingStore store = build(servers(Set.of()), VERSION)) {
             Ring ring = store.ring(Set.of(), VERSION);
-            for (ProjectVectors.Row row : ProjectVectors.rows("libmemcached/wrap.tsv", r -> !r.get("distribution").contains("SPY"))) {
+            for (ProjectVectors.Row row : ProjectVectors.rows(
+                    "libmemcached/wrap.tsv", r -> !r.get("distribution").contains("SPY"))) {
                 byte[] key = row.bytes("key");
                 int h = ring.keyHash().hash(key);
                 assertEquals(row.unsigned("hash"), Integer.toUnsignedLong(h), row.toString());
-                assertTrue(Integer.compareUnsigned(h, ring.pointHash(ring.pointCount() - 1)) > 0, row + ": past the last point");
+                assertTrue(
+                        Integer.compareUnsigned(h, ring.pointHash(ring.pointCount() - 1)) > 0,
+                        row + ": past the last point");
                 assertEquals(ring.pointBackend(0), ring.lookup(key), row.toString());
             }
         }
@@ -131,16 +145,19 @@ class LibmemcachedFamilyTest extends RingFamilyContract {
      */
     @Test
     void spymemcachedLibmemcachedKeyFormat() throws Exception {
-        String text = "server 127.0.0.1:11211 weight=8;  # ringstore: name=localhost\nserver 127.0.0.1:11212 weight=8;  # ringstore: name=localhost\n";
+        String text =
+                "server 127.0.0.1:11211 weight=8;  # ringstore: name=localhost\nserver 127.0.0.1:11212 weight=8;  # ringstore: name=localhost\n";
         try (RingStore store = build(text, VERSION)) {
             Ring ring = store.ring(Set.of(), VERSION);
             assertEquals(320, ring.pointCount());
-            List<ProjectVectors.Row> rows = ProjectVectors.rows("spymemcached/lookups.tsv", r -> r.get("key_format").equals("LIBMEMCACHED"));
+            List<ProjectVectors.Row> rows = ProjectVectors.rows(
+                    "spymemcached/lookups.tsv", r -> r.get("key_format").equals("LIBMEMCACHED"));
             for (ProjectVectors.Row row : rows) {
                 int b = ring.lookup(row.bytes("key"));
                 assertEquals(row.integer("expected_node_index"), b, row.toString());
                 Backend chosen = store.backend(b);
-                assertEquals(row.get("expected_to_string"), chosen.name() + "/" + family().answer(chosen), row.toString());
+                assertEquals(
+                        row.get("expected_to_string"), chosen.name() + "/" + family().answer(chosen), row.toString());
             }
             assertEquals(4, rows.size());
         }

@@ -1,14 +1,13 @@
 package io.ringstore;
 
-import org.junit.jupiter.api.Test;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Test;
 
 /**
  * libmemcached's {@code MEMCACHED_DISTRIBUTION_CONSISTENT_KETAMA_SPY} ({@code libmemcached-spy})
@@ -64,8 +63,14 @@ class LibmemcachedSpyFamilyTest extends RingFamilyContract {
             List<ProjectVectors.Row> rows = ProjectVectors.rows("libmemcached/spy.tsv");
             for (ProjectVectors.Row row : rows) {
                 byte[] key = row.bytes("key");
-                assertEquals(row.unsigned("hash1"), Integer.toUnsignedLong(ring.keyHash().hash(key)), row + " hash1 (the key's hash)");
-                assertEquals(row.get("server") + ":11211", family().answer(store.backend(ring.lookup(key))), row + " server");
+                assertEquals(
+                        row.unsigned("hash1"),
+                        Integer.toUnsignedLong(ring.keyHash().hash(key)),
+                        row + " hash1 (the key's hash)");
+                assertEquals(
+                        row.get("server") + ":11211",
+                        family().answer(store.backend(ring.lookup(key))),
+                        row + " server");
             }
             assertEquals(99, rows.size());
         }
@@ -76,12 +81,15 @@ class LibmemcachedSpyFamilyTest extends RingFamilyContract {
     void theWrapKeyLandsOnTheFirstPoint() throws Exception {
         try (RingStore store = build(LibmemcachedFamilyTest.servers(Set.of()), VERSION)) {
             Ring ring = store.ring(Set.of(), VERSION);
-            List<ProjectVectors.Row> rows = ProjectVectors.rows("libmemcached/wrap.tsv", r -> r.get("distribution").contains("SPY"));
+            List<ProjectVectors.Row> rows = ProjectVectors.rows(
+                    "libmemcached/wrap.tsv", r -> r.get("distribution").contains("SPY"));
             for (ProjectVectors.Row row : rows) {
                 byte[] key = row.bytes("key");
                 int h = ring.keyHash().hash(key);
                 assertEquals(row.unsigned("hash"), Integer.toUnsignedLong(h), row.toString());
-                assertTrue(Integer.compareUnsigned(h, ring.pointHash(ring.pointCount() - 1)) > 0, row + ": past the last point");
+                assertTrue(
+                        Integer.compareUnsigned(h, ring.pointHash(ring.pointCount() - 1)) > 0,
+                        row + ": past the last point");
                 assertEquals(ring.pointBackend(0), ring.lookup(key), row.toString());
             }
             assertEquals(1, rows.size());

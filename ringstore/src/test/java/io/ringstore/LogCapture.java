@@ -40,8 +40,7 @@ public final class LogCapture extends Handler implements AutoCloseable {
     }
 
     @Override
-    public void flush() {
-    }
+    public void flush() {}
 
     @Override
     public void close() {

@@ -1,8 +1,10 @@
 package io.ringstore;
 
-import io.ringstore.internal.hash.Md5;
-import org.junit.jupiter.api.Test;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import io.ringstore.internal.hash.Md5;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
@@ -12,10 +14,7 @@ import java.security.MessageDigest;
 import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.SplittableRandom;
-
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
+import org.junit.jupiter.api.Test;
 
 /**
  * {@link Md5}: the RFC's own test suite, the ketama projects' published MD5 values, and
@@ -25,14 +24,16 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 class Md5Test {
     /** RFC 1321, appendix A.5 ("Test suite"): MD5 of each string, hex. */
     private static final String[][] RFC_1321_SUITE = {
-            {"", "d41d8cd98f00b204e9800998ecf8427e"},
-            {"a", "0cc175b9c0f1b6a831c399e269772661"},
-            {"abc", "900150983cd24fb0d6963f7d28e17f72"},
-            {"message digest", "f96b697d7cb7938d525a2f31aaf161d0"},
-            {"abcdefghijklmnopqrstuvwxyz", "c3fcd3d76192e4007dfb496cca67e13b"},
-            {"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789", "d174ab98d277d9f5a5611c2c9f419d9f"},
-            {"12345678901234567890123456789012345678901234567890123456789012345678901234567890",
-                    "57edf4a22be3c955ac49da2e2107b67a"},
+        {"", "d41d8cd98f00b204e9800998ecf8427e"},
+        {"a", "0cc175b9c0f1b6a831c399e269772661"},
+        {"abc", "900150983cd24fb0d6963f7d28e17f72"},
+        {"message digest", "f96b697d7cb7938d525a2f31aaf161d0"},
+        {"abcdefghijklmnopqrstuvwxyz", "c3fcd3d76192e4007dfb496cca67e13b"},
+        {"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789", "d174ab98d277d9f5a5611c2c9f419d9f"},
+        {
+            "12345678901234567890123456789012345678901234567890123456789012345678901234567890",
+            "57edf4a22be3c955ac49da2e2107b67a"
+        },
     };
 
     @Test
@@ -67,9 +68,9 @@ class Md5Test {
         assertEquals(0xfffcd1b5, KeyHash.MD5.hash(ascii("VDEAAAAA")));
         // same commit, test/fixtures/ketama.hpp ketama_test_cases: {key, hash1} (hash1 the MD5 key hash)
         Object[][] fixture = {
-                {"SVa_]_V41)", 443691461L}, {"*/Z;?V(.\\8", 1422915503L}, {"30C1*Z*S/_", 1473165754L},
-                {"ERR:EC58G>", 2148406511L}, {"1I=cTMNTKF", 2882686667L}, {"]VG<`I*Z8)", 1103544263L},
-                {"UUTC`-V159", 3716288206L}, {"@7RU6C6T+Z", 3862737685L}, {"/XLN0@+36;", 1623269830L},
+            {"SVa_]_V41)", 443691461L}, {"*/Z;?V(.\\8", 1422915503L}, {"30C1*Z*S/_", 1473165754L},
+            {"ERR:EC58G>", 2148406511L}, {"1I=cTMNTKF", 2882686667L}, {"]VG<`I*Z8)", 1103544263L},
+            {"UUTC`-V159", 3716288206L}, {"@7RU6C6T+Z", 3862737685L}, {"/XLN0@+36;", 1623269830L},
         };
         for (Object[] f : fixture) {
             assertEquals((long) f[1], Integer.toUnsignedLong(KeyHash.MD5.hash(ascii((String) f[0]))), (String) f[0]);
@@ -106,7 +107,10 @@ class Md5Test {
                 int word0 = expectedWords[0];
                 assertEquals(word0, Md5.le32(padded, offset, length), what + " array");
                 assertEquals(word0, KeyHash.MD5.hash(padded, offset, length), what + " KeyHash array");
-                assertEquals(Integer.toUnsignedLong(word0), KeyHash.MD5.hash64(padded, offset, length), what + " KeyHash hash64");
+                assertEquals(
+                        Integer.toUnsignedLong(word0),
+                        KeyHash.MD5.hash64(padded, offset, length),
+                        what + " KeyHash hash64");
                 ByteBuffer heap = ByteBuffer.wrap(padded, offset, length);
                 assertEquals(word0, KeyHash.MD5.hash(heap), what + " heap buffer");
                 assertEquals(word0, KeyHash.MD5.hash(heap.asReadOnlyBuffer()), what + " read-only heap buffer");
@@ -115,7 +119,10 @@ class Md5Test {
                 direct.put(padded).position(offset).limit(offset + length);
                 assertEquals(word0, KeyHash.MD5.hash(direct), what + " direct buffer " + direct.order());
                 assertEquals(offset, direct.position(), what + " direct position kept");
-                assertEquals(word0, KeyHash.MD5.hash(MemorySegment.ofArray(padded).asSlice(offset, length)), what + " heap segment");
+                assertEquals(
+                        word0,
+                        KeyHash.MD5.hash(MemorySegment.ofArray(padded).asSlice(offset, length)),
+                        what + " heap segment");
                 MemorySegment nativeKey = nativeBlock.asSlice(1 + offset, length);
                 MemorySegment.copy(key, 0, nativeKey, java.lang.foreign.ValueLayout.JAVA_BYTE, 0, length);
                 assertEquals(word0, KeyHash.MD5.hash(nativeKey), what + " native segment");
@@ -128,7 +135,9 @@ class Md5Test {
     void decimalPrefixIsTheDigestOfTheConcatenation() throws Exception {
         MessageDigest jdk = MessageDigest.getInstance("MD5");
         SplittableRandom random = new SplittableRandom(7);
-        int[] special = {0, 1, 9, 10, 99, 100, 12345, 999_999_999, 1_000_000_000, Integer.MAX_VALUE, -1, -10, Integer.MIN_VALUE};
+        int[] special = {
+            0, 1, 9, 10, 99, 100, 12345, 999_999_999, 1_000_000_000, Integer.MAX_VALUE, -1, -10, Integer.MIN_VALUE
+        };
         for (int i = 0; i < 3_000; i++) {
             int n = i < special.length ? special[i] : (i % 3 == 0 ? random.nextInt() : random.nextInt(1000));
             int length = random.nextInt(140);
@@ -141,7 +150,8 @@ class Md5Test {
         }
         // "0dustin" through "6dustin", spymemcached's seven tries at key "dustin", spelled out
         for (int tries = 0; tries < 7; tries++) {
-            assertEquals(Md5.le32(ascii(tries + "dustin"), 0, 7), Md5.le32WithDecimalPrefix(tries, ascii("dustin"), 0, 6));
+            assertEquals(
+                    Md5.le32(ascii(tries + "dustin"), 0, 7), Md5.le32WithDecimalPrefix(tries, ascii("dustin"), 0, 6));
         }
     }
 

@@ -1,14 +1,13 @@
 package io.ringstore;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
 import io.ringstore.build.BackendList;
 import io.ringstore.build.BuildResult;
 import io.ringstore.build.RingBuilder;
-
-import net.openhft.chronicle.testframework.process.JavaProcessBuilder;
-import org.junit.jupiter.api.Tag;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
 import java.io.BufferedReader;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -25,11 +24,10 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.zip.CRC32;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
+import net.openhft.chronicle.testframework.process.JavaProcessBuilder;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Many router processes on one host share one copy of the ring: four JVMs map the same file, answer
@@ -52,9 +50,14 @@ class MultiProcessTest {
         Path ring = dir.resolve("shared.ring");
         StringBuilder text = new StringBuilder();
         for (int i = 0; i < BACKENDS; i++) {
-            text.append("server 127.0.").append(i / 250).append('.').append(1 + i % 250).append(":8080\n");
+            text.append("server 127.0.")
+                    .append(i / 250)
+                    .append('.')
+                    .append(1 + i % 250)
+                    .append(":8080\n");
         }
-        BuildResult built = RingBuilder.of(BackendList.parse("generated", text.toString())).build(ring);
+        BuildResult built =
+                RingBuilder.of(BackendList.parse("generated", text.toString())).build(ring);
         long fileKb = Files.size(ring) / 1024;
         assertTrue(fileKb > 1024, "a ring of a few MB: " + fileKb + " kB");
         String expectedChecksum;
@@ -66,7 +69,10 @@ class MultiProcessTest {
             List<ChildJvm> children = new ArrayList<>();
             try {
                 for (int i = 0; i < PROCESSES; i++) {
-                    children.add(ChildJvm.start(Child.class, List.of("-XX:TieredStopAtLevel=1"), ring.toRealPath().toString()));
+                    children.add(ChildJvm.start(
+                            Child.class,
+                            List.of("-XX:TieredStopAtLevel=1"),
+                            ring.toRealPath().toString()));
                 }
                 List<String> checksums = new ArrayList<>();
                 for (ChildJvm c : children) {
@@ -84,11 +90,14 @@ class MultiProcessTest {
                     c.send("EXIT");
                     assertEquals(0, c.waitFor(), () -> "child failed; stderr:\n" + c.stderr());
                 }
-                System.out.printf("ring of %d kB (%d points) mapped by %d processes; per process size/Rss/Pss kB:%n",
+                System.out.printf(
+                        "ring of %d kB (%d points) mapped by %d processes; per process size/Rss/Pss kB:%n",
                         fileKb, built.points(), PROCESSES);
                 for (int i = 0; i < PROCESSES; i++) {
                     long[] m = measured.get(i);
-                    System.out.printf("  process %d: size %d, Rss %d, Pss %d, checksum %s%n", i, m[0], m[1], m[2], checksums.get(i));
+                    System.out.printf(
+                            "  process %d: size %d, Rss %d, Pss %d, checksum %s%n",
+                            i, m[0], m[1], m[2], checksums.get(i));
                 }
                 for (int i = 0; i < PROCESSES; i++) {
                     assertEquals(expectedChecksum, checksums.get(i), "process " + i + " answered differently");
@@ -96,9 +105,13 @@ class MultiProcessTest {
                     long rss = measured.get(i)[1];
                     long pss = measured.get(i)[2];
                     assertTrue(size >= fileKb, "process " + i + " maps the whole file: " + size + " kB");
-                    assertTrue(rss >= fileKb * 9 / 10, "process " + i + " touched every page: Rss " + rss + " kB of " + fileKb);
-                    assertTrue(pss <= rss / 2, "process " + i + ": Pss " + pss + " kB must be well under Rss " + rss
-                            + " kB when " + PROCESSES + " processes share the pages");
+                    assertTrue(
+                            rss >= fileKb * 9 / 10,
+                            "process " + i + " touched every page: Rss " + rss + " kB of " + fileKb);
+                    assertTrue(
+                            pss <= rss / 2,
+                            "process " + i + ": Pss " + pss + " kB must be well under Rss " + rss + " kB when "
+                                    + PROCESSES + " processes share the pages");
                 }
             } finally {
                 for (ChildJvm c : children) {
@@ -171,7 +184,7 @@ class MultiProcessTest {
                         case "Size:" -> size += Long.parseLong(f[1]);
                         case "Rss:" -> rss += Long.parseLong(f[1]);
                         case "Pss:" -> pss += Long.parseLong(f[1]);
-                        default -> { }
+                        default -> {}
                     }
                 }
             }

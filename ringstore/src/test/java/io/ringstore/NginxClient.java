@@ -26,8 +26,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 public final class NginxClient {
     private static final int SOCKET_TIMEOUT_MILLIS = 10_000;
 
-    private NginxClient() {
-    }
+    private NginxClient() {}
 
     /**
      * Requests every URI from 127.0.0.1:{@code port}, {@code connections} at a time, and returns each
@@ -113,7 +112,7 @@ public final class NginxClient {
                     case "content-length" -> length = Long.parseLong(value);
                     case "transfer-encoding" -> chunked = value.contains("chunked");
                     case "connection" -> closedByServer |= value.contains("close");
-                    default -> { }
+                    default -> {}
                 }
             }
             if (status == 204 || status == 304 || status < 200) {

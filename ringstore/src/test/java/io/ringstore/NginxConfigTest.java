@@ -1,26 +1,24 @@
 package io.ringstore;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
 import io.ringstore.build.BackendList;
 import io.ringstore.build.BackendsFileException;
 import io.ringstore.build.RingBuilder;
-
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Tag;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * One backends file, both ways: real {@code nginx -t} (Debian's nginx-light 1.22) accepts the file
@@ -31,7 +29,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  */
 @Tag("nginx")
 class NginxConfigTest {
-    private static final Path EXAMPLE = Path.of(System.getProperty("ringstore.repo", ".."), "examples", "backends.conf");
+    private static final Path EXAMPLE =
+            Path.of(System.getProperty("ringstore.repo", ".."), "examples", "backends.conf");
 
     @TempDir
     Path dir;
@@ -135,15 +134,45 @@ class NginxConfigTest {
 
     /** Directives that nginx and ringstore both take, or both refuse, inside a hash upstream with one server. */
     private static final String[] SAME_VERDICT = {
-            "zone z 64k;", "zone z 32K;", "zone z 1m; keepalive 1;", "zone z 16k;", "zone z 1g;", "zone z 64k 1;", "zone;",
-            "keepalive 32;", "keepalive 0;", "keepalive 1 2;", "keepalive 3; keepalive 4;",
-            "keepalive_requests 0;", "keepalive_requests -1;", "keepalive_time 1h;", "keepalive_time 1M;",
-            "keepalive_timeout 500ms;", "keepalive_timeout 1s500ms;", "keepalive_timeout 1y;", "keepalive_timeout 9223372036854776s;",
-            "server 10.0.0.2 fail_timeout=10s5;", "server 10.0.0.2 fail_timeout=10ms;", "server 10.0.0.2; server 10.0.0.3 weight=2;",
-            "server 10.0.0.2;# comment", "server 10.0.0.2 weight=3#x;", "server 10.0.0.2;;", "server 10.0.0.2 }", "server 10.0.0.2 {",
-            "server 10.0.0.2 weight=0;", "server 10.0.0.2 max_fails=-1;", "server 10.0.0.2 max_conns=x;",
-            "server 10.0.0.2 backup;", "server 10.0.0.2 slow_start=10s;", "server 10.0.0.2 resolve;", "server 10.0.0.2:65536;",
-            "sticky cookie srv;", "ntlm;", "queue 10;", "resolver 192.0.2.1;", "server 10.0.0.2 weight=2 max_fails=2 fail_timeout=1m max_conns=5 down;",
+        "zone z 64k;",
+        "zone z 32K;",
+        "zone z 1m; keepalive 1;",
+        "zone z 16k;",
+        "zone z 1g;",
+        "zone z 64k 1;",
+        "zone;",
+        "keepalive 32;",
+        "keepalive 0;",
+        "keepalive 1 2;",
+        "keepalive 3; keepalive 4;",
+        "keepalive_requests 0;",
+        "keepalive_requests -1;",
+        "keepalive_time 1h;",
+        "keepalive_time 1M;",
+        "keepalive_timeout 500ms;",
+        "keepalive_timeout 1s500ms;",
+        "keepalive_timeout 1y;",
+        "keepalive_timeout 9223372036854776s;",
+        "server 10.0.0.2 fail_timeout=10s5;",
+        "server 10.0.0.2 fail_timeout=10ms;",
+        "server 10.0.0.2; server 10.0.0.3 weight=2;",
+        "server 10.0.0.2;# comment",
+        "server 10.0.0.2 weight=3#x;",
+        "server 10.0.0.2;;",
+        "server 10.0.0.2 }",
+        "server 10.0.0.2 {",
+        "server 10.0.0.2 weight=0;",
+        "server 10.0.0.2 max_fails=-1;",
+        "server 10.0.0.2 max_conns=x;",
+        "server 10.0.0.2 backup;",
+        "server 10.0.0.2 slow_start=10s;",
+        "server 10.0.0.2 resolve;",
+        "server 10.0.0.2:65536;",
+        "sticky cookie srv;",
+        "ntlm;",
+        "queue 10;",
+        "resolver 192.0.2.1;",
+        "server 10.0.0.2 weight=2 max_fails=2 fail_timeout=1m max_conns=5 down;",
     };
 
     /**
@@ -152,8 +181,15 @@ class NginxConfigTest {
      * twice (nginx keeps the last). Refusing is the safe side: what ringstore reads, nginx reads alike.
      */
     private static final String[] RINGSTORE_STRICTER = {
-            "least_conn;", "ip_hash;", "random;", "hash $request_uri;", "server 10.0.0.2\n weight=2;", "server \"10.0.0.2\";",
-            "server localhost:8080;", "server 10.0.0.2 down down;", "server 10.0.0.2 weight=2 weight=3;",
+        "least_conn;",
+        "ip_hash;",
+        "random;",
+        "hash $request_uri;",
+        "server 10.0.0.2\n weight=2;",
+        "server \"10.0.0.2\";",
+        "server localhost:8080;",
+        "server 10.0.0.2 down down;",
+        "server 10.0.0.2 weight=2 weight=3;",
     };
 
     /** ringstore takes these, nginx refuses them (the README says so): the old features= and a zone sized elsewhere. */
@@ -185,6 +221,8 @@ class NginxConfigTest {
             }
         }
         assertEquals(List.of(), differ);
-        assertTrue(accepted >= 10 && accepted <= SAME_VERDICT.length - 10, "the table has both verdicts: " + accepted + " accepted");
+        assertTrue(
+                accepted >= 10 && accepted <= SAME_VERDICT.length - 10,
+                "the table has both verdicts: " + accepted + " accepted");
     }
 }

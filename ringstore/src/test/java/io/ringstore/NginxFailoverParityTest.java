@@ -1,15 +1,10 @@
 package io.ringstore;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.ringstore.build.BackendList;
 import io.ringstore.build.RingBuilder;
-
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Tag;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.condition.EnabledIf;
-import org.junit.jupiter.api.io.TempDir;
-
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -24,9 +19,12 @@ import java.util.SplittableRandom;
 import java.util.TreeMap;
 import java.util.function.IntPredicate;
 import java.util.function.IntUnaryOperator;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledIf;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * nginx's failover in {@code hash $request_uri consistent}, compared with ringstore's
@@ -82,6 +80,7 @@ class NginxFailoverParityTest {
     private static final int NGINX_POINTS_LOOKED_AT = 21;
     /** {@code proxy_next_upstream_tries} in the refusing upstream. */
     private static final int NGINX_TRIES = 3;
+
     private static final long SEED = 0xFA11_0FE5_2B1FL;
     private static final int RANDOM_URIS = 3_000;
     private static final int FORGED_PER_KIND = 24;
@@ -146,6 +145,7 @@ class NginxFailoverParityTest {
      * itself (on 127.0.0.1, so they are in the refusing upstream with ports chosen at start).
      */
     private static final int PORTS = 6;
+
     private static final int FIRST_SERVED = 3;
 
     /**
@@ -197,7 +197,8 @@ class NginxFailoverParityTest {
 
     private static Upstream upstream(String name, List<Server> servers) throws Exception {
         Path backends = dir.resolve(name + ".backends");
-        StringBuilder text = new StringBuilder("upstream ").append(name).append(" {\n    hash $request_uri consistent;\n");
+        StringBuilder text =
+                new StringBuilder("upstream ").append(name).append(" {\n    hash $request_uri consistent;\n");
         for (Server s : servers) {
             text.append("    ").append(s.line("")).append('\n');
         }
@@ -207,7 +208,10 @@ class NginxFailoverParityTest {
         RingStore store = RingStore.open(ringFile);
         for (int b = 0; b < servers.size(); b++) {
             assertEquals(servers.get(b).address(), store.backend(b).address(), "backend " + b);
-            assertEquals(servers.get(b).down(), store.backend(b).down(), "down flag of " + servers.get(b).address());
+            assertEquals(
+                    servers.get(b).down(),
+                    store.backend(b).down(),
+                    "down flag of " + servers.get(b).address());
         }
         return new Upstream(name, servers, store, store.ring(Set.of()));
     }
@@ -241,7 +245,8 @@ class NginxFailoverParityTest {
                             proxy_pass http://%s;
                         }
                     }
-                    """.formatted(ports[u], dir.resolve("nginx").resolve(names.get(u) + ".log"), retries, names.get(u)));
+                    """.formatted(
+                            ports[u], dir.resolve("nginx").resolve(names.get(u) + ".log"), retries, names.get(u)));
         }
         for (int p = FIRST_SERVED; p < PORTS; p++) {
             c.append("""
@@ -318,7 +323,8 @@ class NginxFailoverParityTest {
             // The point's own hash and the hash just after the previous point both land on this point.
             int previous = ring.pointHash((position + n - 1) % n);
             for (int target : new int[] {ring.pointHash(position), previous + 1}) {
-                byte[] uri = CrcForge.forge(("/" + u.name + "/forged/" + kind + "/").getBytes(StandardCharsets.US_ASCII), target);
+                byte[] uri = CrcForge.forge(
+                        ("/" + u.name + "/forged/" + kind + "/").getBytes(StandardCharsets.US_ASCII), target);
                 keys.putIfAbsent(new String(uri, StandardCharsets.ISO_8859_1), new Key(uri, "forged"));
             }
         }
@@ -345,16 +351,19 @@ class NginxFailoverParityTest {
     @Test
     void mostServersDown() throws Exception {
         Edge edge = compareDown(mostlyDown, 1);
-        assertTrue(edge.atLastPoint >= FORGED_PER_KIND, () -> "only " + edge.atLastPoint + " keys with 20 down points, then one up");
-        assertTrue(edge.pastLastPoint >= FORGED_PER_KIND, () -> "only " + edge.pastLastPoint + " keys with 21 down points, then one up");
+        assertTrue(
+                edge.atLastPoint >= FORGED_PER_KIND,
+                () -> "only " + edge.atLastPoint + " keys with 20 down points, then one up");
+        assertTrue(
+                edge.pastLastPoint >= FORGED_PER_KIND,
+                () -> "only " + edge.pastLastPoint + " keys with 21 down points, then one up");
     }
 
     /**
      * How many keys were at the edge of nginx's walk: those whose first backend not down is at the 21st
      * point (nginx must still take it) and at the 22nd (nginx must not: round robin).
      */
-    private record Edge(int atLastPoint, int pastLastPoint) {
-    }
+    private record Edge(int atLastPoint, int pastLastPoint) {}
 
     /** Compares every key's backend, see {@link Edge}. */
     private static Edge compareDown(Upstream u, int port) throws Exception {
@@ -383,7 +392,8 @@ class NginxFailoverParityTest {
                 } else if (downAddress(u, fromNginx)) {
                     mismatches.add(k.text() + ": nginx's round robin chose a down server " + fromNginx);
                 }
-                int next = u.ring.pointBackend((u.ring.pointIndex(hash) + NGINX_POINTS_LOOKED_AT) % u.ring.pointCount());
+                int next =
+                        u.ring.pointBackend((u.ring.pointIndex(hash) + NGINX_POINTS_LOOKED_AT) % u.ring.pointCount());
                 if (!u.down(next)) {
                     edgeKeys++;
                     edgeContinued += u.store.backend(next).upstreamAddress().equals(fromNginx) ? 1 : 0;
@@ -394,8 +404,9 @@ class NginxFailoverParityTest {
             int run = downRun(u, u.ring.pointIndex(hash), NGINX_POINTS_LOOKED_AT);
             atLastPoint += run == NGINX_POINTS_LOOKED_AT - 1 ? 1 : 0;
             if (!expected.equals(fromNginx) || selected != walked) {
-                mismatches.add(String.format("%s crc32=%08x down run %d: nginx %s, ringstore %s, walk %s", k.text(), hash,
-                        run, fromNginx, describe(u, selected), expected));
+                mismatches.add(String.format(
+                        "%s crc32=%08x down run %d: nginx %s, ringstore %s, walk %s",
+                        k.text(), hash, run, fromNginx, describe(u, selected), expected));
             }
         }
         count(u.name + " URIs compared", keys.size());
@@ -409,9 +420,11 @@ class NginxFailoverParityTest {
             // Keys whose 22nd point is up: had nginx looked at one point more than 21, all of them would
             // have gone there; its round robin (2 servers up, taken in turn) sends about half elsewhere.
             int edge = edgeKeys;
-            assertTrue(edgeContinued < edgeKeys, () -> "all " + edge + " keys whose " + NGINX_POINTS_LOOKED_AT + " points are"
-                    + " down and whose next point is up went to that point's server: nginx looks at more than "
-                    + NGINX_POINTS_LOOKED_AT + " points");
+            assertTrue(
+                    edgeContinued < edgeKeys,
+                    () -> "all " + edge + " keys whose " + NGINX_POINTS_LOOKED_AT + " points are"
+                            + " down and whose next point is up went to that point's server: nginx looks at more than "
+                            + NGINX_POINTS_LOOKED_AT + " points");
         }
         return new Edge(atLastPoint, edgeKeys);
     }
@@ -420,7 +433,9 @@ class NginxFailoverParityTest {
 
     /** Where nginx's answers for someDown and mostlyDown are kept: {@code testdata/vectors/nginx-failover}. */
     private static final Path VECTORS = Path.of(System.getProperty("ringstore.repo", ".."))
-            .resolve("testdata").resolve("vectors").resolve("nginx-failover");
+            .resolve("testdata")
+            .resolve("vectors")
+            .resolve("nginx-failover");
     /** The answer recorded for a key whose 21 points are all down: nginx's round robin, which varies. */
     private static final String ROUND_ROBIN_VECTOR = "round-robin";
     /** Set to true to (re)write the recorded vectors from this run's nginx answers. */
@@ -439,7 +454,8 @@ class NginxFailoverParityTest {
             Files.createDirectories(VECTORS);
             Files.writeString(backends, backendsText);
             Files.writeString(answers, answersText, StandardCharsets.ISO_8859_1);
-            System.out.println("nginx failover parity: recorded " + vectors.size() + " answers in " + answers.toAbsolutePath());
+            System.out.println(
+                    "nginx failover parity: recorded " + vectors.size() + " answers in " + answers.toAbsolutePath());
             return;
         }
         String how = " (after a deliberate change, rewrite with -D" + RECORD_PROPERTY + "=true)";
@@ -449,7 +465,10 @@ class NginxFailoverParityTest {
         assertEquals(recorded.size(), vectors.size(), () -> "keys in " + answers + how);
         for (int i = 0; i < recorded.size(); i++) {
             int line = i + 1;
-            assertEquals(recorded.get(i), vectors.get(i), () -> answers + ":" + line + " is not what nginx answers now" + how);
+            assertEquals(
+                    recorded.get(i),
+                    vectors.get(i),
+                    () -> answers + ":" + line + " is not what nginx answers now" + how);
         }
     }
 
@@ -463,13 +482,18 @@ class NginxFailoverParityTest {
     }
 
     private static String describe(Upstream u, int backend) {
-        return backend == Ring.GAVE_UP ? "GAVE_UP" : backend == Ring.NO_BACKEND ? "NO_BACKEND"
-                : u.store.backend(backend).upstreamAddress();
+        return backend == Ring.GAVE_UP
+                ? "GAVE_UP"
+                : backend == Ring.NO_BACKEND
+                        ? "NO_BACKEND"
+                        : u.store.backend(backend).upstreamAddress();
     }
 
     private static void assertNoMismatch(Upstream u, int compared, List<String> mismatches) {
-        assertTrue(mismatches.isEmpty(), () -> mismatches.size() + " of " + compared + " keys of " + u.name
-                + " differ (first 10):\n  " + String.join("\n  ", mismatches.subList(0, Math.min(10, mismatches.size()))));
+        assertTrue(
+                mismatches.isEmpty(),
+                () -> mismatches.size() + " of " + compared + " keys of " + u.name + " differ (first 10):\n  "
+                        + String.join("\n  ", mismatches.subList(0, Math.min(10, mismatches.size()))));
     }
 
     // ---- 2: a backend that refuses connections ----
@@ -500,16 +524,17 @@ class NginxFailoverParityTest {
                 if (walked == ROUND_ROBIN) {
                     roundRobin++;
                     if (selected != Ring.GAVE_UP) {
-                        mismatches.add(k.text() + " try " + (t + 1) + ": no usable server in 21 points, ringstore chose "
-                                + describe(u, selected));
+                        mismatches.add(k.text() + " try " + (t + 1)
+                                + ": no usable server in 21 points, ringstore chose " + describe(u, selected));
                     }
                     break; // nginx's round robin decides the rest
                 }
                 String expected = u.store.backend(walked).upstreamAddress();
                 String nginxTry = t < fromNginx.size() ? fromNginx.get(t) : "(no try " + (t + 1) + ")";
                 if (selected != walked || !expected.equals(nginxTry)) {
-                    mismatches.add(String.format("%s crc32=%08x try %d: nginx %s, ringstore %s, walk %s", k.text(), hash,
-                            t + 1, fromNginx, describe(u, selected), expected));
+                    mismatches.add(String.format(
+                            "%s crc32=%08x try %d: nginx %s, ringstore %s, walk %s",
+                            k.text(), hash, t + 1, fromNginx, describe(u, selected), expected));
                     break;
                 }
                 secondChoices += t == 1 ? 1 : 0;

@@ -48,7 +48,8 @@ class NginxFamilyTest extends RingFamilyContract {
 
     @Override
     List<Vector> lookupVectors() {
-        return List.of(new Vector("a", RingVersion.V1), new Vector("b", RingVersion.V1), new Vector("d", RingVersion.V1));
+        return List.of(
+                new Vector("a", RingVersion.V1), new Vector("b", RingVersion.V1), new Vector("d", RingVersion.V1));
     }
 
     @Override

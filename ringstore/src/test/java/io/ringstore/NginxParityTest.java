@@ -1,15 +1,10 @@
 package io.ringstore;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.ringstore.build.BackendList;
 import io.ringstore.build.RingBuilder;
-
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Tag;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.condition.EnabledIf;
-import org.junit.jupiter.api.io.TempDir;
-
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -22,7 +17,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -31,9 +25,12 @@ import java.util.SplittableRandom;
 import java.util.TreeMap;
 import java.util.stream.Collectors;
 import java.util.zip.CRC32;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledIf;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Parity with nginx itself: the same backends are written once as an nginx {@code upstream} with
@@ -121,8 +118,9 @@ class NginxParityTest {
         smallPoints = NginxPoints.of(SMALL);
         bigPoints = NginxPoints.of(BIG);
         nginx = NginxServer.start(dir.resolve("nginx"), 3, NginxParityTest::httpConfig);
-        System.out.println("nginx parity: " + NginxServer.BINARY + " on 127.0.0.1:" + nginx.port(0) + " and :" + nginx.port(1)
-                + "; IPv6 loopback [::1] " + (ipv6LoopbackUsable() ? "usable" : "NOT usable (its peers are still refused)"));
+        System.out.println("nginx parity: " + NginxServer.BINARY + " on 127.0.0.1:" + nginx.port(0) + " and :"
+                + nginx.port(1) + "; IPv6 loopback [::1] "
+                + (ipv6LoopbackUsable() ? "usable" : "NOT usable (its peers are still refused)"));
     }
 
     @AfterAll
@@ -140,15 +138,19 @@ class NginxParityTest {
             }
         }
         if (totalCompared > 0) {
-            System.out.printf("nginx parity total: %,d URIs compared with nginx, %,d of them forged, in %.1f s%n",
+            System.out.printf(
+                    "nginx parity total: %,d URIs compared with nginx, %,d of them forged, in %.1f s%n",
                     totalCompared, totalForged, totalNanos / 1e9);
         }
     }
 
     private static RingStore buildRing(String name, List<Server> servers) throws Exception {
         Path backends = dir.resolve(name + ".backends");
-        StringBuilder text = new StringBuilder("# the servers of nginx's upstream '" + name + "' without nginx-only parameters\n")
-                .append("upstream ").append(name).append(" {\n    hash $request_uri consistent;\n");
+        StringBuilder text = new StringBuilder(
+                        "# the servers of nginx's upstream '" + name + "' without nginx-only parameters\n")
+                .append("upstream ")
+                .append(name)
+                .append(" {\n    hash $request_uri consistent;\n");
         for (Server s : servers) {
             text.append("    ").append(s.line("")).append('\n');
         }
@@ -177,7 +179,8 @@ class NginxParityTest {
             }
             c.append("}\n");
         }
-        String[] logNames = {"small", "big", "bigview"}; // the third: the big upstream again, for the view test's own log
+        String[] logNames = {"small", "big", "bigview"
+        }; // the third: the big upstream again, for the view test's own log
         for (int u = 0; u < 3; u++) {
             c.append("""
                     server {
@@ -203,8 +206,10 @@ class NginxParityTest {
         for (int i = 0; i < expected.hashes.length; i++) {
             int at = i;
             assertEquals(expected.hashes[i], ring.pointHash(i), () -> "hash of point " + at);
-            assertEquals(expected.firstListed[i], ring.pointBackend(i), () -> "backend of point " + at
-                    + " (hash " + Integer.toHexString(expected.hashes[at]) + ")");
+            assertEquals(
+                    expected.firstListed[i],
+                    ring.pointBackend(i),
+                    () -> "backend of point " + at + " (hash " + Integer.toHexString(expected.hashes[at]) + ")");
         }
     }
 
@@ -247,7 +252,9 @@ class NginxParityTest {
         }
         forge(random, requests, targets, "/collide/");
         System.out.println("nginx parity [big]: " + collisions.length + " hashes produced by two backends: "
-                + Arrays.stream(collisions).mapToObj(c -> String.format("%08x", c)).collect(Collectors.joining(" ")));
+                + Arrays.stream(collisions)
+                        .mapToObj(c -> String.format("%08x", c))
+                        .collect(Collectors.joining(" ")));
         assertNginxAgrees("big", nginx.port(1), bigStore, requests);
     }
 
@@ -268,8 +275,11 @@ class NginxParityTest {
         List<Server> all = new ArrayList<>(others);
         all.addAll(BIG);
         NginxPoints allPoints = NginxPoints.of(all);
-        java.util.Set<Integer> memberHashes = Arrays.stream(bigPoints.hashes).boxed().collect(Collectors.toSet());
-        int[] lostToOthers = Arrays.stream(allPoints.collisions).filter(memberHashes::contains).toArray();
+        java.util.Set<Integer> memberHashes =
+                Arrays.stream(bigPoints.hashes).boxed().collect(Collectors.toSet());
+        int[] lostToOthers = Arrays.stream(allPoints.collisions)
+                .filter(memberHashes::contains)
+                .toArray();
         assertTrue(lostToOthers.length > 0, "some member point should tie with a server listed before the members");
 
         Path backends = dir.resolve("view.backends");
@@ -282,7 +292,9 @@ class NginxParityTest {
         }
         Files.writeString(backends, text);
         Path file = dir.resolve("view.ring");
-        RingBuilder.of(BackendList.parse(backends)).views(io.ringstore.build.Views.ALL).build(file);
+        RingBuilder.of(BackendList.parse(backends))
+                .views(io.ringstore.build.Views.ALL)
+                .build(file);
         try (RingStore store = RingStore.open(file)) {
             store.verify();
             Ring view = store.ring(Set.of("x"));
@@ -305,14 +317,14 @@ class NginxParityTest {
             addAround(targets, h[0]);
             addAround(targets, h[h.length - 1]);
             forge(random, requests, targets, "/view/");
-            System.out.println("nginx parity [view]: " + lostToOthers.length + " member hashes kept by a non-member in the ring of all servers");
+            System.out.println("nginx parity [view]: " + lostToOthers.length
+                    + " member hashes kept by a non-member in the ring of all servers");
             assertNginxAgrees("bigview", nginx.port(2), store, view, requests);
         }
     }
 
     /** A URI to send; {@code target} is the CRC-32 it was forged to have, or null for a random one. */
-    private record Request(byte[] uri, Integer target) {
-    }
+    private record Request(byte[] uri, Integer target) {}
 
     private static void add(Map<String, Request> requests, Request r) {
         requests.putIfAbsent(new String(r.uri, StandardCharsets.ISO_8859_1), r);
@@ -324,9 +336,11 @@ class NginxParityTest {
         targets.add(hash + 1);
     }
 
-    private static void forge(SplittableRandom random, Map<String, Request> requests, List<Integer> targets, String path) {
+    private static void forge(
+            SplittableRandom random, Map<String, Request> requests, List<Integer> targets, String path) {
         for (int target : targets) {
-            byte[] prefix = (path + alphanumeric(random, 1 + random.nextInt(20)) + "?k=").getBytes(StandardCharsets.US_ASCII);
+            byte[] prefix =
+                    (path + alphanumeric(random, 1 + random.nextInt(20)) + "?k=").getBytes(StandardCharsets.US_ASCII);
             byte[] key = CrcForge.forge(prefix, target);
             CRC32 crc = new CRC32();
             crc.update(key);
@@ -335,14 +349,17 @@ class NginxParityTest {
         }
     }
 
-    private static void assertNginxAgrees(String upstream, int port, RingStore store, Map<String, Request> requests) throws Exception {
+    private static void assertNginxAgrees(String upstream, int port, RingStore store, Map<String, Request> requests)
+            throws Exception {
         assertNginxAgrees(upstream, port, store, store.ring(Set.of()), requests);
     }
 
-    private static void assertNginxAgrees(String upstream, int port, RingStore store, Ring ring, Map<String, Request> requests) throws Exception {
+    private static void assertNginxAgrees(
+            String upstream, int port, RingStore store, Ring ring, Map<String, Request> requests) throws Exception {
         long start = System.nanoTime();
         List<Request> sent = List.copyOf(requests.values());
-        int[] statuses = NginxClient.getAll(port, sent.stream().map(Request::uri).toList(), CONNECTIONS, 60);
+        int[] statuses =
+                NginxClient.getAll(port, sent.stream().map(Request::uri).toList(), CONNECTIONS, 60);
         Map<Integer, Integer> statusCounts = new TreeMap<>();
         List<String> refused = new ArrayList<>();
         for (int i = 0; i < statuses.length; i++) {
@@ -351,7 +368,9 @@ class NginxParityTest {
                 refused.add(statuses[i] + " for " + printable(sent.get(i).uri));
             }
         }
-        assertTrue(refused.isEmpty(), () -> "nginx refused requests (a URI the test should not have generated): " + refused);
+        assertTrue(
+                refused.isEmpty(),
+                () -> "nginx refused requests (a URI the test should not have generated): " + refused);
 
         Map<String, String> logged = nginx.accessLog(upstream + ".log", sent.size());
         List<String> mismatches = new ArrayList<>();
@@ -366,24 +385,36 @@ class NginxParityTest {
             }
             if (!fromRingstore.equals(fromNginx)) {
                 if (++mismatchCount <= 10) {
-                    mismatches.add(String.format("%n  key %s crc32=%08x%s nginx=%s ringstore=%s", printable(r.uri),
-                            Ring.hash(r.uri), r.target == null ? "" : " (forged)",
-                            fromNginx == null ? "(not logged)" : fromNginx, fromRingstore));
+                    mismatches.add(String.format(
+                            "%n  key %s crc32=%08x%s nginx=%s ringstore=%s",
+                            printable(r.uri),
+                            Ring.hash(r.uri),
+                            r.target == null ? "" : " (forged)",
+                            fromNginx == null ? "(not logged)" : fromNginx,
+                            fromRingstore));
                 }
             }
         }
         long nanos = System.nanoTime() - start;
-        System.out.printf("nginx parity [%s: %d backends, %,d points]: %,d URIs compared (%,d forged onto, next to or between"
+        System.out.printf(
+                "nginx parity [%s: %d backends, %,d points]: %,d URIs compared (%,d forged onto, next to or between"
                         + " ring points) in %.1f s; statuses %s%n",
                 upstream, store.backendCount(), ring.pointCount(), sent.size(), forged, nanos / 1e9, statusCounts);
         totalCompared += sent.size();
         totalForged += forged;
         totalNanos += nanos;
-        assertTrue(logged.isEmpty(), () -> logged.size() + " logged URIs were never sent, e.g. " + logged.keySet().stream()
-                .limit(3).map(k -> printable(k.getBytes(StandardCharsets.ISO_8859_1))).toList());
+        assertTrue(
+                logged.isEmpty(),
+                () -> logged.size() + " logged URIs were never sent, e.g. "
+                        + logged.keySet().stream()
+                                .limit(3)
+                                .map(k -> printable(k.getBytes(StandardCharsets.ISO_8859_1)))
+                                .toList());
         int count = mismatchCount;
-        assertTrue(mismatches.isEmpty(), () -> count + " of " + sent.size() + " URIs went elsewhere than ringstore says (first "
-                + mismatches.size() + "):" + String.join("", mismatches));
+        assertTrue(
+                mismatches.isEmpty(),
+                () -> count + " of " + sent.size() + " URIs went elsewhere than ringstore says (first "
+                        + mismatches.size() + "):" + String.join("", mismatches));
     }
 
     // ---- random URIs: bytes nginx takes raw in a request line, kept clear of what it would refuse ----
@@ -438,7 +469,8 @@ class NginxParityTest {
         } else if (k < 88) {
             b.write(UNUSUAL.charAt(r.nextInt(UNUSUAL.length())));
         } else if (k < 92) {
-            b.writeBytes(String.valueOf(NON_ASCII.charAt(r.nextInt(NON_ASCII.length()))).getBytes(StandardCharsets.UTF_8));
+            b.writeBytes(String.valueOf(NON_ASCII.charAt(r.nextInt(NON_ASCII.length())))
+                    .getBytes(StandardCharsets.UTF_8));
         } else if (k < 97) {
             int v;
             do {
@@ -491,7 +523,9 @@ class NginxParityTest {
      */
     private record NginxPoints(int[] hashes, int[] firstListed, int[] collisions) {
         static NginxPoints of(List<Server> servers) {
-            int total = servers.stream().mapToInt(s -> s.weight() * POINTS_PER_WEIGHT).sum();
+            int total = servers.stream()
+                    .mapToInt(s -> s.weight() * POINTS_PER_WEIGHT)
+                    .sum();
             long[] packed = new long[total]; // (hash as signed-comparable) << 32 | server index
             int n = 0;
             CRC32 crc = new CRC32();
@@ -529,7 +563,9 @@ class NginxParityTest {
                 hashes[distinct] = hash;
                 first[distinct++] = server;
             }
-            return new NginxPoints(Arrays.copyOf(hashes, distinct), Arrays.copyOf(first, distinct),
+            return new NginxPoints(
+                    Arrays.copyOf(hashes, distinct),
+                    Arrays.copyOf(first, distinct),
                     collisions.stream().mapToInt(Integer::intValue).toArray());
         }
 

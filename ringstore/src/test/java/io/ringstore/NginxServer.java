@@ -1,5 +1,9 @@
 package io.ringstore;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
@@ -15,10 +19,6 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
-
 /**
  * An nginx started for one test class: one foreground process ({@code master_process off}, {@code daemon
  * off}) listening on free loopback ports, with its config, pid, lock, logs and temp directories all
@@ -27,6 +27,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 public final class NginxServer implements AutoCloseable {
     /** Debian's nginx-light, or the binary {@code -Dringstore.nginx=PATH} names (a missing one skips the tests). */
     static final Path BINARY = Path.of(System.getProperty("ringstore.nginx", "/usr/sbin/nginx"));
+
     private static final long START_TIMEOUT_MILLIS = 15_000;
     private static final int START_ATTEMPTS = 3;
     private static final long LOG_WAIT_MILLIS = 10_000;
@@ -51,7 +52,9 @@ public final class NginxServer implements AutoCloseable {
      * as "Tests run: 0").
      */
     static final String TESTS_RUN = "io.ringstore.NginxServer#testsRun";
-    static final String MISSING = "no nginx at -Dringstore.nginx (default /usr/sbin/nginx; Debian: apt-get install nginx-light)";
+
+    static final String MISSING =
+            "no nginx at -Dringstore.nginx (default /usr/sbin/nginx; Debian: apt-get install nginx-light)";
 
     /**
      * Whether the nginx test classes run: when nginx is installed, and with
@@ -64,8 +67,8 @@ public final class NginxServer implements AutoCloseable {
     /** Fails the calling test class unless nginx is installed (only reached when {@link #testsRun} says so). */
     static void requireInstalled(String test) {
         if (!installed()) {
-            fail(BINARY + " is missing (install Debian's nginx-light), and ringstore.requireNginx=true requires "
-                    + test + " to run");
+            fail(BINARY + " is missing (install Debian's nginx-light), and ringstore.requireNginx=true requires " + test
+                    + " to run");
         }
     }
 
@@ -74,14 +77,21 @@ public final class NginxServer implements AutoCloseable {
      * free loopback ports chosen for it, and waits until every port accepts connections. A port taken by
      * someone else between choosing and binding it makes another attempt with fresh ports.
      */
-    static NginxServer start(Path dir, int portCount, Function<int[], String> http) throws IOException, InterruptedException {
+    static NginxServer start(Path dir, int portCount, Function<int[], String> http)
+            throws IOException, InterruptedException {
         Files.createDirectories(dir.resolve("temp"));
         for (int attempt = 1; ; attempt++) {
             int[] ports = freePorts(portCount);
             Files.writeString(dir.resolve("nginx.conf"), config(dir, http.apply(ports)));
             Files.deleteIfExists(dir.resolve("error.log"));
-            Process p = new ProcessBuilder(BINARY.toString(),
-                    "-p", dir + "/", "-c", dir.resolve("nginx.conf").toString(), "-e", dir.resolve("error.log").toString())
+            Process p = new ProcessBuilder(
+                            BINARY.toString(),
+                            "-p",
+                            dir + "/",
+                            "-c",
+                            dir.resolve("nginx.conf").toString(),
+                            "-e",
+                            dir.resolve("error.log").toString())
                     .redirectErrorStream(true)
                     .redirectOutput(dir.resolve("nginx.out").toFile())
                     .start();
@@ -100,8 +110,7 @@ public final class NginxServer implements AutoCloseable {
     }
 
     /** What {@code nginx -t} said of a config: its exit status and its output. */
-    record ConfigTest(int status, String output) {
-    }
+    record ConfigTest(int status, String output) {}
 
     /**
      * Runs {@code nginx -t} on the config {@link #start} would write, with {@code http} inside its
@@ -110,7 +119,15 @@ public final class NginxServer implements AutoCloseable {
     static ConfigTest test(Path dir, String http) throws IOException, InterruptedException {
         Files.createDirectories(dir.resolve("temp"));
         Files.writeString(dir.resolve("nginx.conf"), config(dir, http));
-        Process p = new ProcessBuilder(BINARY.toString(), "-t", "-p", dir + "/", "-c", dir.resolve("nginx.conf").toString(), "-e", "stderr")
+        Process p = new ProcessBuilder(
+                        BINARY.toString(),
+                        "-t",
+                        "-p",
+                        dir + "/",
+                        "-c",
+                        dir.resolve("nginx.conf").toString(),
+                        "-e",
+                        "stderr")
                 .redirectErrorStream(true)
                 .start();
         String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
@@ -212,7 +229,10 @@ public final class NginxServer implements AutoCloseable {
         }
         Map<String, String> byUri = new HashMap<>();
         List<String> lines = text.lines().toList();
-        assertEquals(expected, lines.size(), () -> "access log lines in " + log + " (each request logged once)\n" + diagnostics());
+        assertEquals(
+                expected,
+                lines.size(),
+                () -> "access log lines in " + log + " (each request logged once)\n" + diagnostics());
         for (String line : lines) {
             int tab = line.lastIndexOf('\t');
             assertTrue(tab >= 0, () -> "access log line without a tab: " + line);

@@ -1,6 +1,7 @@
 package io.ringstore;
 
-import org.junit.jupiter.api.Test;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.ByteArrayInputStream;
 import java.io.DataInputStream;
@@ -22,9 +23,7 @@ import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Test;
 
 /**
  * The library's packages point one way: {@code internal} and {@code internal.format} at the bottom,
@@ -42,6 +41,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class PackageCycleTest {
     /** The bridge: its outgoing edges are not dependencies of its package (see the class comment). */
     static final String BRIDGE = "io.ringstore.internal.BackendAccess";
+
     private static final String ROOT = "io/ringstore/";
     private static final Pattern TYPE_IN_DESCRIPTOR = Pattern.compile("L(io/ringstore/[A-Za-z0-9_/$]+)[;<]");
 
@@ -90,19 +90,30 @@ class PackageCycleTest {
         graph.add("io.ringstore.live.RingRouter", "io.ringstore.Ring");
         List<String> cycles = graph.cycles();
         assertEquals(1, cycles.size(), () -> String.join("\n", cycles));
-        assertTrue(cycles.getFirst().startsWith("io.ringstore -> io.ringstore.internal.format -> io.ringstore.internal -> io.ringstore"
-                + " (io.ringstore.Ring -> io.ringstore.internal.format.PointRing;"
-                + " io.ringstore.internal.format.PointRing -> io.ringstore.internal.Crc32;"
-                + " io.ringstore.internal.Crc32 -> io.ringstore.RingVersion)\n"
-                + "  packages in the cycle: [io.ringstore, io.ringstore.internal, io.ringstore.internal.format]"), cycles.getFirst());
-        assertTrue(cycles.getFirst().contains("io.ringstore.internal -> io.ringstore: 1 reference, io.ringstore.internal.Crc32 -> io.ringstore.RingVersion"),
+        assertTrue(
+                cycles.getFirst()
+                        .startsWith(
+                                "io.ringstore -> io.ringstore.internal.format -> io.ringstore.internal -> io.ringstore"
+                                        + " (io.ringstore.Ring -> io.ringstore.internal.format.PointRing;"
+                                        + " io.ringstore.internal.format.PointRing -> io.ringstore.internal.Crc32;"
+                                        + " io.ringstore.internal.Crc32 -> io.ringstore.RingVersion)\n"
+                                        + "  packages in the cycle: [io.ringstore, io.ringstore.internal, io.ringstore.internal.format]"),
+                cycles.getFirst());
+        assertTrue(
+                cycles.getFirst()
+                        .contains(
+                                "io.ringstore.internal -> io.ringstore: 1 reference, io.ringstore.internal.Crc32 -> io.ringstore.RingVersion"),
                 cycles.getFirst());
         assertTrue(!cycles.getFirst().contains("Backend"), "the bridge's edge is not one: " + cycles.getFirst());
     }
 
     /** Every class file of the main module (not the tests), by binary name. */
     private static Map<String, byte[]> mainClasses() throws Exception {
-        URI location = RingStore.class.getProtectionDomain().getCodeSource().getLocation().toURI();
+        URI location = RingStore.class
+                .getProtectionDomain()
+                .getCodeSource()
+                .getLocation()
+                .toURI();
         Path root = Path.of(location);
         Map<String, byte[]> classes = new TreeMap<>();
         if (Files.isDirectory(root)) {
@@ -149,7 +160,9 @@ class PackageCycleTest {
             edges.computeIfAbsent(toPackage, p -> new TreeMap<>());
             boolean bridge = from.equals(BRIDGE) || from.startsWith(BRIDGE + "$");
             if (!bridge && !fromPackage.equals(toPackage)) {
-                edges.get(fromPackage).computeIfAbsent(toPackage, p -> new TreeSet<>()).add(from + " -> " + to);
+                edges.get(fromPackage)
+                        .computeIfAbsent(toPackage, p -> new TreeSet<>())
+                        .add(from + " -> " + to);
             }
         }
 
@@ -166,15 +179,24 @@ class PackageCycleTest {
                 List<String> cycle = cycleIn(component);
                 List<String> why = new ArrayList<>();
                 for (int i = 0; i + 1 < cycle.size(); i++) {
-                    why.add(edges.get(cycle.get(i)).get(cycle.get(i + 1)).iterator().next());
+                    why.add(edges.get(cycle.get(i))
+                            .get(cycle.get(i + 1))
+                            .iterator()
+                            .next());
                 }
-                StringBuilder entry = new StringBuilder(String.join(" -> ", cycle) + " (" + String.join("; ", why) + ")");
+                StringBuilder entry =
+                        new StringBuilder(String.join(" -> ", cycle) + " (" + String.join("; ", why) + ")");
                 entry.append("\n  packages in the cycle: ").append(component).append("; the edges between them:");
                 for (String p : component) {
                     for (Map.Entry<String, Set<String>> e : edges.get(p).entrySet()) {
                         if (component.contains(e.getKey())) {
                             List<String> refs = List.copyOf(e.getValue());
-                            entry.append("\n    ").append(p).append(" -> ").append(e.getKey()).append(": ").append(refs.size())
+                            entry.append("\n    ")
+                                    .append(p)
+                                    .append(" -> ")
+                                    .append(e.getKey())
+                                    .append(": ")
+                                    .append(refs.size())
                                     .append(refs.size() == 1 ? " reference, " : " references, e.g. ")
                                     .append(String.join(", ", refs.subList(0, Math.min(3, refs.size()))));
                         }
@@ -201,8 +223,14 @@ class PackageCycleTest {
             return found;
         }
 
-        private void connect(String p, Map<String, Integer> index, Map<String, Integer> low, Deque<String> stack,
-                             Set<String> onStack, List<Set<String>> found, int[] counter) {
+        private void connect(
+                String p,
+                Map<String, Integer> index,
+                Map<String, Integer> low,
+                Deque<String> stack,
+                Set<String> onStack,
+                List<Set<String>> found,
+                int[] counter) {
             index.put(p, counter[0]);
             low.put(p, counter[0]++);
             stack.push(p);

@@ -49,7 +49,8 @@ class PingoraV2FamilyTest extends RingFamilyContract {
      */
     @Override
     Comparator<Backend> tieOrder() {
-        return Comparator.comparing((Backend b) -> socketKey(b.socketAddress()), (x, y) -> Arrays.compareUnsigned(x, y));
+        return Comparator.comparing(
+                (Backend b) -> socketKey(b.socketAddress()), (x, y) -> Arrays.compareUnsigned(x, y));
     }
 
     /** Family (0 IPv4, 1 IPv6), address bytes, port and scope as one byte string that sorts as Rust does. */
@@ -88,13 +89,20 @@ class PingoraV2FamilyTest extends RingFamilyContract {
 
     @Override
     List<Vector> ringVectors() {
-        return List.of(new Vector("a", RingVersion.v2(1)), new Vector("a", RingVersion.v2(160)), new Vector("b", RingVersion.v2(16)),
-                new Vector("e", RingVersion.v2(1)), new Vector("e", RingVersion.v2(160)));
+        return List.of(
+                new Vector("a", RingVersion.v2(1)),
+                new Vector("a", RingVersion.v2(160)),
+                new Vector("b", RingVersion.v2(16)),
+                new Vector("e", RingVersion.v2(1)),
+                new Vector("e", RingVersion.v2(160)));
     }
 
     @Override
     List<Vector> lookupVectors() {
-        return List.of(new Vector("c", RingVersion.v2(16)), new Vector("d", RingVersion.v2(160)), new Vector("e", RingVersion.v2(16)));
+        return List.of(
+                new Vector("c", RingVersion.v2(16)),
+                new Vector("d", RingVersion.v2(160)),
+                new Vector("e", RingVersion.v2(16)));
     }
 
     @Override
@@ -106,7 +114,8 @@ class PingoraV2FamilyTest extends RingFamilyContract {
     @Override
     List<String> fleetsWithTies() throws Exception {
         Path vectors = VectorFiles.directory("pingora");
-        return List.of("server [fe80::1%4]:80;\nserver 10.0.0.1:80;\nserver [fe80::1%3]:80 weight=2;\n",
+        return List.of(
+                "server [fe80::1%4]:80;\nserver 10.0.0.1:80;\nserver [fe80::1%3]:80 weight=2;\n",
                 VectorFiles.backendsText(vectors.resolve("buckets_b.txt")));
     }
 }

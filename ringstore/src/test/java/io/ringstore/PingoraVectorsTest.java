@@ -1,22 +1,20 @@
 package io.ringstore;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+import static org.junit.jupiter.api.Assumptions.assumeFalse;
+
+import io.ringstore.VectorFiles.Candidate;
+import io.ringstore.VectorFiles.Collision;
 import io.ringstore.build.BackendList;
 import io.ringstore.build.BackendsFileException;
 import io.ringstore.build.BuildResult;
 import io.ringstore.build.RingBuilder;
 import io.ringstore.build.Views;
-
-import io.ringstore.VectorFiles.Candidate;
-import io.ringstore.VectorFiles.Collision;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.DynamicContainer;
-import org.junit.jupiter.api.DynamicNode;
-import org.junit.jupiter.api.DynamicTest;
-import org.junit.jupiter.api.Tag;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestFactory;
-import org.junit.jupiter.api.io.TempDir;
-
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -32,14 +30,14 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNull;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
-import static org.junit.jupiter.api.Assumptions.assumeFalse;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.DynamicContainer;
+import org.junit.jupiter.api.DynamicNode;
+import org.junit.jupiter.api.DynamicTest;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestFactory;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Parity with pingora-ketama on every file of {@code shared/vectors/pingora} (see its README.md):
@@ -57,16 +55,19 @@ class PingoraVectorsTest {
     private static final Pattern LOOKUP = Pattern.compile("lookup_([a-z])_" + VERSION + "(_collkeys)?\\.tsv\\.gz");
     private static final Pattern RING = Pattern.compile("ring_([a-z])_" + VERSION + "\\.tsv\\.gz");
     private static final Pattern COLLISIONS = Pattern.compile("collisions_([a-z])_" + VERSION + "\\.tsv");
-    private static final Pattern INPUT = Pattern.compile("README\\.md|buckets_[a-z]\\.txt|(coll)?keys_[a-z]\\.txt\\.gz");
+    private static final Pattern INPUT =
+            Pattern.compile("README\\.md|buckets_[a-z]\\.txt|(coll)?keys_[a-z]\\.txt\\.gz");
     private static final List<String> SETS = List.of("a", "b", "c", "d", "e");
     /** Columns after key and address in the lookup files of sets a, b and e. */
     private static final int NODE_ITER_COLUMNS = 8;
     /** Backends listed before a set's own when its ring is read as a view. */
     private static final int OTHERS = 200;
+
     private static final int MISMATCHES_SHOWN = 10;
 
     @TempDir
     static Path ringFiles;
+
     private static final List<RingStore> opened = new CopyOnWriteArrayList<>();
 
     @AfterAll
@@ -78,7 +79,8 @@ class PingoraVectorsTest {
     void everyVectorFileIsChecked() throws IOException {
         try (Stream<Path> files = Files.list(VectorFiles.directory("pingora"))) {
             List<String> unknown = files.map(f -> f.getFileName().toString())
-                    .filter(n -> Stream.of(LOOKUP, RING, COLLISIONS, INPUT).noneMatch(p -> p.matcher(n).matches()))
+                    .filter(n -> Stream.of(LOOKUP, RING, COLLISIONS, INPUT)
+                            .noneMatch(p -> p.matcher(n).matches()))
                     .toList();
             assertEquals(List.of(), unknown, "files this test does not know how to check");
         }
@@ -94,38 +96,48 @@ class PingoraVectorsTest {
                 for (Pattern p : List.of(LOOKUP, RING, COLLISIONS)) {
                     Matcher m = p.matcher(f.getFileName().toString());
                     if (m.matches()) {
-                        filesByCase.computeIfAbsent(m.group(1) + " " + m.group(2), k -> new ArrayList<>()).add(f);
+                        filesByCase
+                                .computeIfAbsent(m.group(1) + " " + m.group(2), k -> new ArrayList<>())
+                                .add(f);
                     }
                 }
             }
         }
-        List<String> sets = filesByCase.keySet().stream().map(k -> k.split(" ")[0]).distinct().toList();
+        List<String> sets = filesByCase.keySet().stream()
+                .map(k -> k.split(" ")[0])
+                .distinct()
+                .toList();
         assertEquals(SETS, sets, "backend sets with vectors in " + dir);
 
-        return filesByCase.entrySet().stream().flatMap(e -> Stream.of(false, true).map(asView -> {
-            String[] setAndVersion = e.getKey().split(" ");
-            Case c = new Case(dir, setAndVersion[0], setAndVersion[1], asView);
-            if (c.v1 && c.hasScope()) {
-                // pingora's v1 takes scope ids; ringstore's v1 is nginx's, which refuses them (issue 10).
-                return DynamicTest.dynamicTest("set " + c.set + " " + c.version + ": refused, as nginx refuses scope ids", c::checkScopeRefused);
-            }
-            List<DynamicNode> tests = new ArrayList<>();
-            for (Path f : e.getValue()) {
-                String name = f.getFileName().toString();
-                if (LOOKUP.matcher(name).matches()) {
-                    tests.add(DynamicTest.dynamicTest(name, () -> c.checkLookups(f)));
-                } else if (RING.matcher(name).matches()) {
-                    tests.add(DynamicTest.dynamicTest(name, () -> c.checkRing(f)));
-                } else {
-                    tests.add(DynamicTest.dynamicTest(name, () -> c.checkCollisions(f)));
-                }
-            }
-            if (!asView) {
-                tests.add(DynamicTest.dynamicTest("set " + c.set + " " + c.version + ": dropped points = BuildResult.collisions()",
-                        c::checkDroppedPoints));
-            }
-            return DynamicContainer.dynamicContainer("set " + c.set + ", " + c.version + (asView ? ", as a view" : ""), tests);
-        }));
+        return filesByCase.entrySet().stream()
+                .flatMap(e -> Stream.of(false, true).map(asView -> {
+                    String[] setAndVersion = e.getKey().split(" ");
+                    Case c = new Case(dir, setAndVersion[0], setAndVersion[1], asView);
+                    if (c.v1 && c.hasScope()) {
+                        // pingora's v1 takes scope ids; ringstore's v1 is nginx's, which refuses them (issue 10).
+                        return DynamicTest.dynamicTest(
+                                "set " + c.set + " " + c.version + ": refused, as nginx refuses scope ids",
+                                c::checkScopeRefused);
+                    }
+                    List<DynamicNode> tests = new ArrayList<>();
+                    for (Path f : e.getValue()) {
+                        String name = f.getFileName().toString();
+                        if (LOOKUP.matcher(name).matches()) {
+                            tests.add(DynamicTest.dynamicTest(name, () -> c.checkLookups(f)));
+                        } else if (RING.matcher(name).matches()) {
+                            tests.add(DynamicTest.dynamicTest(name, () -> c.checkRing(f)));
+                        } else {
+                            tests.add(DynamicTest.dynamicTest(name, () -> c.checkCollisions(f)));
+                        }
+                    }
+                    if (!asView) {
+                        tests.add(DynamicTest.dynamicTest(
+                                "set " + c.set + " " + c.version + ": dropped points = BuildResult.collisions()",
+                                c::checkDroppedPoints));
+                    }
+                    return DynamicContainer.dynamicContainer(
+                            "set " + c.set + ", " + c.version + (asView ? ", as a view" : ""), tests);
+                }));
     }
 
     /** One backend set built as one version, shared by the tests of its files. */
@@ -154,7 +166,8 @@ class PingoraVectorsTest {
             this.dir = dir;
             this.set = set;
             this.versionName = versionName;
-            this.version = versionName.equals("v1") ? RingVersion.V1
+            this.version = versionName.equals("v1")
+                    ? RingVersion.V1
                     : RingVersion.v2(Integer.parseInt(versionName.substring("v2-".length())));
             this.v1 = version.family() == RingFamily.NGINX;
         }
@@ -168,16 +181,26 @@ class PingoraVectorsTest {
             if (asView) {
                 StringBuilder withOthers = new StringBuilder();
                 for (int i = 0; i < OTHERS; i++) {
-                    withOthers.append("server 198.51.100.").append(i + 1).append(":7000 weight=").append(1 + i % 13).append(";\n");
+                    withOthers
+                            .append("server 198.51.100.")
+                            .append(i + 1)
+                            .append(":7000 weight=")
+                            .append(1 + i % 13)
+                            .append(";\n");
                 }
                 for (String line : text.lines().toList()) {
-                    withOthers.append(line).append(line.strip().startsWith("server") ? " # ringstore: features=vec\n" : "\n");
+                    withOthers
+                            .append(line)
+                            .append(line.strip().startsWith("server") ? " # ringstore: features=vec\n" : "\n");
                 }
                 text = withOthers.toString();
             }
             backends = BackendList.parse(buckets.getFileName().toString(), text);
             Path file = ringFiles.resolve(set + "_" + versionName + (asView ? "_view" : "") + ".ring");
-            built = RingBuilder.of(backends).version(version).views(asView ? Views.ALL : Views.NONE).build(file);
+            built = RingBuilder.of(backends)
+                    .version(version)
+                    .views(asView ? Views.ALL : Views.NONE)
+                    .build(file);
             store = RingStore.open(file);
             opened.add(store);
             ring = store.ring(asView ? Set.of("vec") : Set.of(), version);
@@ -185,13 +208,15 @@ class PingoraVectorsTest {
                 store.verify();
                 assertEquals(RingFileLayout.Storage.VIEW, store.layout().storage(ring));
             }
-            hasIpv6 = backends.backends().stream().anyMatch(b -> b.socketAddress().startsWith("["));
+            hasIpv6 =
+                    backends.backends().stream().anyMatch(b -> b.socketAddress().startsWith("["));
             collisions = VectorFiles.collisions(dir.resolve("collisions_" + set + "_" + versionName + ".tsv"));
         }
 
         boolean hasScope() {
             try {
-                return VectorFiles.backendsText(dir.resolve("buckets_" + set + ".txt")).contains("%");
+                return VectorFiles.backendsText(dir.resolve("buckets_" + set + ".txt"))
+                        .contains("%");
             } catch (IOException e) {
                 throw new java.io.UncheckedIOException(e);
             }
@@ -200,8 +225,11 @@ class PingoraVectorsTest {
         void checkScopeRefused() throws Exception {
             Path buckets = dir.resolve("buckets_" + set + ".txt");
             BackendList list = BackendList.parse(buckets.getFileName().toString(), VectorFiles.backendsText(buckets));
-            BackendsFileException e = assertThrows(BackendsFileException.class,
-                    () -> RingBuilder.of(list).version(version).build(ringFiles.resolve(set + "_" + versionName + ".ring")));
+            BackendsFileException e = assertThrows(
+                    BackendsFileException.class,
+                    () -> RingBuilder.of(list)
+                            .version(version)
+                            .build(ringFiles.resolve(set + "_" + versionName + ".ring")));
             assertTrue(e.reason().contains("has a scope id"), e.getMessage());
         }
 
@@ -211,7 +239,9 @@ class PingoraVectorsTest {
         }
 
         String address(int backend) {
-            return backend < 0 ? "<no backend: " + backend + ">" : store.backend(backend).socketAddress();
+            return backend < 0
+                    ? "<no backend: " + backend + ">"
+                    : store.backend(backend).socketAddress();
         }
 
         /**
@@ -219,8 +249,11 @@ class PingoraVectorsTest {
          * those both hash alike (IPv4); null when there is none.
          */
         static String nginxSurvivor(Collision c) {
-            return c.candidates().stream().filter(Candidate::isIpv4)
-                    .min(Comparator.comparingInt(Candidate::index)).map(Candidate::address).orElse(null);
+            return c.candidates().stream()
+                    .filter(Candidate::isIpv4)
+                    .min(Comparator.comparingInt(Candidate::index))
+                    .map(Candidate::address)
+                    .orElse(null);
         }
 
         /** What ringstore must answer at a point with {@code hash} where pingora answered {@code pingora}. */
@@ -231,7 +264,9 @@ class PingoraVectorsTest {
 
         void checkLookups(Path file) throws Exception {
             build();
-            assumeFalse(ipv4Only(), "v1 lookups with IPv6 backends are not comparable: pingora hashes the bare address, nginx the bracketed text");
+            assumeFalse(
+                    ipv4Only(),
+                    "v1 lookups with IPv6 backends are not comparable: pingora hashes the bare address, nginx the bracketed text");
             String name = file.getFileName().toString();
             Path keysFile = dir.resolve((name.endsWith("_collkeys.tsv.gz") ? "collkeys_" : "keys_") + set + ".txt.gz");
             Mismatches mismatches = new Mismatches(name);
@@ -239,16 +274,19 @@ class PingoraVectorsTest {
             long iterCells = 0;
             int onV1Collision = 0;
             int differFromPingora = 0;
-            try (BufferedReader lookups = VectorFiles.open(file); BufferedReader keys = VectorFiles.open(keysFile)) {
+            try (BufferedReader lookups = VectorFiles.open(file);
+                    BufferedReader keys = VectorFiles.open(keysFile)) {
                 for (String line; (line = lookups.readLine()) != null; ) {
                     rows++;
                     String[] f = line.split("\t", -1);
                     String key = keys.readLine();
                     if (!f[0].equals(key)) {
-                        fail(name + " row " + rows + ": key '" + f[0] + "' but " + keysFile.getFileName() + " has '" + key + "'");
+                        fail(name + " row " + rows + ": key '" + f[0] + "' but " + keysFile.getFileName() + " has '"
+                                + key + "'");
                     }
                     if (f.length != 2 && f.length != 2 + NODE_ITER_COLUMNS) {
-                        fail(name + " row " + rows + ": expected 2 or " + (2 + NODE_ITER_COLUMNS) + " columns: " + line);
+                        fail(name + " row " + rows + ": expected 2 or " + (2 + NODE_ITER_COLUMNS) + " columns: "
+                                + line);
                     }
                     byte[] k = VectorFiles.bytes(key);
                     int start = ring.pointIndex(Ring.hash(k));
@@ -269,21 +307,32 @@ class PingoraVectorsTest {
                     for (int j = 0; j < NODE_ITER_COLUMNS; j++) {
                         if (j > 0 && j % ring.pointCount() == 0) {
                             if (points.hasNext()) {
-                                fail(name + " row " + rows + ": Ring.points gave more than pointCount=" + ring.pointCount() + " values");
+                                fail(name + " row " + rows + ": Ring.points gave more than pointCount="
+                                        + ring.pointCount() + " values");
                             }
                             points = ring.points(k);
                         }
                         int p = (start + j) % ring.pointCount();
-                        mismatches.check(rows, key, "node_iter[" + j + "]", expected(ring.pointHash(p), f[2 + j]),
+                        mismatches.check(
+                                rows,
+                                key,
+                                "node_iter[" + j + "]",
+                                expected(ring.pointHash(p), f[2 + j]),
                                 points.hasNext() ? address(points.nextInt()) : "<Ring.points ended>");
                         iterCells++;
                     }
                 }
                 assertNull(keys.readLine(), name + ": fewer rows than " + keysFile.getFileName() + " has keys");
             }
-            System.out.printf("%s: %d rows, %d node_iter cells%s%n", name, rows, iterCells,
-                    v1 ? ", " + onV1Collision + " rows on a colliding hash, " + differFromPingora
-                            + " of them answered differently by pingora (nginx rule: listed first keeps it)" : "");
+            System.out.printf(
+                    "%s: %d rows, %d node_iter cells%s%n",
+                    name,
+                    rows,
+                    iterCells,
+                    v1
+                            ? ", " + onV1Collision + " rows on a colliding hash, " + differFromPingora
+                                    + " of them answered differently by pingora (nginx rule: listed first keeps it)"
+                            : "");
             mismatches.assertNone();
             assertTrue(rows > 0, name + " is empty");
         }
@@ -316,7 +365,8 @@ class PingoraVectorsTest {
                     if (ipv4Only() && f[2].startsWith("[")) {
                         ipv6Rows++;
                         int p = ring.pointIndex(hash);
-                        if (ring.pointHash(p) == hash && address(ring.pointBackend(p)).equals(f[2])) {
+                        if (ring.pointHash(p) == hash
+                                && address(ring.pointBackend(p)).equals(f[2])) {
                             ipv6Reproduced++;
                         }
                         continue;
@@ -333,9 +383,16 @@ class PingoraVectorsTest {
                     compared++;
                 }
             }
-            System.out.printf("%s: %d points, %d compared%s%n", name, rows, compared,
+            System.out.printf(
+                    "%s: %d points, %d compared%s%n",
+                    name,
+                    rows,
+                    compared,
                     (v1 ? ", " + differFromPingora + " kept by a different backend than pingora's (nginx rule)" : "")
-                            + (ipv4Only() ? ", " + ipv6Rows + " IPv6 points not comparable (" + ipv6Reproduced + " reproduced)" : ""));
+                            + (ipv4Only()
+                                    ? ", " + ipv6Rows + " IPv6 points not comparable (" + ipv6Reproduced
+                                            + " reproduced)"
+                                    : ""));
             mismatches.assertNone();
             assertEquals(compared, ours.size(), name + ": number of " + (ipv4Only() ? "IPv4 " : "") + "points");
             if (ipv4Only()) {
@@ -350,7 +407,9 @@ class PingoraVectorsTest {
             build();
             String name = file.getFileName().toString();
             Mismatches mismatches = new Mismatches(name);
-            List<Collision> rows = collisions.values().stream().sorted(Comparator.comparingInt(Collision::line)).toList();
+            List<Collision> rows = collisions.values().stream()
+                    .sorted(Comparator.comparingInt(Collision::line))
+                    .toList();
             int notComparable = 0;
             int differFromPingora = 0;
             for (Collision c : rows) {
@@ -372,12 +431,21 @@ class PingoraVectorsTest {
                     differFromPingora++;
                 }
                 int p = ring.pointIndex(c.hash());
-                String actual = ring.pointHash(p) == c.hash() ? address(ring.pointBackend(p)) : "<no point with this hash>";
+                String actual =
+                        ring.pointHash(p) == c.hash() ? address(ring.pointBackend(p)) : "<no point with this hash>";
                 mismatches.check(c.line(), hash, "survivor", want, actual);
             }
-            System.out.printf("%s: %d colliding hashes%s%n", name, rows.size(),
-                    v1 ? ", " + differFromPingora + " kept by a different backend than pingora's (nginx rule: listed first)"
-                            + (ipv4Only() ? ", " + notComparable + " with only IPv6 candidates not comparable" : "") : "");
+            System.out.printf(
+                    "%s: %d colliding hashes%s%n",
+                    name,
+                    rows.size(),
+                    v1
+                            ? ", " + differFromPingora
+                                    + " kept by a different backend than pingora's (nginx rule: listed first)"
+                                    + (ipv4Only()
+                                            ? ", " + notComparable + " with only IPv6 candidates not comparable"
+                                            : "")
+                            : "");
             mismatches.assertNone();
             assertFalse(rows.isEmpty(), name + " is empty");
         }
@@ -388,10 +456,15 @@ class PingoraVectorsTest {
          */
         void checkDroppedPoints() throws Exception {
             build();
-            assumeFalse(ipv4Only(), "pingora's v1 hashes IPv6 backends differently, so its collisions are not ringstore's");
-            long dropped = collisions.values().stream().mapToLong(Collision::dropped).sum();
-            long generated = backends.backends().stream().mapToLong(b -> b.weight() * version.pointMultiple()).sum();
-            System.out.printf("set %s %s: %d points generated, %d dropped on %d colliding hashes%n",
+            assumeFalse(
+                    ipv4Only(), "pingora's v1 hashes IPv6 backends differently, so its collisions are not ringstore's");
+            long dropped =
+                    collisions.values().stream().mapToLong(Collision::dropped).sum();
+            long generated = backends.backends().stream()
+                    .mapToLong(b -> b.weight() * version.pointMultiple())
+                    .sum();
+            System.out.printf(
+                    "set %s %s: %d points generated, %d dropped on %d colliding hashes%n",
                     set, version, generated, dropped, collisions.size());
             assertEquals(dropped, built.collisions(), "set " + set + " " + version + ": BuildResult.collisions()");
             assertEquals(generated - dropped, built.points(), "set " + set + " " + version + ": BuildResult.points()");
@@ -416,7 +489,11 @@ class PingoraVectorsTest {
         }
 
         void assertNone() {
-            assertEquals(0, count, () -> file + ": " + count + " mismatches, first " + shown.size() + ":\n" + String.join("\n", shown));
+            assertEquals(
+                    0,
+                    count,
+                    () -> file + ": " + count + " mismatches, first " + shown.size() + ":\n"
+                            + String.join("\n", shown));
         }
     }
 }

@@ -1,5 +1,7 @@
 package io.ringstore;
 
+import static org.junit.jupiter.api.Assertions.fail;
+
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
@@ -12,16 +14,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.Predicate;
 
-import static org.junit.jupiter.api.Assertions.fail;
-
 /**
  * The other projects' published vectors, transcribed under {@code src/test/resources/vectors/<project>/}
  * (README.md there gives each file's source and columns): TSV with one header line, {@code #} lines
  * comments. Read as ISO-8859-1, so a field's {@link Row#bytes} are the file's own bytes.
  */
 final class ProjectVectors {
-    private ProjectVectors() {
-    }
+    private ProjectVectors() {}
 
     /** One data row: where it is ({@code file:line}) and its fields by column name. */
     record Row(String where, Map<String, String> fields) {

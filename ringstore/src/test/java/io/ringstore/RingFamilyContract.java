@@ -1,10 +1,13 @@
 package io.ringstore;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
 import io.ringstore.build.BackendList;
 import io.ringstore.build.RingBuilder;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
 import java.io.BufferedReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -17,12 +20,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.SplittableRandom;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotEquals;
-import static org.junit.jupiter.api.Assertions.assertSame;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * What every {@link RingFamily} must pass, in the manner of hash4j's one suite for all
@@ -124,7 +123,10 @@ abstract class RingFamilyContract {
      */
     final boolean accepts(String address) {
         try {
-            return family().addressProblem(BackendList.parse("address", "server " + address + ";\n").backends().getFirst()) == null;
+            return family().addressProblem(BackendList.parse("address", "server " + address + ";\n")
+                            .backends()
+                            .getFirst())
+                    == null;
         } catch (Exception e) {
             throw new IllegalStateException(address, e);
         }
@@ -162,8 +164,11 @@ abstract class RingFamilyContract {
     void reproducesTheReferenceRings() throws Exception {
         for (Vector vector : ringVectors()) {
             Path vectors = VectorFiles.directory("pingora");
-            try (RingStore store = build(VectorFiles.backendsText(vectors.resolve("buckets_" + vector.set() + ".txt")), vector.version());
-                 BufferedReader rows = VectorFiles.open(vectors.resolve("ring_" + vector.set() + "_" + vector.fileVersion() + ".tsv.gz"))) {
+            try (RingStore store = build(
+                            VectorFiles.backendsText(vectors.resolve("buckets_" + vector.set() + ".txt")),
+                            vector.version());
+                    BufferedReader rows = VectorFiles.open(
+                            vectors.resolve("ring_" + vector.set() + "_" + vector.fileVersion() + ".tsv.gz"))) {
                 Ring ring = store.ring(Set.of(), vector.version());
                 Set<Integer> shared = sharedHashes(vector);
                 int n = 0;
@@ -184,8 +189,11 @@ abstract class RingFamilyContract {
     void answersTheReferenceLookups() throws Exception {
         for (Vector vector : lookupVectors()) {
             Path vectors = VectorFiles.directory("pingora");
-            try (RingStore store = build(VectorFiles.backendsText(vectors.resolve("buckets_" + vector.set() + ".txt")), vector.version());
-                 BufferedReader rows = VectorFiles.open(vectors.resolve("lookup_" + vector.set() + "_" + vector.fileVersion() + ".tsv.gz"))) {
+            try (RingStore store = build(
+                            VectorFiles.backendsText(vectors.resolve("buckets_" + vector.set() + ".txt")),
+                            vector.version());
+                    BufferedReader rows = VectorFiles.open(
+                            vectors.resolve("lookup_" + vector.set() + "_" + vector.fileVersion() + ".tsv.gz"))) {
                 Ring ring = store.ring(Set.of(), vector.version());
                 Set<Integer> shared = sharedHashes(vector);
                 int compared = 0;
@@ -198,7 +206,10 @@ abstract class RingFamilyContract {
                     if (!vectorSurvivorsAreExact() && shared.contains(ring.pointHash(p))) {
                         continue;
                     }
-                    assertEquals(expected, family().answer(store.backend(ring.lookupHash(h))), vector + " key " + line.substring(0, tab));
+                    assertEquals(
+                            expected,
+                            family().answer(store.backend(ring.lookupHash(h))),
+                            vector + " key " + line.substring(0, tab));
                     compared++;
                 }
                 assertTrue(compared > 9_000, vector + ": " + compared + " keys compared");
@@ -208,7 +219,8 @@ abstract class RingFamilyContract {
 
     /** The hashes the vector lists as produced by several backends ({@code collisions_<set>_<version>.tsv}), if any. */
     private static Set<Integer> sharedHashes(Vector vector) throws Exception {
-        Path file = VectorFiles.directory("pingora").resolve("collisions_" + vector.set() + "_" + vector.fileVersion() + ".tsv");
+        Path file = VectorFiles.directory("pingora")
+                .resolve("collisions_" + vector.set() + "_" + vector.fileVersion() + ".tsv");
         Set<Integer> hashes = new HashSet<>();
         if (Files.exists(file)) {
             for (String line : Files.readAllLines(file, StandardCharsets.ISO_8859_1)) {
@@ -221,7 +233,10 @@ abstract class RingFamilyContract {
     @Test
     void goldenChecksumOverSeededFleets() throws Exception {
         for (Map.Entry<RingVersion, String> e : goldenChecksums().entrySet()) {
-            assertEquals(e.getValue(), SeededFleets.checksum(dir, e.getKey(), family()::answer, this::accepts), e.getKey().name());
+            assertEquals(
+                    e.getValue(),
+                    SeededFleets.checksum(dir, e.getKey(), family()::answer, this::accepts),
+                    e.getKey().name());
         }
     }
 
@@ -239,9 +254,12 @@ abstract class RingFamilyContract {
         for (RingVersion v : goldenChecksums().keySet()) {
             long elsewhere = 0;
             for (int round = 0; round < 4; round++) {
-                List<String> lines = stripFeatures(fleet(random, 3 + random.nextInt(60))).lines().toList();
+                List<String> lines = stripFeatures(fleet(random, 3 + random.nextInt(60)))
+                        .lines()
+                        .toList();
                 String fleet = String.join("\n", lines.subList(0, lines.size() - 1)) + "\n";
-                try (RingStore before = build(fleet, v); RingStore after = build(fleet + lines.getLast() + "\n", v)) {
+                try (RingStore before = build(fleet, v);
+                        RingStore after = build(fleet + lines.getLast() + "\n", v)) {
                     Ring a = before.ring(Set.of(), v);
                     Ring b = after.ring(Set.of(), v);
                     int newcomer = after.backendCount() - 1;
@@ -258,22 +276,27 @@ abstract class RingFamilyContract {
                         } else if (monotone()) {
                             fail(v + ": a key left backend " + was + " for " + is + ", not for the added backend");
                         } else {
-                            long h = a.isWide() ? a.keyHash().hash64(key, 0, key.length) : Integer.toUnsignedLong(a.keyHash().hash(key));
-                            assertTrue(!hasPoint(b, pointOf(a, h)) || !hasPoint(a, pointOf(b, h)),
-                                    v + ": a key moved from backend " + was + " to " + is + " though both its points are in both rings");
+                            long h = a.isWide()
+                                    ? a.keyHash().hash64(key, 0, key.length)
+                                    : Integer.toUnsignedLong(a.keyHash().hash(key));
+                            assertTrue(
+                                    !hasPoint(b, pointOf(a, h)) || !hasPoint(a, pointOf(b, h)),
+                                    v + ": a key moved from backend " + was + " to " + is
+                                            + " though both its points are in both rings");
                             elsewhere++;
                         }
                     }
                     assertTrue(toNewcomer > 0, v + ": the added backend took no key of 20,000");
                 }
             }
-            assertTrue(monotone() || elsewhere > 0, v + " is declared not monotone, but no key moved between old backends");
+            assertTrue(
+                    monotone() || elsewhere > 0,
+                    v + " is declared not monotone, but no key moved between old backends");
         }
     }
 
     /** A ring point: its whole hash and its backend. */
-    record Point(long hash, int backend) {
-    }
+    record Point(long hash, int backend) {}
 
     /** The point a key of (whole) hash {@code h} lands on: the first at or above it, wrapping. */
     static Point pointOf(Ring ring, long h) {
@@ -318,7 +341,8 @@ abstract class RingFamilyContract {
             for (int n : new int[] {2, 5, 24, 25, 60, 200}) {
                 String all = stripWeights(stripFeatures(fleet(random, n + 1)));
                 String fleet = String.join("\n", all.lines().toList().subList(0, n)) + "\n";
-                try (RingStore before = build(fleet, v); RingStore after = build(all, v)) {
+                try (RingStore before = build(fleet, v);
+                        RingStore after = build(all, v)) {
                     Ring a = before.ring(Set.of(), v);
                     Ring b = after.ring(Set.of(), v);
                     int toNewcomer = 0;
@@ -332,10 +356,16 @@ abstract class RingFamilyContract {
                     }
                     String where = v + " with " + n + " backends, one added";
                     double share = b.lineShares()[n];
-                    assertEquals(share * keys, toNewcomer, 5 * Math.sqrt(keys * share * (1 - share)) + 1, where + ": the keys the newcomer took");
+                    assertEquals(
+                            share * keys,
+                            toNewcomer,
+                            5 * Math.sqrt(keys * share * (1 - share)) + 1,
+                            where + ": the keys the newcomer took");
                     if (b.pointCount() >= 64L * (n + 1)) {
                         double bound = 2.0 / (n + 1) + 0.03 + 4 * Math.sqrt(2.0 / (n + 1) / keys);
-                        assertTrue((double) moved / keys <= bound, where + ": " + moved + " of " + keys + " keys moved, more than " + bound);
+                        assertTrue(
+                                (double) moved / keys <= bound,
+                                where + ": " + moved + " of " + keys + " keys moved, more than " + bound);
                     }
                 }
             }
@@ -351,8 +381,10 @@ abstract class RingFamilyContract {
                     for (Ring ring : store.rings()) {
                         for (int p = 0; p < ring.pointCount(); p++) {
                             Backend owner = store.backend(ring.pointBackend(p));
-                            assertTrue(owner.features().containsAll(ring.features()), ring + " point " + p + " is " + owner.address()
-                                    + ", which lacks " + ring.features());
+                            assertTrue(
+                                    owner.features().containsAll(ring.features()),
+                                    ring + " point " + p + " is " + owner.address() + ", which lacks "
+                                            + ring.features());
                         }
                     }
                 }
@@ -403,7 +435,8 @@ abstract class RingFamilyContract {
         }
         Integer[] order = new Integer[n];
         Arrays.setAll(order, i -> i);
-        Arrays.sort(order, (x, y) -> Long.compareUnsigned(hashes[x], hashes[y])); // stable: generation order among equals
+        Arrays.sort(
+                order, (x, y) -> Long.compareUnsigned(hashes[x], hashes[y])); // stable: generation order among equals
         long shared = 0;
         int position = 0;
         for (int i = 0; i < n; ) {
@@ -420,7 +453,11 @@ abstract class RingFamilyContract {
                 assertEquals((int) hash, ring.pointHash(position), where);
             }
             Backend keeper = tieKeeper(hash, producers);
-            assertEquals(keeper.index(), ring.pointBackend(position), where + ", produced by " + producers.stream().map(Backend::address).toList());
+            assertEquals(
+                    keeper.index(),
+                    ring.pointBackend(position),
+                    where + ", produced by "
+                            + producers.stream().map(Backend::address).toList());
             if (producers.stream().distinct().count() > 1) {
                 shared++;
             }
@@ -441,9 +478,14 @@ abstract class RingFamilyContract {
         int candidates = 2_048;
         StringBuilder text = new StringBuilder();
         for (int i = 0; i < candidates; i++) {
-            text.append("server 10.").append(1 + (i >> 8)).append('.').append(i & 0xFF).append(".7:11211;\n");
+            text.append("server 10.")
+                    .append(1 + (i >> 8))
+                    .append('.')
+                    .append(i & 0xFF)
+                    .append(".7:11211;\n");
         }
-        List<Backend> backends = BackendList.parse("candidates", text.toString()).backends();
+        List<Backend> backends =
+                BackendList.parse("candidates", text.toString()).backends();
         int count = Math.toIntExact(family().points(new long[] {1, 1}, v)[0]);
         long[] all = new long[candidates * count];
         long[] out = new long[count];
@@ -465,7 +507,10 @@ abstract class RingFamilyContract {
 
     RingStore build(String backendsText, RingVersion version) throws Exception {
         Path file = Files.createTempFile(dir, "contract", ".ring");
-        RingBuilder.of(BackendList.parse("contract", backendsText)).version(version).generation(1).build(file);
+        RingBuilder.of(BackendList.parse("contract", backendsText))
+                .version(version)
+                .generation(1)
+                .build(file);
         return RingStore.open(file);
     }
 
@@ -502,7 +547,9 @@ abstract class RingFamilyContract {
 
     @Test
     void addressCheckAndAnswerAreTheFamilys() throws Exception {
-        try (RingStore store = build("server 10.0.0.1:80;\nserver [2001:db8::1]:443;\n", goldenChecksums().keySet().iterator().next())) {
+        try (RingStore store = build(
+                "server 10.0.0.1:80;\nserver [2001:db8::1]:443;\n",
+                goldenChecksums().keySet().iterator().next())) {
             for (Backend b : store.backends()) {
                 assertEquals(null, family().addressProblem(b), b.address());
                 assertNotEquals("", family().answer(b));

@@ -1,12 +1,11 @@
 package io.ringstore;
 
+import static io.ringstore.TestRings.builder;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
 import io.ringstore.build.Views;
 import io.ringstore.internal.format.RingFileDescriptor;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Tag;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
 import java.lang.reflect.Method;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -27,10 +26,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.zip.CRC32C;
-
-import static io.ringstore.TestRings.builder;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A seeded mutation fuzzer over valid ring files of several shapes. Every mutated file
@@ -57,55 +56,62 @@ class RingFileFuzzTest {
     private static final int PROGRESS_EVERY = 20_000;
     /** A hang detector, not a speed target: one case takes milliseconds. */
     private static final int HANG_SECONDS = 60;
+
     private static final long MAX_CASE_ALLOCATION = 16 << 20;
     private static final int[] PROBES = {0, 1, -1, 0x7FFF_FFFF, 0x8000_0000, 0x1234_5678};
 
     /** Backends files and versions of the shapes fuzzed; each builds into one seed file. */
     private static final Object[][] SHAPES = {
-            {"v1 no features", "server 127.0.0.1:8080\nserver 127.0.0.2:8080 weight=2\nserver [::1]:8080\n",
-                    new RingVersion[] {RingVersion.V1}},
-            {"v1+v2 two features", """
+        {
+            "v1 no features",
+            "server 127.0.0.1:8080\nserver 127.0.0.2:8080 weight=2\nserver [::1]:8080\n",
+            new RingVersion[] {RingVersion.V1}
+        },
+        {"v1+v2 two features", """
                     server 127.0.0.1:8080 features=a
                     server 127.0.0.2:8080 features=a,b
                     server [::1]:8080
                     """, new RingVersion[] {RingVersion.V1, RingVersion.v2(4)}},
-            {"empty rings", """
+        {"empty rings", """
                     server 127.0.0.1:81 features=a
                     server 127.0.0.2:82 features=b
                     server 127.0.0.3 features=c
                     """, new RingVersion[] {RingVersion.v2(3), RingVersion.V1}},
-            {"v2 addresses", """
+        {"v2 addresses", """
                     server [::ffff:127.0.0.1]:9000
                     server [0:0:0:0:0:0:0:1]:9001 weight=3
                     server [::1%7]
                     server 127.255.255.254:65535
                     server 127.0.0.1:0
                     """, new RingVersion[] {RingVersion.v2(5)}},
-            {"one backend one point", "server 127.0.0.9:1\n", new RingVersion[] {RingVersion.v2(1)}},
-            // Format 2 backend flags: down, named, and health (12 bytes after the address field).
-            {"backend flags", """
+        {"one backend one point", "server 127.0.0.9:1\n", new RingVersion[] {RingVersion.v2(1)}},
+        // Format 2 backend flags: down, named, and health (12 bytes after the address field).
+        {"backend flags", """
                     server 127.0.0.1:11 max_fails=2 fail_timeout=1s
                     server 127.0.0.2:11 down max_conns=7
                     server 127.0.0.3:11 weight=2 # ringstore: name=three
                     server 127.0.0.4:11 fail_timeout=0 # ringstore: name=four
                     """, new RingVersion[] {RingVersion.V1}},
-            {"four features", """
+        {"four features", """
                     server 127.0.0.1:1 features=w,x
                     server 127.0.0.1:2 features=x,y,z
                     server 127.0.0.1:3 features=w,z
                     server 127.0.0.1:4
                     server 127.0.0.1:5 features=w,x,y,z
                     """, new RingVersion[] {RingVersion.v2(2)}},
-            {"many versions", "server 127.0.0.1:7 features=q\nserver 127.0.0.2:7\n",
-                    new RingVersion[] {RingVersion.v2(1), RingVersion.v2(2), RingVersion.V1, RingVersion.v2(7)}},
-            // Format 3: views of a segment kept with ties (the scope twins tie on every v2 point).
-            {"views with ties", """
+        {
+            "many versions",
+            "server 127.0.0.1:7 features=q\nserver 127.0.0.2:7\n",
+            new RingVersion[] {RingVersion.v2(1), RingVersion.v2(2), RingVersion.V1, RingVersion.v2(7)}
+        },
+        // Format 3: views of a segment kept with ties (the scope twins tie on every v2 point).
+        {"views with ties", """
                     server [fe80::1%3]:80 features=a
                     server [fe80::1%4]:80 features=a,b
                     server 127.0.0.1:8080 features=b weight=2
                     server 127.0.0.2:8080
                     """, new RingVersion[] {RingVersion.v2(3), RingVersion.v2(1)}, Views.ALL},
-            {"views and points", """
+        {"views and points", """
                     server 127.0.0.1:1 features=w,x
                     server 127.0.0.1:2 features=x,y
                     server 127.0.0.1:3 features=w
@@ -115,31 +121,45 @@ class RingFileFuzzTest {
 
     @TempDir(factory = MemoryTempDir.class)
     static Path dir;
+
     private static List<Shape> shapes;
 
     /** A valid file and where its parts are. */
-    private record Shape(String name, byte[] bytes, long metadataEnd, int indexAt, int ringCount, int backendsAt,
-                         int backendCount, int featuresAt, int featureCount, long[][] segments) {
-    }
+    private record Shape(
+            String name,
+            byte[] bytes,
+            long metadataEnd,
+            int indexAt,
+            int ringCount,
+            int backendsAt,
+            int backendCount,
+            int featuresAt,
+            int featureCount,
+            long[][] segments) {}
 
     @BeforeAll
     static void buildShapes() throws Exception {
         shapes = new ArrayList<>();
         for (Object[] s : SHAPES) {
             Path file = dir.resolve("seed-" + shapes.size() + ".ring");
-            builder((String) s[1], (RingVersion[]) s[2]).views(s.length > 3 ? (Views) s[3] : Views.NONE).generation(1 + shapes.size()).build(file);
+            builder((String) s[1], (RingVersion[]) s[2])
+                    .views(s.length > 3 ? (Views) s[3] : Views.NONE)
+                    .generation(1 + shapes.size())
+                    .build(file);
             try (RingStore store = RingStore.open(file)) {
                 store.verify(); // the seeds themselves are valid
             }
             shapes.add(describe((String) s[0], Files.readAllBytes(file)));
         }
-        assertTrue(shapes.stream().anyMatch(s -> s.segments.length == 0 || hasEmptyRing(s)), "a shape with empty rings");
+        assertTrue(
+                shapes.stream().anyMatch(s -> s.segments.length == 0 || hasEmptyRing(s)), "a shape with empty rings");
     }
 
     private static boolean hasEmptyRing(Shape s) {
         ByteBuffer b = le(s.bytes);
         for (int i = 0; i < s.ringCount; i++) {
-            if (b.getInt(s.indexAt + i * RingFileDescriptor.ENTRY_LENGTH + RingFileDescriptor.ENTRY_POINT_COUNT_OFFSET) == 0) {
+            if (b.getInt(s.indexAt + i * RingFileDescriptor.ENTRY_LENGTH + RingFileDescriptor.ENTRY_POINT_COUNT_OFFSET)
+                    == 0) {
                 return true;
             }
         }
@@ -162,9 +182,19 @@ class RingFileFuzzTest {
                 segments.put(b.getLong(e + RingFileDescriptor.ENTRY_SEGMENT_OFFSET_OFFSET), length);
             }
         }
-        return new Shape(name, bytes, metadataEnd, indexAt, ringCount, backendsAt, b.getInt(RingFileDescriptor.BACKEND_COUNT_OFFSET),
-                featuresAt, Short.toUnsignedInt(b.getShort(RingFileDescriptor.FEATURE_COUNT_OFFSET)),
-                segments.entrySet().stream().map(e -> new long[] {e.getKey(), e.getValue()}).toArray(long[][]::new));
+        return new Shape(
+                name,
+                bytes,
+                metadataEnd,
+                indexAt,
+                ringCount,
+                backendsAt,
+                b.getInt(RingFileDescriptor.BACKEND_COUNT_OFFSET),
+                featuresAt,
+                Short.toUnsignedInt(b.getShort(RingFileDescriptor.FEATURE_COUNT_OFFSET)),
+                segments.entrySet().stream()
+                        .map(e -> new long[] {e.getKey(), e.getValue()})
+                        .toArray(long[][]::new));
     }
 
     private static ByteBuffer le(byte[] bytes) {
@@ -182,18 +212,20 @@ class RingFileFuzzTest {
         AtomicReference<String> current = new AtomicReference<>("(not started)");
         AtomicReference<Throwable> failure = new AtomicReference<>();
         AtomicLong done = new AtomicLong();
-        Thread worker = new Thread(() -> {
-            try {
-                Path file = dir.resolve("case.ring");
-                AllocationMeter meter = new AllocationMeter();
-                for (long c = only != null ? only : 0; c < (only != null ? only + 1 : cases); c++) {
-                    runCase(seed, c, file, stats, current, meter);
-                    done.incrementAndGet();
-                }
-            } catch (Throwable t) {
-                failure.set(t);
-            }
-        }, "ring-file-fuzzer");
+        Thread worker = new Thread(
+                () -> {
+                    try {
+                        Path file = dir.resolve("case.ring");
+                        AllocationMeter meter = new AllocationMeter();
+                        for (long c = only != null ? only : 0; c < (only != null ? only + 1 : cases); c++) {
+                            runCase(seed, c, file, stats, current, meter);
+                            done.incrementAndGet();
+                        }
+                    } catch (Throwable t) {
+                        failure.set(t);
+                    }
+                },
+                "ring-file-fuzzer");
         worker.setDaemon(true); // a hung case must not keep the JVM alive
         long start = System.nanoTime();
         worker.start();
@@ -207,8 +239,9 @@ class RingFileFuzzTest {
                 lastProgress = System.nanoTime();
                 if (lastDone - lastPrinted >= PROGRESS_EVERY && lastDone < cases) {
                     lastPrinted = lastDone - lastDone % PROGRESS_EVERY;
-                    System.out.printf("ring file fuzz: %,d of %,d cases, %d s%n", lastDone, cases,
-                            TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start));
+                    System.out.printf(
+                            "ring file fuzz: %,d of %,d cases, %d s%n",
+                            lastDone, cases, TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start));
                 }
             } else if (System.nanoTime() - lastProgress > TimeUnit.SECONDS.toNanos(HANG_SECONDS)) {
                 StringBuilder trace = new StringBuilder();
@@ -222,10 +255,19 @@ class RingFileFuzzTest {
         if (failure.get() != null) {
             throw new AssertionError(failure.get().getMessage(), failure.get());
         }
-        System.out.printf("ring file fuzz, seed %d: %d mutated files in %d ms; %d opened, %d verified, %d refused at open, %d by verify%n",
-                seed, done.get(), millis, stats.opened, stats.verified, done.get() - stats.opened, stats.opened - stats.verified);
+        System.out.printf(
+                "ring file fuzz, seed %d: %d mutated files in %d ms; %d opened, %d verified, %d refused at open, %d by verify%n",
+                seed,
+                done.get(),
+                millis,
+                stats.opened,
+                stats.verified,
+                done.get() - stats.opened,
+                stats.opened - stats.verified);
         System.out.println("most frequent reasons (digits as #):");
-        stats.reasons.entrySet().stream().sorted(Map.Entry.<String, Long>comparingByValue(Comparator.reverseOrder())).limit(Long.getLong("ringstore.fuzz.reasons", 25))
+        stats.reasons.entrySet().stream()
+                .sorted(Map.Entry.<String, Long>comparingByValue(Comparator.reverseOrder()))
+                .limit(Long.getLong("ringstore.fuzz.reasons", 25))
                 .forEach(e -> System.out.printf("  %7d  %s%n", e.getValue(), e.getKey()));
         System.out.println("  ... " + stats.reasons.size() + " distinct reasons");
         System.out.println("mutations drawn:");
@@ -237,8 +279,12 @@ class RingFileFuzzTest {
         // The mutations must reach far: many files open, some verify, and many different checks refuse the rest.
         assertTrue(stats.opened > done.get() / 10, "too few mutated files opened: " + stats.opened);
         assertTrue(stats.verified > done.get() / 100, "too few mutated files verified: " + stats.verified);
-        assertTrue(stats.opened - stats.verified > done.get() / 100, "too few refused by verify: " + (stats.opened - stats.verified));
-        assertTrue(stats.reasons.size() >= 50, "the structured mutations should reach many checks: " + stats.reasons.keySet());
+        assertTrue(
+                stats.opened - stats.verified > done.get() / 100,
+                "too few refused by verify: " + (stats.opened - stats.verified));
+        assertTrue(
+                stats.reasons.size() >= 50,
+                "the structured mutations should reach many checks: " + stats.reasons.keySet());
     }
 
     private static final class Stats {
@@ -248,19 +294,27 @@ class RingFileFuzzTest {
         final Map<String, Long> drawn = new HashMap<>();
     }
 
-    private static void runCase(long seed, long c, Path file, Stats stats, AtomicReference<String> current, AllocationMeter meter)
+    private static void runCase(
+            long seed, long c, Path file, Stats stats, AtomicReference<String> current, AllocationMeter meter)
             throws Exception {
         SplittableRandom random = new SplittableRandom(seed ^ (c * 0x9E37_79B9_7F4A_7C15L));
         Shape shape = shapes.get(random.nextInt(shapes.size()));
-        StringBuilder what = new StringBuilder("seed ").append(seed).append(" case ").append(c).append(" (")
-                .append(shape.name).append("):");
+        StringBuilder what = new StringBuilder("seed ")
+                .append(seed)
+                .append(" case ")
+                .append(c)
+                .append(" (")
+                .append(shape.name)
+                .append("):");
         byte[] bytes = shape.bytes.clone();
         int mutations = random.nextInt(8) == 0 ? 2 + random.nextInt(3) : 1;
         for (int m = 0; m < mutations; m++) {
             try {
                 bytes = mutate(bytes, shape, random, what, stats.drawn);
             } catch (IndexOutOfBoundsException | IllegalArgumentException e) {
-                what.append(" (not applicable after the previous mutation)"); // a layout-based mutation on a file already cut short
+                what.append(
+                        " (not applicable after the previous mutation)"); // a layout-based mutation on a file already
+                // cut short
             }
         }
         String description = what.toString();
@@ -276,7 +330,8 @@ class RingFileFuzzTest {
         }
         long allocated = meter.allocated() - allocatedBefore;
         if (allocated > MAX_CASE_ALLOCATION) {
-            throw new AssertionError(description + ": allocated " + allocated + " bytes for a " + bytes.length + "-byte file");
+            throw new AssertionError(
+                    description + ": allocated " + allocated + " bytes for a " + bytes.length + "-byte file");
         }
     }
 
@@ -310,7 +365,10 @@ class RingFileFuzzTest {
         if (e.offset() < -1 || e.offset() > size) {
             throw new AssertionError("offset " + e.offset() + " outside the " + size + "-byte file: " + e.getMessage());
         }
-        if (e.reason() == null || e.reason().isBlank() || e.getMessage().indexOf('\n') >= 0 || e.getMessage().indexOf('\r') >= 0) {
+        if (e.reason() == null
+                || e.reason().isBlank()
+                || e.getMessage().indexOf('\n') >= 0
+                || e.getMessage().indexOf('\r') >= 0) {
             throw new AssertionError("a reason on one line expected: " + e.getMessage());
         }
         stats.reasons.merge(kind(e.reason()), 1L, Long::sum);
@@ -318,9 +376,13 @@ class RingFileFuzzTest {
 
     /** A reason with its numbers, names and quoted or parenthesized text blanked: which check fired. */
     private static String kind(String reason) {
-        String k = reason.replaceAll("0x[0-9a-f]+", "#").replaceAll("[0-9]+", "#")
-                .replaceAll("'[^']*'", "'…'").replaceAll("\"[^\"]*\"", "\"…\"").replaceAll("\\([^)]*\\)?", "(…)")
-                .replaceAll("ring v#(:#)?( [^:]*)?:", "ring R:").replaceAll("v#(:#)?", "V")
+        String k = reason.replaceAll("0x[0-9a-f]+", "#")
+                .replaceAll("[0-9]+", "#")
+                .replaceAll("'[^']*'", "'…'")
+                .replaceAll("\"[^\"]*\"", "\"…\"")
+                .replaceAll("\\([^)]*\\)?", "(…)")
+                .replaceAll("ring v#(:#)?( [^:]*)?:", "ring R:")
+                .replaceAll("v#(:#)?", "V")
                 .replaceAll("(must be written in brackets).*", "$1");
         return k.length() > 90 ? k.substring(0, 90) : k;
     }
@@ -347,7 +409,9 @@ class RingFileFuzzTest {
             }
             inRange(ring.lookup("/fuzz".getBytes(StandardCharsets.US_ASCII)), backends, ring);
             int count = 0;
-            for (PrimitiveIterator.OfInt it = ring.backends("/fuzz".getBytes(StandardCharsets.US_ASCII)); it.hasNext(); count++) {
+            for (PrimitiveIterator.OfInt it = ring.backends("/fuzz".getBytes(StandardCharsets.US_ASCII));
+                    it.hasNext();
+                    count++) {
                 int b = it.nextInt();
                 if (b < 0 || b >= backends) {
                     throw new AssertionError("failover order names backend " + b + " of " + backends + " on " + ring);
@@ -372,7 +436,8 @@ class RingFileFuzzTest {
             for (int i = 0; i < ring.pointCount(); i++) {
                 long h = Integer.toUnsignedLong(ring.pointHash(i));
                 if (h <= previous) {
-                    throw new AssertionError("verified, but " + ring + " point " + i + " is not above the previous one");
+                    throw new AssertionError(
+                            "verified, but " + ring + " point " + i + " is not above the previous one");
                 }
                 previous = h;
                 int b = ring.pointBackend(i);
@@ -385,31 +450,88 @@ class RingFileFuzzTest {
 
     // ---- mutations ----
 
-    private static final long[] INTERESTING = {0, 1, 2, 6, 40, 127, 128, 255, 256, 0x7FFF, 0x8000, 0xFFFF, 0x1_0000,
-            0x7FFF_FFFFL, 0x8000_0000L, 0xFFFF_FFFFL, 0x1_0000_0000L, Long.MAX_VALUE, Long.MIN_VALUE, -1, -6, -40};
+    private static final long[] INTERESTING = {
+        0,
+        1,
+        2,
+        6,
+        40,
+        127,
+        128,
+        255,
+        256,
+        0x7FFF,
+        0x8000,
+        0xFFFF,
+        0x1_0000,
+        0x7FFF_FFFFL,
+        0x8000_0000L,
+        0xFFFF_FFFFL,
+        0x1_0000_0000L,
+        Long.MAX_VALUE,
+        Long.MIN_VALUE,
+        -1,
+        -6,
+        -40
+    };
 
     /** Header fields: offset and width in bytes. */
     private static final int[][] HEADER_FIELDS = {
-            {RingFileDescriptor.FORMAT_VERSION_OFFSET, 2}, {RingFileDescriptor.FLAGS_OFFSET, 2}, {RingFileDescriptor.HEADER_LENGTH_OFFSET, 4},
-            {RingFileDescriptor.GENERATION_OFFSET, 8}, {RingFileDescriptor.FILE_LENGTH_OFFSET, 8}, {RingFileDescriptor.BACKEND_COUNT_OFFSET, 4},
-            {RingFileDescriptor.FEATURE_COUNT_OFFSET, 2}, {RingFileDescriptor.VERSION_COUNT_OFFSET, 2}, {RingFileDescriptor.RING_COUNT_OFFSET, 4},
-            {RingFileDescriptor.SEGMENT_COUNT_OFFSET, 4}, {RingFileDescriptor.BACKEND_TABLE_OFFSET_OFFSET, 8},
-            {RingFileDescriptor.BACKEND_TABLE_LENGTH_OFFSET, 8}, {RingFileDescriptor.FEATURE_TABLE_OFFSET_OFFSET, 8},
-            {RingFileDescriptor.FEATURE_TABLE_LENGTH_OFFSET, 8}, {RingFileDescriptor.RING_INDEX_OFFSET_OFFSET, 8},
-            {RingFileDescriptor.RING_INDEX_LENGTH_OFFSET, 8},
+        {RingFileDescriptor.FORMAT_VERSION_OFFSET, 2},
+        {RingFileDescriptor.FLAGS_OFFSET, 2},
+        {RingFileDescriptor.HEADER_LENGTH_OFFSET, 4},
+        {RingFileDescriptor.GENERATION_OFFSET, 8},
+        {RingFileDescriptor.FILE_LENGTH_OFFSET, 8},
+        {RingFileDescriptor.BACKEND_COUNT_OFFSET, 4},
+        {RingFileDescriptor.FEATURE_COUNT_OFFSET, 2},
+        {RingFileDescriptor.VERSION_COUNT_OFFSET, 2},
+        {RingFileDescriptor.RING_COUNT_OFFSET, 4},
+        {RingFileDescriptor.SEGMENT_COUNT_OFFSET, 4},
+        {RingFileDescriptor.BACKEND_TABLE_OFFSET_OFFSET, 8},
+        {RingFileDescriptor.BACKEND_TABLE_LENGTH_OFFSET, 8},
+        {RingFileDescriptor.FEATURE_TABLE_OFFSET_OFFSET, 8},
+        {RingFileDescriptor.FEATURE_TABLE_LENGTH_OFFSET, 8},
+        {RingFileDescriptor.RING_INDEX_OFFSET_OFFSET, 8},
+        {RingFileDescriptor.RING_INDEX_LENGTH_OFFSET, 8},
     };
 
     /** Ring index entry fields: offset and width in bytes. */
     private static final int[][] ENTRY_FIELDS = {
-            {RingFileDescriptor.ENTRY_FEATURE_MASK_OFFSET, 4}, {RingFileDescriptor.ENTRY_ALGORITHM_OFFSET, 1}, {RingFileDescriptor.ENTRY_STORAGE_OFFSET, 1},
-            {RingFileDescriptor.ENTRY_RESERVED1_OFFSET, 2}, {RingFileDescriptor.ENTRY_POINT_MULTIPLE_OFFSET, 4},
-            {RingFileDescriptor.ENTRY_POINT_COUNT_OFFSET, 4}, {RingFileDescriptor.ENTRY_SEGMENT_OFFSET_OFFSET, 8},
-            {RingFileDescriptor.ENTRY_SEGMENT_LENGTH_OFFSET, 8}, {RingFileDescriptor.ENTRY_SEGMENT_CRC_OFFSET, 4}, {RingFileDescriptor.ENTRY_RING_POINTS_OFFSET, 4},
+        {RingFileDescriptor.ENTRY_FEATURE_MASK_OFFSET, 4},
+        {RingFileDescriptor.ENTRY_ALGORITHM_OFFSET, 1},
+        {RingFileDescriptor.ENTRY_STORAGE_OFFSET, 1},
+        {RingFileDescriptor.ENTRY_RESERVED1_OFFSET, 2},
+        {RingFileDescriptor.ENTRY_POINT_MULTIPLE_OFFSET, 4},
+        {RingFileDescriptor.ENTRY_POINT_COUNT_OFFSET, 4},
+        {RingFileDescriptor.ENTRY_SEGMENT_OFFSET_OFFSET, 8},
+        {RingFileDescriptor.ENTRY_SEGMENT_LENGTH_OFFSET, 8},
+        {RingFileDescriptor.ENTRY_SEGMENT_CRC_OFFSET, 4},
+        {RingFileDescriptor.ENTRY_RING_POINTS_OFFSET, 4},
     };
 
-    private static final String[] ADDRESSES = {"127.0.0.1", "127.0.0.1:8080", "[::1]", "[::1%4294967296]", "256.0.0.1",
-            "127.0.0.1:65536", "[::1", "::1", "[::1]:", "[::1]x", "localhost", "1.2.3", "127.0.0.01", "[1:2:3:4:5:6:7:8:9]",
-            "[::ffff:1.2.3.4]:0", "127.0.0.1:-1", " ", "\u0000", "[%]", "[::1%]", "1.1.1.1:99999999999999999999"};
+    private static final String[] ADDRESSES = {
+        "127.0.0.1",
+        "127.0.0.1:8080",
+        "[::1]",
+        "[::1%4294967296]",
+        "256.0.0.1",
+        "127.0.0.1:65536",
+        "[::1",
+        "::1",
+        "[::1]:",
+        "[::1]x",
+        "localhost",
+        "1.2.3",
+        "127.0.0.01",
+        "[1:2:3:4:5:6:7:8:9]",
+        "[::ffff:1.2.3.4]:0",
+        "127.0.0.1:-1",
+        " ",
+        "\u0000",
+        "[%]",
+        "[::1%]",
+        "1.1.1.1:99999999999999999999"
+    };
 
     /**
      * One kind of mutation: changes {@code bytes} in place or returns a new array, appends what it did
@@ -419,12 +541,10 @@ class RingFileFuzzTest {
         Mutated apply(byte[] bytes, Shape shape, SplittableRandom r, StringBuilder what);
     }
 
-    private record Mutated(byte[] bytes, boolean fixMetadataChecksum) {
-    }
+    private record Mutated(byte[] bytes, boolean fixMetadataChecksum) {}
 
     /** A named mutation, drawn with {@code weight} chances in {@link #DRAW}. */
-    private record Mutator(String name, int weight, Mutation mutation) {
-    }
+    private record Mutator(String name, int weight, Mutation mutation) {}
 
     /** The mutations, in the order of {@link #DRAW}. */
     private static final List<Mutator> MUTATORS = List.of(
@@ -444,9 +564,11 @@ class RingFileFuzzTest {
 
     /** One slot per chance: a case draws {@code r.nextInt(DRAW.length)}, 16 slots. */
     private static final Mutator[] DRAW = MUTATORS.stream()
-            .flatMap(m -> Collections.nCopies(m.weight(), m).stream()).toArray(Mutator[]::new);
+            .flatMap(m -> Collections.nCopies(m.weight(), m).stream())
+            .toArray(Mutator[]::new);
 
-    private static byte[] mutate(byte[] bytes, Shape shape, SplittableRandom r, StringBuilder what, Map<String, Long> drawn) {
+    private static byte[] mutate(
+            byte[] bytes, Shape shape, SplittableRandom r, StringBuilder what, Map<String, Long> drawn) {
         Mutator mutator = DRAW[r.nextInt(DRAW.length)];
         drawn.merge(mutator.name(), 1L, Long::sum);
         Mutated mutated = mutator.mutation().apply(bytes, shape, r, what);
@@ -478,7 +600,12 @@ class RingFileFuzzTest {
             for (int i = 0; i < length; i++) {
                 bytes[at + i] = (byte) (kind == 0 ? r.nextInt(256) : kind == 1 ? 0xFF : 0);
             }
-            what.append(" garbage[").append(at).append(",+").append(length).append(kind == 0 ? " random" : kind == 1 ? " 0xff" : " 0").append(']');
+            what.append(" garbage[")
+                    .append(at)
+                    .append(",+")
+                    .append(length)
+                    .append(kind == 0 ? " random" : kind == 1 ? " 0xff" : " 0")
+                    .append(']');
         }
         return new Mutated(bytes, r.nextBoolean());
     }
@@ -486,7 +613,8 @@ class RingFileFuzzTest {
     /** Truncation, maybe with the header's length adjusted. */
     private static Mutated truncate(byte[] bytes, Shape shape, SplittableRandom r, StringBuilder what) {
         boolean fix = true;
-        int length = r.nextInt(4) == 0 ? (int) Math.max(0, Math.min(bytes.length, shape.metadataEnd + r.nextInt(9) - 4))
+        int length = r.nextInt(4) == 0
+                ? (int) Math.max(0, Math.min(bytes.length, shape.metadataEnd + r.nextInt(9) - 4))
                 : r.nextInt(bytes.length + 1);
         bytes = Arrays.copyOf(bytes, length);
         what.append(" truncate[").append(length).append(']');
@@ -539,7 +667,11 @@ class RingFileFuzzTest {
         b.putShort(RingFileDescriptor.VERSION_COUNT_OFFSET, (short) versions);
         b.putInt(RingFileDescriptor.RING_COUNT_OFFSET, (int) rings);
         b.putLong(RingFileDescriptor.RING_INDEX_LENGTH_OFFSET, rings * RingFileDescriptor.ENTRY_LENGTH);
-        what.append(" counts[features=").append(features).append(" versions=").append(versions).append(']');
+        what.append(" counts[features=")
+                .append(features)
+                .append(" versions=")
+                .append(versions)
+                .append(']');
         return new Mutated(bytes, true);
     }
 
@@ -550,10 +682,18 @@ class RingFileFuzzTest {
             int[] f = ENTRY_FIELDS[r.nextInt(ENTRY_FIELDS.length)];
             long v = value(r, bytes, e + f[0], f[1], bytes.length);
             put(bytes, e + f[0], f[1], v);
-            what.append(" entry@").append(e).append('+').append(f[0]).append('=').append(v);
+            what.append(" entry@")
+                    .append(e)
+                    .append('+')
+                    .append(f[0])
+                    .append('=')
+                    .append(v);
             if (f[0] == RingFileDescriptor.ENTRY_POINT_COUNT_OFFSET && r.nextBoolean()) {
                 long points = Integer.toUnsignedLong((int) v);
-                le(bytes).putLong(e + RingFileDescriptor.ENTRY_SEGMENT_LENGTH_OFFSET, points * RingFileDescriptor.POINT_LENGTH);
+                le(bytes)
+                        .putLong(
+                                e + RingFileDescriptor.ENTRY_SEGMENT_LENGTH_OFFSET,
+                                points * RingFileDescriptor.POINT_LENGTH);
                 what.append(" with its length");
             }
         }
@@ -571,8 +711,16 @@ class RingFileFuzzTest {
                 System.arraycopy(tmp, 0, bytes, j, RingFileDescriptor.ENTRY_LENGTH);
                 what.append(" swap entries ").append(i).append(',').append(j);
             } else {
-                System.arraycopy(bytes, j + RingFileDescriptor.ENTRY_POINT_COUNT_OFFSET, bytes, i + RingFileDescriptor.ENTRY_POINT_COUNT_OFFSET, 24);
-                what.append(" entry ").append(i).append(" takes the segment of ").append(j);
+                System.arraycopy(
+                        bytes,
+                        j + RingFileDescriptor.ENTRY_POINT_COUNT_OFFSET,
+                        bytes,
+                        i + RingFileDescriptor.ENTRY_POINT_COUNT_OFFSET,
+                        24);
+                what.append(" entry ")
+                        .append(i)
+                        .append(" takes the segment of ")
+                        .append(j);
             }
         }
         return new Mutated(bytes, true);
@@ -583,7 +731,8 @@ class RingFileFuzzTest {
         if (shape.ringCount > 0 && shape.segments.length > 0) {
             int e = shape.indexAt + r.nextInt(shape.ringCount) * RingFileDescriptor.ENTRY_LENGTH;
             long[] s = shape.segments[r.nextInt(shape.segments.length)];
-            long offset = s[0] + (r.nextBoolean() ? RingFileDescriptor.POINT_LENGTH * r.nextInt(8) : r.nextInt((int) s[1]));
+            long offset =
+                    s[0] + (r.nextBoolean() ? RingFileDescriptor.POINT_LENGTH * r.nextInt(8) : r.nextInt((int) s[1]));
             le(bytes).putLong(e + RingFileDescriptor.ENTRY_SEGMENT_OFFSET_OFFSET, offset);
             what.append(" entry ").append(e).append(" segment at ").append(offset);
         }
@@ -600,7 +749,12 @@ class RingFileFuzzTest {
             byte[] tmp = Arrays.copyOfRange(bytes, (int) a[0], (int) a[0] + n);
             System.arraycopy(bytes, (int) b[0], bytes, (int) a[0], n);
             System.arraycopy(tmp, 0, bytes, (int) b[0], n);
-            what.append(" swap segments ").append(a[0]).append(',').append(b[0]).append(" +").append(n);
+            what.append(" swap segments ")
+                    .append(a[0])
+                    .append(',')
+                    .append(b[0])
+                    .append(" +")
+                    .append(n);
             fix = r.nextBoolean();
             if (fix) {
                 fixSegmentChecksums(bytes, shape);
@@ -636,7 +790,10 @@ class RingFileFuzzTest {
                     what.append(" point hashes swapped ").append(p).append(',').append(q);
                 }
                 case 3 -> {
-                    int q = p + (p + RingFileDescriptor.POINT_LENGTH < s[0] + s[1] ? RingFileDescriptor.POINT_LENGTH : -RingFileDescriptor.POINT_LENGTH);
+                    int q = p
+                            + (p + RingFileDescriptor.POINT_LENGTH < s[0] + s[1]
+                                    ? RingFileDescriptor.POINT_LENGTH
+                                    : -RingFileDescriptor.POINT_LENGTH);
                     if (q >= s[0]) {
                         b.putInt(q, b.getInt(p));
                     }
@@ -660,7 +817,8 @@ class RingFileFuzzTest {
             int p = shape.backendsAt;
             int index = r.nextInt(shape.backendCount);
             for (int i = 0; i < index; i++) {
-                p += RingFileDescriptor.BACKEND_FIXED_LENGTH + Short.toUnsignedInt(b.getShort(p + RingFileDescriptor.BACKEND_ADDRESS_LENGTH_OFFSET));
+                p += RingFileDescriptor.BACKEND_FIXED_LENGTH
+                        + Short.toUnsignedInt(b.getShort(p + RingFileDescriptor.BACKEND_ADDRESS_LENGTH_OFFSET));
             }
             int length = Short.toUnsignedInt(b.getShort(p + RingFileDescriptor.BACKEND_ADDRESS_LENGTH_OFFSET));
             switch (r.nextInt(4)) {
@@ -677,7 +835,10 @@ class RingFileFuzzTest {
                 case 2 -> {
                     long v = value(r, bytes, p + RingFileDescriptor.BACKEND_ADDRESS_LENGTH_OFFSET, 2, bytes.length);
                     put(bytes, p + RingFileDescriptor.BACKEND_ADDRESS_LENGTH_OFFSET, 2, v);
-                    what.append(" backend ").append(index).append(" addressLength=").append(v);
+                    what.append(" backend ")
+                            .append(index)
+                            .append(" addressLength=")
+                            .append(v);
                 }
                 default -> { // same length, other text: a bad or duplicate address
                     String text = ADDRESSES[r.nextInt(ADDRESSES.length)];
@@ -686,12 +847,16 @@ class RingFileFuzzTest {
                         t[i] = (byte) "0123456789:]%".charAt(r.nextInt(13));
                     }
                     System.arraycopy(t, 0, bytes, p + RingFileDescriptor.BACKEND_ADDRESS_OFFSET, length);
-                    what.append(" backend ").append(index).append(" address='")
-                            .append(new String(t, StandardCharsets.ISO_8859_1).replaceAll("\\p{Cntrl}", "?")).append('\'');
+                    what.append(" backend ")
+                            .append(index)
+                            .append(" address='")
+                            .append(new String(t, StandardCharsets.ISO_8859_1).replaceAll("\\p{Cntrl}", "?"))
+                            .append('\'');
                 }
             }
         } else {
-            int p = shape.featuresAt + (r.nextBoolean() ? 0 : 1 + r.nextInt(Math.max(1, (int) (shape.indexAt - shape.featuresAt - 1))));
+            int p = shape.featuresAt
+                    + (r.nextBoolean() ? 0 : 1 + r.nextInt(Math.max(1, (int) (shape.indexAt - shape.featuresAt - 1))));
             int v = r.nextBoolean() ? "a/ .-_\u0000\u00ffx".charAt(r.nextInt(10)) : r.nextInt(256);
             bytes[p] = (byte) v;
             what.append(" feature table byte ").append(p).append('=').append(v);
@@ -706,7 +871,14 @@ class RingFileFuzzTest {
         int at = r.nextInt(bytes.length);
         int n = Math.min(Math.min(other.bytes.length - from, bytes.length - at), 1 + r.nextInt(512));
         System.arraycopy(other.bytes, from, bytes, at, n);
-        what.append(" splice ").append(other.name).append('[').append(from).append(",+").append(n).append("]@").append(at);
+        what.append(" splice ")
+                .append(other.name)
+                .append('[')
+                .append(from)
+                .append(",+")
+                .append(n)
+                .append("]@")
+                .append(at);
         return new Mutated(bytes, r.nextBoolean());
     }
 
@@ -756,7 +928,8 @@ class RingFileFuzzTest {
         long end = shape.metadataEnd;
         if (bytes.length >= RingFileDescriptor.HEADER_LENGTH) {
             ByteBuffer b = le(bytes);
-            long said = b.getLong(RingFileDescriptor.RING_INDEX_OFFSET_OFFSET) + b.getLong(RingFileDescriptor.RING_INDEX_LENGTH_OFFSET);
+            long said = b.getLong(RingFileDescriptor.RING_INDEX_OFFSET_OFFSET)
+                    + b.getLong(RingFileDescriptor.RING_INDEX_LENGTH_OFFSET);
             if (said >= 0 && said + RingFileDescriptor.METADATA_CRC_LENGTH <= bytes.length) {
                 end = said;
             }
@@ -796,7 +969,9 @@ class RingFileFuzzTest {
             Object b = null;
             Method m = null;
             try {
-                b = Class.forName("java.lang.management.ManagementFactory").getMethod("getThreadMXBean").invoke(null);
+                b = Class.forName("java.lang.management.ManagementFactory")
+                        .getMethod("getThreadMXBean")
+                        .invoke(null);
                 m = Class.forName("com.sun.management.ThreadMXBean").getMethod("getCurrentThreadAllocatedBytes");
                 m.invoke(b);
             } catch (ReflectiveOperationException | RuntimeException e) {

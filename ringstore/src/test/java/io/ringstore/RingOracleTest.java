@@ -1,18 +1,14 @@
 package io.ringstore;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.ringstore.build.BackendList;
 import io.ringstore.build.BackendsFileException;
 import io.ringstore.build.BuildResult;
 import io.ringstore.build.RingBuilder;
 import io.ringstore.build.Views;
-
-import net.openhft.chronicle.testframework.Combination;
-import org.junit.jupiter.api.Tag;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.MethodSource;
-
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -31,10 +27,12 @@ import java.util.TreeMap;
 import java.util.stream.IntStream;
 import java.util.stream.LongStream;
 import java.util.zip.CRC32;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import net.openhft.chronicle.testframework.Combination;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Property test: every ring of randomly generated backend sets against a naive oracle, a
@@ -70,8 +68,7 @@ class RingOracleTest {
     }
 
     /** Rust's SocketAddr order: IPv4 before IPv6, then address bytes unsigned, port, scope. */
-    private static final Comparator<Gen> SOCKET_ORDER = Comparator
-            .comparingInt((Gen g) -> g.ip().length)
+    private static final Comparator<Gen> SOCKET_ORDER = Comparator.comparingInt((Gen g) -> g.ip().length)
             .thenComparing(Gen::ip, Arrays::compareUnsigned)
             .thenComparingInt(Gen::portNumber)
             .thenComparingLong(Gen::scope);
@@ -97,7 +94,8 @@ class RingOracleTest {
         return withPort(r, host.toString(), ip, 0, weight, features);
     }
 
-    private static Gen withPort(SplittableRandom r, String host, byte[] ip, long scope, long weight, Set<String> features) {
+    private static Gen withPort(
+            SplittableRandom r, String host, byte[] ip, long scope, long weight, Set<String> features) {
         if (r.nextInt(3) == 0) {
             return new Gen(host, null, ip, 80, scope, weight, features);
         }
@@ -123,7 +121,8 @@ class RingOracleTest {
                 g[5] = 0xFFFF;
                 g[6] = 0x7F00 | r.nextInt(256);
                 g[7] = r.nextInt(65536);
-                text = r.nextBoolean() ? null
+                text = r.nextBoolean()
+                        ? null
                         : "::ffff:" + (g[6] >> 8) + "." + (g[6] & 0xFF) + "." + (g[7] >> 8) + "." + (g[7] & 0xFF);
             }
             case 1 -> { // link-local with a scope
@@ -322,23 +321,29 @@ class RingOracleTest {
 
         /** Distinct backends from the key's point on, wrapping. */
         static List<Integer> failover(TreeMap<Long, Integer> ring, long hash) {
-            LinkedHashSet<Integer> order = new LinkedHashSet<>(ring.tailMap(hash, true).values());
+            LinkedHashSet<Integer> order =
+                    new LinkedHashSet<>(ring.tailMap(hash, true).values());
             order.addAll(ring.headMap(hash, false).values());
             return List.copyOf(order);
         }
     }
 
     /** Totals over a file's distinct segments (compared with the build's own counts), and the oracle used. */
-    private record Totals(long points, long collisions, Oracle oracle) {
-    }
+    private record Totals(long points, long collisions, Oracle oracle) {}
 
     /**
      * Builds {@code gens} into a file and compares every ring with the oracle.
      *
      * @return points and collisions per distinct segment, summed, and the oracle
      */
-    private static Totals check(Path dir, List<Gen> gens, List<RingVersion> versions, SplittableRandom r,
-                                int randomHashes, int failoverKeys) throws Exception {
+    private static Totals check(
+            Path dir,
+            List<Gen> gens,
+            List<RingVersion> versions,
+            SplittableRandom r,
+            int randomHashes,
+            int failoverKeys)
+            throws Exception {
         String text = fileText(gens, r);
         BackendList parsed = BackendList.parse("oracle", text);
         assertEquals(gens.size(), parsed.size());
@@ -376,20 +381,29 @@ class RingOracleTest {
         return new Totals(points, collisions, oracle);
     }
 
-    private static void compare(TreeMap<Long, Integer> expected, BitSet members, Ring ring, SplittableRandom r,
-                                int randomHashes, int failoverKeys, String what) {
+    private static void compare(
+            TreeMap<Long, Integer> expected,
+            BitSet members,
+            Ring ring,
+            SplittableRandom r,
+            int randomHashes,
+            int failoverKeys,
+            String what) {
         // The points themselves, in order.
         assertEquals(expected.size(), ring.pointCount(), what);
         int i = 0;
         for (Map.Entry<Long, Integer> e : expected.entrySet()) {
             int position = i++;
-            if (Integer.toUnsignedLong(ring.pointHash(position)) != e.getKey() || ring.pointBackend(position) != e.getValue()) {
-                throw new AssertionError("point " + position + ": expected " + e.getKey() + "->" + e.getValue() + ", found "
-                        + Integer.toUnsignedString(ring.pointHash(position)) + "->" + ring.pointBackend(position) + " in " + what);
+            if (Integer.toUnsignedLong(ring.pointHash(position)) != e.getKey()
+                    || ring.pointBackend(position) != e.getValue()) {
+                throw new AssertionError("point " + position + ": expected " + e.getKey() + "->" + e.getValue()
+                        + ", found " + Integer.toUnsignedString(ring.pointHash(position)) + "->"
+                        + ring.pointBackend(position) + " in " + what);
             }
         }
         // Lookups: random hashes, both ends, and on and beside every point.
-        LongStream.Builder hashes = LongStream.builder().add(0).add(1).add(0xFFFF_FFFEL).add(0xFFFF_FFFFL);
+        LongStream.Builder hashes =
+                LongStream.builder().add(0).add(1).add(0xFFFF_FFFEL).add(0xFFFF_FFFFL);
         for (int k = 0; k < randomHashes; k++) {
             hashes.add(r.nextLong(1L << 32));
         }
@@ -474,7 +488,16 @@ class RingOracleTest {
         List<Gen> out = new ArrayList<>();
         for (Gen g : gens) {
             int percent = g.host().indexOf('%');
-            Gen u = percent < 0 ? g : new Gen(g.host().substring(0, percent) + "]", g.port(), g.ip(), g.portNumber(), 0, g.weight(), g.features());
+            Gen u = percent < 0
+                    ? g
+                    : new Gen(
+                            g.host().substring(0, percent) + "]",
+                            g.port(),
+                            g.ip(),
+                            g.portNumber(),
+                            0,
+                            g.weight(),
+                            g.features());
             if (endpoints.add(Arrays.toString(u.ip()) + "/" + u.portNumber())) {
                 out.add(u);
             }
@@ -499,12 +522,17 @@ class RingOracleTest {
                 new Gen("[fe80::1%2]", null, ip, 80, 2, 1, Set.of("a", "b")),
                 new Gen("[fe80:0::1]", "80", ip, 80, 0, 3, Set.of("b")),
                 new Gen("[FE80::1%1]", "0080", ip, 80, 1, 1, Set.of("a")));
-        Totals totals = check(dir, gens, List.of(RingVersion.v2(1), RingVersion.v2(3)), new SplittableRandom(11), 200, 10);
+        Totals totals =
+                check(dir, gens, List.of(RingVersion.v2(1), RingVersion.v2(3)), new SplittableRandom(11), 200, 10);
         assertTrue(totals.collisions() > 0, "the fixture forces v2 collisions");
         // v1 is nginx's, which refuses scope ids: a build that includes it is refused at the first scoped line.
         BackendList parsed = BackendList.parse("oracle", fileText(gens, new SplittableRandom(11)));
-        BackendsFileException e = assertThrows(BackendsFileException.class,
-                () -> RingBuilder.of(parsed).version(RingVersion.v2(1)).version(RingVersion.V1).build(dir.resolve("v1.ring")));
+        BackendsFileException e = assertThrows(
+                BackendsFileException.class,
+                () -> RingBuilder.of(parsed)
+                        .version(RingVersion.v2(1))
+                        .version(RingVersion.V1)
+                        .build(dir.resolve("v1.ring")));
         assertTrue(e.line() >= 1 && e.reason().contains("'[fe80::1%3]:80' has a scope id"), e.getMessage());
     }
 
@@ -518,7 +546,8 @@ class RingOracleTest {
     void manyPointsCollideAndTheTieRulesHold(@TempDir Path dir) throws Exception {
         SplittableRandom r = new SplittableRandom(20_240_601);
         List<Gen> gens = unscoped(randomBackends(r, 2000, 1, 0)); // v1 refuses scope ids
-        List<RingVersion> versions = List.of(RingVersion.v2(160), RingVersion.V1); // v1 last: its expected ring stays cached
+        List<RingVersion> versions =
+                List.of(RingVersion.v2(160), RingVersion.V1); // v1 last: its expected ring stays cached
         Totals totals = check(dir, gens, versions, r, 2000, 3);
         assertTrue(totals.collisions() >= 10, "expected about 2 × 12 birthday collisions: " + totals.collisions());
 

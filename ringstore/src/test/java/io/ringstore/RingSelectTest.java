@@ -1,8 +1,7 @@
 package io.ringstore;
 
-import org.junit.jupiter.api.Tag;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -15,9 +14,9 @@ import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.TreeMap;
 import java.util.function.IntPredicate;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@link Ring#select} against a naive oracle: the ring's points put in a {@code TreeMap<unsigned hash,
@@ -59,8 +58,8 @@ class RingSelectTest {
         }
         return map;
     }
-    @Tag("slow") // an exhaustive sweep of several seconds: the full lane runs it
 
+    @Tag("slow") // an exhaustive sweep of several seconds: the full lane runs it
     @Test
     void selectWalksPointsAsNginxDoes() throws Exception {
         SplittableRandom random = new SplittableRandom(11);
@@ -68,7 +67,13 @@ class RingSelectTest {
             int n = 1 + random.nextInt(12);
             StringBuilder text = new StringBuilder();
             for (int b = 0; b < n; b++) {
-                text.append("server 10.0.").append(round).append('.').append(b + 1).append(":80 weight=").append(1 + random.nextInt(3)).append(";\n");
+                text.append("server 10.0.")
+                        .append(round)
+                        .append('.')
+                        .append(b + 1)
+                        .append(":80 weight=")
+                        .append(1 + random.nextInt(3))
+                        .append(";\n");
             }
             Path file = dir.resolve(round + ".ring");
             TestRings.build(file, text.toString());
@@ -80,14 +85,16 @@ class RingSelectTest {
                     long downMask = random.nextLong() & random.nextLong(); // about a quarter down
                     IntPredicate up = b -> (downMask & (1L << b)) == 0;
                     int maxPoints = 1 + random.nextInt(40);
-                    String what = "round " + round + " hash " + Integer.toUnsignedString(hash) + " down " + Long.toHexString(downMask)
-                            + " maxPoints " + maxPoints;
+                    String what = "round " + round + " hash " + Integer.toUnsignedString(hash) + " down "
+                            + Long.toHexString(downMask) + " maxPoints " + maxPoints;
                     assertEquals(oracleSelect(points, hash, maxPoints, up), ring.select(hash, maxPoints, up), what);
                     assertEquals(ring.lookupHash(hash), ring.select(hash, maxPoints, b -> true), what);
                     assertEquals(Ring.GAVE_UP, ring.select(hash, maxPoints, b -> false), what);
                     int expected = oracleSelect(points, hash, maxPoints, up);
-                    assertEquals(expected < 0 ? null : store.backend(expected),
-                            ring.selectBackend(hash, maxPoints, b -> up.test(b.index())), what + " (by Backend)");
+                    assertEquals(
+                            expected < 0 ? null : store.backend(expected),
+                            ring.selectBackend(hash, maxPoints, b -> up.test(b.index())),
+                            what + " (by Backend)");
                 }
             }
         }
@@ -113,7 +120,10 @@ class RingSelectTest {
                         return b != 0;
                     });
                     assertEquals(Ring.GAVE_UP, answer, "backend 1 lies beyond the 21 points nginx looks at");
-                    assertEquals(Ring.NGINX_MAX_POINTS, calls[0], "accept is asked once per point, the same backend again each time");
+                    assertEquals(
+                            Ring.NGINX_MAX_POINTS,
+                            calls[0],
+                            "accept is asked once per point, the same backend again each time");
                     return;
                 }
             }
@@ -137,7 +147,8 @@ class RingSelectTest {
         Path file = dir.resolve("k.ring");
         TestRings.build(file, "server 10.0.0.1:80;\nserver 10.0.0.2:80;\nserver 10.0.0.3:80 weight=3;\n");
         SplittableRandom random = new SplittableRandom(5);
-        try (RingStore store = RingStore.open(file); Arena arena = Arena.ofConfined()) {
+        try (RingStore store = RingStore.open(file);
+                Arena arena = Arena.ofConfined()) {
             Ring ring = store.ring(java.util.Set.of());
             for (int k = 0; k < 500; k++) {
                 byte[] key = new byte[random.nextInt(70)];
@@ -154,21 +165,35 @@ class RingSelectTest {
                 assertEquals(expected, ring.lookup(heap.asReadOnlyBuffer()), "read-only heap buffer: no array to read");
                 assertEquals(expected, ring.lookup(heap.slice()), "slice: array offset");
 
-                ByteBuffer direct = ByteBuffer.allocateDirect(padded.length).put(padded).position(3).limit(3 + key.length);
+                ByteBuffer direct = ByteBuffer.allocateDirect(padded.length)
+                        .put(padded)
+                        .position(3)
+                        .limit(3 + key.length);
                 assertEquals(expected, ring.lookup(direct));
                 assertEquals(3, direct.position());
                 assertEquals(3 + key.length, direct.limit());
-                assertEquals(expected, ring.lookup(direct.duplicate().order(java.nio.ByteOrder.LITTLE_ENDIAN)), "the buffer's byte order does not matter");
+                assertEquals(
+                        expected,
+                        ring.lookup(direct.duplicate().order(java.nio.ByteOrder.LITTLE_ENDIAN)),
+                        "the buffer's byte order does not matter");
 
                 MemorySegment nativeKey = arena.allocate(key.length + 1).asSlice(1, key.length); // unaligned start
                 nativeKey.copyFrom(MemorySegment.ofArray(key));
                 assertEquals(expected, ring.lookup(nativeKey));
-                assertEquals(expected, ring.lookup(MemorySegment.ofArray(padded).asSlice(3, key.length)), "heap segment with an offset");
+                assertEquals(
+                        expected,
+                        ring.lookup(MemorySegment.ofArray(padded).asSlice(3, key.length)),
+                        "heap segment with an offset");
                 long[] longs = new long[(key.length + 7) / 8];
-                MemorySegment.ofArray(longs).copyFrom(MemorySegment.ofArray(java.util.Arrays.copyOf(key, longs.length * 8)));
-                assertEquals(expected, ring.lookup(MemorySegment.ofArray(longs).asSlice(0, key.length)), "heap segment over a long[]");
+                MemorySegment.ofArray(longs)
+                        .copyFrom(MemorySegment.ofArray(java.util.Arrays.copyOf(key, longs.length * 8)));
+                assertEquals(
+                        expected,
+                        ring.lookup(MemorySegment.ofArray(longs).asSlice(0, key.length)),
+                        "heap segment over a long[]");
             }
-            assertEquals(Ring.hash("GET /".getBytes(StandardCharsets.US_ASCII)),
+            assertEquals(
+                    Ring.hash("GET /".getBytes(StandardCharsets.US_ASCII)),
                     Ring.hash(ByteBuffer.wrap("GET /".getBytes(StandardCharsets.US_ASCII))));
         }
     }

@@ -1,15 +1,23 @@
 package io.ringstore;
 
+import static io.ringstore.TestRings.build;
+import static io.ringstore.TestRings.builder;
+import static io.ringstore.TestRings.parse;
+import static io.ringstore.TestRings.pointBackends;
+import static io.ringstore.TestRings.tempFiles;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.ringstore.build.BackendList;
 import io.ringstore.build.BackendsFileException;
 import io.ringstore.build.BuildResult;
 import io.ringstore.build.RingBuilder;
 import io.ringstore.internal.format.RingFileDescriptor;
-
-import net.openhft.chronicle.testframework.Combination;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -26,19 +34,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.zip.CRC32;
-
-import static io.ringstore.TestRings.build;
-import static io.ringstore.TestRings.builder;
-import static io.ringstore.TestRings.parse;
-import static io.ringstore.TestRings.pointBackends;
-import static io.ringstore.TestRings.tempFiles;
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNotEquals;
-import static org.junit.jupiter.api.Assertions.assertNull;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import net.openhft.chronicle.testframework.Combination;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class RingStoreTest {
     private static final RingVersion V2_16 = RingVersion.v2(16);
@@ -93,15 +91,23 @@ class RingStoreTest {
                         assertEquals(0, segmentOffset(ring));
                         continue;
                     }
-                    long weights = expected.stream().mapToLong(i -> input.backend(i).weight()).sum();
+                    long weights = expected.stream()
+                            .mapToLong(i -> input.backend(i).weight())
+                            .sum();
                     assertTrue(ring.pointCount() <= weights * version.pointMultiple());
-                    assertTrue(ring.pointCount() >= weights * version.pointMultiple() - 2, "at most a collision or two");
+                    assertTrue(
+                            ring.pointCount() >= weights * version.pointMultiple() - 2, "at most a collision or two");
                     // Same backends, same segment; different backends, a different segment.
                     Long seen = offsetOfMembers.putIfAbsent(expected, segmentOffset(ring));
                     if (seen != null) {
-                        assertEquals(seen, segmentOffset(ring), () -> "rings with backends " + expected + " share a segment");
+                        assertEquals(
+                                seen,
+                                segmentOffset(ring),
+                                () -> "rings with backends " + expected + " share a segment");
                     } else {
-                        assertTrue(offsets.add(segmentOffset(ring)), () -> version + " " + wanted + " reuses another backend set's segment");
+                        assertTrue(
+                                offsets.add(segmentOffset(ring)),
+                                () -> version + " " + wanted + " reuses another backend set's segment");
                     }
                 }
             }
@@ -142,7 +148,8 @@ class RingStoreTest {
         Path file = dir.resolve("f.ring");
         build(file, FEATURED);
         try (RingStore store = RingStore.open(file)) {
-            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> store.ring(Set.of("ssd", "nvme")));
+            IllegalArgumentException e =
+                    assertThrows(IllegalArgumentException.class, () -> store.ring(Set.of("ssd", "nvme")));
             assertTrue(e.getMessage().contains("'nvme'"), e.getMessage());
             e = assertThrows(IllegalArgumentException.class, () -> store.ring(Set.of(), RingVersion.v2(160)));
             assertTrue(e.getMessage().contains("v2:160"), e.getMessage());
@@ -168,7 +175,9 @@ class RingStoreTest {
                 assertEquals(Ring.NO_BACKEND, ring.lookup(new byte[0]));
                 assertFalse(ring.points(key).hasNext());
                 assertFalse(ring.backends(key).hasNext());
-                assertThrows(java.util.NoSuchElementException.class, () -> ring.backends(key).nextInt());
+                assertThrows(
+                        java.util.NoSuchElementException.class,
+                        () -> ring.backends(key).nextInt());
                 assertThrows(IndexOutOfBoundsException.class, () -> ring.pointHash(0));
                 assertEquals(1, pointBackends(store.ring(Set.of("a"), v)).cardinality());
             }
@@ -179,7 +188,11 @@ class RingStoreTest {
     @Test
     void hashesPastTheLastPointWrapToTheFirst(@TempDir Path dir) throws Exception {
         Path file = dir.resolve("wrap.ring");
-        build(file, "server 127.0.0.1:1 weight=3\nserver 127.0.0.2:2\nserver [::2]:3\n", RingVersion.V1, RingVersion.v2(2));
+        build(
+                file,
+                "server 127.0.0.1:1 weight=3\nserver 127.0.0.2:2\nserver [::2]:3\n",
+                RingVersion.V1,
+                RingVersion.v2(2));
         try (RingStore store = RingStore.open(file)) {
             for (Ring ring : store.rings()) {
                 int n = ring.pointCount();
@@ -308,16 +321,21 @@ class RingStoreTest {
         byte[] before = Files.readAllBytes(file);
         // Each alone fits (7e6 × 160 = 1.12e9), the second brings the v1 ring to 2.24e9. v2:1 alone would fit.
         String text = "server 127.0.0.1 weight=7000000\n# comment\nserver 127.0.0.2 weight=7000000\n";
-        BackendsFileException e = assertThrows(BackendsFileException.class,
-                () -> build(file, text, RingVersion.v2(1), RingVersion.V1));
+        BackendsFileException e =
+                assertThrows(BackendsFileException.class, () -> build(file, text, RingVersion.v2(1), RingVersion.V1));
         assertEquals(3, e.line());
         assertTrue(e.reason().contains("v1"), e.reason());
         assertArrayEquals(before, Files.readAllBytes(file));
         assertEquals(List.of(), tempFiles(dir));
 
         // A large v2 point multiple overflows where v1 would not.
-        e = assertThrows(BackendsFileException.class,
-                () -> build(file, "server 127.0.0.1 weight=2\nserver 127.0.0.2 weight=2\n", RingVersion.V1, RingVersion.v2(600_000_000)));
+        e = assertThrows(
+                BackendsFileException.class,
+                () -> build(
+                        file,
+                        "server 127.0.0.1 weight=2\nserver 127.0.0.2 weight=2\n",
+                        RingVersion.V1,
+                        RingVersion.v2(600_000_000)));
         assertEquals(2, e.line());
         assertTrue(e.reason().contains("v2:600000000"), e.reason());
         assertArrayEquals(before, Files.readAllBytes(file));
@@ -330,17 +348,26 @@ class RingStoreTest {
     void sameInputAndGenerationGiveIdenticalBytes(@TempDir Path dir) throws Exception {
         Path a = dir.resolve("a.ring");
         Path b = dir.resolve("b.ring");
-        builder(FEATURED, RingVersion.V1, V2_16, RingVersion.v2(1)).generation(42).build(a);
-        builder(FEATURED, RingVersion.V1, V2_16, RingVersion.v2(1)).generation(42).build(b);
+        builder(FEATURED, RingVersion.V1, V2_16, RingVersion.v2(1))
+                .generation(42)
+                .build(a);
+        builder(FEATURED, RingVersion.V1, V2_16, RingVersion.v2(1))
+                .generation(42)
+                .build(b);
         assertEquals(-1, Files.mismatch(a, b));
         // Rebuilding at the same path with the same generation also reproduces the bytes.
         byte[] first = Files.readAllBytes(a);
-        builder(FEATURED, RingVersion.V1, V2_16, RingVersion.v2(1)).generation(42).build(a);
+        builder(FEATURED, RingVersion.V1, V2_16, RingVersion.v2(1))
+                .generation(42)
+                .build(a);
         assertArrayEquals(first, Files.readAllBytes(a));
         // A different generation changes the file.
-        builder(FEATURED, RingVersion.V1, V2_16, RingVersion.v2(1)).generation(43).build(b);
+        builder(FEATURED, RingVersion.V1, V2_16, RingVersion.v2(1))
+                .generation(43)
+                .build(b);
         assertNotEquals(-1, Files.mismatch(a, b));
-        try (RingStore sa = RingStore.open(a); RingStore sb = RingStore.open(b)) {
+        try (RingStore sa = RingStore.open(a);
+                RingStore sb = RingStore.open(b)) {
             assertArrayEquals(sa.inputDigest(), sb.inputDigest(), "same input, same digest");
             assertEquals(42, sa.generation());
             assertEquals(43, sb.generation());
@@ -353,7 +380,8 @@ class RingStoreTest {
         Path b = dir.resolve("b.ring");
         build(a, "server 127.0.0.1\nserver 127.0.0.2\n");
         build(b, "server 127.0.0.1\nserver 127.0.0.2 weight=2\n");
-        try (RingStore sa = RingStore.open(a); RingStore sb = RingStore.open(b)) {
+        try (RingStore sa = RingStore.open(a);
+                RingStore sb = RingStore.open(b)) {
             assertFalse(java.util.Arrays.equals(sa.inputDigest(), sb.inputDigest()));
             assertEquals(32, sa.inputDigest().length);
         }
@@ -383,7 +411,9 @@ class RingStoreTest {
     void generationNeverGoesNegative(@TempDir Path dir) throws Exception {
         Path file = dir.resolve("max.ring");
         String text = "server 127.0.0.1\n";
-        assertEquals(Long.MAX_VALUE, builder(text).generation(Long.MAX_VALUE).build(file).generation());
+        assertEquals(
+                Long.MAX_VALUE,
+                builder(text).generation(Long.MAX_VALUE).build(file).generation());
         // After the largest generation the next cannot be one more: the builder refuses, naming the
         // generation field, instead of wrapping to a negative number; the old file stays.
         byte[] before = Files.readAllBytes(file);
@@ -505,7 +535,9 @@ class RingStoreTest {
         Path target = dir.resolve("occupied");
         Files.createDirectory(target);
         Files.writeString(target.resolve("keep"), "x");
-        assertThrows(IOException.class, () -> builder("server 127.0.0.1\n").generation(1).build(target));
+        assertThrows(
+                IOException.class,
+                () -> builder("server 127.0.0.1\n").generation(1).build(target));
         assertEquals(List.of(), tempFiles(dir));
         assertTrue(Files.isDirectory(target));
         assertEquals("x", Files.readString(target.resolve("keep")));
@@ -540,15 +572,21 @@ class RingStoreTest {
 
     @Test
     void publishedFilesAreReadableByOtherUsersAndKeepThePermissionsTheyReplace(@TempDir Path dir) throws Exception {
-        org.junit.jupiter.api.Assumptions.assumeTrue(dir.getFileSystem().supportedFileAttributeViews().contains("posix"));
+        org.junit.jupiter.api.Assumptions.assumeTrue(
+                dir.getFileSystem().supportedFileAttributeViews().contains("posix"));
         Path file = dir.resolve("perm.ring");
         build(file, "server 127.0.0.1\n");
-        assertEquals(java.nio.file.attribute.PosixFilePermissions.fromString("rw-r--r--"),
-                java.nio.file.Files.getPosixFilePermissions(file), "a new ring file must be readable by router processes of any user");
-        java.nio.file.Files.setPosixFilePermissions(file, java.nio.file.attribute.PosixFilePermissions.fromString("rw-r-----"));
+        assertEquals(
+                java.nio.file.attribute.PosixFilePermissions.fromString("rw-r--r--"),
+                java.nio.file.Files.getPosixFilePermissions(file),
+                "a new ring file must be readable by router processes of any user");
+        java.nio.file.Files.setPosixFilePermissions(
+                file, java.nio.file.attribute.PosixFilePermissions.fromString("rw-r-----"));
         build(file, "server 127.0.0.2\n");
-        assertEquals(java.nio.file.attribute.PosixFilePermissions.fromString("rw-r-----"),
-                java.nio.file.Files.getPosixFilePermissions(file), "a replacement keeps the permissions of the file it replaces");
+        assertEquals(
+                java.nio.file.attribute.PosixFilePermissions.fromString("rw-r-----"),
+                java.nio.file.Files.getPosixFilePermissions(file),
+                "a replacement keeps the permissions of the file it replaces");
     }
 
     /** Where a ring's points are (0 for an empty ring): rings with equal offsets share points. */

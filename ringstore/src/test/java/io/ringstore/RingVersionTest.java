@@ -1,12 +1,12 @@
 package io.ringstore;
 
-import org.junit.jupiter.api.Test;
-
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import org.junit.jupiter.api.Test;
 
 /** The version grammar the CLI's {@code --algorithm} reads: every spelling, its default and its messages. */
 class RingVersionTest {
@@ -25,16 +25,38 @@ class RingVersionTest {
 
     @Test
     void badNamesSayWhatIsExpected() {
-        String families = "v1, v2, libketama, libmemcached, libmemcached-spy, twemproxy, spymemcached, spymemcached-weighted, xmemcached,"
-                + " xmemcached-nginx, dubbo, couchbase, envoy, envoy-murmur2 or grpc";
-        assertEquals("unknown algorithm 'v3' (expected " + families + ")", assertThrows(IllegalArgumentException.class, () -> RingVersion.parse("v3")).getMessage());
-        assertEquals("unknown algorithm '' (expected " + families + ")", assertThrows(IllegalArgumentException.class, () -> RingVersion.parse(":5")).getMessage());
-        assertEquals("bad version 'v1:160' (expected v1)", assertThrows(IllegalArgumentException.class, () -> RingVersion.parse("v1:160")).getMessage());
+        String families =
+                "v1, v2, libketama, libmemcached, libmemcached-spy, twemproxy, spymemcached, spymemcached-weighted, xmemcached,"
+                        + " xmemcached-nginx, dubbo, couchbase, envoy, envoy-murmur2 or grpc";
+        assertEquals(
+                "unknown algorithm 'v3' (expected " + families + ")",
+                assertThrows(IllegalArgumentException.class, () -> RingVersion.parse("v3"))
+                        .getMessage());
+        assertEquals(
+                "unknown algorithm '' (expected " + families + ")",
+                assertThrows(IllegalArgumentException.class, () -> RingVersion.parse(":5"))
+                        .getMessage());
+        assertEquals(
+                "bad version 'v1:160' (expected v1)",
+                assertThrows(IllegalArgumentException.class, () -> RingVersion.parse("v1:160"))
+                        .getMessage());
         for (String bad : new String[] {"v2:0", "v2:", "v2:x", "v2:1:2", "v2:2147483648", "v2:-1"}) {
-            assertEquals("bad version '" + bad + "' (expected v2 or v2:K with K from 1 to 2147483647)",
-                    assertThrows(IllegalArgumentException.class, () -> RingVersion.parse(bad)).getMessage(), bad);
+            assertEquals(
+                    "bad version '" + bad + "' (expected v2 or v2:K with K from 1 to 2147483647)",
+                    assertThrows(IllegalArgumentException.class, () -> RingVersion.parse(bad))
+                            .getMessage(),
+                    bad);
         }
-        for (String bad : new String[] {"twemproxy:md6", "twemproxy:", "twemproxy:md5:1", "envoy:0", "envoy:10:5", "envoy:1:2:3", "spymemcached:0", "couchbase:160"}) {
+        for (String bad : new String[] {
+            "twemproxy:md6",
+            "twemproxy:",
+            "twemproxy:md5:1",
+            "envoy:0",
+            "envoy:10:5",
+            "envoy:1:2:3",
+            "spymemcached:0",
+            "couchbase:160"
+        }) {
             assertThrows(IllegalArgumentException.class, () -> RingVersion.parse(bad), bad);
         }
         assertEquals("twemproxy:md5", RingVersion.parse("twemproxy:md5").name());
@@ -45,10 +67,14 @@ class RingVersionTest {
         assertEquals("grpc:8192:8192", RingVersion.parse("grpc:8192").name());
         assertEquals("spymemcached:40", RingVersion.parse("spymemcached:40").name());
         assertEquals("dubbo:160", RingVersion.parse("dubbo").name());
-        assertEquals("v1 always has 160 points per weight unit (nginx): pointMultiple=16",
-                assertThrows(IllegalArgumentException.class, () -> new RingVersion(RingFamily.NGINX, 16)).getMessage());
-        assertEquals("point multiple must be at least 1: pointMultiple=0",
-                assertThrows(IllegalArgumentException.class, () -> RingVersion.v2(0)).getMessage());
+        assertEquals(
+                "v1 always has 160 points per weight unit (nginx): pointMultiple=16",
+                assertThrows(IllegalArgumentException.class, () -> new RingVersion(RingFamily.NGINX, 16))
+                        .getMessage());
+        assertEquals(
+                "point multiple must be at least 1: pointMultiple=0",
+                assertThrows(IllegalArgumentException.class, () -> RingVersion.v2(0))
+                        .getMessage());
     }
 
     @Test

@@ -2,7 +2,6 @@ package io.ringstore;
 
 import io.ringstore.build.BackendList;
 import io.ringstore.build.RingBuilder;
-
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -25,8 +24,7 @@ final class SeededFleets {
     static final int[] SIZES = {1, 2, 3, 7, 40, 300};
     static final int KEYS = 2_000;
 
-    private SeededFleets() {
-    }
+    private SeededFleets() {}
 
     /** A backends file of {@code size} distinct backends, up to two features; no scope ids (v1 refuses them). */
     static String fleet(SplittableRandom random, int size) {
@@ -43,9 +41,12 @@ final class SeededFleets {
         java.util.Set<String> seen = new java.util.HashSet<>();
         while (seen.size() < size) {
             String host = random.nextBoolean()
-                    ? (1 + random.nextInt(223)) + "." + random.nextInt(256) + "." + random.nextInt(256) + "." + random.nextInt(256)
-                    : "[2001:db8::" + Integer.toHexString(random.nextInt(1 << 16)) + ":" + Integer.toHexString(random.nextInt(1 << 16)) + "]";
-            String address = random.nextInt(4) == 0 && host.charAt(0) != '[' ? host : host + ":" + (1 + random.nextInt(65535));
+                    ? (1 + random.nextInt(223)) + "." + random.nextInt(256) + "." + random.nextInt(256) + "."
+                            + random.nextInt(256)
+                    : "[2001:db8::" + Integer.toHexString(random.nextInt(1 << 16)) + ":"
+                            + Integer.toHexString(random.nextInt(1 << 16)) + "]";
+            String address =
+                    random.nextInt(4) == 0 && host.charAt(0) != '[' ? host : host + ":" + (1 + random.nextInt(65535));
             if (!accepts.test(address) || !seen.add(address)) {
                 continue;
             }
@@ -75,22 +76,30 @@ final class SeededFleets {
      * @param answer  how the family prints a backend
      * @param accepts the addresses the family can place ({@link #fleet(SplittableRandom, int, Predicate)})
      */
-    static String checksum(Path dir, RingVersion version, Function<Backend, String> answer, Predicate<String> accepts) throws Exception {
+    static String checksum(Path dir, RingVersion version, Function<Backend, String> answer, Predicate<String> accepts)
+            throws Exception {
         MessageDigest sha = MessageDigest.getInstance("SHA-256");
         for (int f = 0; f < SIZES.length; f++) {
             SplittableRandom random = new SplittableRandom(0xFA_0000L + f);
             String text = fleet(random, SIZES[f], accepts);
             Path file = dir.resolve("golden-" + version.toString().replace(':', '-') + "-" + f + ".ring");
-            RingBuilder.of(BackendList.parse("fleet" + f, text)).version(version).generation(1).build(file);
+            RingBuilder.of(BackendList.parse("fleet" + f, text))
+                    .version(version)
+                    .generation(1)
+                    .build(file);
             try (RingStore store = RingStore.open(file)) {
                 for (Ring ring : store.rings()) {
                     sha.update(ByteBuffer.allocate(4).putInt(ring.pointCount()).array());
                     for (int p = 0; p < ring.pointCount(); p++) {
-                        sha.update(ByteBuffer.allocate(4).putInt(ring.pointHash(p)).array());
+                        sha.update(
+                                ByteBuffer.allocate(4).putInt(ring.pointHash(p)).array());
                         if (ring.isWide()) {
-                            sha.update(ByteBuffer.allocate(4).putInt((int) ring.pointHash64(p)).array());
+                            sha.update(ByteBuffer.allocate(4)
+                                    .putInt((int) ring.pointHash64(p))
+                                    .array());
                         }
-                        sha.update(answer.apply(store.backend(ring.pointBackend(p))).getBytes(StandardCharsets.US_ASCII));
+                        sha.update(answer.apply(store.backend(ring.pointBackend(p)))
+                                .getBytes(StandardCharsets.US_ASCII));
                     }
                     SplittableRandom keys = new SplittableRandom(0xCE_0000L + f);
                     for (int k = 0; k < KEYS; k++) {

@@ -1,6 +1,6 @@
 package io.ringstore;
 
-import org.junit.jupiter.api.Test;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -10,8 +10,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
+import org.junit.jupiter.api.Test;
 
 /**
  * spymemcached's {@code KetamaNodeLocator} ({@code spymemcached[:K]}) against the family contract and
@@ -52,7 +51,9 @@ class SpymemcachedFamilyTest extends RingFamilyContract {
         Map<RingVersion, String> m = new LinkedHashMap<>();
         m.put(VERSION, "79dde678346d2ddb268f57523deb88e4be950532ce357e66e03f902332d720f5");
         m.put(RingVersion.parse("spymemcached:40"), "26638e166a2a2b4790b50d8e472a6e7d49ac2a43dcea508d3f0468e37917436c");
-        m.put(RingVersion.parse("spymemcached:162"), "79dde678346d2ddb268f57523deb88e4be950532ce357e66e03f902332d720f5");
+        m.put(
+                RingVersion.parse("spymemcached:162"),
+                "79dde678346d2ddb268f57523deb88e4be950532ce357e66e03f902332d720f5");
         return m;
     }
 
@@ -71,9 +72,14 @@ class SpymemcachedFamilyTest extends RingFamilyContract {
     /** The backends file of a node set of {@code nodes.tsv}, in its order. */
     static String nodes(String nodeSet) {
         StringBuilder text = new StringBuilder();
-        for (ProjectVectors.Row row : ProjectVectors.rows("spymemcached/nodes.tsv", r -> r.get("node_set").equals(nodeSet))) {
-            text.append("server ").append(row.get("host")).append(':').append(row.get("port"))
-                    .append(row.get("weight").equals("-") ? "" : " weight=" + row.get("weight")).append(";\n");
+        for (ProjectVectors.Row row : ProjectVectors.rows(
+                "spymemcached/nodes.tsv", r -> r.get("node_set").equals(nodeSet))) {
+            text.append("server ")
+                    .append(row.get("host"))
+                    .append(':')
+                    .append(row.get("port"))
+                    .append(row.get("weight").equals("-") ? "" : " weight=" + row.get("weight"))
+                    .append(";\n");
         }
         return text.toString();
     }
@@ -86,8 +92,10 @@ class SpymemcachedFamilyTest extends RingFamilyContract {
      */
     @Test
     void lookups() throws Exception {
-        List<ProjectVectors.Row> rows = ProjectVectors.rows("spymemcached/lookups.tsv",
-                r -> r.get("hash_alg").equals("KETAMA_HASH") && r.get("key_format").equals("SPYMEMCACHED"));
+        List<ProjectVectors.Row> rows = ProjectVectors.rows(
+                "spymemcached/lookups.tsv",
+                r -> r.get("hash_alg").equals("KETAMA_HASH")
+                        && r.get("key_format").equals("SPYMEMCACHED"));
         for (ProjectVectors.Row row : rows) {
             try (RingStore store = build(nodes(row.get("node_set")), VERSION)) {
                 Ring ring = store.ring(Set.of(), VERSION);
@@ -106,9 +114,13 @@ class SpymemcachedFamilyTest extends RingFamilyContract {
      */
     @Test
     void sequences() throws Exception {
-        List<ProjectVectors.Row> rows = ProjectVectors.rows("spymemcached/sequences.tsv", r -> r.get("hash_alg").equals("KETAMA_HASH"));
+        List<ProjectVectors.Row> rows = ProjectVectors.rows(
+                "spymemcached/sequences.tsv", r -> r.get("hash_alg").equals("KETAMA_HASH"));
         for (ProjectVectors.Row row : rows) {
-            List<Integer> expected = Arrays.stream(row.get("expected_node_indexes").split(",")).map(Integer::valueOf).toList();
+            List<Integer> expected = Arrays.stream(
+                            row.get("expected_node_indexes").split(","))
+                    .map(Integer::valueOf)
+                    .toList();
             try (RingStore store = build(nodes(row.get("node_set")), VERSION)) {
                 Ring ring = store.ring(Set.of(), VERSION);
                 byte[] key = row.bytes("key");
@@ -125,7 +137,10 @@ class SpymemcachedFamilyTest extends RingFamilyContract {
                     restated.add(ring.lookupHash(h));
                 }
                 assertEquals(expected, restated, row + ": rehash and lookupHash");
-                assertEquals(expected.stream().distinct().toList(), toList(ring.backends(key)), row + ": backends(key), the distinct tries");
+                assertEquals(
+                        expected.stream().distinct().toList(),
+                        toList(ring.backends(key)),
+                        row + ": backends(key), the distinct tries");
             }
         }
         assertEquals(2, rows.size());
@@ -144,7 +159,10 @@ class SpymemcachedFamilyTest extends RingFamilyContract {
         assertEquals("getMaxKey()", row.get("fact"));
         try (RingStore store = build(nodes(row.get("node_set")), VERSION)) {
             Ring ring = store.ring(Set.of(), VERSION);
-            assertEquals(row.unsigned("expected"), Integer.toUnsignedLong(ring.pointHash(ring.pointCount() - 1)), row.toString());
+            assertEquals(
+                    row.unsigned("expected"),
+                    Integer.toUnsignedLong(ring.pointHash(ring.pointCount() - 1)),
+                    row.toString());
             assertEquals(4 * 160, ring.pointCount());
         }
     }
@@ -166,7 +184,10 @@ class SpymemcachedFamilyTest extends RingFamilyContract {
             Ring ring = store.ring(Set.of(), version);
             List<ProjectVectors.Row> rows = ProjectVectors.rows(file);
             for (ProjectVectors.Row row : rows) {
-                assertEquals(row.get("server"), family().answer(store.backend(ring.lookup(row.get("key").getBytes(StandardCharsets.US_ASCII)))), row.toString());
+                assertEquals(
+                        row.get("server"),
+                        family().answer(store.backend(ring.lookup(row.get("key").getBytes(StandardCharsets.US_ASCII)))),
+                        row.toString());
             }
             return rows.size();
         }

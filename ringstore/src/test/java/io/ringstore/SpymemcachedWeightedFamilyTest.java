@@ -1,15 +1,13 @@
 package io.ringstore;
 
-import org.junit.jupiter.api.Test;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.nio.charset.StandardCharsets;
-import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
+import org.junit.jupiter.api.Test;
 
 /**
  * spymemcached's {@code KetamaNodeLocator} with a weights map ({@code spymemcached-weighted}) against
@@ -63,7 +61,11 @@ class SpymemcachedWeightedFamilyTest extends RingFamilyContract {
             try (RingStore store = build(SpymemcachedFamilyTest.nodes("mockNodes(10.0.1.1..8:11211)"), VERSION)) {
                 Ring ring = store.ring(Set.of(), VERSION);
                 for (ProjectVectors.Row row : ProjectVectors.rows(file)) {
-                    assertEquals(row.get("server"), family().answer(store.backend(ring.lookup(row.get("key").getBytes(StandardCharsets.US_ASCII)))), row.toString());
+                    assertEquals(
+                            row.get("server"),
+                            family().answer(store.backend(
+                                    ring.lookup(row.get("key").getBytes(StandardCharsets.US_ASCII)))),
+                            row.toString());
                     rows++;
                 }
             }
@@ -74,13 +76,17 @@ class SpymemcachedWeightedFamilyTest extends RingFamilyContract {
     /** Weights 1, 1, 3: 96, 96 and 288 points; the unweighted family would give 160 each. */
     @Test
     void weightsOneOneThree() throws Exception {
-        assertEquals(List.of(96L, 96L, 288L), pointsPerBackend("server 10.0.0.1:11211;\nserver 10.0.0.2:11211;\nserver 10.0.0.3:11211 weight=3;\n", VERSION));
+        assertEquals(
+                List.of(96L, 96L, 288L),
+                pointsPerBackend(
+                        "server 10.0.0.1:11211;\nserver 10.0.0.2:11211;\nserver 10.0.0.3:11211 weight=3;\n", VERSION));
     }
 
     /** 25 equal nodes: the float rule gives 39 digests, 156 points each (a double rule would give 40). */
     @Test
     void twentyFiveEqualNodesGet156PointsEach() throws Exception {
-        assertEquals(List.of(156L), pointsPerBackend(equalServers(25), VERSION).stream().distinct().toList());
+        assertEquals(
+                List.of(156L),
+                pointsPerBackend(equalServers(25), VERSION).stream().distinct().toList());
     }
-
 }

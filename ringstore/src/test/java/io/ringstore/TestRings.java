@@ -4,9 +4,7 @@ import io.ringstore.build.BackendList;
 import io.ringstore.build.BackendsFileException;
 import io.ringstore.build.BuildResult;
 import io.ringstore.build.RingBuilder;
-
 import io.ringstore.internal.format.RingFileDescriptor;
-
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -19,8 +17,7 @@ import java.util.zip.CRC32C;
 
 /** Small helpers shared by the library tests: parse text, build a file, inspect a ring's points. */
 public final class TestRings {
-    private TestRings() {
-    }
+    private TestRings() {}
 
     /** Parses backends-file text under the source name {@code "test"}. */
     public static BackendList parse(String text) throws BackendsFileException {
@@ -44,7 +41,8 @@ public final class TestRings {
     /** Temporary files a build may have left in {@code dir}. */
     public static List<Path> tempFiles(Path dir) throws IOException {
         try (Stream<Path> files = Files.list(dir)) {
-            return files.filter(p -> p.getFileName().toString().endsWith(".tmp")).toList();
+            return files.filter(p -> p.getFileName().toString().endsWith(".tmp"))
+                    .toList();
         }
     }
 

@@ -1,13 +1,13 @@
 package io.ringstore;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
 import io.ringstore.build.BackendList;
 import io.ringstore.build.RingBuilder;
 import io.ringstore.live.RingRouter;
-
-import org.junit.jupiter.api.Tag;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -19,11 +19,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.stream.Stream;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * What happens on this JDK when a mapped ring file is truncated in place under a reader (which
@@ -46,13 +44,18 @@ class TruncateUnderReaderTest {
         Path ring = dir.resolve("shrinking.ring");
         StringBuilder text = new StringBuilder();
         for (int i = 0; i < 2048; i++) {
-            text.append("server 127.0.").append(i / 250).append('.').append(1 + i % 250).append(":80\n");
+            text.append("server 127.0.")
+                    .append(i / 250)
+                    .append('.')
+                    .append(1 + i % 250)
+                    .append(":80\n");
         }
         RingBuilder.of(BackendList.parse("generated", text.toString())).build(ring);
         Path crashDir = Files.createDirectory(dir.resolve("crash"));
 
         assertTimeoutPreemptively(Duration.ofSeconds(120), () -> {
-            MultiProcessTest.ChildJvm child = MultiProcessTest.ChildJvm.start(Child.class,
+            MultiProcessTest.ChildJvm child = MultiProcessTest.ChildJvm.start(
+                    Child.class,
                     List.of("-XX:ErrorFile=" + crashDir.resolve("hs_err_pid%p.log"), "-XX:-CreateCoredumpOnCrash"),
                     ring.toString());
             try {
@@ -60,7 +63,9 @@ class TruncateUnderReaderTest {
                 int exit = child.waitFor();
                 try (Stream<Path> files = Files.list(crashDir)) {
                     List<Path> crashes = files.toList();
-                    assertTrue(crashes.isEmpty(), () -> "the child JVM crashed: " + crashes + "\n" + read(crashes.getFirst()));
+                    assertTrue(
+                            crashes.isEmpty(),
+                            () -> "the child JVM crashed: " + crashes + "\n" + read(crashes.getFirst()));
                 }
                 String report = String.join("\n", lines) + "\nstderr:\n" + child.stderr();
                 System.out.println("child report:\n" + report);
@@ -68,19 +73,26 @@ class TruncateUnderReaderTest {
                 Map<String, String> outcome = new LinkedHashMap<>();
                 for (String line : lines) {
                     int space = line.indexOf(' ');
-                    outcome.put(space < 0 ? line : line.substring(0, space), space < 0 ? "" : line.substring(space + 1));
+                    outcome.put(
+                            space < 0 ? line : line.substring(0, space), space < 0 ? "" : line.substring(space + 1));
                 }
                 assertEquals("ok", outcome.get("BEFORE"), report);
                 for (String reader : List.of("WATCHED", "PLAIN")) {
                     String result = outcome.get(reader);
-                    assertEquals("returned=0 thrown=" + LOOKUPS + " first=java.lang.InternalError: " + FAULT, result,
+                    assertEquals(
+                            "returned=0 thrown=" + LOOKUPS + " first=java.lang.InternalError: " + FAULT,
+                            result,
                             reader + " lookups after the truncation:\n" + report);
                 }
                 String verify = outcome.get("VERIFY");
-                assertTrue(verify != null && verify.startsWith(RingFileException.class.getName() + ": ")
-                        && verify.contains("the file shrank while mapped"), () -> "verify after the truncation:\n" + report);
+                assertTrue(
+                        verify != null
+                                && verify.startsWith(RingFileException.class.getName() + ": ")
+                                && verify.contains("the file shrank while mapped"),
+                        () -> "verify after the truncation:\n" + report);
                 String watch = outcome.get("WATCH");
-                assertTrue(watch != null && watch.startsWith("switched=false ") && watch.contains("(truncated?)"),
+                assertTrue(
+                        watch != null && watch.startsWith("switched=false ") && watch.contains("(truncated?)"),
                         () -> "the watcher must refuse the truncated file:\n" + report);
                 assertTrue(outcome.containsKey("DONE"), report);
             } finally {
@@ -91,7 +103,10 @@ class TruncateUnderReaderTest {
 
     private static String read(Path file) {
         try {
-            return Files.readString(file, StandardCharsets.ISO_8859_1).lines().limit(40).reduce("", (a, b) -> a + b + "\n");
+            return Files.readString(file, StandardCharsets.ISO_8859_1)
+                    .lines()
+                    .limit(40)
+                    .reduce("", (a, b) -> a + b + "\n");
         } catch (Exception e) {
             return "(unreadable: " + e + ")";
         }
@@ -108,7 +123,9 @@ class TruncateUnderReaderTest {
             for (int k = 0; k < keys.length; k++) {
                 keys[k] = ("/truncated/" + k).getBytes(StandardCharsets.US_ASCII);
             }
-            try (RingRouter watched = RingRouter.builder(ring).pollMillis(0).jmx(false).open(); RingStore plain = RingStore.open(ring)) {
+            try (RingRouter watched =
+                            RingRouter.builder(ring).pollMillis(0).jmx(false).open();
+                    RingStore plain = RingStore.open(ring)) {
                 RingRouter.Route route = watched.route(Set.of());
                 Lookup live = key -> {
                     Backend b = route.backend(key);

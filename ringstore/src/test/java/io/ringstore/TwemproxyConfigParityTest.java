@@ -1,5 +1,7 @@
 package io.ringstore;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
 import io.ringstore.build.BackendList;
 import io.ringstore.build.RingBuilder;
 import io.ringstore.build.TwemproxyConfig;
@@ -8,7 +10,12 @@ import io.ringstore.testing.Memcached;
 import io.ringstore.testing.MemcachedClient;
 import io.ringstore.testing.MemcachedKeys;
 import io.ringstore.testing.Twemproxy;
-
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Set;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
@@ -17,15 +24,6 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
-
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.List;
-import java.util.Set;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /**
  * {@code ringstore build --from twemproxy} end to end: real memcached behind a real nutcracker pool,
@@ -80,8 +78,14 @@ class TwemproxyConfigParityTest {
             if (i != down) {
                 live.add(new Twemproxy.Server(memcached.get(i).port(), WEIGHTS[i], serverName));
             }
-            backends.append("    server 127.0.0.1:").append(memcached.get(i).port()).append(" weight=").append(WEIGHTS[i])
-                    .append(i == down ? " down" : "").append(";  # ringstore: name=").append(serverName).append('\n');
+            backends.append("    server 127.0.0.1:")
+                    .append(memcached.get(i).port())
+                    .append(" weight=")
+                    .append(WEIGHTS[i])
+                    .append(i == down ? " down" : "")
+                    .append(";  # ringstore: name=")
+                    .append(serverName)
+                    .append('\n');
         }
         Path file = Files.writeString(dir.resolve("down-" + hash + ".backends"), backends.append("}\n"));
         RingVersion version = RingVersion.parse("twemproxy:" + hash);
@@ -91,18 +95,25 @@ class TwemproxyConfigParityTest {
         List<Memcached> order = new ArrayList<>(memcached);
         order.remove(down);
         try (Twemproxy proxy = Twemproxy.start(dir.resolve("twemproxy-down-" + hash), hash, live);
-             RingStore store = RingStore.open(ringFile)) {
+                RingStore store = RingStore.open(ringFile)) {
             KeyPlacement twemproxy = KeyPlacement.find(proxy, order, keys);
             Ring ring = store.ring(Set.of(), version);
             int disagreements = 0;
             for (int i = 0; i < keys.size(); i++) {
                 int backend = ring.lookup(keys.get(i));
-                int expected = twemproxy.owner(i) < down ? twemproxy.owner(i) : twemproxy.owner(i) + 1; // live index -> pool index
+                int expected = twemproxy.owner(i) < down
+                        ? twemproxy.owner(i)
+                        : twemproxy.owner(i) + 1; // live index -> pool index
                 disagreements += backend == expected ? 0 : 1;
             }
-            System.out.printf("twemproxy config parity down-%s: %,d keys, %d disagreements; keys per live server %s%n",
+            System.out.printf(
+                    "twemproxy config parity down-%s: %,d keys, %d disagreements; keys per live server %s%n",
                     hash, keys.size(), disagreements, Arrays.toString(twemproxy.keysPerServer()));
-            assertEquals(0, disagreements, hash + ": keys placed differently by nutcracker without cache-c and by ringstore with cache-c down");
+            assertEquals(
+                    0,
+                    disagreements,
+                    hash
+                            + ": keys placed differently by nutcracker without cache-c and by ringstore with cache-c down");
         }
     }
 
@@ -111,7 +122,8 @@ class TwemproxyConfigParityTest {
     void theRingBuiltFromNutcrackersOwnConfigPlacesKeysAsNutcrackerDoes(String hash, boolean named) throws Exception {
         List<Twemproxy.Server> servers = new ArrayList<>();
         for (int i = 0; i < WEIGHTS.length; i++) {
-            servers.add(new Twemproxy.Server(memcached.get(i).port(), WEIGHTS[i], named ? "cache-" + (char) ('a' + i) : null));
+            servers.add(new Twemproxy.Server(
+                    memcached.get(i).port(), WEIGHTS[i], named ? "cache-" + (char) ('a' + i) : null));
         }
         List<byte[]> keys = MemcachedKeys.random(SEED ^ hash.hashCode() ^ (named ? 1 : 0), KEYS);
         String name = hash + (named ? "-named" : "-unnamed");
@@ -140,16 +152,29 @@ class TwemproxyConfigParityTest {
             StringBuilder shown = new StringBuilder();
             for (int i = 0; i < keys.size(); i++) {
                 int k = i;
-                assertEquals(1, twemproxy.holders(i), () -> name + ": memcached holding key #" + k + " " + MemcachedClient.printable(keys.get(k)));
+                assertEquals(
+                        1,
+                        twemproxy.holders(i),
+                        () -> name + ": memcached holding key #" + k + " " + MemcachedClient.printable(keys.get(k)));
                 if (twemproxy.owner(i) != ringstore[i] && ++disagreements <= 10) {
-                    shown.append("\n  key #").append(i).append(' ').append(MemcachedClient.printable(keys.get(i)))
-                            .append(": twemproxy server ").append(twemproxy.owner(i)).append(", ringstore ").append(ringstore[i]);
+                    shown.append("\n  key #")
+                            .append(i)
+                            .append(' ')
+                            .append(MemcachedClient.printable(keys.get(i)))
+                            .append(": twemproxy server ")
+                            .append(twemproxy.owner(i))
+                            .append(", ringstore ")
+                            .append(ringstore[i]);
                 }
             }
-            System.out.printf("twemproxy config parity %s: %,d keys, %d disagreements; keys per server %s%n",
+            System.out.printf(
+                    "twemproxy config parity %s: %,d keys, %d disagreements; keys per server %s%n",
                     name, keys.size(), disagreements, Arrays.toString(twemproxy.keysPerServer()));
-            assertEquals(0, disagreements, name + ": keys placed differently by nutcracker and by the ring built from its config" + shown
-                    + "\n" + proxy.diagnostics());
+            assertEquals(
+                    0,
+                    disagreements,
+                    name + ": keys placed differently by nutcracker and by the ring built from its config" + shown
+                            + "\n" + proxy.diagnostics());
         }
     }
 }

@@ -1,6 +1,6 @@
 package io.ringstore;
 
-import org.junit.jupiter.api.Test;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
@@ -9,8 +9,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
+import org.junit.jupiter.api.Test;
 
 /**
  * twemproxy ({@code twemproxy:HASH}) against the family contract and twitter/twemproxy's
@@ -43,7 +42,9 @@ class TwemproxyFamilyTest extends RingFamilyContract {
         Map<RingVersion, String> m = new LinkedHashMap<>();
         m.put(RingVersion.parse("twemproxy"), "3e1ca0bc4b04993491422581a2402bfbde7fb0018c483ceee29a86a76d7cdad1");
         m.put(RingVersion.parse("twemproxy:md5"), "a02f052e743f4a7a3a5ad377a141c5aee8c65cfc5ffc2986102e6a9695174e09");
-        m.put(RingVersion.parse("twemproxy:murmur"), "b27fce86e0822ff95b4cd843a7ab1bf2ff70f4f6bfd2b8b4bccd323644480374");
+        m.put(
+                RingVersion.parse("twemproxy:murmur"),
+                "b27fce86e0822ff95b4cd843a7ab1bf2ff70f4f6bfd2b8b4bccd323644480374");
         return m;
     }
 
@@ -61,7 +62,10 @@ class TwemproxyFamilyTest extends RingFamilyContract {
     @Override
     Comparator<Backend> tieOrder() {
         return Comparator.comparingInt((Backend b) -> serverName(b).length())
-                .thenComparing(TwemproxyFamilyTest::serverName, (x, y) -> Arrays.compareUnsigned(x.getBytes(StandardCharsets.UTF_8), y.getBytes(StandardCharsets.UTF_8)));
+                .thenComparing(
+                        TwemproxyFamilyTest::serverName,
+                        (x, y) -> Arrays.compareUnsigned(
+                                x.getBytes(StandardCharsets.UTF_8), y.getBytes(StandardCharsets.UTF_8)));
     }
 
     /** The server's name as nutcracker forms it ({@code conf_add_server}), from the address text: no port means 11211. */
@@ -93,7 +97,8 @@ class TwemproxyFamilyTest extends RingFamilyContract {
      */
     @Test
     void keyHashesOfTestAll() {
-        List<ProjectVectors.Row> rows = ProjectVectors.rows("twemproxy/hashes.tsv", r -> !r.get("function").equals("ketama_hash"));
+        List<ProjectVectors.Row> rows = ProjectVectors.rows(
+                "twemproxy/hashes.tsv", r -> !r.get("function").equals("ketama_hash"));
         for (ProjectVectors.Row row : rows) {
             byte[] input = row.bytes("input");
             KeyHash hash = RingVersion.parse("twemproxy:" + row.get("function")).keyHash();
@@ -112,14 +117,18 @@ class TwemproxyFamilyTest extends RingFamilyContract {
         RingVersion v = RingVersion.parse("twemproxy:md5");
         try (RingStore store = build("server 10.0.0.1:11211;  # ringstore: name=server1\n", v)) {
             Ring ring = store.ring(Set.of(), v);
-            List<ProjectVectors.Row> rows = ProjectVectors.rows("twemproxy/hashes.tsv", r -> r.get("function").equals("ketama_hash"));
+            List<ProjectVectors.Row> rows = ProjectVectors.rows(
+                    "twemproxy/hashes.tsv", r -> r.get("function").equals("ketama_hash"));
             for (ProjectVectors.Row row : rows) {
                 assertEquals("server1-8", row.get("input"));
                 int expected = (int) row.unsigned("expected");
                 assertEquals(expected, ring.pointHash(ring.pointIndex(expected)), row + ": a point of server1");
                 long[] out = new long[36];
                 family().pointHashes(store.backend(0), v, 36, out);
-                assertEquals(row.unsigned("expected"), out[32 + row.integer("alignment")], row + ": its point 4 * 8 + alignment");
+                assertEquals(
+                        row.unsigned("expected"),
+                        out[32 + row.integer("alignment")],
+                        row + ": its point 4 * 8 + alignment");
             }
             assertEquals(2, rows.size());
         }
@@ -128,16 +137,22 @@ class TwemproxyFamilyTest extends RingFamilyContract {
     /** 25 equal servers: the float rule gives 39 digests, 156 points each (TwemproxyParityTest: real nutcracker agrees). */
     @Test
     void twentyFiveEqualServersGet156PointsEach() throws Exception {
-        assertEquals(List.of(156L), pointsPerBackend(equalServers(25), RingVersion.parse("twemproxy")).stream().distinct().toList());
+        assertEquals(
+                List.of(156L),
+                pointsPerBackend(equalServers(25), RingVersion.parse("twemproxy")).stream()
+                        .distinct()
+                        .toList());
     }
 
     /** Weights 1, 1, 3: 96, 96 and 288 points (rings.md's worked example). */
     @Test
     void weightsOneOneThree() throws Exception {
-        assertEquals(List.of(96L, 96L, 288L),
-                pointsPerBackend("server 10.0.0.1:11211;\nserver 10.0.0.2:11211;\nserver 10.0.0.3:11211 weight=3;\n", RingVersion.parse("twemproxy")));
+        assertEquals(
+                List.of(96L, 96L, 288L),
+                pointsPerBackend(
+                        "server 10.0.0.1:11211;\nserver 10.0.0.2:11211;\nserver 10.0.0.3:11211 weight=3;\n",
+                        RingVersion.parse("twemproxy")));
     }
-
 
     /**
      * libmemcached's {@code ketama_test_cases} under {@code twemproxy:md5} with nutcracker's default
@@ -154,8 +169,14 @@ class TwemproxyFamilyTest extends RingFamilyContract {
                 byte[] key = row.bytes("key");
                 int h = ring.keyHash().hash(key);
                 assertEquals(row.unsigned("hash1"), Integer.toUnsignedLong(h), row + " hash1");
-                assertEquals(row.unsigned("hash2"), Integer.toUnsignedLong(ring.pointHash(ring.pointIndex(h))), row + " hash2");
-                assertEquals(row.get("server") + ":11211", family().answer(store.backend(ring.lookup(key))), row + " server");
+                assertEquals(
+                        row.unsigned("hash2"),
+                        Integer.toUnsignedLong(ring.pointHash(ring.pointIndex(h))),
+                        row + " hash2");
+                assertEquals(
+                        row.get("server") + ":11211",
+                        family().answer(store.backend(ring.lookup(key))),
+                        row + " server");
             }
         }
     }

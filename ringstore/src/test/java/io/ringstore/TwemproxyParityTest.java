@@ -1,5 +1,8 @@
 package io.ringstore;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
 import io.ringstore.build.BackendList;
 import io.ringstore.build.RingBuilder;
 import io.ringstore.testing.KeyPlacement;
@@ -7,17 +10,6 @@ import io.ringstore.testing.Memcached;
 import io.ringstore.testing.MemcachedClient;
 import io.ringstore.testing.MemcachedKeys;
 import io.ringstore.testing.Twemproxy;
-
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Tag;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.condition.EnabledIf;
-import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.FieldSource;
-import org.junit.jupiter.params.provider.ValueSource;
-
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -35,9 +27,15 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledIf;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.FieldSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Parity with twemproxy itself: real memcached processes behind a real nutcracker pool with
@@ -75,6 +73,7 @@ class TwemproxyParityTest {
 
     /** The weighted pool's memcached, one per weight, in pool order. */
     private static List<Memcached> memcached = List.of();
+
     private static int totalKeys;
     private static int totalCases;
 
@@ -91,7 +90,9 @@ class TwemproxyParityTest {
 
         /** The name nutcracker gives it (nc_conf.c conf_add_server), written out here rather than taken from ringstore. */
         String twemproxyName() {
-            return name != null ? name : memcached.port() == MEMCACHED_PORT ? "127.0.0.1" : "127.0.0.1:" + memcached.port();
+            return name != null
+                    ? name
+                    : memcached.port() == MEMCACHED_PORT ? "127.0.0.1" : "127.0.0.1:" + memcached.port();
         }
     }
 
@@ -143,7 +144,8 @@ class TwemproxyParityTest {
             for (int i = 2; i < WEIGHTS.length; i++) {
                 members.add(new Member(memcached.get(i), WEIGHTS[i], null));
             }
-            assertParity("port11211-" + hash, hash, members, MemcachedKeys.random(SEED ^ 11211 ^ hash.hashCode(), KEYS));
+            assertParity(
+                    "port11211-" + hash, hash, members, MemcachedKeys.random(SEED ^ 11211 ^ hash.hashCode(), KEYS));
         }
     }
 
@@ -156,7 +158,11 @@ class TwemproxyParityTest {
                 members.add(new Member(m, 1, null));
             }
             for (String hash : List.of("md5", "fnv1a_64")) {
-                assertParity("big-" + hash, hash, members, MemcachedKeys.random(SEED ^ BIG_SERVERS ^ hash.hashCode(), BIG_KEYS));
+                assertParity(
+                        "big-" + hash,
+                        hash,
+                        members,
+                        MemcachedKeys.random(SEED ^ BIG_SERVERS ^ hash.hashCode(), BIG_KEYS));
             }
         } finally {
             for (Memcached m : big) {
@@ -179,14 +185,22 @@ class TwemproxyParityTest {
         List<byte[]> keys = new ArrayList<>();
         for (int target : new int[] {tie.point() - 1, tie.point(), tie.point() + 1}) {
             for (int r = 0; r < 3; r++) {
-                keys.add(CrcForge.forge(("tie-" + Integer.toUnsignedString(target) + "-" + r + "-").getBytes(StandardCharsets.US_ASCII), target));
+                keys.add(CrcForge.forge(
+                        ("tie-" + Integer.toUnsignedString(target) + "-" + r + "-").getBytes(StandardCharsets.US_ASCII),
+                        target));
             }
         }
         for (List<String> names : List.of(List.of(tie.second(), tie.first()), List.of(tie.first(), tie.second()))) {
-            List<Member> members = List.of(new Member(memcached.get(0), 1, names.get(0)), new Member(memcached.get(1), 1, names.get(1)));
+            List<Member> members = List.of(
+                    new Member(memcached.get(0), 1, names.get(0)), new Member(memcached.get(1), 1, names.get(1)));
             KeyPlacement placed = assertParity("tie-" + names.getFirst(), "crc32a", members, keys);
-            System.out.printf("twemproxy: %s and %s share point %s; listed as %s, the keys on it went to %s%n", tie.first(), tie.second(),
-                    Integer.toUnsignedString(tie.point()), names, members.get(placed.owner(3)).twemproxyName());
+            System.out.printf(
+                    "twemproxy: %s and %s share point %s; listed as %s, the keys on it went to %s%n",
+                    tie.first(),
+                    tie.second(),
+                    Integer.toUnsignedString(tie.point()),
+                    names,
+                    members.get(placed.owner(3)).twemproxyName());
         }
     }
 
@@ -203,7 +217,8 @@ class TwemproxyParityTest {
                 String name = "t" + k;
                 List<Integer> points = new ArrayList<>();
                 for (int i = 0; i < 40; i++) {
-                    ByteBuffer digest = ByteBuffer.wrap(md5.digest((name + "-" + i).getBytes(StandardCharsets.US_ASCII)))
+                    ByteBuffer digest = ByteBuffer.wrap(
+                                    md5.digest((name + "-" + i).getBytes(StandardCharsets.US_ASCII)))
                             .order(ByteOrder.LITTLE_ENDIAN);
                     for (int word = 0; word < 4; word++) {
                         int point = digest.getInt(4 * word);
@@ -220,7 +235,8 @@ class TwemproxyParityTest {
     }
 
     /** Places {@code keys} with twemproxy and with ringstore, asserts they agree, and returns twemproxy's placement. */
-    private static KeyPlacement assertParity(String name, String hash, List<Member> members, List<byte[]> keys) throws Exception {
+    private static KeyPlacement assertParity(String name, String hash, List<Member> members, List<byte[]> keys)
+            throws Exception {
         int[] ringstore = ringstoreBackends(name, hash, members, keys);
         List<Twemproxy.Server> servers = members.stream().map(Member::server).toList();
         List<Memcached> order = members.stream().map(Member::memcached).toList();
@@ -228,7 +244,8 @@ class TwemproxyParityTest {
         try (Twemproxy proxy = Twemproxy.start(dir.resolve("twemproxy-" + name), hash, servers)) {
             Set<String> names = new LinkedHashSet<>();
             members.forEach(m -> names.add(m.twemproxyName()));
-            assertEquals(names, proxy.serverNames(), () -> "nutcracker's server names (its stats)\n" + proxy.diagnostics());
+            assertEquals(
+                    names, proxy.serverNames(), () -> "nutcracker's server names (its stats)\n" + proxy.diagnostics());
             twemproxy = KeyPlacement.find(proxy, order, keys);
         }
         int disagreements = 0;
@@ -237,32 +254,51 @@ class TwemproxyParityTest {
         StringBuilder shown = new StringBuilder();
         for (int i = 0; i < keys.size(); i++) {
             int k = i;
-            assertEquals(1, twemproxy.holders(i), () -> name + ": memcached holding key #" + k + " "
-                    + MemcachedClient.printable(keys.get(k)) + " after one set through twemproxy");
+            assertEquals(
+                    1,
+                    twemproxy.holders(i),
+                    () -> name + ": memcached holding key #" + k + " " + MemcachedClient.printable(keys.get(k))
+                            + " after one set through twemproxy");
             boolean ascii = MemcachedKeys.isAscii(keys.get(i));
             nonAscii += ascii ? 0 : 1;
             if (twemproxy.owner(i) != ringstore[i]) {
                 disagreements++;
                 nonAsciiDisagreements += ascii ? 0 : 1;
                 if (disagreements <= SHOWN_DISAGREEMENTS) {
-                    shown.append("\n  key #").append(i).append(' ').append(MemcachedClient.printable(keys.get(i)))
-                            .append(": twemproxy ").append(members.get(twemproxy.owner(i)).twemproxyName())
-                            .append(", ringstore ").append(members.get(ringstore[i]).twemproxyName());
+                    shown.append("\n  key #")
+                            .append(i)
+                            .append(' ')
+                            .append(MemcachedClient.printable(keys.get(i)))
+                            .append(": twemproxy ")
+                            .append(members.get(twemproxy.owner(i)).twemproxyName())
+                            .append(", ringstore ")
+                            .append(members.get(ringstore[i]).twemproxyName());
                 }
             }
         }
-        System.out.printf("twemproxy parity %s: %,d keys (%,d non-ASCII), %d disagreements (%d non-ASCII); keys per server %s%n",
-                name, keys.size(), nonAscii, disagreements, nonAsciiDisagreements, Arrays.toString(twemproxy.keysPerServer()));
-        assertEquals(0, disagreements, name + ": keys twemproxy and ringstore's twemproxy:" + hash + " ring place differently ("
-                + nonAsciiDisagreements + " of them non-ASCII, of " + nonAscii + ")" + shown);
+        System.out.printf(
+                "twemproxy parity %s: %,d keys (%,d non-ASCII), %d disagreements (%d non-ASCII); keys per server %s%n",
+                name,
+                keys.size(),
+                nonAscii,
+                disagreements,
+                nonAsciiDisagreements,
+                Arrays.toString(twemproxy.keysPerServer()));
+        assertEquals(
+                0,
+                disagreements,
+                name + ": keys twemproxy and ringstore's twemproxy:" + hash + " ring place differently ("
+                        + nonAsciiDisagreements + " of them non-ASCII, of " + nonAscii + ")" + shown);
         totalKeys += keys.size();
         totalCases++;
         return twemproxy;
     }
 
     /** The backend ringstore's {@code twemproxy:HASH} ring gives each key, from a backends file listing the members in order. */
-    private static int[] ringstoreBackends(String name, String hash, List<Member> members, List<byte[]> keys) throws Exception {
-        StringBuilder text = new StringBuilder("# twemproxy pool '" + name + "' (hash: " + hash + ", distribution: ketama)\n")
+    private static int[] ringstoreBackends(String name, String hash, List<Member> members, List<byte[]> keys)
+            throws Exception {
+        StringBuilder text = new StringBuilder(
+                        "# twemproxy pool '" + name + "' (hash: " + hash + ", distribution: ketama)\n")
                 .append("upstream pool {\n");
         members.forEach(m -> text.append(m.backendLine()));
         Path backends = dir.resolve(name + ".backends");

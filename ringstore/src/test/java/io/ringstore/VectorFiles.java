@@ -1,5 +1,7 @@
 package io.ringstore;
 
+import static org.junit.jupiter.api.Assertions.fail;
+
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
@@ -14,8 +16,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.zip.GZIPInputStream;
 
-import static org.junit.jupiter.api.Assertions.fail;
-
 /**
  * Reading the reference vectors under {@code shared/vectors}: locating them, streaming their
  * (possibly gzipped) lines, and the small formats of the pingora set (README.md there).
@@ -27,8 +27,7 @@ public final class VectorFiles {
     /** System property naming the {@code shared/vectors} directory (set by the surefire config). */
     static final String PROPERTY = "ringstore.vectors";
 
-    private VectorFiles() {
-    }
+    private VectorFiles() {}
 
     /**
      * The vector folder {@code <name>}: from {@value #PROPERTY} (or the environment variable
@@ -40,13 +39,18 @@ public final class VectorFiles {
         if (property != null && !property.isBlank()) {
             Path dir = Path.of(property).resolve(name);
             if (!Files.isDirectory(dir)) {
-                fail("reference vectors not found: " + dir + " does not exist (from -D" + PROPERTY + "=" + property + ")");
+                fail("reference vectors not found: " + dir + " does not exist (from -D" + PROPERTY + "=" + property
+                        + ")");
             }
             return dir;
         }
-        Path repo = Path.of(System.getProperty("ringstore.repo", "..")).toAbsolutePath().normalize();
-        for (Path dir : new Path[] {repo.resolveSibling("shared").resolve("vectors").resolve(name),
-                                    repo.resolve("testdata").resolve("vectors").resolve(name)}) {
+        Path repo = Path.of(System.getProperty("ringstore.repo", ".."))
+                .toAbsolutePath()
+                .normalize();
+        for (Path dir : new Path[] {
+            repo.resolveSibling("shared").resolve("vectors").resolve(name),
+            repo.resolve("testdata").resolve("vectors").resolve(name)
+        }) {
             if (Files.isDirectory(dir)) {
                 return dir;
             }
@@ -82,7 +86,11 @@ public final class VectorFiles {
                 if (f.length != 2) {
                     fail(buckets + ":" + lineNo + ": expected 'ADDRESS WEIGHT', found '" + line + "'");
                 }
-                sb.append("server ").append(f[0]).append(" weight=").append(f[1]).append('\n');
+                sb.append("server ")
+                        .append(f[0])
+                        .append(" weight=")
+                        .append(f[1])
+                        .append('\n');
             }
         }
         return sb.toString();

@@ -1,16 +1,15 @@
 package io.ringstore;
 
-import io.ringstore.internal.format.RingFileDescriptor;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.ringstore.internal.format.RingFileDescriptor;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;
-
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A ring's pointMultiple relabelled (the points stored are of another K): {@code verify} compares
@@ -47,8 +46,12 @@ class VerifyPointMultipleTest {
             RingFileException e = assertThrows(RingFileException.class, store::verify);
             // The chains are checked together (sorted, merged with the ring); a failure is named as a search of
             // each backend's chain in turn names it: the first backend, its first point missing.
-            assertTrue(e.getMessage().contains("backend 0 (127.0.0.1:80) has 4 points in the segment") && e.getMessage().contains("v2:160 gives it 160")
-                    && e.getMessage().contains("its point 4 hash ") && e.getMessage().contains("is not in the ring"), e.getMessage());
+            assertTrue(
+                    e.getMessage().contains("backend 0 (127.0.0.1:80) has 4 points in the segment")
+                            && e.getMessage().contains("v2:160 gives it 160")
+                            && e.getMessage().contains("its point 4 hash ")
+                            && e.getMessage().contains("is not in the ring"),
+                    e.getMessage());
         }
     }
 
@@ -58,7 +61,11 @@ class VerifyPointMultipleTest {
         // is one short of 1,610 points and 1.13 M chain hashes are checked, more than one batch holds.
         StringBuilder fleet = new StringBuilder();
         for (int i = 0; i < 700; i++) {
-            fleet.append("server 10.0.").append(i / 250).append('.').append(i % 250 + 1).append(":8080 weight=10\n");
+            fleet.append("server 10.0.")
+                    .append(i / 250)
+                    .append('.')
+                    .append(i % 250 + 1)
+                    .append(":8080 weight=10\n");
         }
         Path ring = dir.resolve("fleet.ring");
         TestRings.build(ring, fleet.toString(), RingVersion.v2(160));
@@ -68,7 +75,9 @@ class VerifyPointMultipleTest {
         }
         try (RingStore store = RingStore.open(relabel(ring, 161, dir.resolve("fleet-161.ring")))) {
             RingFileException e = assertThrows(RingFileException.class, store::verify);
-            assertTrue(e.getMessage().contains("backend 0 (10.0.0.1:8080) has ") && e.getMessage().contains("v2:161 gives it 1610, and its point 1600 hash "),
+            assertTrue(
+                    e.getMessage().contains("backend 0 (10.0.0.1:8080) has ")
+                            && e.getMessage().contains("v2:161 gives it 1610, and its point 1600 hash "),
                     e.getMessage());
         }
     }
@@ -77,7 +86,10 @@ class VerifyPointMultipleTest {
     void morePointsThanTheLabelGivesAreRefused() throws Exception {
         try (RingStore store = RingStore.open(relabelled(RingVersion.v2(160), 4))) {
             RingFileException e = assertThrows(RingFileException.class, store::verify);
-            assertTrue(e.getMessage().contains("points in the segment") && e.getMessage().contains("more than the"), e.getMessage());
+            assertTrue(
+                    e.getMessage().contains("points in the segment")
+                            && e.getMessage().contains("more than the"),
+                    e.getMessage());
         }
     }
 

@@ -1,22 +1,21 @@
 package io.ringstore;
 
+import static io.ringstore.TestRings.build;
+import static io.ringstore.TestRings.fixMetadataChecksum;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.ringstore.build.BuildResult;
 import io.ringstore.internal.format.RingFileDescriptor;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.Set;
-
-import static io.ringstore.TestRings.build;
-import static io.ringstore.TestRings.fixMetadataChecksum;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** {@link RingStore#verify()} on segments shared by many rings. */
 class VerifyTest {
@@ -27,9 +26,15 @@ class VerifyTest {
     @Test
     void aSegmentSharedByEveryRingIsReadOnce(@TempDir Path dir) throws Exception {
         StringBuilder text = new StringBuilder();
-        String all = String.join(",", java.util.stream.IntStream.range(0, 16).mapToObj(i -> "f" + i).toList());
+        String all = String.join(
+                ",",
+                java.util.stream.IntStream.range(0, 16).mapToObj(i -> "f" + i).toList());
         for (int i = 1; i <= 100; i++) {
-            text.append("server 10.0.0.").append(i).append(":80 weight=10 features=").append(all).append('\n');
+            text.append("server 10.0.0.")
+                    .append(i)
+                    .append(":80 weight=10 features=")
+                    .append(all)
+                    .append('\n');
         }
         Path file = dir.resolve("shared.ring");
         BuildResult result = build(file, text.toString());
@@ -56,8 +61,10 @@ class VerifyTest {
                 """);
         byte[] bytes = Files.readAllBytes(file);
         ByteBuffer b = ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN);
-        int second = RingFileDescriptor.HEADER_LENGTH + RingFileDescriptor.BACKEND_FIXED_LENGTH
-                + Short.toUnsignedInt(b.getShort(RingFileDescriptor.HEADER_LENGTH + RingFileDescriptor.BACKEND_ADDRESS_LENGTH_OFFSET));
+        int second = RingFileDescriptor.HEADER_LENGTH
+                + RingFileDescriptor.BACKEND_FIXED_LENGTH
+                + Short.toUnsignedInt(b.getShort(
+                        RingFileDescriptor.HEADER_LENGTH + RingFileDescriptor.BACKEND_ADDRESS_LENGTH_OFFSET));
         assertEquals(0b11, b.getInt(second + RingFileDescriptor.BACKEND_FEATURES_OFFSET));
         b.putInt(second + RingFileDescriptor.BACKEND_FEATURES_OFFSET, 0b01); // eu only
         fixMetadataChecksum(bytes);
@@ -71,9 +78,14 @@ class VerifyTest {
                 point++;
             }
             RingFileException e = assertThrows(RingFileException.class, store::verify);
-            assertEquals(store.layout().segmentOf(ssd).offset() + (long) point * RingFileDescriptor.POINT_LENGTH
-                    + RingFileDescriptor.POINT_BACKEND_OFFSET, e.offset());
-            assertEquals("ring v1 ssd: point " + point + " names backend 1 (127.0.0.2:8080) which lacks the ring's features", e.reason());
+            assertEquals(
+                    store.layout().segmentOf(ssd).offset()
+                            + (long) point * RingFileDescriptor.POINT_LENGTH
+                            + RingFileDescriptor.POINT_BACKEND_OFFSET,
+                    e.offset());
+            assertEquals(
+                    "ring v1 ssd: point " + point + " names backend 1 (127.0.0.2:8080) which lacks the ring's features",
+                    e.reason());
         }
     }
     /**
@@ -100,12 +112,15 @@ class VerifyTest {
         fixMetadataChecksum(bytes);
         Files.write(file, bytes);
         try (RingStore store = RingStore.open(file)) {
-            assertEquals(store.ring(Set.of()).lookupHash(0), store.ring(Set.of("eu")).lookupHash(0));
+            assertEquals(
+                    store.ring(Set.of()).lookupHash(0), store.ring(Set.of("eu")).lookupHash(0));
             RingFileException e = assertThrows(RingFileException.class, store::verify);
             assertEquals(all + RingFileDescriptor.ENTRY_SEGMENT_OFFSET_OFFSET, e.offset(), e.getMessage());
-            assertEquals("ring v1 (all): backend 2 ([::1]:8081) is a member but has no point in the ring's segment at "
-                    + store.layout().segmentOf(store.ring(Set.of("eu"))).offset()
-                    + " (does the ring index point at another ring's segment?)", e.reason());
+            assertEquals(
+                    "ring v1 (all): backend 2 ([::1]:8081) is a member but has no point in the ring's segment at "
+                            + store.layout().segmentOf(store.ring(Set.of("eu"))).offset()
+                            + " (does the ring index point at another ring's segment?)",
+                    e.reason());
         }
     }
 
@@ -120,15 +135,21 @@ class VerifyTest {
         byte[] bytes = Files.readAllBytes(file);
         ByteBuffer b = ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN);
         int eu = (int) b.getLong(RingFileDescriptor.RING_INDEX_OFFSET_OFFSET) + RingFileDescriptor.ENTRY_LENGTH;
-        Arrays.fill(bytes, eu + RingFileDescriptor.ENTRY_POINT_COUNT_OFFSET, eu + RingFileDescriptor.ENTRY_SEGMENT_CRC_OFFSET + 4, (byte) 0);
+        Arrays.fill(
+                bytes,
+                eu + RingFileDescriptor.ENTRY_POINT_COUNT_OFFSET,
+                eu + RingFileDescriptor.ENTRY_SEGMENT_CRC_OFFSET + 4,
+                (byte) 0);
         fixMetadataChecksum(bytes);
         Files.write(file, bytes);
         try (RingStore store = RingStore.open(file)) {
             assertEquals(-1, store.ring(Set.of("eu")).lookupHash(0));
             RingFileException e = assertThrows(RingFileException.class, store::verify);
             assertEquals(eu + RingFileDescriptor.ENTRY_SEGMENT_OFFSET_OFFSET, e.offset(), e.getMessage());
-            assertEquals("ring v1 eu: backend 0 (127.0.0.1:8080) is a member but the ring has no points"
-                    + " (does the ring index point at another ring's segment?)", e.reason());
+            assertEquals(
+                    "ring v1 eu: backend 0 (127.0.0.1:8080) is a member but the ring has no points"
+                            + " (does the ring index point at another ring's segment?)",
+                    e.reason());
         }
     }
 
@@ -147,7 +168,9 @@ class VerifyTest {
                 """, RingVersion.v2(10));
         try (RingStore store = RingStore.open(file)) {
             Ring ring = store.ring(Set.of());
-            assertEquals(Set.of(1, 2), TestRings.pointBackends(ring).stream().boxed().collect(java.util.stream.Collectors.toSet()));
+            assertEquals(
+                    Set.of(1, 2),
+                    TestRings.pointBackends(ring).stream().boxed().collect(java.util.stream.Collectors.toSet()));
             assertEquals(ring.pointCount(), store.verify());
         }
     }
@@ -178,7 +201,11 @@ class VerifyTest {
         try (RingStore store = RingStore.open(file)) {
             RingFileException e = assertThrows(RingFileException.class, store::verify);
             assertEquals(v1 + RingFileDescriptor.ENTRY_SEGMENT_OFFSET_OFFSET, e.offset(), e.getMessage());
-            assertTrue(e.reason().startsWith("ring v1 (all): backend 0 (127.0.0.1) has points but not its first v1 point, hash "), e.reason());
+            assertTrue(
+                    e.reason()
+                            .startsWith(
+                                    "ring v1 (all): backend 0 (127.0.0.1) has points but not its first v1 point, hash "),
+                    e.reason());
         }
     }
 
@@ -198,15 +225,19 @@ class VerifyTest {
         System.arraycopy(bytes, v1 + from, bytes, v2 + from, RingFileDescriptor.ENTRY_SEGMENT_CRC_OFFSET + 4 - from);
         b.putInt(RingFileDescriptor.SEGMENT_COUNT_OFFSET, 1);
         // The v2 segment, now unused, is the last: cut it off so that the file ends with the v1 segment.
-        long v1End = b.getLong(v1 + RingFileDescriptor.ENTRY_SEGMENT_OFFSET_OFFSET) + b.getLong(v1 + RingFileDescriptor.ENTRY_SEGMENT_LENGTH_OFFSET);
+        long v1End = b.getLong(v1 + RingFileDescriptor.ENTRY_SEGMENT_OFFSET_OFFSET)
+                + b.getLong(v1 + RingFileDescriptor.ENTRY_SEGMENT_LENGTH_OFFSET);
         b.putLong(RingFileDescriptor.FILE_LENGTH_OFFSET, v1End);
         fixMetadataChecksum(bytes);
         Files.write(file, Arrays.copyOf(bytes, (int) v1End));
         try (RingStore store = RingStore.open(file)) {
             RingFileException e = assertThrows(RingFileException.class, store::verify);
             assertEquals(v2 + RingFileDescriptor.ENTRY_SEGMENT_OFFSET_OFFSET, e.offset(), e.getMessage());
-            assertEquals("ring v2:160 (all) shares the segment at " + b.getLong(v1 + RingFileDescriptor.ENTRY_SEGMENT_OFFSET_OFFSET)
-                    + " with ring v1 (all) of another version (corrupt ring index?)", e.reason());
+            assertEquals(
+                    "ring v2:160 (all) shares the segment at "
+                            + b.getLong(v1 + RingFileDescriptor.ENTRY_SEGMENT_OFFSET_OFFSET)
+                            + " with ring v1 (all) of another version (corrupt ring index?)",
+                    e.reason());
         }
     }
 }

@@ -1,5 +1,9 @@
 package io.ringstore;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.ringstore.balance.BoundedLoad;
 import io.ringstore.balance.LoadView;
 import io.ringstore.build.BackendList;
@@ -7,11 +11,6 @@ import io.ringstore.build.BuildResult;
 import io.ringstore.build.RingBuilder;
 import io.ringstore.build.Views;
 import io.ringstore.migration.RingDiff;
-
-import org.junit.jupiter.api.Tag;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -19,10 +18,9 @@ import java.util.List;
 import java.util.PrimitiveIterator;
 import java.util.SplittableRandom;
 import java.util.function.IntPredicate;
-
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A view answers exactly what the ring stored as its own points answers: random fleets with features,
@@ -40,13 +38,19 @@ class ViewExactnessTest {
 
     /** Totals over the whole test, asserted at the end of each case so that "exact" is not vacuous. */
     private long ringsCompared;
+
     private long viewsCompared;
     private long tiesInViewedSegments;
 
     @Test
     void viewsEqualStoredRingsForV2WithForcedTies() throws Exception {
         for (int seed = 1; seed <= 6; seed++) {
-            compare(seed, fleet(seed, 60 + 40 * seed, true), RingVersion.v2(1), RingVersion.v2(16), RingVersion.v2(160));
+            compare(
+                    seed,
+                    fleet(seed, 60 + 40 * seed, true),
+                    RingVersion.v2(1),
+                    RingVersion.v2(16),
+                    RingVersion.v2(160));
         }
         assertTrue(viewsCompared >= 6 * 3 * 3, "views compared: " + viewsCompared);
         assertTrue(tiesInViewedSegments > 0, "no equal hashes in the segments views read");
@@ -71,9 +75,16 @@ class ViewExactnessTest {
         }
         StringBuilder text = new StringBuilder();
         for (int i = 0; i < size; i++) {
-            String address = scopedTwins && i < 6 ? "[fe80::1%" + (3 + i) + "]:80"
-                    : random.nextInt(4) == 0 ? "[2001:db8::" + Integer.toHexString(i + 1) + "]:8080" : "10." + (i >> 8 & 255) + "." + (i & 255) + ".7:80";
-            text.append("server ").append(address).append(" weight=").append(1 + random.nextInt(4)).append(';');
+            String address = scopedTwins && i < 6
+                    ? "[fe80::1%" + (3 + i) + "]:80"
+                    : random.nextInt(4) == 0
+                            ? "[2001:db8::" + Integer.toHexString(i + 1) + "]:8080"
+                            : "10." + (i >> 8 & 255) + "." + (i & 255) + ".7:80";
+            text.append("server ")
+                    .append(address)
+                    .append(" weight=")
+                    .append(1 + random.nextInt(4))
+                    .append(';');
             List<String> own = new ArrayList<>();
             for (int f = 0; f < p.length; f++) {
                 if (random.nextDouble() < p[f] || (scopedTwins && i < 6 && f == 0)) {
@@ -105,19 +116,34 @@ class ViewExactnessTest {
                     view.lookupHash(random.nextInt());
                     view.select(random.nextInt(), Ring.NGINX_MAX_POINTS, x -> x % 3 == 0);
                     BoundedLoad.of(1.25).choose(view, random.nextInt(), new LoadView() {
-                        public boolean available(int backend) { return backend % 2 == 0; }
-                        public long inFlight(int backend) { return backend % 5; }
-                        public long totalInFlight() { return 10; }
-                        public int availableBackends() { return 1; }
+                        public boolean available(int backend) {
+                            return backend % 2 == 0;
+                        }
+
+                        public long inFlight(int backend) {
+                            return backend % 5;
+                        }
+
+                        public long totalInFlight() {
+                            return 10;
+                        }
+
+                        public int availableBackends() {
+                            return 1;
+                        }
                     });
                 }
                 assertTrue(!view.positionTableBuilt(), "a lookup built the position table of " + view);
             }
         }
-        try (RingStore a = RingStore.open(stored); RingStore b = RingStore.open(all); RingStore c = RingStore.open(auto)) {
+        try (RingStore a = RingStore.open(stored);
+                RingStore b = RingStore.open(all);
+                RingStore c = RingStore.open(auto)) {
             assertEquals(a.verify() >= 0, b.verify() >= 0);
             c.verify();
-            assertEquals(viewed.views(), b.rings().stream().filter(r -> r.storage() == 2).count());
+            assertEquals(
+                    viewed.views(),
+                    b.rings().stream().filter(r -> r.storage() == 2).count());
             for (int i = 0; i < a.rings().size(); i++) {
                 Ring expected = a.rings().get(i);
                 Ring view = b.rings().get(i);
@@ -125,14 +151,17 @@ class ViewExactnessTest {
                 sameRing(seed, expected, c.rings().get(i));
                 if (view.storage() == 2) {
                     viewsCompared++;
-                    tiesInViewedSegments = Math.max(tiesInViewedSegments, view.storedCount()
-                            - b.ring(java.util.Set.of(), view.version()).pointCount());
+                    tiesInViewedSegments = Math.max(
+                            tiesInViewedSegments,
+                            view.storedCount()
+                                    - b.ring(java.util.Set.of(), view.version()).pointCount());
                 }
             }
         }
     }
 
-    private static BuildResult build(BackendList backends, Views views, Path target, RingVersion... versions) throws Exception {
+    private static BuildResult build(BackendList backends, Views views, Path target, RingVersion... versions)
+            throws Exception {
         RingBuilder builder = RingBuilder.of(backends).views(views).generation(1);
         for (RingVersion v : versions) {
             builder.version(v);
@@ -148,8 +177,9 @@ class ViewExactnessTest {
         int n = expected.pointCount();
         for (int i = 0; i < n; i++) {
             if (expected.pointHash(i) != actual.pointHash(i) || expected.pointBackend(i) != actual.pointBackend(i)) {
-                throw new AssertionError(what + ": point " + i + " is " + Integer.toUnsignedString(actual.pointHash(i)) + "/"
-                        + actual.pointBackend(i) + ", stored ring has " + Integer.toUnsignedString(expected.pointHash(i)) + "/" + expected.pointBackend(i));
+                throw new AssertionError(what + ": point " + i + " is " + Integer.toUnsignedString(actual.pointHash(i))
+                        + "/" + actual.pointBackend(i) + ", stored ring has "
+                        + Integer.toUnsignedString(expected.pointHash(i)) + "/" + expected.pointBackend(i));
             }
         }
         if (n == 0) {
@@ -164,8 +194,12 @@ class ViewExactnessTest {
             if (k % 2 == 1) {
                 h = expected.pointHash(random.nextInt(n)) + (k % 3) - 1; // at, just below, just above a point
             }
-            assertEquals(expected.lookupHash(h), actual.lookupHash(h), what + ": lookup " + Integer.toUnsignedString(h));
-            assertEquals(expected.pointIndex(h), actual.pointIndex(h), what + ": point index " + Integer.toUnsignedString(h));
+            assertEquals(
+                    expected.lookupHash(h), actual.lookupHash(h), what + ": lookup " + Integer.toUnsignedString(h));
+            assertEquals(
+                    expected.pointIndex(h),
+                    actual.pointIndex(h),
+                    what + ": point index " + Integer.toUnsignedString(h));
             long refused = random.nextLong() | random.nextLong(); // about 3/4 of backends refused
             IntPredicate accept = b -> (refused >>> (b * 7 % 64) & 1) == 0;
             int max = switch (k % 4) {
@@ -185,7 +219,9 @@ class ViewExactnessTest {
             down[b] = random.nextInt(5) == 0;
         }
         long total = java.util.Arrays.stream(inFlight).sum();
-        int up = (int) java.util.stream.IntStream.range(0, backends).filter(b -> !down[b]).count();
+        int up = (int) java.util.stream.IntStream.range(0, backends)
+                .filter(b -> !down[b])
+                .count();
         LoadView load = new LoadView() {
             @Override
             public boolean available(int backend) {
@@ -211,7 +247,10 @@ class ViewExactnessTest {
             BoundedLoad bound = BoundedLoad.of(1.1).walk(walk);
             for (int k = 0; k < 500; k++) {
                 int h = random.nextInt();
-                assertEquals(bound.choose(expected, h, load), bound.choose(actual, h, load), what + ": bounded load " + walk);
+                assertEquals(
+                        bound.choose(expected, h, load),
+                        bound.choose(actual, h, load),
+                        what + ": bounded load " + walk);
             }
         }
         for (int k = 0; k < 50; k++) {

@@ -1,24 +1,22 @@
 package io.ringstore;
 
+import static io.ringstore.internal.format.RingFileDescriptor.*;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.ringstore.build.BackendList;
 import io.ringstore.build.RingBuilder;
 import io.ringstore.build.Views;
-
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Set;
 import java.util.zip.CRC32C;
-
-import static io.ringstore.internal.format.RingFileDescriptor.*;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The checks FORMAT.md adds for format version 3 (open 29, 33, 36; verify 9, 10, 12), each on a file
@@ -36,6 +34,7 @@ class ViewFileChecksTest {
 
     @TempDir
     Path dir;
+
     private Path file;
     private ByteBuffer b;
     private int indexAt;
@@ -44,11 +43,16 @@ class ViewFileChecksTest {
     @BeforeEach
     void build() throws Exception {
         file = dir.resolve("views.ring");
-        RingBuilder.of(BackendList.parse("views.conf", FLEET)).views(Views.ALL).version(RingVersion.v2(4)).build(file);
+        RingBuilder.of(BackendList.parse("views.conf", FLEET))
+                .views(Views.ALL)
+                .version(RingVersion.v2(4))
+                .build(file);
         try (RingStore store = RingStore.open(file)) {
             store.verify();
             assertEquals(FORMAT_VERSION_VIEWS, store.layout().formatVersion());
-            assertEquals(RingFileLayout.Storage.POINTS_WITH_TIES_AND_FEATURE_BITS, store.layout().storage(store.ring(Set.of())));
+            assertEquals(
+                    RingFileLayout.Storage.POINTS_WITH_TIES_AND_FEATURE_BITS,
+                    store.layout().storage(store.ring(Set.of())));
             assertEquals(RingFileLayout.Storage.VIEW, store.layout().storage(store.ring(Set.of("a"))));
             assertEquals(RingFileLayout.Storage.VIEW, store.layout().storage(store.ring(Set.of("b"))));
             assertEquals(RingFileLayout.Storage.VIEW, store.layout().storage(store.ring(Set.of("a", "b"))));
@@ -85,7 +89,8 @@ class ViewFileChecksTest {
         b.put(entry(1) + ENTRY_STORAGE_OFFSET, (byte) 4);
         save();
         RingFileException e = refusedAtOpen();
-        assertEquals("ring 1 storage 4 is unknown (expected 0 = points, 1 = points with ties, 2 = view, 3 = points with ties and feature bits)",
+        assertEquals(
+                "ring 1 storage 4 is unknown (expected 0 = points, 1 = points with ties, 2 = view, 3 = points with ties and feature bits)",
                 e.reason());
         assertEquals(entry(1) + ENTRY_STORAGE_OFFSET, e.offset());
     }
@@ -102,10 +107,14 @@ class ViewFileChecksTest {
         // Make ring 1 claim to be stored as points with its own (the base's) segment: refused for the
         // storage mismatch or, first, for ringPoints.
         b.put(entry(1) + ENTRY_STORAGE_OFFSET, (byte) STORAGE_POINTS);
-        b.putLong(entry(1) + ENTRY_SEGMENT_LENGTH_OFFSET, (long) b.getInt(entry(1) + ENTRY_POINT_COUNT_OFFSET) * POINT_LENGTH); // no feature bits
+        b.putLong(
+                entry(1) + ENTRY_SEGMENT_LENGTH_OFFSET,
+                (long) b.getInt(entry(1) + ENTRY_POINT_COUNT_OFFSET) * POINT_LENGTH); // no feature bits
         save();
         RingFileException e = refusedAtOpen();
-        assertTrue(e.reason().startsWith("ring 1 ring point count of a ring stored as its points: expected 0, found "), e.reason());
+        assertTrue(
+                e.reason().startsWith("ring 1 ring point count of a ring stored as its points: expected 0, found "),
+                e.reason());
     }
 
     @Test
@@ -113,7 +122,9 @@ class ViewFileChecksTest {
         int points = b.getInt(entry(0) + ENTRY_POINT_COUNT_OFFSET);
         b.putInt(entry(2) + ENTRY_RING_POINTS_OFFSET, points + 1);
         save();
-        assertEquals("ring 2 ring point count " + (points + 1) + " is outside 1-" + points + " (the points of the segment it views)",
+        assertEquals(
+                "ring 2 ring point count " + (points + 1) + " is outside 1-" + points
+                        + " (the points of the segment it views)",
                 refusedAtOpen().reason());
     }
 
@@ -121,7 +132,9 @@ class ViewFileChecksTest {
     void theMask0RingCannotBeAView() throws Exception {
         b.put(entry(0) + ENTRY_STORAGE_OFFSET, (byte) STORAGE_VIEW);
         save();
-        assertEquals("ring 0 is a view but is its version's mask-0 ring, which views read", refusedAtOpen().reason());
+        assertEquals(
+                "ring 0 is a view but is its version's mask-0 ring, which views read",
+                refusedAtOpen().reason());
     }
 
     @Test
@@ -129,7 +142,11 @@ class ViewFileChecksTest {
         b.putInt(entry(3) + ENTRY_SEGMENT_CRC_OFFSET, b.getInt(entry(3) + ENTRY_SEGMENT_CRC_OFFSET) ^ 1);
         save();
         RingFileException e = refusedAtOpen();
-        assertTrue(e.reason().startsWith("ring 3 is a view but does not name its version's mask-0 ring stored with ties (offset "), e.reason());
+        assertTrue(
+                e.reason()
+                        .startsWith(
+                                "ring 3 is a view but does not name its version's mask-0 ring stored with ties (offset "),
+                e.reason());
     }
 
     @Test
@@ -138,8 +155,12 @@ class ViewFileChecksTest {
         b.putInt(entry(1) + ENTRY_RING_POINTS_OFFSET, ringPoints - 1);
         save();
         RingFileException e = refusedByVerify();
-        assertTrue(e.reason().matches("ring v2:4 a: its members have points at " + ringPoints + " distinct hashes of the segment at \\d+, "
-                + "the ring index says " + (ringPoints - 1) + " \\(corrupt ring index\\?\\)"), e.reason());
+        assertTrue(
+                e.reason()
+                        .matches("ring v2:4 a: its members have points at " + ringPoints
+                                + " distinct hashes of the segment at \\d+, " + "the ring index says "
+                                + (ringPoints - 1) + " \\(corrupt ring index\\?\\)"),
+                e.reason());
         assertEquals(entry(1) + ENTRY_RING_POINTS_OFFSET, e.offset());
     }
 
@@ -149,8 +170,12 @@ class ViewFileChecksTest {
         b.putInt(entry(0) + ENTRY_RING_POINTS_OFFSET, ringPoints - 1);
         save();
         RingFileException e = refusedByVerify();
-        assertTrue(e.reason().matches("ring v2:4 \\(all\\): its segment at \\d+ has " + ringPoints + " distinct hashes, the ring index says "
-                + (ringPoints - 1) + " \\(corrupt ring index\\?\\)"), e.reason());
+        assertTrue(
+                e.reason()
+                        .matches("ring v2:4 \\(all\\): its segment at \\d+ has " + ringPoints
+                                + " distinct hashes, the ring index says " + (ringPoints - 1)
+                                + " \\(corrupt ring index\\?\\)"),
+                e.reason());
     }
 
     @Test
@@ -162,7 +187,8 @@ class ViewFileChecksTest {
             long p = at + (long) i * POINT_LENGTH;
             if (b.getInt((int) p) == b.getInt((int) (p - POINT_LENGTH))) {
                 short first = b.getShort((int) (p - POINT_LENGTH + POINT_BACKEND_OFFSET));
-                b.putShort((int) (p - POINT_LENGTH + POINT_BACKEND_OFFSET), b.getShort((int) (p + POINT_BACKEND_OFFSET)));
+                b.putShort(
+                        (int) (p - POINT_LENGTH + POINT_BACKEND_OFFSET), b.getShort((int) (p + POINT_BACKEND_OFFSET)));
                 b.putShort((int) (p + POINT_BACKEND_OFFSET), first);
                 swapped = i;
             }
@@ -172,7 +198,9 @@ class ViewFileChecksTest {
         save();
         RingFileException e = refusedByVerify();
         assertTrue(e.reason().startsWith("ring v2:4 (all): point " + swapped + " repeats hash "), e.reason());
-        assertTrue(e.reason().endsWith("in v2:4 tie order (equal hashes must be stored in tie order, each backend once)"), e.reason());
+        assertTrue(
+                e.reason().endsWith("in v2:4 tie order (equal hashes must be stored in tie order, each backend once)"),
+                e.reason());
         assertEquals(at + (long) swapped * POINT_LENGTH + POINT_BACKEND_OFFSET, e.offset());
     }
 
@@ -197,9 +225,12 @@ class ViewFileChecksTest {
     @Test
     void theFeatureBitsFollowThePoints() throws Exception {
         int n = b.getInt(entry(0) + ENTRY_POINT_COUNT_OFFSET);
-        assertEquals((long) n * POINT_LENGTH + (n + 63) / 64 * 2 * 8L, b.getLong(entry(0) + ENTRY_SEGMENT_LENGTH_OFFSET));
+        assertEquals(
+                (long) n * POINT_LENGTH + (n + 63) / 64 * 2 * 8L, b.getLong(entry(0) + ENTRY_SEGMENT_LENGTH_OFFSET));
         for (int mask = 1; mask < 4; mask++) { // the views name the same segment, bits included
-            assertEquals(b.getLong(entry(0) + ENTRY_SEGMENT_LENGTH_OFFSET), b.getLong(entry(mask) + ENTRY_SEGMENT_LENGTH_OFFSET));
+            assertEquals(
+                    b.getLong(entry(0) + ENTRY_SEGMENT_LENGTH_OFFSET),
+                    b.getLong(entry(mask) + ENTRY_SEGMENT_LENGTH_OFFSET));
         }
         // Point 0's backend and its bit: feature a is bit 0 of the backend mask, b bit 1.
         long at = b.getLong(entry(0) + ENTRY_SEGMENT_OFFSET_OFFSET);
@@ -216,7 +247,9 @@ class ViewFileChecksTest {
         b.putLong(entry(0) + ENTRY_SEGMENT_LENGTH_OFFSET, (long) n * POINT_LENGTH);
         save();
         RingFileException e = refusedAtOpen();
-        assertEquals("ring 0 segment length (points × 6 + ⌈points / 64⌉ × 8 × 2 features): expected " + length + ", found " + n * POINT_LENGTH,
+        assertEquals(
+                "ring 0 segment length (points × 6 + ⌈points / 64⌉ × 8 × 2 features): expected " + length + ", found "
+                        + n * POINT_LENGTH,
                 e.reason());
         assertEquals(entry(0) + ENTRY_SEGMENT_LENGTH_OFFSET, e.offset());
     }
@@ -230,8 +263,11 @@ class ViewFileChecksTest {
         save();
         RingFileException e = refusedByVerify();
         int n = b.getInt(entry(0) + ENTRY_POINT_COUNT_OFFSET);
-        assertEquals("ring v2:4 (all): feature bits of points 0-" + (Math.min(n, 64) - 1) + " for feature 1 are 0x" + Long.toHexString(before ^ 1L << 2)
-                + ", their backends' features give 0x" + Long.toHexString(before) + " (corrupted feature bits?)", e.reason());
+        assertEquals(
+                "ring v2:4 (all): feature bits of points 0-" + (Math.min(n, 64) - 1) + " for feature 1 are 0x"
+                        + Long.toHexString(before ^ 1L << 2) + ", their backends' features give 0x"
+                        + Long.toHexString(before) + " (corrupted feature bits?)",
+                e.reason());
         assertEquals(word, e.offset());
     }
 
@@ -280,7 +316,8 @@ class ViewFileChecksTest {
         meta.update(b.array(), 0, (int) metadataEnd);
         b.putInt((int) metadataEnd, (int) meta.getValue());
         Files.write(file, java.util.Arrays.copyOf(b.array(), oldLength));
-        try (RingStore old = RingStore.open(file); RingStore now = RingStore.open(withBits)) {
+        try (RingStore old = RingStore.open(file);
+                RingStore now = RingStore.open(withBits)) {
             old.verify();
             assertEquals(RingFileLayout.Storage.POINTS_WITH_TIES, old.layout().storage(old.ring(Set.of())));
             java.util.SplittableRandom random = new java.util.SplittableRandom(21);
@@ -290,7 +327,10 @@ class ViewFileChecksTest {
                 for (int i = 0; i < 20_000; i++) {
                     int h = random.nextInt();
                     assertEquals(o.lookupHash(h), w.lookupHash(h), f + " hash " + Integer.toUnsignedString(h));
-                    assertEquals(o.select(h, 3, x -> x != 1), w.select(h, 3, x -> x != 1), f + " select hash " + Integer.toUnsignedString(h));
+                    assertEquals(
+                            o.select(h, 3, x -> x != 1),
+                            w.select(h, 3, x -> x != 1),
+                            f + " select hash " + Integer.toUnsignedString(h));
                 }
             }
         }

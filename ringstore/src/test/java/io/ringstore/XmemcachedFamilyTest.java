@@ -1,6 +1,6 @@
 package io.ringstore;
 
-import org.junit.jupiter.api.Test;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -10,8 +10,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
+import org.junit.jupiter.api.Test;
 
 /**
  * xmemcached's {@code KetamaMemcachedSessionLocator} ({@code xmemcached}) against the family contract
@@ -80,7 +79,10 @@ class XmemcachedFamilyTest extends RingFamilyContract {
             String host = v6 ? a.substring(1, a.indexOf(']')) : a.contains(":") ? a.substring(0, a.indexOf(':')) : a;
             int colon = v6 ? a.indexOf("]:") : a.indexOf(':');
             int port = colon < 0 ? 11211 : Integer.parseInt(a.substring(colon + (v6 ? 2 : 1)));
-            return String.valueOf(new InetSocketAddress(InetAddress.getByAddress(b.name(), InetAddress.getByName(host).getAddress()), port));
+            return String.valueOf(new InetSocketAddress(
+                    InetAddress.getByAddress(
+                            b.name(), InetAddress.getByName(host).getAddress()),
+                    port));
         } catch (java.net.UnknownHostException e) {
             throw new IllegalStateException(b.address(), e);
         }
@@ -89,7 +91,8 @@ class XmemcachedFamilyTest extends RingFamilyContract {
     /** The sessions of a test, in list order: mock sessions on localhost (127.0.0.1) at their ports. */
     static String sessions(String testClass) {
         StringBuilder text = new StringBuilder();
-        for (ProjectVectors.Row row : ProjectVectors.rows("xmemcached/sessions.tsv", r -> r.get("test_class").equals(testClass))) {
+        for (ProjectVectors.Row row : ProjectVectors.rows(
+                "xmemcached/sessions.tsv", r -> r.get("test_class").equals(testClass))) {
             String construction = row.get("construction");
             String port = construction.substring(construction.indexOf('(') + 1, construction.indexOf(')'));
             text.append("server 127.0.0.1:").append(port).append(";  # ringstore: name=localhost\n");
@@ -154,7 +157,8 @@ class XmemcachedFamilyTest extends RingFamilyContract {
 
     /** {@code HashAlgorithm.KETAMA_HASH}: bytes 0..3 of the MD5 of the UTF-8 text, little-endian. */
     static long md5Word(String text) throws Exception {
-        byte[] d = java.security.MessageDigest.getInstance("MD5").digest(text.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        byte[] d = java.security.MessageDigest.getInstance("MD5")
+                .digest(text.getBytes(java.nio.charset.StandardCharsets.UTF_8));
         return (d[0] & 0xFFL) | (d[1] & 0xFFL) << 8 | (d[2] & 0xFFL) << 16 | (d[3] & 0xFFL) << 24;
     }
 
@@ -167,7 +171,10 @@ class XmemcachedFamilyTest extends RingFamilyContract {
 
     /** The rows of {@code lookups.tsv} of {@code testClass} (and {@code test}, unless null). */
     static List<ProjectVectors.Row> lookups(String testClass, String test) {
-        return ProjectVectors.rows("xmemcached/lookups.tsv", r -> r.get("test_class").equals(testClass) && (test == null || r.get("test").equals(test)));
+        return ProjectVectors.rows(
+                "xmemcached/lookups.tsv",
+                r -> r.get("test_class").equals(testClass)
+                        && (test == null || r.get("test").equals(test)));
     }
 
     /**
@@ -178,9 +185,14 @@ class XmemcachedFamilyTest extends RingFamilyContract {
     static int check(Ring ring, List<ProjectVectors.Row> rows) {
         for (ProjectVectors.Row row : rows) {
             byte[] key = row.bytes("key");
-            Set<Integer> closed = row.get("closed_indexes").equals("-") ? Set.of()
-                    : Set.copyOf(Arrays.stream(row.get("closed_indexes").split(",")).map(Integer::valueOf).toList());
-            int chosen = row.get("failure_mode").equals("yes") ? ring.lookup(key) : ring.select(key, 0, key.length, 1, b -> !closed.contains(b));
+            Set<Integer> closed = row.get("closed_indexes").equals("-")
+                    ? Set.of()
+                    : Set.copyOf(Arrays.stream(row.get("closed_indexes").split(","))
+                            .map(Integer::valueOf)
+                            .toList());
+            int chosen = row.get("failure_mode").equals("yes")
+                    ? ring.lookup(key)
+                    : ring.select(key, 0, key.length, 1, b -> !closed.contains(b));
             assertEquals(row.integer("expected_index"), chosen, row.toString());
         }
         return rows.size();

@@ -1,6 +1,6 @@
 package io.ringstore;
 
-import org.junit.jupiter.api.Test;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.net.InetAddress;
 import java.util.ArrayList;
@@ -8,8 +8,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
+import org.junit.jupiter.api.Test;
 
 /**
  * xmemcached with {@code cwNginxUpstreamConsistent} ({@code xmemcached-nginx}) against the family
@@ -85,16 +84,20 @@ class XmemcachedNginxFamilyTest extends RingFamilyContract {
     void nginxUpstreamConsistentUnitTest() throws Exception {
         String testClass = "KetamaMemcachedSessionLocatorNginxUpstreamConsistentUnitTest";
         int checked = 0;
-        for (String test : List.of("testSessionKey_CompatibleWithNginxUpstreamConsistent", "testSessionKey_CompatibleWithNginxUpstreamConsistent_DefaultPort")) {
+        for (String test : List.of(
+                "testSessionKey_CompatibleWithNginxUpstreamConsistent",
+                "testSessionKey_CompatibleWithNginxUpstreamConsistent_DefaultPort")) {
             StringBuilder text = new StringBuilder();
-            for (ProjectVectors.Row row : ProjectVectors.rows("xmemcached/sessions.tsv", r -> r.get("test").equals(test))) {
+            for (ProjectVectors.Row row : ProjectVectors.rows(
+                    "xmemcached/sessions.tsv", r -> r.get("test").equals(test))) {
                 String args = row.get("construction").replaceAll(".*\\((.*)\\).*", "$1"); // "127.0.0.1", 11211
                 String host = args.substring(args.indexOf('"') + 1, args.lastIndexOf('"'));
                 String port = args.substring(args.indexOf(',') + 1).strip();
                 text.append("server ").append(host).append(':').append(port).append(";\n");
             }
             try (RingStore store = build(text.toString(), VERSION)) {
-                checked += XmemcachedFamilyTest.check(store.ring(Set.of(), VERSION), XmemcachedFamilyTest.lookups(testClass, test));
+                checked += XmemcachedFamilyTest.check(
+                        store.ring(Set.of(), VERSION), XmemcachedFamilyTest.lookups(testClass, test));
             }
         }
         assertEquals(18, checked);

@@ -1,7 +1,6 @@
 package io.ringstore.bench;
 
 import io.ringstore.Ring;
-
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.function.IntUnaryOperator;
@@ -24,8 +23,7 @@ final class Baselines {
      */
     static final int TREEMAP_MAX_POINTS = 20_000_000;
 
-    private Baselines() {
-    }
+    private Baselines() {}
 
     /**
      * The points as {@code TreeMap<Long, Integer>}. A 32-bit ring's keys are its hashes unsigned, looked
@@ -50,7 +48,9 @@ final class Baselines {
             }
             boolean wide = ring.isWide();
             for (int i = 0; i < n; i++) {
-                map.put(wide ? ring.pointHash64(i) ^ Long.MIN_VALUE : ring.pointHash64(i), backends[ring.pointBackend(i)]);
+                map.put(
+                        wide ? ring.pointHash64(i) ^ Long.MIN_VALUE : ring.pointHash64(i),
+                        backends[ring.pointBackend(i)]);
             }
         }
 

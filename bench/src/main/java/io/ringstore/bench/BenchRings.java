@@ -1,30 +1,28 @@
 package io.ringstore.bench;
 
-import io.ringstore.build.BackendList;
-import io.ringstore.build.BackendsFileException;
-import io.ringstore.build.BuildResult;
-import io.ringstore.build.RingBuilder;
+import static io.ringstore.internal.format.RingFileDescriptor.POINT_LENGTH;
 
 import io.ringstore.Backend;
 import io.ringstore.Ring;
 import io.ringstore.RingFileException;
 import io.ringstore.RingStore;
 import io.ringstore.RingVersion;
-
+import io.ringstore.build.BackendList;
+import io.ringstore.build.BackendsFileException;
+import io.ringstore.build.BuildResult;
+import io.ringstore.build.RingBuilder;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.StandardOpenOption;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.function.Consumer;
 import java.util.zip.CRC32;
-
-import static io.ringstore.internal.format.RingFileDescriptor.POINT_LENGTH;
 
 /**
  * The rings every benchmark uses, by size name, and the keys looked up in them.
@@ -47,8 +45,7 @@ final class BenchRings {
     /** Seed of the keys every benchmark looks up. */
     static final long KEY_SEED = 0x5EED_2024L;
 
-    private BenchRings() {
-    }
+    private BenchRings() {}
 
     /** Backends of equal weight: what a size name describes. */
     record Shape(String name, int backends, int weight) {
@@ -80,7 +77,11 @@ final class BenchRings {
         String backendsText() {
             StringBuilder sb = new StringBuilder();
             for (int i = 0; i < backends; i++) {
-                sb.append("server ").append(address(i)).append(" weight=").append(weight).append('\n');
+                sb.append("server ")
+                        .append(address(i))
+                        .append(" weight=")
+                        .append(weight)
+                        .append('\n');
             }
             return sb.toString();
         }
@@ -91,7 +92,8 @@ final class BenchRings {
     }
 
     static Path dataDir() {
-        return Path.of(System.getProperty("ringstore.bench.data", System.getProperty("java.io.tmpdir") + "/ringstore-bench-data"));
+        return Path.of(System.getProperty(
+                "ringstore.bench.data", System.getProperty("java.io.tmpdir") + "/ringstore-bench-data"));
     }
 
     static Path ringFile(Shape shape) {
@@ -116,7 +118,7 @@ final class BenchRings {
 
     /** Builds the ring file of {@code shape} at {@code file} (replacing it) and reports what was written. */
     static BuildResult build(Shape shape, Path file) throws IOException, RingFileException, BackendsFileException {
-        return build(shape, file, s -> { });
+        return build(shape, file, s -> {});
     }
 
     /** {@link #build(Shape, Path)}, passing the builder's progress lines to {@code progress}. */
@@ -124,7 +126,11 @@ final class BenchRings {
             throws IOException, RingFileException, BackendsFileException {
         Files.createDirectories(file.toAbsolutePath().getParent());
         System.err.println("bench: building " + file + " (" + shape.points() + " points)");
-        return RingBuilder.of(shape.backendList()).version(RingVersion.V1).generation(1).progress(progress).build(file);
+        return RingBuilder.of(shape.backendList())
+                .version(RingVersion.V1)
+                .generation(1)
+                .progress(progress)
+                .build(file);
     }
 
     /**
@@ -133,12 +139,17 @@ final class BenchRings {
      */
     static MemorySegment mapPoints(Ring ring, Arena arena) throws IOException {
         try (FileChannel ch = FileChannel.open(ring.store().path(), StandardOpenOption.READ)) {
-            return ch.map(FileChannel.MapMode.READ_ONLY, ring.store().layout().segmentOf(ring).offset(), (long) ring.pointCount() * POINT_LENGTH, arena);
+            return ch.map(
+                    FileChannel.MapMode.READ_ONLY,
+                    ring.store().layout().segmentOf(ring).offset(),
+                    (long) ring.pointCount() * POINT_LENGTH,
+                    arena);
         }
     }
 
     private static boolean sameInput(RingStore store, Shape shape) {
-        if (!store.versions().equals(List.of(RingVersion.V1)) || !store.features().isEmpty()
+        if (!store.versions().equals(List.of(RingVersion.V1))
+                || !store.features().isEmpty()
                 || store.backendCount() != shape.backends()) {
             return false;
         }
@@ -162,10 +173,18 @@ final class BenchRings {
     /** URL-like keys as {@link #urlKeys(int, long)} makes them, {@code minLength} to {@code maxLength} bytes. */
     static byte[][] urlKeys(int count, long seed, int minLength, int maxLength) {
         if (count <= 0 || Integer.bitCount(count) != 1) {
-            throw new IllegalArgumentException("key count must be a power of two (keys are cycled with a mask): keyCount=" + count);
+            throw new IllegalArgumentException(
+                    "key count must be a power of two (keys are cycled with a mask): keyCount=" + count);
         }
-        String[] prefixes = {"/api/v1/users/", "/static/img/", "/cart?item=", "/search?q=", "/video/segment/",
-                "https://cdn.example.com/assets/", "/u/"};
+        String[] prefixes = {
+            "/api/v1/users/",
+            "/static/img/",
+            "/cart?item=",
+            "/search?q=",
+            "/video/segment/",
+            "https://cdn.example.com/assets/",
+            "/u/"
+        };
         String alphabet = "abcdefghijklmnopqrstuvwxyz0123456789-_/.";
         SplittableRandom random = new SplittableRandom(seed);
         byte[][] keys = new byte[count][];

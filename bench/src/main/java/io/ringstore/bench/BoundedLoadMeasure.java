@@ -4,7 +4,6 @@ import io.ringstore.Ring;
 import io.ringstore.RingStore;
 import io.ringstore.balance.BoundedLoad;
 import io.ringstore.balance.LoadView;
-
 import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -43,8 +42,7 @@ public final class BoundedLoadMeasure {
     private static final int ALLOC_CALLS = 2_000_000;
     private static volatile long sink;
 
-    private BoundedLoadMeasure() {
-    }
+    private BoundedLoadMeasure() {}
 
     public static void main(String[] args) throws Exception {
         int backends = 50;
@@ -67,25 +65,44 @@ public final class BoundedLoadMeasure {
         try (RingStore store = BenchRings.open(backends + "x160")) {
             Ring ring = store.ring(java.util.Set.of(), io.ringstore.RingVersion.V1);
             Workload workload = new Workload(ring, keys, zipf, seed);
-            System.out.printf("ring %dx160 (%,d points), %,d keys Zipf(%.2f) (rank 1: %.1f %% of requests), "
+            System.out.printf(
+                    "ring %dx160 (%,d points), %,d keys Zipf(%.2f) (rank 1: %.1f %% of requests), "
                             + "%d in flight per backend on average, %,d requests (first 10 %% not counted), seed %d%n",
                     backends, ring.pointCount(), keys, zipf, 100 * workload.cdf[0], load, requests, seed);
-            System.out.printf("hottest key's backend %d; next %d distinct backends clockwise %s%n%n",
+            System.out.printf(
+                    "hottest key's backend %d; next %d distinct backends clockwise %s%n%n",
                     workload.hotBackend, NEIGHBOURS, Arrays.toString(workload.neighbours));
-            System.out.printf("%-12s %5s | %9s %9s | %8s | %6s %4s %4s | %9s | %8s %10s | %9s%n", "walk", "c",
-                    "peak max", "avg max", "affinity", "probes", "p99", "max", "over cap", "hot/mean", "neigh/mean", "full bknd");
-            System.out.printf("%-12s %5s | %9s %9s | %8s | %6s %4s %4s | %9s | %8s %10s | %9s%n", "", "",
-                    "/mean", "/mean", "", "mean", "", "", "", "(avg)", "(avg)", "(avg)");
+            System.out.printf(
+                    "%-12s %5s | %9s %9s | %8s | %6s %4s %4s | %9s | %8s %10s | %9s%n",
+                    "walk",
+                    "c",
+                    "peak max",
+                    "avg max",
+                    "affinity",
+                    "probes",
+                    "p99",
+                    "max",
+                    "over cap",
+                    "hot/mean",
+                    "neigh/mean",
+                    "full bknd");
+            System.out.printf(
+                    "%-12s %5s | %9s %9s | %8s | %6s %4s %4s | %9s | %8s %10s | %9s%n",
+                    "", "", "/mean", "/mean", "", "mean", "", "", "", "(avg)", "(avg)", "(avg)");
             simulate(workload, null, load, requests, seed).print("no bound", "-");
             List<BoundedLoad> rules = new ArrayList<>();
             for (double c : CS) {
-                for (BoundedLoad.Walk walk : new BoundedLoad.Walk[] {BoundedLoad.Walk.CLOCKWISE, BoundedLoad.Walk.RANDOM_JUMP}) {
+                for (BoundedLoad.Walk walk :
+                        new BoundedLoad.Walk[] {BoundedLoad.Walk.CLOCKWISE, BoundedLoad.Walk.RANDOM_JUMP}) {
                     BoundedLoad rule = BoundedLoad.of(c).walk(walk);
                     rules.add(rule);
-                    simulate(workload, rule, load, requests, seed).print(walk.name().toLowerCase(), Double.toString(c));
+                    simulate(workload, rule, load, requests, seed)
+                            .print(walk.name().toLowerCase(), Double.toString(c));
                 }
             }
-            System.out.printf("%nchoose(), %,d calls on a fixed view with every 10th backend at twice the mean, after as many to warm up:%n", ALLOC_CALLS);
+            System.out.printf(
+                    "%nchoose(), %,d calls on a fixed view with every 10th backend at twice the mean, after as many to warm up:%n",
+                    ALLOC_CALLS);
             for (BoundedLoad rule : rules.subList(2, 4)) {
                 allocation(workload, rule, load);
             }
@@ -212,11 +229,31 @@ public final class BoundedLoadMeasure {
         }
     }
 
-    record Result(double peakRatio, double meanRatio, double affinity, double meanProbes, int p99Probes, long maxProbes,
-                  double overCapacity, double hotRatio, double neighbourRatio, double fullBackends) {
+    record Result(
+            double peakRatio,
+            double meanRatio,
+            double affinity,
+            double meanProbes,
+            int p99Probes,
+            long maxProbes,
+            double overCapacity,
+            double hotRatio,
+            double neighbourRatio,
+            double fullBackends) {
         void print(String walk, String c) {
-            System.out.printf("%-12s %5s | %9.3f %9.3f | %7.1f%% | %6.2f %4d %4d | %8.3f%% | %8.2f %10.2f | %9.2f%n", walk, c,
-                    peakRatio, meanRatio, 100 * affinity, meanProbes, p99Probes, maxProbes, 100 * overCapacity, hotRatio, neighbourRatio,
+            System.out.printf(
+                    "%-12s %5s | %9.3f %9.3f | %7.1f%% | %6.2f %4d %4d | %8.3f%% | %8.2f %10.2f | %9.2f%n",
+                    walk,
+                    c,
+                    peakRatio,
+                    meanRatio,
+                    100 * affinity,
+                    meanProbes,
+                    p99Probes,
+                    maxProbes,
+                    100 * overCapacity,
+                    hotRatio,
+                    neighbourRatio,
                     fullBackends);
         }
     }
@@ -274,10 +311,18 @@ public final class BoundedLoadMeasure {
         }
         double counted = requests - warmUp;
         int p99 = 0;
-        for (long below = probeCounts[0]; below < 0.99 * counted; below += probeCounts[++p99]) {
-        }
-        return new Result(peakRatio, ratioSum / counted, home / counted, probeSum / counted, p99, maxProbes,
-                overCapacity / counted, hotSum / counted, neighbourSum / counted, fullSum / counted);
+        for (long below = probeCounts[0]; below < 0.99 * counted; below += probeCounts[++p99]) {}
+        return new Result(
+                peakRatio,
+                ratioSum / counted,
+                home / counted,
+                probeSum / counted,
+                p99,
+                maxProbes,
+                overCapacity / counted,
+                hotSum / counted,
+                neighbourSum / counted,
+                fullSum / counted);
     }
 
     /** Bytes allocated and rough ns per call of {@code rule.choose}, on a fixed view with every 10th backend at twice the mean load. */
@@ -307,7 +352,12 @@ public final class BoundedLoadMeasure {
         long elapsed = System.nanoTime() - start;
         long bytes = threads.getThreadAllocatedBytes(threadId) - bytesBefore;
         sink = acc;
-        System.out.printf("  %-40s %8.4f bytes/call (%,d bytes in all), %6.1f ns/call, %.2f probes/call%n", rule, (double) bytes / ALLOC_CALLS,
-                bytes, (double) elapsed / ALLOC_CALLS, (double) (counts.examined - examined) / ALLOC_CALLS);
+        System.out.printf(
+                "  %-40s %8.4f bytes/call (%,d bytes in all), %6.1f ns/call, %.2f probes/call%n",
+                rule,
+                (double) bytes / ALLOC_CALLS,
+                bytes,
+                (double) elapsed / ALLOC_CALLS,
+                (double) (counts.examined - examined) / ALLOC_CALLS);
     }
 }

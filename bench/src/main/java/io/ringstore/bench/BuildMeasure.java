@@ -1,17 +1,15 @@
 package io.ringstore.bench;
 
-import io.ringstore.build.BackendList;
-import io.ringstore.build.BuildResult;
-import io.ringstore.build.RingBuilder;
-
 import io.ringstore.Backend;
 import io.ringstore.RingFamily;
 import io.ringstore.RingVersion;
+import io.ringstore.build.BackendList;
+import io.ringstore.build.BuildResult;
+import io.ringstore.build.RingBuilder;
 import io.ringstore.internal.BackendAccess;
 import io.ringstore.internal.PointGenerator;
 import io.ringstore.internal.PointSorter;
 import io.ringstore.internal.ServerAddress;
-
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryMXBean;
@@ -63,8 +61,7 @@ public final class BuildMeasure {
     private static final long LARGE_POINTS = 10_000_000;
     private static final long SHUFFLE_SEED = 0x5EED_5047L;
 
-    private BuildMeasure() {
-    }
+    private BuildMeasure() {}
 
     public static void main(String[] args) throws Exception {
         int builds = 5;
@@ -86,17 +83,43 @@ public final class BuildMeasure {
         if (subjects.isEmpty()) {
             subjects = List.of(BenchRings.MEDIUM, BenchRings.LARGE);
         }
-        try (Tsv tsv = Tsv.create(tsvPath, "what", "subject", "round", "points", "seconds", "pointsPerSecond",
-                "fileBytes", "bytesPerPoint", "startHeap", "peakHeapSampled", "peakHeapPools", "startRss", "peakRss",
-                "countS", "placeS", "sortS", "writeS", "syncS", "verifyS")) {
+        try (Tsv tsv = Tsv.create(
+                tsvPath,
+                "what",
+                "subject",
+                "round",
+                "points",
+                "seconds",
+                "pointsPerSecond",
+                "fileBytes",
+                "bytesPerPoint",
+                "startHeap",
+                "peakHeapSampled",
+                "peakHeapPools",
+                "startRss",
+                "peakRss",
+                "countS",
+                "placeS",
+                "sortS",
+                "writeS",
+                "syncS",
+                "verifyS")) {
             for (String subject : subjects) {
                 if (Files.isRegularFile(Path.of(subject))) {
                     if (build) {
                         for (int r = 1; r <= builds; r++) {
-                            Path target = BenchRings.dataDir().resolve(Path.of(subject).getFileName() + ".ring");
+                            Path target = BenchRings.dataDir()
+                                    .resolve(Path.of(subject).getFileName() + ".ring");
                             Files.createDirectories(target.toAbsolutePath().getParent());
                             BackendList backends = BackendList.parse(Path.of(subject));
-                            measureBuild(subject, r, progress -> RingBuilder.of(backends).generation(1).progress(progress).build(target), tsv);
+                            measureBuild(
+                                    subject,
+                                    r,
+                                    progress -> RingBuilder.of(backends)
+                                            .generation(1)
+                                            .progress(progress)
+                                            .build(target),
+                                    tsv);
                         }
                     }
                     continue;
@@ -105,7 +128,11 @@ public final class BuildMeasure {
                 boolean large = shape.points() > LARGE_POINTS;
                 if (build) {
                     for (int r = 1; r <= (large ? Math.min(builds, 3) : builds); r++) {
-                        measureBuild(shape.name(), r, progress -> BenchRings.build(shape, BenchRings.ringFile(shape), progress), tsv);
+                        measureBuild(
+                                shape.name(),
+                                r,
+                                progress -> BenchRings.build(shape, BenchRings.ringFile(shape), progress),
+                                tsv);
                     }
                 }
                 if (sort) {
@@ -127,12 +154,14 @@ public final class BuildMeasure {
      * announcement before counting ("building") is in no phase. A phase lasts until the next line, the
      * last one until the build returns; phases of several segments add up.
      */
-    private static final List<String> PHASES = List.of("counting", "placing", "sorting", "writing", "syncing", "verifying");
+    private static final List<String> PHASES =
+            List.of("counting", "placing", "sorting", "writing", "syncing", "verifying");
 
     private static void measureBuild(String subject, int round, Build build, Tsv tsv) throws Exception {
         long startHeap = HeapMeasure.usedHeapAfterGc();
         List<MemoryPoolMXBean> heapPools = ManagementFactory.getMemoryPoolMXBeans().stream()
-                .filter(p -> p.getType() == MemoryType.HEAP).toList();
+                .filter(p -> p.getType() == MemoryType.HEAP)
+                .toList();
         heapPools.forEach(MemoryPoolMXBean::resetPeakUsage);
         resetPeakRss();
         long startRss = procStatusBytes("VmRSS");
@@ -156,38 +185,75 @@ public final class BuildMeasure {
             sampler.stop();
         }
         long peakRss = procStatusBytes("VmHWM");
-        long peakPools = heapPools.stream().mapToLong(p -> p.getPeakUsage().getUsed()).sum();
+        long peakPools =
+                heapPools.stream().mapToLong(p -> p.getPeakUsage().getUsed()).sum();
         long generated = result.points() + result.collisions();
         double seconds = result.nanos() / 1e9;
         StringBuilder phases = new StringBuilder();
         for (int p = 0; p < PHASES.size(); p++) {
-            phases.append(p == 0 ? "" : ", ").append(PHASES.get(p)).append(String.format(" %.3f s", phaseNanos[p] / 1e9));
+            phases.append(p == 0 ? "" : ", ")
+                    .append(PHASES.get(p))
+                    .append(String.format(" %.3f s", phaseNanos[p] / 1e9));
         }
-        System.out.printf("build %-16s round %d: %,d points generated (%,d kept, %,d collisions, %d segments) in %.2f s = %,.0f points/s (%s);"
+        System.out.printf(
+                "build %-16s round %d: %,d points generated (%,d kept, %,d collisions, %d segments) in %.2f s = %,.0f points/s (%s);"
                         + " file %,d bytes = %.4f bytes/point; heap start %,d MB, peak %,d MB sampled (%,d MB pool peaks); RSS start %,d MB, peak %,d MB%n",
-                subject, round, generated, result.points(), result.collisions(), result.segments(), seconds, generated / seconds, phases,
-                result.fileBytes(), result.bytesPerPoint(), startHeap >> 20, sampler.peak() >> 20, peakPools >> 20,
-                startRss >> 20, peakRss >> 20);
-        tsv.row("build", subject, round, generated, seconds, generated / seconds, result.fileBytes(), result.bytesPerPoint(),
-                startHeap, sampler.peak(), peakPools, startRss, peakRss, phaseNanos[0] / 1e9, phaseNanos[1] / 1e9,
-                phaseNanos[2] / 1e9, phaseNanos[3] / 1e9, phaseNanos[4] / 1e9, phaseNanos[5] / 1e9);
+                subject,
+                round,
+                generated,
+                result.points(),
+                result.collisions(),
+                result.segments(),
+                seconds,
+                generated / seconds,
+                phases,
+                result.fileBytes(),
+                result.bytesPerPoint(),
+                startHeap >> 20,
+                sampler.peak() >> 20,
+                peakPools >> 20,
+                startRss >> 20,
+                peakRss >> 20);
+        tsv.row(
+                "build",
+                subject,
+                round,
+                generated,
+                seconds,
+                generated / seconds,
+                result.fileBytes(),
+                result.bytesPerPoint(),
+                startHeap,
+                sampler.peak(),
+                peakPools,
+                startRss,
+                peakRss,
+                phaseNanos[0] / 1e9,
+                phaseNanos[1] / 1e9,
+                phaseNanos[2] / 1e9,
+                phaseNanos[3] / 1e9,
+                phaseNanos[4] / 1e9,
+                phaseNanos[5] / 1e9);
     }
 
     /** The v1 point chains of every backend of {@code shape}, as the builder computes them from the family. */
     static PointGenerator.Chains v1Chains(BenchRings.Shape shape) {
         List<Backend> backends = new ArrayList<>(shape.backends());
         for (int b = 0; b < shape.backends(); b++) {
-            backends.add(BackendAccess.create(b, ServerAddress.parse(shape.address(b)), shape.weight(), Set.of(), 0, 0));
+            backends.add(
+                    BackendAccess.create(b, ServerAddress.parse(shape.address(b)), shape.weight(), Set.of(), 0, 0));
         }
         RingFamily v1 = RingVersion.V1.family();
         long[] points = v1.points(backends.stream().mapToLong(Backend::weight).toArray(), RingVersion.V1);
-        return new PointGenerator.Chains(backends.stream().mapToInt(v1::chainBase).toArray(), v1.tieRanks(backends),
+        return new PointGenerator.Chains(
+                backends.stream().mapToInt(v1::chainBase).toArray(),
+                v1.tieRanks(backends),
                 Arrays.stream(points).mapToInt(Math::toIntExact).toArray());
     }
 
     private static void measureSort(BenchRings.Shape shape, int rounds, Tsv tsv) throws IOException {
         int n = Math.toIntExact(shape.points());
-        PointGenerator generator = new PointGenerator(line -> { });
+        PointGenerator generator = new PointGenerator(line -> {});
         PointGenerator.Chains chains = v1Chains(shape);
         long expected = 0;
         for (int r = 1; r <= rounds; r++) {
@@ -214,7 +280,8 @@ public final class BuildMeasure {
             report(shape, "PointSorter.sort", r, n, System.nanoTime() - t, tsv);
             long actual = checkSorted(a, n);
             if (actual != expected) {
-                throw new IllegalStateException("PointSorter.sort and Arrays.sort disagree: checksums " + actual + " vs " + expected);
+                throw new IllegalStateException(
+                        "PointSorter.sort and Arrays.sort disagree: checksums " + actual + " vs " + expected);
             }
         }
     }
@@ -261,7 +328,9 @@ public final class BuildMeasure {
         try {
             for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
                 if (line.startsWith(name + ":")) {
-                    return Long.parseLong(line.substring(name.length() + 1).trim().split("\\s+")[0]) * 1024;
+                    return Long.parseLong(
+                                    line.substring(name.length() + 1).trim().split("\\s+")[0])
+                            * 1024;
                 }
             }
         } catch (IOException e) {
@@ -300,8 +369,28 @@ public final class BuildMeasure {
     }
 
     private static void report(BenchRings.Shape shape, String what, int round, int n, long nanos, Tsv tsv) {
-        System.out.printf("sort  %-12s %-16s round %d: %,d points in %.3f s = %,.0f points/s%n",
+        System.out.printf(
+                "sort  %-12s %-16s round %d: %,d points in %.3f s = %,.0f points/s%n",
                 shape.name(), what, round, n, nanos / 1e9, n / (nanos / 1e9));
-        tsv.row(what, shape.name(), round, n, nanos / 1e9, n / (nanos / 1e9), "", "", "", "", "", "", "", "", "", "", "", "", "");
+        tsv.row(
+                what,
+                shape.name(),
+                round,
+                n,
+                nanos / 1e9,
+                n / (nanos / 1e9),
+                "",
+                "",
+                "",
+                "",
+                "",
+                "",
+                "",
+                "",
+                "",
+                "",
+                "",
+                "",
+                "");
     }
 }

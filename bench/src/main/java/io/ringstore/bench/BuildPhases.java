@@ -4,7 +4,6 @@ import io.ringstore.RingVersion;
 import io.ringstore.build.BuildResult;
 import io.ringstore.internal.PointGenerator;
 import io.ringstore.internal.PointSorter;
-
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -40,12 +39,12 @@ import java.util.function.Consumer;
  */
 public final class BuildPhases {
     private static final List<String> MEMORY_PHASES = List.of("count", "place", "sort", "dedup", "other");
-    private static final List<String> BUILD_PHASES = List.of("setup", "count", "place", "sort", "write", "sync", "verify", "other");
+    private static final List<String> BUILD_PHASES =
+            List.of("setup", "count", "place", "sort", "write", "sync", "verify", "other");
     /** Where the sum of kept hashes goes, so that the dedup pass is not optimised away. */
     private static volatile long sink;
 
-    private BuildPhases() {
-    }
+    private BuildPhases() {}
 
     public static void main(String[] args) throws Exception {
         int rounds = 11;
@@ -64,7 +63,8 @@ public final class BuildPhases {
             throw new IllegalArgumentException("--only takes memory or build: " + only);
         }
         if (rounds < 1 || warmup < 0 || warmup >= rounds) {
-            throw new IllegalArgumentException("need rounds >= 1 and 0 <= warmup < rounds: rounds=" + rounds + " warmup=" + warmup);
+            throw new IllegalArgumentException(
+                    "need rounds >= 1 and 0 <= warmup < rounds: rounds=" + rounds + " warmup=" + warmup);
         }
         if (sizes.isEmpty()) {
             sizes = List.of(BenchRings.MEDIUM);
@@ -130,7 +130,8 @@ public final class BuildPhases {
 
     /** The whole build once: nanoseconds per {@link #BUILD_PHASES} phase, then the total ({@link BuildResult#nanos()}). */
     private static long[] build(BenchRings.Shape shape, Path file) throws Exception {
-        Phases phases = new Phases(BUILD_PHASES, "building", "counting", "placing", "sorting", "writing", "syncing", "verifying");
+        Phases phases = new Phases(
+                BUILD_PHASES, "building", "counting", "placing", "sorting", "writing", "syncing", "verifying");
         BuildResult result = BenchRings.build(shape, file, phases);
         phases.accept("end");
         return phases.nanos(result.nanos());
@@ -190,7 +191,8 @@ public final class BuildPhases {
     }
 
     private static void summary(BenchRings.Shape shape, String what, List<String> names, long[][] rounds, int warmup) {
-        System.out.printf("%s %s (%,d points), ms: round 1 | median of %d rounds | median of rounds %d-%d%n",
+        System.out.printf(
+                "%s %s (%,d points), ms: round 1 | median of %d rounds | median of rounds %d-%d%n",
                 what, shape.name(), shape.points(), rounds.length, warmup + 1, rounds.length);
         for (int p = 0; p <= names.size(); p++) {
             String name = p < names.size() ? names.get(p) : "total";
@@ -200,8 +202,11 @@ public final class BuildPhases {
             System.out.printf("  %-7s %9.1f %9.1f %9.1f%n", name, first, all, steady);
         }
         int t = names.size();
-        System.out.printf("  M points/s %6.1f %9.1f %9.1f%n", shape.points() / (rounds[0][t] / 1e3),
-                shape.points() / (median(rounds, t, 0) / 1e3), shape.points() / (median(rounds, t, warmup) / 1e3));
+        System.out.printf(
+                "  M points/s %6.1f %9.1f %9.1f%n",
+                shape.points() / (rounds[0][t] / 1e3),
+                shape.points() / (median(rounds, t, 0) / 1e3),
+                shape.points() / (median(rounds, t, warmup) / 1e3));
     }
 
     /** Median of column {@code p} over rounds {@code from..}; the lower middle for an even count. */

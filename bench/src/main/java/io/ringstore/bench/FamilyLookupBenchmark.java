@@ -4,6 +4,11 @@ import io.ringstore.KeyHash;
 import io.ringstore.Ring;
 import io.ringstore.RingStore;
 import io.ringstore.RingVersion;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -17,12 +22,6 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
-
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.Set;
-import java.util.concurrent.TimeUnit;
 
 /**
  * One lookup from the key in each ring family, against the family's key hash alone and against a
@@ -53,10 +52,27 @@ public class FamilyLookupBenchmark {
     /** The ring file of one version and the keys. */
     @State(Scope.Benchmark)
     public static class Data {
-        @Param({"v1", "v2:160", "libketama", "libmemcached", "libmemcached-spy", "twemproxy:fnv1a_64", "twemproxy:md5",
-                "twemproxy:murmur", "spymemcached", "spymemcached-weighted", "xmemcached", "xmemcached-nginx", "dubbo",
-                "couchbase", "envoy", "envoy-murmur2", "grpc"})
+        @Param({
+            "v1",
+            "v2:160",
+            "libketama",
+            "libmemcached",
+            "libmemcached-spy",
+            "twemproxy:fnv1a_64",
+            "twemproxy:md5",
+            "twemproxy:murmur",
+            "spymemcached",
+            "spymemcached-weighted",
+            "xmemcached",
+            "xmemcached-nginx",
+            "dubbo",
+            "couchbase",
+            "envoy",
+            "envoy-murmur2",
+            "grpc"
+        })
         public String version;
+
         @Param({"100", "2048"})
         public int servers;
 
@@ -100,8 +116,9 @@ public class FamilyLookupBenchmark {
                 int expected = data.ring.lookup(key);
                 int actual = lookup(data, map, key);
                 if (actual != expected) {
-                    throw new IllegalStateException("treemap answers backend " + actual + " for key " + new String(key, StandardCharsets.US_ASCII)
-                            + " in " + data.version + "; the ring file answers " + expected);
+                    throw new IllegalStateException("treemap answers backend " + actual + " for key "
+                            + new String(key, StandardCharsets.US_ASCII) + " in " + data.version
+                            + "; the ring file answers " + expected);
                 }
             }
         }
@@ -124,6 +141,8 @@ public class FamilyLookupBenchmark {
     }
 
     private static int lookup(Data data, Baselines.TreeMapRing map, byte[] key) {
-        return data.wide ? map.backend64(data.keyHash.hash64(key, 0, key.length)) : map.applyAsInt(data.keyHash.hash(key));
+        return data.wide
+                ? map.backend64(data.keyHash.hash64(key, 0, key.length))
+                : map.applyAsInt(data.keyHash.hash(key));
     }
 }

@@ -3,7 +3,6 @@ package io.ringstore.bench;
 import io.ringstore.Ring;
 import io.ringstore.RingStore;
 import io.ringstore.RingVersion;
-
 import java.lang.ref.Reference;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -41,12 +40,10 @@ public final class FamilyReport {
     private static final long ENTRIES_MEASURED = 2_000_000;
     private static final int MAX_COPIES = 20;
 
-    private FamilyReport() {
-    }
+    private FamilyReport() {}
 
     /** The three medians of one version and server count, in ns; NaN where the results have none. */
-    private record Row(String version, int servers, double keyHash, double lookup, double treemap) {
-    }
+    private record Row(String version, int servers, double keyHash, double lookup, double treemap) {}
 
     public static void main(String[] args) throws Exception {
         if (args.length != 1 && !(args.length == 3 && args[1].equals("--tsv"))) {
@@ -55,16 +52,41 @@ public final class FamilyReport {
         }
         List<Row> rows = read(Path.of(args[0]));
         StringBuilder md = new StringBuilder();
-        md.append("| family | servers | points | key hash ns | lookup ns | TreeMap ns | TreeMap ÷ lookup | ring file B/point | TreeMap B/point |\n");
+        md.append(
+                "| family | servers | points | key hash ns | lookup ns | TreeMap ns | TreeMap ÷ lookup | ring file B/point | TreeMap B/point |\n");
         md.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
-        try (Tsv tsv = Tsv.create(args.length == 3 ? args[2] : null, "version", "servers", "points", "keyHashNs", "lookupNs",
-                "treemapNs", "ringBytesPerPoint", "treemapBytesPerPoint")) {
+        try (Tsv tsv = Tsv.create(
+                args.length == 3 ? args[2] : null,
+                "version",
+                "servers",
+                "points",
+                "keyHashNs",
+                "lookupNs",
+                "treemapNs",
+                "ringBytesPerPoint",
+                "treemapBytesPerPoint")) {
             for (Row r : rows) {
                 Footprint f = footprint(RingVersion.parse(r.version()), r.servers());
-                md.append(String.format(Locale.ROOT, "| %s | %,d | %,d | %s | %s | %s | %s | %.0f | %.1f |%n",
-                        r.version(), r.servers(), f.points(), ns(r.keyHash()), ns(r.lookup()), ns(r.treemap()),
-                        ratio(r.treemap(), r.lookup()), f.ringBytesPerPoint(), f.treemapBytesPerPoint()));
-                tsv.row(r.version(), r.servers(), f.points(), r.keyHash(), r.lookup(), r.treemap(), f.ringBytesPerPoint(),
+                md.append(String.format(
+                        Locale.ROOT,
+                        "| %s | %,d | %,d | %s | %s | %s | %s | %.0f | %.1f |%n",
+                        r.version(),
+                        r.servers(),
+                        f.points(),
+                        ns(r.keyHash()),
+                        ns(r.lookup()),
+                        ns(r.treemap()),
+                        ratio(r.treemap(), r.lookup()),
+                        f.ringBytesPerPoint(),
+                        f.treemapBytesPerPoint()));
+                tsv.row(
+                        r.version(),
+                        r.servers(),
+                        f.points(),
+                        r.keyHash(),
+                        r.lookup(),
+                        r.treemap(),
+                        f.ringBytesPerPoint(),
                         f.treemapBytesPerPoint());
             }
         }
@@ -83,24 +105,29 @@ public final class FamilyReport {
             Map<?, ?> params = (Map<?, ?>) r.get("params");
             Map<?, ?> metric = (Map<?, ?>) r.get("primaryMetric");
             if (!"ns/op".equals(metric.get("scoreUnit"))) {
-                throw new IllegalStateException(json + ": " + benchmark + " is in " + metric.get("scoreUnit") + ", not ns/op");
+                throw new IllegalStateException(
+                        json + ": " + benchmark + " is in " + metric.get("scoreUnit") + ", not ns/op");
             }
             double median = ((Number) ((Map<?, ?>) metric.get("scorePercentiles")).get("50.0")).doubleValue();
             String ring = params.get("version") + " " + params.get("servers");
-            byRing.computeIfAbsent(ring, k -> new LinkedHashMap<>()).put(benchmark.substring(benchmark.lastIndexOf('.') + 1), median);
+            byRing.computeIfAbsent(ring, k -> new LinkedHashMap<>())
+                    .put(benchmark.substring(benchmark.lastIndexOf('.') + 1), median);
         }
         List<Row> rows = new ArrayList<>();
         for (Map.Entry<String, Map<String, Double>> e : byRing.entrySet()) {
             String[] ring = e.getKey().split(" ");
             Map<String, Double> m = e.getValue();
-            rows.add(new Row(ring[0], Integer.parseInt(ring[1]), m.getOrDefault("keyHash", Double.NaN),
-                    m.getOrDefault("lookup", Double.NaN), m.getOrDefault("treemap", Double.NaN)));
+            rows.add(new Row(
+                    ring[0],
+                    Integer.parseInt(ring[1]),
+                    m.getOrDefault("keyHash", Double.NaN),
+                    m.getOrDefault("lookup", Double.NaN),
+                    m.getOrDefault("treemap", Double.NaN)));
         }
         return rows;
     }
 
-    private record Footprint(int points, double ringBytesPerPoint, double treemapBytesPerPoint) {
-    }
+    private record Footprint(int points, double ringBytesPerPoint, double treemapBytesPerPoint) {}
 
     private static Footprint footprint(RingVersion version, int servers) throws Exception {
         Path dir = Files.createTempDirectory("family-report");

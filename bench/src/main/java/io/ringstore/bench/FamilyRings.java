@@ -6,7 +6,6 @@ import io.ringstore.RingVersion;
 import io.ringstore.build.BackendList;
 import io.ringstore.build.BackendsFileException;
 import io.ringstore.build.RingBuilder;
-
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.SplittableRandom;
@@ -24,23 +23,31 @@ final class FamilyRings {
     /** Seed of the backends' weights. */
     static final long WEIGHT_SEED = 0x3E16_47L;
 
-    private FamilyRings() {
-    }
+    private FamilyRings() {}
 
     /** {@return the backends file: {@code servers} backends, weights 1 to 10} */
     static String backendsText(int servers) {
         SplittableRandom random = new SplittableRandom(WEIGHT_SEED);
         StringBuilder sb = new StringBuilder();
         for (int i = 0; i < servers; i++) {
-            sb.append("server 127.1.").append(i >> 8).append('.').append(i & 0xFF)
-                    .append(" weight=").append(1 + random.nextInt(10)).append('\n');
+            sb.append("server 127.1.")
+                    .append(i >> 8)
+                    .append('.')
+                    .append(i & 0xFF)
+                    .append(" weight=")
+                    .append(1 + random.nextInt(10))
+                    .append('\n');
         }
         return sb.toString();
     }
 
     /** Builds the ring of {@code version} over {@code servers} backends at {@code file} and opens it. */
-    static RingStore build(RingVersion version, int servers, Path file) throws IOException, RingFileException, BackendsFileException {
-        RingBuilder.of(BackendList.parse(servers + " servers", backendsText(servers))).version(version).generation(1).build(file);
+    static RingStore build(RingVersion version, int servers, Path file)
+            throws IOException, RingFileException, BackendsFileException {
+        RingBuilder.of(BackendList.parse(servers + " servers", backendsText(servers)))
+                .version(version)
+                .generation(1)
+                .build(file);
         return RingStore.open(file);
     }
 

@@ -1,11 +1,9 @@
 package io.ringstore.bench;
 
-import io.ringstore.build.BackendList;
-import io.ringstore.build.RingBuilder;
-
 import io.ringstore.Ring;
 import io.ringstore.RingStore;
-
+import io.ringstore.build.BackendList;
+import io.ringstore.build.RingBuilder;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryMXBean;
 import java.lang.ref.Reference;
@@ -39,8 +37,7 @@ public final class HeapMeasure {
     /** Where lookup results go, so the lookups are not optimised away. */
     private static volatile long sink;
 
-    private HeapMeasure() {
-    }
+    private HeapMeasure() {}
 
     public static void main(String[] args) throws Exception {
         String tsvPath = null;
@@ -55,7 +52,8 @@ public final class HeapMeasure {
         if (subjects.isEmpty()) {
             subjects = List.of(BenchRings.SMALL, BenchRings.MEDIUM, BenchRings.LARGE);
         }
-        System.out.printf("%-22s %13s %-12s %16s %12s%n", "ring", "points", "structure", "retained bytes", "bytes/point");
+        System.out.printf(
+                "%-22s %13s %-12s %16s %12s%n", "ring", "points", "structure", "retained bytes", "bytes/point");
         try (Tsv tsv = Tsv.create(tsvPath, "subject", "points", "structure", "retainedBytes", "bytesPerPoint")) {
             for (String subject : subjects) {
                 Path file;
@@ -63,7 +61,9 @@ public final class HeapMeasure {
                 if (Files.isRegularFile(Path.of(subject))) {
                     file = BenchRings.dataDir().resolve(Path.of(subject).getFileName() + ".ring");
                     Files.createDirectories(file.toAbsolutePath().getParent());
-                    RingBuilder.of(BackendList.parse(Path.of(subject))).generation(1).build(file);
+                    RingBuilder.of(BackendList.parse(Path.of(subject)))
+                            .generation(1)
+                            .build(file);
                     baselines = false;
                 } else {
                     BenchRings.open(subject).close(); // builds the file if it is not cached yet
@@ -80,9 +80,14 @@ public final class HeapMeasure {
         long before = usedHeapAfterGc();
         RingStore store = openAndLookUp(file);
         long ringstore = usedHeapAfterGc() - before;
-        long points = store.rings().stream().filter(r -> !r.isEmpty())
-                .collect(java.util.stream.Collectors.toMap(r -> store.layout().segmentOf(r).offset(), Ring::pointCount, (a, b) -> a))
-                .values().stream().mapToLong(Integer::longValue).sum(); // rings with one backend set share a segment
+        long points = store.rings().stream()
+                .filter(r -> !r.isEmpty())
+                .collect(java.util.stream.Collectors.toMap(
+                        r -> store.layout().segmentOf(r).offset(), Ring::pointCount, (a, b) -> a))
+                .values()
+                .stream()
+                .mapToLong(Integer::longValue)
+                .sum(); // rings with one backend set share a segment
         report(tsv, subject, points, "ringstore", ringstore);
         if (baselines) {
             Ring ring = store.ring(Set.of());
@@ -90,7 +95,9 @@ public final class HeapMeasure {
             if (ring.pointCount() <= Baselines.TREEMAP_MAX_POINTS) {
                 report(tsv, subject, points, "treemap", retained(() -> new Baselines.TreeMapRing(ring, backends)));
             } else {
-                System.out.printf("%-22s %,13d %-12s skipped: more than %,d points%n", subject, points, "treemap", Baselines.TREEMAP_MAX_POINTS);
+                System.out.printf(
+                        "%-22s %,13d %-12s skipped: more than %,d points%n",
+                        subject, points, "treemap", Baselines.TREEMAP_MAX_POINTS);
             }
             report(tsv, subject, points, "heapArrays", retained(() -> new Baselines.HeapArrays(ring)));
             report(tsv, subject, points, "longPoints", retained(() -> new Baselines.LongPoints(ring)));
@@ -122,7 +129,8 @@ public final class HeapMeasure {
     }
 
     private static void report(Tsv tsv, String subject, long points, String structure, long bytes) {
-        System.out.printf("%-22s %,13d %-12s %,16d %12.3f%n", subject, points, structure, bytes, (double) bytes / points);
+        System.out.printf(
+                "%-22s %,13d %-12s %,16d %12.3f%n", subject, points, structure, bytes, (double) bytes / points);
         tsv.row(subject, points, structure, bytes, (double) bytes / points);
     }
 

@@ -2,6 +2,8 @@ package io.ringstore.bench;
 
 import io.ringstore.Ring;
 import io.ringstore.RingStore;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -16,9 +18,6 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 import org.openjdk.jmh.infra.ThreadParams;
-
-import java.util.Set;
-import java.util.concurrent.TimeUnit;
 
 /**
  * One lookup, in the mapped ring file and in three on-heap structures holding the same points
@@ -56,6 +55,7 @@ public class LookupBenchmark {
     public static class Data {
         @Param({BenchRings.SMALL, BenchRings.MEDIUM, BenchRings.LARGE})
         public String size;
+
         @Param("65536")
         public int keyCount;
 

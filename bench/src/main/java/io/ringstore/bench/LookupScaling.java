@@ -2,7 +2,6 @@ package io.ringstore.bench;
 
 import io.ringstore.Ring;
 import io.ringstore.RingStore;
-
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
 import java.util.ArrayList;
@@ -42,8 +41,7 @@ public final class LookupScaling {
     /** Where answers go, so the loops are not optimised away. */
     private static volatile long sink;
 
-    private LookupScaling() {
-    }
+    private LookupScaling() {}
 
     /** One lookup form: what each operation calls. */
     private interface Form {
@@ -71,7 +69,8 @@ public final class LookupScaling {
             }
         }
         if (rounds < 1 || millis < 1) {
-            throw new IllegalArgumentException("--rounds and --millis must be at least 1: rounds=" + rounds + " millis=" + millis);
+            throw new IllegalArgumentException(
+                    "--rounds and --millis must be at least 1: rounds=" + rounds + " millis=" + millis);
         }
         if (sizes.isEmpty()) {
             sizes = List.of(BenchRings.SMALL, BenchRings.MEDIUM);
@@ -83,7 +82,8 @@ public final class LookupScaling {
         int[] hashes = BenchRings.hashes(keys);
         String[] names = {"ringstoreKey", "ringstoreHash"};
         Form[] forms = {(r, k, h, p) -> r.lookup(k[p]), (r, k, h, p) -> r.lookupHash(h[p])};
-        System.out.printf("%-12s %-14s %10s %10s %7s %12s %10s   (ops/us, median of %d rounds of %d ms, %d keys)%n",
+        System.out.printf(
+                "%-12s %-14s %10s %10s %7s %12s %10s   (ops/us, median of %d rounds of %d ms, %d keys)%n",
                 "size", "form", "1 thread", "2 threads", "ratio", "ratio, full", "ratio, cpu", rounds, millis, KEYS);
         ExecutorService pool = Executors.newFixedThreadPool(2);
         try {
@@ -100,8 +100,18 @@ public final class LookupScaling {
         }
     }
 
-    private static void measure(ExecutorService pool, String size, String name, Form form, Ring ring, byte[][] keys,
-                                int[] hashes, int rounds, int millis, boolean verbose) throws Exception {
+    private static void measure(
+            ExecutorService pool,
+            String size,
+            String name,
+            Form form,
+            Ring ring,
+            byte[][] keys,
+            int[] hashes,
+            int rounds,
+            int millis,
+            boolean verbose)
+            throws Exception {
         double[] one = new double[rounds];
         double[] two = new double[rounds];
         double[] ratio = new double[rounds];
@@ -113,28 +123,45 @@ public final class LookupScaling {
             double a = opsPerMicro(single);
             double b = opsPerMicro(pair);
             if (verbose) {
-                System.out.printf("  %s %s round %d: 1 thread %.1f (cpu %.2f); 2 threads %.1f + %.1f (cpu %.2f, %.2f)%n",
-                        size, name, r, a, single.get(0).cpu(), opsPerMicro(pair.subList(0, 1)),
-                        opsPerMicro(pair.subList(1, 2)), pair.get(0).cpu(), pair.get(1).cpu());
+                System.out.printf(
+                        "  %s %s round %d: 1 thread %.1f (cpu %.2f); 2 threads %.1f + %.1f (cpu %.2f, %.2f)%n",
+                        size,
+                        name,
+                        r,
+                        a,
+                        single.get(0).cpu(),
+                        opsPerMicro(pair.subList(0, 1)),
+                        opsPerMicro(pair.subList(1, 2)),
+                        pair.get(0).cpu(),
+                        pair.get(1).cpu());
             }
             if (r >= 0) {
                 one[r] = a;
                 two[r] = b;
                 ratio[r] = b / a;
                 cpuRatio[r] = 2 * opsPerCpuMicro(pair) / opsPerCpuMicro(single);
-                if (single.stream().allMatch(s -> s.cpu() >= FULL_CPU) && pair.stream().allMatch(s -> s.cpu() >= FULL_CPU)) {
+                if (single.stream().allMatch(s -> s.cpu() >= FULL_CPU)
+                        && pair.stream().allMatch(s -> s.cpu() >= FULL_CPU)) {
                     fullRatios.add(b / a);
                 }
             }
         }
         double[] full = fullRatios.stream().mapToDouble(Double::doubleValue).toArray();
-        System.out.printf("%-12s %-14s %10.1f %10.1f %7.2f %12s %10.2f%n", size, name, median(one), median(two), median(ratio),
-                full.length == 0 ? "– (0 rounds)" : String.format("%.2f (%d)", median(full), full.length), median(cpuRatio));
+        System.out.printf(
+                "%-12s %-14s %10.1f %10.1f %7.2f %12s %10.2f%n",
+                size,
+                name,
+                median(one),
+                median(two),
+                median(ratio),
+                full.length == 0 ? "– (0 rounds)" : String.format("%.2f (%d)", median(full), full.length),
+                median(cpuRatio));
     }
 
     /** {@code threads} threads started together, each running {@code form} for {@code millis}. */
-    private static List<Share> run(ExecutorService pool, int threads, Form form, Ring ring, byte[][] keys, int[] hashes,
-                                   int millis) throws Exception {
+    private static List<Share> run(
+            ExecutorService pool, int threads, Form form, Ring ring, byte[][] keys, int[] hashes, int millis)
+            throws Exception {
         CyclicBarrier start = new CyclicBarrier(threads);
         List<Future<Share>> futures = new ArrayList<>();
         for (int t = 0; t < threads; t++) {

@@ -1,12 +1,12 @@
 package io.ringstore.bench;
 
-import java.lang.foreign.MemorySegment;
-import java.util.ArrayList;
-import java.util.List;
-
 import static io.ringstore.internal.format.RingFileDescriptor.POINT_HASH_OFFSET;
 import static io.ringstore.internal.format.RingFileDescriptor.POINT_LENGTH;
 import static io.ringstore.internal.format.RingFileDescriptor.U32;
+
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * Searches over a ring's points as mapped: sorted 6-byte records (hash u32, backend u16, little-endian),
@@ -35,8 +35,7 @@ final class PointSearch {
     /** True while the reads being traced belong to one round. */
     private static boolean grouping;
 
-    private PointSearch() {
-    }
+    private PointSearch() {}
 
     /** Closes the current round of reads (if it read anything): the next read waits for its answers. */
     static void endRound() {
@@ -72,6 +71,7 @@ final class PointSearch {
     static final class Sliced {
         /** The library's constants. */
         private static final int POINTS_PER_SLICE = 512;
+
         private static final int STEP = 10;
 
         private final long slices;
@@ -91,7 +91,9 @@ final class PointSearch {
             for (int k = 1; k < slices; k++) {
                 long first = Math.ceilDiv((long) k << 32, slices);
                 long guess = Math.min(start + perSlice, n - 1);
-                start = hashAt(points, guess) < first ? gallopUp(points, first, guess, n) : gallopDown(points, first, start, guess);
+                start = hashAt(points, guess) < first
+                        ? gallopUp(points, first, guess, n)
+                        : gallopDown(points, first, start, guess);
                 starts[k] = (int) start;
             }
             starts[slices] = n;
@@ -128,8 +130,11 @@ final class PointSearch {
             long p3 = Math.min(guess + STEP, hi - 1);
             long p4 = Math.min(guess + 2 * STEP, hi - 1);
             grouping = TRACING; // the five reads' addresses depend on the table only: one round
-            int below = below(points, p0, key) + below(points, p1, key) + below(points, guess, key)
-                    + below(points, p3, key) + below(points, p4, key);
+            int below = below(points, p0, key)
+                    + below(points, p1, key)
+                    + below(points, guess, key)
+                    + below(points, p3, key)
+                    + below(points, p4, key);
             grouping = false;
             if (TRACING) {
                 endRound();

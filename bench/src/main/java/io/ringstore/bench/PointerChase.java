@@ -2,7 +2,6 @@ package io.ringstore.bench;
 
 import io.ringstore.Ring;
 import io.ringstore.RingStore;
-
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -39,8 +38,7 @@ public final class PointerChase {
     /** Where results go, so the loops are not optimised away. */
     private static volatile long sink;
 
-    private PointerChase() {
-    }
+    private PointerChase() {}
 
     public static void main(String[] args) throws Exception {
         String size = BenchRings.LARGE;
@@ -59,7 +57,8 @@ public final class PointerChase {
             throw new IllegalArgumentException("--lookups must be a power of two and --rounds at least 1: lookups="
                     + lookups + " rounds=" + rounds);
         }
-        try (RingStore store = BenchRings.open(size); Arena arena = Arena.ofConfined()) {
+        try (RingStore store = BenchRings.open(size);
+                Arena arena = Arena.ofConfined()) {
             Ring ring = store.ring(Set.of());
             long fileBytes = Files.size(store.path());
             long t0 = System.nanoTime();
@@ -71,11 +70,14 @@ public final class PointerChase {
             t0 = System.nanoTime();
             MemorySegment region = cycle(arena, slots);
             double cycleMs = (System.nanoTime() - t0) / 1e6;
-            System.out.printf("ring %s: %,d points, file %,d bytes; first lookup (index build) %.1f ms%n",
+            System.out.printf(
+                    "ring %s: %,d points, file %,d bytes; first lookup (index build) %.1f ms%n",
                     size, ring.pointCount(), fileBytes, indexMs);
-            System.out.printf("chase: %,d slots of %d bytes (%,d bytes) in one random cycle, written in %.0f ms; %s%n",
+            System.out.printf(
+                    "chase: %,d slots of %d bytes (%,d bytes) in one random cycle, written in %.0f ms; %s%n",
                     slots, SLOT_BYTES, region.byteSize(), cycleMs, hugePages());
-            System.out.printf("%d rounds after %d warm-up, %,d lookups and %,d chase steps a round%n%n",
+            System.out.printf(
+                    "%d rounds after %d warm-up, %,d lookups and %,d chase steps a round%n%n",
                     rounds, WARMUP, lookups, lookups);
 
             double[] chase = new double[rounds];
@@ -94,7 +96,8 @@ public final class PointerChase {
                 s = System.nanoTime();
                 sink += lookupChain(ring, hashes);
                 double d = (System.nanoTime() - s) / (double) lookups;
-                System.out.printf("round %2d%s: load %6.1f ns, lookup %6.1f ns (%.2f loads), chained lookup %6.1f ns (%.2f loads)%n",
+                System.out.printf(
+                        "round %2d%s: load %6.1f ns, lookup %6.1f ns (%.2f loads), chained lookup %6.1f ns (%.2f loads)%n",
                         r, r < 0 ? " (warm-up)" : "", c, i, i / c, d, d / c);
                 if (r >= 0) {
                     chase[r] = c;
@@ -105,11 +108,30 @@ public final class PointerChase {
                 }
             }
             sink += position;
-            System.out.printf("%nmedian: dependent random load %.1f ns; lookupHash %.1f ns = %.2f loads; chained lookupHash %.1f ns = %.2f loads%n",
-                    median(chase), median(independent), median(independentRatio), median(dependent), median(dependentRatio));
-            try (Tsv tsv = Tsv.create(tsvPath, "size", "points", "loadNs", "lookupNs", "lookupLoads", "chainedLookupNs", "chainedLookupLoads")) {
-                tsv.row(size, ring.pointCount(), median(chase), median(independent), median(independentRatio),
-                        median(dependent), median(dependentRatio));
+            System.out.printf(
+                    "%nmedian: dependent random load %.1f ns; lookupHash %.1f ns = %.2f loads; chained lookupHash %.1f ns = %.2f loads%n",
+                    median(chase),
+                    median(independent),
+                    median(independentRatio),
+                    median(dependent),
+                    median(dependentRatio));
+            try (Tsv tsv = Tsv.create(
+                    tsvPath,
+                    "size",
+                    "points",
+                    "loadNs",
+                    "lookupNs",
+                    "lookupLoads",
+                    "chainedLookupNs",
+                    "chainedLookupLoads")) {
+                tsv.row(
+                        size,
+                        ring.pointCount(),
+                        median(chase),
+                        median(independent),
+                        median(independentRatio),
+                        median(dependent),
+                        median(dependentRatio));
             }
         }
     }
@@ -174,8 +196,11 @@ public final class PointerChase {
         if (!Files.isReadable(rollup)) {
             return "huge pages unknown";
         }
-        return Files.readAllLines(rollup).stream().filter(l -> l.startsWith("AnonHugePages:"))
-                .map(l -> l.replaceAll("\\s+", " ")).findFirst().orElse("AnonHugePages unknown");
+        return Files.readAllLines(rollup).stream()
+                .filter(l -> l.startsWith("AnonHugePages:"))
+                .map(l -> l.replaceAll("\\s+", " "))
+                .findFirst()
+                .orElse("AnonHugePages unknown");
     }
 
     private static double median(double[] values) {

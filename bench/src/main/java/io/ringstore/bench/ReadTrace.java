@@ -14,8 +14,7 @@ final class ReadTrace {
     private static long[] lines = new long[64];
     private static int count;
 
-    private ReadTrace() {
-    }
+    private ReadTrace() {}
 
     static void read(long address, int length) {
         for (long line = address >>> LINE_SHIFT; line <= (address + length - 1) >>> LINE_SHIFT; line++) {

@@ -5,7 +5,6 @@ import io.ringstore.RingVersion;
 import io.ringstore.build.BackendList;
 import io.ringstore.build.RingBuilder;
 import io.ringstore.live.RingRouter;
-
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -40,24 +39,36 @@ import java.util.concurrent.atomic.AtomicReference;
  * files' space did not come back.
  */
 public final class ReleaseProof {
-    private ReleaseProof() {
-    }
+    private ReleaseProof() {}
 
     public static void main(String[] args) throws Exception {
         int republishes = args.length > 0 ? Integer.parseInt(args[0]) : 1000;
         int sizeMb = args.length > 1 ? Integer.parseInt(args[1]) : 100;
         int readerCount = args.length > 2 ? Integer.parseInt(args[2]) : 8;
-        Path dir = args.length > 3 ? Files.createDirectories(Path.of(args[3])) : Files.createTempDirectory("ringstore-release-");
+        Path dir = args.length > 3
+                ? Files.createDirectories(Path.of(args[3]))
+                : Files.createTempDirectory("ringstore-release-");
         // v1: 160 points of 6 bytes per weight unit.
         int weight = Math.max(1, (int) ((long) sizeMb * 1024 * 1024 / 6 / 160 / 1024));
         Path[] sources = {dir.resolve("a.source"), dir.resolve("b.source")};
         for (int s = 0; s < 2; s++) {
             StringBuilder text = new StringBuilder();
             for (int i = 0; i < 1024; i++) {
-                text.append("server 10.").append(s).append('.').append(i / 256).append('.').append(i % 256).append(":80 weight=").append(weight).append('\n');
+                text.append("server 10.")
+                        .append(s)
+                        .append('.')
+                        .append(i / 256)
+                        .append('.')
+                        .append(i % 256)
+                        .append(":80 weight=")
+                        .append(weight)
+                        .append('\n');
             }
             long t = System.nanoTime();
-            RingBuilder.of(BackendList.parse("proof", text.toString())).version(RingVersion.V1).generation(s + 1).build(sources[s]);
+            RingBuilder.of(BackendList.parse("proof", text.toString()))
+                    .version(RingVersion.V1)
+                    .generation(s + 1)
+                    .build(sources[s]);
             System.out.printf("built %s: %d bytes in %d ms%n", sources[s].getFileName(), Files.size(sources[s]), ms(t));
         }
         Path live = dir.resolve("fleet.ring");
@@ -75,7 +86,8 @@ public final class ReleaseProof {
         long freeAtStart = Files.getFileStore(dir).getUsableSpace();
         long[] minFree = {freeAtStart};
         long start = System.nanoTime();
-        RingRouter.Builder options = RingRouter.builder(live).allowOlderGeneration(true).jmx(false);
+        RingRouter.Builder options =
+                RingRouter.builder(live).allowOlderGeneration(true).jmx(false);
         if (args.length > 4) {
             options.graceMillis(Long.parseLong(args[4]));
         }
@@ -111,7 +123,8 @@ public final class ReleaseProof {
                     try {
                         int mapped = 0;
                         int deleted = 0;
-                        for (String line : Files.readAllLines(Path.of("/proc/self/maps"), StandardCharsets.ISO_8859_1)) {
+                        for (String line :
+                                Files.readAllLines(Path.of("/proc/self/maps"), StandardCharsets.ISO_8859_1)) {
                             if (line.contains(dir.toString())) {
                                 mapped++;
                                 deleted += line.endsWith("(deleted)") ? 1 : 0;
@@ -119,7 +132,8 @@ public final class ReleaseProof {
                         }
                         maxMapped[0] = Math.max(maxMapped[0], mapped);
                         maxDeletedMapped[0] = Math.max(maxDeletedMapped[0], deleted);
-                        minFree[0] = Math.min(minFree[0], Files.getFileStore(dir).getUsableSpace());
+                        minFree[0] =
+                                Math.min(minFree[0], Files.getFileStore(dir).getUsableSpace());
                         samples[0]++;
                         Thread.sleep(5);
                     } catch (IOException | InterruptedException e) {
@@ -137,7 +151,8 @@ public final class ReleaseProof {
                     Thread.sleep(5);
                 }
                 if (i % 50 == 0) {
-                    System.out.printf("%d republishes, %d s%n", i, TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start));
+                    System.out.printf(
+                            "%d republishes, %d s%n", i, TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start));
                 }
             }
             stop.set(true);
@@ -146,14 +161,25 @@ public final class ReleaseProof {
             }
             sampler.join();
             long freeAtEnd = Files.getFileStore(dir).getUsableSpace();
-            System.out.printf("%d republishes of a %d-byte file in %d s, %d readers, no System.gc()%n",
+            System.out.printf(
+                    "%d republishes of a %d-byte file in %d s, %d readers, no System.gc()%n",
                     republishes, fileBytes, TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start), readerCount);
-            System.out.printf("lookups %d, failed %d%s, retried on the new generation %d%n", lookups.get(), failures.get(),
-                    firstFailure.get() == null ? "" : " (first: " + firstFailure.get() + ")", router.lookupRetries());
-            System.out.printf("/proc/self/maps samples %d: ring files mapped at most %d, deleted files mapped at most %d%n",
+            System.out.printf(
+                    "lookups %d, failed %d%s, retried on the new generation %d%n",
+                    lookups.get(),
+                    failures.get(),
+                    firstFailure.get() == null ? "" : " (first: " + firstFailure.get() + ")",
+                    router.lookupRetries());
+            System.out.printf(
+                    "/proc/self/maps samples %d: ring files mapped at most %d, deleted files mapped at most %d%n",
                     samples[0], maxMapped[0], maxDeletedMapped[0]);
-            System.out.printf("usable space: start %d, lowest %d (%.1f files below start), end %d (%+d bytes vs start)%n",
-                    freeAtStart, minFree[0], (freeAtStart - minFree[0]) / (double) fileBytes, freeAtEnd, freeAtEnd - freeAtStart);
+            System.out.printf(
+                    "usable space: start %d, lowest %d (%.1f files below start), end %d (%+d bytes vs start)%n",
+                    freeAtStart,
+                    minFree[0],
+                    (freeAtStart - minFree[0]) / (double) fileBytes,
+                    freeAtEnd,
+                    freeAtEnd - freeAtStart);
             boolean ok = failures.get() == 0 && maxMapped[0] <= 2 && freeAtEnd >= freeAtStart - fileBytes / 2;
             System.out.println(ok ? "PASS" : "FAIL");
             for (Path p : sources) {

@@ -3,6 +3,8 @@ package io.ringstore.bench;
 import io.ringstore.Ring;
 import io.ringstore.RingStore;
 import io.ringstore.live.RingRouter;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -16,9 +18,6 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
-
-import java.util.Set;
-import java.util.concurrent.TimeUnit;
 
 /**
  * What hot reload costs a lookup: the same ring read through a plain {@link RingStore} (shared arena,
@@ -50,7 +49,10 @@ public class ReloadBenchmark {
         public void open() throws Exception {
             plain = BenchRings.open(size);
             plainRing = plain.ring(Set.of());
-            watched = RingRouter.builder(plain.path()).pollMillis(0).jmx(false).open(); // no poller: the path does not change here
+            watched = RingRouter.builder(plain.path())
+                    .pollMillis(0)
+                    .jmx(false)
+                    .open(); // no poller: the path does not change here
             watchedRing = watched.current().ring(Set.of());
             hashes = BenchRings.hashes(BenchRings.urlKeys(65_536, BenchRings.KEY_SEED));
             mask = hashes.length - 1;

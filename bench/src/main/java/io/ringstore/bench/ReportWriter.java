@@ -33,14 +33,29 @@ public final class ReportWriter {
             "heapArrays", "heap arrays (int[] + short[])",
             "longPoints", "8-byte points (long[])");
     private static final Map<String, String> COLOURS = linked(
-            "ringstore", "#d62728", "treemap", "#1f77b4", "heapArrays", "#2ca02c", "longPoints", "#9467bd", "binary", "#7f7f7f");
+            "ringstore",
+            "#d62728",
+            "treemap",
+            "#1f77b4",
+            "heapArrays",
+            "#2ca02c",
+            "longPoints",
+            "#9467bd",
+            "binary",
+            "#7f7f7f");
 
-    private ReportWriter() {
-    }
+    private ReportWriter() {}
 
     /** One JMH result: benchmark class and method, parameters, median and error in ns. */
-    record Score(String benchmark, String method, String size, int keyCount, double median, double error,
-                 int forks, int iterations) {
+    record Score(
+            String benchmark,
+            String method,
+            String size,
+            int keyCount,
+            double median,
+            double error,
+            int forks,
+            int iterations) {
         String text() {
             return Double.isNaN(error) ? fmt(median) : fmt(median) + " ± " + fmt(error);
         }
@@ -82,12 +97,19 @@ public final class ReportWriter {
 
     private static void lookupTables(StringBuilder md, List<Score> scores) {
         for (String variant : List.of("Key", "Hash")) {
-            List<Score> mine = scores.stream().filter(s -> s.benchmark().equals("LookupBenchmark") && s.method().endsWith(variant)).toList();
+            List<Score> mine = scores.stream()
+                    .filter(s -> s.benchmark().equals("LookupBenchmark")
+                            && s.method().endsWith(variant))
+                    .toList();
             if (mine.isEmpty()) {
                 continue;
             }
-            md.append("### Lookup, ns per lookup, ").append(variant.equals("Key")
-                    ? "from the key's bytes (CRC-32 included)" : "from a precomputed hash").append("\n\n");
+            md.append("### Lookup, ns per lookup, ")
+                    .append(
+                            variant.equals("Key")
+                                    ? "from the key's bytes (CRC-32 included)"
+                                    : "from a precomputed hash")
+                    .append("\n\n");
             md.append("| ring | points | keys |");
             IMPLEMENTATIONS.values().forEach(name -> md.append(' ').append(name).append(" |"));
             md.append(" ringstore ÷ heap arrays | TreeMap ÷ ringstore |\n|---|---:|---:|");
@@ -96,54 +118,99 @@ public final class ReportWriter {
             for (String size : SIZES) {
                 Map<String, Score> row = new LinkedHashMap<>();
                 for (String impl : IMPLEMENTATIONS.keySet()) {
-                    mine.stream().filter(s -> s.size().equals(size) && s.method().equals(impl + variant)).findFirst()
+                    mine.stream()
+                            .filter(s -> s.size().equals(size) && s.method().equals(impl + variant))
+                            .findFirst()
                             .ifPresent(s -> row.put(impl, s));
                 }
                 if (row.isEmpty()) {
                     continue;
                 }
-                md.append("| ").append(size).append(" | ").append(points(size)).append(" | ")
-                        .append(String.format(Locale.ROOT, "%,d", row.values().iterator().next().keyCount())).append(" |");
+                md.append("| ")
+                        .append(size)
+                        .append(" | ")
+                        .append(points(size))
+                        .append(" | ")
+                        .append(String.format(
+                                Locale.ROOT,
+                                "%,d",
+                                row.values().iterator().next().keyCount()))
+                        .append(" |");
                 for (String impl : IMPLEMENTATIONS.keySet()) {
-                    md.append(' ').append(row.containsKey(impl) ? row.get(impl).text()
-                            : impl.equals("treemap") && BenchRings.Shape.of(size).points() > Baselines.TREEMAP_MAX_POINTS ? "skipped¹" : "–").append(" |");
+                    md.append(' ')
+                            .append(
+                                    row.containsKey(impl)
+                                            ? row.get(impl).text()
+                                            : impl.equals("treemap")
+                                                            && BenchRings.Shape.of(size)
+                                                                            .points()
+                                                                    > Baselines.TREEMAP_MAX_POINTS
+                                                    ? "skipped¹"
+                                                    : "–")
+                            .append(" |");
                 }
-                md.append(' ').append(ratio(row.get("ringstore"), row.get("heapArrays"))).append(" |");
-                md.append(' ').append(ratio(row.get("treemap"), row.get("ringstore"))).append(" |\n");
+                md.append(' ')
+                        .append(ratio(row.get("ringstore"), row.get("heapArrays")))
+                        .append(" |");
+                md.append(' ')
+                        .append(ratio(row.get("treemap"), row.get("ringstore")))
+                        .append(" |\n");
                 skipped |= BenchRings.Shape.of(size).points() > Baselines.TREEMAP_MAX_POINTS;
             }
             if (skipped) {
-                md.append("\n¹ not built above ").append(String.format(Locale.ROOT, "%,d", Baselines.TREEMAP_MAX_POINTS))
-                        .append(" points: at the 64 bytes per point measured below it would need about 13 GB of heap.\n");
+                md.append("\n¹ not built above ")
+                        .append(String.format(Locale.ROOT, "%,d", Baselines.TREEMAP_MAX_POINTS))
+                        .append(
+                                " points: at the 64 bytes per point measured below it would need about 13 GB of heap.\n");
             }
             md.append('\n');
         }
     }
 
     private static void searchTable(StringBuilder md, List<Score> scores, List<Map<String, String>> cache) {
-        List<Score> mine = scores.stream().filter(s -> s.benchmark().equals("SearchBenchmark")).toList();
+        List<Score> mine = scores.stream()
+                .filter(s -> s.benchmark().equals("SearchBenchmark"))
+                .toList();
         if (mine.isEmpty() && cache.isEmpty()) {
             return;
         }
-        md.append("### Search: plain binary search against the library's (sliced interpolation), ns per lookup from a hash\n\n");
-        md.append("| ring | points | keys | binary | library | binary ÷ library |"
-                + " binary: reads | lines | misses @2 MiB | @32 MiB | library: reads | lines | misses @2 MiB | @32 MiB |\n");
+        md.append(
+                "### Search: plain binary search against the library's (sliced interpolation), ns per lookup from a hash\n\n");
+        md.append(
+                "| ring | points | keys | binary | library | binary ÷ library |"
+                        + " binary: reads | lines | misses @2 MiB | @32 MiB | library: reads | lines | misses @2 MiB | @32 MiB |\n");
         md.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
         for (String size : SIZES) {
             Score binary = find(mine, s -> s.size().equals(size) && s.method().equals("binary"));
             Score library = find(mine, s -> s.size().equals(size) && s.method().equals("library"));
-            Map<String, String> cb = findRow(cache, r -> r.get("size").equals(size) && r.get("search").equals("binary"));
-            Map<String, String> cl = findRow(cache, r -> r.get("size").equals(size) && r.get("search").equals("library"));
+            Map<String, String> cb = findRow(
+                    cache, r -> r.get("size").equals(size) && r.get("search").equals("binary"));
+            Map<String, String> cl = findRow(
+                    cache, r -> r.get("size").equals(size) && r.get("search").equals("library"));
             if (binary == null && library == null && cb == null) {
                 continue;
             }
-            md.append("| ").append(size).append(" | ").append(points(size)).append(" | ")
-                    .append(binary != null ? String.format(Locale.ROOT, "%,d", binary.keyCount()) : "–").append(" | ")
-                    .append(binary != null ? binary.text() : "–").append(" | ").append(library != null ? library.text() : "–")
-                    .append(" | ").append(ratio(binary, library)).append(" |");
+            md.append("| ")
+                    .append(size)
+                    .append(" | ")
+                    .append(points(size))
+                    .append(" | ")
+                    .append(binary != null ? String.format(Locale.ROOT, "%,d", binary.keyCount()) : "–")
+                    .append(" | ")
+                    .append(binary != null ? binary.text() : "–")
+                    .append(" | ")
+                    .append(library != null ? library.text() : "–")
+                    .append(" | ")
+                    .append(ratio(binary, library))
+                    .append(" |");
             for (Map<String, String> c : Arrays.asList(cb, cl)) {
                 for (String col : List.of("reads", "lines", "miss2MiB", "miss32MiB")) {
-                    md.append(' ').append(c == null ? "–" : String.format(Locale.ROOT, "%.2f", Double.parseDouble(c.get(col)))).append(" |");
+                    md.append(' ')
+                            .append(
+                                    c == null
+                                            ? "–"
+                                            : String.format(Locale.ROOT, "%.2f", Double.parseDouble(c.get(col))))
+                            .append(" |");
                 }
             }
             md.append('\n');
@@ -158,28 +225,50 @@ public final class ReportWriter {
     // ---- builds, memory
 
     private static void buildTables(StringBuilder md, List<Map<String, String>> rows) {
-        List<Map<String, String>> builds = rows.stream().filter(r -> r.get("what").equals("build")).toList();
+        List<Map<String, String>> builds =
+                rows.stream().filter(r -> r.get("what").equals("build")).toList();
         if (!builds.isEmpty()) {
             md.append("### Build (generate + sort + drop collisions + write + fsync + rename), median of rounds\n\n");
-            md.append("| input | points generated | rounds | seconds | points/s | points/s, min–max | file bytes | bytes/point | beyond 6 B |"
-                    + " heap at start | peak heap (sampled) | peak heap (pool peaks) | RSS at start | peak RSS |\n");
+            md.append(
+                    "| input | points generated | rounds | seconds | points/s | points/s, min–max | file bytes | bytes/point | beyond 6 B |"
+                            + " heap at start | peak heap (sampled) | peak heap (pool peaks) | RSS at start | peak RSS |\n");
             md.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
             for (String subject : distinct(builds, "subject")) {
-                List<Map<String, String>> mine = builds.stream().filter(r -> r.get("subject").equals(subject)).toList();
+                List<Map<String, String>> mine = builds.stream()
+                        .filter(r -> r.get("subject").equals(subject))
+                        .toList();
                 double bpp = median(mine, "bytesPerPoint");
-                double[] speeds = mine.stream().mapToDouble(r -> Double.parseDouble(r.get("pointsPerSecond"))).sorted().toArray();
-                md.append(String.format(Locale.ROOT, "| %s | %,d | %d | %.2f | %,.0f | %,.1f–%,.1f M | %,d | %.4f | %.3f %% | %s | %s | %s | %s | %s |%n",
-                        subject, (long) median(mine, "points"), mine.size(), median(mine, "seconds"), median(mine, "pointsPerSecond"),
-                        speeds[0] / 1e6, speeds[speeds.length - 1] / 1e6,
-                        (long) median(mine, "fileBytes"), bpp, (bpp / 6 - 1) * 100, mib(median(mine, "startHeap")),
-                        mib(median(mine, "peakHeapSampled")), mib(median(mine, "peakHeapPools")), mib(median(mine, "startRss")),
+                double[] speeds = mine.stream()
+                        .mapToDouble(r -> Double.parseDouble(r.get("pointsPerSecond")))
+                        .sorted()
+                        .toArray();
+                md.append(String.format(
+                        Locale.ROOT,
+                        "| %s | %,d | %d | %.2f | %,.0f | %,.1f–%,.1f M | %,d | %.4f | %.3f %% | %s | %s | %s | %s | %s |%n",
+                        subject,
+                        (long) median(mine, "points"),
+                        mine.size(),
+                        median(mine, "seconds"),
+                        median(mine, "pointsPerSecond"),
+                        speeds[0] / 1e6,
+                        speeds[speeds.length - 1] / 1e6,
+                        (long) median(mine, "fileBytes"),
+                        bpp,
+                        (bpp / 6 - 1) * 100,
+                        mib(median(mine, "startHeap")),
+                        mib(median(mine, "peakHeapSampled")),
+                        mib(median(mine, "peakHeapPools")),
+                        mib(median(mine, "startRss")),
                         mib(median(mine, "peakRss"))));
             }
-            md.append("\nBuild phases, median seconds: counting points per bucket, placing them, sorting within buckets,"
-                    + " writing, fsync + rename (two threads for rings of 1 M points or more).\n\n");
+            md.append(
+                    "\nBuild phases, median seconds: counting points per bucket, placing them, sorting within buckets,"
+                            + " writing, fsync + rename (two threads for rings of 1 M points or more).\n\n");
             md.append("| input | count | place | sort | write | fsync + rename |\n|---|---:|---:|---:|---:|---:|\n");
             for (String subject : distinct(builds, "subject")) {
-                List<Map<String, String>> mine = builds.stream().filter(r -> r.get("subject").equals(subject)).toList();
+                List<Map<String, String>> mine = builds.stream()
+                        .filter(r -> r.get("subject").equals(subject))
+                        .toList();
                 md.append("| ").append(subject).append(" |");
                 for (String phase : List.of("countS", "placeS", "sortS", "writeS", "syncS")) {
                     md.append(String.format(Locale.ROOT, " %.3f |", median(mine, phase)));
@@ -188,22 +277,39 @@ public final class ReportWriter {
             }
             md.append('\n');
         }
-        List<Map<String, String>> sorts = rows.stream().filter(r -> !r.get("what").equals("build")).toList();
+        List<Map<String, String>> sorts =
+                rows.stream().filter(r -> !r.get("what").equals("build")).toList();
         if (!sorts.isEmpty()) {
             md.append("### Sort alone, same packed longs, median of rounds (points/s; seconds)\n\n");
-            md.append("| ring | points | rounds | PointGenerator (generate and sort, as build) | Arrays.sort (sign flipped) | PointSorter.sort (radix) | radix ÷ Arrays.sort speed |\n");
+            md.append(
+                    "| ring | points | rounds | PointGenerator (generate and sort, as build) | Arrays.sort (sign flipped) | PointSorter.sort (radix) | radix ÷ Arrays.sort speed |\n");
             md.append("|---|---:|---:|---:|---:|---:|---:|\n");
             for (String subject : distinct(sorts, "subject")) {
-                List<Map<String, String>> mine = sorts.stream().filter(r -> r.get("subject").equals(subject)).toList();
+                List<Map<String, String>> mine = sorts.stream()
+                        .filter(r -> r.get("subject").equals(subject))
+                        .toList();
                 Map<String, Double> speed = new LinkedHashMap<>();
                 StringBuilder cells = new StringBuilder();
                 for (String what : List.of("PointGenerator", "Arrays.sort", "PointSorter.sort")) {
-                    List<Map<String, String>> w = mine.stream().filter(r -> r.get("what").equals(what)).toList();
+                    List<Map<String, String>> w = mine.stream()
+                            .filter(r -> r.get("what").equals(what))
+                            .toList();
                     speed.put(what, median(w, "pointsPerSecond"));
-                    cells.append(String.format(Locale.ROOT, " %,.1f M/s; %.2f s |", median(w, "pointsPerSecond") / 1e6, median(w, "seconds")));
+                    cells.append(String.format(
+                            Locale.ROOT,
+                            " %,.1f M/s; %.2f s |",
+                            median(w, "pointsPerSecond") / 1e6,
+                            median(w, "seconds")));
                 }
-                md.append(String.format(Locale.ROOT, "| %s | %,d | %d |%s %.2f× |%n", subject, (long) median(mine, "points"),
-                        mine.stream().filter(r -> r.get("what").equals("PointSorter.sort")).count(), cells,
+                md.append(String.format(
+                        Locale.ROOT,
+                        "| %s | %,d | %d |%s %.2f× |%n",
+                        subject,
+                        (long) median(mine, "points"),
+                        mine.stream()
+                                .filter(r -> r.get("what").equals("PointSorter.sort"))
+                                .count(),
+                        cells,
                         speed.get("PointSorter.sort") / speed.get("Arrays.sort")));
             }
             md.append('\n');
@@ -216,15 +322,30 @@ public final class ReportWriter {
         }
         md.append("### Heap retained (used after full GC, after minus before building; bytes, bytes per point)\n\n");
         md.append("| ring | points |");
-        IMPLEMENTATIONS.values().forEach(name -> md.append(' ').append(name.startsWith("ringstore") ? "ringstore (open store, slice tables)" : name).append(" |"));
+        IMPLEMENTATIONS
+                .values()
+                .forEach(name -> md.append(' ')
+                        .append(name.startsWith("ringstore") ? "ringstore (open store, slice tables)" : name)
+                        .append(" |"));
         md.append("\n|---|---:|").append("---:|".repeat(IMPLEMENTATIONS.size())).append('\n');
         for (String subject : distinct(rows, "subject")) {
-            List<Map<String, String>> mine = rows.stream().filter(r -> r.get("subject").equals(subject)).toList();
-            md.append(String.format(Locale.ROOT, "| %s | %,d |", subject, Long.parseLong(mine.getFirst().get("points"))));
+            List<Map<String, String>> mine =
+                    rows.stream().filter(r -> r.get("subject").equals(subject)).toList();
+            md.append(String.format(
+                    Locale.ROOT,
+                    "| %s | %,d |",
+                    subject,
+                    Long.parseLong(mine.getFirst().get("points"))));
             for (String impl : IMPLEMENTATIONS.keySet()) {
                 Map<String, String> r = findRow(mine, x -> x.get("structure").equals(impl));
-                md.append(r == null ? " – |" : String.format(Locale.ROOT, " %,d (%.3f) |",
-                        Long.parseLong(r.get("retainedBytes")), Double.parseDouble(r.get("bytesPerPoint"))));
+                md.append(
+                        r == null
+                                ? " – |"
+                                : String.format(
+                                        Locale.ROOT,
+                                        " %,d (%.3f) |",
+                                        Long.parseLong(r.get("retainedBytes")),
+                                        Double.parseDouble(r.get("bytesPerPoint"))));
             }
             md.append('\n');
         }
@@ -236,22 +357,34 @@ public final class ReportWriter {
             return;
         }
         for (String ring : distinct(rows, "ring")) {
-            List<Map<String, String>> mine = rows.stream().filter(r -> r.get("ring").equals(ring)).toList();
-            md.append(String.format(Locale.ROOT, "### Sharing: %s (file %,d bytes), N processes mapping it%n%n",
-                    ring, Long.parseLong(mine.getFirst().get("fileBytes"))));
+            List<Map<String, String>> mine =
+                    rows.stream().filter(r -> r.get("ring").equals(ring)).toList();
+            md.append(String.format(
+                    Locale.ROOT,
+                    "### Sharing: %s (file %,d bytes), N processes mapping it%n%n",
+                    ring,
+                    Long.parseLong(mine.getFirst().get("fileBytes"))));
             md.append("MiB per process; where the N processes differ, the lowest–highest of them.\n\n");
-            md.append("| N | mapping Rss | mapping Pss | mapping Shared_Clean | mapping Private | process Rss | process Pss |"
-                    + " process Shared_Clean | process Private | process Private_Dirty | page tables (VmPTE) | Σ mapping Pss over the N |\n");
+            md.append(
+                    "| N | mapping Rss | mapping Pss | mapping Shared_Clean | mapping Private | process Rss | process Pss |"
+                            + " process Shared_Clean | process Private | process Private_Dirty | page tables (VmPTE) | Σ mapping Pss over the N |\n");
             md.append("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
             for (String n : distinct(mine, "procs")) {
-                List<Map<String, String>> m = mine.stream().filter(r -> r.get("procs").equals(n) && r.get("scope").equals("mapping")).toList();
-                List<Map<String, String>> p = mine.stream().filter(r -> r.get("procs").equals(n) && r.get("scope").equals("process")).toList();
-                double pssSum = m.stream().mapToDouble(r -> Double.parseDouble(r.get("pssKiB"))).sum();
+                List<Map<String, String>> m = mine.stream()
+                        .filter(r -> r.get("procs").equals(n) && r.get("scope").equals("mapping"))
+                        .toList();
+                List<Map<String, String>> p = mine.stream()
+                        .filter(r -> r.get("procs").equals(n) && r.get("scope").equals("process"))
+                        .toList();
+                double pssSum = m.stream()
+                        .mapToDouble(r -> Double.parseDouble(r.get("pssKiB")))
+                        .sum();
                 md.append("| ").append(n).append(" |");
                 for (String column : List.of("rssKiB", "pssKiB", "sharedCleanKiB", "privateKiB")) {
                     md.append(' ').append(range(m, column)).append(" |");
                 }
-                for (String column : List.of("rssKiB", "pssKiB", "sharedCleanKiB", "privateKiB", "privateDirtyKiB", "pageTablesKiB")) {
+                for (String column : List.of(
+                        "rssKiB", "pssKiB", "sharedCleanKiB", "privateKiB", "privateDirtyKiB", "pageTablesKiB")) {
                     md.append(' ').append(range(p, column)).append(" |");
                 }
                 md.append(String.format(Locale.ROOT, " %.1f |%n", pssSum / 1024));
@@ -262,8 +395,12 @@ public final class ReportWriter {
 
     /** The column's values over the rows, in MiB: one figure, or lowest–highest. */
     private static String range(List<Map<String, String>> rows, String column) {
-        double[] v = rows.stream().map(r -> r.getOrDefault(column, "")).filter(x -> !x.isEmpty())
-                .mapToDouble(x -> Double.parseDouble(x) / 1024).sorted().toArray();
+        double[] v = rows.stream()
+                .map(r -> r.getOrDefault(column, ""))
+                .filter(x -> !x.isEmpty())
+                .mapToDouble(x -> Double.parseDouble(x) / 1024)
+                .sorted()
+                .toArray();
         if (v.length == 0) {
             return "–";
         }
@@ -291,12 +428,20 @@ public final class ReportWriter {
         int gap = 86;
         int width = left + 2 * panelW + gap + 20;
         int height = top + panelH + 110;
-        List<Score> charted = scores.stream().filter(s -> s.benchmark().equals("LookupBenchmark")
-                || s.benchmark().equals("SearchBenchmark") && s.method().equals("binary")).toList();
-        List<String> sizes = SIZES.stream().filter(size -> charted.stream().anyMatch(s -> s.size().equals(size)
-                && s.benchmark().equals("LookupBenchmark"))).toList();
-        double min = charted.stream().mapToDouble(s -> s.median() - errorOf(s) > 0 ? s.median() - errorOf(s) : s.median()).min().orElse(1);
-        double max = charted.stream().mapToDouble(s -> s.median() + errorOf(s)).max().orElse(10);
+        List<Score> charted = scores.stream()
+                .filter(s -> s.benchmark().equals("LookupBenchmark")
+                        || s.benchmark().equals("SearchBenchmark") && s.method().equals("binary"))
+                .toList();
+        List<String> sizes = SIZES.stream()
+                .filter(size -> charted.stream()
+                        .anyMatch(s -> s.size().equals(size) && s.benchmark().equals("LookupBenchmark")))
+                .toList();
+        double min = charted.stream()
+                .mapToDouble(s -> s.median() - errorOf(s) > 0 ? s.median() - errorOf(s) : s.median())
+                .min()
+                .orElse(1);
+        double max =
+                charted.stream().mapToDouble(s -> s.median() + errorOf(s)).max().orElse(10);
         double yLo = Math.floor(Math.log10(min));
         double yHi = Math.ceil(Math.log10(max));
         for (double m : new double[] {Math.log10(2), Math.log10(5)}) { // the lowest of 1, 2, 5 x 10^k above the data
@@ -308,19 +453,38 @@ public final class ReportWriter {
         double xLo = sizes.stream().mapToDouble(ReportWriter::logPoints).min().orElse(4) - 0.4;
         double xHi = sizes.stream().mapToDouble(ReportWriter::logPoints).max().orElse(8) + 0.5;
         StringBuilder svg = new StringBuilder();
-        svg.append(String.format(Locale.ROOT, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\""
-                + " font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\" font-size=\"12\">%n", width, height, width, height));
+        svg.append(String.format(
+                Locale.ROOT,
+                "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\""
+                        + " font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\" font-size=\"12\">%n",
+                width,
+                height,
+                width,
+                height));
         svg.append(String.format(Locale.ROOT, "<rect width=\"%d\" height=\"%d\" fill=\"white\"/>%n", width, height));
-        svg.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"22\" font-size=\"15\" font-weight=\"bold\">ns per lookup against ring size"
-                + " (JMH median ± score error, 1 thread; log-log; lower is better)</text>%n", left));
+        svg.append(String.format(
+                Locale.ROOT,
+                "<text x=\"%d\" y=\"22\" font-size=\"15\" font-weight=\"bold\">ns per lookup against ring size"
+                        + " (JMH median ± score error, 1 thread; log-log; lower is better)</text>%n",
+                left));
         String[] titles = {"from the key (CRC-32 of 20–120 bytes included)", "from a precomputed hash"};
         String[] variants = {"Key", "Hash"};
         for (int panel = 0; panel < 2; panel++) {
             int x0 = left + panel * (panelW + gap);
-            svg.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%d\" font-size=\"13\">%s</text>%n", x0, top - 10, titles[panel]));
-            svg.append(String.format(Locale.ROOT, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\" stroke=\"#444\"/>%n", x0, top, panelW, panelH));
-            svg.append(String.format(Locale.ROOT, "<text transform=\"translate(%d %d) rotate(-90)\" text-anchor=\"middle\" fill=\"#333\">ns per lookup (log scale)</text>%n",
-                    x0 - 46, top + panelH / 2));
+            svg.append(String.format(
+                    Locale.ROOT, "<text x=\"%d\" y=\"%d\" font-size=\"13\">%s</text>%n", x0, top - 10, titles[panel]));
+            svg.append(String.format(
+                    Locale.ROOT,
+                    "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\" stroke=\"#444\"/>%n",
+                    x0,
+                    top,
+                    panelW,
+                    panelH));
+            svg.append(String.format(
+                    Locale.ROOT,
+                    "<text transform=\"translate(%d %d) rotate(-90)\" text-anchor=\"middle\" fill=\"#333\">ns per lookup (log scale)</text>%n",
+                    x0 - 46,
+                    top + panelH / 2));
             for (int d = (int) yLo; d <= (int) Math.ceil(yHi); d++) {
                 for (int m = 1; m <= 9; m++) {
                     double v = Math.log10(m) + d;
@@ -328,22 +492,45 @@ public final class ReportWriter {
                         break;
                     }
                     double y = top + panelH - (v - yLo) / (yHi - yLo) * panelH;
-                    svg.append(String.format(Locale.ROOT, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"%s\"/>%n",
-                            x0, y, x0 + panelW, y, m == 1 ? "#bbb" : "#eee"));
+                    svg.append(String.format(
+                            Locale.ROOT,
+                            "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"%s\"/>%n",
+                            x0,
+                            y,
+                            x0 + panelW,
+                            y,
+                            m == 1 ? "#bbb" : "#eee"));
                     if (m == 1 || m == 2 || m == 5) {
-                        svg.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\" fill=\"#333\">%s</text>%n",
-                                x0 - 5, y + 4, (long) (m * Math.pow(10, d))));
+                        svg.append(String.format(
+                                Locale.ROOT,
+                                "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\" fill=\"#333\">%s</text>%n",
+                                x0 - 5,
+                                y + 4,
+                                (long) (m * Math.pow(10, d))));
                     }
                 }
             }
             for (String size : sizes) {
                 double x = x0 + (logPoints(size) - xLo) / (xHi - xLo) * panelW;
-                svg.append(String.format(Locale.ROOT, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#ddd\"/>%n", x, top, x, top + panelH));
-                svg.append(String.format(Locale.ROOT, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" fill=\"#333\">%s</text>%n",
-                        x, top + panelH + 16, points(size)));
+                svg.append(String.format(
+                        Locale.ROOT,
+                        "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#ddd\"/>%n",
+                        x,
+                        top,
+                        x,
+                        top + panelH));
+                svg.append(String.format(
+                        Locale.ROOT,
+                        "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" fill=\"#333\">%s</text>%n",
+                        x,
+                        top + panelH + 16,
+                        points(size)));
             }
-            svg.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" fill=\"#333\">ring size (points)</text>%n",
-                    x0 + panelW / 2, top + panelH + 34));
+            svg.append(String.format(
+                    Locale.ROOT,
+                    "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" fill=\"#333\">ring size (points)</text>%n",
+                    x0 + panelW / 2,
+                    top + panelH + 34));
             List<String> lines = new ArrayList<>(IMPLEMENTATIONS.keySet());
             if (variants[panel].equals("Hash")) {
                 lines.add("binary");
@@ -354,31 +541,66 @@ public final class ReportWriter {
                 for (String size : sizes) {
                     String v = variants[panel];
                     Score s = impl.equals("binary")
-                            ? find(charted, x -> x.benchmark().equals("SearchBenchmark") && x.method().equals("binary") && x.size().equals(size))
-                            : find(charted, x -> x.benchmark().equals("LookupBenchmark") && x.method().equals(impl + v) && x.size().equals(size));
+                            ? find(
+                                    charted,
+                                    x -> x.benchmark().equals("SearchBenchmark")
+                                            && x.method().equals("binary")
+                                            && x.size().equals(size))
+                            : find(
+                                    charted,
+                                    x -> x.benchmark().equals("LookupBenchmark")
+                                            && x.method().equals(impl + v)
+                                            && x.size().equals(size));
                     if (s != null) {
                         double x = x0 + (logPoints(size) - xLo) / (xHi - xLo) * panelW;
                         double low = s.median() - errorOf(s);
-                        pts.add(new double[] {x, yOf(s.median(), yLo, yHi, top, panelH), s.median(),
-                                low > 0 ? yOf(low, yLo, yHi, top, panelH) : top + panelH, yOf(s.median() + errorOf(s), yLo, yHi, top, panelH)});
+                        pts.add(new double[] {
+                            x,
+                            yOf(s.median(), yLo, yHi, top, panelH),
+                            s.median(),
+                            low > 0 ? yOf(low, yLo, yHi, top, panelH) : top + panelH,
+                            yOf(s.median() + errorOf(s), yLo, yHi, top, panelH)
+                        });
                     }
                 }
                 String colour = COLOURS.get(impl);
                 StringBuilder path = new StringBuilder();
                 for (double[] p : pts) {
-                    path.append(path.isEmpty() ? "M" : " L").append(String.format(Locale.ROOT, "%.1f %.1f", p[0], p[1]));
+                    path.append(path.isEmpty() ? "M" : " L")
+                            .append(String.format(Locale.ROOT, "%.1f %.1f", p[0], p[1]));
                 }
                 if (!pts.isEmpty()) {
-                    svg.append(String.format(Locale.ROOT, "<path d=\"%s\" fill=\"none\" stroke=\"%s\" stroke-width=\"%s\"%s/>%n",
-                            path, colour, impl.equals("ringstore") ? "3" : "2", impl.equals("binary") ? " stroke-dasharray=\"6 4\"" : ""));
+                    svg.append(String.format(
+                            Locale.ROOT,
+                            "<path d=\"%s\" fill=\"none\" stroke=\"%s\" stroke-width=\"%s\"%s/>%n",
+                            path,
+                            colour,
+                            impl.equals("ringstore") ? "3" : "2",
+                            impl.equals("binary") ? " stroke-dasharray=\"6 4\"" : ""));
                 }
                 for (int i = 0; i < pts.size(); i++) {
                     double[] p = pts.get(i);
                     if (p[4] < p[3]) { // an error bar with caps
-                        svg.append(String.format(Locale.ROOT, "<path d=\"M%.1f %.1f V%.1f M%.1f %.1f H%.1f M%.1f %.1f H%.1f\" stroke=\"%s\" stroke-width=\"1.5\" fill=\"none\"/>%n",
-                                p[0], p[3], p[4], p[0] - 4, p[3], p[0] + 4, p[0] - 4, p[4], p[0] + 4, colour));
+                        svg.append(String.format(
+                                Locale.ROOT,
+                                "<path d=\"M%.1f %.1f V%.1f M%.1f %.1f H%.1f M%.1f %.1f H%.1f\" stroke=\"%s\" stroke-width=\"1.5\" fill=\"none\"/>%n",
+                                p[0],
+                                p[3],
+                                p[4],
+                                p[0] - 4,
+                                p[3],
+                                p[0] + 4,
+                                p[0] - 4,
+                                p[4],
+                                p[0] + 4,
+                                colour));
                     }
-                    svg.append(String.format(Locale.ROOT, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"%s\"/>%n", p[0], p[1], colour));
+                    svg.append(String.format(
+                            Locale.ROOT,
+                            "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"%s\"/>%n",
+                            p[0],
+                            p[1],
+                            colour));
                     // The label goes right of the point, above its line where the line falls to the right
                     // (or rises into the point from the left) and below it otherwise, so it never sits on it.
                     double rise = i + 1 < pts.size() ? pts.get(i + 1)[1] - p[1] : i > 0 ? p[1] - pts.get(i - 1)[1] : 0;
@@ -393,8 +615,15 @@ public final class ReportWriter {
                 double y = l.x() == previousX ? Math.max(l.y(), previousY + 12) : l.y();
                 previousX = l.x();
                 previousY = y;
-                svg.append(String.format(Locale.ROOT, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" fill=\"%s\" stroke=\"white\" stroke-width=\"3\" paint-order=\"stroke\">%s</text>%n",
-                        l.x(), y, l.colour(), l.value() < 100 ? String.format(Locale.ROOT, "%.1f", l.value()) : String.format(Locale.ROOT, "%.0f", l.value())));
+                svg.append(String.format(
+                        Locale.ROOT,
+                        "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" fill=\"%s\" stroke=\"white\" stroke-width=\"3\" paint-order=\"stroke\">%s</text>%n",
+                        l.x(),
+                        y,
+                        l.colour(),
+                        l.value() < 100
+                                ? String.format(Locale.ROOT, "%.1f", l.value())
+                                : String.format(Locale.ROOT, "%.0f", l.value())));
             }
         }
         int ly = top + panelH + 58;
@@ -404,8 +633,15 @@ public final class ReportWriter {
         for (Map.Entry<String, String> e : legend.entrySet()) {
             int x = left + (i % 3) * 300;
             int y = ly + (i / 3) * 20;
-            svg.append(String.format(Locale.ROOT, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"%s\" stroke-width=\"3\"%s/>%n",
-                    x, y - 4, x + 24, y - 4, COLOURS.get(e.getKey()), e.getKey().equals("binary") ? " stroke-dasharray=\"6 4\"" : ""));
+            svg.append(String.format(
+                    Locale.ROOT,
+                    "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"%s\" stroke-width=\"3\"%s/>%n",
+                    x,
+                    y - 4,
+                    x + 24,
+                    y - 4,
+                    COLOURS.get(e.getKey()),
+                    e.getKey().equals("binary") ? " stroke-dasharray=\"6 4\"" : ""));
             svg.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%d\">%s</text>%n", x + 30, y, e.getValue()));
             i++;
         }
@@ -414,8 +650,7 @@ public final class ReportWriter {
     }
 
     /** A value printed beside its point. */
-    private record Label(double x, double y, double value, String colour) {
-    }
+    private record Label(double x, double y, double value, String colour) {}
 
     /** JMH's score error, 0 where it has none (one iteration: NaN). */
     private static double errorOf(Score s) {
@@ -435,7 +670,9 @@ public final class ReportWriter {
     static List<Score> readScores(Path dir) throws IOException {
         List<Score> scores = new ArrayList<>();
         try (Stream<Path> files = Files.list(dir)) {
-            for (Path file : files.filter(f -> f.getFileName().toString().endsWith(".json")).sorted().toList()) {
+            for (Path file : files.filter(f -> f.getFileName().toString().endsWith(".json"))
+                    .sorted()
+                    .toList()) {
                 for (Object o : (List<?>) Json.parse(Files.readString(file))) {
                     Map<?, ?> r = (Map<?, ?>) o;
                     String full = (String) r.get("benchmark");
@@ -444,11 +681,18 @@ public final class ReportWriter {
                     Map<?, ?> metric = (Map<?, ?>) r.get("primaryMetric");
                     Map<?, ?> percentiles = (Map<?, ?>) metric.get("scorePercentiles");
                     if (!"ns/op".equals(metric.get("scoreUnit"))) {
-                        throw new IllegalStateException(file + ": " + full + " is in " + metric.get("scoreUnit") + ", not ns/op");
+                        throw new IllegalStateException(
+                                file + ": " + full + " is in " + metric.get("scoreUnit") + ", not ns/op");
                     }
-                    scores.add(new Score(parts[parts.length - 2], parts[parts.length - 1], (String) params.get("size"),
-                            Integer.parseInt((String) params.get("keyCount")), number(percentiles.get("50.0")),
-                            number(metric.get("scoreError")), (int) number(r.get("forks")), (int) number(r.get("measurementIterations"))));
+                    scores.add(new Score(
+                            parts[parts.length - 2],
+                            parts[parts.length - 1],
+                            (String) params.get("size"),
+                            Integer.parseInt((String) params.get("keyCount")),
+                            number(percentiles.get("50.0")),
+                            number(metric.get("scoreError")),
+                            (int) number(r.get("forks")),
+                            (int) number(r.get("measurementIterations"))));
                 }
             }
         }
@@ -490,8 +734,12 @@ public final class ReportWriter {
     }
 
     private static double median(List<Map<String, String>> rows, String column) {
-        double[] v = rows.stream().map(r -> r.get(column)).filter(s -> s != null && !s.isEmpty())
-                .mapToDouble(Double::parseDouble).sorted().toArray();
+        double[] v = rows.stream()
+                .map(r -> r.get(column))
+                .filter(s -> s != null && !s.isEmpty())
+                .mapToDouble(Double::parseDouble)
+                .sorted()
+                .toArray();
         if (v.length == 0) {
             return Double.NaN;
         }

@@ -7,7 +7,6 @@ import io.ringstore.RingStore;
 import io.ringstore.RingVersion;
 import io.ringstore.live.RingRouter;
 import io.ringstore.migration.RolloutPolicy;
-
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
@@ -45,15 +44,13 @@ public final class RolloutCost {
     /** Where answers go, so the calls are not optimised away. */
     private static volatile long sink;
 
-    private RolloutCost() {
-    }
+    private RolloutCost() {}
 
     private interface Loop {
         long run();
     }
 
-    private record Part(String shape, String name, Loop loop) {
-    }
+    private record Part(String shape, String name, Loop loop) {}
 
     private static long index(Backend b) {
         return b == null ? -1 : b.index();
@@ -65,15 +62,31 @@ public final class RolloutCost {
         byte[][] keys = BenchRings.urlKeys(65_536, BenchRings.KEY_SEED);
         int mask = keys.length - 1;
         try (RingStore plain = RingStore.open(file);
-             Arena arena = Arena.ofShared();
-             RingRouter half = RingRouter.builder(file).versions(RingVersion.V1, RouterBenchmark.NEW_VERSION)
-                     .policy(RolloutPolicy.everywhere(50)).pollMillis(0).jmx(false).open();
-             RingRouter none = RingRouter.builder(file).versions(RingVersion.V1, RouterBenchmark.NEW_VERSION)
-                     .policy(RolloutPolicy.everywhere(0)).pollMillis(0).jmx(false).open();
-             RingRouter all = RingRouter.builder(file).versions(RingVersion.V1, RouterBenchmark.NEW_VERSION)
-                     .policy(RolloutPolicy.everywhere(100)).pollMillis(0).jmx(false).open();
-             RingRouter oneRing = RingRouter.builder(file).versions(RingVersion.V1, RingVersion.V1)
-                     .policy(RolloutPolicy.everywhere(50)).pollMillis(0).jmx(false).open()) {
+                Arena arena = Arena.ofShared();
+                RingRouter half = RingRouter.builder(file)
+                        .versions(RingVersion.V1, RouterBenchmark.NEW_VERSION)
+                        .policy(RolloutPolicy.everywhere(50))
+                        .pollMillis(0)
+                        .jmx(false)
+                        .open();
+                RingRouter none = RingRouter.builder(file)
+                        .versions(RingVersion.V1, RouterBenchmark.NEW_VERSION)
+                        .policy(RolloutPolicy.everywhere(0))
+                        .pollMillis(0)
+                        .jmx(false)
+                        .open();
+                RingRouter all = RingRouter.builder(file)
+                        .versions(RingVersion.V1, RouterBenchmark.NEW_VERSION)
+                        .policy(RolloutPolicy.everywhere(100))
+                        .pollMillis(0)
+                        .jmx(false)
+                        .open();
+                RingRouter oneRing = RingRouter.builder(file)
+                        .versions(RingVersion.V1, RingVersion.V1)
+                        .policy(RolloutPolicy.everywhere(50))
+                        .pollMillis(0)
+                        .jmx(false)
+                        .open()) {
             Ring ring = plain.ring(Set.of(), RingVersion.V1);
             RingRouter.Route r50 = half.route(Set.of());
             RingRouter.Route r0 = none.route(Set.of());
@@ -82,43 +95,165 @@ public final class RolloutCost {
             ByteBuffer[] direct = new ByteBuffer[keys.length];
             MemorySegment[] segments = new MemorySegment[keys.length];
             for (int k = 0; k < keys.length; k++) {
-                direct[k] = ByteBuffer.allocateDirect(keys[k].length).put(keys[k]).flip();
+                direct[k] =
+                        ByteBuffer.allocateDirect(keys[k].length).put(keys[k]).flip();
                 segments[k] = arena.allocate(keys[k].length).copyFrom(MemorySegment.ofArray(keys[k]));
             }
             List<Part> parts = new ArrayList<>();
             // Each lambda holds its own loop, so that every call site in it sees one shape.
-            parts.add(new Part("byte[]", "plain", () -> { long s = 0; for (int i = 0; i < CALLS; i++) s += index(plain.backend(ring.lookup(keys[i & mask]))); return s; }));
-            parts.add(new Part("byte[]", "ring hash", () -> { long s = 0; for (int i = 0; i < CALLS; i++) s += Ring.hash(keys[i & mask]); return s; }));
-            parts.add(new Part("byte[]", "crc32c", () -> { long s = 0; for (int i = 0; i < CALLS; i++) s += KeyHash.CRC32C.hash(keys[i & mask]); return s; }));
-            parts.add(new Part("byte[]", "bucket", () -> { long s = 0; for (int i = 0; i < CALLS; i++) { byte[] k = keys[i & mask]; s += RolloutPolicy.bucket(k, 0, k.length); } return s; }));
-            parts.add(new Part("byte[]", "plain+bucket", () -> { long s = 0; for (int i = 0; i < CALLS; i++) { byte[] k = keys[i & mask]; s += index(plain.backend(ring.lookup(k))) + RolloutPolicy.bucket(k, 0, k.length); } return s; }));
-            parts.add(new Part("byte[]", "route 0 %", () -> { long s = 0; for (int i = 0; i < CALLS; i++) s += index(r0.backend(keys[i & mask])); return s; }));
-            parts.add(new Part("byte[]", "route 100 %", () -> { long s = 0; for (int i = 0; i < CALLS; i++) s += index(r100.backend(keys[i & mask])); return s; }));
-            parts.add(new Part("byte[]", "route 50 % one ring", () -> { long s = 0; for (int i = 0; i < CALLS; i++) s += index(r50one.backend(keys[i & mask])); return s; }));
-            parts.add(new Part("byte[]", "route 50 %", () -> { long s = 0; for (int i = 0; i < CALLS; i++) s += index(r50.backend(keys[i & mask])); return s; }));
+            parts.add(new Part("byte[]", "plain", () -> {
+                long s = 0;
+                for (int i = 0; i < CALLS; i++) s += index(plain.backend(ring.lookup(keys[i & mask])));
+                return s;
+            }));
+            parts.add(new Part("byte[]", "ring hash", () -> {
+                long s = 0;
+                for (int i = 0; i < CALLS; i++) s += Ring.hash(keys[i & mask]);
+                return s;
+            }));
+            parts.add(new Part("byte[]", "crc32c", () -> {
+                long s = 0;
+                for (int i = 0; i < CALLS; i++) s += KeyHash.CRC32C.hash(keys[i & mask]);
+                return s;
+            }));
+            parts.add(new Part("byte[]", "bucket", () -> {
+                long s = 0;
+                for (int i = 0; i < CALLS; i++) {
+                    byte[] k = keys[i & mask];
+                    s += RolloutPolicy.bucket(k, 0, k.length);
+                }
+                return s;
+            }));
+            parts.add(new Part("byte[]", "plain+bucket", () -> {
+                long s = 0;
+                for (int i = 0; i < CALLS; i++) {
+                    byte[] k = keys[i & mask];
+                    s += index(plain.backend(ring.lookup(k))) + RolloutPolicy.bucket(k, 0, k.length);
+                }
+                return s;
+            }));
+            parts.add(new Part("byte[]", "route 0 %", () -> {
+                long s = 0;
+                for (int i = 0; i < CALLS; i++) s += index(r0.backend(keys[i & mask]));
+                return s;
+            }));
+            parts.add(new Part("byte[]", "route 100 %", () -> {
+                long s = 0;
+                for (int i = 0; i < CALLS; i++) s += index(r100.backend(keys[i & mask]));
+                return s;
+            }));
+            parts.add(new Part("byte[]", "route 50 % one ring", () -> {
+                long s = 0;
+                for (int i = 0; i < CALLS; i++) s += index(r50one.backend(keys[i & mask]));
+                return s;
+            }));
+            parts.add(new Part("byte[]", "route 50 %", () -> {
+                long s = 0;
+                for (int i = 0; i < CALLS; i++) s += index(r50.backend(keys[i & mask]));
+                return s;
+            }));
 
-            parts.add(new Part("direct ByteBuffer", "plain", () -> { long s = 0; for (int i = 0; i < CALLS; i++) s += index(plain.backend(ring.lookup(direct[i & mask]))); return s; }));
-            parts.add(new Part("direct ByteBuffer", "ring hash", () -> { long s = 0; for (int i = 0; i < CALLS; i++) s += Ring.hash(direct[i & mask]); return s; }));
-            parts.add(new Part("direct ByteBuffer", "crc32c", () -> { long s = 0; for (int i = 0; i < CALLS; i++) s += KeyHash.CRC32C.hash(direct[i & mask]); return s; }));
-            parts.add(new Part("direct ByteBuffer", "bucket", () -> { long s = 0; for (int i = 0; i < CALLS; i++) s += RolloutPolicy.bucket(direct[i & mask]); return s; }));
-            parts.add(new Part("direct ByteBuffer", "plain+bucket", () -> { long s = 0; for (int i = 0; i < CALLS; i++) { ByteBuffer k = direct[i & mask]; s += index(plain.backend(ring.lookup(k))) + RolloutPolicy.bucket(k); } return s; }));
-            parts.add(new Part("direct ByteBuffer", "route 0 %", () -> { long s = 0; for (int i = 0; i < CALLS; i++) s += index(r0.backend(direct[i & mask])); return s; }));
-            parts.add(new Part("direct ByteBuffer", "route 100 %", () -> { long s = 0; for (int i = 0; i < CALLS; i++) s += index(r100.backend(direct[i & mask])); return s; }));
-            parts.add(new Part("direct ByteBuffer", "route 50 % one ring", () -> { long s = 0; for (int i = 0; i < CALLS; i++) s += index(r50one.backend(direct[i & mask])); return s; }));
-            parts.add(new Part("direct ByteBuffer", "route 50 %", () -> { long s = 0; for (int i = 0; i < CALLS; i++) s += index(r50.backend(direct[i & mask])); return s; }));
+            parts.add(new Part("direct ByteBuffer", "plain", () -> {
+                long s = 0;
+                for (int i = 0; i < CALLS; i++) s += index(plain.backend(ring.lookup(direct[i & mask])));
+                return s;
+            }));
+            parts.add(new Part("direct ByteBuffer", "ring hash", () -> {
+                long s = 0;
+                for (int i = 0; i < CALLS; i++) s += Ring.hash(direct[i & mask]);
+                return s;
+            }));
+            parts.add(new Part("direct ByteBuffer", "crc32c", () -> {
+                long s = 0;
+                for (int i = 0; i < CALLS; i++) s += KeyHash.CRC32C.hash(direct[i & mask]);
+                return s;
+            }));
+            parts.add(new Part("direct ByteBuffer", "bucket", () -> {
+                long s = 0;
+                for (int i = 0; i < CALLS; i++) s += RolloutPolicy.bucket(direct[i & mask]);
+                return s;
+            }));
+            parts.add(new Part("direct ByteBuffer", "plain+bucket", () -> {
+                long s = 0;
+                for (int i = 0; i < CALLS; i++) {
+                    ByteBuffer k = direct[i & mask];
+                    s += index(plain.backend(ring.lookup(k))) + RolloutPolicy.bucket(k);
+                }
+                return s;
+            }));
+            parts.add(new Part("direct ByteBuffer", "route 0 %", () -> {
+                long s = 0;
+                for (int i = 0; i < CALLS; i++) s += index(r0.backend(direct[i & mask]));
+                return s;
+            }));
+            parts.add(new Part("direct ByteBuffer", "route 100 %", () -> {
+                long s = 0;
+                for (int i = 0; i < CALLS; i++) s += index(r100.backend(direct[i & mask]));
+                return s;
+            }));
+            parts.add(new Part("direct ByteBuffer", "route 50 % one ring", () -> {
+                long s = 0;
+                for (int i = 0; i < CALLS; i++) s += index(r50one.backend(direct[i & mask]));
+                return s;
+            }));
+            parts.add(new Part("direct ByteBuffer", "route 50 %", () -> {
+                long s = 0;
+                for (int i = 0; i < CALLS; i++) s += index(r50.backend(direct[i & mask]));
+                return s;
+            }));
 
-            parts.add(new Part("native MemorySegment", "plain", () -> { long s = 0; for (int i = 0; i < CALLS; i++) s += index(plain.backend(ring.lookup(segments[i & mask]))); return s; }));
-            parts.add(new Part("native MemorySegment", "ring hash", () -> { long s = 0; for (int i = 0; i < CALLS; i++) s += Ring.hash(segments[i & mask]); return s; }));
-            parts.add(new Part("native MemorySegment", "crc32c", () -> { long s = 0; for (int i = 0; i < CALLS; i++) s += KeyHash.CRC32C.hash(segments[i & mask]); return s; }));
-            parts.add(new Part("native MemorySegment", "bucket", () -> { long s = 0; for (int i = 0; i < CALLS; i++) s += RolloutPolicy.bucket(segments[i & mask]); return s; }));
-            parts.add(new Part("native MemorySegment", "plain+bucket", () -> { long s = 0; for (int i = 0; i < CALLS; i++) { MemorySegment k = segments[i & mask]; s += index(plain.backend(ring.lookup(k))) + RolloutPolicy.bucket(k); } return s; }));
-            parts.add(new Part("native MemorySegment", "route 0 %", () -> { long s = 0; for (int i = 0; i < CALLS; i++) s += index(r0.backend(segments[i & mask])); return s; }));
-            parts.add(new Part("native MemorySegment", "route 100 %", () -> { long s = 0; for (int i = 0; i < CALLS; i++) s += index(r100.backend(segments[i & mask])); return s; }));
-            parts.add(new Part("native MemorySegment", "route 50 % one ring", () -> { long s = 0; for (int i = 0; i < CALLS; i++) s += index(r50one.backend(segments[i & mask])); return s; }));
-            parts.add(new Part("native MemorySegment", "route 50 %", () -> { long s = 0; for (int i = 0; i < CALLS; i++) s += index(r50.backend(segments[i & mask])); return s; }));
+            parts.add(new Part("native MemorySegment", "plain", () -> {
+                long s = 0;
+                for (int i = 0; i < CALLS; i++) s += index(plain.backend(ring.lookup(segments[i & mask])));
+                return s;
+            }));
+            parts.add(new Part("native MemorySegment", "ring hash", () -> {
+                long s = 0;
+                for (int i = 0; i < CALLS; i++) s += Ring.hash(segments[i & mask]);
+                return s;
+            }));
+            parts.add(new Part("native MemorySegment", "crc32c", () -> {
+                long s = 0;
+                for (int i = 0; i < CALLS; i++) s += KeyHash.CRC32C.hash(segments[i & mask]);
+                return s;
+            }));
+            parts.add(new Part("native MemorySegment", "bucket", () -> {
+                long s = 0;
+                for (int i = 0; i < CALLS; i++) s += RolloutPolicy.bucket(segments[i & mask]);
+                return s;
+            }));
+            parts.add(new Part("native MemorySegment", "plain+bucket", () -> {
+                long s = 0;
+                for (int i = 0; i < CALLS; i++) {
+                    MemorySegment k = segments[i & mask];
+                    s += index(plain.backend(ring.lookup(k))) + RolloutPolicy.bucket(k);
+                }
+                return s;
+            }));
+            parts.add(new Part("native MemorySegment", "route 0 %", () -> {
+                long s = 0;
+                for (int i = 0; i < CALLS; i++) s += index(r0.backend(segments[i & mask]));
+                return s;
+            }));
+            parts.add(new Part("native MemorySegment", "route 100 %", () -> {
+                long s = 0;
+                for (int i = 0; i < CALLS; i++) s += index(r100.backend(segments[i & mask]));
+                return s;
+            }));
+            parts.add(new Part("native MemorySegment", "route 50 % one ring", () -> {
+                long s = 0;
+                for (int i = 0; i < CALLS; i++) s += index(r50one.backend(segments[i & mask]));
+                return s;
+            }));
+            parts.add(new Part("native MemorySegment", "route 50 %", () -> {
+                long s = 0;
+                for (int i = 0; i < CALLS; i++) s += index(r50.backend(segments[i & mask]));
+                return s;
+            }));
 
             int n = parts.size();
-            com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+            com.sun.management.ThreadMXBean threads =
+                    (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
             long thread = Thread.currentThread().threadId();
             long[] allocated = new long[n];
             double[][] ns = new double[n][rounds];
@@ -143,10 +278,16 @@ public final class RolloutCost {
                     }
                 }
             }
-            System.out.printf("%-22s %-22s %9s %9s %9s   (%,d calls a part a round, median of %d rounds)%n",
+            System.out.printf(
+                    "%-22s %-22s %9s %9s %9s   (%,d calls a part a round, median of %d rounds)%n",
                     "shape", "part", "ns", "x plain", "B/call", CALLS, rounds);
             for (int p = 0; p < n; p++) {
-                System.out.printf("%-22s %-22s %9.1f %9.2f %9.2f%n", parts.get(p).shape(), parts.get(p).name(), median(ns[p]), median(ratio[p]),
+                System.out.printf(
+                        "%-22s %-22s %9.1f %9.2f %9.2f%n",
+                        parts.get(p).shape(),
+                        parts.get(p).name(),
+                        median(ns[p]),
+                        median(ratio[p]),
                         allocated[p] / ((double) CALLS * rounds));
             }
         }

@@ -7,6 +7,16 @@ import io.ringstore.RingVersion;
 import io.ringstore.build.RingBuilder;
 import io.ringstore.live.RingRouter;
 import io.ringstore.migration.RolloutPolicy;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.function.IntPredicate;
+import java.util.function.Predicate;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -20,17 +30,6 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
-
-import java.lang.foreign.Arena;
-import java.lang.foreign.MemorySegment;
-import java.nio.ByteBuffer;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.List;
-import java.util.Set;
-import java.util.concurrent.TimeUnit;
-import java.util.function.IntPredicate;
-import java.util.function.Predicate;
 
 /**
  * What a router's handle costs a lookup: a {@link RingRouter.Route} with a rollout policy against a
@@ -85,9 +84,11 @@ public class RouterBenchmark {
             Path file = twoVersionFile(BenchRings.Shape.of(size));
             plain = RingStore.open(file);
             plainRing = plain.ring(Set.of(), RingVersion.V1);
-            router = RingRouter.builder(file).versions(RingVersion.V1, NEW_VERSION)
+            router = RingRouter.builder(file)
+                    .versions(RingVersion.V1, NEW_VERSION)
                     .policy(RolloutPolicy.everywhere(percent))
-                    .pollMillis(0).jmx(false) // no poller: the file does not change here
+                    .pollMillis(0)
+                    .jmx(false) // no poller: the file does not change here
                     .open();
             route = router.route(Set.of());
             keys = BenchRings.urlKeys(65_536, BenchRings.KEY_SEED);
@@ -98,7 +99,8 @@ public class RouterBenchmark {
             segments = new MemorySegment[keys.length];
             for (int k = 0; k < keys.length; k++) {
                 heapBuffers[k] = ByteBuffer.wrap(keys[k]);
-                directBuffers[k] = ByteBuffer.allocateDirect(keys[k].length).put(keys[k]).flip();
+                directBuffers[k] =
+                        ByteBuffer.allocateDirect(keys[k].length).put(keys[k]).flip();
                 segments[k] = arena.allocate(keys[k].length).copyFrom(MemorySegment.ofArray(keys[k]));
             }
             boolean[] rejected = new boolean[plain.backendCount()];
@@ -121,17 +123,21 @@ public class RouterBenchmark {
                 Ring ring = migrates ? newRing : plainRing;
                 int hash = Ring.hash(keys[k]);
                 String expected = plain.backend(ring.lookupHash(hash)).address();
-                String selected = plain.backend(ring.select(hash, Ring.NGINX_MAX_POINTS, acceptIndex)).address();
+                String selected = plain.backend(ring.select(hash, Ring.NGINX_MAX_POINTS, acceptIndex))
+                        .address();
                 if (!route.backend(keys[k]).address().equals(expected)
                         || !route.backend(heapBuffers[k]).address().equals(expected)
                         || !route.backend(directBuffers[k]).address().equals(expected)
                         || !route.backend(segments[k]).address().equals(expected)
-                        || !route.select(keys[k], Ring.NGINX_MAX_POINTS, acceptBackend).address().equals(selected)) {
+                        || !route.select(keys[k], Ring.NGINX_MAX_POINTS, acceptBackend)
+                                .address()
+                                .equals(selected)) {
                     throw new IllegalStateException("route and ring disagree on key " + k);
                 }
             }
             if (Math.abs(migrated - keys.length * percent / 100) > keys.length / 50.0) {
-                throw new IllegalStateException(migrated + " of " + keys.length + " keys on the new version at " + percent + " %");
+                throw new IllegalStateException(
+                        migrated + " of " + keys.length + " keys on the new version at " + percent + " %");
             }
             router.resetCounters();
         }
@@ -149,7 +155,8 @@ public class RouterBenchmark {
         Path file = BenchRings.dataDir().resolve("v1v2-" + shape.name() + ".ring");
         if (Files.exists(file)) {
             try (RingStore store = RingStore.open(file)) {
-                if (store.versions().equals(List.of(RingVersion.V1, NEW_VERSION)) && store.backendCount() == shape.backends()
+                if (store.versions().equals(List.of(RingVersion.V1, NEW_VERSION))
+                        && store.backendCount() == shape.backends()
                         && store.backend(shape.backends() - 1).address().equals(shape.address(shape.backends() - 1))) {
                     return file;
                 }
@@ -157,7 +164,11 @@ public class RouterBenchmark {
         }
         Files.createDirectories(file.getParent());
         System.err.println("bench: building " + file + " (2 x " + shape.points() + " points)");
-        RingBuilder.of(shape.backendList()).version(RingVersion.V1).version(NEW_VERSION).generation(1).build(file);
+        RingBuilder.of(shape.backendList())
+                .version(RingVersion.V1)
+                .version(NEW_VERSION)
+                .generation(1)
+                .build(file);
         return file;
     }
 
@@ -207,7 +218,10 @@ public class RouterBenchmark {
 
     @Benchmark
     public Backend plainSelect(Data data, KeyCursor cursor) {
-        return backend(data.plain, data.plainRing.select(Ring.hash(data.keys[cursor.next(data.mask)]), Ring.NGINX_MAX_POINTS, data.acceptIndex));
+        return backend(
+                data.plain,
+                data.plainRing.select(
+                        Ring.hash(data.keys[cursor.next(data.mask)]), Ring.NGINX_MAX_POINTS, data.acceptIndex));
     }
 
     @Benchmark

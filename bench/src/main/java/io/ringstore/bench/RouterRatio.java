@@ -1,7 +1,6 @@
 package io.ringstore.bench;
 
 import io.ringstore.Backend;
-
 import java.util.Arrays;
 import java.util.List;
 
@@ -24,16 +23,14 @@ public final class RouterRatio {
     /** Where answers go, so the calls are not optimised away. */
     private static volatile long sink;
 
-    private RouterRatio() {
-    }
+    private RouterRatio() {}
 
     /** {@code CALLS} calls of one benchmark method; the loop is in each lambda, so each call site is monomorphic. */
     private interface Loop {
         long run(RouterBenchmark b, RouterBenchmark.Data d, KeyCursor c);
     }
 
-    private record Form(String name, Loop plain, Loop route) {
-    }
+    private record Form(String name, Loop plain, Loop route) {}
 
     private static long index(Backend b) {
         return b == null ? -1 : b.index();
@@ -45,19 +42,70 @@ public final class RouterRatio {
         data.percent = args.length > 0 ? Double.parseDouble(args[0]) : 50;
         data.open();
         List<Form> forms = List.of(
-                new Form("byte[]", (b, d, c) -> { long s = 0; for (int i = 0; i < CALLS; i++) s += index(b.plainBytes(d, c)); return s; },
-                        (b, d, c) -> { long s = 0; for (int i = 0; i < CALLS; i++) s += index(b.routeBytes(d, c)); return s; }),
-                new Form("heap ByteBuffer", (b, d, c) -> { long s = 0; for (int i = 0; i < CALLS; i++) s += index(b.plainHeapBuffer(d, c)); return s; },
-                        (b, d, c) -> { long s = 0; for (int i = 0; i < CALLS; i++) s += index(b.routeHeapBuffer(d, c)); return s; }),
-                new Form("direct ByteBuffer", (b, d, c) -> { long s = 0; for (int i = 0; i < CALLS; i++) s += index(b.plainDirectBuffer(d, c)); return s; },
-                        (b, d, c) -> { long s = 0; for (int i = 0; i < CALLS; i++) s += index(b.routeDirectBuffer(d, c)); return s; }),
-                new Form("native MemorySegment", (b, d, c) -> { long s = 0; for (int i = 0; i < CALLS; i++) s += index(b.plainSegment(d, c)); return s; },
-                        (b, d, c) -> { long s = 0; for (int i = 0; i < CALLS; i++) s += index(b.routeSegment(d, c)); return s; }),
-                new Form("failover select, byte[]", (b, d, c) -> { long s = 0; for (int i = 0; i < CALLS; i++) s += index(b.plainSelect(d, c)); return s; },
-                        (b, d, c) -> { long s = 0; for (int i = 0; i < CALLS; i++) s += index(b.routeSelect(d, c)); return s; }));
+                new Form(
+                        "byte[]",
+                        (b, d, c) -> {
+                            long s = 0;
+                            for (int i = 0; i < CALLS; i++) s += index(b.plainBytes(d, c));
+                            return s;
+                        },
+                        (b, d, c) -> {
+                            long s = 0;
+                            for (int i = 0; i < CALLS; i++) s += index(b.routeBytes(d, c));
+                            return s;
+                        }),
+                new Form(
+                        "heap ByteBuffer",
+                        (b, d, c) -> {
+                            long s = 0;
+                            for (int i = 0; i < CALLS; i++) s += index(b.plainHeapBuffer(d, c));
+                            return s;
+                        },
+                        (b, d, c) -> {
+                            long s = 0;
+                            for (int i = 0; i < CALLS; i++) s += index(b.routeHeapBuffer(d, c));
+                            return s;
+                        }),
+                new Form(
+                        "direct ByteBuffer",
+                        (b, d, c) -> {
+                            long s = 0;
+                            for (int i = 0; i < CALLS; i++) s += index(b.plainDirectBuffer(d, c));
+                            return s;
+                        },
+                        (b, d, c) -> {
+                            long s = 0;
+                            for (int i = 0; i < CALLS; i++) s += index(b.routeDirectBuffer(d, c));
+                            return s;
+                        }),
+                new Form(
+                        "native MemorySegment",
+                        (b, d, c) -> {
+                            long s = 0;
+                            for (int i = 0; i < CALLS; i++) s += index(b.plainSegment(d, c));
+                            return s;
+                        },
+                        (b, d, c) -> {
+                            long s = 0;
+                            for (int i = 0; i < CALLS; i++) s += index(b.routeSegment(d, c));
+                            return s;
+                        }),
+                new Form(
+                        "failover select, byte[]",
+                        (b, d, c) -> {
+                            long s = 0;
+                            for (int i = 0; i < CALLS; i++) s += index(b.plainSelect(d, c));
+                            return s;
+                        },
+                        (b, d, c) -> {
+                            long s = 0;
+                            for (int i = 0; i < CALLS; i++) s += index(b.routeSelect(d, c));
+                            return s;
+                        }));
         RouterBenchmark bench = new RouterBenchmark();
         KeyCursor cursor = new KeyCursor();
-        System.out.printf("%-24s %10s %10s %8s   (%d calls a side a round, median of %d rounds, rollout %.0f %%)%n",
+        System.out.printf(
+                "%-24s %10s %10s %8s   (%d calls a side a round, median of %d rounds, rollout %.0f %%)%n",
                 "form", "plain ns", "route ns", "ratio", CALLS, ROUNDS, data.percent);
         try {
             for (Form f : forms) {

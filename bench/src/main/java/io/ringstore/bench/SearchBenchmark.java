@@ -1,7 +1,17 @@
 package io.ringstore.bench;
 
+import static io.ringstore.internal.format.RingFileDescriptor.POINT_BACKEND_OFFSET;
+import static io.ringstore.internal.format.RingFileDescriptor.POINT_LENGTH;
+import static io.ringstore.internal.format.RingFileDescriptor.U16;
+
 import io.ringstore.Ring;
 import io.ringstore.RingStore;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.Set;
+import java.util.SplittableRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.function.IntUnaryOperator;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -15,17 +25,6 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
-
-import java.lang.foreign.Arena;
-import java.lang.foreign.MemorySegment;
-import java.util.Set;
-import java.util.SplittableRandom;
-import java.util.concurrent.TimeUnit;
-import java.util.function.IntUnaryOperator;
-
-import static io.ringstore.internal.format.RingFileDescriptor.POINT_BACKEND_OFFSET;
-import static io.ringstore.internal.format.RingFileDescriptor.POINT_LENGTH;
-import static io.ringstore.internal.format.RingFileDescriptor.U16;
 
 /**
  * Plain binary search against the library's search, over the same mapped points, each as a whole
@@ -49,6 +48,7 @@ public class SearchBenchmark {
 
     @Param({BenchRings.SMALL, BenchRings.MEDIUM, BenchRings.LARGE})
     public String size;
+
     @Param("65536")
     public int keyCount;
 

@@ -1,8 +1,10 @@
 package io.ringstore.bench;
 
+import static io.ringstore.internal.format.RingFileDescriptor.POINT_BACKEND_OFFSET;
+import static io.ringstore.internal.format.RingFileDescriptor.POINT_LENGTH;
+
 import io.ringstore.Ring;
 import io.ringstore.RingStore;
-
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
@@ -11,9 +13,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.function.IntUnaryOperator;
-
-import static io.ringstore.internal.format.RingFileDescriptor.POINT_BACKEND_OFFSET;
-import static io.ringstore.internal.format.RingFileDescriptor.POINT_LENGTH;
 
 /**
  * How many cache lines each search reads that a cache would not hold: replays the reads of lookups
@@ -33,8 +32,7 @@ import static io.ringstore.internal.format.RingFileDescriptor.POINT_LENGTH;
 public final class SearchCacheModel {
     private static final long[] CACHE_BYTES = {2L << 20, 32L << 20};
 
-    private SearchCacheModel() {
-    }
+    private SearchCacheModel() {}
 
     public static void main(String[] args) throws Exception {
         System.setProperty("ringstore.bench.traceReads", "true"); // before PointSearch is initialised
@@ -54,23 +52,40 @@ public final class SearchCacheModel {
         if (sizes.isEmpty()) {
             sizes = List.of(BenchRings.SMALL, BenchRings.MEDIUM, BenchRings.LARGE);
         }
-        System.out.printf("%-12s %-8s %8s %8s %10s %10s %10s %10s%n", "size", "search", "reads", "lines", "miss@2MiB",
-                "miss@32MiB", "wait@2MiB", "wait@32MiB");
-        try (Tsv tsv = Tsv.create(tsvPath, "size", "points", "search", "reads", "lines", "miss2MiB", "miss32MiB",
-                "wait2MiB", "wait32MiB")) {
+        System.out.printf(
+                "%-12s %-8s %8s %8s %10s %10s %10s %10s%n",
+                "size", "search", "reads", "lines", "miss@2MiB", "miss@32MiB", "wait@2MiB", "wait@32MiB");
+        try (Tsv tsv = Tsv.create(
+                tsvPath,
+                "size",
+                "points",
+                "search",
+                "reads",
+                "lines",
+                "miss2MiB",
+                "miss32MiB",
+                "wait2MiB",
+                "wait32MiB")) {
             for (String size : sizes) {
-                try (RingStore store = BenchRings.open(size); Arena arena = Arena.ofConfined()) {
+                try (RingStore store = BenchRings.open(size);
+                        Arena arena = Arena.ofConfined()) {
                     Ring ring = store.ring(java.util.Set.of());
                     MemorySegment points = BenchRings.mapPoints(ring, arena);
                     int n = ring.pointCount();
                     PointSearch.Sliced sliced = PointSearch.Sliced.build(points, n);
-                    long indexBytes = io.ringstore.internal.format.PointSearch.index(points, n).bytes();
+                    long indexBytes = io.ringstore.internal.format.PointSearch.index(points, n)
+                            .bytes();
                     if (sliced.bytes() != indexBytes) {
                         throw new IllegalStateException("the traced copy's table has " + sliced.bytes()
                                 + " bytes, the library's " + indexBytes + " (size=" + size + ")");
                     }
-                    System.out.printf("%-12s index: %,d bytes of heap for %,d points (%.2f %% of their %,d bytes)%n", size,
-                            indexBytes, n, 100.0 * indexBytes / ((double) n * POINT_LENGTH), (long) n * POINT_LENGTH);
+                    System.out.printf(
+                            "%-12s index: %,d bytes of heap for %,d points (%.2f %% of their %,d bytes)%n",
+                            size,
+                            indexBytes,
+                            n,
+                            100.0 * indexBytes / ((double) n * POINT_LENGTH),
+                            (long) n * POINT_LENGTH);
                     PointSearch.drainRounds();
                     Map<String, IntUnaryOperator> searches = new LinkedHashMap<>();
                     searches.put("binary", h -> PointSearch.binary(points, n, h));
@@ -85,8 +100,9 @@ public final class SearchCacheModel {
                     });
                     for (Map.Entry<String, IntUnaryOperator> e : searches.entrySet()) {
                         double[] r = model(e.getValue(), lookups);
-                        System.out.printf("%-12s %-8s %8.2f %8.2f %10.2f %10.2f %10.2f %10.2f%n", size, e.getKey(),
-                                r[0], r[1], r[2], r[3], r[4], r[5]);
+                        System.out.printf(
+                                "%-12s %-8s %8.2f %8.2f %10.2f %10.2f %10.2f %10.2f%n",
+                                size, e.getKey(), r[0], r[1], r[2], r[3], r[4], r[5]);
                         tsv.row(size, n, e.getKey(), r[0], r[1], r[2], r[3], r[4], r[5]);
                     }
                 }
@@ -109,7 +125,8 @@ public final class SearchCacheModel {
         for (int i = 0; i < warmup + lookups; i++) {
             lookup(search, random.nextInt());
             List<long[]> rounds = PointSearch.drainRounds();
-            long[] trace = rounds.stream().flatMapToLong(java.util.Arrays::stream).toArray();
+            long[] trace =
+                    rounds.stream().flatMapToLong(java.util.Arrays::stream).toArray();
             boolean measured = i >= warmup;
             if (measured) {
                 for (int r = 0; r < trace.length; r++) {
@@ -134,9 +151,14 @@ public final class SearchCacheModel {
                 }
             }
         }
-        return new double[] {(double) reads / lookups, (double) lines / lookups,
-                (double) misses[0] / lookups, (double) misses[1] / lookups,
-                (double) waits[0] / lookups, (double) waits[1] / lookups};
+        return new double[] {
+            (double) reads / lookups,
+            (double) lines / lookups,
+            (double) misses[0] / lookups,
+            (double) misses[1] / lookups,
+            (double) waits[0] / lookups,
+            (double) waits[1] / lookups
+        };
     }
 
     /** A search as a lookup does it: the point, then its backend (a round of its own). */

@@ -4,7 +4,6 @@ import io.ringstore.Ring;
 import io.ringstore.RingStore;
 import io.ringstore.build.BackendList;
 import io.ringstore.build.RingBuilder;
-
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.management.ManagementFactory;
@@ -39,11 +38,9 @@ public final class SelectAllocation {
     /** Where results go, so the calls are not optimised away. */
     private static volatile long sink;
 
-    private SelectAllocation() {
-    }
+    private SelectAllocation() {}
 
-    private record Form(String name, IntUnaryOperator call) {
-    }
+    private record Form(String name, IntUnaryOperator call) {}
 
     public static void main(String[] args) throws Exception {
         String tsvPath = args.length == 2 && args[0].equals("--tsv") ? args[1] : null;
@@ -61,7 +58,8 @@ public final class SelectAllocation {
         RingBuilder.of(fleet.build()).build(file);
         var threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
         long thread = Thread.currentThread().threadId();
-        try (RingStore store = RingStore.open(file); Arena arena = Arena.ofConfined()) {
+        try (RingStore store = RingStore.open(file);
+                Arena arena = Arena.ofConfined()) {
             Ring ring = store.ring(Set.of());
             byte[][] keys = BenchRings.urlKeys(KEY_COUNT, BenchRings.KEY_SEED);
             int[] hashes = BenchRings.hashes(keys);
@@ -73,7 +71,8 @@ public final class SelectAllocation {
             for (int k = 0; k < KEY_COUNT; k++) {
                 heap[k] = ByteBuffer.wrap(keys[k]);
                 readOnly[k] = heap[k].asReadOnlyBuffer();
-                direct[k] = ByteBuffer.allocateDirect(keys[k].length).put(keys[k]).flip();
+                direct[k] =
+                        ByteBuffer.allocateDirect(keys[k].length).put(keys[k]).flip();
                 heapSegments[k] = MemorySegment.ofArray(keys[k]);
                 nativeSegments[k] = arena.allocate(keys[k].length).copyFrom(heapSegments[k]);
             }

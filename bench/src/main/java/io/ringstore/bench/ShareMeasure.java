@@ -1,11 +1,9 @@
 package io.ringstore.bench;
 
-import io.ringstore.build.BackendList;
-import io.ringstore.build.RingBuilder;
-
 import io.ringstore.Ring;
 import io.ringstore.RingStore;
-
+import io.ringstore.build.BackendList;
+import io.ringstore.build.RingBuilder;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -41,13 +39,14 @@ import java.util.SplittableRandom;
  */
 public final class ShareMeasure {
     private static final String READY = "ready";
-    private static final String[] FIELDS = {"Rss", "Pss", "Shared_Clean", "Shared_Dirty", "Private_Clean", "Private_Dirty", "VmPTE"};
+    private static final String[] FIELDS = {
+        "Rss", "Pss", "Shared_Clean", "Shared_Dirty", "Private_Clean", "Private_Dirty", "VmPTE"
+    };
     private static final long PAGE = 4096;
     /** Where a child's reads go, so they are not optimised away. */
     private static volatile long sink;
 
-    private ShareMeasure() {
-    }
+    private ShareMeasure() {}
 
     public static void main(String[] args) throws Exception {
         if (args.length > 0 && args[0].equals("--child")) {
@@ -60,7 +59,10 @@ public final class ShareMeasure {
         List<String> subjects = new ArrayList<>();
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
-                case "--procs" -> procs = java.util.Arrays.stream(args[++i].split(",")).mapToInt(Integer::parseInt).toArray();
+                case "--procs" ->
+                    procs = java.util.Arrays.stream(args[++i].split(","))
+                            .mapToInt(Integer::parseInt)
+                            .toArray();
                 case "--lookups" -> lookups = Integer.parseInt(args[++i]);
                 case "--tsv" -> tsvPath = args[++i];
                 default -> subjects.add(args[i]);
@@ -69,8 +71,19 @@ public final class ShareMeasure {
         if (subjects.isEmpty()) {
             subjects = List.of(BenchRings.LARGE, "examples/backends.conf");
         }
-        try (Tsv tsv = Tsv.create(tsvPath, "ring", "fileBytes", "procs", "pid", "scope", "rssKiB", "pssKiB",
-                "sharedCleanKiB", "privateKiB", "privateDirtyKiB", "pageTablesKiB")) {
+        try (Tsv tsv = Tsv.create(
+                tsvPath,
+                "ring",
+                "fileBytes",
+                "procs",
+                "pid",
+                "scope",
+                "rssKiB",
+                "pssKiB",
+                "sharedCleanKiB",
+                "privateKiB",
+                "privateDirtyKiB",
+                "pageTablesKiB")) {
             for (String subject : subjects) {
                 Path file = ringFile(subject);
                 for (int n : procs) {
@@ -96,12 +109,21 @@ public final class ShareMeasure {
         List<Process> children = new ArrayList<>();
         try {
             for (int i = 0; i < n; i++) {
-                children.add(new ProcessBuilder(java, "-Xmx64m", "-cp", System.getProperty("java.class.path"),
-                        ShareMeasure.class.getName(), "--child", file.toString(), Integer.toString(lookups))
-                        .redirectError(ProcessBuilder.Redirect.INHERIT).start());
+                children.add(new ProcessBuilder(
+                                java,
+                                "-Xmx64m",
+                                "-cp",
+                                System.getProperty("java.class.path"),
+                                ShareMeasure.class.getName(),
+                                "--child",
+                                file.toString(),
+                                Integer.toString(lookups))
+                        .redirectError(ProcessBuilder.Redirect.INHERIT)
+                        .start());
             }
             for (Process child : children) { // the barrier: every child holds the mapping from here on
-                BufferedReader out = new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.US_ASCII));
+                BufferedReader out =
+                        new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.US_ASCII));
                 String line = out.readLine();
                 if (!READY.equals(line)) {
                     throw new IllegalStateException("child " + child.pid() + " said " + line + " instead of " + READY);
@@ -110,22 +132,56 @@ public final class ShareMeasure {
             long fileBytes = Files.size(file);
             System.out.printf("%n%s: %s, %,d bytes, %d process%s%n", subject, file, fileBytes, n, n == 1 ? "" : "es");
             System.out.printf("%8s | %-47s | %-55s%n", "", "ring file mapping (MiB)", "whole process (MiB)");
-            System.out.printf("%8s | %9s %9s %9s %9s %7s | %9s %9s %9s %9s %7s %7s%n", "pid",
-                    "Rss", "Pss", "Sh_Clean", "Private", "Pr_Dirt", "Rss", "Pss", "Sh_Clean", "Private", "Pr_Dirt", "VmPTE");
+            System.out.printf(
+                    "%8s | %9s %9s %9s %9s %7s | %9s %9s %9s %9s %7s %7s%n",
+                    "pid",
+                    "Rss",
+                    "Pss",
+                    "Sh_Clean",
+                    "Private",
+                    "Pr_Dirt",
+                    "Rss",
+                    "Pss",
+                    "Sh_Clean",
+                    "Private",
+                    "Pr_Dirt",
+                    "VmPTE");
             long pssSum = 0;
             for (Process child : children) {
                 long pid = child.pid();
                 Map<String, Long> mapping = smapsOfMapping(pid, file);
                 Map<String, Long> process = fields(Files.readAllLines(Path.of("/proc/" + pid + "/smaps_rollup")));
-                long pageTables = fields(Files.readAllLines(Path.of("/proc/" + pid + "/status"))).get("VmPTE");
+                long pageTables = fields(Files.readAllLines(Path.of("/proc/" + pid + "/status")))
+                        .get("VmPTE");
                 pssSum += mapping.get("Pss");
                 System.out.printf("%8d | %s | %s %7.1f%n", pid, row(mapping), row(process), pageTables / 1024.0);
-                tsv.row(subject, fileBytes, n, pid, "mapping", mapping.get("Rss"), mapping.get("Pss"), mapping.get("Shared_Clean"),
-                        privateKiB(mapping), mapping.get("Private_Dirty"), "");
-                tsv.row(subject, fileBytes, n, pid, "process", process.get("Rss"), process.get("Pss"), process.get("Shared_Clean"),
-                        privateKiB(process), process.get("Private_Dirty"), pageTables);
+                tsv.row(
+                        subject,
+                        fileBytes,
+                        n,
+                        pid,
+                        "mapping",
+                        mapping.get("Rss"),
+                        mapping.get("Pss"),
+                        mapping.get("Shared_Clean"),
+                        privateKiB(mapping),
+                        mapping.get("Private_Dirty"),
+                        "");
+                tsv.row(
+                        subject,
+                        fileBytes,
+                        n,
+                        pid,
+                        "process",
+                        process.get("Rss"),
+                        process.get("Pss"),
+                        process.get("Shared_Clean"),
+                        privateKiB(process),
+                        process.get("Private_Dirty"),
+                        pageTables);
             }
-            System.out.printf("sum of the mapping's Pss over the %d process%s: %,.1f MiB (file %,.1f MiB)%n",
+            System.out.printf(
+                    "sum of the mapping's Pss over the %d process%s: %,.1f MiB (file %,.1f MiB)%n",
                     n, n == 1 ? "" : "es", pssSum / 1024.0, fileBytes / 1048576.0);
         } finally {
             for (Process child : children) {
@@ -140,8 +196,13 @@ public final class ShareMeasure {
     }
 
     private static String row(Map<String, Long> f) {
-        return String.format("%9.1f %9.1f %9.1f %9.1f %7.1f", f.get("Rss") / 1024.0, f.get("Pss") / 1024.0,
-                f.get("Shared_Clean") / 1024.0, privateKiB(f) / 1024.0, f.get("Private_Dirty") / 1024.0);
+        return String.format(
+                "%9.1f %9.1f %9.1f %9.1f %7.1f",
+                f.get("Rss") / 1024.0,
+                f.get("Pss") / 1024.0,
+                f.get("Shared_Clean") / 1024.0,
+                privateKiB(f) / 1024.0,
+                f.get("Private_Dirty") / 1024.0);
     }
 
     private static long privateKiB(Map<String, Long> f) {
@@ -177,7 +238,10 @@ public final class ShareMeasure {
         for (String line : lines) {
             int colon = line.indexOf(':');
             if (colon > 0 && sums.containsKey(line.substring(0, colon))) {
-                sums.merge(line.substring(0, colon), Long.parseLong(line.substring(colon + 1).trim().split("\\s+")[0]), Long::sum);
+                sums.merge(
+                        line.substring(0, colon),
+                        Long.parseLong(line.substring(colon + 1).trim().split("\\s+")[0]),
+                        Long::sum);
             }
         }
         return sums;
@@ -195,7 +259,8 @@ public final class ShareMeasure {
                 }
                 sum += ring.pointHash(ring.pointCount() - 1);
             }
-            SplittableRandom random = new SplittableRandom(ProcessHandle.current().pid());
+            SplittableRandom random =
+                    new SplittableRandom(ProcessHandle.current().pid());
             for (int i = 0; i < lookups; i++) {
                 sum += rings.get(i % rings.size()).lookupHash(random.nextInt());
             }

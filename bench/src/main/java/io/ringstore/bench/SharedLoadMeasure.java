@@ -7,7 +7,6 @@ import io.ringstore.build.RingBuilder;
 import io.ringstore.live.RingRouter;
 import io.ringstore.state.HostState;
 import io.ringstore.state.SharedLoad;
-
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.lang.management.ManagementFactory;
@@ -41,11 +40,12 @@ public final class SharedLoadMeasure {
     private static final int BATCH = 1 << 12;
     /** Held on each overloaded backend: far over ⌈1.25 · (m + 1) / n⌉ = 7 for the 500 held in all. */
     private static final int HELD = 50;
-    private static volatile long sink;
-    private static final com.sun.management.ThreadMXBean THREADS = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
 
-    private SharedLoadMeasure() {
-    }
+    private static volatile long sink;
+    private static final com.sun.management.ThreadMXBean THREADS =
+            (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+
+    private SharedLoadMeasure() {}
 
     /** One way of answering a key. */
     private interface Lookup {
@@ -62,21 +62,38 @@ public final class SharedLoadMeasure {
         Path ring = dir.resolve("fleet.ring");
         StringBuilder fleet = new StringBuilder();
         for (int b = 0; b < BACKENDS; b++) {
-            fleet.append("server 10.0.").append(b / 250).append('.').append(b % 250 + 1).append(":80\n");
+            fleet.append("server 10.0.")
+                    .append(b / 250)
+                    .append('.')
+                    .append(b % 250 + 1)
+                    .append(":80\n");
         }
         RingBuilder.of(BackendList.parse("bench", fleet.toString())).build(ring);
         byte[][] keys = keys();
-        try (RingRouter router = RingRouter.builder(ring).pollMillis(0).jmx(false).open();
-             HostState state = HostState.open(ring);
-             RingRouter.Route route = router.route(java.util.Set.of())) {
+        try (RingRouter router =
+                        RingRouter.builder(ring).pollMillis(0).jmx(false).open();
+                HostState state = HostState.open(ring);
+                RingRouter.Route route = router.route(java.util.Set.of())) {
             SharedLoad unbounded = SharedLoad.open(state, router::current, null);
             SharedLoad bounded = SharedLoad.open(state, router::current, BoundedLoad.of(BoundedLoad.DEFAULT_C));
             System.out.printf("%-52s %8s %10s %10s%n", "lookup", "threads", "ns/lookup", "B/lookup");
             for (int threads : new int[] {1, 2}) {
-                report("Route.backend (plain)", threads, measure(threads, seconds, route, keys, RingRouter.Route::backend));
-                report("Route.choose, no bound (drain, health)", threads, measure(threads, seconds, route, keys, (r, k) -> r.choose(k, unbounded)));
-                report("Route.choose, c=1.25, none over the bound", threads, measure(threads, seconds, route, keys, (r, k) -> r.choose(k, bounded)));
-                report("choose + acquire + release, c=1.25", threads, measure(threads, seconds, route, keys, (r, k) -> request(r, k, bounded)));
+                report(
+                        "Route.backend (plain)",
+                        threads,
+                        measure(threads, seconds, route, keys, RingRouter.Route::backend));
+                report(
+                        "Route.choose, no bound (drain, health)",
+                        threads,
+                        measure(threads, seconds, route, keys, (r, k) -> r.choose(k, unbounded)));
+                report(
+                        "Route.choose, c=1.25, none over the bound",
+                        threads,
+                        measure(threads, seconds, route, keys, (r, k) -> r.choose(k, bounded)));
+                report(
+                        "choose + acquire + release, c=1.25",
+                        threads,
+                        measure(threads, seconds, route, keys, (r, k) -> request(r, k, bounded)));
             }
             List<Backend> backends = router.current().backends();
             List<Integer> held = new ArrayList<>();
@@ -89,24 +106,37 @@ public final class SharedLoadMeasure {
             for (byte[] k : keys) {
                 moved += route.choose(k, bounded) != route.backend(k) ? 1 : 0;
             }
-            System.out.printf(Locale.ROOT, "(10 %% of the backends hold %d each: %.1f %% of the keys go past their ring backend)%n",
-                    HELD, 100.0 * moved / KEYS);
+            System.out.printf(
+                    Locale.ROOT,
+                    "(10 %% of the backends hold %d each: %.1f %% of the keys go past their ring backend)%n",
+                    HELD,
+                    100.0 * moved / KEYS);
             for (int threads : new int[] {1, 2}) {
-                report("Route.choose, c=1.25, 10 % of backends over", threads, measure(threads, seconds, route, keys, (r, k) -> r.choose(k, bounded)));
+                report(
+                        "Route.choose, c=1.25, 10 % of backends over",
+                        threads, measure(threads, seconds, route, keys, (r, k) -> r.choose(k, bounded)));
             }
             for (int token : held) {
                 bounded.release(token);
             }
             List<Process> children = new ArrayList<>();
             for (int p = 0; p < 4; p++) {
-                children.add(new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                        "-cp", System.getProperty("java.class.path"), SharedLoadMeasure.class.getName(),
-                        "--child", ring.toString(), String.valueOf(seconds))
-                        .redirectError(ProcessBuilder.Redirect.INHERIT).start());
+                children.add(new ProcessBuilder(
+                                Path.of(System.getProperty("java.home"), "bin", "java")
+                                        .toString(),
+                                "-cp",
+                                System.getProperty("java.class.path"),
+                                SharedLoadMeasure.class.getName(),
+                                "--child",
+                                ring.toString(),
+                                String.valueOf(seconds))
+                        .redirectError(ProcessBuilder.Redirect.INHERIT)
+                        .start());
             }
             double[] sums = new double[3];
             for (Process c : children) {
-                try (BufferedReader r = new BufferedReader(new InputStreamReader(c.getInputStream(), StandardCharsets.US_ASCII))) {
+                try (BufferedReader r =
+                        new BufferedReader(new InputStreamReader(c.getInputStream(), StandardCharsets.US_ASCII))) {
                     for (int i = 0; i < sums.length; i++) {
                         sums[i] += Double.parseDouble(r.readLine());
                     }
@@ -115,7 +145,12 @@ public final class SharedLoadMeasure {
             }
             String[] names = {"Route.backend (plain)", "Route.choose, c=1.25", "choose + acquire + release, c=1.25"};
             for (int i = 0; i < names.length; i++) {
-                System.out.printf(Locale.ROOT, "%-52s %8s %10.1f%n", names[i] + ", 4 processes", "4 procs", sums[i] / children.size());
+                System.out.printf(
+                        Locale.ROOT,
+                        "%-52s %8s %10.1f%n",
+                        names[i] + ", 4 processes",
+                        "4 procs",
+                        sums[i] / children.size());
             }
         } finally {
             try (var files = Files.list(dir)) {
@@ -130,9 +165,10 @@ public final class SharedLoadMeasure {
     /** One of four processes: ns per plain lookup, per bounded choose, per request's bookkeeping, one number a line. */
     private static void child(Path ring, double seconds) throws Exception {
         byte[][] keys = keys();
-        try (RingRouter router = RingRouter.builder(ring).pollMillis(0).jmx(false).open();
-             HostState state = HostState.open(ring);
-             RingRouter.Route route = router.route(java.util.Set.of())) {
+        try (RingRouter router =
+                        RingRouter.builder(ring).pollMillis(0).jmx(false).open();
+                HostState state = HostState.open(ring);
+                RingRouter.Route route = router.route(java.util.Set.of())) {
             SharedLoad bounded = SharedLoad.open(state, router::current, BoundedLoad.of(BoundedLoad.DEFAULT_C));
             System.out.println(measure(1, seconds, route, keys, RingRouter.Route::backend)[0]);
             System.out.println(measure(1, seconds, route, keys, (r, k) -> r.choose(k, bounded))[0]);
@@ -164,7 +200,8 @@ public final class SharedLoadMeasure {
      * warm-up second and then {@code seconds}; returns the mean ns per lookup of one thread, and the
      * mean bytes it allocated per lookup.
      */
-    private static double[] measure(int threads, double seconds, RingRouter.Route route, byte[][] keys, Lookup lookup) throws Exception {
+    private static double[] measure(int threads, double seconds, RingRouter.Route route, byte[][] keys, Lookup lookup)
+            throws Exception {
         CyclicBarrier start = new CyclicBarrier(threads);
         double[] ns = new double[threads];
         double[] bytes = new double[threads];
@@ -194,12 +231,15 @@ public final class SharedLoadMeasure {
                         }
                         ops += BATCH;
                         if (ops == BATCH) {
-                            allocatedBefore = THREADS.getCurrentThreadAllocatedBytes(); // counted from the second batch on
+                            allocatedBefore =
+                                    THREADS.getCurrentThreadAllocatedBytes(); // counted from the second batch on
                             opsBefore = ops;
                         }
                     } while ((now = System.nanoTime()) < end);
                     ns[id] = (double) (now - begin) / ops;
-                    bytes[id] = ops == opsBefore ? 0 : (double) (THREADS.getCurrentThreadAllocatedBytes() - allocatedBefore) / (ops - opsBefore);
+                    bytes[id] = ops == opsBefore
+                            ? 0
+                            : (double) (THREADS.getCurrentThreadAllocatedBytes() - allocatedBefore) / (ops - opsBefore);
                     sink += keep;
                 } catch (Exception e) {
                     throw new IllegalStateException(e);

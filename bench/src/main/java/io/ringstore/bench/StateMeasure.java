@@ -1,7 +1,6 @@
 package io.ringstore.bench;
 
 import io.ringstore.state.HostState;
-
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
@@ -29,8 +28,7 @@ public final class StateMeasure {
     private static final List<String> ENDPOINTS = List.of("10.0.0.1:80", "10.0.0.2:80", "10.0.0.3:80", "10.0.0.4:80");
     private static volatile long sink;
 
-    private StateMeasure() {
-    }
+    private StateMeasure() {}
 
     public static void main(String[] args) throws Exception {
         if (args.length > 0 && args[0].equals("--child")) {
@@ -45,28 +43,47 @@ public final class StateMeasure {
             System.out.printf("%-44s %8s %12s%n", "operation", "threads", "ns/op");
             for (int threads : new int[] {1, 2}) {
                 report("acquire+release, one backend", threads, measure(threads, seconds, t -> pairs(state, slots[0])));
-                report("acquire+release, a backend per thread", threads, measure(threads, seconds, t -> pairs(state, slots[t])));
+                report(
+                        "acquire+release, a backend per thread",
+                        threads,
+                        measure(threads, seconds, t -> pairs(state, slots[t])));
                 report("available(slot, now)", threads, measure(threads, seconds, t -> checks(state, slots[t])));
-                report("inFlight(slot), 32 lease cells", threads, measure(threads, seconds, t -> counts(state, slots[t])));
+                report(
+                        "inFlight(slot), 32 lease cells",
+                        threads,
+                        measure(threads, seconds, t -> counts(state, slots[t])));
                 report("meanInFlight(), 32 lease totals", threads, measure(threads, seconds, t -> means(state)));
             }
             for (boolean spread : new boolean[] {false, true}) {
                 List<Process> children = new ArrayList<>();
                 for (int p = 0; p < 4; p++) {
-                    children.add(new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                            "-cp", System.getProperty("java.class.path"), StateMeasure.class.getName(),
-                            "--child", ring.toString(), String.valueOf(spread ? p : 0), String.valueOf(seconds))
-                            .redirectError(ProcessBuilder.Redirect.INHERIT).start());
+                    children.add(new ProcessBuilder(
+                                    Path.of(System.getProperty("java.home"), "bin", "java")
+                                            .toString(),
+                                    "-cp",
+                                    System.getProperty("java.class.path"),
+                                    StateMeasure.class.getName(),
+                                    "--child",
+                                    ring.toString(),
+                                    String.valueOf(spread ? p : 0),
+                                    String.valueOf(seconds))
+                            .redirectError(ProcessBuilder.Redirect.INHERIT)
+                            .start());
                 }
                 double sum = 0;
                 for (Process c : children) {
-                    try (BufferedReader r = new BufferedReader(new InputStreamReader(c.getInputStream(), StandardCharsets.US_ASCII))) {
+                    try (BufferedReader r =
+                            new BufferedReader(new InputStreamReader(c.getInputStream(), StandardCharsets.US_ASCII))) {
                         sum += Double.parseDouble(r.readLine());
                     }
                     c.waitFor();
                 }
-                System.out.printf(Locale.ROOT, "%-44s %8s %12.1f%n", "acquire+release, 4 processes, "
-                        + (spread ? "a backend each" : "one backend"), "4 procs", sum / children.size());
+                System.out.printf(
+                        Locale.ROOT,
+                        "%-44s %8s %12.1f%n",
+                        "acquire+release, 4 processes, " + (spread ? "a backend each" : "one backend"),
+                        "4 procs",
+                        sum / children.size());
             }
         } finally {
             try (var files = Files.list(dir)) {

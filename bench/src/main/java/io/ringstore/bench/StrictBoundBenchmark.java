@@ -7,6 +7,12 @@ import io.ringstore.build.RingBuilder;
 import io.ringstore.live.RingRouter;
 import io.ringstore.state.HostState;
 import io.ringstore.state.SharedLoad;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -19,13 +25,6 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
-
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.Comparator;
-import java.util.Set;
-import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 
 /**
  * The lookup path and one request's bookkeeping, with and without the load bound (issue 20, the
@@ -61,7 +60,11 @@ public class StrictBoundBenchmark {
             Path ring = dir.resolve("fleet.ring");
             StringBuilder fleet = new StringBuilder();
             for (int b = 0; b < BACKENDS; b++) {
-                fleet.append("server 10.0.").append(b / 250).append('.').append(b % 250 + 1).append(":80\n");
+                fleet.append("server 10.0.")
+                        .append(b / 250)
+                        .append('.')
+                        .append(b % 250 + 1)
+                        .append(":80\n");
             }
             RingBuilder.of(BackendList.parse("bench", fleet.toString())).build(ring);
             router = RingRouter.builder(ring).pollMillis(0).jmx(false).open();

@@ -1,23 +1,12 @@
 package io.ringstore.bench;
 
 import io.ringstore.Backend;
-import io.ringstore.balance.BoundedLoad;
-import io.ringstore.build.BackendList;
-import io.ringstore.build.RingBuilder;
-import io.ringstore.live.RingRouter;
-import io.ringstore.state.HostState;
-import io.ringstore.state.SharedLoad;
-
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.function.BiFunction;
 
 /**
@@ -36,8 +25,7 @@ public final class StrictBoundMeasure {
     private static final int ROUNDS = 31;
     private static volatile Object sink;
 
-    private StrictBoundMeasure() {
-    }
+    private StrictBoundMeasure() {}
 
     public static void main(String[] args) throws Exception {
         StrictBoundBenchmark.Data d = new StrictBoundBenchmark.Data();
@@ -69,9 +57,13 @@ public final class StrictBoundMeasure {
             }
         }
         for (var e : rounds.entrySet()) {
-            double[] v = e.getValue().stream().mapToDouble(Double::doubleValue).sorted().toArray();
-            System.out.printf("%-18s median %7.1f  (quartiles %7.1f %7.1f) CPU ns/call%n", e.getKey(), v[v.length / 2], v[v.length / 4],
-                    v[v.length * 3 / 4]);
+            double[] v = e.getValue().stream()
+                    .mapToDouble(Double::doubleValue)
+                    .sorted()
+                    .toArray();
+            System.out.printf(
+                    "%-18s median %7.1f  (quartiles %7.1f %7.1f) CPU ns/call%n",
+                    e.getKey(), v[v.length / 2], v[v.length / 4], v[v.length * 3 / 4]);
         }
         d.close();
     }

@@ -30,8 +30,12 @@ final class Tsv implements AutoCloseable {
             if (p.toAbsolutePath().getParent() != null) {
                 Files.createDirectories(p.toAbsolutePath().getParent());
             }
-            Tsv tsv = new Tsv(new PrintWriter(Files.newBufferedWriter(p, StandardCharsets.UTF_8,
-                    StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE)));
+            Tsv tsv = new Tsv(new PrintWriter(Files.newBufferedWriter(
+                    p,
+                    StandardCharsets.UTF_8,
+                    StandardOpenOption.CREATE,
+                    StandardOpenOption.TRUNCATE_EXISTING,
+                    StandardOpenOption.WRITE)));
             tsv.row((Object[]) header);
             return tsv;
         } catch (IOException e) {

@@ -3,7 +3,6 @@ package io.ringstore.bench;
 import io.ringstore.RingFileLayout;
 import io.ringstore.RingStore;
 import io.ringstore.internal.format.SegmentCheck;
-
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.channels.FileChannel;
@@ -37,8 +36,7 @@ import java.util.List;
 public final class VerifyMeasure {
     private static final long WARMUP_NANOS = 3_000_000_000L;
 
-    private VerifyMeasure() {
-    }
+    private VerifyMeasure() {}
 
     public static void main(String[] args) throws Exception {
         int rounds = 9;
@@ -54,20 +52,23 @@ public final class VerifyMeasure {
             }
         }
         if (rounds < 1 || warmup < 0) {
-            throw new IllegalArgumentException("--rounds must be at least 1 and --warmup at least 0: rounds=" + rounds + " warmup=" + warmup);
+            throw new IllegalArgumentException(
+                    "--rounds must be at least 1 and --warmup at least 0: rounds=" + rounds + " warmup=" + warmup);
         }
         if (sizes.isEmpty()) {
             sizes = List.of(BenchRings.MEDIUM, BenchRings.LARGE);
         }
-        System.out.printf("%-14s %12s %14s %7s %12s %12s %12s %12s%n", "ring", "points", "segment bytes", "rounds",
-                "first GB/s", "first min", "again GB/s", "again min");
+        System.out.printf(
+                "%-14s %12s %14s %7s %12s %12s %12s %12s%n",
+                "ring", "points", "segment bytes", "rounds", "first GB/s", "first min", "again GB/s", "again min");
         try (Tsv tsv = Tsv.create(tsvPath, "size", "points", "segmentBytes", "rounds", "firstGBps", "againGBps")) {
             for (String size : sizes) {
                 measure(size, rounds, warmup, tsv);
             }
         }
-        System.out.printf("%nSegmentCheck alone, on the mapped segments:%n%-14s %14s %7s %14s %14s%n", "ring", "segment bytes", "rounds",
-                "1 thread GB/s", "2 threads GB/s");
+        System.out.printf(
+                "%nSegmentCheck alone, on the mapped segments:%n%-14s %14s %7s %14s %14s%n",
+                "ring", "segment bytes", "rounds", "1 thread GB/s", "2 threads GB/s");
         for (String size : sizes) {
             measureKernel(size, rounds, warmup);
         }
@@ -79,7 +80,9 @@ public final class VerifyMeasure {
         long bytes;
         long points;
         try (RingStore store = RingStore.open(file)) {
-            bytes = store.layout().segments().stream().mapToLong(RingFileLayout.Segment::length).sum();
+            bytes = store.layout().segments().stream()
+                    .mapToLong(RingFileLayout.Segment::length)
+                    .sum();
             points = store.layout().distinctPointCount();
             store.verify(); // reads every segment: into the page cache
         }
@@ -94,17 +97,34 @@ public final class VerifyMeasure {
             first[r] = gbps[0];
             again[r] = gbps[1];
         }
-        System.out.printf("%-14s %,12d %,14d %7d %12.2f %12.2f %12.2f %12.2f%n", size, points, bytes, rounds,
-                median(first), Arrays.stream(first).min().orElseThrow(), median(again), Arrays.stream(again).min().orElseThrow());
-        tsv.row(size, points, bytes, rounds, String.format("%.3f", median(first)), String.format("%.3f", median(again)));
+        System.out.printf(
+                "%-14s %,12d %,14d %7d %12.2f %12.2f %12.2f %12.2f%n",
+                size,
+                points,
+                bytes,
+                rounds,
+                median(first),
+                Arrays.stream(first).min().orElseThrow(),
+                median(again),
+                Arrays.stream(again).min().orElseThrow());
+        tsv.row(
+                size,
+                points,
+                bytes,
+                rounds,
+                String.format("%.3f", median(first)),
+                String.format("%.3f", median(again)));
     }
 
     private static void measureKernel(String size, int rounds, int warmup) throws Exception {
         Path file = BenchRings.ringFile(BenchRings.Shape.of(size));
-        try (RingStore store = RingStore.open(file); Arena arena = Arena.ofShared();
-             FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
+        try (RingStore store = RingStore.open(file);
+                Arena arena = Arena.ofShared();
+                FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
             MemorySegment mapped = ch.map(FileChannel.MapMode.READ_ONLY, 0, ch.size(), arena);
-            List<MemorySegment> segments = store.layout().segments().stream().map(s -> mapped.asSlice(s.offset(), s.length())).toList();
+            List<MemorySegment> segments = store.layout().segments().stream()
+                    .map(s -> mapped.asSlice(s.offset(), s.length()))
+                    .toList();
             long bytes = segments.stream().mapToLong(MemorySegment::byteSize).sum();
             int[] masks = new int[store.backendCount()];
             for (int b = 0; b < masks.length; b++) {
@@ -147,7 +167,8 @@ public final class VerifyMeasure {
             long checkedAgain = store.verify();
             long t2 = System.nanoTime();
             if (checked != points || checkedAgain != points) {
-                throw new IllegalStateException("verify checked " + checked + " and " + checkedAgain + " points, expected " + points);
+                throw new IllegalStateException(
+                        "verify checked " + checked + " and " + checkedAgain + " points, expected " + points);
             }
             return new double[] {bytes / (double) (t1 - t0), bytes / (double) (t2 - t1)};
         }

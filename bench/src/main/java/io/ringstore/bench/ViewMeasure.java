@@ -1,16 +1,14 @@
 package io.ringstore.bench;
 
-import io.ringstore.build.BackendList;
-import io.ringstore.build.BuildResult;
-import io.ringstore.build.RingBuilder;
-import io.ringstore.build.Views;
-
 import io.ringstore.Backend;
 import io.ringstore.Ring;
 import io.ringstore.RingFileLayout;
 import io.ringstore.RingStore;
+import io.ringstore.build.BackendList;
+import io.ringstore.build.BuildResult;
+import io.ringstore.build.RingBuilder;
+import io.ringstore.build.Views;
 import io.ringstore.internal.format.RingFileDescriptor;
-
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -70,21 +68,32 @@ public final class ViewMeasure {
     private static final int PAGE_CACHE_LOOKUPS = 1 << 20;
     /** The lookups fleet's features, by falling share of the backends: N/8 and 3/4 miss one index in 8 or 4, modN hold one in N. */
     private static final List<Share> SHARES = List.of(
-            new Share("not0mod8", i -> i % 8 != 0), new Share("not0mod4", i -> i % 4 != 0),
-            Share.mod(2), Share.mod(4), Share.mod(6), Share.mod(8), Share.mod(10), Share.mod(12), Share.mod(16), Share.mod(32));
+            new Share("not0mod8", i -> i % 8 != 0),
+            new Share("not0mod4", i -> i % 4 != 0),
+            Share.mod(2),
+            Share.mod(4),
+            Share.mod(6),
+            Share.mod(8),
+            Share.mod(10),
+            Share.mod(12),
+            Share.mod(16),
+            Share.mod(32));
+
     private static final int[] HASH_COUNTS = {1 << 16, 1 << 22};
     /** Thresholds (members hold at least 1/W of the weight) of the derived AUTO file sizes. */
     private static final int[] WALKS = {2, 4, 6, 8, 10, 12, 16, 32, 64};
+
     private static final int WARMUP_ROUNDS = 2;
     /** The builds compared, NONE first: ratios are to it. */
     private static final Views[] KINDS = {Views.NONE, Views.AUTO, Views.ALL};
-    private static final String USAGE = "usage: ViewMeasure [bytes] [lookups] [mixed] [--backends FILE] [--rounds N] [--calls N]"
-            + " [--seed S]... [--fleet-dir DIR] [--old-all FILE] [--tsv-bytes FILE] [--tsv-lookups FILE] [--tsv-mixed FILE]";
+
+    private static final String USAGE =
+            "usage: ViewMeasure [bytes] [lookups] [mixed] [--backends FILE] [--rounds N] [--calls N]"
+                    + " [--seed S]... [--fleet-dir DIR] [--old-all FILE] [--tsv-bytes FILE] [--tsv-lookups FILE] [--tsv-mixed FILE]";
     /** Where answers go, so the lookups are not optimised away. */
     private static volatile long sink;
 
-    private ViewMeasure() {
-    }
+    private ViewMeasure() {}
 
     public static void main(String[] args) throws Exception {
         Set<String> parts = new HashSet<>();
@@ -124,22 +133,46 @@ public final class ViewMeasure {
         System.out.printf("load average at start: %s", Files.readString(Path.of("/proc/loadavg")));
         long start = System.nanoTime();
         if (parts.contains("bytes")) {
-            try (Tsv tsv = Tsv.create(tsvBytes, "fleet", "views", "fileBytes", "ratioToNone", "viewRings", "rings",
-                    "segmentBytes", "ownBytesSum", "rssBytes")) {
-                measureBytes("examples/backends.conf", BackendList.parse(backendsFile), dir.resolve("backends-conf"), tsv);
+            try (Tsv tsv = Tsv.create(
+                    tsvBytes,
+                    "fleet",
+                    "views",
+                    "fileBytes",
+                    "ratioToNone",
+                    "viewRings",
+                    "rings",
+                    "segmentBytes",
+                    "ownBytesSum",
+                    "rssBytes")) {
+                measureBytes(
+                        "examples/backends.conf", BackendList.parse(backendsFile), dir.resolve("backends-conf"), tsv);
                 for (long seed : seeds.isEmpty() ? List.of(FLEET_SEED) : seeds) {
                     BackendList fleet = randomFleet(seed);
                     String name = RANDOM_FLEET + ", seed 0x" + Long.toHexString(seed);
                     if (fleetDir != null) { // for building the same fleet with another release's CLI
-                        Files.writeString(fleetDir.resolve("random5-" + Long.toHexString(seed) + ".conf"), backendsFile(fleet));
+                        Files.writeString(
+                                fleetDir.resolve("random5-" + Long.toHexString(seed) + ".conf"), backendsFile(fleet));
                     }
                     measureBytes(name, fleet, dir.resolve("random5-" + Long.toHexString(seed)), tsv);
                 }
             }
         }
         if (parts.contains("lookups")) {
-            try (Tsv tsv = Tsv.create(tsvLookups, "ring", "fraction", "members", "points", "expectedRead", "hashes",
-                    "viewNs", "allNs", "storedNs", "ratio", "ratioP25", "ratioP75", "walkNs")) {
+            try (Tsv tsv = Tsv.create(
+                    tsvLookups,
+                    "ring",
+                    "fraction",
+                    "members",
+                    "points",
+                    "expectedRead",
+                    "hashes",
+                    "viewNs",
+                    "allNs",
+                    "storedNs",
+                    "ratio",
+                    "ratioP25",
+                    "ratioP75",
+                    "walkNs")) {
                 measureLookups(dir.resolve("nested"), oldAll, rounds, calls, tsv);
             }
         }
@@ -148,8 +181,9 @@ public final class ViewMeasure {
                 measureMixed(dir.resolve("random5"), rounds, calls, tsv);
             }
         }
-        System.out.printf("%nload average at end: %stotal %.0f s%n", Files.readString(Path.of("/proc/loadavg")),
-                (System.nanoTime() - start) / 1e9);
+        System.out.printf(
+                "%nload average at end: %stotal %.0f s%n",
+                Files.readString(Path.of("/proc/loadavg")), (System.nanoTime() - start) / 1e9);
     }
 
     private static String address(int i) {
@@ -183,7 +217,11 @@ public final class ViewMeasure {
     private static String backendsFile(BackendList fleet) {
         StringBuilder out = new StringBuilder();
         for (Backend b : fleet.backends()) {
-            out.append("server ").append(b.address()).append(" weight=").append(b.weight()).append(";");
+            out.append("server ")
+                    .append(b.address())
+                    .append(" weight=")
+                    .append(b.weight())
+                    .append(";");
             if (!b.features().isEmpty()) {
                 out.append("  # ringstore: features=").append(String.join(",", b.features()));
             }
@@ -199,7 +237,8 @@ public final class ViewMeasure {
         }
 
         int members() {
-            return (int) java.util.stream.IntStream.range(0, BACKENDS).filter(holds).count();
+            return (int)
+                    java.util.stream.IntStream.range(0, BACKENDS).filter(holds).count();
         }
     }
 
@@ -229,7 +268,10 @@ public final class ViewMeasure {
         RingStore[] stores = new RingStore[KINDS.length];
         try {
             for (int k = 0; k < KINDS.length; k++) {
-                stores[k] = build(fleet, KINDS[k], Path.of(prefix + "-" + KINDS[k].name().toLowerCase(java.util.Locale.ROOT) + ".ring"));
+                stores[k] = build(
+                        fleet,
+                        KINDS[k],
+                        Path.of(prefix + "-" + KINDS[k].name().toLowerCase(java.util.Locale.ROOT) + ".ring"));
             }
             return stores;
         } catch (Exception | Error e) {
@@ -262,8 +304,9 @@ public final class ViewMeasure {
                     for (int k = 1; k < stores.length; k++) {
                         int got = stores[k].rings().get(r).lookupHash(h);
                         if (got != expected) {
-                            throw new IllegalStateException("ring " + reference.get(r) + " hash " + Integer.toUnsignedString(h)
-                                    + ": " + KINDS[k] + " answers " + got + ", NONE " + expected);
+                            throw new IllegalStateException(
+                                    "ring " + reference.get(r) + " hash " + Integer.toUnsignedString(h) + ": "
+                                            + KINDS[k] + " answers " + got + ", NONE " + expected);
                         }
                     }
                     sum += expected;
@@ -273,9 +316,11 @@ public final class ViewMeasure {
             long pid = ProcessHandle.current().pid();
             long noneBytes = stores[0].fileSize();
             long noneRss = 0;
-            System.out.printf("%n### Bytes: %s (%d backends, %d features, %d rings; %,d lookups per ring in each file, answers equal)%n%n",
+            System.out.printf(
+                    "%n### Bytes: %s (%d backends, %d features, %d rings; %,d lookups per ring in each file, answers equal)%n%n",
                     name, fleet.size(), fleet.features().size(), reference.size(), hashes.length);
-            System.out.println("| views | file bytes | / NONE | rings as views | distinct segment bytes | sum of own bytes | page cache (Rss) bytes | Rss / NONE |");
+            System.out.println(
+                    "| views | file bytes | / NONE | rings as views | distinct segment bytes | sum of own bytes | page cache (Rss) bytes | Rss / NONE |");
             System.out.println("|---|---:|---:|---:|---:|---:|---:|---:|");
             for (int k = 0; k < stores.length; k++) {
                 RingStore s = stores[k];
@@ -286,14 +331,35 @@ public final class ViewMeasure {
                     viewRings += layout.storage(ring) == RingFileLayout.Storage.VIEW ? 1 : 0;
                     own += layout.ownBytes(ring);
                 }
-                long segmentBytes = layout.segments().stream().mapToLong(RingFileLayout.Segment::length).sum();
-                long rss = ShareMeasure.smapsOfMapping(pid, s.path().toRealPath()).get("Rss") * 1024;
+                long segmentBytes = layout.segments().stream()
+                        .mapToLong(RingFileLayout.Segment::length)
+                        .sum();
+                long rss =
+                        ShareMeasure.smapsOfMapping(pid, s.path().toRealPath()).get("Rss") * 1024;
                 if (k == 0) {
                     noneRss = rss;
                 }
-                System.out.printf("| %s | %,d | %.3f | %d / %d | %,d | %,d | %,d | %.3f |%n", KINDS[k], s.fileSize(),
-                        (double) s.fileSize() / noneBytes, viewRings, s.rings().size(), segmentBytes, own, rss, (double) rss / noneRss);
-                tsv.row(name, KINDS[k], s.fileSize(), (double) s.fileSize() / noneBytes, viewRings, s.rings().size(), segmentBytes, own, rss);
+                System.out.printf(
+                        "| %s | %,d | %.3f | %d / %d | %,d | %,d | %,d | %.3f |%n",
+                        KINDS[k],
+                        s.fileSize(),
+                        (double) s.fileSize() / noneBytes,
+                        viewRings,
+                        s.rings().size(),
+                        segmentBytes,
+                        own,
+                        rss,
+                        (double) rss / noneRss);
+                tsv.row(
+                        name,
+                        KINDS[k],
+                        s.fileSize(),
+                        (double) s.fileSize() / noneBytes,
+                        viewRings,
+                        s.rings().size(),
+                        segmentBytes,
+                        own,
+                        rss);
             }
             derivedThresholds(fleet, stores[0], stores[1], stores[2]);
         } finally {
@@ -314,13 +380,16 @@ public final class ViewMeasure {
      */
     private static void derivedThresholds(BackendList fleet, RingStore none, RingStore auto, RingStore all) {
         if (none.layout().metadataLength() != all.layout().metadataLength()) {
-            throw new IllegalStateException("metadata of NONE and ALL differ: " + none.layout() + " vs " + all.layout());
+            throw new IllegalStateException(
+                    "metadata of NONE and ALL differ: " + none.layout() + " vs " + all.layout());
         }
         long total = fleet.backends().stream().mapToLong(Backend::weight).sum();
         RingFileLayout layout = none.layout();
         int allSegment = layout.segmentIndex(none.ring(Set.of()));
         RingFileLayout.Segment allWithTies = all.layout().segmentOf(all.ring(Set.of()));
-        System.out.printf("%nAUTO at other thresholds (derived from the NONE and ALL files' layouts; NONE = %,d bytes)%n%n", none.fileSize());
+        System.out.printf(
+                "%nAUTO at other thresholds (derived from the NONE and ALL files' layouts; NONE = %,d bytes)%n%n",
+                none.fileSize());
         System.out.println("| members hold ≥ 1/W | file bytes | / NONE | NONE / file | rings as views |");
         System.out.println("|---|---:|---:|---:|---:|");
         for (int w : WALKS) {
@@ -344,45 +413,61 @@ public final class ViewMeasure {
                     end = RingFileDescriptor.align(end, RingFileDescriptor.alignmentFor(length)) + length;
                 }
             }
-            System.out.printf("| 1/%d%s | %,d | %.3f | %.2f | %d / %d |%n", w, w == RingBuilder.AUTO_MAX_EXPECTED_WALK ? " (current)" : "",
-                    end, (double) end / none.fileSize(), (double) none.fileSize() / end, views, none.rings().size());
+            System.out.printf(
+                    "| 1/%d%s | %,d | %.3f | %.2f | %d / %d |%n",
+                    w,
+                    w == RingBuilder.AUTO_MAX_EXPECTED_WALK ? " (current)" : "",
+                    end,
+                    (double) end / none.fileSize(),
+                    (double) none.fileSize() / end,
+                    views,
+                    none.rings().size());
             if (w == RingBuilder.AUTO_MAX_EXPECTED_WALK && end != auto.fileSize()) {
-                throw new IllegalStateException("derived size at 1/" + w + " is " + end + " bytes, the AUTO file has " + auto.fileSize());
+                throw new IllegalStateException(
+                        "derived size at 1/" + w + " is " + end + " bytes, the AUTO file has " + auto.fileSize());
             }
         }
     }
 
     private static long memberWeight(BackendList fleet, Set<String> features) {
-        return fleet.backends().stream().filter(b -> b.features().containsAll(features)).mapToLong(Backend::weight).sum();
+        return fleet.backends().stream()
+                .filter(b -> b.features().containsAll(features))
+                .mapToLong(Backend::weight)
+                .sum();
     }
 
     // ---- lookups ----
 
     /** A ring as a view, as stored points and (with {@code --old-all}) as a view of the previous release's file (null without). */
-    private record Pair(String name, Ring view, Ring stored, int members, Ring oldView) {
-    }
+    private record Pair(String name, Ring view, Ring stored, int members, Ring oldView) {}
 
     private static void measureLookups(Path prefix, Path oldAllFile, int rounds, int calls, Tsv tsv) throws Exception {
         BackendList fleet = nestedFleet();
         try (RingStore all = build(fleet, Views.ALL, Path.of(prefix + "-all.ring"));
-             RingStore none = build(fleet, Views.NONE, Path.of(prefix + "-none.ring"));
-             RingStore old = oldAllFile == null ? null : RingStore.open(oldAllFile)) {
+                RingStore none = build(fleet, Views.NONE, Path.of(prefix + "-none.ring"));
+                RingStore old = oldAllFile == null ? null : RingStore.open(oldAllFile)) {
             Ring ringOfAll = all.ring(Set.of());
             if (old != null && old.layout().storage(old.ring(Set.of())) != RingFileLayout.Storage.POINTS_WITH_TIES) {
-                throw new IllegalStateException(oldAllFile + ": its ring of all backends is stored as " + old.layout().storage(old.ring(Set.of()))
+                throw new IllegalStateException(oldAllFile + ": its ring of all backends is stored as "
+                        + old.layout().storage(old.ring(Set.of()))
                         + ", expected points with ties (a view file of the previous release, without feature bits)");
             }
             List<Pair> pairs = new ArrayList<>();
             pairs.add(new Pair("all backends", ringOfAll, none.ring(Set.of()), BACKENDS, null));
             for (Share share : SHARES) {
                 Set<String> f = Set.of(share.feature());
-                pairs.add(new Pair(share.feature(), all.ring(f), none.ring(f), share.members(), old == null ? null : old.ring(f)));
+                pairs.add(new Pair(
+                        share.feature(), all.ring(f), none.ring(f), share.members(), old == null ? null : old.ring(f)));
             }
             for (Pair p : pairs) {
-                RingFileLayout.Storage expected = p.view() == ringOfAll ? RingFileLayout.Storage.POINTS_WITH_TIES_AND_FEATURE_BITS : RingFileLayout.Storage.VIEW;
-                if (all.layout().storage(p.view()) != expected || none.layout().storage(p.stored()) != RingFileLayout.Storage.POINTS) {
-                    throw new IllegalStateException(p.name() + ": stored as " + all.layout().storage(p.view()) + " and "
-                            + none.layout().storage(p.stored()) + ", expected " + expected + " and POINTS");
+                RingFileLayout.Storage expected = p.view() == ringOfAll
+                        ? RingFileLayout.Storage.POINTS_WITH_TIES_AND_FEATURE_BITS
+                        : RingFileLayout.Storage.VIEW;
+                if (all.layout().storage(p.view()) != expected
+                        || none.layout().storage(p.stored()) != RingFileLayout.Storage.POINTS) {
+                    throw new IllegalStateException(
+                            p.name() + ": stored as " + all.layout().storage(p.view()) + " and "
+                                    + none.layout().storage(p.stored()) + ", expected " + expected + " and POINTS");
                 }
             }
             int[][] hashSets = new int[HASH_COUNTS.length][];
@@ -396,7 +481,8 @@ public final class ViewMeasure {
                         int s = p.stored().lookupHash(h);
                         int o = p.oldView() == null ? s : p.oldView().lookupHash(h);
                         if (v != s || v < 0 || o != s) {
-                            throw new IllegalStateException(p.name() + " hash " + Integer.toUnsignedString(h) + ": view " + v + ", stored " + s + ", old view " + o);
+                            throw new IllegalStateException(p.name() + " hash " + Integer.toUnsignedString(h)
+                                    + ": view " + v + ", stored " + s + ", old view " + o);
                         }
                     }
                 }
@@ -411,12 +497,16 @@ public final class ViewMeasure {
                     }
                 }
             }
-            System.out.printf("%n### Lookups: view (ALL file) vs stored ring (NONE file), %d backends × weight %d, %,d points in the ring of all%n",
+            System.out.printf(
+                    "%n### Lookups: view (ALL file) vs stored ring (NONE file), %d backends × weight %d, %,d points in the ring of all%n",
                     BACKENDS, WEIGHT, none.ring(Set.of()).pointCount());
-            System.out.printf("%,d lookups a side a round, %d rounds after %d untimed, order of sides rotating; ratio = median of per-round"
-                    + " view/stored; walk = median of per-round view - all (the ring of all backends the view searches)%n%n", calls, rounds, WARMUP_ROUNDS);
-            System.out.println("| ring | members | f | stored points | expected points read 1/f | skipped (1-f)/f | hashes | view ns | all ns | stored ns"
-                    + " | view/stored | p25–p75 | walk ns | all/stored | old view ns | old view/stored |");
+            System.out.printf(
+                    "%,d lookups a side a round, %d rounds after %d untimed, order of sides rotating; ratio = median of per-round"
+                            + " view/stored; walk = median of per-round view - all (the ring of all backends the view searches)%n%n",
+                    calls, rounds, WARMUP_ROUNDS);
+            System.out.println(
+                    "| ring | members | f | stored points | expected points read 1/f | skipped (1-f)/f | hashes | view ns | all ns | stored ns"
+                            + " | view/stored | p25–p75 | walk ns | all/stored | old view ns | old view/stored |");
             System.out.println("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|");
             for (int[] hashes : hashSets) {
                 for (Pair p : pairs) {
@@ -437,14 +527,39 @@ public final class ViewMeasure {
                     double allNs = withAll ? median(t[2]) : Double.NaN;
                     double walk = withAll ? median(perRound(t[0], t[2], (a, b) -> a - b)) : Double.NaN;
                     boolean withOld = p.oldView() != null;
-                    System.out.printf("| %s | %d | %.4f | %,d | %.1f | %.1f | %,d | %.1f | %s | %.1f | %.2f | %.2f–%.2f | %s | %s | %s | %s |%n", p.name(), p.members(), f,
-                            p.stored().pointCount(), 1 / f, (1 - f) / f, hashes.length, median(t[0]), withAll ? String.format("%.1f", allNs) : "",
-                            median(t[1]), median(ratio), quantile(ratio, 0.25), quantile(ratio, 0.75), withAll ? String.format("%.1f", walk) : "",
+                    System.out.printf(
+                            "| %s | %d | %.4f | %,d | %.1f | %.1f | %,d | %.1f | %s | %.1f | %.2f | %.2f–%.2f | %s | %s | %s | %s |%n",
+                            p.name(),
+                            p.members(),
+                            f,
+                            p.stored().pointCount(),
+                            1 / f,
+                            (1 - f) / f,
+                            hashes.length,
+                            median(t[0]),
+                            withAll ? String.format("%.1f", allNs) : "",
+                            median(t[1]),
+                            median(ratio),
+                            quantile(ratio, 0.25),
+                            quantile(ratio, 0.75),
+                            withAll ? String.format("%.1f", walk) : "",
                             withAll ? String.format("%.2f", median(perRound(t[2], t[1], (a, b) -> a / b))) : "",
                             withOld ? String.format("%.1f", median(t[oldSide])) : "",
                             withOld ? String.format("%.2f", median(perRound(t[oldSide], t[1], (a, b) -> a / b))) : "");
-                    tsv.row(p.name(), f, p.members(), p.stored().pointCount(), 1 / f, hashes.length, median(t[0]), allNs, median(t[1]),
-                            median(ratio), quantile(ratio, 0.25), quantile(ratio, 0.75), walk);
+                    tsv.row(
+                            p.name(),
+                            f,
+                            p.members(),
+                            p.stored().pointCount(),
+                            1 / f,
+                            hashes.length,
+                            median(t[0]),
+                            allNs,
+                            median(t[1]),
+                            median(ratio),
+                            quantile(ratio, 0.25),
+                            quantile(ratio, 0.75),
+                            walk);
                 }
             }
         }
@@ -459,11 +574,15 @@ public final class ViewMeasure {
             for (int k = 0; k < stores.length; k++) {
                 rings[k] = stores[k].rings().stream().filter(r -> !r.isEmpty()).toArray(Ring[]::new);
                 if (rings[k].length != rings[0].length) {
-                    throw new IllegalStateException(stores[k].path() + " has " + rings[k].length + " non-empty rings, " + stores[0].path() + " " + rings[0].length);
+                    throw new IllegalStateException(stores[k].path() + " has " + rings[k].length + " non-empty rings, "
+                            + stores[0].path() + " " + rings[0].length);
                 }
             }
-            System.out.printf("%n### Mixed: %s, each lookup to one of its %d rings at random, per file%n", RANDOM_FLEET, rings[0].length);
-            System.out.printf("%,d lookups a side a round, %d rounds after %d untimed, order of files rotating; ratio = median of per-round file/NONE%n%n",
+            System.out.printf(
+                    "%n### Mixed: %s, each lookup to one of its %d rings at random, per file%n",
+                    RANDOM_FLEET, rings[0].length);
+            System.out.printf(
+                    "%,d lookups a side a round, %d rounds after %d untimed, order of files rotating; ratio = median of per-round file/NONE%n%n",
                     calls, rounds, WARMUP_ROUNDS);
             System.out.println("| views | file bytes | hashes | ns | / NONE | p25–p75 |");
             System.out.println("|---|---:|---:|---:|---:|---|");
@@ -478,7 +597,8 @@ public final class ViewMeasure {
                     int expected = rings[0][ringOf[j]].lookupHash(hashes[j]);
                     for (int k = 1; k < stores.length; k++) {
                         if (rings[k][ringOf[j]].lookupHash(hashes[j]) != expected) {
-                            throw new IllegalStateException(KINDS[k] + " differs from NONE: ring " + rings[k][ringOf[j]] + ", hash " + Integer.toUnsignedString(hashes[j]));
+                            throw new IllegalStateException(KINDS[k] + " differs from NONE: ring " + rings[k][ringOf[j]]
+                                    + ", hash " + Integer.toUnsignedString(hashes[j]));
                         }
                     }
                 }
@@ -489,9 +609,22 @@ public final class ViewMeasure {
                 double[][] t = alternate(sides, rounds, calls, hashes.length);
                 for (int k = 0; k < stores.length; k++) {
                     double[] ratio = perRound(t[k], t[0], (a, b) -> a / b);
-                    System.out.printf("| %s | %,d | %,d | %.1f | %.2f | %.2f–%.2f |%n", KINDS[k], stores[k].fileSize(), hashes.length, median(t[k]),
-                            median(ratio), quantile(ratio, 0.25), quantile(ratio, 0.75));
-                    tsv.row(KINDS[k], hashes.length, median(t[k]), median(ratio), quantile(ratio, 0.25), quantile(ratio, 0.75));
+                    System.out.printf(
+                            "| %s | %,d | %,d | %.1f | %.2f | %.2f–%.2f |%n",
+                            KINDS[k],
+                            stores[k].fileSize(),
+                            hashes.length,
+                            median(t[k]),
+                            median(ratio),
+                            quantile(ratio, 0.25),
+                            quantile(ratio, 0.75));
+                    tsv.row(
+                            KINDS[k],
+                            hashes.length,
+                            median(t[k]),
+                            median(ratio),
+                            quantile(ratio, 0.25),
+                            quantile(ratio, 0.75));
                 }
             }
         } finally {

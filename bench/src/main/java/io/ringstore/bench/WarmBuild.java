@@ -3,7 +3,6 @@ package io.ringstore.bench;
 import io.ringstore.build.BackendList;
 import io.ringstore.build.BuildResult;
 import io.ringstore.build.RingBuilder;
-
 import java.nio.file.Path;
 import java.util.Arrays;
 
@@ -21,8 +20,7 @@ import java.util.Arrays;
  * </pre>
  */
 public final class WarmBuild {
-    private WarmBuild() {
-    }
+    private WarmBuild() {}
 
     public static void main(String[] args) throws Exception {
         if (args.length < 2) {
@@ -41,9 +39,11 @@ public final class WarmBuild {
             BuildResult r = RingBuilder.of(BackendList.parse(backends)).build(out);
             ms[i] = (System.nanoTime() - start) / 1e6;
             cpuMs[i] = (cpuNanos() - cpu) / 1e6;
-            System.out.printf("%d\t%.1f\t%.1f\t%d\t%.0f%n", i + 1, ms[i], cpuMs[i], r.points(), r.points() / (r.nanos() / 1e9));
+            System.out.printf(
+                    "%d\t%.1f\t%.1f\t%d\t%.0f%n", i + 1, ms[i], cpuMs[i], r.points(), r.points() / (r.nanos() / 1e9));
         }
-        System.out.printf("median of rounds 2-%d: %.1f ms, %.1f ms CPU%n", rounds, medianAfterFirst(ms), medianAfterFirst(cpuMs));
+        System.out.printf(
+                "median of rounds 2-%d: %.1f ms, %.1f ms CPU%n", rounds, medianAfterFirst(ms), medianAfterFirst(cpuMs));
     }
 
     private static long cpuNanos() {

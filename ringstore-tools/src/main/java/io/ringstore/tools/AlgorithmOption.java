@@ -4,7 +4,6 @@ import io.ringstore.RingFamily;
 import io.ringstore.RingStore;
 import io.ringstore.RingVersion;
 import io.ringstore.tools.Command.UsageException;
-
 import java.util.List;
 
 /**
@@ -15,25 +14,27 @@ import java.util.List;
  */
 final class AlgorithmOption {
     /** build: the versions to write. */
-    static final AlgorithmOption BUILD = new AlgorithmOption("LIST", "v1|v2[:K][,...]", """
+    static final AlgorithmOption BUILD = new AlgorithmOption(
+            "LIST", "v1|v2[:K][,...]", """
             v1 (nginx hash ... consistent, the default), v2 (pingora-ketama V2,
             --point-multiple K points per weight unit, default 160), v2:K, or a list
             of them (v1,v2:16,v2:160), all in one file; the first is the file's default.
             --from twemproxy: the pool's twemproxy:HASH first (and the default);
-            --from libketama: default libketama""",
-            "points per weight unit of a bare v2 in --algorithm (default 160)");
+            --from libketama: default libketama""", "points per weight unit of a bare v2 in --algorithm (default 160)");
 
     /** Readers of a ring file (lookup): which of the file's versions. */
-    static final AlgorithmOption READ = new AlgorithmOption("V", "v1|v2[:K]",
+    static final AlgorithmOption READ = new AlgorithmOption(
+            "V",
+            "v1|v2[:K]",
             "v1 or v2 (or v2:K) when the file holds several versions (default: the first)",
             "which v2 ring, when the file holds several: alone, the same as --algorithm v2:K");
 
     /** analyze: one algorithm for a {@code --backends} sweep, the versions to build for a backends file. */
-    static final AlgorithmOption ANALYZE = new AlgorithmOption("V", "V", """
+    static final AlgorithmOption ANALYZE =
+            new AlgorithmOption("V", "V", """
             v2 (pingora-ketama, default with --backends) or v1 (nginx: text as written,
             first listed wins a tie); for a BACKENDS_FILE a list as build takes it
-            (v1, v2, v2:K, v1,v2:16, libketama, envoy:MIN; default v1)""",
-            "points per weight unit of a bare v2 for a BACKENDS_FILE (default 160)");
+            (v1, v2, v2:K, v1,v2:16, libketama, envoy:MIN; default v1)""", "points per weight unit of a bare v2 for a BACKENDS_FILE (default 160)");
 
     /** {@code --algorithm} as this command's synopsis and help show it. */
     final Option algorithm;
@@ -70,7 +71,8 @@ final class AlgorithmOption {
         }
         if (!family.crcChain()) {
             throw new UsageException("--backends N simulates k CRC-32 points a backend (v1, v2); " + family
-                    + " makes its points its own way: analyze a BACKENDS_FILE of it (analyze FILE --algorithm " + family + ")");
+                    + " makes its points its own way: analyze a BACKENDS_FILE of it (analyze FILE --algorithm " + family
+                    + ")");
         }
         return family;
     }

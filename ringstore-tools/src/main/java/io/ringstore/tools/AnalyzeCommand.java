@@ -2,7 +2,6 @@ package io.ringstore.tools;
 
 import io.ringstore.RingFileException;
 import io.ringstore.build.BackendsFileException;
-
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.PrintStream;
@@ -19,8 +18,10 @@ import java.util.function.Consumer;
 final class AnalyzeCommand extends Command {
     /** The options both take. */
     static final AlgorithmOption ALGORITHM = AlgorithmOption.ANALYZE;
+
     static final Option CSV = Option.valued("--csv", "FILE", "write the table as CSV (header row first)");
-    private static final Option QUIET = Option.flag("--quiet", "print nothing but errors (no table, no progress): for --csv and --svg");
+    private static final Option QUIET =
+            Option.flag("--quiet", "print nothing but errors (no table, no progress): for --csv and --svg");
 
     /** One of analyze's two commands: its synopsis form and its work. */
     sealed interface Mode permits AnalyzeSweepCommand, AnalyzeFileCommand {
@@ -54,8 +55,19 @@ final class AnalyzeCommand extends Command {
 
     @Override
     List<Option> options() {
-        return List.of(AnalyzeSweepCommand.BACKENDS, AnalyzeSweepCommand.POINTS, AnalyzeSweepCommand.STEPS, AnalyzeSweepCommand.SEEDS,
-                InputFormat.FROM, InputFormat.POOL, ALGORITHM.algorithm, ALGORITHM.pointMultiple, BuildCommand.VIEWS, AnalyzeSweepCommand.SVG, CSV, QUIET);
+        return List.of(
+                AnalyzeSweepCommand.BACKENDS,
+                AnalyzeSweepCommand.POINTS,
+                AnalyzeSweepCommand.STEPS,
+                AnalyzeSweepCommand.SEEDS,
+                InputFormat.FROM,
+                InputFormat.POOL,
+                ALGORITHM.algorithm,
+                ALGORITHM.pointMultiple,
+                BuildCommand.VIEWS,
+                AnalyzeSweepCommand.SVG,
+                CSV,
+                QUIET);
     }
 
     @Override
@@ -67,7 +79,7 @@ final class AnalyzeCommand extends Command {
     int run(Args args, InputStream in, PrintStream stdout, PrintStream err)
             throws UsageException, FailedException, BackendsFileException, RingFileException {
         boolean quiet = args.has(QUIET.name());
-        Consumer<String> progress = quiet ? s -> { } : new ThrottledProgress(err, "ringstore analyze: ");
+        Consumer<String> progress = quiet ? s -> {} : new ThrottledProgress(err, "ringstore analyze: ");
         PrintStream out = quiet ? new PrintStream(OutputStream.nullOutputStream()) : stdout;
         (args.has(AnalyzeSweepCommand.BACKENDS.name()) ? SWEEP : FILE).run(args, out, progress);
         return Main.OK;

@@ -1,5 +1,7 @@
 package io.ringstore.tools;
 
+import static io.ringstore.tools.Command.count;
+
 import io.ringstore.Backend;
 import io.ringstore.Ring;
 import io.ringstore.RingFileException;
@@ -17,7 +19,6 @@ import io.ringstore.tools.Command.UsageException;
 import io.ringstore.tools.analysis.CollisionModel;
 import io.ringstore.tools.analysis.FleetRing;
 import io.ringstore.tools.analysis.ShareStats;
-
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
@@ -29,8 +30,6 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.function.Consumer;
 import java.util.stream.Stream;
-
-import static io.ringstore.tools.Command.count;
 
 /**
  * {@code ringstore analyze BACKENDS_FILE}: builds the file's rings in a temporary ring file, as build
@@ -49,8 +48,9 @@ final class AnalyzeFileCommand implements AnalyzeCommand.Mode {
     public void run(Args args, PrintStream out, Consumer<String> progress)
             throws UsageException, FailedException, BackendsFileException, RingFileException {
         if (args.has(AnalyzeSweepCommand.SVG.name())) {
-            throw new UsageException("--svg draws CV against k over a --backends N sweep; a BACKENDS_FILE has one k per version: "
-                    + "compare its rings with --csv FILE, or sweep k with --backends N --points K1..K2");
+            throw new UsageException(
+                    "--svg draws CV against k over a --backends N sweep; a BACKENDS_FILE has one k per version: "
+                            + "compare its rings with --csv FILE, or sweep k with --backends N --points K1..K2");
         }
         for (Option o : List.of(AnalyzeSweepCommand.POINTS, AnalyzeSweepCommand.SEEDS, AnalyzeSweepCommand.STEPS)) {
             if (args.has(o.name())) {
@@ -58,8 +58,10 @@ final class AnalyzeFileCommand implements AnalyzeCommand.Mode {
             }
         }
         if (args.positional.size() != 1) {
-            throw new UsageException(args.positional.isEmpty() ? "give --backends N --points K1..K2, or a BACKENDS_FILE"
-                    : "expected one BACKENDS_FILE, got " + args.positional);
+            throw new UsageException(
+                    args.positional.isEmpty()
+                            ? "give --backends N --points K1..K2, or a BACKENDS_FILE"
+                            : "expected one BACKENDS_FILE, got " + args.positional);
         }
         InputFormat format = InputFormat.of(args);
         Views views = BuildCommand.views(args.get(BuildCommand.VIEWS.name()));
@@ -68,8 +70,7 @@ final class AnalyzeFileCommand implements AnalyzeCommand.Mode {
     }
 
     /** One ring's numbers; rings sharing a segment share them. */
-    private record RingLine(FleetRing ring, ShareStats measured, CollisionModel.Result model) {
-    }
+    private record RingLine(FleetRing ring, ShareStats measured, CollisionModel.Result model) {}
 
     /**
      * One ring as analyze shows it.
@@ -97,10 +98,15 @@ final class AnalyzeFileCommand implements AnalyzeCommand.Mode {
     }
 
     /** What analyze shows for a backends file: the list, what building it did, and the open file's rings. */
-    private record FileReport(BackendList list, BuildResult built, RingStore store, List<RingReport> rings) {
-    }
+    private record FileReport(BackendList list, BuildResult built, RingStore store, List<RingReport> rings) {}
 
-    private static void file(BackendList list, List<RingVersion> versions, Views views, Path csvName, PrintStream out, Consumer<String> progress)
+    private static void file(
+            BackendList list,
+            List<RingVersion> versions,
+            Views views,
+            Path csvName,
+            PrintStream out,
+            Consumer<String> progress)
             throws FailedException, BackendsFileException, RingFileException {
         Path dir;
         try {
@@ -110,7 +116,8 @@ final class AnalyzeFileCommand implements AnalyzeCommand.Mode {
         }
         try (OutputFiles.Csv csv = OutputFiles.Csv.open(csvName, CSV_HEADER)) {
             Path ringFile = dir.resolve("analyze.ring");
-            RingBuilder builder = RingBuilder.of(list).views(views).generation(1).progress(progress);
+            RingBuilder builder =
+                    RingBuilder.of(list).views(views).generation(1).progress(progress);
             versions.forEach(builder::version);
             BuildResult built = builder.build(ringFile);
             try (RingStore store = RingStore.open(ringFile)) {
@@ -142,7 +149,8 @@ final class AnalyzeFileCommand implements AnalyzeCommand.Mode {
                 return new RingLine(fr, fr.measured(r.lineShares()), fr.model());
             };
             // A view selects its own points from the segment it reads: measured on its own.
-            RingLine line = store.layout().storage(r) == RingFileLayout.Storage.VIEW ? measure.apply(-1L)
+            RingLine line = store.layout().storage(r) == RingFileLayout.Storage.VIEW
+                    ? measure.apply(-1L)
                     : bySegment.computeIfAbsent(segmentKey(r), measure);
             rings.add(new RingReport(r, line.ring().members().size(), line));
         }
@@ -157,24 +165,61 @@ final class AnalyzeFileCommand implements AnalyzeCommand.Mode {
     private static void text(FileReport report, PrintStream out) {
         BackendList list = report.list();
         RingStore store = report.store();
-        out.printf(Locale.ROOT, "file: %s: %s, features: %s, versions: %s%n", list.source(), count(list.size(), "backend", "backends"),
+        out.printf(
+                Locale.ROOT,
+                "file: %s: %s, features: %s, versions: %s%n",
+                list.source(),
+                count(list.size(), "backend", "backends"),
                 list.features().isEmpty() ? "(none)" : String.join(", ", list.features()),
-                String.join(", ", store.versions().stream().map(RingVersion::toString).toList()));
-        out.printf(Locale.ROOT, "ring_file_bytes: %d (%s, %s: rings with the same backends share one)%n",
-                store.fileSize(), count(store.rings().size(), "ring", "rings"), count(store.segmentCount(), "segment", "segments"));
-        out.printf(Locale.ROOT, "points: %d (%d dropped: equal hashes from two backends)%n", report.built().points(), report.built().collisions());
-        out.println("predicted: formula for these weights; pred_32bit: with colliding points dropped in tie order; CV in %");
-        out.printf("%-26s %8s %11s %8s %9s %12s %9s %10s %9s %8s %8s%n", "ring", "backends", "points", "dropped", "birthday",
-                "bytes", "predicted", "pred_32bit", "measured", "max/exp", "min/exp");
+                String.join(
+                        ", ",
+                        store.versions().stream().map(RingVersion::toString).toList()));
+        out.printf(
+                Locale.ROOT,
+                "ring_file_bytes: %d (%s, %s: rings with the same backends share one)%n",
+                store.fileSize(),
+                count(store.rings().size(), "ring", "rings"),
+                count(store.segmentCount(), "segment", "segments"));
+        out.printf(
+                Locale.ROOT,
+                "points: %d (%d dropped: equal hashes from two backends)%n",
+                report.built().points(),
+                report.built().collisions());
+        out.println(
+                "predicted: formula for these weights; pred_32bit: with colliding points dropped in tie order; CV in %");
+        out.printf(
+                "%-26s %8s %11s %8s %9s %12s %9s %10s %9s %8s %8s%n",
+                "ring",
+                "backends",
+                "points",
+                "dropped",
+                "birthday",
+                "bytes",
+                "predicted",
+                "pred_32bit",
+                "measured",
+                "max/exp",
+                "min/exp");
         for (RingReport rr : report.rings()) {
             RingLine line = rr.line();
             if (line == null) {
                 out.printf("%-26s %8d %11d %8s%n", rr.ring(), 0, 0, "(no backend)");
                 continue;
             }
-            out.printf(Locale.ROOT, "%-26s %8d %11d %8d %9.2f %12d %9.4f %10.4f %9.4f %8.4f %8.4f%n", rr.ring(), rr.members(),
-                    rr.ring().pointCount(), rr.dropped(), rr.birthday(), rr.bytes(), 100 * line.ring().predictedCv(), 100 * line.model().cv(),
-                    100 * line.measured().cv(), line.measured().maxRatio(), line.measured().minRatio());
+            out.printf(
+                    Locale.ROOT,
+                    "%-26s %8d %11d %8d %9.2f %12d %9.4f %10.4f %9.4f %8.4f %8.4f%n",
+                    rr.ring(),
+                    rr.members(),
+                    rr.ring().pointCount(),
+                    rr.dropped(),
+                    rr.birthday(),
+                    rr.bytes(),
+                    100 * line.ring().predictedCv(),
+                    100 * line.model().cv(),
+                    100 * line.measured().cv(),
+                    line.measured().maxRatio(),
+                    line.measured().minRatio());
         }
     }
 
@@ -183,12 +228,25 @@ final class AnalyzeFileCommand implements AnalyzeCommand.Mode {
             Ring r = rr.ring();
             RingLine line = rr.line();
             if (line == null) {
-                csv.row(String.format(Locale.ROOT, "%s,%s,0,0,0,0,0,,,,,", r.version(), String.join("+", r.features())));
+                csv.row(String.format(
+                        Locale.ROOT, "%s,%s,0,0,0,0,0,,,,,", r.version(), String.join("+", r.features())));
                 continue;
             }
-            csv.row(String.format(Locale.ROOT, "%s,%s,%d,%d,%d,%.4f,%d,%.6g,%.6g,%.6g,%.6g,%.6g", r.version(), String.join("+", r.features()),
-                    rr.members(), r.pointCount(), rr.dropped(), rr.birthday(), rr.bytes(), line.ring().predictedCv(), line.model().cv(),
-                    line.measured().cv(), line.measured().maxRatio(), line.measured().minRatio()));
+            csv.row(String.format(
+                    Locale.ROOT,
+                    "%s,%s,%d,%d,%d,%.4f,%d,%.6g,%.6g,%.6g,%.6g,%.6g",
+                    r.version(),
+                    String.join("+", r.features()),
+                    rr.members(),
+                    r.pointCount(),
+                    rr.dropped(),
+                    rr.birthday(),
+                    rr.bytes(),
+                    line.ring().predictedCv(),
+                    line.model().cv(),
+                    line.measured().cv(),
+                    line.measured().maxRatio(),
+                    line.measured().minRatio()));
         }
     }
 

@@ -39,8 +39,7 @@ public final class AotTraining {
     /** The lines of a JDK's {@code release} file that the stamp holds, in the file's order. */
     static final List<String> STAMP_KEYS = List.of("IMPLEMENTOR", "JAVA_RUNTIME_VERSION", "OS_ARCH");
 
-    private AotTraining() {
-    }
+    private AotTraining() {}
 
     /**
      * Runs the training commands of a mode, then writes the stamp when one is named.
@@ -65,24 +64,25 @@ public final class AotTraining {
         if (args[0].equals("commands")) {
             Files.writeString(fleet, fleet(FLEET_BACKENDS, FLEET_WEIGHT));
         }
-        List<List<String>> runs = args[0].equals("commands") ? List.of(
-                // A build as large as a fleet's (3.3 M points) first: the profiles kept are those of its
-                // loops run long enough to be compiled, which the example's 59,000 points are not.
-                List.of("build", fleet.toString(), "-o", fleetRing.toString(), "--quiet"),
-                List.of("verify", fleetRing.toString()),
-                List.of("build", conf, "-o", ring.toString()),
-                List.of("build", conf, "-o", ring.toString(), "--json"),
-                List.of("lookup", ring.toString(), "/index.html", "/video/42.mp4"),
-                List.of("lookup", ring.toString(), "--features", "eu,ssd"),
-                List.of("lookup", ring.toString(), "--no-failover", "/images/logo.png"),
-                List.of("verify", ring.toString()),
-                List.of("dump", ring.toString()),
-                List.of("--version"),
-                List.of("--help"))
+        List<List<String>> runs = args[0].equals("commands")
+                ? List.of(
+                        // A build as large as a fleet's (3.3 M points) first: the profiles kept are those of its
+                        // loops run long enough to be compiled, which the example's 59,000 points are not.
+                        List.of("build", fleet.toString(), "-o", fleetRing.toString(), "--quiet"),
+                        List.of("verify", fleetRing.toString()),
+                        List.of("build", conf, "-o", ring.toString()),
+                        List.of("build", conf, "-o", ring.toString(), "--json"),
+                        List.of("lookup", ring.toString(), "/index.html", "/video/42.mp4"),
+                        List.of("lookup", ring.toString(), "--features", "eu,ssd"),
+                        List.of("lookup", ring.toString(), "--no-failover", "/images/logo.png"),
+                        List.of("verify", ring.toString()),
+                        List.of("dump", ring.toString()),
+                        List.of("--version"),
+                        List.of("--help"))
                 : List.of( // the forms bin/ringstore gives ringstore-lookup.aot: KEY arguments
-                List.of("lookup", ring.toString(), "/index.html", "/video/42.mp4"),
-                List.of("lookup", ring.toString(), "--features", "eu,ssd", "/images/logo.png"),
-                List.of("lookup", ring.toString(), "--no-failover", "/api/v1/users?id=42"));
+                        List.of("lookup", ring.toString(), "/index.html", "/video/42.mp4"),
+                        List.of("lookup", ring.toString(), "--features", "eu,ssd", "/images/logo.png"),
+                        List.of("lookup", ring.toString(), "--no-failover", "/api/v1/users?id=42"));
         PrintStream discard = new PrintStream(OutputStream.nullOutputStream(), false, StandardCharsets.UTF_8);
         for (List<String> run : runs) {
             InputStream in = new ByteArrayInputStream(keys);
@@ -101,13 +101,20 @@ public final class AotTraining {
 
     /** The large fleet of the {@code commands} run: 2,048 backends of weight 10, 3,276,800 v1 points. */
     static final int FLEET_BACKENDS = 2048;
+
     static final int FLEET_WEIGHT = 10;
 
     /** A backends file of {@code backends} servers 127.1.x.y:8080 (loopback; nothing is contacted), each of {@code weight}. */
     static String fleet(int backends, int weight) {
         StringBuilder sb = new StringBuilder("upstream training {\n");
         for (int i = 0; i < backends; i++) {
-            sb.append("    server 127.1.").append(i >> 8).append('.').append(i & 0xFF).append(":8080 weight=").append(weight).append(";\n");
+            sb.append("    server 127.1.")
+                    .append(i >> 8)
+                    .append('.')
+                    .append(i & 0xFF)
+                    .append(":8080 weight=")
+                    .append(weight)
+                    .append(";\n");
         }
         return sb.append("}\n").toString();
     }
@@ -126,6 +133,7 @@ public final class AotTraining {
     static String stamp(Path javaHome) throws IOException {
         return Files.readAllLines(javaHome.resolve("release"), StandardCharsets.UTF_8).stream()
                 .filter(line -> STAMP_KEYS.stream().anyMatch(k -> line.startsWith(k + "=")))
-                .map(line -> line + "\n").collect(Collectors.joining());
+                .map(line -> line + "\n")
+                .collect(Collectors.joining());
     }
 }

@@ -3,9 +3,7 @@ package io.ringstore.tools;
 import io.ringstore.internal.TextLines;
 import io.ringstore.tools.Command.FailedException;
 import io.ringstore.tools.Command.UsageException;
-
 import java.nio.file.Path;
-
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -25,8 +23,7 @@ final class Args {
     /** {@link #options}' values as the bytes they were passed as, same key: what file names are checked against. */
     private final Map<String, byte[]> optionBytes = new HashMap<>();
 
-    private Args() {
-    }
+    private Args() {}
 
     /** Parses arguments given as strings only (their bytes: UTF-8). */
     static Args parse(String[] argv, List<Option> declared) throws UsageException {
@@ -80,8 +77,10 @@ final class Args {
                 }
                 String earlier = spelledAs.put(o.name(), name);
                 if (earlier != null) {
-                    throw new UsageException(earlier.equals(name) ? "option " + name + " given twice"
-                            : "give " + String.join(" or ", o.names()) + ", not both");
+                    throw new UsageException(
+                            earlier.equals(name)
+                                    ? "option " + name + " given twice"
+                                    : "give " + String.join(" or ", o.names()) + ", not both");
                 }
                 a.options.put(o.name(), value);
             } else if (o != null && value == null) {
@@ -120,7 +119,8 @@ final class Args {
         try {
             long n = Long.parseLong(v);
             if (n < min || n > max) {
-                throw new UsageException(option + " must be from " + min + " to " + max + ": " + option + "=" + TextLines.quote(v));
+                throw new UsageException(
+                        option + " must be from " + min + " to " + max + ": " + option + "=" + TextLines.quote(v));
             }
             return n;
         } catch (NumberFormatException e) {

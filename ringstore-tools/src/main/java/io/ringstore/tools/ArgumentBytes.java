@@ -26,8 +26,7 @@ import java.util.List;
 final class ArgumentBytes {
     private static final Path CMDLINE = Path.of("/proc/self/cmdline");
 
-    private ArgumentBytes() {
-    }
+    private ArgumentBytes() {}
 
     /** The bytes of each of {@code args}, the program arguments of this process. */
     static byte[][] ofThisProcess(String[] args) {
@@ -50,7 +49,8 @@ final class ArgumentBytes {
 
     private static Charset platformCharset() {
         try {
-            return Charset.forName(System.getProperty("sun.jnu.encoding", Charset.defaultCharset().name()));
+            return Charset.forName(System.getProperty(
+                    "sun.jnu.encoding", Charset.defaultCharset().name()));
         } catch (RuntimeException e) {
             return Charset.defaultCharset();
         }
@@ -75,7 +75,8 @@ final class ArgumentBytes {
         if (entries.size() < args.length) {
             return null;
         }
-        byte[][] raw = entries.subList(entries.size() - args.length, entries.size()).toArray(new byte[0][]); // no lambda: a fresh JVM would spin its class
+        byte[][] raw = entries.subList(entries.size() - args.length, entries.size())
+                .toArray(new byte[0][]); // no lambda: a fresh JVM would spin its class
         for (int i = 0; i < args.length; i++) {
             if (isAscii(raw[i]) && !args[i].equals(new String(raw[i], StandardCharsets.US_ASCII))) {
                 return null;

@@ -1,17 +1,15 @@
 package io.ringstore.tools;
 
-import io.ringstore.build.BackendsFileException;
-import io.ringstore.build.BuildResult;
-import io.ringstore.build.RingBuilder;
-import io.ringstore.build.Views;
-
 import io.ringstore.Ring;
 import io.ringstore.RingFileException;
 import io.ringstore.RingStore;
 import io.ringstore.RingVersion;
+import io.ringstore.build.BackendsFileException;
+import io.ringstore.build.BuildResult;
+import io.ringstore.build.RingBuilder;
+import io.ringstore.build.Views;
 import io.ringstore.internal.IoErrors;
 import io.ringstore.internal.TextLines;
-
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintStream;
@@ -39,10 +37,12 @@ final class BuildCommand extends Command {
     }
 
     private static final AlgorithmOption ALGORITHM = AlgorithmOption.BUILD;
-    private static final Option OUTPUT = Option.valued("--output", "FILE", "the ring file to write (replaced atomically)")
-            .alias("-o").shownAs("RINGFILE");
-    private static final Option GENERATION = Option.valued("--generation", "N",
-            "the file's generation (default: the replaced file's + 1, or 1)");
+    private static final Option OUTPUT = Option.valued(
+                    "--output", "FILE", "the ring file to write (replaced atomically)")
+            .alias("-o")
+            .shownAs("RINGFILE");
+    private static final Option GENERATION =
+            Option.valued("--generation", "N", "the file's generation (default: the replaced file's + 1, or 1)");
     static final Option VIEWS = Option.valued("--views", "HOW", """
             none (the default): every ring as its own points, a file every reader
             opens; auto: a feature ring whose members hold at least 1/64 of the points
@@ -50,7 +50,8 @@ final class BuildCommand extends Command {
             searches that ring and finds the first member point by the feature bits
             stored with it, BENCHMARKS.md), the others stored; all: every feature
             ring a view. Views need readers of format 3 with feature bits (storage 3)""").shownAs("auto|all|none");
-    private static final Option QUIET = Option.flag("--quiet", "print nothing but errors and warnings (no summary, no progress)");
+    private static final Option QUIET =
+            Option.flag("--quiet", "print nothing but errors and warnings (no summary, no progress)");
     private static final Option JSON = json("""
             the summary as one JSON object: wrote, generation, backends, features,
             versions, rings, segments, shared_rings, views, empty_rings, points, dropped,
@@ -59,12 +60,22 @@ final class BuildCommand extends Command {
 
     @Override
     List<Option> options() {
-        return List.of(OUTPUT, InputFormat.FROM, InputFormat.POOL, ALGORITHM.algorithm, ALGORITHM.pointMultiple, VIEWS, GENERATION, QUIET, JSON);
+        return List.of(
+                OUTPUT,
+                InputFormat.FROM,
+                InputFormat.POOL,
+                ALGORITHM.algorithm,
+                ALGORITHM.pointMultiple,
+                VIEWS,
+                GENERATION,
+                QUIET,
+                JSON);
     }
 
     @Override
     List<String> forms() {
-        return List.of("BACKENDS {-o} [{--from} [{--pool}]] [{--algorithm}] [{--point-multiple}] [{--views}] [{--generation}] [{--quiet} | {--json}]");
+        return List.of(
+                "BACKENDS {-o} [{--from} [{--pool}]] [{--algorithm}] [{--point-multiple}] [{--views}] [{--generation}] [{--quiet} | {--json}]");
     }
 
     /** What a build did, and what three sample keys look up to in the file it wrote. */
@@ -76,12 +87,30 @@ final class BuildCommand extends Command {
             out.printf(Locale.ROOT, "wrote: %s%n", r.path());
             out.printf(Locale.ROOT, "generation: %s%n", Long.toUnsignedString(r.generation()));
             out.printf(Locale.ROOT, "backends: %d%n", r.backends());
-            out.printf(Locale.ROOT, "features: %d%s%n", r.features().size(), r.features().isEmpty() ? "" : " (" + String.join(", ", r.features()) + ")");
-            out.printf(Locale.ROOT, "versions: %s%n", String.join(", ", r.versions().stream().map(RingVersion::toString).toList()));
-            out.printf(Locale.ROOT, "rings: %d (%s; %s another ring's segment; %s%d empty)%n", r.rings(),
-                    count(r.segments(), "segment", "segments"), count(shared, "ring shares", "rings share"),
-                    r.views() == 0 ? "" : count(r.views(), "view", "views") + "; ", r.emptyRings());
-            out.printf(Locale.ROOT, "points: %d (%d dropped: equal hashes from two backends)%n", r.points(), r.collisions());
+            out.printf(
+                    Locale.ROOT,
+                    "features: %d%s%n",
+                    r.features().size(),
+                    r.features().isEmpty() ? "" : " (" + String.join(", ", r.features()) + ")");
+            out.printf(
+                    Locale.ROOT,
+                    "versions: %s%n",
+                    String.join(
+                            ", ",
+                            r.versions().stream().map(RingVersion::toString).toList()));
+            out.printf(
+                    Locale.ROOT,
+                    "rings: %d (%s; %s another ring's segment; %s%d empty)%n",
+                    r.rings(),
+                    count(r.segments(), "segment", "segments"),
+                    count(shared, "ring shares", "rings share"),
+                    r.views() == 0 ? "" : count(r.views(), "view", "views") + "; ",
+                    r.emptyRings());
+            out.printf(
+                    Locale.ROOT,
+                    "points: %d (%d dropped: equal hashes from two backends)%n",
+                    r.points(),
+                    r.collisions());
             out.printf(Locale.ROOT, "bytes: %d%n", r.fileBytes());
             out.printf(Locale.ROOT, "bytes_per_point: %.4f%n", r.bytesPerPoint());
             out.printf(Locale.ROOT, "time_ms: %.1f%n", r.nanos() / 1e6);
@@ -94,32 +123,48 @@ final class BuildCommand extends Command {
         @Override
         public void json(Json j) {
             BuildResult r = built;
-            j.field("wrote", r.path().toString()).fieldUnsigned("generation", r.generation())
+            j.field("wrote", r.path().toString())
+                    .fieldUnsigned("generation", r.generation())
                     .field("backends", r.backends());
             j.beginArray("features");
             r.features().forEach(j::value);
             j.endArray().beginArray("versions");
             r.versions().forEach(v -> j.value(v.toString()));
-            j.endArray().field("rings", r.rings()).field("segments", r.segments()).field("shared_rings", sharedRings(r))
-                    .field("views", r.views()).field("empty_rings", r.emptyRings()).field("points", r.points()).field("dropped", r.collisions())
-                    .field("bytes", r.fileBytes()).field("bytes_per_point", r.bytesPerPoint()).field("time_ms", r.nanos() / 1e6)
-                    .field("points_per_second", pointsPerSecond(r)).beginArray("samples");
+            j.endArray()
+                    .field("rings", r.rings())
+                    .field("segments", r.segments())
+                    .field("shared_rings", sharedRings(r))
+                    .field("views", r.views())
+                    .field("empty_rings", r.emptyRings())
+                    .field("points", r.points())
+                    .field("dropped", r.collisions())
+                    .field("bytes", r.fileBytes())
+                    .field("bytes_per_point", r.bytesPerPoint())
+                    .field("time_ms", r.nanos() / 1e6)
+                    .field("points_per_second", pointsPerSecond(r))
+                    .beginArray("samples");
             for (Sample s : samples) {
-                j.begin().field("key", s.key()).field("ring", s.ring()).field("address", s.address()).end();
+                j.begin()
+                        .field("key", s.key())
+                        .field("ring", s.ring())
+                        .field("address", s.address())
+                        .end();
             }
             j.endArray();
         }
     }
 
     /** A key, the ring that answered it (the file's default: all backends, first version), and the address ({@code -} for none). */
-    private record Sample(String key, String ring, String address) {
-    }
+    private record Sample(String key, String ring, String address) {}
 
     @Override
     int run(Args args, InputStream in, PrintStream out, PrintStream err)
             throws UsageException, FailedException, BackendsFileException, RingFileException {
         if (args.positional.size() != 1) {
-            throw new UsageException(args.positional.isEmpty() ? "missing BACKENDS file" : "expected one BACKENDS file, got " + args.positional);
+            throw new UsageException(
+                    args.positional.isEmpty()
+                            ? "missing BACKENDS file"
+                            : "expected one BACKENDS file, got " + args.positional);
         }
         String output = args.get(OUTPUT.name());
         if (output == null) {
@@ -153,7 +198,8 @@ final class BuildCommand extends Command {
         } catch (OutOfMemoryError e) {
             long mib = (builder.heapBytesNeeded() + (1 << 20) - 1) >> 20;
             throw new FailedException("out of heap memory (" + e.getMessage() + "); the largest ring needs about " + mib
-                    + " MiB (8 bytes a point, and headroom): give the JVM more with RINGSTORE_JAVA_OPTS=-Xmx" + mib + "m; "
+                    + " MiB (8 bytes a point, and headroom): give the JVM more with RINGSTORE_JAVA_OPTS=-Xmx" + mib
+                    + "m; "
                     + output + " was left as it was");
         }
         if (!r.leftoversRemoved().isEmpty()) {
@@ -199,12 +245,14 @@ final class BuildCommand extends Command {
             List<Sample> samples = new ArrayList<>();
             for (String key : SAMPLE_KEYS) {
                 int b = ring.lookup(key.getBytes(StandardCharsets.UTF_8));
-                samples.add(new Sample(key, ring.toString(), b < 0 ? "-" : Versions.address(store.backend(b), ring.version())));
+                samples.add(new Sample(
+                        key, ring.toString(), b < 0 ? "-" : Versions.address(store.backend(b), ring.version())));
             }
             return samples;
         } catch (RingFileException e) {
             // The builder checked the file before publishing it: only another publisher can have replaced it since.
-            throw new FailedException("published " + target + " but cannot read it back (replaced since?): " + e.getMessage());
+            throw new FailedException(
+                    "published " + target + " but cannot read it back (replaced since?): " + e.getMessage());
         }
     }
 }

@@ -3,7 +3,6 @@ package io.ringstore.tools;
 import io.ringstore.RingFileException;
 import io.ringstore.build.BackendsFileException;
 import io.ringstore.state.StateFileException;
-
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintStream;
@@ -52,7 +51,8 @@ abstract class Command {
         StringBuilder sb = new StringBuilder();
         int lineStart = 0;
         for (String word : sentence.split(" ")) {
-            if (sb.length() > lineStart && sb.length() - lineStart + 1 + word.length() > SUMMARY_WIDTH - SUMMARY_COLUMN) {
+            if (sb.length() > lineStart
+                    && sb.length() - lineStart + 1 + word.length() > SUMMARY_WIDTH - SUMMARY_COLUMN) {
                 sb.append('\n').append(" ".repeat(SUMMARY_COLUMN));
                 lineStart = sb.length();
             } else if (sb.length() > lineStart) {
@@ -65,6 +65,7 @@ abstract class Command {
 
     /** Where the top-level {@code --help} starts a command's summary ({@code "  %-10s "}), and its right margin. */
     private static final int SUMMARY_COLUMN = 13;
+
     private static final int SUMMARY_WIDTH = 100;
     /** The options, declared once each, in the order {@code --help} lists them. */
     abstract List<Option> options();
@@ -80,7 +81,8 @@ abstract class Command {
      * into one line on {@code err} by {@link #execute}: a bad input file's exception as it is.
      */
     abstract int run(Args args, InputStream in, PrintStream out, PrintStream err)
-            throws UsageException, FailedException, RingFileException, BackendsFileException, StateFileException, IOException;
+            throws UsageException, FailedException, RingFileException, BackendsFileException, StateFileException,
+                    IOException;
 
     /** The name of {@code --json}: the commands that take it declare it with their help ({@link #json}). */
     private static final String JSON = "--json";
@@ -95,6 +97,7 @@ abstract class Command {
     private static final class Patterns {
         /** A full stop that ends a sentence: followed by a blank or the end, not inside {@code v1.2} or {@code ...}. */
         static final Pattern SENTENCE_END = Pattern.compile("(?<!\\.)\\.(?=\\s|$)");
+
         static final Pattern OPTION_REFERENCE = Pattern.compile("\\{([^}]+)}");
     }
 
@@ -102,7 +105,9 @@ abstract class Command {
     final List<String> synopses() {
         List<String> lines = new ArrayList<>();
         for (String form : forms()) {
-            lines.add(Patterns.OPTION_REFERENCE.matcher(form).replaceAll(m -> Matcher.quoteReplacement(option(m.group(1)).synopsis())));
+            lines.add(Patterns.OPTION_REFERENCE
+                    .matcher(form)
+                    .replaceAll(m -> Matcher.quoteReplacement(option(m.group(1)).synopsis())));
         }
         return lines;
     }
@@ -113,7 +118,8 @@ abstract class Command {
                 return o;
             }
         }
-        throw new IllegalStateException("the synopsis of " + name() + " names " + name + ", which is not one of its options");
+        throw new IllegalStateException(
+                "the synopsis of " + name() + " names " + name + ", which is not one of its options");
     }
 
     /**
@@ -184,11 +190,17 @@ abstract class Command {
     final String help() {
         StringBuilder sb = new StringBuilder();
         for (String synopsis : synopses()) {
-            sb.append(sb.isEmpty() ? "usage: " : "       ").append("ringstore ").append(name()).append(' ').append(synopsis).append('\n');
+            sb.append(sb.isEmpty() ? "usage: " : "       ")
+                    .append("ringstore ")
+                    .append(name())
+                    .append(' ')
+                    .append(synopsis)
+                    .append('\n');
         }
         sb.append('\n').append(description()).append("\n\n");
         options().forEach(o -> sb.append(o.helpLines()));
         return sb.append(HELP.helpLines())
-                .append("\nexit codes: 0 ok, 1 failed, 2 wrong arguments\n").toString();
+                .append("\nexit codes: 0 ok, 1 failed, 2 wrong arguments\n")
+                .toString();
     }
 }

@@ -1,16 +1,13 @@
 package io.ringstore.tools;
 
-import io.ringstore.internal.TextLines;
-import io.ringstore.migration.RingDiff;
-
 import io.ringstore.Ring;
 import io.ringstore.RingFileException;
 import io.ringstore.RingStore;
 import io.ringstore.RingVersion;
-
+import io.ringstore.internal.TextLines;
+import io.ringstore.migration.RingDiff;
 import java.io.InputStream;
 import java.io.PrintStream;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -37,10 +34,13 @@ final class DiffCommand extends Command {
                 + "expected fraction of keys, a key's two hashes taken as independent (1 - sum of share_a x share_b).";
     }
 
-    private static final Option FEATURES = Option.valued("--features", "a,b", "compare the rings of this feature set (default: all backends)");
-    private static final Option ALGORITHM_A = Option.valued("--algorithm-a", "V", "version of A: v1, v2 or v2:K (default: A's first)");
+    private static final Option FEATURES =
+            Option.valued("--features", "a,b", "compare the rings of this feature set (default: all backends)");
+    private static final Option ALGORITHM_A =
+            Option.valued("--algorithm-a", "V", "version of A: v1, v2 or v2:K (default: A's first)");
     private static final Option ALGORITHM_B = Option.valued("--algorithm-b", "V", "version of B (default: B's first)");
-    private static final Option ROLLOUT = Option.valued("--rollout", "P", "also show what a rollout of P % moves (default steps: 1, 10, 50, 100)");
+    private static final Option ROLLOUT =
+            Option.valued("--rollout", "P", "also show what a rollout of P % moves (default steps: 1, 10, 50, 100)");
     private static final Option JSON = json("""
             one JSON object: moved_fraction (the exact fraction in [0, 1]), same_backends,
             a, b, rollout (meaningful only when same_backends), backends (each with
@@ -57,33 +57,50 @@ final class DiffCommand extends Command {
     }
 
     /** Two rings compared: the files they came from as named on the command line, and the rollout steps to show. */
-    private record Report(String fileA, Ring a, String fileB, Ring b, RingDiff diff, List<Double> steps) implements Result {
+    private record Report(String fileA, Ring a, String fileB, Ring b, RingDiff diff, List<Double> steps)
+            implements Result {
         @Override
         public void text(PrintStream out) {
             RingDiff d = diff;
             out.printf(Locale.ROOT, "a: %s ring %s, %s%n", fileA, a, count(a.pointCount(), "point", "points"));
             out.printf(Locale.ROOT, "b: %s ring %s, %s%n", fileB, b, count(b.pointCount(), "point", "points"));
-            out.printf(Locale.ROOT, "moved_fraction: %.9f (%.4f %% of keys change backend)%n", d.movedFraction(), d.movedFraction() * 100);
+            out.printf(
+                    Locale.ROOT,
+                    "moved_fraction: %.9f (%.4f %% of keys change backend)%n",
+                    d.movedFraction(),
+                    d.movedFraction() * 100);
             Set<String> all = endpoints(d);
             long added = all.stream().filter(e -> change(d, e).equals("added")).count();
-            long removed = all.stream().filter(e -> change(d, e).equals("removed")).count();
+            long removed =
+                    all.stream().filter(e -> change(d, e).equals("removed")).count();
             long kept = all.size() - added - removed;
             if (kept == 0 && !all.isEmpty()) {
-                out.printf("backends: none in common (%d in a, %d in b): different fleets, so every key moves; no rollout lines%n",
+                out.printf(
+                        "backends: none in common (%d in a, %d in b): different fleets, so every key moves; no rollout lines%n",
                         removed, added);
             } else if (!sameBackends(d)) {
-                out.printf("backends: %d in both, %d added, %d removed; rollout lines are for two rings of the same backends only%n",
+                out.printf(
+                        "backends: %d in both, %d added, %d removed; rollout lines are for two rings of the same backends only%n",
                         kept, added, removed);
             } else {
                 for (double p : steps) {
                     out.printf(Locale.ROOT, "rollout %6.2f %%: moves %.4f %% of keys%n", p, d.movedAtRollout(p) * 100);
                 }
             }
-            out.printf("%n  %-46s %10s %10s %10s %10s  %s%n", "backend", "share_a", "share_b", "moved_out", "moved_in", "change");
+            out.printf(
+                    "%n  %-46s %10s %10s %10s %10s  %s%n",
+                    "backend", "share_a", "share_b", "moved_out", "moved_in", "change");
             for (String e : all) {
                 String change = change(d, e);
-                out.printf(Locale.ROOT, "  %-46s %10.6f %10.6f %10.6f %10.6f  %s%n", e, get(d.before(), e), get(d.after(), e),
-                        get(d.movedOut(), e), get(d.movedIn(), e), change.equals("kept") ? "" : change);
+                out.printf(
+                        Locale.ROOT,
+                        "  %-46s %10.6f %10.6f %10.6f %10.6f  %s%n",
+                        e,
+                        get(d.before(), e),
+                        get(d.after(), e),
+                        get(d.movedOut(), e),
+                        get(d.movedIn(), e),
+                        change.equals("kept") ? "" : change);
             }
         }
 
@@ -91,25 +108,41 @@ final class DiffCommand extends Command {
         public void json(Json j) {
             RingDiff d = diff;
             j.field("moved_fraction", d.movedFraction()).field("same_backends", sameBackends(d));
-            j.beginObject("a").field("file", fileA).field("version", a.version().toString())
-                    .field("points", a.pointCount()).end();
-            j.beginObject("b").field("file", fileB).field("version", b.version().toString())
-                    .field("points", b.pointCount()).end();
+            j.beginObject("a")
+                    .field("file", fileA)
+                    .field("version", a.version().toString())
+                    .field("points", a.pointCount())
+                    .end();
+            j.beginObject("b")
+                    .field("file", fileB)
+                    .field("version", b.version().toString())
+                    .field("points", b.pointCount())
+                    .end();
             j.beginArray("rollout");
             for (double p : steps) {
-                j.begin().field("percent", p).field("moved_fraction", d.movedAtRollout(p)).end();
+                j.begin()
+                        .field("percent", p)
+                        .field("moved_fraction", d.movedAtRollout(p))
+                        .end();
             }
             j.endArray().beginArray("backends");
             for (String e : endpoints(d)) {
-                j.begin().field("address", e).field("share_a", get(d.before(), e)).field("share_b", get(d.after(), e))
-                        .field("moved_out", get(d.movedOut(), e)).field("moved_in", get(d.movedIn(), e)).field("change", change(d, e)).end();
+                j.begin()
+                        .field("address", e)
+                        .field("share_a", get(d.before(), e))
+                        .field("share_b", get(d.after(), e))
+                        .field("moved_out", get(d.movedOut(), e))
+                        .field("moved_in", get(d.movedIn(), e))
+                        .field("change", change(d, e))
+                        .end();
             }
             j.endArray();
         }
     }
 
     @Override
-    int run(Args args, InputStream in, PrintStream out, PrintStream err) throws UsageException, FailedException, RingFileException {
+    int run(Args args, InputStream in, PrintStream out, PrintStream err)
+            throws UsageException, FailedException, RingFileException {
         if (args.positional.size() != 2) {
             throw new UsageException("expected two ring files A and B (the same file twice to compare its versions)");
         }
@@ -117,13 +150,14 @@ final class DiffCommand extends Command {
         if (args.has(ROLLOUT.name())) {
             double p = TextLines.percent(args.get(ROLLOUT.name()), 1); // 25 and 25% alike, as everywhere
             if (!(p >= 0 && p <= 100)) {
-                throw new UsageException("--rollout must be a percentage from 0 to 100: --rollout=" + TextLines.quote(args.get(ROLLOUT.name())));
+                throw new UsageException("--rollout must be a percentage from 0 to 100: --rollout="
+                        + TextLines.quote(args.get(ROLLOUT.name())));
             }
             steps = List.of(p);
         }
         Set<String> features = LookupCommand.features(args);
         try (RingStore a = RingStore.open(args.file(0));
-             RingStore b = RingStore.open(args.file(1))) {
+                RingStore b = RingStore.open(args.file(1))) {
             RingVersion va = Versions.select(args.get(ALGORITHM_A.name()), a);
             RingVersion vb = Versions.select(args.get(ALGORITHM_B.name()), b);
             Ring ra;
@@ -134,7 +168,10 @@ final class DiffCommand extends Command {
             } catch (IllegalArgumentException e) {
                 throw new UsageException(e.getMessage());
             }
-            print(new Report(args.positional.get(0), ra, args.positional.get(1), rb, RingDiff.between(ra, rb), steps), args, out);
+            print(
+                    new Report(args.positional.get(0), ra, args.positional.get(1), rb, RingDiff.between(ra, rb), steps),
+                    args,
+                    out);
             return Main.OK;
         }
     }

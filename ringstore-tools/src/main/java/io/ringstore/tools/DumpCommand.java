@@ -2,19 +2,16 @@ package io.ringstore.tools;
 
 import io.ringstore.Backend;
 import io.ringstore.Ring;
-import io.ringstore.RingFileLayout;
 import io.ringstore.RingFileException;
+import io.ringstore.RingFileLayout;
 import io.ringstore.RingFileLayout.Segment;
 import io.ringstore.RingStore;
 import io.ringstore.internal.ServerParameters;
-import io.ringstore.internal.format.RingFileDescriptor;
 import io.ringstore.tools.analysis.CollisionModel;
 import io.ringstore.tools.analysis.FleetRing;
 import io.ringstore.tools.analysis.ShareStats;
-
 import java.io.InputStream;
 import java.io.PrintStream;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HexFormat;
@@ -56,19 +53,24 @@ final class DumpCommand extends Command {
     }
 
     /** A backend's share of a ring. */
-    private record Share(int backend, double weightShare, double lineShare) {
-    }
+    private record Share(int backend, double weightShare, double lineShare) {}
 
     /**
      * A ring's backend shares and CV, measured and predicted (continuous formula, and with 32-bit
      * collisions): computed once per segment, shared rings reuse them.
      */
-    private record Shares(List<Share> list, ShareStats measured, double predictedCv, CollisionModel.Result model, String problem) {
+    private record Shares(
+            List<Share> list, ShareStats measured, double predictedCv, CollisionModel.Result model, String problem) {
         static final Shares NONE = new Shares(List.of(), null, 0, null, null);
 
         /** Shares that could not be computed: the ring is shown without them, with this one line. */
         static Shares failed(RuntimeException e) {
-            return new Shares(List.of(), null, 0, null, "shares not shown: " + (e.getMessage() != null ? e.getMessage() : e.toString()));
+            return new Shares(
+                    List.of(),
+                    null,
+                    0,
+                    null,
+                    "shares not shown: " + (e.getMessage() != null ? e.getMessage() : e.toString()));
         }
     }
 
@@ -83,17 +85,21 @@ final class DumpCommand extends Command {
      *
      * @param sharedWith the earlier ring whose segment this one shares, or {@code null}
      */
-    private record RingReport(Ring ring, Segment segment, RingFileLayout.Storage storage, long bytes, String sharedWith, Shares shares) {
-    }
+    private record RingReport(
+            Ring ring, Segment segment, RingFileLayout.Storage storage, long bytes, String sharedWith, Shares shares) {}
 
     /**
      * {@return a backend's health settings as nginx's server parameters ({@code max_fails=2 fail_timeout=1s
      * max_conns=0}), or null when they are nginx's defaults (1, 10 s, 0)}
      */
     static String health(Backend b) {
-        boolean defaults = b.maxFails() == ServerParameters.DEFAULT_MAX_FAILS && b.failTimeoutSeconds() == ServerParameters.DEFAULT_FAIL_TIMEOUT_SECONDS
+        boolean defaults = b.maxFails() == ServerParameters.DEFAULT_MAX_FAILS
+                && b.failTimeoutSeconds() == ServerParameters.DEFAULT_FAIL_TIMEOUT_SECONDS
                 && b.maxConns() == ServerParameters.DEFAULT_MAX_CONNS;
-        return defaults ? null : "max_fails=" + b.maxFails() + " fail_timeout=" + b.failTimeoutSeconds() + "s max_conns=" + b.maxConns();
+        return defaults
+                ? null
+                : "max_fails=" + b.maxFails() + " fail_timeout=" + b.failTimeoutSeconds() + "s max_conns="
+                        + b.maxConns();
     }
 
     /** What dump shows: the open file (header and backends) and its rings, with the first {@code points} points of each. */
@@ -106,25 +112,53 @@ final class DumpCommand extends Command {
             out.printf("bytes: %d%n", store.fileSize());
             out.printf("input_digest: %s%n", HexFormat.of().formatHex(store.inputDigest()));
             out.printf("features: %s%n", store.features().isEmpty() ? "(none)" : String.join(", ", store.features()));
-            out.printf("versions: %s%n", String.join(", ", store.versions().stream().map(Object::toString).toList()));
+            out.printf(
+                    "versions: %s%n",
+                    String.join(
+                            ", ",
+                            store.versions().stream().map(Object::toString).toList()));
             out.printf("rings: %d (%s)%n", store.rings().size(), count(store.segmentCount(), "segment", "segments"));
             out.printf("%nbackends: %d%n", store.backendCount());
             out.printf("  %5s  %-42s %10s  %s%n", "index", "address", "weight", "features");
             for (Backend b : store.backends()) {
-                String flags = String.join(" ", Stream.of(b.down() ? "down" : null,
-                        b.name() != null ? "name=" + b.name() : null, health(b)).filter(Objects::nonNull).toList());
-                out.printf("  %5d  %-42s %10d  %s%s%n", b.index(), b.address(), b.weight(), String.join(",", b.features()),
+                String flags = String.join(
+                        " ",
+                        Stream.of(b.down() ? "down" : null, b.name() != null ? "name=" + b.name() : null, health(b))
+                                .filter(Objects::nonNull)
+                                .toList());
+                out.printf(
+                        "  %5d  %-42s %10d  %s%s%n",
+                        b.index(),
+                        b.address(),
+                        b.weight(),
+                        String.join(",", b.features()),
                         flags.isEmpty() ? "" : (b.features().isEmpty() ? flags : "  " + flags));
             }
             for (RingReport rr : rings) {
                 Ring r = rr.ring();
-                String where = "segment at " + rr.segment().offset() + String.format(" crc32c 0x%08x", rr.segment().crc32c());
-                out.printf(Locale.ROOT, "%nring %s: %s, %d bytes, %s%n", r, count(r.pointCount(), "point", "points"), rr.bytes(),
-                        r.isEmpty() ? "no backend"
-                                : rr.storage() == RingFileLayout.Storage.VIEW ? "view of ring " + rr.sharedWith() + " (" + where + ")"
-                                : where + (rr.storage() == RingFileLayout.Storage.POINTS_WITH_TIES || rr.storage() == RingFileLayout.Storage.POINTS_WITH_TIES_AND_FEATURE_BITS
-                                        ? " (" + rr.storage().label() + ": " + rr.segment().pointCount() + " stored)" : "")
-                                + (rr.sharedWith() != null ? ", shared with ring " + rr.sharedWith() : ""));
+                String where = "segment at " + rr.segment().offset()
+                        + String.format(" crc32c 0x%08x", rr.segment().crc32c());
+                out.printf(
+                        Locale.ROOT,
+                        "%nring %s: %s, %d bytes, %s%n",
+                        r,
+                        count(r.pointCount(), "point", "points"),
+                        rr.bytes(),
+                        r.isEmpty()
+                                ? "no backend"
+                                : rr.storage() == RingFileLayout.Storage.VIEW
+                                        ? "view of ring " + rr.sharedWith() + " (" + where + ")"
+                                        : where
+                                                + (rr.storage() == RingFileLayout.Storage.POINTS_WITH_TIES
+                                                                || rr.storage()
+                                                                        == RingFileLayout.Storage
+                                                                                .POINTS_WITH_TIES_AND_FEATURE_BITS
+                                                        ? " (" + rr.storage().label() + ": "
+                                                                + rr.segment().pointCount() + " stored)"
+                                                        : "")
+                                                + (rr.sharedWith() != null
+                                                        ? ", shared with ring " + rr.sharedWith()
+                                                        : ""));
                 if (r.isEmpty()) {
                     continue;
                 }
@@ -132,20 +166,36 @@ final class DumpCommand extends Command {
                 if (shares.problem != null) {
                     out.printf("  %s%n", shares.problem);
                 } else {
-                    // Text shows a CV as a percentage with its sign, as analyze and recommend do; JSON keeps the fraction.
-                    out.printf(Locale.ROOT, "  cv: measured %.4f %%, predicted %.4f %% (formula), %.4f %% (with 32-bit collisions)%n",
-                            100 * shares.measured.cv(), 100 * shares.predictedCv, 100 * shares.model.cv());
-                    out.printf("  %5s  %-42s %12s %12s %8s%n", "index", "address", "weight_share", "line_share", "ratio");
+                    // Text shows a CV as a percentage with its sign, as analyze and recommend do; JSON keeps the
+                    // fraction.
+                    out.printf(
+                            Locale.ROOT,
+                            "  cv: measured %.4f %%, predicted %.4f %% (formula), %.4f %% (with 32-bit collisions)%n",
+                            100 * shares.measured.cv(),
+                            100 * shares.predictedCv,
+                            100 * shares.model.cv());
+                    out.printf(
+                            "  %5s  %-42s %12s %12s %8s%n", "index", "address", "weight_share", "line_share", "ratio");
                     for (Share s : shares.list) {
-                        out.printf(Locale.ROOT, "  %5d  %-42s %12.6f %12.6f %8.4f%n", s.backend, store.backend(s.backend).address(),
-                                s.weightShare, s.lineShare, s.lineShare / s.weightShare);
+                        out.printf(
+                                Locale.ROOT,
+                                "  %5d  %-42s %12.6f %12.6f %8.4f%n",
+                                s.backend,
+                                store.backend(s.backend).address(),
+                                s.weightShare,
+                                s.lineShare,
+                                s.lineShare / s.weightShare);
                     }
                 }
                 if (points > 0) {
                     out.printf("  %10s  %10s  %s%n", "position", "hash", "backend");
                     for (int i = 0; i < Math.min(points, r.pointCount()); i++) {
                         int b = r.pointBackend(i);
-                        out.printf("  %10d  %10s  %s%n", i, Long.toUnsignedString(r.pointHash64(i)), b < 0 ? "-" : store.backend(b).address());
+                        out.printf(
+                                "  %10d  %10s  %s%n",
+                                i,
+                                Long.toUnsignedString(r.pointHash64(i)),
+                                b < 0 ? "-" : store.backend(b).address());
                     }
                 }
             }
@@ -165,10 +215,18 @@ final class DumpCommand extends Command {
             store.versions().forEach(v -> j.value(v.toString()));
             j.endArray().beginArray("backends");
             for (Backend b : store.backends()) {
-                j.begin().field("index", b.index()).field("address", b.address()).field("upstream_address", b.upstreamAddress())
-                        .field("socket_address", b.socketAddress()).field("weight", b.weight()).beginArray("features");
+                j.begin()
+                        .field("index", b.index())
+                        .field("address", b.address())
+                        .field("upstream_address", b.upstreamAddress())
+                        .field("socket_address", b.socketAddress())
+                        .field("weight", b.weight())
+                        .beginArray("features");
                 b.features().forEach(j::value);
-                j.endArray().field("down", b.down()).field("max_fails", b.maxFails()).field("fail_timeout", b.failTimeoutSeconds())
+                j.endArray()
+                        .field("down", b.down())
+                        .field("max_fails", b.maxFails())
+                        .field("fail_timeout", b.failTimeoutSeconds())
                         .field("max_conns", b.maxConns());
                 if (b.name() != null) {
                     j.field("name", b.name());
@@ -180,8 +238,14 @@ final class DumpCommand extends Command {
                 Ring r = rr.ring();
                 j.begin().field("version", r.version().toString()).beginArray("features");
                 r.features().forEach(j::value);
-                j.endArray().field("points", r.pointCount()).field("bytes", rr.bytes()).field("storage", rr.storage().label())
-                        .field("segment_offset", rr.segment().offset()).field("segment_crc32c", String.format("0x%08x", rr.segment().crc32c()));
+                j.endArray()
+                        .field("points", r.pointCount())
+                        .field("bytes", rr.bytes())
+                        .field("storage", rr.storage().label())
+                        .field("segment_offset", rr.segment().offset())
+                        .field(
+                                "segment_crc32c",
+                                String.format("0x%08x", rr.segment().crc32c()));
                 if (rr.storage() == RingFileLayout.Storage.VIEW) {
                     j.field("view_of", rr.sharedWith());
                 } else if (rr.sharedWith() != null) {
@@ -191,19 +255,25 @@ final class DumpCommand extends Command {
                 if (shares.problem != null) {
                     j.field("problem", shares.problem);
                 } else if (!r.isEmpty()) {
-                    j.field("measured_cv", shares.measured.cv()).field("predicted_cv", shares.predictedCv)
+                    j.field("measured_cv", shares.measured.cv())
+                            .field("predicted_cv", shares.predictedCv)
                             .field("predicted_cv_32bit", shares.model.cv());
                 }
                 j.beginArray("backends");
                 for (Share s : shares.list) {
-                    j.begin().field("index", s.backend).field("weight_share", s.weightShare).field("line_share", s.lineShare).end();
+                    j.begin()
+                            .field("index", s.backend)
+                            .field("weight_share", s.weightShare)
+                            .field("line_share", s.lineShare)
+                            .end();
                 }
                 j.endArray();
                 if (points > 0) {
                     j.beginArray("first_points");
                     for (int i = 0; i < Math.min(points, r.pointCount()); i++) {
                         j.begin();
-                        if (r.isWide()) { // a u64 above 2^53 is not a JSON number every reader keeps exactly: a decimal string
+                        if (r.isWide()) { // a u64 above 2^53 is not a JSON number every reader keeps exactly: a
+                            // decimal string
                             j.field("hash", Long.toUnsignedString(r.pointHash64(i)));
                         } else {
                             j.field("hash", Integer.toUnsignedLong(r.pointHash(i)));
@@ -219,7 +289,8 @@ final class DumpCommand extends Command {
     }
 
     @Override
-    int run(Args args, InputStream in, PrintStream out, PrintStream err) throws UsageException, FailedException, RingFileException {
+    int run(Args args, InputStream in, PrintStream out, PrintStream err)
+            throws UsageException, FailedException, RingFileException {
         if (args.positional.size() != 1) {
             throw new UsageException(args.positional.isEmpty() ? "missing RINGFILE" : "expected one RINGFILE");
         }
@@ -244,7 +315,8 @@ final class DumpCommand extends Command {
             if (!r.isEmpty()) {
                 sharedWith = first == null ? null : first.toString();
                 // A view's points are its own selection of the segment: its shares are its own too.
-                shares = storage == RingFileLayout.Storage.VIEW ? sharesOrProblem(r, store)
+                shares = storage == RingFileLayout.Storage.VIEW
+                        ? sharesOrProblem(r, store)
                         : bySegment.computeIfAbsent(segment.offset(), o -> sharesOrProblem(r, store));
             }
             rings.add(new RingReport(r, segment, storage, layout.ownBytes(r), sharedWith, shares));

@@ -2,7 +2,6 @@ package io.ringstore.tools;
 
 import io.ringstore.internal.TextLines;
 import io.ringstore.tools.Command.FailedException;
-
 import java.nio.charset.Charset;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.InvalidPathException;
@@ -18,8 +17,7 @@ import java.util.Arrays;
  * to the bytes the shell passed.
  */
 final class FileNames {
-    private FileNames() {
-    }
+    private FileNames() {}
 
     /**
      * The path {@code name} names, its argument's bytes being {@code raw} (null when unknown).
@@ -36,10 +34,13 @@ final class FileNames {
             throw new FailedException(shown(bytes) + ": a file name the locale's charset (" + charset
                     + ") cannot encode; run under a UTF-8 locale (LC_ALL=C.UTF-8)");
         }
-        if (raw != null && !Arrays.equals(raw, name.getBytes(charset)) && !Arrays.equals(raw, name.getBytes(StandardCharsets.UTF_8))) {
-            throw new FailedException(shown(bytes) + ": not a file name in the locale's charset (" + charset
-                    + "): it would be read as " + TextLines.quote(TextLines.oneLine(name))
-                    + ", another file; rename it, or run under a locale whose charset decodes it (a UTF-8 locale for UTF-8 names)");
+        if (raw != null
+                && !Arrays.equals(raw, name.getBytes(charset))
+                && !Arrays.equals(raw, name.getBytes(StandardCharsets.UTF_8))) {
+            throw new FailedException(
+                    shown(bytes) + ": not a file name in the locale's charset (" + charset
+                            + "): it would be read as " + TextLines.quote(TextLines.oneLine(name))
+                            + ", another file; rename it, or run under a locale whose charset decodes it (a UTF-8 locale for UTF-8 names)");
         }
         return path;
     }
@@ -51,7 +52,8 @@ final class FileNames {
 
     private static Charset jnuCharset() {
         try {
-            return Charset.forName(System.getProperty("sun.jnu.encoding", Charset.defaultCharset().name()));
+            return Charset.forName(System.getProperty(
+                    "sun.jnu.encoding", Charset.defaultCharset().name()));
         } catch (RuntimeException e) {
             return Charset.defaultCharset();
         }

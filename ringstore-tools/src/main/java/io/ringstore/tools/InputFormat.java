@@ -7,7 +7,6 @@ import io.ringstore.build.LibketamaServers;
 import io.ringstore.build.TwemproxyConfig;
 import io.ringstore.internal.TextLines;
 import io.ringstore.tools.Command.UsageException;
-
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -31,7 +30,8 @@ enum InputFormat {
             (nutcracker's YAML config: a pool's servers, and --algorithm starts with
             the pool's twemproxy:HASH, its default); libketama (a libketama servers
             file, ADDRESS<TAB>MEMORY; --algorithm default libketama)""").shownAs("nginx|twemproxy|libketama");
-    static final Option POOL = Option.valued("--pool", "NAME", "the pool to build of a twemproxy config with several (--from twemproxy)");
+    static final Option POOL =
+            Option.valued("--pool", "NAME", "the pool to build of a twemproxy config with several (--from twemproxy)");
 
     private final String word;
 
@@ -40,14 +40,16 @@ enum InputFormat {
     }
 
     /** What was read: the backends, the versions to build, and warnings about what the configuration says that a ring file does not do. */
-    record Input(BackendList backends, List<RingVersion> versions, List<String> warnings) {
-    }
+    record Input(BackendList backends, List<RingVersion> versions, List<String> warnings) {}
 
     /** The format {@code --from} names (default nginx); {@code --pool} only with twemproxy. */
     static InputFormat of(Args args) throws UsageException {
         String from = args.has(FROM.name()) ? args.get(FROM.name()) : NGINX.word;
-        InputFormat format = Arrays.stream(values()).filter(f -> f.word.equals(from)).findFirst()
-                .orElseThrow(() -> new UsageException("--from " + TextLines.quote(from) + ": expected nginx, twemproxy or libketama"));
+        InputFormat format = Arrays.stream(values())
+                .filter(f -> f.word.equals(from))
+                .findFirst()
+                .orElseThrow(() -> new UsageException(
+                        "--from " + TextLines.quote(from) + ": expected nginx, twemproxy or libketama"));
         if (args.has(POOL.name()) && format != TWEMPROXY) {
             throw new UsageException("--pool names a pool of a twemproxy configuration: it goes with --from twemproxy");
         }
@@ -67,11 +69,15 @@ enum InputFormat {
             }
             case TWEMPROXY -> {
                 TwemproxyConfig config = TwemproxyConfig.parse(path, args.get(POOL.name()));
-                List<RingVersion> versions = Versions.forBuild(args, config.version().name());
+                List<RingVersion> versions =
+                        Versions.forBuild(args, config.version().name());
                 if (!versions.getFirst().equals(config.version())) {
-                    throw new UsageException(Versions.ALGORITHM + " " + TextLines.quote(args.get(Versions.ALGORITHM)) + " starts with "
-                            + versions.getFirst() + ", but pool " + TextLines.quote(config.pool()) + " of " + path + " hashes with "
-                            + config.hash() + ": the first version must be the pool's, " + config.version() + " (others may follow it)");
+                    throw new UsageException(
+                            Versions.ALGORITHM + " " + TextLines.quote(args.get(Versions.ALGORITHM)) + " starts with "
+                                    + versions.getFirst() + ", but pool " + TextLines.quote(config.pool()) + " of "
+                                    + path + " hashes with "
+                                    + config.hash() + ": the first version must be the pool's, " + config.version()
+                                    + " (others may follow it)");
                 }
                 yield new Input(config.backends(), versions, warnings(config));
             }
@@ -83,11 +89,14 @@ enum InputFormat {
         List<String> warnings = new ArrayList<>();
         String pool = "pool " + TextLines.quote(config.pool());
         if (config.hashTag() != null) {
-            warnings.add("warning: " + pool + " has hash_tag " + TextLines.quote(config.hashTag()) + ": nutcracker hashes only the part of a key"
-                    + " between the two, ringstore the key it is given (cut keys so before a lookup; docs/from-config.md)");
+            warnings.add(
+                    "warning: " + pool + " has hash_tag " + TextLines.quote(config.hashTag())
+                            + ": nutcracker hashes only the part of a key"
+                            + " between the two, ringstore the key it is given (cut keys so before a lookup; docs/from-config.md)");
         }
         if (config.autoEjectHosts()) {
-            warnings.add("warning: " + pool + " has auto_eject_hosts: true: nutcracker takes a failing server out of its ring by itself,"
+            warnings.add("warning: " + pool
+                    + " has auto_eject_hosts: true: nutcracker takes a failing server out of its ring by itself,"
                     + " a ring file does not (rebuild without it; docs/from-config.md)");
         }
         return warnings;

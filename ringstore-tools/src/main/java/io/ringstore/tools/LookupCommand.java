@@ -9,7 +9,6 @@ import io.ringstore.RingVersion;
 import io.ringstore.live.RingRouter;
 import io.ringstore.state.HostState;
 import io.ringstore.state.StateFileException;
-
 import java.io.BufferedOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -36,9 +35,11 @@ final class LookupCommand extends Command {
                 + "ADDRESS is written as the ring's family prints the backend it chose: nginx's $upstream_addr (v1),\n"
                 + "pingora-ketama's SocketAddr (v2), ip:port with the family's default port (the others); '-' when the\n"
                 + "ring has no backend. A key is the line's bytes without the line end (\\n or \\r\\n), or an argument's\n"
-                + "bytes as the shell passed them, whatever the locale; at most " + MAX_KEY_LENGTH + " bytes, hashed by the family's key hash.\n"
+                + "bytes as the shell passed them, whatever the locale; at most " + MAX_KEY_LENGTH
+                + " bytes, hashed by the family's key hash.\n"
                 + "Servers marked 'down' are skipped as nginx skips them: from the key's point the next points are\n"
-                + "tried, at most " + Ring.NGINX_MAX_POINTS + " in all (the key's and 20 more, as nginx's hash consistent does);\n"
+                + "tried, at most " + Ring.NGINX_MAX_POINTS
+                + " in all (the key's and 20 more, as nginx's hash consistent does);\n"
                 + "spymemcached and xmemcached try their rehash sequence instead.\n"
                 + "When all of those are down the address is '-' (nginx then picks a server by round robin: no\n"
                 + "fixed answer), and stderr says how many keys that happened to.\n"
@@ -49,26 +50,29 @@ final class LookupCommand extends Command {
     }
 
     private static final AlgorithmOption ALGORITHM = AlgorithmOption.READ;
-    static final Option FEATURES = Option.valued("--features", "a,b",
-            "the ring of backends having all these features (default: all backends)");
+    static final Option FEATURES = Option.valued(
+            "--features", "a,b", "the ring of backends having all these features (default: all backends)");
     private static final Option WATCH = Option.flag("--watch", """
             keep reading keys from stdin and answer each from the generation
             current at that moment, following new files published at the path
             (a file that fails validation is refused; the old one keeps serving)""");
-    private static final Option SHOW_GENERATION = Option.flag("--show-generation", "with --watch: print KEY<TAB>ADDRESS<TAB>GENERATION");
-    private static final Option NO_FAILOVER = Option.flag("--no-failover",
-            "print the ring's own answer for each key, servers marked down included");
-    private static final Option NO_STATE = Option.flag("--no-state",
-            "ignore the state file (RINGFILE.state): skip only servers marked down");
+    private static final Option SHOW_GENERATION =
+            Option.flag("--show-generation", "with --watch: print KEY<TAB>ADDRESS<TAB>GENERATION");
+    private static final Option NO_FAILOVER =
+            Option.flag("--no-failover", "print the ring's own answer for each key, servers marked down included");
+    private static final Option NO_STATE =
+            Option.flag("--no-state", "ignore the state file (RINGFILE.state): skip only servers marked down");
 
     @Override
     List<Option> options() {
-        return List.of(FEATURES, ALGORITHM.algorithm, ALGORITHM.pointMultiple, NO_FAILOVER, NO_STATE, WATCH, SHOW_GENERATION);
+        return List.of(
+                FEATURES, ALGORITHM.algorithm, ALGORITHM.pointMultiple, NO_FAILOVER, NO_STATE, WATCH, SHOW_GENERATION);
     }
 
     @Override
     List<String> forms() {
-        return List.of("RINGFILE [{--features}] [{--algorithm}] [{--point-multiple}] [{--no-failover}] [{--no-state}] [{--watch} [{--show-generation}]] [KEY...]");
+        return List.of(
+                "RINGFILE [{--features}] [{--algorithm}] [{--point-multiple}] [{--no-failover}] [{--no-state}] [{--watch} [{--show-generation}]] [KEY...]");
     }
 
     @Override
@@ -97,7 +101,8 @@ final class LookupCommand extends Command {
     private int lookupOnce(Args args, InputStream in, PrintStream out, PrintStream err)
             throws UsageException, FailedException, RingFileException, IOException {
         Path path = args.file(0);
-        try (RingStore store = RingStore.open(path); HostState state = state(args, path, err)) {
+        try (RingStore store = RingStore.open(path);
+                HostState state = state(args, path, err)) {
             RingVersion version = ALGORITHM.select(args, store);
             Ring ring;
             try {
@@ -119,10 +124,13 @@ final class LookupCommand extends Command {
                 }
             } else {
                 try {
-                    readLines(in, (key, length) -> {
-                        answer(o, answers, key, length, answers.backend(ring, key, length));
-                        o.write('\n');
-                    }, () -> flushWhenIdle(in, o));
+                    readLines(
+                            in,
+                            (key, length) -> {
+                                answer(o, answers, key, length, answers.backend(ring, key, length));
+                                o.write('\n');
+                            },
+                            () -> flushWhenIdle(in, o));
                 } finally {
                     o.flush(); // the answers before a refused line go out before its error
                 }
@@ -146,8 +154,9 @@ final class LookupCommand extends Command {
     private int watch(Args args, InputStream in, PrintStream out, PrintStream err)
             throws UsageException, FailedException, RingFileException, IOException {
         Path path = args.file(0);
-        try (RingRouter opened = RingRouter.builder(path).jmx(false).open(); HostState state = state(args, path, err);
-             RingRouter reopened = onVersion(args, opened)) {
+        try (RingRouter opened = RingRouter.builder(path).jmx(false).open();
+                HostState state = state(args, path, err);
+                RingRouter reopened = onVersion(args, opened)) {
             RingRouter watched = reopened != null ? reopened : opened;
             RingVersion version = watched.oldVersion();
             RingRouter.Route live;
@@ -195,7 +204,8 @@ final class LookupCommand extends Command {
                         faulted[0] = store;
                         o.flush();
                         err.println(prefix() + path + ": generation " + Long.toUnsignedString(store.generation())
-                                + " shrank while mapped at stdin line " + lineNumber[0] + " (rewritten in place? publish new files by rename only);"
+                                + " shrank while mapped at stdin line " + lineNumber[0]
+                                + " (rewritten in place? publish new files by rename only);"
                                 + " keys it cannot answer get no answer line until a good file is published");
                     }
                     return;
@@ -231,7 +241,10 @@ final class LookupCommand extends Command {
             return null;
         }
         opened.close();
-        return RingRouter.builder(opened.path()).versions(version, version).jmx(false).open();
+        return RingRouter.builder(opened.path())
+                .versions(version, version)
+                .jmx(false)
+                .open();
     }
 
     /** The output is gone: reading more input would answer no one. */
@@ -296,9 +309,11 @@ final class LookupCommand extends Command {
             return null;
         }
         try {
-            return StateCommand.look(HostState.statePath(ringFile), HostState.Options.DEFAULTS, new String[1]).orElse(null);
+            return StateCommand.look(HostState.statePath(ringFile), HostState.Options.DEFAULTS, new String[1])
+                    .orElse(null);
         } catch (StateFileException e) {
-            err.println(prefix() + e.getMessage() + "; answering without the state file (as --no-state: drain and health not applied)");
+            err.println(prefix() + e.getMessage()
+                    + "; answering without the state file (as --no-state: drain and health not applied)");
             return null;
         }
     }
@@ -314,6 +329,7 @@ final class LookupCommand extends Command {
         private final RingVersion version;
         /** Each backend's answer text, made when it first answers (one key of 2,048 backends prints one). */
         private final byte[][] addresses;
+
         private final IntPredicate up; // null: the ring's own answer
         private final boolean withState;
         long gaveUp;
@@ -334,10 +350,20 @@ final class LookupCommand extends Command {
                 // routers' next request probes it), and the check writes nothing. Each backend by the
                 // health settings its ring file stores, as the routers judge it (max_conns: host-wide).
                 List<Backend> backends = store.backends();
-                int[] slots = state.slots(backends.stream().map(Backend::socketAddress).toList());
-                this.up = b -> !down[b] && (slots[b] < 0 || (backends.get(b).maxConns() == 0 || state.inFlight(slots[b]) < backends.get(b).maxConns())
-                        && state.peekAvailable(slots[b], System.nanoTime(), backends.get(b).maxFails(),
-                        Duration.ofSeconds(backends.get(b).failTimeoutSeconds()).toNanos()));
+                int[] slots = state.slots(
+                        backends.stream().map(Backend::socketAddress).toList());
+                this.up = b -> !down[b]
+                        && (slots[b] < 0
+                                || (backends.get(b).maxConns() == 0
+                                                || state.inFlight(slots[b])
+                                                        < backends.get(b).maxConns())
+                                        && state.peekAvailable(
+                                                slots[b],
+                                                System.nanoTime(),
+                                                backends.get(b).maxFails(),
+                                                Duration.ofSeconds(
+                                                                backends.get(b).failTimeoutSeconds())
+                                                        .toNanos()));
             } else {
                 this.up = failover && anyDown ? b -> !down[b] : null;
             }
@@ -368,7 +394,8 @@ final class LookupCommand extends Command {
             if (gaveUp > 0) {
                 RingFamily family = version.family();
                 String tries = family.failover() == RingFamily.Failover.REHASH
-                        ? "the " + family.rehashTries(store.backendCount()) + " tries of " + family + "'s rehash sequence"
+                        ? "the " + family.rehashTries(store.backendCount()) + " tries of " + family
+                                + "'s rehash sequence"
                         : "the " + Ring.NGINX_MAX_POINTS + " points nginx tries";
                 err.println(prefix + gaveUp + (gaveUp == 1 ? " key" : " keys") + " found only servers marked down"
                         + (withState ? ", drained or failed" : "") + " in " + tries
@@ -427,7 +454,8 @@ final class LookupCommand extends Command {
      * a second. Memory stays flat: one read buffer and one line of at most {@link #MAX_KEY_LENGTH} bytes
      * (and its '\r'); a longer line ends the run with its line number.
      */
-    private static void readLines(InputStream in, LineSink sink, BlockDone blockDone) throws IOException, FailedException {
+    private static void readLines(InputStream in, LineSink sink, BlockDone blockDone)
+            throws IOException, FailedException {
         byte[] buf = new byte[1 << 16];
         byte[] line = new byte[256];
         int len = 0;

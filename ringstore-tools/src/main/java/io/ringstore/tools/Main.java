@@ -1,7 +1,6 @@
 package io.ringstore.tools;
 
 import io.ringstore.internal.format.RingFileDescriptor;
-
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintStream;
@@ -24,7 +23,8 @@ public final class Main {
     public static final int USAGE = 2;
 
     /** The command names, in the order usage lists them. */
-    static final List<String> NAMES = List.of("build", "lookup", "dump", "verify", "diff", "analyze", "recommend", "state");
+    static final List<String> NAMES =
+            List.of("build", "lookup", "dump", "verify", "diff", "analyze", "recommend", "state");
 
     static List<Command> commands() {
         return NAMES.stream().map(Main::command).toList();
@@ -48,8 +48,7 @@ public final class Main {
         };
     }
 
-    private Main() {
-    }
+    private Main() {}
 
     /**
      * Keys given as arguments are the bytes the shell passed, whatever the locale: see {@link ArgumentBytes}.
@@ -61,7 +60,8 @@ public final class Main {
         if (System.getProperty("java.util.logging.SimpleFormatter.format") == null) {
             System.setProperty("java.util.logging.SimpleFormatter.format", "ringstore: %4$s: %5$s%n");
         }
-        int code = run(args, ArgumentBytes.ofThisProcess(args), System.in, Stdout.ofProcess(System.out.charset()), System.err);
+        int code = run(
+                args, ArgumentBytes.ofThisProcess(args), System.in, Stdout.ofProcess(System.out.charset()), System.err);
         // Success returns: System.exit starts the JDK's System.Logger (and java.util.logging) to log the
         // exit, about 7 ms of a one-key lookup's 0.1 s. Every thread the CLI leaves is a daemon; a command's
         // own threads (build's) have ended when run returns.
@@ -90,7 +90,8 @@ public final class Main {
      */
     static int run(String[] args, byte[][] rawArgs, InputStream in, PrintStream out, PrintStream err) {
         if (rawArgs.length != args.length) {
-            throw new IllegalArgumentException("one raw argument per argument: args=" + args.length + " rawArgs=" + rawArgs.length);
+            throw new IllegalArgumentException(
+                    "one raw argument per argument: args=" + args.length + " rawArgs=" + rawArgs.length);
         }
         if (args.length == 0 || isHelp(args[0])) {
             // help COMMAND is COMMAND --help; help of help (--help --help, help help) is this text
@@ -106,9 +107,15 @@ public final class Main {
         }
         Command c = command(args[0]);
         if (c != null) {
-            return c.execute(Arrays.copyOfRange(args, 1, args.length), Arrays.copyOfRange(rawArgs, 1, rawArgs.length), in, out, err);
+            return c.execute(
+                    Arrays.copyOfRange(args, 1, args.length),
+                    Arrays.copyOfRange(rawArgs, 1, rawArgs.length),
+                    in,
+                    out,
+                    err);
         }
-        err.println("ringstore: unknown command '" + args[0] + "' (commands: " + String.join(", ", NAMES) + "; see ringstore --help)");
+        err.println("ringstore: unknown command '" + args[0] + "' (commands: " + String.join(", ", NAMES)
+                + "; see ringstore --help)");
         return USAGE;
     }
 
@@ -158,13 +165,16 @@ public final class Main {
                 + RingFileDescriptor.MAX_SUPPORTED_VERSION + "; writes " + RingFileDescriptor.FORMAT_VERSION + ", or "
                 + RingFileDescriptor.FORMAT_VERSION_BACKEND_FLAGS + " when a backend is marked down or named, "
                 + RingFileDescriptor.FORMAT_VERSION_VIEWS + " when a ring is a view (build --views), "
-                + RingFileDescriptor.FORMAT_VERSION_WIDE + " when a ring has 64-bit points (envoy, envoy-murmur2, grpc)\n"
+                + RingFileDescriptor.FORMAT_VERSION_WIDE
+                + " when a ring has 64-bit points (envoy, envoy-murmur2, grpc)\n"
                 + "java: " + Runtime.version() + " (" + System.getProperty("java.vendor") + ")\n"
                 + "java.home: " + System.getProperty("java.home") + "\n";
     }
 
     static String usage() {
-        StringBuilder sb = new StringBuilder("usage: ").append(String.join("\n       ", synopses())).append("\n\ncommands:\n");
+        StringBuilder sb = new StringBuilder("usage: ")
+                .append(String.join("\n       ", synopses()))
+                .append("\n\ncommands:\n");
         for (Command c : commands()) {
             sb.append(String.format("  %-10s %s%n", c.name(), c.summary()));
         }

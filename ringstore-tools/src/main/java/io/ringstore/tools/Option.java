@@ -29,7 +29,8 @@ record Option(List<String> names, String value, String synopsisValue, String hel
 
     /** The same option also spelled {@code alias} (listed first in help and synopsis). */
     Option alias(String alias) {
-        List<String> spellings = new ArrayList<>(names.size() + 1); // not a stream: every command's class init makes one
+        List<String> spellings =
+                new ArrayList<>(names.size() + 1); // not a stream: every command's class init makes one
         spellings.add(alias);
         spellings.addAll(names);
         return new Option(List.copyOf(spellings), value, synopsisValue, help);

@@ -2,7 +2,6 @@ package io.ringstore.tools;
 
 import io.ringstore.internal.IoErrors;
 import io.ringstore.tools.Command.FailedException;
-
 import java.io.BufferedWriter;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -12,8 +11,7 @@ import java.nio.file.Path;
 
 /** Files a command writes besides stdout (a ring file, {@code --csv}, {@code --svg}): checked before the work, written whole or row by row. */
 final class OutputFiles {
-    private OutputFiles() {
-    }
+    private OutputFiles() {}
 
     /** An output file that can be created ({@link Args#file} made the path): not a directory, in a directory that exists. */
     static Path writableTarget(Path p) throws FailedException {

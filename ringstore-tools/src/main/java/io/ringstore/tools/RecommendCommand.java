@@ -1,16 +1,13 @@
 package io.ringstore.tools;
 
-import io.ringstore.internal.TextLines;
-
+import io.ringstore.RingVersion;
 import io.ringstore.build.BackendList;
 import io.ringstore.build.BackendsFileException;
-
-import io.ringstore.RingVersion;
+import io.ringstore.internal.TextLines;
 import io.ringstore.internal.format.RingFileDescriptor;
 import io.ringstore.tools.analysis.CollisionModel;
 import io.ringstore.tools.analysis.Recommendation;
 import io.ringstore.tools.analysis.RingFileEstimate;
-
 import java.io.InputStream;
 import java.io.PrintStream;
 import java.nio.file.Path;
@@ -40,7 +37,8 @@ final class RecommendCommand extends Command {
     }
 
     private static final Option BACKENDS = Option.valued("--backends", "N", "one ring of N backends of equal weight");
-    private static final Option TARGET = Option.valued("--target-cv", "C", "the largest acceptable CV: a fraction (0.02) or a percentage (2%)");
+    private static final Option TARGET =
+            Option.valued("--target-cv", "C", "the largest acceptable CV: a fraction (0.02) or a percentage (2%)");
     private static final Option JSON = json("one JSON object; top-level point_multiple is the answer");
 
     @Override
@@ -54,13 +52,14 @@ final class RecommendCommand extends Command {
     }
 
     /** What recommend shows, for N equal backends or for a backends file. */
-    private sealed interface Report extends Result permits EqualBackends, FileRings {
-    }
+    private sealed interface Report extends Result permits EqualBackends, FileRings {}
 
     /** The answer common to both forms: the smallest k meeting the target, and the curve it was read from. */
     private record Answer(int k, double target, Recommendation rec) {
         Json json(Json j) {
-            return j.field("point_multiple", k).field("target_cv", target).field("predicted_cv", rec.worstCv(k))
+            return j.field("point_multiple", k)
+                    .field("target_cv", target)
+                    .field("predicted_cv", rec.worstCv(k))
                     .field("formula_cv", rec.worstFormulaCv(k));
         }
 
@@ -68,8 +67,12 @@ final class RecommendCommand extends Command {
             out.println("for: " + what);
             out.printf(Locale.ROOT, "target_cv: %.4f %%%n", 100 * target);
             out.printf(Locale.ROOT, "point_multiple: %d%n", k);
-            out.printf(Locale.ROOT, "predicted_cv: %.4f %% (formula alone %.4f %%%s)%n", 100 * rec.worstCv(k),
-                    100 * rec.worstFormulaCv(k), k > 1 ? String.format(Locale.ROOT, "; at k - 1: %.4f %%", 100 * rec.worstCv(k - 1)) : "");
+            out.printf(
+                    Locale.ROOT,
+                    "predicted_cv: %.4f %% (formula alone %.4f %%%s)%n",
+                    100 * rec.worstCv(k),
+                    100 * rec.worstFormulaCv(k),
+                    k > 1 ? String.format(Locale.ROOT, "; at k - 1: %.4f %%", 100 * rec.worstCv(k - 1)) : "");
         }
     }
 
@@ -91,39 +94,80 @@ final class RecommendCommand extends Command {
         public void text(PrintStream out) {
             int k = answer.k();
             answer.text(out, n + " backends of equal weight, one ring");
-            out.printf(Locale.ROOT, "points_per_ring: %d (%d generated, %.0f expected to collide)%n", points, (long) n * k,
+            out.printf(
+                    Locale.ROOT,
+                    "points_per_ring: %d (%d generated, %.0f expected to collide)%n",
+                    points,
+                    (long) n * k,
                     (double) n * k - points);
             out.printf(Locale.ROOT, "bytes_per_ring: %d%n", bytes());
-            out.printf(Locale.ROOT, "nginx_default: k = %d, cv %.4f %%, %d bytes per ring%n", NGINX, 100 * answer.rec().worstCv(NGINX), nginxBytes());
+            out.printf(
+                    Locale.ROOT,
+                    "nginx_default: k = %d, cv %.4f %%, %d bytes per ring%n",
+                    NGINX,
+                    100 * answer.rec().worstCv(NGINX),
+                    nginxBytes());
             out.printf(Locale.ROOT, "cost: %.2f × the bytes of the nginx default%n", (double) bytes() / nginxBytes());
         }
 
         @Override
         public void json(Json object) {
-            Json j = answer.json(object).field("backends", n).field("points_per_ring", points).field("bytes_per_ring", bytes());
-            j.beginObject("nginx_default").field("point_multiple", NGINX).field("predicted_cv", answer.rec().worstCv(NGINX))
-                    .field("points_per_ring", nginxPoints).field("bytes_per_ring", nginxBytes()).end();
+            Json j = answer.json(object)
+                    .field("backends", n)
+                    .field("points_per_ring", points)
+                    .field("bytes_per_ring", bytes());
+            j.beginObject("nginx_default")
+                    .field("point_multiple", NGINX)
+                    .field("predicted_cv", answer.rec().worstCv(NGINX))
+                    .field("points_per_ring", nginxPoints)
+                    .field("bytes_per_ring", nginxBytes())
+                    .end();
             j.field("bytes_ratio", (double) bytes() / nginxBytes());
         }
     }
 
     /** Every feature ring of a backends file, estimated at the answer and at the nginx default. */
-    private record FileRings(Answer answer, BackendList list, int distinctSets, RingFileEstimate chosen, RingFileEstimate nginx)
+    private record FileRings(
+            Answer answer, BackendList list, int distinctSets, RingFileEstimate chosen, RingFileEstimate nginx)
             implements Report {
         @Override
         public void text(PrintStream out) {
-            answer.text(out, list.source() + ": " + list.size() + " backends, " + (1 << list.features().size()) + " rings ("
-                    + distinctSets + " distinct backend sets), v2");
+            answer.text(
+                    out,
+                    list.source() + ": " + list.size() + " backends, "
+                            + (1 << list.features().size()) + " rings (" + distinctSets
+                            + " distinct backend sets), v2");
             out.printf("%-28s %8s %12s %12s %10s %12s%n", "ring", "backends", "points", "bytes", "cv %", "bytes@160");
             for (int i = 0; i < chosen.rings().size(); i++) {
                 RingFileEstimate.RingEstimate r = chosen.rings().get(i);
                 String name = r.features().isEmpty() ? "(all)" : String.join("+", r.features());
-                out.printf(Locale.ROOT, "%-28s %8d %12d %12d %10s %12d%n", name, r.ring().members().size(), r.expectedPoints(), r.bytes(),
-                        r.expectedPoints() == 0 ? "-" : String.format(Locale.ROOT, "%.4f", 100 * r.ring().model().cv()), nginx.rings().get(i).bytes());
+                out.printf(
+                        Locale.ROOT,
+                        "%-28s %8d %12d %12d %10s %12d%n",
+                        name,
+                        r.ring().members().size(),
+                        r.expectedPoints(),
+                        r.bytes(),
+                        r.expectedPoints() == 0
+                                ? "-"
+                                : String.format(
+                                        Locale.ROOT,
+                                        "%.4f",
+                                        100 * r.ring().model().cv()),
+                        nginx.rings().get(i).bytes());
             }
-            out.printf(Locale.ROOT, "file_bytes: %d (nginx default k = %d: %d; %.2f ×)%n", chosen.fileBytes(), NGINX, nginx.fileBytes(),
+            out.printf(
+                    Locale.ROOT,
+                    "file_bytes: %d (nginx default k = %d: %d; %.2f ×)%n",
+                    chosen.fileBytes(),
+                    NGINX,
+                    nginx.fileBytes(),
                     (double) chosen.fileBytes() / nginx.fileBytes());
-            out.printf(Locale.ROOT, "nginx_default: k = %d, worst ring cv %.4f %%%n", NGINX, 100 * answer.rec().worstCv(NGINX));
+            out.printf(
+                    Locale.ROOT,
+                    "nginx_default: k = %d, worst ring cv %.4f %%%n",
+                    NGINX,
+                    100 * answer.rec().worstCv(NGINX));
         }
 
         @Override
@@ -133,24 +177,32 @@ final class RecommendCommand extends Command {
             for (RingFileEstimate.RingEstimate r : chosen.rings()) {
                 j.begin().beginArray("features");
                 r.features().forEach(j::value);
-                j.endArray().field("backends", r.ring().members().size()).field("points", r.expectedPoints()).field("bytes", r.bytes());
+                j.endArray()
+                        .field("backends", r.ring().members().size())
+                        .field("points", r.expectedPoints())
+                        .field("bytes", r.bytes());
                 if (r.expectedPoints() > 0) {
                     j.field("predicted_cv", r.ring().model().cv());
                 }
                 j.end();
             }
             j.endArray().field("file_bytes", chosen.fileBytes());
-            j.beginObject("nginx_default").field("point_multiple", NGINX).field("predicted_cv", answer.rec().worstCv(NGINX))
-                    .field("file_bytes", nginx.fileBytes()).end();
+            j.beginObject("nginx_default")
+                    .field("point_multiple", NGINX)
+                    .field("predicted_cv", answer.rec().worstCv(NGINX))
+                    .field("file_bytes", nginx.fileBytes())
+                    .end();
             j.field("bytes_ratio", (double) chosen.fileBytes() / nginx.fileBytes());
         }
     }
 
     @Override
-    int run(Args args, InputStream in, PrintStream out, PrintStream err) throws UsageException, FailedException, BackendsFileException {
+    int run(Args args, InputStream in, PrintStream out, PrintStream err)
+            throws UsageException, FailedException, BackendsFileException {
         boolean equal = args.has(BACKENDS.name());
         if (equal == !args.positional.isEmpty()) {
-            throw new UsageException(equal ? "give --backends N or a BACKENDS_FILE, not both" : "give --backends N or a BACKENDS_FILE");
+            throw new UsageException(
+                    equal ? "give --backends N or a BACKENDS_FILE, not both" : "give --backends N or a BACKENDS_FILE");
         }
         if (args.positional.size() > 1) {
             throw new UsageException("expected one BACKENDS_FILE, got " + args.positional);
@@ -159,7 +211,8 @@ final class RecommendCommand extends Command {
             throw new UsageException("missing --target-cv C");
         }
         double target = targetCv(args.get(TARGET.name()));
-        Report report = equal ? equalBackends((int) args.getLong(BACKENDS.name(), 1, BackendList.MAX_BACKENDS, 0), target)
+        Report report = equal
+                ? equalBackends((int) args.getLong(BACKENDS.name(), 1, BackendList.MAX_BACKENDS, 0), target)
                 : fileRings(args.file(0), target);
         print(report, args, out);
         return Main.OK;
@@ -191,7 +244,8 @@ final class RecommendCommand extends Command {
     static double targetCv(String text) throws UsageException {
         double v = TextLines.percent(text, 100) / 100;
         if (!(v > 0 && v <= 1)) {
-            throw new UsageException("--target-cv must be a fraction in (0, 1] or a percentage (2%): --target-cv=" + TextLines.quote(text));
+            throw new UsageException("--target-cv must be a fraction in (0, 1] or a percentage (2%): --target-cv="
+                    + TextLines.quote(text));
         }
         return v;
     }
@@ -200,8 +254,14 @@ final class RecommendCommand extends Command {
         int k = rec.smallest(target);
         if (k < 0) {
             int best = rec.best();
-            throw new FailedException(String.format(Locale.ROOT, "no point multiple reaches CV %.4f %% for %s: with 32-bit hashes "
-                    + "the lowest is %.4f %% at k = %d (more points collide more)", 100 * target, what, 100 * rec.worstCv(best), best));
+            throw new FailedException(String.format(
+                    Locale.ROOT,
+                    "no point multiple reaches CV %.4f %% for %s: with 32-bit hashes "
+                            + "the lowest is %.4f %% at k = %d (more points collide more)",
+                    100 * target,
+                    what,
+                    100 * rec.worstCv(best),
+                    best));
         }
         return k;
     }

@@ -15,8 +15,7 @@ import java.nio.charset.Charset;
  * front of it for each command.
  */
 final class Stdout {
-    private Stdout() {
-    }
+    private Stdout() {}
 
     /** The process's own stdout ({@link Main#main}). */
     static PrintStream ofProcess(Charset charset) {
@@ -37,7 +36,8 @@ final class Stdout {
      * output, silent and exit 0, as for {@code cat}.
      */
     static boolean cannotWrite(PrintStream out) {
-        return out.checkError() && !(out instanceof BufferedStdout b && b.target instanceof PipeStdout p && p.watch.readerLeft);
+        return out.checkError()
+                && !(out instanceof BufferedStdout b && b.target instanceof PipeStdout p && p.watch.readerLeft);
     }
 
     /**

@@ -2,7 +2,6 @@ package io.ringstore.tools;
 
 import io.ringstore.RingFileException;
 import io.ringstore.RingStore;
-
 import java.io.InputStream;
 import java.io.PrintStream;
 import java.nio.file.Path;
@@ -36,30 +35,50 @@ final class VerifyCommand extends Command {
     }
 
     /** A file that passed every check, in numbers. */
-    private record Verified(Path path, long generation, int backends, int rings, int segments, long points) implements Result {
+    private record Verified(Path path, long generation, int backends, int rings, int segments, long points)
+            implements Result {
         @Override
         public void text(PrintStream out) {
-            out.printf("ok: %s generation %s, %s, %s, %s, %s, all checksums match%n", path, Long.toUnsignedString(generation),
-                    count(backends, "backend", "backends"), count(rings, "ring", "rings"), count(segments, "segment", "segments"),
+            out.printf(
+                    "ok: %s generation %s, %s, %s, %s, %s, all checksums match%n",
+                    path,
+                    Long.toUnsignedString(generation),
+                    count(backends, "backend", "backends"),
+                    count(rings, "ring", "rings"),
+                    count(segments, "segment", "segments"),
                     count(points, "ring point", "ring points"));
         }
 
         @Override
         public void json(Json j) {
-            j.field("ok", true).field("path", path.toString()).fieldUnsigned("generation", generation)
-                    .field("backends", backends).field("rings", rings).field("segments", segments).field("ring_points", points);
+            j.field("ok", true)
+                    .field("path", path.toString())
+                    .fieldUnsigned("generation", generation)
+                    .field("backends", backends)
+                    .field("rings", rings)
+                    .field("segments", segments)
+                    .field("ring_points", points);
         }
     }
 
     @Override
-    int run(Args args, InputStream in, PrintStream out, PrintStream err) throws UsageException, FailedException, RingFileException {
+    int run(Args args, InputStream in, PrintStream out, PrintStream err)
+            throws UsageException, FailedException, RingFileException {
         if (args.positional.size() != 1) {
             throw new UsageException(args.positional.isEmpty() ? "missing RINGFILE" : "expected one RINGFILE");
         }
         try (RingStore store = RingStore.open(args.file(0))) {
             long points = store.verify(); // each distinct segment's points once, as build counts them
-            print(new Verified(store.path(), store.generation(), store.backendCount(), store.rings().size(), store.segmentCount(), points),
-                    args, out);
+            print(
+                    new Verified(
+                            store.path(),
+                            store.generation(),
+                            store.backendCount(),
+                            store.rings().size(),
+                            store.segmentCount(),
+                            points),
+                    args,
+                    out);
             return Main.OK;
         }
     }

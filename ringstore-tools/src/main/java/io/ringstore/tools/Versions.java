@@ -4,7 +4,6 @@ import io.ringstore.Backend;
 import io.ringstore.RingStore;
 import io.ringstore.RingVersion;
 import io.ringstore.internal.TextLines;
-
 import java.util.ArrayList;
 import java.util.List;
 
@@ -16,8 +15,7 @@ final class Versions {
     /** The largest point multiple a {@link RingVersion} holds; a ring's point count limits a build further. */
     static final long MAX_POINT_MULTIPLE = Integer.MAX_VALUE;
 
-    private Versions() {
-    }
+    private Versions() {}
 
     /**
      * For build: {@code --algorithm} is a list of {@code v1}, {@code v2} and {@code v2:K} (default
@@ -40,13 +38,15 @@ final class Versions {
             bareV2 |= takesPointMultiple(name);
             RingVersion v = version(name, k);
             if (versions.contains(v)) {
-                throw new Command.UsageException("version " + v + " listed twice (" + ALGORITHM + " " + TextLines.quote(list) + ")");
+                throw new Command.UsageException(
+                        "version " + v + " listed twice (" + ALGORITHM + " " + TextLines.quote(list) + ")");
             }
             versions.add(v);
         }
         if (args.has(POINT_MULTIPLE) && !bareV2) {
-            throw new Command.UsageException(POINT_MULTIPLE + " is the K of a bare v2 in " + ALGORITHM + ", and "
-                    + TextLines.quote(list) + " has none (v1 always has 160 points per weight unit, as nginx; write v2:K for others)");
+            throw new Command.UsageException(
+                    POINT_MULTIPLE + " is the K of a bare v2 in " + ALGORITHM + ", and " + TextLines.quote(list)
+                            + " has none (v1 always has 160 points per weight unit, as nginx; write v2:K for others)");
         }
         return versions;
     }
@@ -82,8 +82,16 @@ final class Versions {
         }
         if (matching.size() != 1) {
             throw new Command.UsageException((matching.isEmpty() ? "no " : "more than one ") + TextLines.quote(name)
-                    + " ring in " + store.path() + " (it has " + store.versions() + (matching.isEmpty() ? "" : "; say which: "
-                    + String.join(" or ", matching.stream().map(RingVersion::name).toList())) + ")");
+                    + " ring in " + store.path() + " (it has " + store.versions()
+                    + (matching.isEmpty()
+                            ? ""
+                            : "; say which: "
+                                    + String.join(
+                                            " or ",
+                                            matching.stream()
+                                                    .map(RingVersion::name)
+                                                    .toList()))
+                    + ")");
         }
         return matching.getFirst();
     }
@@ -100,7 +108,9 @@ final class Versions {
     /** The version {@code name} names; a bare name's written parameter is {@code k} ({@code --point-multiple}). */
     private static RingVersion version(RingVersion.Name name, int k) throws Command.UsageException {
         try {
-            return takesPointMultiple(name) ? name.version(k) : name.version(name.family().defaultParameters());
+            return takesPointMultiple(name)
+                    ? name.version(k)
+                    : name.version(name.family().defaultParameters());
         } catch (IllegalArgumentException e) {
             throw new Command.UsageException(e.getMessage());
         }

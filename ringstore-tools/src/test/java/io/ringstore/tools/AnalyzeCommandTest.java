@@ -1,27 +1,5 @@
 package io.ringstore.tools;
 
-import io.ringstore.Backend;
-import io.ringstore.Ring;
-import io.ringstore.RingStore;
-import io.ringstore.internal.Crc32;
-import io.ringstore.internal.ServerAddress;
-import io.ringstore.tools.analysis.SimulatedRing;
-import org.junit.jupiter.api.Tag;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-import org.w3c.dom.Document;
-
-import javax.xml.parsers.DocumentBuilderFactory;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.HashMap;
-import java.util.List;
-import java.util.Map;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
-
 import static io.ringstore.tools.CliJson.array;
 import static io.ringstore.tools.CliJson.number;
 import static io.ringstore.tools.CliJson.object;
@@ -31,6 +9,27 @@ import static io.ringstore.tools.CliRun.run;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import io.ringstore.Backend;
+import io.ringstore.Ring;
+import io.ringstore.RingStore;
+import io.ringstore.internal.Crc32;
+import io.ringstore.internal.ServerAddress;
+import io.ringstore.tools.analysis.SimulatedRing;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import javax.xml.parsers.DocumentBuilderFactory;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.w3c.dom.Document;
 
 class AnalyzeCommandTest {
     private static final String SVG_NS = "http://www.w3.org/2000/svg";
@@ -66,23 +65,38 @@ class AnalyzeCommandTest {
 
     // ---- --backends N: the sweep ----
     @Tag("slow") // an exhaustive sweep of several seconds: the full lane runs it
-
     @Test
     void sweepWritesTheTableTheCsvAndTheChart(@TempDir Path dir) throws Exception {
         int n = 2000;
         int seeds = 2;
         Path csvFile = dir.resolve("sweep.csv");
         Path svgFile = dir.resolve("sweep.svg");
-        CliRun r = run("analyze", "--backends", String.valueOf(n), "--points", "5..500", "--seeds", String.valueOf(seeds),
-                "--csv", csvFile.toString(), "--svg", svgFile.toString(), "--quiet").assertOk();
+        CliRun r = run(
+                        "analyze",
+                        "--backends",
+                        String.valueOf(n),
+                        "--points",
+                        "5..500",
+                        "--seeds",
+                        String.valueOf(seeds),
+                        "--csv",
+                        csvFile.toString(),
+                        "--svg",
+                        svgFile.toString(),
+                        "--quiet")
+                .assertOk();
         assertEquals("", r.stderr(), "--quiet: nothing on stderr");
         assertEquals("", r.out(), "--quiet: nothing on stdout, the results are in the files");
 
         Csv csv = Csv.read(csvFile);
         for (String c : List.of("k", "predicted_cv", "simulated_cv", "collisions", "birthday_estimate")) {
-            assertTrue(csv.columns().containsKey(c), "CSV column " + c + " in " + csv.columns().keySet());
+            assertTrue(
+                    csv.columns().containsKey(c),
+                    "CSV column " + c + " in " + csv.columns().keySet());
         }
-        List<Integer> ks = csv.rows().stream().map(row -> Integer.parseInt(csv.cell(row, "k"))).toList();
+        List<Integer> ks = csv.rows().stream()
+                .map(row -> Integer.parseInt(csv.cell(row, "k")))
+                .toList();
         assertEquals(5, ks.getFirst());
         assertEquals(500, ks.getLast());
         assertTrue(ks.size() >= 8 && ks.size() <= 10, "two decades at 4 steps each: " + ks);
@@ -96,15 +110,25 @@ class AnalyzeCommandTest {
             // At most 10^6 points a ring: collisions do not matter, the simulation must agree within 5 standard errors.
             double simulated = csv.number(row, "simulated_cv");
             double se = formula * formula * Math.sqrt((2 + 6.0 / k) / (n * seeds));
-            assertTrue(Math.abs(simulated * simulated - formula * formula) < 5 * se, "k=" + k + ": " + simulated + " vs " + formula);
+            assertTrue(
+                    Math.abs(simulated * simulated - formula * formula) < 5 * se,
+                    "k=" + k + ": " + simulated + " vs " + formula);
             assertEquals((double) n * k * n * k / 8589934592.0, csv.number(row, "birthday_estimate"), 1e-3);
         }
         String[] last = csv.rows().getLast();
-        assertEquals(directCollisions(n, 500, seeds), csv.number(last, "collisions"), 1e-3, "collisions at k=500 against direct counting");
+        assertEquals(
+                directCollisions(n, 500, seeds),
+                csv.number(last, "collisions"),
+                1e-3,
+                "collisions at k=500 against direct counting");
 
-        Document svg = DocumentBuilderFactory.newNSInstance().newDocumentBuilder().parse(svgFile.toFile());
+        Document svg =
+                DocumentBuilderFactory.newNSInstance().newDocumentBuilder().parse(svgFile.toFile());
         assertEquals("svg", svg.getDocumentElement().getLocalName());
-        assertEquals(ks.size() + 1, svg.getElementsByTagNameNS(SVG_NS, "circle").getLength(), "a marker per k plus the legend's");
+        assertEquals(
+                ks.size() + 1,
+                svg.getElementsByTagNameNS(SVG_NS, "circle").getLength(),
+                "a marker per k plus the legend's");
     }
 
     /** Colliding points of the seeds' random fleets (v2 hash input), counted by sorting every hash, averaged over seeds. */
@@ -133,7 +157,8 @@ class AnalyzeCommandTest {
 
     @Test
     void aListOfKAndV1() {
-        CliRun r = run("analyze", "--backends", "30", "--points", "160,20", "--seeds", "1", "--algorithm", "v1").assertOk();
+        CliRun r = run("analyze", "--backends", "30", "--points", "160,20", "--seeds", "1", "--algorithm", "v1")
+                .assertOk();
         assertTrue(r.out().contains("k = 20..160 (2 values)"), r.out());
         assertTrue(r.outLines().stream().anyMatch(l -> l.startsWith("departure: ")), r.out());
         assertTrue(r.outLines().stream().anyMatch(l -> l.startsWith("wall_time_s: ")), r.out());
@@ -163,7 +188,14 @@ class AnalyzeCommandTest {
             run(args).assertError(Main.USAGE, "analyze");
         }
         run("analyze", dir.resolve("missing.conf").toString()).assertError(Main.FAILED, "analyze");
-        run("analyze", "--backends", "10", "--points", "10", "--csv", dir.resolve("no/such/dir/x.csv").toString())
+        run(
+                        "analyze",
+                        "--backends",
+                        "10",
+                        "--points",
+                        "10",
+                        "--csv",
+                        dir.resolve("no/such/dir/x.csv").toString())
                 .assertError(Main.FAILED, "analyze");
     }
 
@@ -171,7 +203,8 @@ class AnalyzeCommandTest {
     void tooLittleHeapIsOneLineWithTheFix() {
         long need = 65_535L * 30_000 * 8;
         assumeTrue(Runtime.getRuntime().maxMemory() < need, "this JVM could hold a 15.7 GB ring");
-        String error = run("analyze", "--backends", "65535", "--points", "30000").assertError(Main.FAILED, "analyze");
+        String error =
+                run("analyze", "--backends", "65535", "--points", "30000").assertError(Main.FAILED, "analyze");
         assertTrue(error.contains("RINGSTORE_JAVA_OPTS=-Xmx"), error);
         assertTrue(error.contains("1966050000 points"), error);
     }
@@ -182,14 +215,24 @@ class AnalyzeCommandTest {
     void fileShowsEveryRingsPredictedAndMeasuredCv(@TempDir Path dir) throws Exception {
         Path file = backends(dir, "fleet.conf", CliFleet.text(CliFleet.FEATURED));
         Path csvFile = dir.resolve("rings.csv");
-        CliRun r = run("analyze", file.toString(), "--algorithm", "v2", "--point-multiple", "40", "--csv", csvFile.toString())
+        CliRun r = run(
+                        "analyze",
+                        file.toString(),
+                        "--algorithm",
+                        "v2",
+                        "--point-multiple",
+                        "40",
+                        "--csv",
+                        csvFile.toString())
                 .assertOk();
         Path ring = dir.resolve("fleet.ring");
         build(file, ring, "--algorithm", "v2", "--point-multiple", "40", "--quiet");
         Csv csv = Csv.read(csvFile);
         try (RingStore store = RingStore.open(ring)) {
             assertEquals(store.rings().size(), csv.rows().size(), "a row per ring");
-            assertTrue(r.out().contains("ring_file_bytes: " + Files.size(ring)), "the temporary file is the file build writes:\n" + r.out());
+            assertTrue(
+                    r.out().contains("ring_file_bytes: " + Files.size(ring)),
+                    "the temporary file is the file build writes:\n" + r.out());
             for (int i = 0; i < csv.rows().size(); i++) {
                 String[] row = csv.rows().get(i);
                 Ring x = store.rings().get(i);
@@ -200,9 +243,19 @@ class AnalyzeCommandTest {
                     assertEquals("", csv.cell(row, "measured_cv"));
                     continue;
                 }
-                List<Backend> members = store.backends().stream().filter(b -> b.features().containsAll(x.features())).toList();
-                assertEquals(measuredCv(x, members), csv.number(row, "measured_cv"), 1e-5 * csv.number(row, "measured_cv"), "measured " + x);
-                assertEquals(formulaCv(members, 40), csv.number(row, "predicted_cv"), 1e-5 * formulaCv(members, 40), "predicted " + x);
+                List<Backend> members = store.backends().stream()
+                        .filter(b -> b.features().containsAll(x.features()))
+                        .toList();
+                assertEquals(
+                        measuredCv(x, members),
+                        csv.number(row, "measured_cv"),
+                        1e-5 * csv.number(row, "measured_cv"),
+                        "measured " + x);
+                assertEquals(
+                        formulaCv(members, 40),
+                        csv.number(row, "predicted_cv"),
+                        1e-5 * formulaCv(members, 40),
+                        "predicted " + x);
             }
         }
     }
@@ -212,12 +265,32 @@ class AnalyzeCommandTest {
         Path file = backends(dir, "fleet.conf", CliFleet.text(CliFleet.FEATURED));
         Path stored = dir.resolve("stored.csv");
         Path viewed = dir.resolve("viewed.csv");
-        CliRun a = run("analyze", file.toString(), "--algorithm", "v1,v2", "--csv", stored.toString(), "--views", "none").assertOk();
-        CliRun b = run("analyze", file.toString(), "--algorithm", "v1,v2", "--csv", viewed.toString(), "--views", "all").assertOk();
+        CliRun a = run(
+                        "analyze",
+                        file.toString(),
+                        "--algorithm",
+                        "v1,v2",
+                        "--csv",
+                        stored.toString(),
+                        "--views",
+                        "none")
+                .assertOk();
+        CliRun b = run("analyze", file.toString(), "--algorithm", "v1,v2", "--csv", viewed.toString(), "--views", "all")
+                .assertOk();
         assertEquals(Files.readString(stored), Files.readString(viewed), "every ring's row, views or not");
         assertTrue(Csv.read(stored).rows().size() > 8, "rows compared");
-        long bytesStored = Long.parseLong(a.out().lines().filter(l -> l.startsWith("ring_file_bytes: ")).findFirst().orElseThrow().split(" ")[1]);
-        long bytesViewed = Long.parseLong(b.out().lines().filter(l -> l.startsWith("ring_file_bytes: ")).findFirst().orElseThrow().split(" ")[1]);
+        long bytesStored = Long.parseLong(a.out()
+                .lines()
+                .filter(l -> l.startsWith("ring_file_bytes: "))
+                .findFirst()
+                .orElseThrow()
+                .split(" ")[1]);
+        long bytesViewed = Long.parseLong(b.out()
+                .lines()
+                .filter(l -> l.startsWith("ring_file_bytes: "))
+                .findFirst()
+                .orElseThrow()
+                .split(" ")[1]);
         assertTrue(bytesViewed < bytesStored, bytesViewed + " < " + bytesStored);
         CliRun refused = run("analyze", "--backends", "10", "--points", "10", "--views", "all");
         assertEquals(2, refused.exit());
@@ -254,7 +327,8 @@ class AnalyzeCommandTest {
         Path file = backends(dir, "fleet.conf", CliFleet.text(CliFleet.FEATURED));
         Path ring = dir.resolve("fleet.ring");
         build(file, ring, "--algorithm", "v1,v2", "--point-multiple", "40", "--quiet");
-        Map<String, Object> root = object(CliJson.parse(run("dump", ring.toString(), "--json").assertOk().out()));
+        Map<String, Object> root = object(
+                CliJson.parse(run("dump", ring.toString(), "--json").assertOk().out()));
         List<String> text = run("dump", ring.toString()).assertOk().outLines();
         try (RingStore store = RingStore.open(ring)) {
             List<Object> rings = array(root.get("rings"));
@@ -265,14 +339,29 @@ class AnalyzeCommandTest {
                     assertTrue(!j.containsKey("measured_cv"), "no CV for empty ring " + x);
                     continue;
                 }
-                List<Backend> members = store.backends().stream().filter(b -> b.features().containsAll(x.features())).toList();
+                List<Backend> members = store.backends().stream()
+                        .filter(b -> b.features().containsAll(x.features()))
+                        .toList();
                 double measured = measuredCv(x, members);
                 double predicted = formulaCv(members, x.version().pointMultiple());
-                assertEquals(measured, number(j.get("measured_cv")).doubleValue(), 1e-7 * measured, "measured_cv of " + x);
-                assertEquals(predicted, number(j.get("predicted_cv")).doubleValue(), 1e-7 * predicted, "predicted_cv of " + x);
-                assertEquals(predicted, number(j.get("predicted_cv_32bit")).doubleValue(), 1e-3 * predicted, "few points: no collisions");
+                assertEquals(
+                        measured, number(j.get("measured_cv")).doubleValue(), 1e-7 * measured, "measured_cv of " + x);
+                assertEquals(
+                        predicted,
+                        number(j.get("predicted_cv")).doubleValue(),
+                        1e-7 * predicted,
+                        "predicted_cv of " + x);
+                assertEquals(
+                        predicted,
+                        number(j.get("predicted_cv_32bit")).doubleValue(),
+                        1e-3 * predicted,
+                        "few points: no collisions");
                 String head = "ring " + x + ": ";
-                String line = text.get(text.indexOf(text.stream().filter(l -> l.startsWith(head)).findFirst().orElseThrow()) + 1);
+                String line = text.get(text.indexOf(text.stream()
+                                .filter(l -> l.startsWith(head))
+                                .findFirst()
+                                .orElseThrow())
+                        + 1);
                 Matcher m = CV_LINE.matcher(line.strip());
                 assertTrue(m.matches(), "cv line after '" + head + "': " + line);
                 // Text shows the CV as a percentage with 4 decimals (issue 13: one unit in text), JSON the fraction.

@@ -1,10 +1,5 @@
 package io.ringstore.tools;
 
-import javax.tools.DiagnosticCollector;
-import javax.tools.JavaCompiler;
-import javax.tools.JavaFileObject;
-import javax.tools.StandardJavaFileManager;
-import javax.tools.ToolProvider;
 import java.io.BufferedReader;
 import java.io.File;
 import java.io.IOException;
@@ -35,6 +30,11 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import javax.tools.DiagnosticCollector;
+import javax.tools.JavaCompiler;
+import javax.tools.JavaFileObject;
+import javax.tools.StandardJavaFileManager;
+import javax.tools.ToolProvider;
 
 /**
  * A chaos run of the reference router ({@code examples/router}): {@value #ROUTERS} router processes
@@ -64,11 +64,14 @@ final class ChaosRun {
     static final int PAUSED = 3;
     /** How long a corrupt file stays at the path at least, so that every running router sees it. */
     private static final long CORRUPT_MILLIS = 1200;
+
     private static final String RING_NAME = "fleet.ring";
-    private static final Pattern IN_FLIGHT = Pattern.compile("\"endpoint\"\\s*:\\s*\"([^\"]*)\".*?\"in_flight\"\\s*:\\s*(-?\\d+)");
+    private static final Pattern IN_FLIGHT =
+            Pattern.compile("\"endpoint\"\\s*:\\s*\"([^\"]*)\".*?\"in_flight\"\\s*:\\s*(-?\\d+)");
     private static final Pattern REAPED_ALIVE = Pattern.compile("lease \\d+ of this process was reaped while it ran");
     private static final Pattern LOCK_BROKEN = Pattern.compile("broke the directory lock held by pid (\\d+)");
-    private static final Pattern REFUSED_LENGTH = Pattern.compile(": refused, still serving generation \\d+: .*?file is (\\d+) bytes");
+    private static final Pattern REFUSED_LENGTH =
+            Pattern.compile(": refused, still serving generation \\d+: .*?file is (\\d+) bytes");
 
     /**
      * What happens during a run. Times are fractions of the duration where so named.
@@ -85,13 +88,33 @@ final class ChaosRun {
      * @param fullUntil     … until this one
      * @param lanes         requests in flight from the load generator at most
      */
-    record Schedule(Duration duration, int republishes, int corruptEvery, Duration killEvery, Duration pauseEvery, Duration pauseFor,
-                    double originDown, double originUp, double fullFrom, double fullUntil, int lanes) {
+    record Schedule(
+            Duration duration,
+            int republishes,
+            int corruptEvery,
+            Duration killEvery,
+            Duration pauseEvery,
+            Duration pauseFor,
+            double originDown,
+            double originUp,
+            double fullFrom,
+            double fullUntil,
+            int lanes) {
         /** The issue's schedule scaled to {@code duration}: 200 republishes per 10 minutes (at least 30), every 5th corrupt. */
         static Schedule of(Duration duration) {
             int republishes = (int) Math.max(30, 200 * duration.toMillis() / 600_000);
-            return new Schedule(duration, republishes, 5, Duration.ofSeconds(30), Duration.ofSeconds(60), Duration.ofSeconds(5),
-                    0.15, 0.30, 0.55, 0.75, 8);
+            return new Schedule(
+                    duration,
+                    republishes,
+                    5,
+                    Duration.ofSeconds(30),
+                    Duration.ofSeconds(60),
+                    Duration.ofSeconds(5),
+                    0.15,
+                    0.30,
+                    0.55,
+                    0.75,
+                    8);
         }
     }
 
@@ -102,6 +125,7 @@ final class ChaosRun {
         final Process process;
         /** The router JVM's pid as this host's namespace sees it (for a namespaced router, unshare's child). */
         final long pid;
+
         final int port;
         final Path log;
         final long startedMillis;
@@ -139,41 +163,85 @@ final class ChaosRun {
     }
 
     /** A corrupt file published at the ring's path: the length it was cut to, and when it was there. */
-    record Corrupt(int length, long publishedMillis, long[] replacedMillis) {
-    }
+    record Corrupt(int length, long publishedMillis, long[] replacedMillis) {}
 
     /**
      * The figures of a run and the rules it broke.
      *
      * @param problems each a broken rule, one line; empty for a passing run
      */
-    record Report(Schedule schedule, Instant started, long seconds, long ok, long failed, long failedOnKilled, List<String> failures,
-                  int republished, int buildsRefusedFull, int corruptPublished, int corruptSkipped, int drains, int kills, int restartAttempts, long longestRestartMillis,
-                  int pauses, String tmpfs, Map<String, Long> finalInFlight, long inFlightZeroMillis, Map<String, Integer> maxMapped,
-                  List<String> leftovers, Map<Integer, Map<String, Integer>> refusalsLogged, int refusalsExpected, int refusalsSeen,
-                  List<String> unexpectedExits, List<String> reapedAlive, List<String> liveLocksBroken, List<String> eventErrors,
-                  List<String> problems) {
+    record Report(
+            Schedule schedule,
+            Instant started,
+            long seconds,
+            long ok,
+            long failed,
+            long failedOnKilled,
+            List<String> failures,
+            int republished,
+            int buildsRefusedFull,
+            int corruptPublished,
+            int corruptSkipped,
+            int drains,
+            int kills,
+            int restartAttempts,
+            long longestRestartMillis,
+            int pauses,
+            String tmpfs,
+            Map<String, Long> finalInFlight,
+            long inFlightZeroMillis,
+            Map<String, Integer> maxMapped,
+            List<String> leftovers,
+            Map<Integer, Map<String, Integer>> refusalsLogged,
+            int refusalsExpected,
+            int refusalsSeen,
+            List<String> unexpectedExits,
+            List<String> reapedAlive,
+            List<String> liveLocksBroken,
+            List<String> eventErrors,
+            List<String> problems) {
         String text() {
             StringBuilder b = new StringBuilder();
-            b.append(String.format("chaos run, %s, %d s (%d routers, 2 in own PID namespaces, %d nginx origins, %d load lanes)%n",
+            b.append(String.format(
+                    "chaos run, %s, %d s (%d routers, 2 in own PID namespaces, %d nginx origins, %d load lanes)%n",
                     started, seconds, ROUTERS, ORIGINS, schedule.lanes()));
-            b.append(String.format("  requests: %,d ok, %,d failed (%,d on a router being killed, %,d otherwise)%n",
+            b.append(String.format(
+                    "  requests: %,d ok, %,d failed (%,d on a router being killed, %,d otherwise)%n",
                     ok, failed, failedOnKilled, failed - failedOnKilled));
-            failures.stream().limit(5).forEach(f -> b.append("    e.g. ").append(f).append('\n'));
-            b.append(String.format("  republishes: %d good, %d corrupt (refused), %d builds refused on the full directory, %d corrupt not written (full)%n",
+            failures.stream()
+                    .limit(5)
+                    .forEach(f -> b.append("    e.g. ").append(f).append('\n'));
+            b.append(String.format(
+                    "  republishes: %d good, %d corrupt (refused), %d builds refused on the full directory, %d corrupt not written (full)%n",
                     republished, corruptPublished, buildsRefusedFull, corruptSkipped));
-            b.append(String.format("  drains+undrains: %d; SIGKILL+restart: %d (%d start attempts, the longest restart %.1f s); SIGSTOP 5 s: %d; tmpfs: %s%n",
+            b.append(String.format(
+                    "  drains+undrains: %d; SIGKILL+restart: %d (%d start attempts, the longest restart %.1f s); SIGSTOP 5 s: %d; tmpfs: %s%n",
                     drains, kills, restartAttempts, longestRestartMillis / 1000.0, pauses, tmpfs));
-            b.append(String.format("  in flight at the end (state --json): %s, all zero %d ms after the load stopped%n", finalInFlight.values(),
-                    inFlightZeroMillis));
-            b.append("  ring files mapped at most, per process: ").append(maxMapped).append('\n');
-            b.append("  temp/lock files left in the ring's directory: ").append(leftovers).append('\n');
-            b.append(String.format("  refused files logged: %d refusal lines for %d corrupt files; by routers that ran through a file's window: %d of %d expected%n",
-                    refusalsLogged.values().stream().mapToInt(m -> m.values().stream().mapToInt(Integer::intValue).sum()).sum(),
-                    corruptPublished, refusalsSeen, refusalsExpected));
-            b.append(String.format("  leases of live routers reaped: %d; directory locks broken while their holder lived: %d%n",
+            b.append(String.format(
+                    "  in flight at the end (state --json): %s, all zero %d ms after the load stopped%n",
+                    finalInFlight.values(), inFlightZeroMillis));
+            b.append("  ring files mapped at most, per process: ")
+                    .append(maxMapped)
+                    .append('\n');
+            b.append("  temp/lock files left in the ring's directory: ")
+                    .append(leftovers)
+                    .append('\n');
+            b.append(String.format(
+                    "  refused files logged: %d refusal lines for %d corrupt files; by routers that ran through a file's window: %d of %d expected%n",
+                    refusalsLogged.values().stream()
+                            .mapToInt(m -> m.values().stream()
+                                    .mapToInt(Integer::intValue)
+                                    .sum())
+                            .sum(),
+                    corruptPublished,
+                    refusalsSeen,
+                    refusalsExpected));
+            b.append(String.format(
+                    "  leases of live routers reaped: %d; directory locks broken while their holder lived: %d%n",
                     reapedAlive.size(), liveLocksBroken.size()));
-            b.append("  router exits not caused by the run: ").append(unexpectedExits).append('\n');
+            b.append("  router exits not caused by the run: ")
+                    .append(unexpectedExits)
+                    .append('\n');
             b.append("  event errors: ").append(eventErrors).append('\n');
             b.append("  problems: ").append(problems.isEmpty() ? "none" : "").append('\n');
             problems.forEach(p -> b.append("    ").append(p).append('\n'));
@@ -249,8 +317,11 @@ final class ChaosRun {
             current[r] = startRouter(r);
         }
         ExecutorService events = Executors.newVirtualThreadPerTaskExecutor();
-        HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(5))
-                .executor(events).build();
+        HttpClient client = HttpClient.newBuilder()
+                .version(HttpClient.Version.HTTP_1_1)
+                .connectTimeout(Duration.ofSeconds(5))
+                .executor(events)
+                .build();
         long start = System.currentTimeMillis();
         long end = start + schedule.duration().toMillis();
         List<java.util.concurrent.Future<?>> tasks = new ArrayList<>();
@@ -294,17 +365,29 @@ final class ChaosRun {
         try (var files = Files.list(ringDir)) {
             files.map(p -> p.getFileName().toString())
                     .filter(n -> !n.equals(RING_NAME) && !n.equals(RING_NAME + ".state"))
-                    .sorted().forEach(leftovers::add);
+                    .sorted()
+                    .forEach(leftovers::add);
         }
         return report(started, start, loadStopped, inFlight, zeroAfter, leftovers, unexpected);
     }
 
-    private Report report(Instant started, long start, long loadStopped, Map<String, Long> inFlight, long zeroAfter, List<String> leftovers,
-                          List<String> unexpected) throws IOException {
+    private Report report(
+            Instant started,
+            long start,
+            long loadStopped,
+            Map<String, Long> inFlight,
+            long zeroAfter,
+            List<String> leftovers,
+            List<String> unexpected)
+            throws IOException {
         List<String> problems = new ArrayList<>();
         long failedOther = failed.get() - failedOnKilled.get();
         if (failedOther > 0) {
-            problems.add(failedOther + " requests failed on routers not being killed, e.g. " + failures.stream().filter(f -> !f.startsWith("[killed]")).findFirst().orElse("?"));
+            problems.add(failedOther + " requests failed on routers not being killed, e.g. "
+                    + failures.stream()
+                            .filter(f -> !f.startsWith("[killed]"))
+                            .findFirst()
+                            .orElse("?"));
         }
         if (ok.get() == 0) {
             problems.add("no request was answered");
@@ -326,7 +409,8 @@ final class ChaosRun {
         // refusals: incarnation → length → lines
         Map<Integer, Map<String, Integer>> logged = new TreeMap<>();
         Map<String, Map<Integer, Integer>> byIncarnation = new LinkedHashMap<>();
-        Map<Long, String> livePids = new TreeMap<>(Map.of(ProcessHandle.current().pid(), "this JVM's in-process ringstore state/build"));
+        Map<Long, String> livePids =
+                new TreeMap<>(Map.of(ProcessHandle.current().pid(), "this JVM's in-process ringstore state/build"));
         all.stream().filter(i -> !i.killed).forEach(i -> livePids.put(i.pid, i.name()));
         List<String> reapedAlive = new ArrayList<>();
         List<String> liveLocksBroken = new ArrayList<>();
@@ -334,11 +418,13 @@ final class ChaosRun {
             Map<Integer, Integer> counts = new TreeMap<>();
             for (String line : Files.readAllLines(i.log, StandardCharsets.UTF_8)) {
                 if (REAPED_ALIVE.matcher(line).find()) {
-                    reapedAlive.add(i.name() + (i.pauses.isEmpty() ? "" : " (paused " + i.pauses.size() + "×)") + ": " + line.strip());
+                    reapedAlive.add(i.name() + (i.pauses.isEmpty() ? "" : " (paused " + i.pauses.size() + "×)") + ": "
+                            + line.strip());
                 }
                 Matcher broken = LOCK_BROKEN.matcher(line);
                 if (broken.find() && livePids.containsKey(Long.parseLong(broken.group(1)))) {
-                    liveLocksBroken.add(i.name() + " broke the lock of live pid " + broken.group(1) + " (" + livePids.get(Long.parseLong(broken.group(1))) + ")");
+                    liveLocksBroken.add(i.name() + " broke the lock of live pid " + broken.group(1) + " ("
+                            + livePids.get(Long.parseLong(broken.group(1))) + ")");
                 }
                 Matcher m = REFUSED_LENGTH.matcher(line);
                 if (m.find()) {
@@ -346,10 +432,12 @@ final class ChaosRun {
                 }
             }
             byIncarnation.put(i.name(), counts);
-            counts.forEach((length, n) -> logged.computeIfAbsent(length, k -> new TreeMap<>()).put(i.name(), n));
+            counts.forEach((length, n) ->
+                    logged.computeIfAbsent(length, k -> new TreeMap<>()).put(i.name(), n));
         }
         reapedAlive.forEach(r -> problems.add("a live router's lease was reaped (its in-flight counts lost): " + r));
-        liveLocksBroken.forEach(r -> problems.add("the state file's directory lock was broken while its holder lived: " + r));
+        liveLocksBroken.forEach(
+                r -> problems.add("the state file's directory lock was broken while its holder lived: " + r));
         int expected = 0;
         int seen = 0;
         Set<Integer> lengths = new java.util.HashSet<>();
@@ -359,14 +447,15 @@ final class ChaosRun {
             for (Incarnation i : all) {
                 int n = byIncarnation.get(i.name()).getOrDefault(c.length(), 0);
                 if (n > 1) {
-                    problems.add(i.name() + " logged the corrupt file of " + c.length() + " bytes " + n + " times (once)");
+                    problems.add(
+                            i.name() + " logged the corrupt file of " + c.length() + " bytes " + n + " times (once)");
                 }
                 if (replaced - c.publishedMillis() >= 1000 && i.ranThrough(c.publishedMillis(), replaced)) {
                     expected++;
                     seen += n == 1 ? 1 : 0;
                     if (n == 0) {
-                        problems.add(i.name() + " ran through the corrupt file of " + c.length() + " bytes (" + (replaced - c.publishedMillis())
-                                + " ms at the path) and never logged its refusal");
+                        problems.add(i.name() + " ran through the corrupt file of " + c.length() + " bytes ("
+                                + (replaced - c.publishedMillis()) + " ms at the path) and never logged its refusal");
                     }
                 }
             }
@@ -374,7 +463,8 @@ final class ChaosRun {
         for (Map.Entry<String, Map<Integer, Integer>> e : byIncarnation.entrySet()) {
             for (int length : e.getValue().keySet()) {
                 if (!lengths.contains(length)) {
-                    problems.add(e.getKey() + " logged a refusal of a " + length + "-byte file that was never published");
+                    problems.add(
+                            e.getKey() + " logged a refusal of a " + length + "-byte file that was never published");
                 }
             }
         }
@@ -387,10 +477,36 @@ final class ChaosRun {
         for (String e : eventErrors) {
             problems.add("event failed: " + e);
         }
-        return new Report(schedule, started, (loadStopped - start) / 1000, ok.get(), failed.get(), failedOnKilled.get(), List.copyOf(failures),
-                republished.get(), buildsRefusedFull.get(), corrupts.size(), corruptSkipped.get(), drains.get(), kills.get(),
-                restartAttempts.get(), longestRestartMillis.get(), pauses.get(), tmpfs, inFlight, zeroAfter, maxMapped, leftovers, logged, expected, seen,
-                unexpected, reapedAlive, liveLocksBroken, List.copyOf(eventErrors), problems);
+        return new Report(
+                schedule,
+                started,
+                (loadStopped - start) / 1000,
+                ok.get(),
+                failed.get(),
+                failedOnKilled.get(),
+                List.copyOf(failures),
+                republished.get(),
+                buildsRefusedFull.get(),
+                corrupts.size(),
+                corruptSkipped.get(),
+                drains.get(),
+                kills.get(),
+                restartAttempts.get(),
+                longestRestartMillis.get(),
+                pauses.get(),
+                tmpfs,
+                inFlight,
+                zeroAfter,
+                maxMapped,
+                leftovers,
+                logged,
+                expected,
+                seen,
+                unexpected,
+                reapedAlive,
+                liveLocksBroken,
+                List.copyOf(eventErrors),
+                problems);
     }
 
     // ---- load ------------------------------------------------------------------------------------
@@ -405,14 +521,19 @@ final class ChaosRun {
             String uri = (random.nextInt(4) == 0 ? "/slow/" : "/k/") + random.nextInt(1000);
             String outcome;
             try {
-                HttpResponse<String> response = client.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + target.port + uri))
-                        .timeout(Duration.ofSeconds(60)).build(), HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+                HttpResponse<String> response = client.send(
+                        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + target.port + uri))
+                                .timeout(Duration.ofSeconds(60))
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
                 String backend = response.headers().firstValue("X-Backend").orElse("(none)");
-                if (response.statusCode() == 200 && response.body().strip().equals("origin" + origins.indexOf(backend))) {
+                if (response.statusCode() == 200
+                        && response.body().strip().equals("origin" + origins.indexOf(backend))) {
                     ok.incrementAndGet();
                     continue;
                 }
-                outcome = response.statusCode() + " from " + backend + ": " + response.body().strip();
+                outcome = response.statusCode() + " from " + backend + ": "
+                        + response.body().strip();
             } catch (IOException e) {
                 outcome = e.toString();
             } catch (InterruptedException e) {
@@ -425,8 +546,8 @@ final class ChaosRun {
                 failedOnKilled.incrementAndGet();
             }
             if (failures.size() < 20) {
-                failures.add((killed ? "[killed] " : "") + target.name() + " " + uri + " at +" + (System.currentTimeMillis() - target.startedMillis)
-                        + " ms: " + outcome);
+                failures.add((killed ? "[killed] " : "") + target.name() + " " + uri + " at +"
+                        + (System.currentTimeMillis() - target.startedMillis) + " ms: " + outcome);
             }
         }
     }
@@ -469,7 +590,13 @@ final class ChaosRun {
                 continue;
             }
             // an explicit generation: the file replaced may be a corrupt one, whose generation build cannot read
-            CliRun build = CliRun.run("build", backends.toString(), "-o", ring.toString(), "--generation", Long.toString(generation.incrementAndGet()));
+            CliRun build = CliRun.run(
+                    "build",
+                    backends.toString(),
+                    "-o",
+                    ring.toString(),
+                    "--generation",
+                    Long.toString(generation.incrementAndGet()));
             if (build.exit() == Main.OK) {
                 lastPublished = System.currentTimeMillis();
                 republished.incrementAndGet();
@@ -481,7 +608,8 @@ final class ChaosRun {
             } else if (full) {
                 buildsRefusedFull.incrementAndGet();
                 if (!build.stderr().contains("No space left on device")) {
-                    eventErrors.add("a build on the full directory failed without saying so: " + build.stderr().strip());
+                    eventErrors.add("a build on the full directory failed without saying so: "
+                            + build.stderr().strip());
                 }
             } else {
                 eventErrors.add("build failed: " + build.stderr().strip());
@@ -532,7 +660,8 @@ final class ChaosRun {
 
     private void expectOk(CliRun run, String what) {
         if (run.exit() != Main.OK) {
-            eventErrors.add(what + (full ? " (directory full)" : "") + ": exit " + run.exit() + ": " + run.stderr().strip());
+            eventErrors.add(what + (full ? " (directory full)" : "") + ": exit " + run.exit() + ": "
+                    + run.stderr().strip());
         }
     }
 
@@ -620,8 +749,9 @@ final class ChaosRun {
                         }
                     }
                     if (inodes.size() > 2 && inodes.size() > i.maxMapped) {
-                        mappedTooMany.add(i.name() + " at +" + (System.currentTimeMillis() - start) + " ms (last publication at +"
-                                + (lastPublished - start) + " ms" + (full ? ", directory full" : "") + "): " + mapped);
+                        mappedTooMany.add(i.name() + " at +" + (System.currentTimeMillis() - start)
+                                + " ms (last publication at +" + (lastPublished - start) + " ms"
+                                + (full ? ", directory full" : "") + "): " + mapped);
                     }
                     i.maxMapped = Math.max(i.maxMapped, inodes.size());
                 } catch (IOException gone) {
@@ -633,7 +763,9 @@ final class ChaosRun {
     }
 
     private static void signal(String signal, long pid) throws IOException, InterruptedException {
-        Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(pid)).redirectErrorStream(true).start();
+        Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(pid))
+                .redirectErrorStream(true)
+                .start();
         String out = new String(kill.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
             throw new IOException("kill -" + signal + " " + pid + ": " + out.strip());
@@ -645,7 +777,8 @@ final class ChaosRun {
         CliRun state = CliRun.run("state", ring.toString(), "--json");
         Map<String, Long> counts = new TreeMap<>();
         if (state.exit() != Main.OK) {
-            eventErrors.add("state --json: exit " + state.exit() + ": " + state.stderr().strip());
+            eventErrors.add(
+                    "state --json: exit " + state.exit() + ": " + state.stderr().strip());
             return counts;
         }
         String json = state.out();
@@ -660,14 +793,19 @@ final class ChaosRun {
     // ---- routers, tmpfs ----------------------------------------------------------------------------
 
     private void mountTmpfs() throws IOException, InterruptedException {
-        Process p = new ProcessBuilder("mount", "-t", "tmpfs", "-o", "size=16m", "tmpfs", ringDir.toString()).redirectErrorStream(true).start();
+        Process p = new ProcessBuilder("mount", "-t", "tmpfs", "-o", "size=16m", "tmpfs", ringDir.toString())
+                .redirectErrorStream(true)
+                .start();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
         if (p.waitFor(30, TimeUnit.SECONDS) && p.exitValue() == 0) {
             mounted = true;
-            tmpfs = "16 MiB (the 256-lease state file takes 4.7 MiB), filled up from " + Math.round(schedule.fullFrom() * 100) + " to " + Math.round(schedule.fullUntil() * 100) + " % of the run";
+            tmpfs = "16 MiB (the 256-lease state file takes 4.7 MiB), filled up from "
+                    + Math.round(schedule.fullFrom() * 100) + " to " + Math.round(schedule.fullUntil() * 100)
+                    + " % of the run";
         } else {
             tmpfs = "not mounted (" + out + "): the full-directory phase is skipped";
-            System.err.println("chaos run: cannot mount a tmpfs on " + ringDir + ": " + out + "; the full-directory phase is skipped");
+            System.err.println("chaos run: cannot mount a tmpfs on " + ringDir + ": " + out
+                    + "; the full-directory phase is skipped");
         }
     }
 
@@ -677,10 +815,17 @@ final class ChaosRun {
         JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
         DiagnosticCollector<JavaFileObject> diagnostics = new DiagnosticCollector<>();
         try (StandardJavaFileManager files = javac.getStandardFileManager(diagnostics, null, StandardCharsets.UTF_8)) {
-            boolean compiled = javac.getTask(null, files, diagnostics, List.of("-proc:none", "-d", out.toString(), "-cp",
-                    System.getProperty("java.class.path")), null, files.getJavaFileObjects(source)).call();
+            boolean compiled = javac.getTask(
+                            null,
+                            files,
+                            diagnostics,
+                            List.of("-proc:none", "-d", out.toString(), "-cp", System.getProperty("java.class.path")),
+                            null,
+                            files.getJavaFileObjects(source))
+                    .call();
             if (!compiled) {
-                throw new AssertionError(source + " does not compile against the library:\n" + diagnostics.getDiagnostics());
+                throw new AssertionError(
+                        source + " does not compile against the library:\n" + diagnostics.getDiagnostics());
             }
         }
         return out;
@@ -720,12 +865,21 @@ final class ChaosRun {
         if (namespaced) {
             command.addAll(List.of("unshare", "--pid", "--fork", "--mount-proc", "--kill-child"));
         }
-        command.addAll(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx64m", "-XX:+UseSerialGC",
-                "-XX:TieredStopAtLevel=1", "--enable-native-access=ALL-UNNAMED",
+        command.addAll(List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xmx64m",
+                "-XX:+UseSerialGC",
+                "-XX:TieredStopAtLevel=1",
+                "--enable-native-access=ALL-UNNAMED",
                 "-XX:-UsePerfData", // each namespaced JVM is pid 1: their /tmp/hsperfdata_root/1 would collide
-                "-cp", classes + File.pathSeparator + System.getProperty("java.class.path"), "Router", ring.toString(), "0"));
+                "-cp",
+                classes + File.pathSeparator + System.getProperty("java.class.path"),
+                "Router",
+                ring.toString(),
+                "0"));
         Process p = new ProcessBuilder(command).redirectError(log.toFile()).start();
-        BufferedReader stdout = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.US_ASCII));
+        BufferedReader stdout =
+                new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.US_ASCII));
         String line = stdout.readLine();
         while (line != null && !line.startsWith("LISTENING ")) {
             line = stdout.readLine(); // a JVM warning
@@ -737,9 +891,14 @@ final class ChaosRun {
         }
         long pid = p.pid();
         if (namespaced) {
-            pid = p.toHandle().children().findFirst().orElseThrow(() -> new AssertionError("unshare of router " + r + " has no child")).pid();
+            pid = p.toHandle()
+                    .children()
+                    .findFirst()
+                    .orElseThrow(() -> new AssertionError("unshare of router " + r + " has no child"))
+                    .pid();
         }
-        Incarnation i = new Incarnation(r, number, p, pid, Integer.parseInt(line.substring("LISTENING ".length())), log);
+        Incarnation i =
+                new Incarnation(r, number, p, pid, Integer.parseInt(line.substring("LISTENING ".length())), log);
         all.add(i);
         return i;
     }
@@ -787,7 +946,9 @@ final class ChaosRun {
             origins.close();
         }
         if (mounted) {
-            Process p = new ProcessBuilder("umount", "-l", ringDir.toString()).redirectErrorStream(true).start();
+            Process p = new ProcessBuilder("umount", "-l", ringDir.toString())
+                    .redirectErrorStream(true)
+                    .start();
             p.getInputStream().readAllBytes();
             p.waitFor(30, TimeUnit.SECONDS);
         }

@@ -1,5 +1,7 @@
 package io.ringstore.tools;
 
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -12,8 +14,6 @@ import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
-
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The {@code ringstore} command in a child JVM on this test's class path, as a shell starts it: for
@@ -30,11 +30,14 @@ final class ChildCli implements AutoCloseable {
     private ChildCli(Process process) {
         this.process = process;
         this.outDrain = drain(process.getInputStream(), this::splitLines, "stdout");
-        this.errDrain = drain(process.getErrorStream(), chunk -> {
-            synchronized (err) {
-                err.writeBytes(chunk);
-            }
-        }, "stderr");
+        this.errDrain = drain(
+                process.getErrorStream(),
+                chunk -> {
+                    synchronized (err) {
+                        err.writeBytes(chunk);
+                    }
+                },
+                "stderr");
     }
 
     /**
@@ -45,14 +48,25 @@ final class ChildCli implements AutoCloseable {
      * positional}.
      */
     static ChildCli start(String locale, String arguments, String... positional) throws IOException {
-        List<String> command = new ArrayList<>(List.of("sh", "-c",
-                "exec \"$JAVA\" -Xmx64m -XX:+UseSerialGC -cp \"$CLASSPATH\" io.ringstore.tools.Main " + arguments, "sh"));
+        List<String> command = new ArrayList<>(List.of(
+                "sh",
+                "-c",
+                "exec \"$JAVA\" -Xmx64m -XX:+UseSerialGC -cp \"$CLASSPATH\" io.ringstore.tools.Main " + arguments,
+                "sh"));
         command.addAll(List.of(positional));
         ProcessBuilder pb = new ProcessBuilder(command);
-        pb.environment().keySet().removeIf(k -> k.startsWith("LC_") || k.equals("LANG") || k.equals("LANGUAGE")
-                || k.startsWith("JAVA_") || k.startsWith("JDK_"));
+        pb.environment()
+                .keySet()
+                .removeIf(k -> k.startsWith("LC_")
+                        || k.equals("LANG")
+                        || k.equals("LANGUAGE")
+                        || k.startsWith("JAVA_")
+                        || k.startsWith("JDK_"));
         pb.environment().put("LC_ALL", locale);
-        pb.environment().put("JAVA", Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        pb.environment()
+                .put(
+                        "JAVA",
+                        Path.of(System.getProperty("java.home"), "bin", "java").toString());
         pb.environment().put("CLASSPATH", System.getProperty("java.class.path"));
         return new ChildCli(pb.start());
     }
@@ -62,17 +76,19 @@ final class ChildCli implements AutoCloseable {
     }
 
     private static Thread drain(InputStream in, Sink sink, String name) {
-        Thread t = new Thread(() -> {
-            byte[] buf = new byte[8192];
-            try {
-                int n;
-                while ((n = in.read(buf)) > 0) {
-                    sink.accept(Arrays.copyOf(buf, n));
-                }
-            } catch (IOException e) {
-                // the child is gone
-            }
-        }, name + " of the child CLI");
+        Thread t = new Thread(
+                () -> {
+                    byte[] buf = new byte[8192];
+                    try {
+                        int n;
+                        while ((n = in.read(buf)) > 0) {
+                            sink.accept(Arrays.copyOf(buf, n));
+                        }
+                    } catch (IOException e) {
+                        // the child is gone
+                    }
+                },
+                name + " of the child CLI");
         t.setDaemon(true);
         t.start();
         return t;
@@ -110,7 +126,9 @@ final class ChildCli implements AutoCloseable {
     void awaitStderr(String text, long millis) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
         while (!stderr().contains(text)) {
-            assertTrue(System.nanoTime() < deadline, () -> "'" + text + "' not on the child's stderr within " + millis + " ms:\n" + stderr());
+            assertTrue(
+                    System.nanoTime() < deadline,
+                    () -> "'" + text + "' not on the child's stderr within " + millis + " ms:\n" + stderr());
             Thread.sleep(20);
         }
     }

@@ -1,16 +1,15 @@
 package io.ringstore.tools;
 
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
-import java.nio.file.Path;
-import java.util.List;
-
 import static io.ringstore.tools.CliRun.backends;
 import static io.ringstore.tools.CliRun.build;
 import static io.ringstore.tools.CliRun.run;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class CliArgsTest {
     private static final List<String> COMMANDS = List.of("build", "lookup", "dump", "verify");
@@ -18,10 +17,15 @@ class CliArgsTest {
     @Test
     void helpForEveryCommand() {
         for (String command : COMMANDS) {
-            for (String[] args : List.of(new String[] {command, "--help"}, new String[] {command, "-h"},
-                    new String[] {"help", command}, new String[] {"--help", command})) {
+            for (String[] args : List.of(
+                    new String[] {command, "--help"},
+                    new String[] {command, "-h"},
+                    new String[] {"help", command},
+                    new String[] {"--help", command})) {
                 CliRun r = run(args).assertOk();
-                assertTrue(r.out().startsWith("usage: ringstore " + command + " "), () -> String.join(" ", args) + ":\n" + r.out());
+                assertTrue(
+                        r.out().startsWith("usage: ringstore " + command + " "),
+                        () -> String.join(" ", args) + ":\n" + r.out());
                 assertTrue(r.out().contains("exit codes"), r.out());
                 assertEquals("", r.stderr(), String.join(" ", args));
             }
@@ -34,7 +38,8 @@ class CliArgsTest {
         String huge = "9".repeat(100_000);
         String line = run("dump", "x.ring", "--points", huge).assertError(Main.USAGE, "dump");
         assertTrue(line.length() < 400 && line.contains("(cut: 100000 characters in all)"), line);
-        line = run("analyze", "--backends", "x".repeat(100_000), "--points", "10..20").assertError(Main.USAGE, "analyze");
+        line = run("analyze", "--backends", "x".repeat(100_000), "--points", "10..20")
+                .assertError(Main.USAGE, "analyze");
         assertTrue(line.length() < 400 && line.contains("(cut: 100000 characters in all)"), line);
     }
 
@@ -42,13 +47,16 @@ class CliArgsTest {
     @Test
     void aHugePathIsCutInTheError() {
         String line = run("lookup", "p".repeat(100_000), "k").assertError(Main.FAILED, "lookup");
-        assertTrue(line.length() < 1100 && line.contains("characters in all)"), line.length() + ": " + line.substring(0, 200));
+        assertTrue(
+                line.length() < 1100 && line.contains("characters in all)"),
+                line.length() + ": " + line.substring(0, 200));
     }
 
     /** An empty output path is named as such, not as ": is a directory". */
     @Test
     void anEmptyOutputPathIsNamed() {
-        String line = run("analyze", "--backends", "10", "--points", "10..20", "--csv", "").assertError(Main.FAILED, "analyze");
+        String line = run("analyze", "--backends", "10", "--points", "10..20", "--csv", "")
+                .assertError(Main.FAILED, "analyze");
         assertTrue(line.contains("the output path is empty"), line);
     }
 
@@ -133,11 +141,20 @@ class CliArgsTest {
     void optionValuesMayBeJoinedWithEquals(@TempDir Path dir) throws Exception {
         Path input = backends(dir, "x.conf", "server 127.0.0.1:8080\nserver 127.0.0.2:8080\n");
         Path ring = dir.resolve("x.ring");
-        CliRun r = run("build", input.toString(), "--output=" + ring, "--algorithm=v2", "--point-multiple=10", "--generation=3").assertOk();
+        CliRun r = run(
+                        "build",
+                        input.toString(),
+                        "--output=" + ring,
+                        "--algorithm=v2",
+                        "--point-multiple=10",
+                        "--generation=3")
+                .assertOk();
         assertEquals("3", r.field("generation"));
         assertEquals("v2:10", r.field("versions"));
-        CliRun a = run("lookup", ring.toString(), "--algorithm=v2:10", "/a", "/b").assertOk();
-        CliRun b = run("lookup", ring.toString(), "--algorithm", "v2", "--point-multiple", "10", "/a", "/b").assertOk();
+        CliRun a =
+                run("lookup", ring.toString(), "--algorithm=v2:10", "/a", "/b").assertOk();
+        CliRun b = run("lookup", ring.toString(), "--algorithm", "v2", "--point-multiple", "10", "/a", "/b")
+                .assertOk();
         assertEquals(a.out(), b.out());
         assertEquals(2, a.outLines().size());
     }

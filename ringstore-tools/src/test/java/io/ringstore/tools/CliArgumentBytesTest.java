@@ -1,22 +1,5 @@
 package io.ringstore.tools;
 
-import io.ringstore.Ring;
-import io.ringstore.RingStore;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Tag;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
-
-import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
-import java.util.Set;
-import java.util.SplittableRandom;
-
 import static io.ringstore.tools.CliRun.backends;
 import static io.ringstore.tools.CliRun.build;
 import static io.ringstore.tools.CliRun.runWithInput;
@@ -24,6 +7,22 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.ringstore.Ring;
+import io.ringstore.RingStore;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.Set;
+import java.util.SplittableRandom;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Keys given as arguments are hashed as the bytes the shell passed, as stdin keys are, whatever the
@@ -35,14 +34,16 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class CliArgumentBytesTest {
     /** /café in UTF-8, and bytes that are not UTF-8, as printf(1) octal escapes (ASCII for this JVM to pass). */
     private static final String CAFE = "/caf\\303\\251";
+
     private static final String INVALID = "\\377\\376/x\\200";
     private static final byte[][] KEYS = {
-            {'/', 'c', 'a', 'f', (byte) 0xC3, (byte) 0xA9},
-            {(byte) 0xFF, (byte) 0xFE, '/', 'x', (byte) 0x80},
+        {'/', 'c', 'a', 'f', (byte) 0xC3, (byte) 0xA9},
+        {(byte) 0xFF, (byte) 0xFE, '/', 'x', (byte) 0x80},
     };
 
     @TempDir
     static Path dir;
+
     private static Path ring;
 
     @BeforeAll
@@ -59,7 +60,9 @@ class CliArgumentBytesTest {
     @ValueSource(strings = {"POSIX", "C", "C.UTF-8"})
     void keyArgumentsAreTheShellsBytesUnderAnyLocale(String locale) throws Exception {
         byte[] expected = expectedAnswers(KEYS);
-        try (ChildCli child = ChildCli.start(locale, "lookup \"$1\" \"$(printf '" + CAFE + "')\" \"$(printf '" + INVALID + "')\"",
+        try (ChildCli child = ChildCli.start(
+                locale,
+                "lookup \"$1\" \"$(printf '" + CAFE + "')\" \"$(printf '" + INVALID + "')\"",
                 ring.toString())) {
             assertAnswers(child, KEYS.length, expected, locale);
         }
@@ -105,8 +108,11 @@ class CliArgumentBytesTest {
         }
         assertEquals(Main.OK, child.exit(), child::stderr);
         assertNull(child.nextLine(0), "one answer per key");
-        assertArrayEquals(expected, out.toByteArray(), () -> "under LC_ALL=" + locale + ", got:\n"
-                + out.toString(StandardCharsets.ISO_8859_1) + "\nexpected:\n" + new String(expected, StandardCharsets.ISO_8859_1));
+        assertArrayEquals(
+                expected,
+                out.toByteArray(),
+                () -> "under LC_ALL=" + locale + ", got:\n" + out.toString(StandardCharsets.ISO_8859_1)
+                        + "\nexpected:\n" + new String(expected, StandardCharsets.ISO_8859_1));
     }
 
     /** In process, the same bytes on stdin get the library's answers: what the arguments must match. */
@@ -117,18 +123,28 @@ class CliArgumentBytesTest {
             stdin.writeBytes(key);
             stdin.write('\n');
         }
-        assertArrayEquals(expectedAnswers(KEYS), runWithInput(stdin.toByteArray(), "lookup", ring.toString()).assertOk().stdout());
+        assertArrayEquals(
+                expectedAnswers(KEYS),
+                runWithInput(stdin.toByteArray(), "lookup", ring.toString())
+                        .assertOk()
+                        .stdout());
     }
 
     /** In process, arguments given as bytes ({@link Main#run(String[], byte[][], ...)}) are the keys, whatever the strings say. */
     @Test
     void inProcessCallersCanPassTheRawBytes() throws Exception {
         String[] args = {"lookup", ring.toString(), "/caf??", "??/x?"};
-        byte[][] raw = {args[0].getBytes(StandardCharsets.US_ASCII), args[1].getBytes(StandardCharsets.UTF_8), KEYS[0], KEYS[1]};
+        byte[][] raw = {
+            args[0].getBytes(StandardCharsets.US_ASCII), args[1].getBytes(StandardCharsets.UTF_8), KEYS[0], KEYS[1]
+        };
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int exit = Main.run(args, raw, new ByteArrayInputStream(new byte[0]),
-                new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
+        int exit = Main.run(
+                args,
+                raw,
+                new ByteArrayInputStream(new byte[0]),
+                new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8));
         assertEquals(Main.OK, exit, err.toString(StandardCharsets.UTF_8));
         assertArrayEquals(expectedAnswers(KEYS), out.toByteArray());
     }
@@ -141,7 +157,8 @@ class CliArgumentBytesTest {
             for (byte[] key : keys) {
                 expected.writeBytes(key);
                 expected.write('\t');
-                expected.writeBytes(store.backend(r.lookup(key)).upstreamAddress().getBytes(StandardCharsets.US_ASCII));
+                expected.writeBytes(
+                        store.backend(r.lookup(key)).upstreamAddress().getBytes(StandardCharsets.US_ASCII));
                 expected.write('\n');
             }
         }

@@ -1,19 +1,5 @@
 package io.ringstore.tools;
 
-import io.ringstore.Ring;
-import io.ringstore.RingStore;
-import io.ringstore.RingVersion;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.HashSet;
-import java.util.List;
-import java.util.Set;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
-
 import static io.ringstore.tools.CliFleet.FEATURED;
 import static io.ringstore.tools.CliRun.backends;
 import static io.ringstore.tools.CliRun.build;
@@ -23,6 +9,19 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.ringstore.Ring;
+import io.ringstore.RingStore;
+import io.ringstore.RingVersion;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class CliBuildTest {
     private static final Pattern RINGS = Pattern.compile(
@@ -92,20 +91,25 @@ class CliBuildTest {
         assertEquals("v2:40, v1", r.field("versions"));
         Matcher p = POINTS.matcher(r.field("points"));
         assertTrue(p.matches(), r.field("points"));
-        assertEquals(CliFleet.rawPoints(FEATURED, 40) + CliFleet.rawPoints(FEATURED, 160),
+        assertEquals(
+                CliFleet.rawPoints(FEATURED, 40) + CliFleet.rawPoints(FEATURED, 160),
                 Long.parseLong(p.group(1)) + Long.parseLong(p.group(2)));
         try (RingStore store = RingStore.open(ring)) {
             assertEquals(List.of(RingVersion.v2(40), RingVersion.V1), store.versions());
             assertEquals(2 << CliFleet.features(FEATURED).size(), store.rings().size());
             // Σ weight = 8; equal hashes among 320 random 32-bit values are too unlikely to matter.
-            assertEquals(8 * 40, store.ring(Set.of(), RingVersion.v2(40)).pointCount(), "v2:40 ring of all: Σ weight × 40");
+            assertEquals(
+                    8 * 40, store.ring(Set.of(), RingVersion.v2(40)).pointCount(), "v2:40 ring of all: Σ weight × 40");
             assertEquals(8 * 160, store.ring(Set.of(), RingVersion.V1).pointCount(), "v1 ring of all: Σ weight × 160");
         }
 
         Path v1v2 = dir.resolve("v1v2.ring");
         build(input, v1v2, "--algorithm", "v1,v2");
         try (RingStore store = RingStore.open(v1v2)) {
-            assertEquals(List.of(RingVersion.V1, RingVersion.v2(160)), store.versions(), "v2's default point multiple is 160");
+            assertEquals(
+                    List.of(RingVersion.V1, RingVersion.v2(160)),
+                    store.versions(),
+                    "v2's default point multiple is 160");
         }
     }
 
@@ -170,7 +174,8 @@ class CliBuildTest {
         build(good, ring);
         byte[] before = Files.readAllBytes(ring);
 
-        Path bad = backends(dir, "bad.conf", "server 127.0.0.1:8080\nserver 127.0.0.2:8080\nserver 127.0.0.3:8080 weight=0\n");
+        Path bad = backends(
+                dir, "bad.conf", "server 127.0.0.1:8080\nserver 127.0.0.2:8080\nserver 127.0.0.3:8080 weight=0\n");
         String error = run("build", bad.toString(), "-o", ring.toString()).assertError(Main.FAILED, "build");
         assertTrue(error.contains(bad + ":3:"), error);
         assertArrayEquals(before, Files.readAllBytes(ring), "the live file must not change");
@@ -196,7 +201,8 @@ class CliBuildTest {
 
     @Test
     void weightsTooLargeForARingNameTheLine(@TempDir Path dir) throws Exception {
-        Path input = backends(dir, "big.conf", "# weights\nserver 127.0.0.1:8080\nserver 127.0.0.2:8080 weight=20000000\n");
+        Path input =
+                backends(dir, "big.conf", "# weights\nserver 127.0.0.1:8080\nserver 127.0.0.2:8080 weight=20000000\n");
         Path ring = dir.resolve("big.ring");
         String error = run("build", input.toString(), "-o", ring.toString()).assertError(Main.FAILED, "build");
         assertTrue(error.contains(input + ":3:"), error);
@@ -242,18 +248,18 @@ class CliBuildTest {
         String in = input.toString();
         String out = dir.resolve("x.ring").toString();
         List<String[]> cases = List.of(
-                new String[] {"build", in},                                                  // missing -o
-                new String[] {"build", "-o", out},                                           // missing BACKENDS
-                new String[] {"build", in, in, "-o", out},                                   // two inputs
-                new String[] {"build", in, "-o"},                                            // -o without a value
-                new String[] {"build", in, "-o", out, "--colour"},                           // unknown option
-                new String[] {"build", in, "-o", out, "-o", out},                            // given twice
+                new String[] {"build", in}, // missing -o
+                new String[] {"build", "-o", out}, // missing BACKENDS
+                new String[] {"build", in, in, "-o", out}, // two inputs
+                new String[] {"build", in, "-o"}, // -o without a value
+                new String[] {"build", in, "-o", out, "--colour"}, // unknown option
+                new String[] {"build", in, "-o", out, "-o", out}, // given twice
                 new String[] {"build", in, "-o", out, "--algorithm", "v3"},
                 new String[] {"build", in, "-o", out, "--algorithm", "v1,v1"},
                 new String[] {"build", in, "-o", out, "--algorithm", "v2", "--point-multiple", "0"},
                 new String[] {"build", in, "-o", out, "--algorithm", "v2", "--point-multiple", "abc"},
                 new String[] {"build", in, "-o", out, "--algorithm", "v2", "--point-multiple", "-5"},
-                new String[] {"build", in, "-o", out, "--point-multiple", "40"},             // only v1
+                new String[] {"build", in, "-o", out, "--point-multiple", "40"}, // only v1
                 new String[] {"build", in, "-o", out, "--algorithm", "v1", "--point-multiple", "160"},
                 new String[] {"build", in, "-o", out, "--generation", "-1"},
                 new String[] {"build", in, "-o", out, "--generation", "x"});
@@ -286,15 +292,28 @@ class CliBuildTest {
     void unclearInputsGetAClearLine(@TempDir Path dir) throws Exception {
         Path good = backends(dir, "good.conf", "server 10.0.0.1:80\n");
         Path ring = dir.resolve("f.ring");
-        assertTrue(run("build", good.toString(), "-o", "").assertError(Main.USAGE, "build").contains("the output path is empty"));
-        assertTrue(run("build", "/dev/zero", "-o", ring.toString()).assertError(Main.FAILED, "build").contains("not a regular file"));
+        assertTrue(run("build", good.toString(), "-o", "")
+                .assertError(Main.USAGE, "build")
+                .contains("the output path is empty"));
+        assertTrue(run("build", "/dev/zero", "-o", ring.toString())
+                .assertError(Main.FAILED, "build")
+                .contains("not a regular file"));
         assertTrue(run("build", backends(dir, "u.conf", "server unix:/x.sock\n").toString(), "-o", ring.toString())
-                .assertError(Main.FAILED, "build").contains("unix sockets are not supported"));
-        assertTrue(run("build", good.toString(), "-o", "/dev/null").assertError(Main.FAILED, "build").contains("not a regular file"));
+                .assertError(Main.FAILED, "build")
+                .contains("unix sockets are not supported"));
+        assertTrue(run("build", good.toString(), "-o", "/dev/null")
+                .assertError(Main.FAILED, "build")
+                .contains("not a regular file"));
         String huge = "x".repeat(60_000); // within the line limit: the parser quotes it
-        String error = run("build", backends(dir, "huge.conf", "server " + huge + "\n").toString(), "-o", ring.toString())
+        String error = run(
+                        "build",
+                        backends(dir, "huge.conf", "server " + huge + "\n").toString(),
+                        "-o",
+                        ring.toString())
                 .assertError(Main.FAILED, "build");
-        assertTrue(error.length() < 600 && error.contains("(cut: "), error.length() + ": " + error.substring(0, Math.min(200, error.length())));
+        assertTrue(
+                error.length() < 600 && error.contains("(cut: "),
+                error.length() + ": " + error.substring(0, Math.min(200, error.length())));
         assertFalse(Files.exists(ring));
     }
 
@@ -304,7 +323,9 @@ class CliBuildTest {
         Path ring = dir.resolve("f.ring");
         String error = CliRun.runWithBrokenStdout("build", good.toString(), "-o", ring.toString(), "--generation", "7")
                 .assertError(Main.FAILED, "build");
-        assertEquals("published " + ring + " (generation 7) but cannot write the summary: stdout closed or disk full", error);
+        assertEquals(
+                "published " + ring + " (generation 7) but cannot write the summary: stdout closed or disk full",
+                error);
         assertEquals(7, generation(ring));
     }
 
@@ -313,8 +334,12 @@ class CliBuildTest {
         Path good = backends(dir, "good.conf", "server 10.0.0.1:80\n");
         Path ring = dir.resolve("f.ring");
         Path leftover = Files.write(dir.resolve(".f.ring.4242.tmp"), new byte[1 << 16]);
-        CliRun r = run("build", good.toString(), "-o", ring.toString(), "--quiet").assertOk();
-        assertEquals("ringstore build: removed 1 temporary file(s) of " + ring + " left by builds that died: '.f.ring.4242.tmp'\n", r.stderr());
+        CliRun r =
+                run("build", good.toString(), "-o", ring.toString(), "--quiet").assertOk();
+        assertEquals(
+                "ringstore build: removed 1 temporary file(s) of " + ring
+                        + " left by builds that died: '.f.ring.4242.tmp'\n",
+                r.stderr());
         assertFalse(Files.exists(leftover));
     }
 
@@ -323,12 +348,23 @@ class CliBuildTest {
         Path ring = dir.resolve("v2.ring");
         build(backends(dir, "good.conf", "server 10.0.0.1:80\n"), ring, "--algorithm", "v2", "--point-multiple", "40");
         for (String k : List.of("4294967295", "0", "-5", "x", "99999999999999999999999")) {
-            String error = run("lookup", ring.toString(), "--algorithm", "v2:" + k, "/a").assertError(Main.USAGE, "lookup");
+            String error = run("lookup", ring.toString(), "--algorithm", "v2:" + k, "/a")
+                    .assertError(Main.USAGE, "lookup");
             assertTrue(error.contains("K from 1 to 2147483647"), error);
         }
-        assertEquals(Main.OK, run("lookup", ring.toString(), "--algorithm", "v2:0040", "/a").exit());
-        String error = run("build", dir.resolve("good.conf").toString(), "-o", ring.toString(), "--algorithm", "v2",
-                "--point-multiple", "4294967295").assertError(Main.USAGE, "build");
+        assertEquals(
+                Main.OK,
+                run("lookup", ring.toString(), "--algorithm", "v2:0040", "/a").exit());
+        String error = run(
+                        "build",
+                        dir.resolve("good.conf").toString(),
+                        "-o",
+                        ring.toString(),
+                        "--algorithm",
+                        "v2",
+                        "--point-multiple",
+                        "4294967295")
+                .assertError(Main.USAGE, "build");
         assertTrue(error.contains("from 1 to 2147483647"), error);
     }
 

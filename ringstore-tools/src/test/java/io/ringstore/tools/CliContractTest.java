@@ -1,16 +1,5 @@
 package io.ringstore.tools;
 
-import io.ringstore.RingStore;
-import io.ringstore.RingVersion;
-import io.ringstore.internal.TextLines;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
-import java.nio.file.Path;
-import java.util.List;
-import java.util.Map;
-import java.util.Set;
-
 import static io.ringstore.tools.CliJson.array;
 import static io.ringstore.tools.CliJson.number;
 import static io.ringstore.tools.CliJson.object;
@@ -20,6 +9,16 @@ import static io.ringstore.tools.CliRun.build;
 import static io.ringstore.tools.CliRun.run;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.ringstore.RingStore;
+import io.ringstore.RingVersion;
+import io.ringstore.internal.TextLines;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The CLI as one contract (issue 13): the same version names in every command, {@code --quiet} and
@@ -43,9 +42,12 @@ class CliContractTest {
             assertEquals(List.of(RingVersion.v2(16), RingVersion.v2(40)), store.versions());
         }
         // Readers: --point-multiple K alone is --algorithm v2:K, and both spellings answer alike.
-        CliRun byName = run("lookup", ring.toString(), "--algorithm", "v2:16", "/a", "/b").assertOk();
-        CliRun byMultiple = run("lookup", ring.toString(), "--point-multiple", "16", "/a", "/b").assertOk();
-        CliRun bareV2 = run("lookup", ring.toString(), "--algorithm", "v2", "--point-multiple", "16", "/a", "/b").assertOk();
+        CliRun byName = run("lookup", ring.toString(), "--algorithm", "v2:16", "/a", "/b")
+                .assertOk();
+        CliRun byMultiple = run("lookup", ring.toString(), "--point-multiple", "16", "/a", "/b")
+                .assertOk();
+        CliRun bareV2 = run("lookup", ring.toString(), "--algorithm", "v2", "--point-multiple", "16", "/a", "/b")
+                .assertOk();
         assertEquals(byName.out(), byMultiple.out());
         assertEquals(byName.out(), bareV2.out());
         String twoV2 = run("lookup", ring.toString(), "--algorithm", "v2", "/a").assertError(Main.USAGE, "lookup");
@@ -64,30 +66,41 @@ class CliContractTest {
         run("build", in, "-o", out, "--algorithm", "v1:160").assertError(Main.USAGE, "build");
         run("build", in, "-o", out, "--algorithm", "v2:0").assertError(Main.USAGE, "build");
         build(Path.of(in), Path.of(out), "--algorithm", "v1,v2:16", "--quiet");
-        String both = run("lookup", out, "--algorithm", "v1", "--point-multiple", "16", "/a").assertError(Main.USAGE, "lookup");
+        String both = run("lookup", out, "--algorithm", "v1", "--point-multiple", "16", "/a")
+                .assertError(Main.USAGE, "lookup");
         assertTrue(both.contains("give one of the two"), both);
-        run("lookup", out, "--algorithm", "v2:16", "--point-multiple", "16", "/a").assertError(Main.USAGE, "lookup");
+        run("lookup", out, "--algorithm", "v2:16", "--point-multiple", "16", "/a")
+                .assertError(Main.USAGE, "lookup");
     }
 
     @Test
     void quietPrintsNothingAndJsonCarriesTheSummary(@TempDir Path dir) throws Exception {
         Path input = backends(dir, "f.conf", FLEET);
         Path ring = dir.resolve("f.ring");
-        CliRun quiet = run("build", input.toString(), "-o", ring.toString(), "--quiet").assertOk();
+        CliRun quiet =
+                run("build", input.toString(), "-o", ring.toString(), "--quiet").assertOk();
         assertEquals("", quiet.out(), "--quiet: no summary, no samples");
         assertEquals("", quiet.stderr());
-        run("build", input.toString(), "-o", ring.toString(), "--quiet", "--json").assertError(Main.USAGE, "build");
+        run("build", input.toString(), "-o", ring.toString(), "--quiet", "--json")
+                .assertError(Main.USAGE, "build");
 
         CliRun text = build(input, ring, "--algorithm", "v1,v2:16");
-        Map<String, Object> j = object(CliJson.parse(build(input, ring, "--algorithm", "v1,v2:16", "--json").out()));
+        Map<String, Object> j = object(CliJson.parse(
+                build(input, ring, "--algorithm", "v1,v2:16", "--json").out()));
         assertEquals(ring.toString(), string(j.get("wrote")));
         assertEquals("3", number(j.get("generation")).toString(), "the third build of the file");
-        assertEquals(List.of("ssd", "gpu", "hdd"), array(j.get("features")).stream().map(CliJson::string).toList());
-        assertEquals(List.of("v1", "v2:16"), array(j.get("versions")).stream().map(CliJson::string).toList());
+        assertEquals(
+                List.of("ssd", "gpu", "hdd"),
+                array(j.get("features")).stream().map(CliJson::string).toList());
+        assertEquals(
+                List.of("v1", "v2:16"),
+                array(j.get("versions")).stream().map(CliJson::string).toList());
         assertEquals(text.field("backends"), number(j.get("backends")).toString());
-        assertTrue(text.field("rings").startsWith(number(j.get("rings")) + " (" + number(j.get("segments")) + " segment"),
+        assertTrue(
+                text.field("rings").startsWith(number(j.get("rings")) + " (" + number(j.get("segments")) + " segment"),
                 text.field("rings"));
-        assertTrue(text.field("points").startsWith(number(j.get("points")) + " (" + number(j.get("dropped")) + " dropped"),
+        assertTrue(
+                text.field("points").startsWith(number(j.get("points")) + " (" + number(j.get("dropped")) + " dropped"),
                 text.field("points"));
         assertEquals(text.field("bytes"), number(j.get("bytes")).toString());
         for (String key : List.of("shared_rings", "empty_rings", "bytes_per_point", "time_ms", "points_per_second")) {
@@ -99,10 +112,15 @@ class CliContractTest {
             Map<String, Object> s = object(o);
             assertEquals("v1 (all)", string(s.get("ring")), "the file's default ring answered");
             String key = string(s.get("key"));
-            String looked = run("lookup", ring.toString(), "--algorithm", "v1", key).assertOk().out();
+            String looked = run("lookup", ring.toString(), "--algorithm", "v1", key)
+                    .assertOk()
+                    .out();
             assertEquals(key + "\t" + string(s.get("address")) + "\n", looked);
         }
-        assertTrue(text.outLines().stream().filter(l -> l.startsWith("sample: ")).allMatch(l -> l.endsWith("\tring v1 (all)")),
+        assertTrue(
+                text.outLines().stream()
+                        .filter(l -> l.startsWith("sample: "))
+                        .allMatch(l -> l.endsWith("\tring v1 (all)")),
                 text.out());
     }
 
@@ -110,14 +128,17 @@ class CliContractTest {
     @Test
     void buildAndVerifyCountTheSamePoints(@TempDir Path dir) throws Exception {
         Path ring = dir.resolve("f.ring");
-        Map<String, Object> built = object(CliJson.parse(build(backends(dir, "f.conf", FLEET), ring, "--algorithm", "v1,v2:40",
-                "--json").out()));
+        Map<String, Object> built =
+                object(CliJson.parse(build(backends(dir, "f.conf", FLEET), ring, "--algorithm", "v1,v2:40", "--json")
+                        .out()));
         assertTrue(number(built.get("shared_rings")).intValueExact() > 0, "fixture: rings share segments");
-        Map<String, Object> verified = object(CliJson.parse(run("verify", ring.toString(), "--json").assertOk().out()));
+        Map<String, Object> verified = object(CliJson.parse(
+                run("verify", ring.toString(), "--json").assertOk().out()));
         assertEquals(Boolean.TRUE, verified.get("ok"));
         assertEquals(ring.toString(), string(verified.get("path")));
         assertEquals(number(built.get("generation")), number(verified.get("generation")));
-        assertEquals(number(built.get("points")), number(verified.get("ring_points")), "verify counts what build counts");
+        assertEquals(
+                number(built.get("points")), number(verified.get("ring_points")), "verify counts what build counts");
         assertEquals(number(built.get("segments")), number(verified.get("segments")));
         assertEquals(number(built.get("rings")), number(verified.get("rings")));
         assertEquals(number(built.get("backends")), number(verified.get("backends")));
@@ -138,7 +159,8 @@ class CliContractTest {
     @Test
     void topLevelHelpShowsWholeSentences() {
         String help = CliRun.run("--help").assertOk().out();
-        String commands = help.substring(help.indexOf("commands:\n") + "commands:\n".length(), help.indexOf("\n\nexit codes"));
+        String commands =
+                help.substring(help.indexOf("commands:\n") + "commands:\n".length(), help.indexOf("\n\nexit codes"));
         for (Command c : Main.commands()) {
             int at = commands.indexOf("  " + c.name() + " ");
             assertTrue(at >= 0, c.name() + " in\n" + commands);
@@ -155,9 +177,20 @@ class CliContractTest {
     @Test
     void analyzeOfAFileRefusesSvgWithTheReason(@TempDir Path dir) throws Exception {
         Path file = backends(dir, "f.conf", FLEET);
-        String error = run("analyze", file.toString(), "--svg", dir.resolve("x.svg").toString()).assertError(Main.USAGE, "analyze");
+        String error = run(
+                        "analyze",
+                        file.toString(),
+                        "--svg",
+                        dir.resolve("x.svg").toString())
+                .assertError(Main.USAGE, "analyze");
         assertTrue(error.contains("--backends N") && error.contains("--csv"), error);
-        CliRun quiet = run("analyze", file.toString(), "--csv", dir.resolve("x.csv").toString(), "--quiet").assertOk();
+        CliRun quiet = run(
+                        "analyze",
+                        file.toString(),
+                        "--csv",
+                        dir.resolve("x.csv").toString(),
+                        "--quiet")
+                .assertOk();
         assertEquals("", quiet.out());
         assertEquals("", quiet.stderr());
     }
@@ -173,16 +206,24 @@ class CliContractTest {
             assertTrue(Double.isNaN(TextLines.percent(bad, 1)), bad);
         }
         assertEquals(RecommendCommand.targetCv("0.047"), RecommendCommand.targetCv("4.7%"), 1e-15);
-        assertEquals(0.047, io.ringstore.migration.PolicyFile.parse(Path.of("p"), "percent = 4.7%\nscope = all\n", "ams")
-                .basisPoints() / 10_000.0, 1e-12);
+        assertEquals(
+                0.047,
+                io.ringstore.migration.PolicyFile.parse(Path.of("p"), "percent = 4.7%\nscope = all\n", "ams")
+                                .basisPoints()
+                        / 10_000.0,
+                1e-12);
     }
 
     @Test
     void dumpPrintsCvAsAPercentage(@TempDir Path dir) throws Exception {
         Path ring = dir.resolve("f.ring");
         build(backends(dir, "f.conf", FLEET), ring);
-        List<String> cv = run("dump", ring.toString()).assertOk().outLines().stream().filter(l -> l.startsWith("  cv: ")).toList();
-        assertTrue(!cv.isEmpty() && cv.stream().allMatch(l -> l.matches("  cv: measured \\d+\\.\\d{4} %, predicted .*")), cv.toString());
+        List<String> cv = run("dump", ring.toString()).assertOk().outLines().stream()
+                .filter(l -> l.startsWith("  cv: "))
+                .toList();
+        assertTrue(
+                !cv.isEmpty() && cv.stream().allMatch(l -> l.matches("  cv: measured \\d+\\.\\d{4} %, predicted .*")),
+                cv.toString());
     }
 
     @Test
@@ -194,14 +235,30 @@ class CliContractTest {
         CliRun r = run("diff", a.toString(), b.toString()).assertOk();
         assertTrue(r.field("backends").startsWith("none in common (2 in a, 2 in b): different fleets"), r.out());
         assertTrue(r.outLines().stream().noneMatch(l -> l.startsWith("rollout ")), r.out());
-        assertEquals(2, r.outLines().stream().filter(l -> l.startsWith("  10.0.0.") && l.endsWith("  removed")).count(), r.out());
-        assertEquals(2, r.outLines().stream().filter(l -> l.startsWith("  10.0.1.") && l.endsWith("  added")).count(), r.out());
-        Map<String, Object> j = object(CliJson.parse(run("diff", a.toString(), b.toString(), "--json").assertOk().out()));
+        assertEquals(
+                2,
+                r.outLines().stream()
+                        .filter(l -> l.startsWith("  10.0.0.") && l.endsWith("  removed"))
+                        .count(),
+                r.out());
+        assertEquals(
+                2,
+                r.outLines().stream()
+                        .filter(l -> l.startsWith("  10.0.1.") && l.endsWith("  added"))
+                        .count(),
+                r.out());
+        Map<String, Object> j = object(CliJson.parse(
+                run("diff", a.toString(), b.toString(), "--json").assertOk().out()));
         assertEquals(Boolean.FALSE, j.get("same_backends"));
-        assertEquals(Set.of("added", "removed"), Set.copyOf(array(j.get("backends")).stream()
-                .map(o -> string(object(o).get("change"))).toList()));
-        Map<String, Object> same = object(CliJson.parse(run("diff", a.toString(), a.toString(), "--json").assertOk().out()));
+        assertEquals(
+                Set.of("added", "removed"),
+                Set.copyOf(array(j.get("backends")).stream()
+                        .map(o -> string(object(o).get("change")))
+                        .toList()));
+        Map<String, Object> same = object(CliJson.parse(
+                run("diff", a.toString(), a.toString(), "--json").assertOk().out()));
         assertEquals(Boolean.TRUE, same.get("same_backends"));
-        assertTrue(array(same.get("backends")).stream().allMatch(o -> string(object(o).get("change")).equals("kept")));
+        assertTrue(array(same.get("backends")).stream()
+                .allMatch(o -> string(object(o).get("change")).equals("kept")));
     }
 }

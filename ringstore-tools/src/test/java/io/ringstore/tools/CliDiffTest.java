@@ -1,24 +1,5 @@
 package io.ringstore.tools;
 
-import io.ringstore.migration.RingDiff;
-
-import io.ringstore.Ring;
-import io.ringstore.RingStore;
-import io.ringstore.RingVersion;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
-import java.math.BigDecimal;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Locale;
-import java.util.Map;
-import java.util.Set;
-import java.util.TreeSet;
-
 import static io.ringstore.tools.CliJson.array;
 import static io.ringstore.tools.CliJson.number;
 import static io.ringstore.tools.CliJson.object;
@@ -28,6 +9,23 @@ import static io.ringstore.tools.CliRun.build;
 import static io.ringstore.tools.CliRun.run;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.ringstore.Ring;
+import io.ringstore.RingStore;
+import io.ringstore.RingVersion;
+import io.ringstore.migration.RingDiff;
+import java.math.BigDecimal;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code ringstore diff}: the JSON and text outputs carry the library's {@link RingDiff} for two files,
@@ -42,9 +40,10 @@ class CliDiffTest {
 
     @TempDir
     static Path dir;
-    private static Path both;      // fleet A, v1 and v2:16
-    private static Path next;      // fleet A without REMOVED, with ADDED; v1
-    private static Path rebuilt;   // fleet A again, v1 only, another file
+
+    private static Path both; // fleet A, v1 and v2:16
+    private static Path next; // fleet A without REMOVED, with ADDED; v1
+    private static Path rebuilt; // fleet A again, v1 only, another file
 
     @BeforeAll
     static void buildFiles() throws Exception {
@@ -69,8 +68,10 @@ class CliDiffTest {
         build(backends(dir, "a2.conf", text), rebuilt);
     }
 
-    private static RingDiff library(Path a, RingVersion va, Path b, RingVersion vb, Set<String> features) throws Exception {
-        try (RingStore sa = RingStore.open(a); RingStore sb = RingStore.open(b)) {
+    private static RingDiff library(Path a, RingVersion va, Path b, RingVersion vb, Set<String> features)
+            throws Exception {
+        try (RingStore sa = RingStore.open(a);
+                RingStore sb = RingStore.open(b)) {
             return RingDiff.between(sa.ring(features, va), sb.ring(features, vb));
         }
     }
@@ -100,7 +101,9 @@ class CliDiffTest {
      */
     private static void assertPrinted(double expected, BigDecimal printed, String what) {
         double p = printed.doubleValue();
-        assertTrue(Math.abs(p - expected) <= 5e-9 * Math.abs(expected), () -> what + ": printed " + printed + ", library " + expected);
+        assertTrue(
+                Math.abs(p - expected) <= 5e-9 * Math.abs(expected),
+                () -> what + ": printed " + printed + ", library " + expected);
     }
 
     /** Everything in one diff's JSON against the library's RingDiff. */
@@ -112,8 +115,12 @@ class CliDiffTest {
         assertEquals(steps.size(), rollout.size(), "rollout steps");
         for (int i = 0; i < steps.size(); i++) {
             Map<String, Object> step = object(rollout.get(i));
-            assertEquals(0, number(step.get("percent")).compareTo(BigDecimal.valueOf(steps.get(i))), "percent of step " + i);
-            assertPrinted(d.movedFraction() * steps.get(i) / 100, number(step.get("moved_fraction")), "moved at " + steps.get(i) + " %");
+            assertEquals(
+                    0, number(step.get("percent")).compareTo(BigDecimal.valueOf(steps.get(i))), "percent of step " + i);
+            assertPrinted(
+                    d.movedFraction() * steps.get(i) / 100,
+                    number(step.get("moved_fraction")),
+                    "moved at " + steps.get(i) + " %");
         }
         Set<String> endpoints = new TreeSet<>(d.before().keySet());
         endpoints.addAll(d.after().keySet());
@@ -143,8 +150,10 @@ class CliDiffTest {
         assertEquals(both.toString(), string(a.get("file")));
         assertEquals("v1", string(a.get("version")), "A's default version is its first");
         assertEquals(next.toString(), string(b.get("file")));
-        assertEquals(points(both, RingVersion.V1, Set.of()), number(a.get("points")).intValueExact());
-        assertEquals(points(next, RingVersion.V1, Set.of()), number(b.get("points")).intValueExact());
+        assertEquals(
+                points(both, RingVersion.V1, Set.of()), number(a.get("points")).intValueExact());
+        assertEquals(
+                points(next, RingVersion.V1, Set.of()), number(b.get("points")).intValueExact());
         // One backend removed, one added: every moved key leaves the removed one or arrives at the added one.
         double outOfOthers = 0;
         double intoOthers = 0;
@@ -156,14 +165,22 @@ class CliDiffTest {
             outOfOthers += e.equals(REMOVED) ? 0 : number(row.get("moved_out")).doubleValue();
             intoOthers += e.equals(ADDED) ? 0 : number(row.get("moved_in")).doubleValue();
         }
-        assertTrue(outOfOthers <= number(byAddress.get(ADDED).get("moved_in")).doubleValue() + 1e-8,
+        assertTrue(
+                outOfOthers <= number(byAddress.get(ADDED).get("moved_in")).doubleValue() + 1e-8,
                 "keys leave the backends that stay only for the added one");
-        assertTrue(intoOthers <= number(byAddress.get(REMOVED).get("moved_out")).doubleValue() + 1e-8,
+        assertTrue(
+                intoOthers <= number(byAddress.get(REMOVED).get("moved_out")).doubleValue() + 1e-8,
                 "the backends that stay gain only the removed one's keys");
         assertEquals(0, number(byAddress.get(ADDED).get("share_a")).signum());
-        assertEquals(0, number(byAddress.get(ADDED).get("moved_in")).compareTo(number(byAddress.get(ADDED).get("share_b"))),
+        assertEquals(
+                0,
+                number(byAddress.get(ADDED).get("moved_in"))
+                        .compareTo(number(byAddress.get(ADDED).get("share_b"))),
                 "the added backend's share is all moved in");
-        assertEquals(0, number(byAddress.get(REMOVED).get("moved_out")).compareTo(number(byAddress.get(REMOVED).get("share_a"))),
+        assertEquals(
+                0,
+                number(byAddress.get(REMOVED).get("moved_out"))
+                        .compareTo(number(byAddress.get(REMOVED).get("share_a"))),
                 "the removed backend's share is all moved out");
         assertTrue(d.movedFraction() > 0.05 && d.movedFraction() < 0.5, "a plausible diff: " + d.movedFraction());
     }
@@ -185,10 +202,15 @@ class CliDiffTest {
             assertJsonIs(d, j, List.of(1.0, 10.0, 50.0, 100.0));
             assertEquals("v1", string(object(j.get("a")).get("version")));
             assertEquals("v2:16", string(object(j.get("b")).get("version")));
-            assertEquals(points(both, RingVersion.v2(16), Set.of()), number(object(j.get("b")).get("points")).intValueExact());
+            assertEquals(
+                    points(both, RingVersion.v2(16), Set.of()),
+                    number(object(j.get("b")).get("points")).intValueExact());
         }
         RingDiff back = library(both, RingVersion.v2(16), both, RingVersion.V1, Set.of());
-        assertJsonIs(back, json(both.toString(), both.toString(), "--algorithm-a=v2", "--algorithm-b=v1"), List.of(1.0, 10.0, 50.0, 100.0));
+        assertJsonIs(
+                back,
+                json(both.toString(), both.toString(), "--algorithm-a=v2", "--algorithm-b=v1"),
+                List.of(1.0, 10.0, 50.0, 100.0));
         assertEquals(d.movedFraction(), back.movedFraction(), "the moved fraction is symmetric");
     }
 
@@ -209,15 +231,21 @@ class CliDiffTest {
     @Test
     void featuresAndRollout() throws Exception {
         RingDiff d = library(both, RingVersion.v2(16), next, RingVersion.V1, Set.of("ssd"));
-        Map<String, Object> j = json(both.toString(), next.toString(), "--features", "ssd", "--algorithm-a", "v2", "--rollout", "25");
+        Map<String, Object> j =
+                json(both.toString(), next.toString(), "--features", "ssd", "--algorithm-a", "v2", "--rollout", "25");
         assertJsonIs(d, j, List.of(25.0));
-        assertEquals(points(both, RingVersion.v2(16), Set.of("ssd")), number(object(j.get("a")).get("points")).intValueExact());
+        assertEquals(
+                points(both, RingVersion.v2(16), Set.of("ssd")),
+                number(object(j.get("a")).get("points")).intValueExact());
         for (Object o : array(j.get("backends"))) {
             String e = string(object(o).get("address"));
             assertTrue(SSD.contains(e), "only ssd backends in the ssd rings: " + e);
         }
         Map<String, Object> zero = json(both.toString(), next.toString(), "--rollout", "0");
-        assertEquals(0, number(object(array(zero.get("rollout")).getFirst()).get("moved_fraction")).signum());
+        assertEquals(
+                0,
+                number(object(array(zero.get("rollout")).getFirst()).get("moved_fraction"))
+                        .signum());
     }
 
     @Test
@@ -229,18 +257,29 @@ class CliDiffTest {
         String moved = r.field("moved_fraction");
         double printed = Double.parseDouble(moved.substring(0, moved.indexOf(' ')));
         assertEquals(d.movedFraction(), printed, 5.1e-10, "moved_fraction printed with 9 decimals");
-        assertTrue(moved.contains(String.format(Locale.ROOT, "(%.4f %% of keys change backend)", d.movedFraction() * 100)), moved);
+        assertTrue(
+                moved.contains(String.format(Locale.ROOT, "(%.4f %% of keys change backend)", d.movedFraction() * 100)),
+                moved);
         // Two generations with different backends: no rollout lines (issue 13), the difference said instead.
-        assertEquals(0, r.outLines().stream().filter(l -> l.startsWith("rollout ")).count(), r.out());
-        assertEquals("12 in both, 1 added, 1 removed; rollout lines are for two rings of the same backends only", r.field("backends"));
+        assertEquals(
+                0, r.outLines().stream().filter(l -> l.startsWith("rollout ")).count(), r.out());
+        assertEquals(
+                "12 in both, 1 added, 1 removed; rollout lines are for two rings of the same backends only",
+                r.field("backends"));
         Set<String> endpoints = new TreeSet<>(d.before().keySet());
         endpoints.addAll(d.after().keySet());
         for (String e : endpoints) {
-            List<String> rows = r.outLines().stream().filter(l -> l.strip().startsWith(e + " ")).toList();
+            List<String> rows = r.outLines().stream()
+                    .filter(l -> l.strip().startsWith(e + " "))
+                    .toList();
             assertEquals(1, rows.size(), () -> "one row for " + e + " in:\n" + r.out());
             String[] cols = rows.getFirst().strip().split("\\s+");
-            double[] expected = {d.before().getOrDefault(e, 0.0), d.after().getOrDefault(e, 0.0),
-                    d.movedOut().getOrDefault(e, 0.0), d.movedIn().getOrDefault(e, 0.0)};
+            double[] expected = {
+                d.before().getOrDefault(e, 0.0),
+                d.after().getOrDefault(e, 0.0),
+                d.movedOut().getOrDefault(e, 0.0),
+                d.movedIn().getOrDefault(e, 0.0)
+            };
             for (int c = 0; c < 4; c++) {
                 assertEquals(expected[c], Double.parseDouble(cols[c + 1]), 5.1e-7, e + " column " + (c + 1));
             }
@@ -252,15 +291,20 @@ class CliDiffTest {
 
         // One fleet's two versions: the rollout lines.
         RingDiff versions = library(both, RingVersion.V1, both, RingVersion.v2(16), Set.of());
-        CliRun same = run("diff", both.toString(), both.toString(), "--algorithm-b", "v2").assertOk();
+        CliRun same = run("diff", both.toString(), both.toString(), "--algorithm-b", "v2")
+                .assertOk();
         for (double p : List.of(1.0, 10.0, 50.0, 100.0)) {
-            String line = String.format(Locale.ROOT, "rollout %6.2f %%: moves %.4f %% of keys", p, versions.movedAtRollout(p) * 100);
+            String line = String.format(
+                    Locale.ROOT, "rollout %6.2f %%: moves %.4f %% of keys", p, versions.movedAtRollout(p) * 100);
             assertTrue(same.outLines().contains(line), () -> "missing '" + line + "' in:\n" + same.out());
         }
-        CliRun one = run("diff", both.toString(), both.toString(), "--algorithm-b", "v2", "--rollout", "12.5").assertOk();
-        assertEquals(1, one.outLines().stream().filter(l -> l.startsWith("rollout ")).count(), one.out());
+        CliRun one = run("diff", both.toString(), both.toString(), "--algorithm-b", "v2", "--rollout", "12.5")
+                .assertOk();
+        assertEquals(
+                1, one.outLines().stream().filter(l -> l.startsWith("rollout ")).count(), one.out());
         // One percentage parser everywhere: 12.5% is 12.5.
-        CliRun marked = run("diff", both.toString(), both.toString(), "--algorithm-b", "v2", "--rollout", "12.5%").assertOk();
+        CliRun marked = run("diff", both.toString(), both.toString(), "--algorithm-b", "v2", "--rollout", "12.5%")
+                .assertOk();
         assertEquals(one.out(), marked.out());
     }
 
@@ -269,37 +313,43 @@ class CliDiffTest {
         String a = both.toString();
         String b = next.toString();
         String[][] cases = {
-                {"diff", a},
-                {"diff"},
-                {"diff", a, b, rebuilt.toString()},
-                {"diff", a, b, "--algorithm-a", "v3"},
-                {"diff", a, b, "--algorithm-b", "v2"},     // next has v1 only
-                {"diff", a, a, "--algorithm-b", "v2:99"},  // both has v2:16 only
-                {"diff", a, a, "--algorithm-b", "v2:x"},
-                {"diff", a, b, "--rollout", "101"},
-                {"diff", a, b, "--rollout", "-1"},
-                {"diff", a, b, "--rollout", "ten"},
-                {"diff", a, b, "--features", "nosuch"},
-                {"diff", a, b, "--features", "ssd,ssd"},
-                {"diff", a, b, "--jsn"},
+            {"diff", a},
+            {"diff"},
+            {"diff", a, b, rebuilt.toString()},
+            {"diff", a, b, "--algorithm-a", "v3"},
+            {"diff", a, b, "--algorithm-b", "v2"}, // next has v1 only
+            {"diff", a, a, "--algorithm-b", "v2:99"}, // both has v2:16 only
+            {"diff", a, a, "--algorithm-b", "v2:x"},
+            {"diff", a, b, "--rollout", "101"},
+            {"diff", a, b, "--rollout", "-1"},
+            {"diff", a, b, "--rollout", "ten"},
+            {"diff", a, b, "--features", "nosuch"},
+            {"diff", a, b, "--features", "ssd,ssd"},
+            {"diff", a, b, "--jsn"},
         };
         for (String[] c : cases) {
             String message = run(c).assertError(Main.USAGE, "diff");
             if (c.length > 4) {
                 String value = c[c.length - 1];
-                assertTrue(message.contains(value), () -> String.join(" ", c) + ": the message should name " + value + ": " + message);
+                assertTrue(
+                        message.contains(value),
+                        () -> String.join(" ", c) + ": the message should name " + value + ": " + message);
             }
         }
     }
 
     @Test
     void badFilesExitOneWithOneLine() throws Exception {
-        Path garbage = Files.writeString(dir.resolve("garbage.ring"), "this is not a ring file, but it is long enough to have a header? ".repeat(4));
+        Path garbage = Files.writeString(
+                dir.resolve("garbage.ring"),
+                "this is not a ring file, but it is long enough to have a header? ".repeat(4));
         Path empty = Files.write(dir.resolve("empty.ring"), new byte[0]);
         Path missing = dir.resolve("missing.ring");
         for (Path bad : List.of(garbage, empty, missing, dir)) {
             for (boolean first : new boolean[] {true, false}) {
-                CliRun r = first ? run("diff", bad.toString(), both.toString(), "--json") : run("diff", both.toString(), bad.toString());
+                CliRun r = first
+                        ? run("diff", bad.toString(), both.toString(), "--json")
+                        : run("diff", both.toString(), bad.toString());
                 String message = r.assertError(Main.FAILED, "diff");
                 assertTrue(message.contains(bad.toString()), () -> "the message should name " + bad + ": " + message);
                 assertEquals(0, r.stdout().length, "nothing on stdout");

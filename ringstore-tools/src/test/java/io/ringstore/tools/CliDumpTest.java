@@ -1,22 +1,5 @@
 package io.ringstore.tools;
 
-import io.ringstore.Backend;
-import io.ringstore.Ring;
-import io.ringstore.RingStore;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
-import java.math.BigDecimal;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.LinkedHashSet;
-import java.util.List;
-import java.util.Map;
-import java.util.Set;
-import java.util.TreeSet;
-
 import static io.ringstore.tools.CliJson.array;
 import static io.ringstore.tools.CliJson.number;
 import static io.ringstore.tools.CliJson.object;
@@ -28,16 +11,40 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.ringstore.Backend;
+import io.ringstore.Ring;
+import io.ringstore.RingStore;
+import java.math.BigDecimal;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
 class CliDumpTest {
     @TempDir
     static Path dir;
+
     private static Path ring;
 
     @BeforeAll
     static void buildFile() throws Exception {
         ring = dir.resolve("fleet.ring");
-        build(backends(dir, "fleet.conf", CliFleet.text(CliFleet.FEATURED)), ring, "--algorithm", "v1,v2", "--point-multiple", "40",
-                "--generation", "17");
+        build(
+                backends(dir, "fleet.conf", CliFleet.text(CliFleet.FEATURED)),
+                ring,
+                "--algorithm",
+                "v1,v2",
+                "--point-multiple",
+                "40",
+                "--generation",
+                "17");
     }
 
     // ---- text ----
@@ -48,29 +55,55 @@ class CliDumpTest {
         Path file = dir.resolve("down.ring");
         build(backends(dir, "down.conf", "server 127.0.0.1:80\nserver 127.0.0.2:80 down features=eu\n"), file);
         List<String> lines = run("dump", file.toString()).assertOk().outLines();
-        assertTrue(lines.stream().anyMatch(l -> l.contains("127.0.0.2:80") && l.endsWith("eu  down")), String.join("\n", lines));
-        assertTrue(lines.stream().noneMatch(l -> l.contains("127.0.0.1:80") && l.contains("down")), String.join("\n", lines));
+        assertTrue(
+                lines.stream().anyMatch(l -> l.contains("127.0.0.2:80") && l.endsWith("eu  down")),
+                String.join("\n", lines));
+        assertTrue(
+                lines.stream().noneMatch(l -> l.contains("127.0.0.1:80") && l.contains("down")),
+                String.join("\n", lines));
         String json = run("dump", file.toString(), "--json").assertOk().out();
-        assertTrue(json.contains("\"features\":[\"eu\"],\"down\":true,") && json.contains("\"features\":[],\"down\":false,"), json);
+        assertTrue(
+                json.contains("\"features\":[\"eu\"],\"down\":true,")
+                        && json.contains("\"features\":[],\"down\":false,"),
+                json);
     }
 
     /** The health settings stored in the ring file: text names those that are not nginx's defaults, JSON always has all three. */
     @Test
     void theHealthSettingsAreShown() throws Exception {
         Path file = dir.resolve("health.ring");
-        build(backends(dir, "health.conf", "server 127.0.0.1:80\nserver 127.0.0.2:80 max_fails=2 fail_timeout=1s down\n"
-                + "server 127.0.0.3:80 max_conns=5 # ringstore: name=three\n"), file);
+        build(
+                backends(
+                        dir,
+                        "health.conf",
+                        "server 127.0.0.1:80\nserver 127.0.0.2:80 max_fails=2 fail_timeout=1s down\n"
+                                + "server 127.0.0.3:80 max_conns=5 # ringstore: name=three\n"),
+                file);
         List<String> lines = run("dump", file.toString()).assertOk().outLines();
         String text = String.join("\n", lines);
-        assertTrue(lines.stream().anyMatch(l -> l.contains("127.0.0.2:80") && l.endsWith("  down max_fails=2 fail_timeout=1s max_conns=0")), text);
-        assertTrue(lines.stream().anyMatch(l -> l.contains("127.0.0.3:80") && l.endsWith("  name=three max_fails=1 fail_timeout=10s max_conns=5")), text);
+        assertTrue(
+                lines.stream()
+                        .anyMatch(l -> l.contains("127.0.0.2:80")
+                                && l.endsWith("  down max_fails=2 fail_timeout=1s max_conns=0")),
+                text);
+        assertTrue(
+                lines.stream()
+                        .anyMatch(l -> l.contains("127.0.0.3:80")
+                                && l.endsWith("  name=three max_fails=1 fail_timeout=10s max_conns=5")),
+                text);
         assertTrue(lines.stream().anyMatch(l -> l.contains("127.0.0.1:80") && !l.contains("max_fails")), text);
-        List<Object> backends = CliJson.array(CliJson.object(CliJson.parse(run("dump", file.toString(), "--json").assertOk().out())).get("backends"));
+        List<Object> backends = CliJson.array(CliJson.object(CliJson.parse(
+                        run("dump", file.toString(), "--json").assertOk().out()))
+                .get("backends"));
         int[][] expected = {{1, 10, 0}, {2, 1, 0}, {1, 10, 5}};
         for (int i = 0; i < expected.length; i++) {
             Map<String, Object> b = CliJson.object(backends.get(i));
-            assertEquals(List.of(expected[i][0], expected[i][1], expected[i][2]),
-                    List.of(((Number) b.get("max_fails")).intValue(), ((Number) b.get("fail_timeout")).intValue(), ((Number) b.get("max_conns")).intValue()),
+            assertEquals(
+                    List.of(expected[i][0], expected[i][1], expected[i][2]),
+                    List.of(
+                            ((Number) b.get("max_fails")).intValue(),
+                            ((Number) b.get("fail_timeout")).intValue(),
+                            ((Number) b.get("max_conns")).intValue()),
                     "backend " + i + ": " + b);
         }
     }
@@ -85,10 +118,15 @@ class CliDumpTest {
             for (Backend b : store.backends()) {
                 assertTrue(text.contains(b.address()), () -> "backend " + b.address() + " missing:\n" + text);
             }
-            assertEquals(store.rings().size(), r.outLines().stream().filter(l -> l.startsWith("ring ")).count(), "one 'ring' line per ring");
+            assertEquals(
+                    store.rings().size(),
+                    r.outLines().stream().filter(l -> l.startsWith("ring ")).count(),
+                    "one 'ring' line per ring");
             for (Ring x : store.rings()) {
                 String head = "ring " + x + ": " + x.pointCount() + " points, " + 6L * x.pointCount() + " bytes";
-                assertTrue(r.outLines().stream().anyMatch(l -> l.startsWith(head)), () -> "'" + head + "' missing:\n" + text);
+                assertTrue(
+                        r.outLines().stream().anyMatch(l -> l.startsWith(head)),
+                        () -> "'" + head + "' missing:\n" + text);
             }
         }
     }
@@ -104,10 +142,16 @@ class CliDumpTest {
                 }
                 int first = pointTableHeading(lines, indexOfPrefix(lines, "ring " + x + ": ")) + 1;
                 for (int i = 0; i < 3; i++) {
-                    String expected = i + " " + Integer.toUnsignedString(x.pointHash(i)) + " " + store.backend(x.pointBackend(i)).address();
-                    assertEquals(expected, lines.get(first + i).strip().replaceAll("\\s+", " "), "ring " + x + " point " + i);
+                    String expected = i + " " + Integer.toUnsignedString(x.pointHash(i)) + " "
+                            + store.backend(x.pointBackend(i)).address();
+                    assertEquals(
+                            expected,
+                            lines.get(first + i).strip().replaceAll("\\s+", " "),
+                            "ring " + x + " point " + i);
                 }
-                assertTrue(first + 3 == lines.size() || lines.get(first + 3).isBlank(), () -> "only 3 points in ring " + x);
+                assertTrue(
+                        first + 3 == lines.size() || lines.get(first + 3).isBlank(),
+                        () -> "only 3 points in ring " + x);
             }
         }
     }
@@ -128,7 +172,9 @@ class CliDumpTest {
             for (int i = 0; i < backends.size(); i++) {
                 Map<String, Object> b = object(backends.get(i));
                 assertEquals(CliFleet.FEATURED.get(i).address(), string(b.get("address")));
-                assertEquals(CliFleet.FEATURED.get(i).weight(), number(b.get("weight")).intValueExact());
+                assertEquals(
+                        CliFleet.FEATURED.get(i).weight(),
+                        number(b.get("weight")).intValueExact());
             }
 
             List<Object> rings = array(root.get("rings"));
@@ -137,7 +183,11 @@ class CliDumpTest {
                 Ring x = store.rings().get(i);
                 Map<String, Object> j = object(rings.get(i));
                 assertEquals(x.version().toString(), string(j.get("version")));
-                assertEquals(x.features(), new LinkedHashSet<>(array(j.get("features")).stream().map(CliJson::string).toList()));
+                assertEquals(
+                        x.features(),
+                        new LinkedHashSet<>(array(j.get("features")).stream()
+                                .map(CliJson::string)
+                                .toList()));
                 assertEquals(x.pointCount(), number(j.get("points")).intValueExact(), () -> "points of ring " + x);
                 List<Object> shares = array(j.get("backends"));
                 if (x.isEmpty()) {
@@ -154,7 +204,8 @@ class CliDumpTest {
                     int index = number(s.get("index")).intValueExact();
                     listed.add(index);
                     double lineShare = number(s.get("line_share")).doubleValue();
-                    assertEquals(exact[index], lineShare, 1e-8, () -> "line share of backend " + index + " in ring " + x);
+                    assertEquals(
+                            exact[index], lineShare, 1e-8, () -> "line share of backend " + index + " in ring " + x);
                     line += lineShare;
                     weight += number(s.get("weight_share")).doubleValue();
                 }
@@ -167,14 +218,18 @@ class CliDumpTest {
 
     @Test
     void jsonWeightSharesFollowTheWeights() throws Exception {
-        Map<String, Object> root = object(CliJson.parse(run("dump", ring.toString(), "--json").assertOk().out()));
+        Map<String, Object> root = object(
+                CliJson.parse(run("dump", ring.toString(), "--json").assertOk().out()));
         Map<String, Object> all = object(array(root.get("rings")).getFirst());
         assertEquals(List.of(), array(all.get("features")), "the first ring is the ring of all backends");
         int total = CliFleet.FEATURED.stream().mapToInt(CliFleet.Server::weight).sum();
         for (Object o : array(all.get("backends"))) {
             Map<String, Object> s = object(o);
             int index = number(s.get("index")).intValueExact();
-            assertEquals((double) CliFleet.FEATURED.get(index).weight() / total, number(s.get("weight_share")).doubleValue(), 1e-8);
+            assertEquals(
+                    (double) CliFleet.FEATURED.get(index).weight() / total,
+                    number(s.get("weight_share")).doubleValue(),
+                    1e-8);
         }
     }
 
@@ -195,14 +250,19 @@ class CliDumpTest {
                 assertEquals(x.pointCount(), number(j.get("points")).intValueExact(), () -> "points of ring " + x);
                 List<Object> listed = new ArrayList<>();
                 for (Object value : j.values()) {
-                    if (value instanceof List<?> list && !list.isEmpty() && list.getFirst() instanceof Map<?, ?> m && m.containsKey("hash")) {
+                    if (value instanceof List<?> list
+                            && !list.isEmpty()
+                            && list.getFirst() instanceof Map<?, ?> m
+                            && m.containsKey("hash")) {
                         listed.addAll(list);
                     }
                 }
                 assertEquals(Math.min(3, x.pointCount()), listed.size(), () -> "listed points of ring " + x);
                 for (int p = 0; p < listed.size(); p++) {
                     Map<String, Object> point = object(listed.get(p));
-                    assertEquals(Integer.toUnsignedLong(x.pointHash(p)), number(point.get("hash")).longValueExact());
+                    assertEquals(
+                            Integer.toUnsignedLong(x.pointHash(p)),
+                            number(point.get("hash")).longValueExact());
                     assertEquals(x.pointBackend(p), number(point.get("backend")).intValueExact());
                 }
             }
@@ -249,15 +309,22 @@ class CliDumpTest {
             }
         };
         java.io.PrintStream stdout = new java.io.PrintStream(counting, false, java.nio.charset.StandardCharsets.UTF_8);
-        java.io.PrintStream stderr = new java.io.PrintStream(new java.io.ByteArrayOutputStream(), true, java.nio.charset.StandardCharsets.UTF_8);
-        for (String[] args : List.of(new String[] {"dump", ring.toString(), "--points", "200"},
+        java.io.PrintStream stderr = new java.io.PrintStream(
+                new java.io.ByteArrayOutputStream(), true, java.nio.charset.StandardCharsets.UTF_8);
+        for (String[] args : List.of(
+                new String[] {"dump", ring.toString(), "--points", "200"},
                 new String[] {"dump", ring.toString(), "--points", "200", "--json"})) {
             writes[0] = 0;
             bytes.reset();
             assertEquals(Main.OK, Main.run(args, java.io.InputStream.nullInputStream(), stdout, stderr));
-            assertEquals(run(args).out(), bytes.toString(java.nio.charset.StandardCharsets.UTF_8), "same bytes as through CliRun");
+            assertEquals(
+                    run(args).out(),
+                    bytes.toString(java.nio.charset.StandardCharsets.UTF_8),
+                    "same bytes as through CliRun");
             int most = 2 + bytes.size() / (1 << 16);
-            assertTrue(writes[0] <= most, () -> String.join(" ", args) + ": " + writes[0] + " writes for " + bytes.size() + " bytes");
+            assertTrue(
+                    writes[0] <= most,
+                    () -> String.join(" ", args) + ": " + writes[0] + " writes for " + bytes.size() + " bytes");
         }
     }
 
@@ -265,10 +332,12 @@ class CliDumpTest {
 
     @Test
     void testParserIsStrict() {
-        Map<String, Object> o = object(CliJson.parse(" {\"a\": [1, -2.5e-3, \"x\\ty\\u0041\"], \"b\": {\"c\": null, \"d\": true}} "));
+        Map<String, Object> o =
+                object(CliJson.parse(" {\"a\": [1, -2.5e-3, \"x\\ty\\u0041\"], \"b\": {\"c\": null, \"d\": true}} "));
         assertEquals(new BigDecimal("-2.5e-3"), array(o.get("a")).get(1));
         assertEquals("x\tyA", array(o.get("a")).get(2));
-        for (String bad : List.of("{\"a\":1,\"a\":2}", "{\"a\":1,}", "[1,]", "01", "1.", "{a:1}", "\"x", "[1] 2", "{\"a\":1}{")) {
+        for (String bad :
+                List.of("{\"a\":1,\"a\":2}", "{\"a\":1,}", "[1,]", "01", "1.", "{a:1}", "\"x", "[1] 2", "{\"a\":1}{")) {
             assertThrows(IllegalArgumentException.class, () -> CliJson.parse(bad), bad);
         }
     }

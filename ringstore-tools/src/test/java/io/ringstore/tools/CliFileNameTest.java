@@ -1,21 +1,20 @@
 package io.ringstore.tools;
 
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Tag;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import static io.ringstore.tools.CliRun.backends;
+import static io.ringstore.tools.CliRun.build;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.stream.Stream;
-
-import static io.ringstore.tools.CliRun.backends;
-import static io.ringstore.tools.CliRun.build;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * File names the JVM cannot take as they were passed: a non-ASCII name under {@code LC_ALL=POSIX}
@@ -68,7 +67,8 @@ class CliFileNameTest {
                 new String[] {"state", CAFE});
         for (String[] run : runs) {
             String line = refused("POSIX", run[0], run[1]);
-            assertTrue(line.contains("caf\\xc3\\xa9") && line.contains("US-ASCII") && line.contains("UTF-8 locale"),
+            assertTrue(
+                    line.contains("caf\\xc3\\xa9") && line.contains("US-ASCII") && line.contains("UTF-8 locale"),
                     () -> String.join(" ", run) + ": " + line);
         }
         assertFalse(Files.exists(dir.resolve("out.ring")));
@@ -97,7 +97,8 @@ class CliFileNameTest {
 
     private static List<Path> namesWithReplacementCharacter() throws IOException {
         try (Stream<Path> files = Files.list(dir)) {
-            return files.filter(p -> p.getFileName().toString().contains("\uFFFD")).toList();
+            return files.filter(p -> p.getFileName().toString().contains("\uFFFD"))
+                    .toList();
         }
     }
 }

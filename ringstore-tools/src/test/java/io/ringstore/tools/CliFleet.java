@@ -29,8 +29,7 @@ final class CliFleet {
             new Server("[::1]:9001", 3, List.of("ssd")),
             new Server("127.0.0.4:8081", 1, List.of("hdd")));
 
-    private CliFleet() {
-    }
+    private CliFleet() {}
 
     /** The fleet in backends-file syntax, inside an upstream block. */
     static String text(List<Server> servers) {
@@ -86,7 +85,9 @@ final class CliFleet {
     }
 
     static long emptyRings(List<Server> servers) {
-        return featureSubsets(servers).stream().filter(f -> members(servers, f).isEmpty()).count();
+        return featureSubsets(servers).stream()
+                .filter(f -> members(servers, f).isEmpty())
+                .count();
     }
 
     /** Points one version generates before equal hashes are dropped: weight × point multiple per member, per segment. */

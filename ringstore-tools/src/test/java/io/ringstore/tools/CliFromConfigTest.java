@@ -1,16 +1,5 @@
 package io.ringstore.tools;
 
-import io.ringstore.Backend;
-import io.ringstore.RingStore;
-import io.ringstore.RingVersion;
-
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.List;
-
 import static io.ringstore.tools.CliRun.otherFiles;
 import static io.ringstore.tools.CliRun.run;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -18,14 +7,25 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.ringstore.Backend;
+import io.ringstore.RingStore;
+import io.ringstore.RingVersion;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
 /**
  * {@code build --from twemproxy|libketama|nginx} and {@code --pool} (docs/from-config.md): the configuration
  * files twemproxy and libketama ship (ringstore/src/test/resources/configs, README.md there), exit codes,
  * and nothing written on an error; {@code analyze --from} too.
  */
 class CliFromConfigTest {
-    private static final Path CONFIGS = Path.of(System.getProperty("ringstore.repo"), "ringstore", "src", "test", "resources", "configs");
-    private static final String POOLS = "5 pools (alpha, beta, gamma, delta, omega): name the one to build (--pool NAME)";
+    private static final Path CONFIGS =
+            Path.of(System.getProperty("ringstore.repo"), "ringstore", "src", "test", "resources", "configs");
+    private static final String POOLS =
+            "5 pools (alpha, beta, gamma, delta, omega): name the one to build (--pool NAME)";
 
     /** A copy of twemproxy's conf/nutcracker.yml in {@code dir}. */
     private static Path nutcracker(Path dir) throws Exception {
@@ -42,15 +42,21 @@ class CliFromConfigTest {
     void aPoolBuildsItsOwnVersionWithItsNames(@TempDir Path dir) throws Exception {
         Path yml = nutcracker(dir);
         Path ring = dir.resolve("beta.ring");
-        CliRun r = run("build", "--from", "twemproxy", yml.toString(), "--pool", "beta", "-o", ring.toString()).assertOk();
+        CliRun r = run("build", "--from", "twemproxy", yml.toString(), "--pool", "beta", "-o", ring.toString())
+                .assertOk();
         assertEquals("4", r.field("backends"));
         assertEquals("twemproxy:fnv1a_64", r.field("versions"));
-        assertEquals("ringstore build: warning: pool 'beta' has hash_tag '{}': nutcracker hashes only the part of a key between the two,"
-                + " ringstore the key it is given (cut keys so before a lookup; docs/from-config.md)\n", r.stderr());
+        assertEquals(
+                "ringstore build: warning: pool 'beta' has hash_tag '{}': nutcracker hashes only the part of a key between the two,"
+                        + " ringstore the key it is given (cut keys so before a lookup; docs/from-config.md)\n",
+                r.stderr());
         try (RingStore store = RingStore.open(ring)) {
             assertEquals(List.of(RingVersion.parse("twemproxy:fnv1a_64")), store.versions());
-            assertEquals(List.of("server1", "server2", "server3", "server4"), store.backends().stream().map(Backend::name).toList());
-            assertEquals(List.of("127.0.0.1:6380", "127.0.0.1:6381", "127.0.0.1:6382", "127.0.0.1:6383"),
+            assertEquals(
+                    List.of("server1", "server2", "server3", "server4"),
+                    store.backends().stream().map(Backend::name).toList());
+            assertEquals(
+                    List.of("127.0.0.1:6380", "127.0.0.1:6381", "127.0.0.1:6382", "127.0.0.1:6383"),
                     store.backends().stream().map(Backend::address).toList());
         }
         assertEquals(List.of(), otherFiles(dir, yml, ring));
@@ -59,35 +65,89 @@ class CliFromConfigTest {
     @Test
     void autoEjectHostsIsSaidNotToBeApplied(@TempDir Path dir) throws Exception {
         Path yml = nutcracker(dir);
-        CliRun r = run("build", "--from=twemproxy", yml.toString(), "--pool=gamma", "-o", dir.resolve("g.ring").toString(), "--quiet").assertOk();
+        CliRun r = run(
+                        "build",
+                        "--from=twemproxy",
+                        yml.toString(),
+                        "--pool=gamma",
+                        "-o",
+                        dir.resolve("g.ring").toString(),
+                        "--quiet")
+                .assertOk();
         assertEquals("", r.out());
-        assertEquals("ringstore build: warning: pool 'gamma' has auto_eject_hosts: true: nutcracker takes a failing server out of its ring by itself,"
-                + " a ring file does not (rebuild without it; docs/from-config.md)\n", r.stderr());
+        assertEquals(
+                "ringstore build: warning: pool 'gamma' has auto_eject_hosts: true: nutcracker takes a failing server out of its ring by itself,"
+                        + " a ring file does not (rebuild without it; docs/from-config.md)\n",
+                r.stderr());
     }
 
     @Test
     void algorithmAddsVersionsAfterThePoolsOwn(@TempDir Path dir) throws Exception {
         Path yml = nutcracker(dir);
         Path ring = dir.resolve("omega.ring");
-        CliRun r = run("build", "--from", "twemproxy", yml.toString(), "--pool", "omega", "-o", ring.toString(),
-                "--algorithm", "twemproxy:hsieh,twemproxy:md5,v2:64").assertOk();
+        CliRun r = run(
+                        "build",
+                        "--from",
+                        "twemproxy",
+                        yml.toString(),
+                        "--pool",
+                        "omega",
+                        "-o",
+                        ring.toString(),
+                        "--algorithm",
+                        "twemproxy:hsieh,twemproxy:md5,v2:64")
+                .assertOk();
         assertEquals("twemproxy:hsieh, twemproxy:md5, v2:64", r.field("versions"));
-        run("build", "--from", "twemproxy", yml.toString(), "--pool", "alpha", "-o", dir.resolve("a.ring").toString(),
-                "--algorithm", "twemproxy").assertOk(); // bare twemproxy: fnv1a_64, alpha's
+        run(
+                        "build",
+                        "--from",
+                        "twemproxy",
+                        yml.toString(),
+                        "--pool",
+                        "alpha",
+                        "-o",
+                        dir.resolve("a.ring").toString(),
+                        "--algorithm",
+                        "twemproxy")
+                .assertOk(); // bare twemproxy: fnv1a_64, alpha's
     }
 
     @Test
     void algorithmMustStartWithThePoolsVersion(@TempDir Path dir) throws Exception {
         Path yml = nutcracker(dir);
         Path ring = dir.resolve("x.ring");
-        String error = run("build", "--from", "twemproxy", yml.toString(), "--pool", "omega", "-o", ring.toString(),
-                "--algorithm", "twemproxy:md5,twemproxy:hsieh").assertError(Main.USAGE, "build");
-        assertEquals("--algorithm 'twemproxy:md5,twemproxy:hsieh' starts with twemproxy:md5, but pool 'omega' of " + yml
-                + " hashes with hsieh: the first version must be the pool's, twemproxy:hsieh (others may follow it)", error);
-        error = run("build", "--from", "twemproxy", yml.toString(), "--pool", "alpha", "-o", ring.toString(), "--algorithm", "v1")
+        String error = run(
+                        "build",
+                        "--from",
+                        "twemproxy",
+                        yml.toString(),
+                        "--pool",
+                        "omega",
+                        "-o",
+                        ring.toString(),
+                        "--algorithm",
+                        "twemproxy:md5,twemproxy:hsieh")
                 .assertError(Main.USAGE, "build");
-        assertEquals("--algorithm 'v1' starts with v1, but pool 'alpha' of " + yml
-                + " hashes with fnv1a_64: the first version must be the pool's, twemproxy:fnv1a_64 (others may follow it)", error);
+        assertEquals(
+                "--algorithm 'twemproxy:md5,twemproxy:hsieh' starts with twemproxy:md5, but pool 'omega' of " + yml
+                        + " hashes with hsieh: the first version must be the pool's, twemproxy:hsieh (others may follow it)",
+                error);
+        error = run(
+                        "build",
+                        "--from",
+                        "twemproxy",
+                        yml.toString(),
+                        "--pool",
+                        "alpha",
+                        "-o",
+                        ring.toString(),
+                        "--algorithm",
+                        "v1")
+                .assertError(Main.USAGE, "build");
+        assertEquals(
+                "--algorithm 'v1' starts with v1, but pool 'alpha' of " + yml
+                        + " hashes with fnv1a_64: the first version must be the pool's, twemproxy:fnv1a_64 (others may follow it)",
+                error);
         assertEquals(List.of(), otherFiles(dir, yml), "nothing written");
     }
 
@@ -95,19 +155,30 @@ class CliFromConfigTest {
     void severalPoolsNeedPoolAndAnUnknownPoolIsNamed(@TempDir Path dir) throws Exception {
         Path yml = nutcracker(dir);
         Path ring = dir.resolve("x.ring");
-        assertEquals(yml + ": " + POOLS, run("build", "--from", "twemproxy", yml.toString(), "-o", ring.toString()).assertError(Main.FAILED, "build"));
-        assertEquals(yml + ": no pool 'zeta' (the file's pools: alpha, beta, gamma, delta, omega)",
-                run("build", "--from", "twemproxy", yml.toString(), "--pool", "zeta", "-o", ring.toString()).assertError(Main.FAILED, "build"));
+        assertEquals(
+                yml + ": " + POOLS,
+                run("build", "--from", "twemproxy", yml.toString(), "-o", ring.toString())
+                        .assertError(Main.FAILED, "build"));
+        assertEquals(
+                yml + ": no pool 'zeta' (the file's pools: alpha, beta, gamma, delta, omega)",
+                run("build", "--from", "twemproxy", yml.toString(), "--pool", "zeta", "-o", ring.toString())
+                        .assertError(Main.FAILED, "build"));
         assertEquals(List.of(), otherFiles(dir, yml), "nothing written");
     }
 
     @Test
     void aBadConfigIsRefusedWithItsLineAndTheTargetIsLeftAsItWas(@TempDir Path dir) throws Exception {
-        Path yml = Files.writeString(dir.resolve("n.yml"), "p:\n  listen: 127.0.0.1:22121\n  distribution: modula\n  servers:\n  - 10.0.0.1:11211:1\n");
+        Path yml = Files.writeString(
+                dir.resolve("n.yml"),
+                "p:\n  listen: 127.0.0.1:22121\n  distribution: modula\n  servers:\n  - 10.0.0.1:11211:1\n");
         Path ring = Files.writeString(dir.resolve("keep.ring"), "not replaced");
-        String error = run("build", "--from", "twemproxy", yml.toString(), "-o", ring.toString()).assertError(Main.FAILED, "build");
-        assertEquals(yml + ":3: distribution 'modula': ringstore builds ketama rings only (nutcracker's modula is not consistent hashing:"
-                + " keys do not stay put when a server is added)", error);
+        String error = run("build", "--from", "twemproxy", yml.toString(), "-o", ring.toString())
+                .assertError(Main.FAILED, "build");
+        assertEquals(
+                yml
+                        + ":3: distribution 'modula': ringstore builds ketama rings only (nutcracker's modula is not consistent hashing:"
+                        + " keys do not stay put when a server is added)",
+                error);
         assertEquals("not replaced", Files.readString(ring));
         assertEquals(List.of(), otherFiles(dir, yml, ring));
     }
@@ -116,18 +187,30 @@ class CliFromConfigTest {
 
     @Test
     void aLibketamaFileBuildsALibketamaRing(@TempDir Path dir) throws Exception {
-        Path servers = Files.writeString(dir.resolve("servers"), "127.0.0.1:11211\t600\n127.0.0.1:11212\t400\n"); // python_ketama/tests.py
+        Path servers = Files.writeString(
+                dir.resolve("servers"), "127.0.0.1:11211\t600\n127.0.0.1:11212\t400\n"); // python_ketama/tests.py
         Path ring = dir.resolve("k.ring");
-        CliRun r = run("build", "--from", "libketama", servers.toString(), "-o", ring.toString()).assertOk();
+        CliRun r = run("build", "--from", "libketama", servers.toString(), "-o", ring.toString())
+                .assertOk();
         assertEquals("libketama", r.field("versions"));
         assertEquals("2", r.field("backends"));
         assertTrue(r.field("points").startsWith("320 "), r.field("points"));
         assertEquals("", r.stderr());
         // python_ketama/tests.py: get_server("test") is 127.0.0.1:11211
-        assertEquals(List.of("test\t127.0.0.1:11211"), run("lookup", ring.toString(), "test").assertOk().outLines());
+        assertEquals(
+                List.of("test\t127.0.0.1:11211"),
+                run("lookup", ring.toString(), "test").assertOk().outLines());
 
-        CliRun both = run("build", "--from", "libketama", ketama(dir).toString(), "-o", dir.resolve("k2.ring").toString(),
-                "--algorithm", "libketama,libmemcached").assertOk();
+        CliRun both = run(
+                        "build",
+                        "--from",
+                        "libketama",
+                        ketama(dir).toString(),
+                        "-o",
+                        dir.resolve("k2.ring").toString(),
+                        "--algorithm",
+                        "libketama,libmemcached")
+                .assertOk();
         assertEquals("libketama, libmemcached", both.field("versions"));
         assertEquals("8", both.field("backends"));
     }
@@ -135,9 +218,19 @@ class CliFromConfigTest {
     @Test
     void aBadLibketamaLineIsRefusedWithItsLine(@TempDir Path dir) throws Exception {
         Path servers = Files.writeString(dir.resolve("servers"), "# fleet\n10.0.1.1:11211\t600\n10.0.1.2:11211\t100");
-        String error = run("build", "--from", "libketama", servers.toString(), "-o", dir.resolve("k.ring").toString()).assertError(Main.FAILED, "build");
-        assertEquals(servers + ":3: the last line has no line end: libketama takes the memory's last character for it and would read 100 as 10;"
-                + " end the file with a newline", error);
+        String error = run(
+                        "build",
+                        "--from",
+                        "libketama",
+                        servers.toString(),
+                        "-o",
+                        dir.resolve("k.ring").toString())
+                .assertError(Main.FAILED, "build");
+        assertEquals(
+                servers
+                        + ":3: the last line has no line end: libketama takes the memory's last character for it and would read 100 as 10;"
+                        + " end the file with a newline",
+                error);
         assertEquals(List.of(), otherFiles(dir, servers), "nothing written");
     }
 
@@ -145,14 +238,21 @@ class CliFromConfigTest {
 
     @Test
     void fromNginxIsTheDefault(@TempDir Path dir) throws Exception {
-        Path backends = Files.writeString(dir.resolve("b.conf"), "upstream u {\n    server 10.0.0.1:80 weight=2;\n    server 10.0.0.2:80;\n}\n");
+        Path backends = Files.writeString(
+                dir.resolve("b.conf"), "upstream u {\n    server 10.0.0.1:80 weight=2;\n    server 10.0.0.2:80;\n}\n");
         Path a = dir.resolve("a.ring");
         Path b = dir.resolve("b.ring");
         run("build", backends.toString(), "-o", a.toString(), "--quiet").assertOk();
-        run("build", "--from", "nginx", backends.toString(), "-o", b.toString(), "--quiet").assertOk();
+        run("build", "--from", "nginx", backends.toString(), "-o", b.toString(), "--quiet")
+                .assertOk();
         assertArrayEquals(Files.readAllBytes(a), Files.readAllBytes(b));
         // a nutcracker file is not a backends file
-        String error = run("build", nutcracker(dir).toString(), "-o", dir.resolve("c.ring").toString()).assertError(Main.FAILED, "build");
+        String error = run(
+                        "build",
+                        nutcracker(dir).toString(),
+                        "-o",
+                        dir.resolve("c.ring").toString())
+                .assertError(Main.FAILED, "build");
         assertTrue(error.startsWith(dir.resolve("nutcracker.yml") + ":1: "), error);
     }
 
@@ -160,21 +260,30 @@ class CliFromConfigTest {
     void fromAndPoolAreCheckedAsArguments(@TempDir Path dir) throws Exception {
         Path yml = nutcracker(dir);
         String ring = dir.resolve("x.ring").toString();
-        assertEquals("--from 'yaml': expected nginx, twemproxy or libketama",
+        assertEquals(
+                "--from 'yaml': expected nginx, twemproxy or libketama",
                 run("build", "--from", "yaml", yml.toString(), "-o", ring).assertError(Main.USAGE, "build"));
-        assertEquals("--pool names a pool of a twemproxy configuration: it goes with --from twemproxy",
+        assertEquals(
+                "--pool names a pool of a twemproxy configuration: it goes with --from twemproxy",
                 run("build", yml.toString(), "--pool", "alpha", "-o", ring).assertError(Main.USAGE, "build"));
-        assertEquals("--pool names a pool of a twemproxy configuration: it goes with --from twemproxy",
-                run("build", "--from", "libketama", yml.toString(), "--pool", "alpha", "-o", ring).assertError(Main.USAGE, "build"));
-        assertEquals("option --from given twice",
-                run("build", "--from", "twemproxy", "--from", "nginx", yml.toString(), "-o", ring).assertError(Main.USAGE, "build"));
+        assertEquals(
+                "--pool names a pool of a twemproxy configuration: it goes with --from twemproxy",
+                run("build", "--from", "libketama", yml.toString(), "--pool", "alpha", "-o", ring)
+                        .assertError(Main.USAGE, "build"));
+        assertEquals(
+                "option --from given twice",
+                run("build", "--from", "twemproxy", "--from", "nginx", yml.toString(), "-o", ring)
+                        .assertError(Main.USAGE, "build"));
         assertEquals(List.of(), otherFiles(dir, yml), "nothing written");
     }
 
     @Test
     void helpShowsFromAndPool() {
         String help = run("build", "--help").assertOk().out();
-        assertTrue(help.startsWith("usage: ringstore build BACKENDS -o RINGFILE [--from nginx|twemproxy|libketama [--pool NAME]] "), help);
+        assertTrue(
+                help.startsWith(
+                        "usage: ringstore build BACKENDS -o RINGFILE [--from nginx|twemproxy|libketama [--pool NAME]] "),
+                help);
         assertTrue(help.contains("  --from FORMAT  "), help);
         assertTrue(help.contains("  --pool NAME  "), help);
     }
@@ -184,13 +293,24 @@ class CliFromConfigTest {
     @Test
     void analyzeReadsTheSameInputs(@TempDir Path dir) throws Exception {
         Path yml = nutcracker(dir);
-        CliRun r = run("analyze", yml.toString(), "--from", "twemproxy", "--pool", "delta").assertOk();
-        assertTrue(r.out().startsWith("file: " + yml + ": 10 backends, features: (none), versions: twemproxy:fnv1a_64\n"), r.out());
+        CliRun r = run("analyze", yml.toString(), "--from", "twemproxy", "--pool", "delta")
+                .assertOk();
+        assertTrue(
+                r.out().startsWith("file: " + yml + ": 10 backends, features: (none), versions: twemproxy:fnv1a_64\n"),
+                r.out());
         CliRun k = run("analyze", ketama(dir).toString(), "--from", "libketama").assertOk();
-        assertTrue(k.out().startsWith("file: " + dir.resolve("ketama.servers") + ": 8 backends, features: (none), versions: libketama\n"), k.out());
-        assertEquals(yml + ": " + POOLS, run("analyze", yml.toString(), "--from", "twemproxy").assertError(Main.FAILED, "analyze"));
-        assertEquals("--from says what a BACKENDS_FILE is; a --backends sweep reads none",
-                run("analyze", "--backends", "10", "--points", "1..2", "--from", "twemproxy").assertError(Main.USAGE, "analyze"));
+        assertTrue(
+                k.out()
+                        .startsWith("file: " + dir.resolve("ketama.servers")
+                                + ": 8 backends, features: (none), versions: libketama\n"),
+                k.out());
+        assertEquals(
+                yml + ": " + POOLS,
+                run("analyze", yml.toString(), "--from", "twemproxy").assertError(Main.FAILED, "analyze"));
+        assertEquals(
+                "--from says what a BACKENDS_FILE is; a --backends sweep reads none",
+                run("analyze", "--backends", "10", "--points", "1..2", "--from", "twemproxy")
+                        .assertError(Main.USAGE, "analyze"));
         assertFalse(Files.exists(dir.resolve("x.ring")));
     }
 }

@@ -1,11 +1,14 @@
 package io.ringstore.tools;
 
-import io.ringstore.internal.format.RingFileDescriptor;
-import org.junit.jupiter.api.Assumptions;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import static io.ringstore.tools.CliRun.backends;
+import static io.ringstore.tools.CliRun.build;
+import static io.ringstore.tools.CliRun.run;
+import static io.ringstore.tools.CliRun.runWithInput;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.ringstore.internal.format.RingFileDescriptor;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -14,14 +17,10 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
-
-import static io.ringstore.tools.CliRun.backends;
-import static io.ringstore.tools.CliRun.build;
-import static io.ringstore.tools.CliRun.run;
-import static io.ringstore.tools.CliRun.runWithInput;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Input an attacker (or an accident) would give the reading commands: lines without end, FIFOs and
@@ -31,6 +30,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class CliHostileInputTest {
     @TempDir
     static Path dir;
+
     private static Path ring;
 
     @BeforeAll
@@ -52,13 +52,17 @@ class CliHostileInputTest {
         CountingZeros in = new CountingZeros(head, 4L * LookupCommand.MAX_KEY_LENGTH);
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int exit = Main.run(new String[] {"lookup", ring.toString()}, in, new PrintStream(out, true, StandardCharsets.UTF_8),
+        int exit = Main.run(
+                new String[] {"lookup", ring.toString()},
+                in,
+                new PrintStream(out, true, StandardCharsets.UTF_8),
                 new PrintStream(err, true, StandardCharsets.UTF_8));
         CliRun r = new CliRun(exit, out.toByteArray(), err.toString(StandardCharsets.UTF_8));
         String error = r.assertError(Main.FAILED, "lookup");
         assertTrue(error.startsWith("stdin line 3: key longer than " + LookupCommand.MAX_KEY_LENGTH + " bytes"), error);
         assertEquals(2, r.outLines().size(), "the keys before the long line are answered: " + r.out());
-        assertTrue(in.taken <= head.length + LookupCommand.MAX_KEY_LENGTH + (1 << 16) + 1,
+        assertTrue(
+                in.taken <= head.length + LookupCommand.MAX_KEY_LENGTH + (1 << 16) + 1,
                 "read " + in.taken + " bytes: more than the limit and one buffer");
     }
 
@@ -133,8 +137,13 @@ class CliHostileInputTest {
     @Test
     void weightTimesPointMultiplePastTheLimitIsRefusedByVerifyAndDump() throws Exception {
         Path source = dir.resolve("three.ring");
-        build(backends(dir, "three.conf", "server 127.0.0.1:80\nserver 127.0.0.2:80\nserver 127.0.0.3:80\n"), source,
-                "--algorithm", "v2", "--point-multiple", "1");
+        build(
+                backends(dir, "three.conf", "server 127.0.0.1:80\nserver 127.0.0.2:80\nserver 127.0.0.3:80\n"),
+                source,
+                "--algorithm",
+                "v2",
+                "--point-multiple",
+                "1");
         RingPatch patch = RingPatch.of(source);
         for (int b = 0; b < 3; b++) {
             patch.backendWeight(b, RingFileDescriptor.MAX_WEIGHT);
@@ -174,8 +183,12 @@ class CliHostileInputTest {
     @Test
     void aFifoIsRefusedByEveryReadingCommandWithoutBlocking() throws Exception {
         Path fifo = mkfifo(dir.resolve("fleet.fifo"));
-        for (String[] args : new String[][] {{"verify", fifo.toString()}, {"lookup", fifo.toString(), "/k"},
-                {"dump", fifo.toString()}, {"diff", ring.toString(), fifo.toString()}}) {
+        for (String[] args : new String[][] {
+            {"verify", fifo.toString()},
+            {"lookup", fifo.toString(), "/k"},
+            {"dump", fifo.toString()},
+            {"diff", ring.toString(), fifo.toString()}
+        }) {
             CliRun r = assertTimeoutPreemptively(Duration.ofSeconds(10), () -> run(args));
             String error = r.assertError(Main.FAILED, args[0]);
             assertTrue(error.contains("not a regular file"), error);
@@ -193,7 +206,9 @@ class CliHostileInputTest {
     static Path mkfifo(Path path) throws IOException, InterruptedException {
         Process p;
         try {
-            p = new ProcessBuilder("mkfifo", path.toString()).redirectErrorStream(true).start();
+            p = new ProcessBuilder("mkfifo", path.toString())
+                    .redirectErrorStream(true)
+                    .start();
         } catch (IOException e) {
             Assumptions.abort("no mkfifo: " + e.getMessage());
             throw e;

@@ -218,7 +218,8 @@ final class CliJson {
     }
 
     private void whitespace() {
-        while (i < s.length() && (s.charAt(i) == ' ' || s.charAt(i) == '\t' || s.charAt(i) == '\n' || s.charAt(i) == '\r')) {
+        while (i < s.length()
+                && (s.charAt(i) == ' ' || s.charAt(i) == '\t' || s.charAt(i) == '\n' || s.charAt(i) == '\r')) {
             i++;
         }
     }
@@ -237,6 +238,7 @@ final class CliJson {
     private IllegalArgumentException error(String what) {
         int from = Math.max(0, i - 40);
         int to = Math.min(s.length(), i + 40);
-        return new IllegalArgumentException("JSON: " + what + " at character " + i + ": ..." + s.substring(from, to) + "...");
+        return new IllegalArgumentException(
+                "JSON: " + what + " at character " + i + ": ..." + s.substring(from, to) + "...");
     }
 }

@@ -1,23 +1,21 @@
 package io.ringstore.tools;
 
-import io.ringstore.Ring;
-import io.ringstore.RingStore;
-
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Set;
-
 import static io.ringstore.tools.CliRun.backends;
 import static io.ringstore.tools.CliRun.build;
 import static io.ringstore.tools.CliRun.run;
 import static io.ringstore.tools.CliRun.runWithInput;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.ringstore.Ring;
+import io.ringstore.RingStore;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** {@code ringstore lookup} skips servers marked down as nginx does; {@code --no-failover} shows the ring's own answer. */
 class CliLookupDownTest {
@@ -40,15 +38,21 @@ class CliLookupDownTest {
             keys.add("/item/" + i);
         }
         String input = String.join("\n", keys) + "\n";
-        List<String> failover = runWithInput(input, "lookup", ring.toString()).assertOk().outLines();
-        List<String> own = runWithInput(input, "lookup", ring.toString(), "--no-failover").assertOk().outLines();
+        List<String> failover =
+                runWithInput(input, "lookup", ring.toString()).assertOk().outLines();
+        List<String> own = runWithInput(input, "lookup", ring.toString(), "--no-failover")
+                .assertOk()
+                .outLines();
         int moved = 0;
         try (RingStore store = RingStore.open(ring)) {
             Ring r = store.ring(Set.of());
             for (int i = 0; i < keys.size(); i++) {
                 byte[] key = keys.get(i).getBytes(StandardCharsets.US_ASCII);
                 int ringAnswer = r.lookup(key);
-                int chosen = r.select(Ring.hash(key), Ring.NGINX_MAX_POINTS, b -> !store.backend(b).down());
+                int chosen = r.select(
+                        Ring.hash(key),
+                        Ring.NGINX_MAX_POINTS,
+                        b -> !store.backend(b).down());
                 assertEquals(keys.get(i) + "\t" + store.backend(ringAnswer).upstreamAddress(), own.get(i));
                 assertEquals(keys.get(i) + "\t" + store.backend(chosen).upstreamAddress(), failover.get(i));
                 assertTrue(!store.backend(chosen).down());
@@ -67,7 +71,8 @@ class CliLookupDownTest {
         CliRun r = run("lookup", ring.toString(), "/a", "/b");
         r.assertOk();
         assertEquals(List.of("/a\t-", "/b\t-"), r.outLines());
-        assertTrue(r.stderr().contains("2 keys found only servers marked down in the 21 points nginx tries"), r.stderr());
+        assertTrue(
+                r.stderr().contains("2 keys found only servers marked down in the 21 points nginx tries"), r.stderr());
         assertTrue(r.stderr().contains("round robin"), r.stderr());
 
         CliRun own = run("lookup", ring.toString(), "--no-failover", "/a");

@@ -1,8 +1,9 @@
 package io.ringstore.tools;
 
-import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import static io.ringstore.tools.CliRun.build;
+import static io.ringstore.tools.CliRun.runWithInput;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
@@ -10,11 +11,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-
-import static io.ringstore.tools.CliRun.build;
-import static io.ringstore.tools.CliRun.runWithInput;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * {@code ringstore lookup} skips the servers marked {@code down} as nginx does: for each fleet of
@@ -26,7 +25,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class CliLookupNginxFailoverTest {
     private static final Path VECTORS = Path.of(System.getProperty("ringstore.repo", ".."))
-            .resolve("testdata").resolve("vectors").resolve("nginx-failover");
+            .resolve("testdata")
+            .resolve("vectors")
+            .resolve("nginx-failover");
     private static final String ROUND_ROBIN_VECTOR = "round-robin";
     /** lookup's address when all 21 points are down. */
     private static final String CLI_GAVE_UP = "-";
@@ -45,7 +46,8 @@ class CliLookupNginxFailoverTest {
             keys.writeBytes(v.substring(0, v.indexOf('\t')).getBytes(StandardCharsets.ISO_8859_1));
             keys.write('\n');
         }
-        CliRun lookup = runWithInput(keys.toByteArray(), "lookup", ring.toString()).assertOk();
+        CliRun lookup =
+                runWithInput(keys.toByteArray(), "lookup", ring.toString()).assertOk();
         List<String> answers = lookup.outLines();
         assertEquals(vectors.size(), answers.size(), "one answer per key");
         List<String> mismatches = new ArrayList<>();
@@ -61,9 +63,16 @@ class CliLookupNginxFailoverTest {
                 mismatches.add("nginx: " + fromNginx + "  ringstore lookup: " + answers.get(i));
             }
         }
-        System.out.printf("ringstore lookup vs nginx [%s]: %,d keys, %,d of them round robin in nginx%n", fleet, vectors.size(), roundRobin);
-        assertTrue(mismatches.isEmpty(), () -> "ringstore lookup differs from nginx (first 10):\n  " + String.join("\n  ", mismatches));
+        System.out.printf(
+                "ringstore lookup vs nginx [%s]: %,d keys, %,d of them round robin in nginx%n",
+                fleet, vectors.size(), roundRobin);
+        assertTrue(
+                mismatches.isEmpty(),
+                () -> "ringstore lookup differs from nginx (first 10):\n  " + String.join("\n  ", mismatches));
         String count = roundRobin + (roundRobin == 1 ? " key" : " keys") + " found only servers marked down";
-        assertEquals(roundRobin > 0, lookup.stderr().contains(count), () -> "'" + count + "' expected on stderr: " + lookup.stderr());
+        assertEquals(
+                roundRobin > 0,
+                lookup.stderr().contains(count),
+                () -> "'" + count + "' expected on stderr: " + lookup.stderr());
     }
 }

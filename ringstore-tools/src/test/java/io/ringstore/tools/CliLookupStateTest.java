@@ -1,19 +1,5 @@
 package io.ringstore.tools;
 
-import io.ringstore.Ring;
-import io.ringstore.RingStore;
-import io.ringstore.state.HostState;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Set;
-import java.util.function.IntPredicate;
-
 import static io.ringstore.tools.CliRun.backends;
 import static io.ringstore.tools.CliRun.build;
 import static io.ringstore.tools.CliRun.run;
@@ -21,6 +7,19 @@ import static io.ringstore.tools.CliRun.runWithInput;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.ringstore.Ring;
+import io.ringstore.RingStore;
+import io.ringstore.state.HostState;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.function.IntPredicate;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code ringstore lookup} consults the state file beside the ring: a backend drained with
@@ -62,7 +61,11 @@ class CliLookupStateTest {
 
     private static int index(Path ring, String address) throws Exception {
         try (RingStore store = RingStore.open(ring)) {
-            return store.backends().stream().filter(b -> b.socketAddress().equals(address)).findFirst().orElseThrow().index();
+            return store.backends().stream()
+                    .filter(b -> b.socketAddress().equals(address))
+                    .findFirst()
+                    .orElseThrow()
+                    .index();
         }
     }
 
@@ -74,27 +77,43 @@ class CliLookupStateTest {
         String input = String.join("\n", keys) + "\n";
         int down = index(ring, "127.0.0.1:8002");
         int drained = index(ring, "127.0.0.1:8004");
-        List<String> before = runWithInput(input, "lookup", ring.toString()).assertOk().outLines();
+        List<String> before =
+                runWithInput(input, "lookup", ring.toString()).assertOk().outLines();
         assertEquals(expected(ring, keys, b -> b != down), before, "no state file: down servers only");
 
         run("state", ring.toString(), "drain", "127.0.0.1:8004").assertOk();
-        List<String> after = runWithInput(input, "lookup", ring.toString()).assertOk().outLines();
+        List<String> after =
+                runWithInput(input, "lookup", ring.toString()).assertOk().outLines();
         assertEquals(expected(ring, keys, b -> b != down && b != drained), after);
         assertTrue(after.stream().noneMatch(l -> l.endsWith("\t127.0.0.1:8004")));
         int moved = 0;
         for (int i = 0; i < keys.size(); i++) {
             if (!before.get(i).equals(after.get(i))) {
-                assertTrue(before.get(i).endsWith("\t127.0.0.1:8004"), "only the drained backend's keys move: " + before.get(i));
+                assertTrue(
+                        before.get(i).endsWith("\t127.0.0.1:8004"),
+                        "only the drained backend's keys move: " + before.get(i));
                 moved++;
             }
         }
         assertTrue(moved > 20, "the drained backend owned keys: " + moved);
-        assertEquals(before, runWithInput(input, "lookup", ring.toString(), "--no-state").assertOk().outLines());
-        assertTrue(run("lookup", ring.toString(), "--no-failover", "/item/1").assertOk().outLines().getFirst()
-                .equals(runWithInput("/item/1\n", "lookup", ring.toString(), "--no-failover", "--no-state").assertOk().outLines().getFirst()));
+        assertEquals(
+                before,
+                runWithInput(input, "lookup", ring.toString(), "--no-state")
+                        .assertOk()
+                        .outLines());
+        assertTrue(run("lookup", ring.toString(), "--no-failover", "/item/1")
+                .assertOk()
+                .outLines()
+                .getFirst()
+                .equals(runWithInput("/item/1\n", "lookup", ring.toString(), "--no-failover", "--no-state")
+                        .assertOk()
+                        .outLines()
+                        .getFirst()));
 
         run("state", ring.toString(), "undrain", "127.0.0.1:8004").assertOk();
-        assertEquals(before, runWithInput(input, "lookup", ring.toString()).assertOk().outLines());
+        assertEquals(
+                before,
+                runWithInput(input, "lookup", ring.toString()).assertOk().outLines());
     }
 
     @Test
@@ -108,7 +127,8 @@ class CliLookupStateTest {
         try (HostState router = HostState.open(ring)) { // a router on this host: max_fails=1 by default
             int[] slots = router.track(List.of("127.0.0.1:8001", "127.0.0.1:8003", "127.0.0.1:8004", "127.0.0.1:8005"));
             router.reportFailure(slots[3], System.nanoTime());
-            List<String> lines = runWithInput(input, "lookup", ring.toString()).assertOk().outLines();
+            List<String> lines =
+                    runWithInput(input, "lookup", ring.toString()).assertOk().outLines();
             assertEquals(expected(ring, keys, b -> b != down && b != failed), lines);
             // Looking is not probing: the router's own check still sees it failed.
             assertTrue(!router.available(slots[3], System.nanoTime()));
@@ -119,8 +139,15 @@ class CliLookupStateTest {
             CliRun all = run("lookup", ring.toString(), "/a");
             all.assertOk();
             assertEquals(List.of("/a\t-"), all.outLines());
-            assertTrue(all.stderr().contains("1 key found only servers marked down, drained or failed in the 21 points"), all.stderr());
-            assertNotEquals("/a\t-", run("lookup", ring.toString(), "--no-state", "/a").assertOk().outLines().getFirst());
+            assertTrue(
+                    all.stderr().contains("1 key found only servers marked down, drained or failed in the 21 points"),
+                    all.stderr());
+            assertNotEquals(
+                    "/a\t-",
+                    run("lookup", ring.toString(), "--no-state", "/a")
+                            .assertOk()
+                            .outLines()
+                            .getFirst());
         }
     }
 
@@ -128,7 +155,13 @@ class CliLookupStateTest {
     @Test
     void theRingFilesHealthSettingsDecide() throws Exception {
         Path ring = dir.resolve("tuned.ring");
-        build(backends(dir, "tuned.conf", FLEET.replace("8004;", "8004 max_conns=1;").replace("8005;", "8005 max_fails=2 fail_timeout=30s;")), ring);
+        build(
+                backends(
+                        dir,
+                        "tuned.conf",
+                        FLEET.replace("8004;", "8004 max_conns=1;")
+                                .replace("8005;", "8005 max_fails=2 fail_timeout=30s;")),
+                ring);
         List<String> keys = keys();
         String input = String.join("\n", keys) + "\n";
         int down = index(ring, "127.0.0.1:8002");
@@ -137,14 +170,20 @@ class CliLookupStateTest {
         try (HostState router = HostState.open(ring)) {
             int[] slots = router.track(List.of("127.0.0.1:8001", "127.0.0.1:8003", "127.0.0.1:8004", "127.0.0.1:8005"));
             router.reportFailure(slots[3], System.nanoTime());
-            assertEquals(expected(ring, keys, b -> b != down), runWithInput(input, "lookup", ring.toString()).assertOk().outLines(),
+            assertEquals(
+                    expected(ring, keys, b -> b != down),
+                    runWithInput(input, "lookup", ring.toString()).assertOk().outLines(),
                     "max_fails=2: one failure leaves it in");
             router.reportFailure(slots[3], System.nanoTime());
             router.acquire(slots[2]);
-            assertEquals(expected(ring, keys, b -> b != down && b != failed && b != limited),
-                    runWithInput(input, "lookup", ring.toString()).assertOk().outLines(), "two failures; max_conns=1 with one in flight");
+            assertEquals(
+                    expected(ring, keys, b -> b != down && b != failed && b != limited),
+                    runWithInput(input, "lookup", ring.toString()).assertOk().outLines(),
+                    "two failures; max_conns=1 with one in flight");
             router.release(slots[2]);
-            assertEquals(expected(ring, keys, b -> b != down && b != failed), runWithInput(input, "lookup", ring.toString()).assertOk().outLines(),
+            assertEquals(
+                    expected(ring, keys, b -> b != down && b != failed),
+                    runWithInput(input, "lookup", ring.toString()).assertOk().outLines(),
                     "below max_conns again");
         }
     }
@@ -157,9 +196,14 @@ class CliLookupStateTest {
         CliRun without = run("lookup", ring.toString(), "/a", "/b").assertOk();
         List<String> err = without.stderr().lines().toList();
         assertEquals(1, err.size(), "one line, not one per key: " + without.stderr());
-        assertTrue(err.getFirst().startsWith("ringstore lookup: " + HostState.statePath(ring) + ": ")
-                && err.getFirst().endsWith("; answering without the state file (as --no-state: drain and health not applied)"), without.stderr());
-        CliRun noState = run("lookup", ring.toString(), "--no-state", "/a", "/b").assertOk();
+        assertTrue(
+                err.getFirst().startsWith("ringstore lookup: " + HostState.statePath(ring) + ": ")
+                        && err.getFirst()
+                                .endsWith(
+                                        "; answering without the state file (as --no-state: drain and health not applied)"),
+                without.stderr());
+        CliRun noState =
+                run("lookup", ring.toString(), "--no-state", "/a", "/b").assertOk();
         assertEquals(noState.out(), without.out());
         assertEquals("", noState.stderr());
     }

@@ -1,5 +1,9 @@
 package io.ringstore.tools;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -10,10 +14,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.stream.Stream;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * One in-process run of the {@code ringstore} command through {@link Main#run}: exit code, stdout
@@ -34,7 +34,7 @@ record CliRun(int exit, byte[] stdout, String stderr) {
         ByteArrayOutputStream err = new ByteArrayOutputStream();
         int exit;
         try (PrintStream o = new PrintStream(out, true, StandardCharsets.UTF_8);
-             PrintStream e = new PrintStream(err, true, StandardCharsets.UTF_8)) {
+                PrintStream e = new PrintStream(err, true, StandardCharsets.UTF_8)) {
             exit = Main.run(args, new ByteArrayInputStream(stdin), o, e);
         }
         return new CliRun(exit, out.toByteArray(), err.toString(StandardCharsets.UTF_8));
@@ -51,7 +51,7 @@ record CliRun(int exit, byte[] stdout, String stderr) {
         };
         int exit;
         try (PrintStream o = new PrintStream(broken, true, StandardCharsets.UTF_8);
-             PrintStream e = new PrintStream(err, true, StandardCharsets.UTF_8)) {
+                PrintStream e = new PrintStream(err, true, StandardCharsets.UTF_8)) {
             exit = Main.run(args, new ByteArrayInputStream(new byte[0]), o, e);
         }
         return new CliRun(exit, new byte[0], err.toString(StandardCharsets.UTF_8));
@@ -67,7 +67,8 @@ record CliRun(int exit, byte[] stdout, String stderr) {
 
     /** The value of the summary or dump line {@code name: value}; fails when there is not exactly one. */
     String field(String name) {
-        List<String> found = outLines().stream().filter(l -> l.startsWith(name + ": ")).toList();
+        List<String> found =
+                outLines().stream().filter(l -> l.startsWith(name + ": ")).toList();
         assertEquals(1, found.size(), () -> "one '" + name + ": ' line expected in:\n" + out());
         return found.getFirst().substring(name.length() + 2);
     }
@@ -91,8 +92,13 @@ record CliRun(int exit, byte[] stdout, String stderr) {
         assertTrue(stderr.endsWith("\n"), () -> "stderr must end with a line end: " + stderr);
         List<String> lines = stderr.lines().toList();
         String prefix = command == null ? "ringstore: " : "ringstore " + command + ": ";
-        assertTrue(lines.size() == 1 || (code == Main.USAGE && lines.size() == 2 && lines.get(1).startsWith("usage: ")),
-                () -> "one error line" + (code == Main.USAGE ? " (and at most one usage line)" : "") + " expected, got:\n" + stderr);
+        assertTrue(
+                lines.size() == 1
+                        || (code == Main.USAGE
+                                && lines.size() == 2
+                                && lines.get(1).startsWith("usage: ")),
+                () -> "one error line" + (code == Main.USAGE ? " (and at most one usage line)" : "")
+                        + " expected, got:\n" + stderr);
         assertTrue(lines.getFirst().startsWith(prefix), () -> "error line must start with '" + prefix + "': " + stderr);
         assertFalse(lines.getFirst().substring(prefix.length()).isBlank(), () -> "empty error message: " + stderr);
         return lines.getFirst().substring(prefix.length());
@@ -113,7 +119,8 @@ record CliRun(int exit, byte[] stdout, String stderr) {
 
     /** Builds {@code backends} into {@code ring} through the CLI, asserting success. */
     static CliRun build(Path backends, Path ring, String... options) {
-        String[] args = Stream.concat(Stream.of("build", backends.toString(), "-o", ring.toString()), Stream.of(options))
+        String[] args = Stream.concat(
+                        Stream.of("build", backends.toString(), "-o", ring.toString()), Stream.of(options))
                 .toArray(String[]::new);
         return run(args).assertOk();
     }

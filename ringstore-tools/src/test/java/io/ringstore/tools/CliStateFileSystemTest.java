@@ -1,10 +1,15 @@
 package io.ringstore.tools;
 
-import io.ringstore.state.HostState;
-import org.junit.jupiter.api.Tag;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import static io.ringstore.tools.CliRun.backends;
+import static io.ringstore.tools.CliRun.build;
+import static io.ringstore.tools.CliRun.run;
+import static io.ringstore.tools.CliRun.runWithInput;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.ringstore.state.HostState;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -16,15 +21,9 @@ import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-
-import static io.ringstore.tools.CliRun.backends;
-import static io.ringstore.tools.CliRun.build;
-import static io.ringstore.tools.CliRun.run;
-import static io.ringstore.tools.CliRun.runWithInput;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code ringstore state} and {@code lookup} on a hostile state file (issue 20): a full tmpfs (item 3),
@@ -52,12 +51,15 @@ class CliStateFileSystemTest {
     @Test
     void aFullFileSystemIsOneLineNamingTheStateFile() throws Exception {
         Path mount = Files.createDirectory(dir.resolve("small"));
-        assumeTrue(sh("mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", mount.toString()) == 0, "cannot mount a tmpfs (not root?)");
+        assumeTrue(
+                sh("mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", mount.toString()) == 0,
+                "cannot mount a tmpfs (not root?)");
         try {
             Path ring = mount.resolve("fleet.ring");
             build(backends(dir, "fleet.conf", FLEET), ring);
             Path state = HostState.statePath(ring);
-            assertEquals(state + ": cannot create: No space left on device",
+            assertEquals(
+                    state + ": cannot create: No space left on device",
                     run("state", ring.toString(), "drain", "127.0.0.1:8004").assertError(Main.FAILED, "state"));
             assertEquals(List.of(), CliRun.otherFiles(mount, ring), "no temporary file, no state file");
             CliRun answered = run("lookup", ring.toString(), "/a").assertOk();
@@ -69,9 +71,17 @@ class CliStateFileSystemTest {
             assertEquals(answered.out(), lookup.out(), "answered without the state file");
             List<String> err = lookup.stderr().lines().toList();
             assertEquals(1, err.size(), lookup.stderr());
-            assertTrue(err.getFirst().startsWith("ringstore lookup: " + state + ": a page of the mapped state file cannot be read")
-                    && err.getFirst().endsWith("answering without the state file (as --no-state: drain and health not applied)"), lookup.stderr());
-            for (String[] args : List.of(new String[] {"state", ring.toString()}, new String[] {"state", ring.toString(), "drain", "127.0.0.1:8004"})) {
+            assertTrue(
+                    err.getFirst()
+                                    .startsWith("ringstore lookup: " + state
+                                            + ": a page of the mapped state file cannot be read")
+                            && err.getFirst()
+                                    .endsWith(
+                                            "answering without the state file (as --no-state: drain and health not applied)"),
+                    lookup.stderr());
+            for (String[] args : List.of(
+                    new String[] {"state", ring.toString()},
+                    new String[] {"state", ring.toString(), "drain", "127.0.0.1:8004"})) {
                 String message = run(args).assertError(Main.FAILED, "state");
                 assertTrue(message.startsWith(state + ": a page of the mapped state file cannot be read"), message);
             }
@@ -84,7 +94,8 @@ class CliStateFileSystemTest {
     private void sparseStateFile(Path state) throws Exception {
         Path whole = dir.resolve("real.ring.state");
         HostState.inspect(whole, HostState.Options.DEFAULTS, true).orElseThrow().close();
-        try (FileChannel in = FileChannel.open(whole); FileChannel out = FileChannel.open(state, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
+        try (FileChannel in = FileChannel.open(whole);
+                FileChannel out = FileChannel.open(state, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
             ByteBuffer header = ByteBuffer.allocate(HEADER);
             in.read(header, 0);
             out.write(header.flip(), 0);
@@ -101,13 +112,17 @@ class CliStateFileSystemTest {
         Path rw = Files.createDirectory(dir.resolve("rw"));
         Path ro = Files.createDirectory(dir.resolve("ro"));
         build(backends(dir, "fleet.conf", FLEET), rw.resolve("fleet.ring"));
-        run("state", rw.resolve("fleet.ring").toString(), "drain", "127.0.0.1:8004").assertOk();
+        run("state", rw.resolve("fleet.ring").toString(), "drain", "127.0.0.1:8004")
+                .assertOk();
         List<String> keys = new ArrayList<>();
         for (int i = 0; i < 200; i++) {
             keys.add("/item/" + i);
         }
         String input = String.join("\n", keys) + "\n";
-        List<String> writable = runWithInput(input, "lookup", rw.resolve("fleet.ring").toString()).assertOk().outLines();
+        List<String> writable = runWithInput(
+                        input, "lookup", rw.resolve("fleet.ring").toString())
+                .assertOk()
+                .outLines();
         assertTrue(writable.stream().noneMatch(l -> l.endsWith("\t127.0.0.1:8004")));
         assumeTrue(sh("mount", "--bind", rw.toString(), ro.toString()) == 0, "cannot bind-mount (not root?)");
         try {
@@ -118,16 +133,26 @@ class CliStateFileSystemTest {
             String text = shown.out();
             assertTrue(text.contains("\nread-only: cannot open for reading and writing: "), text);
             assertTrue(text.matches("(?s).*\\n  127\\.0\\.0\\.1:8004 +yes +ok .*"), text);
-            Map<String, Object> json = CliJson.object(CliJson.parse(run("state", ring.toString(), "--json").assertOk().out()));
-            assertTrue(String.valueOf(json.get("read_only")).startsWith("cannot open for reading and writing"), String.valueOf(json));
-            assertEquals(true, CliJson.object(CliJson.array(json.get("backends")).getFirst()).get("drained"));
+            Map<String, Object> json = CliJson.object(CliJson.parse(
+                    run("state", ring.toString(), "--json").assertOk().out()));
+            assertTrue(
+                    String.valueOf(json.get("read_only")).startsWith("cannot open for reading and writing"),
+                    String.valueOf(json));
+            assertEquals(
+                    true,
+                    CliJson.object(CliJson.array(json.get("backends")).getFirst())
+                            .get("drained"));
 
             CliRun lookup = runWithInput(input, "lookup", ring.toString()).assertOk();
             assertEquals(writable, lookup.outLines(), "the drained backend skipped, as through the writable path");
             assertEquals("", lookup.stderr());
 
-            String message = run("state", ring.toString(), "drain", "127.0.0.1:8003").assertError(Main.FAILED, "state");
-            assertTrue(message.startsWith(state + ": ") && message.toLowerCase(java.util.Locale.ROOT).contains("read-only file system"), message);
+            String message =
+                    run("state", ring.toString(), "drain", "127.0.0.1:8003").assertError(Main.FAILED, "state");
+            assertTrue(
+                    message.startsWith(state + ": ")
+                            && message.toLowerCase(java.util.Locale.ROOT).contains("read-only file system"),
+                    message);
         } finally {
             umount(ro);
         }
@@ -163,14 +188,18 @@ class CliStateFileSystemTest {
         }
         CliRun shown = run("state", ring.toString()).assertOk();
         String text = shown.out();
-        assertTrue(text.matches("(?s).*\\n  10\\.0\\.0\\.1:80 +no +corrupt \\(fails -5\\) +- +133143986145 \\(corrupt\\) .*"), text);
+        assertTrue(
+                text.matches(
+                        "(?s).*\\n  10\\.0\\.0\\.1:80 +no +corrupt \\(fails -5\\) +- +133143986145 \\(corrupt\\) .*"),
+                text);
         assertTrue(text.contains("\n  \\x1b[2Jevil:80 "), text);
         assertTrue(text.contains("\n  \\xffx:80 "), text);
         assertFalse(containsControl(shown.stdout()), "no control byte reaches the terminal:\n" + text);
 
         CliRun asJson = run("state", ring.toString(), "--json").assertOk();
         assertFalse(containsControl(asJson.stdout()), asJson.out());
-        List<Object> backends = CliJson.array(CliJson.object(CliJson.parse(asJson.out())).get("backends"));
+        List<Object> backends =
+                CliJson.array(CliJson.object(CliJson.parse(asJson.out())).get("backends"));
         Map<String, Object> first = CliJson.object(backends.getFirst());
         assertEquals(-5, ((Number) first.get("fails")).intValue(), "the value as found, under its own key");
         assertEquals(List.of("fails", "in_flight"), CliJson.array(first.get("corrupt")));
@@ -182,7 +211,10 @@ class CliStateFileSystemTest {
     private static void forgeEndpoint(FileChannel ch, int slot, byte[] name) throws IOException {
         long record = RECORDS + (long) slot * RECORD;
         put(ch, record, 8, 1); // used
-        ByteBuffer line = ByteBuffer.allocate(2 + name.length).order(ByteOrder.nativeOrder()).putShort((short) name.length).put(name);
+        ByteBuffer line = ByteBuffer.allocate(2 + name.length)
+                .order(ByteOrder.nativeOrder())
+                .putShort((short) name.length)
+                .put(name);
         ch.write(line.flip(), record + RECORD - 64);
     }
 
@@ -222,20 +254,30 @@ class CliStateFileSystemTest {
                 try {
                     Path target = Files.readSymbolicLink(fd);
                     if (target.startsWith(mount)) {
-                        users.append("fd ").append(fd.getFileName()).append(" -> ").append(target).append('\n');
+                        users.append("fd ")
+                                .append(fd.getFileName())
+                                .append(" -> ")
+                                .append(target)
+                                .append('\n');
                     }
                 } catch (IOException e) {
                     // closed meanwhile
                 }
             }
         }
-        Files.readAllLines(Path.of("/proc/self/maps")).stream().filter(l -> l.contains(mount.toString())).forEach(l -> users.append(l).append('\n'));
+        Files.readAllLines(Path.of("/proc/self/maps")).stream()
+                .filter(l -> l.contains(mount.toString()))
+                .forEach(l -> users.append(l).append('\n'));
         org.junit.jupiter.api.Assertions.fail("umount " + mount + " failed; this process still uses it:\n" + users);
     }
 
     private static int sh(String... command) throws InterruptedException {
         try {
-            return new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start().waitFor();
+            return new ProcessBuilder(command)
+                    .redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                    .start()
+                    .waitFor();
         } catch (IOException e) {
             return -1;
         }

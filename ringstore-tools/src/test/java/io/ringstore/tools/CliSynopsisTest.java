@@ -1,16 +1,15 @@
 package io.ringstore.tools;
 
-import org.junit.jupiter.api.Test;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Test;
 
 /**
  * The synopsis lines in docs/cli.md's "Synopsis" are the CLI's contract: they must be exactly the lines the
@@ -42,7 +41,11 @@ class CliSynopsisTest {
                 assertEquals((i == 0 ? "usage: " : "       ") + expected.get(i), lines.get(i), help);
             }
             assertEquals("", lines.get(expected.size()), help);
-            String usage = CliRun.run(c.name(), "--no-such-option").stderr().lines().toList().get(1);
+            String usage = CliRun.run(c.name(), "--no-such-option")
+                    .stderr()
+                    .lines()
+                    .toList()
+                    .get(1);
             for (String s : expected) {
                 assertTrue(usage.contains(s), () -> usage + " lacks " + s);
             }
@@ -82,7 +85,9 @@ class CliSynopsisTest {
         for (Command c : Main.commands()) {
             for (String line : c.help().lines().toList()) {
                 if (line.startsWith("  -")) {
-                    assertTrue(line.length() > 24 && line.charAt(23) == ' ' && line.charAt(24) != ' ', () -> c.name() + ": " + line);
+                    assertTrue(
+                            line.length() > 24 && line.charAt(23) == ' ' && line.charAt(24) != ' ',
+                            () -> c.name() + ": " + line);
                 }
             }
         }

@@ -1,13 +1,14 @@
 package io.ringstore.tools;
 
+import static io.ringstore.tools.CliRun.backends;
+import static io.ringstore.tools.CliRun.build;
+import static io.ringstore.tools.CliRun.run;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.ringstore.Ring;
 import io.ringstore.RingStore;
 import io.ringstore.internal.format.RingFileDescriptor;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Tag;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -22,18 +23,17 @@ import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.zip.CRC32C;
-
-import static io.ringstore.tools.CliRun.backends;
-import static io.ringstore.tools.CliRun.build;
-import static io.ringstore.tools.CliRun.run;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class CliVerifyTest {
     private static final Pattern AT_BYTE = Pattern.compile("at byte (\\d+)");
 
     @TempDir
     static Path dir;
+
     private static Path good;
     private static byte[] goodBytes;
     /** [offset, end) of each distinct non-empty segment. */
@@ -44,18 +44,28 @@ class CliVerifyTest {
     @BeforeAll
     static void buildFile() throws Exception {
         good = dir.resolve("good.ring");
-        build(backends(dir, "fleet.conf", CliFleet.text(CliFleet.FEATURED)), good, "--algorithm", "v1,v2", "--point-multiple", "8");
+        build(
+                backends(dir, "fleet.conf", CliFleet.text(CliFleet.FEATURED)),
+                good,
+                "--algorithm",
+                "v1,v2",
+                "--point-multiple",
+                "8");
         goodBytes = Files.readAllBytes(good);
         try (RingStore store = RingStore.open(good)) {
             for (Ring r : store.rings()) {
-                long[] seg = {store.layout().segmentOf(r).offset(), store.layout().segmentOf(r).offset() + 6L * r.pointCount()};
+                long[] seg = {
+                    store.layout().segmentOf(r).offset(),
+                    store.layout().segmentOf(r).offset() + 6L * r.pointCount()
+                };
                 if (!r.isEmpty() && segments.stream().noneMatch(s -> s[0] == seg[0])) {
                     segments.add(seg);
                 }
             }
         }
         ByteBuffer header = ByteBuffer.wrap(goodBytes).order(ByteOrder.LITTLE_ENDIAN);
-        metadataEnd = header.getLong(RingFileDescriptor.RING_INDEX_OFFSET_OFFSET) + header.getLong(RingFileDescriptor.RING_INDEX_LENGTH_OFFSET)
+        metadataEnd = header.getLong(RingFileDescriptor.RING_INDEX_OFFSET_OFFSET)
+                + header.getLong(RingFileDescriptor.RING_INDEX_LENGTH_OFFSET)
                 + RingFileDescriptor.METADATA_CRC_LENGTH;
     }
 
@@ -72,8 +82,12 @@ class CliVerifyTest {
     void aRelabelledPointMultipleIsRefused() throws Exception {
         Path more = RingPatch.of(good).pointMultiple(1, 160).write(dir.resolve("relabelled-160.ring"));
         String line = run("verify", more.toString()).assertError(Main.FAILED, "verify");
-        assertTrue(line.contains("points in the segment") && line.contains("v2:160 gives it") && line.contains("is not in the ring")
-                && line.contains("pointMultiple changed"), line);
+        assertTrue(
+                line.contains("points in the segment")
+                        && line.contains("v2:160 gives it")
+                        && line.contains("is not in the ring")
+                        && line.contains("pointMultiple changed"),
+                line);
         Path fewer = RingPatch.of(good).pointMultiple(1, 4).write(dir.resolve("relabelled-4.ring"));
         line = run("verify", fewer.toString()).assertError(Main.FAILED, "verify");
         assertTrue(line.contains("more than the") && line.contains("v2:4 gives it"), line);
@@ -87,7 +101,10 @@ class CliVerifyTest {
         assertTrue(run("verify", high.toString()).assertOk().out().contains(" generation " + max + ","));
         assertTrue(run("dump", high.toString()).assertOk().outLines().contains("generation: " + max));
         assertTrue(run("dump", high.toString(), "--json").assertOk().out().contains("\"generation\":" + max + ","));
-        assertTrue(CliRun.runWithInput("/k\n", "lookup", high.toString(), "--watch", "--show-generation").assertOk().out().endsWith("\t" + max + "\n"));
+        assertTrue(CliRun.runWithInput("/k\n", "lookup", high.toString(), "--watch", "--show-generation")
+                .assertOk()
+                .out()
+                .endsWith("\t" + max + "\n"));
     }
 
     /** A stored point multiple of 2^32 - 1 is refused as what it is, not read as v2:2147483647. */
@@ -101,7 +118,8 @@ class CliVerifyTest {
     @Test
     void ringPointsCountEachSharedSegmentOnceAsBuildDoes() throws Exception {
         Path shared = dir.resolve("shared.ring");
-        CliRun built = build(backends(dir, "shared.conf", CliFleet.text(CliFleet.FEATURED)), shared).assertOk();
+        CliRun built = build(backends(dir, "shared.conf", CliFleet.text(CliFleet.FEATURED)), shared)
+                .assertOk();
         Matcher b = Pattern.compile("(?m)^points: (\\d+) ").matcher(built.out());
         assertTrue(b.find(), built.out());
         CliRun verified = run("verify", shared.toString()).assertOk();
@@ -109,7 +127,10 @@ class CliVerifyTest {
         assertTrue(v.find(), verified.out());
         assertEquals(b.group(1), v.group(1), "verify and build count the file's points alike: " + verified.out());
         try (RingStore store = RingStore.open(shared)) {
-            assertTrue(store.segmentCount() < store.rings().stream().filter(r -> !r.isEmpty()).count(), "the fixture shares segments");
+            assertTrue(
+                    store.segmentCount()
+                            < store.rings().stream().filter(r -> !r.isEmpty()).count(),
+                    "the fixture shares segments");
         }
     }
 
@@ -124,7 +145,8 @@ class CliVerifyTest {
                 String error = run("verify", bad.toString()).assertError(Main.FAILED, "verify");
                 assertTrue(error.contains(bad.toString()), error);
                 long reported = reportedOffset(error);
-                assertTrue(reported >= seg[0] && reported <= at,
+                assertTrue(
+                        reported >= seg[0] && reported <= at,
                         () -> "byte " + at + " flipped in the segment at " + seg[0] + "; reported: " + error);
             }
         }
@@ -153,11 +175,16 @@ class CliVerifyTest {
                     // one that disagrees with it, or the metadata CRC); a point flip inside its segment, at or
                     // before the flipped byte; a failing padding byte somewhere in the file
                     long reported = reportedOffset(error);
-                    long[] seg = segments.stream().filter(s -> flipped >= s[0] && flipped < s[1]).findFirst().orElse(null);
+                    long[] seg = segments.stream()
+                            .filter(s -> flipped >= s[0] && flipped < s[1])
+                            .findFirst()
+                            .orElse(null);
                     long from = at < metadataEnd ? 0 : seg != null ? seg[0] : 0;
                     long to = at < metadataEnd ? metadataEnd - 1 : seg != null ? at : goodBytes.length - 1;
-                    assertTrue(reported >= from && reported <= to,
-                            () -> "byte " + flipped + " flipped, expected a byte in [" + from + ", " + to + "]: " + error);
+                    assertTrue(
+                            reported >= from && reported <= to,
+                            () -> "byte " + flipped + " flipped, expected a byte in [" + from + ", " + to + "]: "
+                                    + error);
                 }
             }
         }
@@ -166,7 +193,8 @@ class CliVerifyTest {
     @Test
     void truncatedFilesFail() throws Exception {
         Path bad = dir.resolve("truncated.ring");
-        for (int length : new int[] {0, 1, 8, 127, 128, 129, (int) metadataEnd, goodBytes.length / 2, goodBytes.length - 1}) {
+        for (int length :
+                new int[] {0, 1, 8, 127, 128, 129, (int) metadataEnd, goodBytes.length / 2, goodBytes.length - 1}) {
             Files.write(bad, Arrays.copyOf(goodBytes, length));
             String error = run("verify", bad.toString()).assertError(Main.FAILED, "verify");
             assertTrue(error.contains(bad.toString()), () -> length + " bytes: " + error);
@@ -178,7 +206,8 @@ class CliVerifyTest {
 
     @Test
     void filesThatAreNotRingFilesFail() throws Exception {
-        Path text = Files.writeString(dir.resolve("fleet.txt"), CliFleet.text(CliFleet.FEATURED).repeat(40));
+        Path text = Files.writeString(
+                dir.resolve("fleet.txt"), CliFleet.text(CliFleet.FEATURED).repeat(40));
         String error = run("verify", text.toString()).assertError(Main.FAILED, "verify");
         assertTrue(error.contains(text.toString()), error);
         Path zeros = Files.write(dir.resolve("zeros.ring"), new byte[goodBytes.length]);

@@ -1,13 +1,15 @@
 package io.ringstore.tools;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
 import io.ringstore.Ring;
 import io.ringstore.RingStore;
 import io.ringstore.build.BackendList;
 import io.ringstore.build.RingBuilder;
-import org.junit.jupiter.api.Tag;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
 import java.io.OutputStream;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
@@ -18,12 +20,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code lookup --watch} on a file rewritten in place, which the README forbids and people do
@@ -41,7 +40,9 @@ class CliWatchRewriteTest {
 
     @Test
     void aFileTruncatedInPlaceIsReportedOnceAndTheNextGoodFileServes() throws Exception {
-        assumeTrue(System.getProperty("os.name").startsWith("Linux"), "SIGBUS on a truncated mapping is Linux's behaviour");
+        assumeTrue(
+                System.getProperty("os.name").startsWith("Linux"),
+                "SIGBUS on a truncated mapping is Linux's behaviour");
         Path ring = dir.resolve("fleet.ring");
         publish(ring, 1, "10.0.1");
         List<String> keys = new ArrayList<>();
@@ -49,7 +50,8 @@ class CliWatchRewriteTest {
             keys.add("/rewrite/" + k);
         }
         assertTimeoutPreemptively(Duration.ofSeconds(120), () -> {
-            try (ChildCli child = ChildCli.start("C.UTF-8", "lookup \"$1\" --watch --show-generation", ring.toString())) {
+            try (ChildCli child =
+                    ChildCli.start("C.UTF-8", "lookup \"$1\" --watch --show-generation", ring.toString())) {
                 assertEquals(expected(ring, keys, 1), ask(child, keys), "generation 1 answers");
 
                 try (FileChannel ch = FileChannel.open(ring, StandardOpenOption.WRITE)) {
@@ -68,10 +70,12 @@ class CliWatchRewriteTest {
                 String stderr = child.stderr();
                 System.out.println("the child's stderr:\n" + stderr);
                 assertEquals(Main.FAILED, exit, stderr);
-                List<String> errorLines = stderr.lines().filter(l -> l.startsWith(PREFIX)).toList();
+                List<String> errorLines =
+                        stderr.lines().filter(l -> l.startsWith(PREFIX)).toList();
                 assertEquals(1, errorLines.size(), () -> "one error line:\n" + stderr);
                 assertTrue(errorLines.getFirst().contains("rewritten in place"), errorLines.getFirst());
-                assertFalse(stderr.contains("\tat ") || stderr.contains("InternalError") || stderr.contains("Exception"),
+                assertFalse(
+                        stderr.contains("\tat ") || stderr.contains("InternalError") || stderr.contains("Exception"),
                         () -> "no trace:\n" + stderr);
             }
         });
@@ -83,7 +87,9 @@ class CliWatchRewriteTest {
         for (int i = 1; i <= 64; i++) {
             text.append("server ").append(subnet).append('.').append(i).append(":80\n");
         }
-        RingBuilder.of(BackendList.parse("test", text.toString())).generation(generation).build(ring);
+        RingBuilder.of(BackendList.parse("test", text.toString()))
+                .generation(generation)
+                .build(ring);
     }
 
     private static List<String> expected(Path ring, List<String> keys, long generation) throws Exception {
@@ -91,7 +97,9 @@ class CliWatchRewriteTest {
             Ring r = store.ring(Set.of());
             List<String> lines = new ArrayList<>();
             for (String k : keys) {
-                lines.add(k + "\t" + store.backend(r.lookup(k.getBytes(StandardCharsets.UTF_8))).upstreamAddress() + "\t" + generation);
+                lines.add(k + "\t"
+                        + store.backend(r.lookup(k.getBytes(StandardCharsets.UTF_8)))
+                                .upstreamAddress() + "\t" + generation);
             }
             return lines;
         }

@@ -1,13 +1,17 @@
 package io.ringstore.tools;
 
-import io.ringstore.build.BackendList;
-import io.ringstore.build.RingBuilder;
+import static io.ringstore.tools.CliRun.run;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.ringstore.Ring;
 import io.ringstore.RingStore;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
+import io.ringstore.build.BackendList;
+import io.ringstore.build.RingBuilder;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -26,14 +30,8 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-
-import static io.ringstore.tools.CliRun.run;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNotEquals;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
-import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code ringstore lookup RINGFILE --watch --show-generation} fed line by line from this thread: keys
@@ -48,6 +46,7 @@ class CliWatchTest {
             server 127.0.0.1:8002 weight=2
             server [::1]:8003
             """;
+
     private static final String SECOND = """
             server 127.0.0.2:9001
             server 127.0.0.2:9002
@@ -125,7 +124,8 @@ class CliWatchTest {
         Path ring = dir.resolve("drained.ring");
         publish(FIRST, 1, ring);
         Path state = ring.resolveSibling("drained.ring.state");
-        run("state", ring.toString(), "drain", "127.0.0.9:1").assertOk(); // the file exists, with no slot for any backend
+        run("state", ring.toString(), "drain", "127.0.0.9:1")
+                .assertOk(); // the file exists, with no slot for any backend
         String key = "/watch/0";
         String owner = expected(ring, List.of(key)).getFirst();
         assertTimeoutPreemptively(Duration.ofSeconds(60), () -> {
@@ -155,7 +155,8 @@ class CliWatchTest {
     }
 
     /** Asks for {@code key} until its backend is not {@code owner}; {@return the backend it got} */
-    private static String awaitAnswerOtherThan(OutputStream stdin, LineQueue stdout, String key, String owner) throws Exception {
+    private static String awaitAnswerOtherThan(OutputStream stdin, LineQueue stdout, String key, String owner)
+            throws Exception {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (true) {
             String got = ask(stdin, stdout, List.of(key)).getFirst().split("\t")[1];
@@ -171,7 +172,8 @@ class CliWatchTest {
     private static void awaitAnswer(OutputStream stdin, LineQueue stdout, String key, String owner) throws Exception {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (!ask(stdin, stdout, List.of(key)).getFirst().split("\t")[1].equals(owner)) {
-            assertTrue(System.nanoTime() < deadline, "the undrain of " + owner + " did not reach the watch within 10 s");
+            assertTrue(
+                    System.nanoTime() < deadline, "the undrain of " + owner + " did not reach the watch within 10 s");
             Thread.sleep(20);
         }
     }
@@ -180,12 +182,15 @@ class CliWatchTest {
     void showGenerationWithoutWatchIsAUsageError() throws Exception {
         Path ring = dir.resolve("plain.ring");
         publish(FIRST, 1, ring);
-        String error = run("lookup", ring.toString(), "--show-generation", "/key").assertError(Main.USAGE, "lookup");
+        String error =
+                run("lookup", ring.toString(), "--show-generation", "/key").assertError(Main.USAGE, "lookup");
         assertTrue(error.contains("--show-generation") && error.contains("--watch"), error);
     }
 
     private static void publish(String backends, long generation, Path ring) throws Exception {
-        RingBuilder.of(BackendList.parse("test", backends)).generation(generation).build(ring);
+        RingBuilder.of(BackendList.parse("test", backends))
+                .generation(generation)
+                .build(ring);
     }
 
     /** The address each key gets from the file now at {@code ring}, read with the library (v1: nginx's form). */
@@ -194,7 +199,8 @@ class CliWatchTest {
             Ring r = store.ring(Set.of());
             List<String> out = new ArrayList<>();
             for (String k : keys) {
-                out.add(store.backend(r.lookup(k.getBytes(StandardCharsets.UTF_8))).upstreamAddress());
+                out.add(store.backend(r.lookup(k.getBytes(StandardCharsets.UTF_8)))
+                        .upstreamAddress());
             }
             return out;
         }
@@ -223,22 +229,27 @@ class CliWatchTest {
      * Asks for {@code key} until the answer comes from {@code generation}; every answer before must be
      * the old one, and the new one must carry the new address.
      */
-    private static void awaitGeneration(OutputStream stdin, LineQueue stdout, String key, long generation,
-                                        String oldAddress, String newAddress) throws Exception {
+    private static void awaitGeneration(
+            OutputStream stdin, LineQueue stdout, String key, long generation, String oldAddress, String newAddress)
+            throws Exception {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (true) {
             String line = ask(stdin, stdout, List.of(key)).getFirst();
             if (line.equals(key + "\t" + newAddress + "\t" + generation)) {
                 return;
             }
-            assertEquals(key + "\t" + oldAddress + "\t" + (generation - 1), line, "until the switch, the old generation answers");
+            assertEquals(
+                    key + "\t" + oldAddress + "\t" + (generation - 1),
+                    line,
+                    "until the switch, the old generation answers");
             assertTrue(System.nanoTime() < deadline, "generation " + generation + " was not picked up within 10 s");
             Thread.sleep(20);
         }
     }
 
     /** {@code ringstore lookup RING --watch [extra]} run on a thread, fed through {@code stdin}. */
-    private record Watch(PipedOutputStream stdin, LineQueue stdout, ByteArrayOutputStream stderr, AtomicInteger exit, Thread cli) {
+    private record Watch(
+            PipedOutputStream stdin, LineQueue stdout, ByteArrayOutputStream stderr, AtomicInteger exit, Thread cli) {
         static Watch start(Path ring, String... extra) throws IOException {
             PipedOutputStream stdin = new PipedOutputStream();
             PipedInputStream in = new PipedInputStream(stdin, 1 << 16);
@@ -247,12 +258,14 @@ class CliWatchTest {
             AtomicInteger exit = new AtomicInteger(-1);
             List<String> args = new ArrayList<>(List.of("lookup", ring.toString(), "--watch"));
             args.addAll(List.of(extra));
-            Thread cli = new Thread(() -> {
-                try (PrintStream o = new PrintStream(stdout, true, StandardCharsets.UTF_8);
-                     PrintStream e = new PrintStream(stderr, true, StandardCharsets.UTF_8)) {
-                    exit.set(Main.run(args.toArray(String[]::new), in, o, e));
-                }
-            }, "ringstore lookup --watch");
+            Thread cli = new Thread(
+                    () -> {
+                        try (PrintStream o = new PrintStream(stdout, true, StandardCharsets.UTF_8);
+                                PrintStream e = new PrintStream(stderr, true, StandardCharsets.UTF_8)) {
+                            exit.set(Main.run(args.toArray(String[]::new), in, o, e));
+                        }
+                    },
+                    "ringstore lookup --watch");
             cli.start();
             return new Watch(stdin, stdout, stderr, exit, cli);
         }

@@ -1,16 +1,15 @@
 package io.ringstore.tools;
 
-import org.junit.jupiter.api.Tag;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The CLI as a user installs it, run after {@code package}: {@code java -jar} on the built jar, and the
@@ -22,9 +21,13 @@ class DistributionIT {
     @Test
     void javaJarFindsTheLibraryItsManifestNames() throws Exception {
         Path jar = Programs.target().resolve("ringstore-tools.jar");
-        Programs run = Programs.run(Programs.target(), Map.of(), List.of(Programs.jdk("java").toString(), "-jar", jar.toString(), "--version"))
+        Programs run = Programs.run(
+                        Programs.target(),
+                        Map.of(),
+                        List.of(Programs.jdk("java").toString(), "-jar", jar.toString(), "--version"))
                 .assertOk("java -jar " + jar);
-        assertEquals("ringstore " + Programs.version(), run.out().lines().findFirst().orElse(""), run.out());
+        assertEquals(
+                "ringstore " + Programs.version(), run.out().lines().findFirst().orElse(""), run.out());
         assertEquals("", run.err());
     }
 
@@ -35,8 +38,15 @@ class DistributionIT {
         assertTrue(Files.isRegularFile(archive), () -> archive + " was not built");
         Programs.run(dir, Map.of(), List.of("tar", "xzf", archive.toString())).assertOk("tar xzf " + archive);
         Path home = dir.resolve("ringstore-" + version);
-        for (String f : List.of("bin/ringstore", "bin/jdk.sh", "lib/ringstore.jar", "lib/ringstore-tools.jar",
-                "examples/backends.conf", "README.md", "FORMAT.md", "LICENSE")) {
+        for (String f : List.of(
+                "bin/ringstore",
+                "bin/jdk.sh",
+                "lib/ringstore.jar",
+                "lib/ringstore-tools.jar",
+                "examples/backends.conf",
+                "README.md",
+                "FORMAT.md",
+                "LICENSE")) {
             assertTrue(Files.isRegularFile(home.resolve(f)), () -> "the distribution lacks " + f);
         }
         try (var docs = Files.list(Path.of(System.getProperty("ringstore.repo"), "docs"))) {
@@ -60,7 +70,8 @@ class DistributionIT {
                 .assertOk("bin/ringstore lookup");
         assertEquals(1, lookup.out().lines().count(), lookup.out());
         assertTrue(lookup.out().contains("/index.html"), lookup.out());
-        assertTrue(Files.notExists(home.resolve("target")) && Files.notExists(home.resolve("lib/target")),
+        assertTrue(
+                Files.notExists(home.resolve("target")) && Files.notExists(home.resolve("lib/target")),
                 "the launcher tried to build in the distribution");
     }
 
@@ -79,10 +90,13 @@ class DistributionIT {
         Path lookupCache = home.resolve("lib/ringstore-lookup.aot");
         Path stamp = home.resolve("lib/ringstore.aot.jdk");
         if (Runtime.version().feature() < 25) {
-            assertTrue(Files.notExists(cache) && Files.notExists(lookupCache) && Files.notExists(stamp), "a cache was shipped by a JDK before 25");
+            assertTrue(
+                    Files.notExists(cache) && Files.notExists(lookupCache) && Files.notExists(stamp),
+                    "a cache was shipped by a JDK before 25");
             return;
         }
-        assertTrue(Files.isRegularFile(cache) && Files.isRegularFile(lookupCache) && Files.isRegularFile(stamp),
+        assertTrue(
+                Files.isRegularFile(cache) && Files.isRegularFile(lookupCache) && Files.isRegularFile(stamp),
                 "the distribution lacks lib/ringstore.aot, lib/ringstore-lookup.aot or their stamp");
         String launcher = home.resolve("bin/ringstore").toString();
         Map<String, String> env = Map.of("JAVA_HOME", System.getProperty("java.home"));
@@ -93,28 +107,43 @@ class DistributionIT {
         assertEquals("", plain.err());
         assertEquals(1, plain.out().lines().count(), plain.out());
         // A collector chosen by the user replaces the launcher's serial one: two would stop the JVM.
-        Programs g1 = Programs.run(home, Map.of("JAVA_HOME", System.getProperty("java.home"), "RINGSTORE_JAVA_OPTS", "-XX:+UseG1GC"), lookup)
+        Programs g1 = Programs.run(
+                        home,
+                        Map.of("JAVA_HOME", System.getProperty("java.home"), "RINGSTORE_JAVA_OPTS", "-XX:+UseG1GC"),
+                        lookup)
                 .assertOk("bin/ringstore lookup with RINGSTORE_JAVA_OPTS=-XX:+UseG1GC");
         assertEquals(plain.out(), g1.out());
         assertEquals("", g1.err());
 
         // Where the CLI's main class came from: the cache ("shared objects file") or its jar.
-        Map<String, String> traced = Map.of("JAVA_HOME", System.getProperty("java.home"), "RINGSTORE_JAVA_OPTS", "-Xlog:class+load=info");
+        Map<String, String> traced =
+                Map.of("JAVA_HOME", System.getProperty("java.home"), "RINGSTORE_JAVA_OPTS", "-Xlog:class+load=info");
         String mainFromCache = "io.ringstore.tools.Main source: shared objects file";
         Programs used = Programs.run(home, traced, lookup).assertOk("bin/ringstore lookup, traced");
         assertTrue(used.out().contains(mainFromCache), "the lookup cache was not used on the JDK that made it");
         // Keys on stdin: the cache of every command (a lookup of KEY arguments has its own, ringstore-lookup.aot).
         List<String> stdinLookup = List.of("sh", "-c", "echo /index.html | \"$0\" lookup example.ring", launcher);
         Programs usedByStdin = Programs.run(home, traced, stdinLookup).assertOk("bin/ringstore lookup < keys, traced");
-        assertTrue(usedByStdin.out().contains(mainFromCache), "the commands' cache was not used on the JDK that made it");
-        Map<String, String> aotLog = Map.of("JAVA_HOME", System.getProperty("java.home"), "RINGSTORE_JAVA_OPTS", "-Xlog:aot=info");
-        assertTrue(Programs.run(home, aotLog, lookup).assertOk("bin/ringstore lookup, aot log").out().contains("Opened AOT cache " + lookupCache),
+        assertTrue(
+                usedByStdin.out().contains(mainFromCache), "the commands' cache was not used on the JDK that made it");
+        Map<String, String> aotLog =
+                Map.of("JAVA_HOME", System.getProperty("java.home"), "RINGSTORE_JAVA_OPTS", "-Xlog:aot=info");
+        assertTrue(
+                Programs.run(home, aotLog, lookup)
+                        .assertOk("bin/ringstore lookup, aot log")
+                        .out()
+                        .contains("Opened AOT cache " + lookupCache),
                 "a lookup of KEY arguments did not open lib/ringstore-lookup.aot");
-        assertTrue(Programs.run(home, aotLog, stdinLookup).assertOk("bin/ringstore lookup < keys, aot log").out().contains("Opened AOT cache " + cache),
+        assertTrue(
+                Programs.run(home, aotLog, stdinLookup)
+                        .assertOk("bin/ringstore lookup < keys, aot log")
+                        .out()
+                        .contains("Opened AOT cache " + cache),
                 "a lookup of stdin did not open lib/ringstore.aot");
 
         String stamped = Files.readString(stamp);
-        Files.writeString(stamp, stamped.replaceAll("JAVA_RUNTIME_VERSION=\"[^\"]*\"", "JAVA_RUNTIME_VERSION=\"22.0.2+9\""));
+        Files.writeString(
+                stamp, stamped.replaceAll("JAVA_RUNTIME_VERSION=\"[^\"]*\"", "JAVA_RUNTIME_VERSION=\"22.0.2+9\""));
         Programs otherJdk = Programs.run(home, traced, lookup).assertOk("bin/ringstore lookup, cache of another JDK");
         assertTrue(otherJdk.out().contains("io.ringstore.tools.Main source: "), otherJdk.out());
         assertTrue(!otherJdk.out().contains(mainFromCache), "a cache stamped for another JDK was used");
@@ -131,7 +160,8 @@ class DistributionIT {
             for (byte[] damaged : List.of(garbage, truncated)) {
                 Files.write(c, damaged);
                 for (List<String> command : List.of(lookup, stdinLookup)) {
-                    Programs run = Programs.run(home, env, command).assertOk("bin/ringstore lookup, damaged " + c.getFileName());
+                    Programs run = Programs.run(home, env, command)
+                            .assertOk("bin/ringstore lookup, damaged " + c.getFileName());
                     assertEquals(plain.out(), run.out());
                     assertEquals("", run.err());
                 }

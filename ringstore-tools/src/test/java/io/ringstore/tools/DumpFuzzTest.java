@@ -1,25 +1,24 @@
 package io.ringstore.tools;
 
-import io.ringstore.RingFileException;
-import io.ringstore.RingStore;
-import io.ringstore.internal.format.RingFileDescriptor;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Tag;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.SplittableRandom;
-
 import static io.ringstore.tools.CliRun.backends;
 import static io.ringstore.tools.CliRun.build;
 import static io.ringstore.tools.CliRun.run;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.ringstore.RingFileException;
+import io.ringstore.RingStore;
+import io.ringstore.internal.format.RingFileDescriptor;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Files that open but break {@code dump}: the values dump computes with (weights, feature masks,
@@ -35,25 +34,45 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @Tag("slow")
 class DumpFuzzTest {
     private static final int DEFAULT_CASES = 3_000;
-    private static final long[] WEIGHTS = {1, 2, 3, 1000, RingFileDescriptor.MAX_WEIGHT - 1, RingFileDescriptor.MAX_WEIGHT,
-            0xFFFF_FFFFL, 0};
-    private static final long[] MULTIPLES = {1, 2, 160, 1 << 20, RingFileDescriptor.MAX_POINTS_PER_RING,
-            RingFileDescriptor.MAX_POINTS_PER_RING + 1, Integer.MAX_VALUE, 0xFFFF_FFFFL, 0};
+    private static final long[] WEIGHTS = {
+        1, 2, 3, 1000, RingFileDescriptor.MAX_WEIGHT - 1, RingFileDescriptor.MAX_WEIGHT, 0xFFFF_FFFFL, 0
+    };
+    private static final long[] MULTIPLES = {
+        1,
+        2,
+        160,
+        1 << 20,
+        RingFileDescriptor.MAX_POINTS_PER_RING,
+        RingFileDescriptor.MAX_POINTS_PER_RING + 1,
+        Integer.MAX_VALUE,
+        0xFFFF_FFFFL,
+        0
+    };
 
     @TempDir
     static Path dir;
+
     private static final List<byte[]> seeds = new ArrayList<>();
 
     @BeforeAll
     static void buildSeeds() throws Exception {
         String[][] shapes = {
-                {"server 127.0.0.1:80\nserver 127.0.0.2:80 weight=3\nserver [::1]:80\n", "v1,v2"},
-                {"server 127.0.0.1:80 features=a\nserver 127.0.0.2:80 features=a,b\nserver 127.0.0.3:80 features=b\nserver 127.0.0.4:80\n", "v2,v1"},
-                {"server 127.0.0.1:80 features=a\nserver 127.0.0.2:80 features=b\n", "v2"},
+            {"server 127.0.0.1:80\nserver 127.0.0.2:80 weight=3\nserver [::1]:80\n", "v1,v2"},
+            {
+                "server 127.0.0.1:80 features=a\nserver 127.0.0.2:80 features=a,b\nserver 127.0.0.3:80 features=b\nserver 127.0.0.4:80\n",
+                "v2,v1"
+            },
+            {"server 127.0.0.1:80 features=a\nserver 127.0.0.2:80 features=b\n", "v2"},
         };
         for (String[] s : shapes) {
             Path ring = dir.resolve("seed-" + seeds.size() + ".ring");
-            build(backends(dir, "seed-" + seeds.size() + ".conf", s[0]), ring, "--algorithm", s[1], "--point-multiple", "4");
+            build(
+                    backends(dir, "seed-" + seeds.size() + ".conf", s[0]),
+                    ring,
+                    "--algorithm",
+                    s[1],
+                    "--point-multiple",
+                    "4");
             seeds.add(Files.readAllBytes(ring));
         }
     }
@@ -87,12 +106,15 @@ class DumpFuzzTest {
             } catch (RingFileException e) {
                 continue;
             }
-            for (String[] args : new String[][] {{"dump", file.toString()}, {"dump", file.toString(), "--json", "--points", "2"}}) {
+            for (String[] args :
+                    new String[][] {{"dump", file.toString()}, {"dump", file.toString(), "--json", "--points", "2"}}) {
                 CliRun run = run(args);
                 String context = what + " " + String.join(" ", args) + "\nstderr: " + run.stderr();
                 if (verifies) {
                     assertEquals(Main.OK, run.exit(), context);
-                    assertFalse(run.out().contains("shares not shown") || run.out().contains("\"problem\""), context + "\n" + run.out());
+                    assertFalse(
+                            run.out().contains("shares not shown") || run.out().contains("\"problem\""),
+                            context + "\n" + run.out());
                     if (args.length > 2) {
                         CliJson.parse(run.out());
                     }
@@ -140,7 +162,11 @@ class DumpFuzzTest {
                 if (points > 0) {
                     int keep = r.nextInt(points);
                     p.pointCount(ring, keep);
-                    what.append(" ring ").append(ring).append(" cut to ").append(keep).append(" points");
+                    what.append(" ring ")
+                            .append(ring)
+                            .append(" cut to ")
+                            .append(keep)
+                            .append(" points");
                 }
             }
             case 4 -> {
@@ -148,7 +174,12 @@ class DumpFuzzTest {
                     int point = r.nextInt(points);
                     int b = r.nextInt(p.backendCount() + 1);
                     p.pointBackend(ring, point, b);
-                    what.append(" ring ").append(ring).append(" point ").append(point).append(" backend=").append(b);
+                    what.append(" ring ")
+                            .append(ring)
+                            .append(" point ")
+                            .append(point)
+                            .append(" backend=")
+                            .append(b);
                 }
             }
             default -> {
@@ -156,7 +187,12 @@ class DumpFuzzTest {
                     int point = r.nextInt(points);
                     int h = r.nextInt();
                     p.pointHash(ring, point, h);
-                    what.append(" ring ").append(ring).append(" point ").append(point).append(" hash=").append(Integer.toUnsignedString(h));
+                    what.append(" ring ")
+                            .append(ring)
+                            .append(" point ")
+                            .append(point)
+                            .append(" hash=")
+                            .append(Integer.toUnsignedString(h));
                 }
             }
         }

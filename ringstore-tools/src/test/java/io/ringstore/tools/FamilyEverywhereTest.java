@@ -1,5 +1,13 @@
 package io.ringstore.tools;
 
+import static io.ringstore.tools.CliRun.run;
+import static io.ringstore.tools.CliRun.runWithInput;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.ringstore.Backend;
 import io.ringstore.Ring;
 import io.ringstore.RingFamily;
@@ -13,12 +21,6 @@ import io.ringstore.live.RingRouter;
 import io.ringstore.migration.RolloutPolicy;
 import io.ringstore.state.HostState;
 import io.ringstore.state.SharedLoad;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.MethodSource;
-
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -39,14 +41,11 @@ import java.util.function.Predicate;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
-
-import static io.ringstore.tools.CliRun.run;
-import static io.ringstore.tools.CliRun.runWithInput;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNotEquals;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Every version of every ring family through everything ringstore does with a ring file (issue 19):
@@ -69,7 +68,9 @@ class FamilyEverywhereTest {
     private static final int DIFF_KEYS = 20_000;
     /** Three standard deviations of a sampled fraction from {@value #DIFF_KEYS} keys, and some. */
     private static final double DIFF_TOLERANCE = 0.015;
-    private static final List<Set<String>> FEATURE_SETS = List.of(Set.of(), Set.of("a"), Set.of("b"), orderedSet("a", "b"));
+
+    private static final List<Set<String>> FEATURE_SETS =
+            List.of(Set.of(), Set.of("a"), Set.of("b"), orderedSet("a", "b"));
 
     /**
      * One server of the test's fleet: host as written ({@code [::1]} for IPv6), port (0: none written),
@@ -81,7 +82,8 @@ class FamilyEverywhereTest {
         }
 
         String line() {
-            String comment = (features.isEmpty() ? "" : " features=" + String.join(",", features)) + (name == null ? "" : " name=" + name);
+            String comment = (features.isEmpty() ? "" : " features=" + String.join(",", features))
+                    + (name == null ? "" : " name=" + name);
             return "    server " + address() + (weight != 1 ? " weight=" + weight : "") + (down ? " down" : "") + ";"
                     + (comment.isEmpty() ? "" : "  # ringstore:" + comment);
         }
@@ -114,17 +116,27 @@ class FamilyEverywhereTest {
     private static final int REMOVED = 10;
 
     /** One version of each parameterized family other than its default: the families' written parameters at work. */
-    private static final List<String> PARAMETERIZED = List.of("v2:64", "twemproxy:md5", "twemproxy:murmur", "spymemcached:100",
-            "dubbo:40", "envoy:256:2048", "envoy-murmur2:512", "grpc:256:1024");
+    private static final List<String> PARAMETERIZED = List.of(
+            "v2:64",
+            "twemproxy:md5",
+            "twemproxy:murmur",
+            "spymemcached:100",
+            "dubbo:40",
+            "envoy:256:2048",
+            "envoy-murmur2:512",
+            "grpc:256:1024");
 
     @TempDir
     static Path dir;
+
     private static final Map<RingVersion, Fixture> FIXTURES = new HashMap<>();
     private static final byte[][] KEY_BYTES = keys(KEYS, 1);
 
     /** Every family's default version, then the parameterized ones. */
     static Stream<RingVersion> versions() {
-        return Stream.concat(RingFamily.all().stream().map(f -> RingVersion.parse(f.name())), PARAMETERIZED.stream().map(RingVersion::parse));
+        return Stream.concat(
+                RingFamily.all().stream().map(f -> RingVersion.parse(f.name())),
+                PARAMETERIZED.stream().map(RingVersion::parse));
     }
 
     @AfterAll
@@ -136,19 +148,36 @@ class FamilyEverywhereTest {
     @Test
     void everyFamilyAndEachFamilysParametersAreCovered() {
         for (RingFamily f : RingFamily.all()) {
-            long parameterized = PARAMETERIZED.stream().map(RingVersion::parse).filter(v -> v.family() == f).count();
-            assertEquals(f.writtenParameters() > 0, parameterized > 0,
-                    () -> f + ": a family with written parameters needs a parameterized version in PARAMETERIZED, one without none");
-            assertFalse(PARAMETERIZED.contains(RingVersion.parse(f.name()).name()), () -> f + ": the default version is listed already");
+            long parameterized = PARAMETERIZED.stream()
+                    .map(RingVersion::parse)
+                    .filter(v -> v.family() == f)
+                    .count();
+            assertEquals(
+                    f.writtenParameters() > 0,
+                    parameterized > 0,
+                    () -> f
+                            + ": a family with written parameters needs a parameterized version in PARAMETERIZED, one without none");
+            assertFalse(
+                    PARAMETERIZED.contains(RingVersion.parse(f.name()).name()),
+                    () -> f + ": the default version is listed already");
         }
     }
 
     // ---- the fixture: one directory per version ----
 
     /** The files of one version: the fleet as the family takes it, the ring files the checks read. */
-    private record Fixture(RingVersion version, List<Server> fleet, Path conf, Path ring, Path viewsAll, Path viewsAuto,
-                           Path twoVersions, RingVersion other, Path otherRing, Path minusConf, Path minusRing) {
-    }
+    private record Fixture(
+            RingVersion version,
+            List<Server> fleet,
+            Path conf,
+            Path ring,
+            Path viewsAll,
+            Path viewsAuto,
+            Path twoVersions,
+            RingVersion other,
+            Path otherRing,
+            Path minusConf,
+            Path minusRing) {}
 
     /** The version keys migrate to: v2:64, or v1 for v2:64 itself. */
     private static RingVersion other(RingVersion v) {
@@ -174,7 +203,8 @@ class FamilyEverywhereTest {
         Path minusConf = Files.writeString(d.resolve("minus.conf"), text(minus));
         RingVersion other = other(v);
         Path ring = d.resolve("fleet.ring");
-        CliRun built = run("build", conf.toString(), "-o", ring.toString(), "--algorithm", v.name(), "--quiet").assertOk();
+        CliRun built = run("build", conf.toString(), "-o", ring.toString(), "--algorithm", v.name(), "--quiet")
+                .assertOk();
         assertEquals("", built.out());
         Path viewsAll = build(conf, d.resolve("views-all.ring"), v.name(), "--views", "all");
         Path viewsAuto = build(conf, d.resolve("views-auto.ring"), v.name(), "--views", "auto");
@@ -185,7 +215,8 @@ class FamilyEverywhereTest {
     }
 
     private static Path build(Path conf, Path ring, String algorithm, String... more) {
-        List<String> args = new ArrayList<>(List.of("build", conf.toString(), "-o", ring.toString(), "--algorithm", algorithm, "--quiet"));
+        List<String> args = new ArrayList<>(
+                List.of("build", conf.toString(), "-o", ring.toString(), "--algorithm", algorithm, "--quiet"));
         args.addAll(List.of(more));
         run(args.toArray(String[]::new)).assertOk();
         return ring;
@@ -212,7 +243,8 @@ class FamilyEverywhereTest {
     }
 
     private static String text(List<Server> fleet) {
-        StringBuilder sb = new StringBuilder("# the family test's fleet\nupstream pool {\n    hash $request_uri consistent;\n");
+        StringBuilder sb =
+                new StringBuilder("# the family test's fleet\nupstream pool {\n    hash $request_uri consistent;\n");
         fleet.forEach(s -> sb.append(s.line()).append('\n'));
         return sb.append("}\n").toString();
     }
@@ -221,7 +253,9 @@ class FamilyEverywhereTest {
         SplittableRandom random = new SplittableRandom(seed);
         byte[][] keys = new byte[n][];
         for (int i = 0; i < n; i++) {
-            String k = i % 50 == 7 ? "/caf\u00e9/" + i + "/\u30ad\u30fc" : "/item/" + i + "?v=" + Long.toHexString(random.nextLong());
+            String k = i % 50 == 7
+                    ? "/caf\u00e9/" + i + "/\u30ad\u30fc"
+                    : "/item/" + i + "?v=" + Long.toHexString(random.nextLong());
             keys[i] = k.getBytes(StandardCharsets.UTF_8);
         }
         return keys;
@@ -266,7 +300,8 @@ class FamilyEverywhereTest {
         }
         if (differ > 0) {
             throw new AssertionError(what + ": " + differ + " of " + expected.size() + " keys differ; the first, "
-                    + new String(KEY_BYTES[first], StandardCharsets.UTF_8) + ": expected " + expected.get(first) + ", got " + actual.get(first));
+                    + new String(KEY_BYTES[first], StandardCharsets.UTF_8) + ": expected " + expected.get(first)
+                    + ", got " + actual.get(first));
         }
     }
 
@@ -281,22 +316,36 @@ class FamilyEverywhereTest {
     @MethodSource("versions")
     void buildWritesTheVersionWithViewsAndASecondVersion(RingVersion v) throws Exception {
         Fixture f = fixture(v);
-        CliRun summary = run("build", f.conf().toString(), "-o", f.conf().resolveSibling("summary.ring").toString(), "--algorithm", v.name()).assertOk();
+        CliRun summary = run(
+                        "build",
+                        f.conf().toString(),
+                        "-o",
+                        f.conf().resolveSibling("summary.ring").toString(),
+                        "--algorithm",
+                        v.name())
+                .assertOk();
         assertEquals(v.name(), summary.field("versions"));
         assertEquals(String.valueOf(FLEET.size()), summary.field("backends"));
         try (RingStore built = RingStore.open(f.conf().resolveSibling("summary.ring"))) {
             Ring all = built.ring(Set.of());
-            List<String> samples = summary.outLines().stream().filter(l -> l.startsWith("sample: ")).toList();
+            List<String> samples = summary.outLines().stream()
+                    .filter(l -> l.startsWith("sample: "))
+                    .toList();
             assertEquals(3, samples.size(), summary.out());
             for (String sample : samples) {
                 String[] parts = sample.substring("sample: ".length()).split("\t");
                 int b = all.lookup(parts[0].getBytes(StandardCharsets.UTF_8));
-                assertEquals(expectedAnswers(f).get(b), parts[1], () -> "the build summary's sample answers the lookup: " + sample);
+                assertEquals(
+                        expectedAnswers(f).get(b),
+                        parts[1],
+                        () -> "the build summary's sample answers the lookup: " + sample);
                 assertEquals("ring " + all, parts[2]);
             }
         }
-        try (RingStore plain = RingStore.open(f.ring()); RingStore all = RingStore.open(f.viewsAll());
-             RingStore auto = RingStore.open(f.viewsAuto()); RingStore two = RingStore.open(f.twoVersions())) {
+        try (RingStore plain = RingStore.open(f.ring());
+                RingStore all = RingStore.open(f.viewsAll());
+                RingStore auto = RingStore.open(f.viewsAuto());
+                RingStore two = RingStore.open(f.twoVersions())) {
             assertEquals(List.of(v), plain.versions());
             assertEquals(List.of(v, f.other()), two.versions());
             assertEquals(List.of("a", "b"), plain.features());
@@ -315,15 +364,21 @@ class FamilyEverywhereTest {
                 assertSameAnswers(p, two.ring(features, v), "the first of two versions");
                 for (Ring r : List.of(a, auto.ring(features))) {
                     if (!v.family().viewable()) {
-                        assertNotEquals(RingFileLayout.Storage.VIEW, r.store().layout().storage(r),
+                        assertNotEquals(
+                                RingFileLayout.Storage.VIEW,
+                                r.store().layout().storage(r),
                                 () -> v + " is not viewable: its feature rings are stored as points");
                     }
                 }
             }
-            assertEquals(v.family().viewable() ? FEATURE_SETS.size() - 1 : 0, views, "feature rings stored as views with --views all");
+            assertEquals(
+                    v.family().viewable() ? FEATURE_SETS.size() - 1 : 0,
+                    views,
+                    "feature rings stored as views with --views all");
             try (RingStore other = RingStore.open(f.otherRing())) {
                 for (Set<String> features : FEATURE_SETS) {
-                    assertSameAnswers(other.ring(features), two.ring(features, f.other()), "the second of two versions");
+                    assertSameAnswers(
+                            other.ring(features), two.ring(features, f.other()), "the second of two versions");
                 }
             }
         }
@@ -345,11 +400,14 @@ class FamilyEverywhereTest {
         CliRun r = run("build", conf.toString(), "-o", ring.toString(), "--algorithm", v.name(), "--quiet");
         if (problem == null) {
             r.assertOk();
-            String answers = runWithInput(stdin(KEY_BYTES), "lookup", ring.toString()).assertOk().out();
+            String answers = runWithInput(stdin(KEY_BYTES), "lookup", ring.toString())
+                    .assertOk()
+                    .out();
             assertTrue(answers.contains("\t[::1%1]:11218\n"), "the scoped server answers some keys, with its scope");
         } else {
             String error = r.assertError(Main.FAILED, "build");
-            assertTrue(error.startsWith(conf + ":" + (fleet.size() + 3) + ": ") && error.contains("[::1%1]:11218"), error);
+            assertTrue(
+                    error.startsWith(conf + ":" + (fleet.size() + 3) + ": ") && error.contains("[::1%1]:11218"), error);
             assertFalse(Files.exists(ring), "nothing published");
         }
     }
@@ -358,8 +416,13 @@ class FamilyEverywhereTest {
     private static void assertSameAnswers(Ring expected, Ring actual, String what) {
         IntPredicate up = b -> !expected.store().backend(b).down();
         for (byte[] k : KEY_BYTES) {
-            assertEquals(expected.lookup(k), actual.lookup(k), () -> what + ": lookup of " + new String(k, StandardCharsets.UTF_8) + " in " + actual);
-            assertEquals(expected.select(k, 0, k.length, Ring.NGINX_MAX_POINTS, up), actual.select(k, 0, k.length, Ring.NGINX_MAX_POINTS, up),
+            assertEquals(
+                    expected.lookup(k),
+                    actual.lookup(k),
+                    () -> what + ": lookup of " + new String(k, StandardCharsets.UTF_8) + " in " + actual);
+            assertEquals(
+                    expected.select(k, 0, k.length, Ring.NGINX_MAX_POINTS, up),
+                    actual.select(k, 0, k.length, Ring.NGINX_MAX_POINTS, up),
                     () -> what + ": failover of " + new String(k, StandardCharsets.UTF_8) + " in " + actual);
         }
     }
@@ -377,7 +440,8 @@ class FamilyEverywhereTest {
         Fixture f = fixture(v);
         List<String> expectedText = expectedAnswers(f);
         String input = stdin(KEY_BYTES);
-        try (RingStore store = RingStore.open(f.ring()); RingStore two = RingStore.open(f.twoVersions())) {
+        try (RingStore store = RingStore.open(f.ring());
+                RingStore two = RingStore.open(f.twoVersions())) {
             for (int i = 0; i < store.backendCount(); i++) {
                 assertEquals(expectedText.get(i), v.family().answer(store.backend(i)), "the family prints ip:port");
             }
@@ -392,11 +456,29 @@ class FamilyEverywhereTest {
                     library.add(expectedText.get(b));
                 }
                 assertTrue(oracle.checked > KEYS * 0.99, () -> "keys the oracle could decide: " + oracle.checked);
-                List<String> cli = cliAnswers(runWithInput(input, "lookup", f.ring().toString(), "--features", String.join(",", features),
-                        "--no-failover").assertOk(), KEY_BYTES);
+                List<String> cli = cliAnswers(
+                        runWithInput(
+                                        input,
+                                        "lookup",
+                                        f.ring().toString(),
+                                        "--features",
+                                        String.join(",", features),
+                                        "--no-failover")
+                                .assertOk(),
+                        KEY_BYTES);
                 assertAnswers(library, cli, v + " ring " + features + ": the CLI answers the library's lookup");
-                List<String> second = cliAnswers(runWithInput(input, "lookup", f.twoVersions().toString(), "--features",
-                        String.join(",", features), "--no-failover", "--algorithm", v.name()).assertOk(), KEY_BYTES);
+                List<String> second = cliAnswers(
+                        runWithInput(
+                                        input,
+                                        "lookup",
+                                        f.twoVersions().toString(),
+                                        "--features",
+                                        String.join(",", features),
+                                        "--no-failover",
+                                        "--algorithm",
+                                        v.name())
+                                .assertOk(),
+                        KEY_BYTES);
                 assertAnswers(library, second, "--algorithm picks the version of a two-version file");
             }
             // The other version of the two-version file, by name.
@@ -405,23 +487,59 @@ class FamilyEverywhereTest {
             for (byte[] k : KEY_BYTES) {
                 otherAnswers.add(f.other().family().answer(two.backend(other.lookup(k))));
             }
-            assertAnswers(otherAnswers, cliAnswers(runWithInput(input, "lookup", f.twoVersions().toString(), "--no-failover", "--algorithm",
-                    f.other().name()).assertOk(), KEY_BYTES), "--algorithm " + f.other());
+            assertAnswers(
+                    otherAnswers,
+                    cliAnswers(
+                            runWithInput(
+                                            input,
+                                            "lookup",
+                                            f.twoVersions().toString(),
+                                            "--no-failover",
+                                            "--algorithm",
+                                            f.other().name())
+                                    .assertOk(),
+                            KEY_BYTES),
+                    "--algorithm " + f.other());
         }
         // --watch answers through the router as the plain lookup does, on either version of a two-version file.
-        String first = String.join("\n", cliAnswers(runWithInput(input, "lookup", f.ring().toString()).assertOk(), KEY_BYTES));
-        assertEquals(first, String.join("\n", cliAnswers(runWithInput(input, "lookup", f.ring().toString(), "--watch").assertOk(), KEY_BYTES)),
+        String first = String.join(
+                "\n",
+                cliAnswers(runWithInput(input, "lookup", f.ring().toString()).assertOk(), KEY_BYTES));
+        assertEquals(
+                first,
+                String.join(
+                        "\n",
+                        cliAnswers(
+                                runWithInput(input, "lookup", f.ring().toString(), "--watch")
+                                        .assertOk(),
+                                KEY_BYTES)),
                 "lookup --watch");
         for (RingVersion version : List.of(v, f.other())) {
-            CliRun plain = runWithInput(input, "lookup", f.twoVersions().toString(), "--algorithm", version.name()).assertOk();
-            CliRun watched = runWithInput(input, "lookup", f.twoVersions().toString(), "--algorithm", version.name(), "--watch").assertOk();
-            assertAnswers(cliAnswers(plain, KEY_BYTES), cliAnswers(watched, KEY_BYTES), "lookup --watch --algorithm " + version);
+            CliRun plain = runWithInput(input, "lookup", f.twoVersions().toString(), "--algorithm", version.name())
+                    .assertOk();
+            CliRun watched = runWithInput(
+                            input, "lookup", f.twoVersions().toString(), "--algorithm", version.name(), "--watch")
+                    .assertOk();
+            assertAnswers(
+                    cliAnswers(plain, KEY_BYTES),
+                    cliAnswers(watched, KEY_BYTES),
+                    "lookup --watch --algorithm " + version);
         }
         // Keys as arguments answer as stdin's do.
-        CliRun args = run("lookup", f.ring().toString(), "--no-failover", new String(KEY_BYTES[0], StandardCharsets.UTF_8),
-                new String(KEY_BYTES[7], StandardCharsets.UTF_8)).assertOk();
-        List<String> fromStdin = cliAnswers(runWithInput(input, "lookup", f.ring().toString(), "--no-failover").assertOk(), KEY_BYTES);
-        assertEquals(List.of(fromStdin.get(0), fromStdin.get(7)), cliAnswers(args, new byte[][] {KEY_BYTES[0], KEY_BYTES[7]}));
+        CliRun args = run(
+                        "lookup",
+                        f.ring().toString(),
+                        "--no-failover",
+                        new String(KEY_BYTES[0], StandardCharsets.UTF_8),
+                        new String(KEY_BYTES[7], StandardCharsets.UTF_8))
+                .assertOk();
+        List<String> fromStdin = cliAnswers(
+                runWithInput(input, "lookup", f.ring().toString(), "--no-failover")
+                        .assertOk(),
+                KEY_BYTES);
+        assertEquals(
+                List.of(fromStdin.get(0), fromStdin.get(7)),
+                cliAnswers(args, new byte[][] {KEY_BYTES[0], KEY_BYTES[7]}));
     }
 
     /**
@@ -442,13 +560,16 @@ class FamilyEverywhereTest {
         }
 
         void check(byte[] key, int answer) {
-            long h = ring.isWide() ? ring.keyHash().hash64(key, 0, key.length) >>> 32 : Integer.toUnsignedLong(ring.keyHash().hash(key, 0, key.length));
+            long h = ring.isWide()
+                    ? ring.keyHash().hash64(key, 0, key.length) >>> 32
+                    : Integer.toUnsignedLong(ring.keyHash().hash(key, 0, key.length));
             Map.Entry<Long, Integer> e = points.ceilingEntry(h);
             if (ring.isWide() && e != null && e.getKey() == h) {
                 return;
             }
             int expected = e != null ? e.getValue() : points.firstEntry().getValue();
-            assertEquals(expected, answer, () -> ring + ": " + new String(key, StandardCharsets.UTF_8) + " hashes to " + h);
+            assertEquals(
+                    expected, answer, () -> ring + ": " + new String(key, StandardCharsets.UTF_8) + " hashes to " + h);
             checked++;
         }
     }
@@ -462,11 +583,17 @@ class FamilyEverywhereTest {
         CliRun dump = run("dump", f.ring().toString()).assertOk();
         assertEquals(v.name(), dump.field("versions"));
         for (Set<String> features : FEATURE_SETS) {
-            String ring = "ring " + v.name() + (features.isEmpty() ? " (all)" : " " + String.join("+", features)) + ": ";
-            assertTrue(dump.outLines().stream().anyMatch(l -> l.startsWith(ring)), () -> "'" + ring + "' in:\n" + dump.out());
+            String ring =
+                    "ring " + v.name() + (features.isEmpty() ? " (all)" : " " + String.join("+", features)) + ": ";
+            assertTrue(
+                    dump.outLines().stream().anyMatch(l -> l.startsWith(ring)),
+                    () -> "'" + ring + "' in:\n" + dump.out());
         }
-        assertEquals(v.name() + ", " + f.other().name(), run("dump", f.twoVersions().toString()).assertOk().field("versions"));
-        Map<String, Object> json = CliJson.object(CliJson.parse(run("dump", f.ring().toString(), "--json").assertOk().out()));
+        assertEquals(
+                v.name() + ", " + f.other().name(),
+                run("dump", f.twoVersions().toString()).assertOk().field("versions"));
+        Map<String, Object> json = CliJson.object(CliJson.parse(
+                run("dump", f.ring().toString(), "--json").assertOk().out()));
         assertEquals(List.of(v.name()), CliJson.array(json.get("versions")));
         List<Object> rings = CliJson.array(json.get("rings"));
         assertEquals(FEATURE_SETS.size(), rings.size());
@@ -475,19 +602,31 @@ class FamilyEverywhereTest {
             assertEquals(v.name(), ring.get("version"));
             assertTrue(ring.get("problem") == null, () -> "dump computed the shares: " + ring.get("problem"));
             // The shares are the members' that hold points: the down server only where the family keeps its points.
-            Set<String> features = new LinkedHashSet<>(CliJson.array(ring.get("features")).stream().map(CliJson::string).toList());
+            Set<String> features = new LinkedHashSet<>(CliJson.array(ring.get("features")).stream()
+                    .map(CliJson::string)
+                    .toList());
             List<Integer> members = new ArrayList<>();
             for (int i = 0; i < f.fleet().size(); i++) {
                 Server s = f.fleet().get(i);
-                if (s.features().containsAll(features) && !(s.down() && v.family().downLeavesRing())) {
+                if (s.features().containsAll(features)
+                        && !(s.down() && v.family().downLeavesRing())) {
                     members.add(i);
                 }
             }
-            List<Map<String, Object>> shares = CliJson.array(ring.get("backends")).stream().map(CliJson::object).toList();
-            assertEquals(members, shares.stream().map(b -> CliJson.number(b.get("index")).intValue()).toList(), () -> v + " " + features + ": the ring's members");
+            List<Map<String, Object>> shares = CliJson.array(ring.get("backends")).stream()
+                    .map(CliJson::object)
+                    .toList();
+            assertEquals(
+                    members,
+                    shares.stream()
+                            .map(b -> CliJson.number(b.get("index")).intValue())
+                            .toList(),
+                    () -> v + " " + features + ": the ring's members");
             double weights = 0;
             for (Map<String, Object> b : shares) {
-                assertTrue(CliJson.number(b.get("line_share")).doubleValue() > 0, () -> "a member holds some of the line: " + b);
+                assertTrue(
+                        CliJson.number(b.get("line_share")).doubleValue() > 0,
+                        () -> "a member holds some of the line: " + b);
                 weights += CliJson.number(b.get("weight_share")).doubleValue();
             }
             assertEquals(1.0, weights, 1e-9, "the members' weight shares");
@@ -522,23 +661,47 @@ class FamilyEverywhereTest {
     void diffMovedFractionIsTheShareOfKeysThatMove(RingVersion v) throws Exception {
         Fixture f = fixture(v);
         byte[][] keys = keys(DIFF_KEYS, 2);
-        try (RingStore a = RingStore.open(f.ring()); RingStore other = RingStore.open(f.otherRing()); RingStore minus = RingStore.open(f.minusRing())) {
+        try (RingStore a = RingStore.open(f.ring());
+                RingStore other = RingStore.open(f.otherRing());
+                RingStore minus = RingStore.open(f.minusRing())) {
             double toOther = movedFraction(a.ring(Set.of()), other.ring(Set.of()), keys);
-            double printed = printedMovedFraction(run("diff", f.ring().toString(), f.otherRing().toString()).assertOk());
-            assertEquals(toOther, printed, DIFF_TOLERANCE, () -> v + " to " + f.other() + ": diff prints " + printed + ", keys moved " + toOther);
-            CliRun json = run("diff", f.ring().toString(), f.otherRing().toString(), "--json").assertOk();
-            assertEquals(printed, CliJson.number(CliJson.object(CliJson.parse(json.out())).get("moved_fraction")).doubleValue(), 1e-9);
+            double printed = printedMovedFraction(
+                    run("diff", f.ring().toString(), f.otherRing().toString()).assertOk());
+            assertEquals(
+                    toOther,
+                    printed,
+                    DIFF_TOLERANCE,
+                    () -> v + " to " + f.other() + ": diff prints " + printed + ", keys moved " + toOther);
+            CliRun json = run("diff", f.ring().toString(), f.otherRing().toString(), "--json")
+                    .assertOk();
+            assertEquals(
+                    printed,
+                    CliJson.number(CliJson.object(CliJson.parse(json.out())).get("moved_fraction"))
+                            .doubleValue(),
+                    1e-9);
 
             double removed = movedFraction(a.ring(Set.of()), minus.ring(Set.of()), keys);
-            CliRun diff = run("diff", f.ring().toString(), f.minusRing().toString()).assertOk();
+            CliRun diff =
+                    run("diff", f.ring().toString(), f.minusRing().toString()).assertOk();
             double printedRemoved = printedMovedFraction(diff);
             assertTrue(removed > 0 && removed < 0.6, () -> "one server of 12 removed moves some keys: " + removed);
-            assertEquals(removed, printedRemoved, DIFF_TOLERANCE, () -> v + " less one server: diff prints " + printedRemoved + ", keys moved " + removed);
+            assertEquals(
+                    removed,
+                    printedRemoved,
+                    DIFF_TOLERANCE,
+                    () -> v + " less one server: diff prints " + printedRemoved + ", keys moved " + removed);
             assertTrue(diff.out().contains("1 removed"), diff.out());
 
             double versions = movedFraction(a.ring(Set.of()), other.ring(Set.of()), keys);
-            double printedVersions = printedMovedFraction(run("diff", f.twoVersions().toString(), f.twoVersions().toString(),
-                    "--algorithm-a", v.name(), "--algorithm-b", f.other().name()).assertOk());
+            double printedVersions = printedMovedFraction(run(
+                            "diff",
+                            f.twoVersions().toString(),
+                            f.twoVersions().toString(),
+                            "--algorithm-a",
+                            v.name(),
+                            "--algorithm-b",
+                            f.other().name())
+                    .assertOk());
             assertEquals(versions, printedVersions, DIFF_TOLERANCE, "the two versions of one file");
         }
     }
@@ -555,7 +718,10 @@ class FamilyEverywhereTest {
     private static double movedFraction(Ring a, Ring b, byte[][] keys) {
         int moved = 0;
         for (byte[] k : keys) {
-            if (!a.store().backend(a.lookup(k)).socketAddress().equals(b.store().backend(b.lookup(k)).socketAddress())) {
+            if (!a.store()
+                    .backend(a.lookup(k))
+                    .socketAddress()
+                    .equals(b.store().backend(b.lookup(k)).socketAddress())) {
                 moved++;
             }
         }
@@ -569,11 +735,19 @@ class FamilyEverywhereTest {
     void analyzeBuildsTheFamilysRings(RingVersion v) throws Exception {
         Fixture f = fixture(v);
         for (String algorithm : List.of(v.name(), v.name() + "," + f.other().name())) {
-            CliRun r = run("analyze", f.conf().toString(), "--algorithm", algorithm).assertOk();
-            assertTrue(r.out().lines().anyMatch(l -> l.startsWith("file: ") && l.endsWith("versions: " + algorithm.replace(",", ", "))), r.out());
+            CliRun r = run("analyze", f.conf().toString(), "--algorithm", algorithm)
+                    .assertOk();
+            assertTrue(
+                    r.out()
+                            .lines()
+                            .anyMatch(l ->
+                                    l.startsWith("file: ") && l.endsWith("versions: " + algorithm.replace(",", ", "))),
+                    r.out());
             for (Set<String> features : FEATURE_SETS) {
                 String ring = v.name() + (features.isEmpty() ? " (all)" : " " + String.join("+", features)) + " ";
-                assertTrue(r.out().lines().anyMatch(l -> l.startsWith(ring)), () -> "a row for '" + ring + "':\n" + r.out());
+                assertTrue(
+                        r.out().lines().anyMatch(l -> l.startsWith(ring)),
+                        () -> "a row for '" + ring + "':\n" + r.out());
             }
         }
     }
@@ -582,10 +756,22 @@ class FamilyEverywhereTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource("versions")
     void analyzeSweepTakesTheCrcFamiliesAndRefusesTheOthers(RingVersion v) {
-        if (v.family().writtenParameters() > 0 && !v.equals(RingVersion.parse(v.family().name()))) {
+        if (v.family().writtenParameters() > 0
+                && !v.equals(RingVersion.parse(v.family().name()))) {
             return; // the sweep takes a family's bare name: once a family
         }
-        String[] args = {"analyze", "--backends", "4", "--points", "8..16", "--seeds", "1", "--algorithm", v.family().name(), "--quiet"};
+        String[] args = {
+            "analyze",
+            "--backends",
+            "4",
+            "--points",
+            "8..16",
+            "--seeds",
+            "1",
+            "--algorithm",
+            v.family().name(),
+            "--quiet"
+        };
         if (v.family().crcChain()) {
             run(args).assertOk();
         } else {
@@ -597,7 +783,8 @@ class FamilyEverywhereTest {
     /** recommend takes no algorithm (it answers a v2 point multiple): it reads the fleet with its names, IPv6 and down server. */
     @Test
     void recommendReadsTheFleet() throws Exception {
-        Path conf = Files.writeString(Files.createDirectories(dir.resolve("recommend")).resolve("fleet.conf"), text(FLEET));
+        Path conf = Files.writeString(
+                Files.createDirectories(dir.resolve("recommend")).resolve("fleet.conf"), text(FLEET));
         CliRun r = run("recommend", conf.toString(), "--target-cv", "10%").assertOk();
         assertTrue(r.field("for").endsWith("12 backends, 4 rings (4 distinct backend sets), v2"), r.out());
         assertTrue(Integer.parseInt(r.field("point_multiple")) > 0, r.out());
@@ -680,27 +867,42 @@ class FamilyEverywhereTest {
                     int other = ring.select(k, 0, k.length, Ring.NGINX_MAX_POINTS, b2 -> b2 != primary);
                     assertNotEquals(primary, other, "select refusing the primary");
                     assertEquals(failover(ring, k, b2 -> b2 != primary), other);
-                    Backend chosen = ring.selectBackend(k, 0, k.length, Ring.NGINX_MAX_POINTS, b2 -> b2.index() != primary);
+                    Backend chosen =
+                            ring.selectBackend(k, 0, k.length, Ring.NGINX_MAX_POINTS, b2 -> b2.index() != primary);
                     assertEquals(other, chosen == null ? Ring.GAVE_UP : chosen.index(), "selectBackend");
                 }
                 boolean inRing = store.backend(down).features().containsAll(features);
                 int owned = primaryDown;
-                assertEquals(inRing && !v.family().downLeavesRing(), owned > 0,
-                        () -> "keys whose own backend is the down server (it keeps its points unless the family ejects it): " + owned);
-                List<String> cli = cliAnswers(runWithInput(input, "lookup", ringFile.toString(), "--features",
-                        String.join(",", features)).assertOk(), KEY_BYTES);
+                assertEquals(
+                        inRing && !v.family().downLeavesRing(),
+                        owned > 0,
+                        () ->
+                                "keys whose own backend is the down server (it keeps its points unless the family ejects it): "
+                                        + owned);
+                List<String> cli = cliAnswers(
+                        runWithInput(input, "lookup", ringFile.toString(), "--features", String.join(",", features))
+                                .assertOk(),
+                        KEY_BYTES);
                 assertAnswers(expected, cli, v + " ring " + features + ": lookup fails over as the family does");
             }
 
             // Drain the backend of the first key that is not the down server's, in the state file: lookup skips it too.
             Ring all = store.ring(Set.of());
-            int drained = Stream.of(KEY_BYTES).mapToInt(all::lookup).filter(up).findFirst().orElseThrow();
+            int drained = Stream.of(KEY_BYTES)
+                    .mapToInt(all::lookup)
+                    .filter(up)
+                    .findFirst()
+                    .orElseThrow();
             String endpoint = store.backend(drained).socketAddress();
             CliRun drain = run("state", ringFile.toString(), "drain", endpoint).assertOk();
             assertEquals("drained " + endpoint + ": every router skips it from its next lookup\n", drain.out());
             CliRun shown = run("state", ringFile.toString(), "--json").assertOk();
-            List<Object> backends = CliJson.array(CliJson.object(CliJson.parse(shown.out())).get("backends"));
-            assertTrue(backends.stream().map(CliJson::object).anyMatch(b -> endpoint.equals(b.get("endpoint")) && Boolean.TRUE.equals(b.get("drained"))),
+            List<Object> backends =
+                    CliJson.array(CliJson.object(CliJson.parse(shown.out())).get("backends"));
+            assertTrue(
+                    backends.stream()
+                            .map(CliJson::object)
+                            .anyMatch(b -> endpoint.equals(b.get("endpoint")) && Boolean.TRUE.equals(b.get("drained"))),
                     shown.out());
             List<String> expected = new ArrayList<>();
             int moved = 0;
@@ -710,11 +912,22 @@ class FamilyEverywhereTest {
                 moved += all.lookup(k) == drained ? 1 : 0;
             }
             assertTrue(moved > 0);
-            assertAnswers(expected, cliAnswers(runWithInput(input, "lookup", ringFile.toString()).assertOk(), KEY_BYTES),
+            assertAnswers(
+                    expected,
+                    cliAnswers(
+                            runWithInput(input, "lookup", ringFile.toString()).assertOk(), KEY_BYTES),
                     v + ": lookup skips the backend drained in the state file");
-            List<String> ignoring = cliAnswers(runWithInput(input, "lookup", ringFile.toString(), "--no-state").assertOk(), KEY_BYTES);
-            assertTrue(ignoring.contains(text.get(drained)), () -> v + " --no-state: the drained backend answers again");
-            assertEquals("undrained " + endpoint + "\n", run("state", ringFile.toString(), "undrain", endpoint).assertOk().out());
+            List<String> ignoring = cliAnswers(
+                    runWithInput(input, "lookup", ringFile.toString(), "--no-state")
+                            .assertOk(),
+                    KEY_BYTES);
+            assertTrue(
+                    ignoring.contains(text.get(drained)), () -> v + " --no-state: the drained backend answers again");
+            assertEquals(
+                    "undrained " + endpoint + "\n",
+                    run("state", ringFile.toString(), "undrain", endpoint)
+                            .assertOk()
+                            .out());
         }
     }
 
@@ -729,29 +942,46 @@ class FamilyEverywhereTest {
         Fixture f = fixture(v);
         Path ringFile = Files.copy(f.ring(), f.ring().resolveSibling("bounded.ring"));
         HostState.Options options = HostState.Options.DEFAULTS.withCapacity(64, 4);
-        try (RingRouter router = RingRouter.builder(ringFile).jmx(false).pollMillis(0).graceMillis(0).open();
-             HostState state = HostState.open(ringFile, options)) {
+        try (RingRouter router = RingRouter.builder(ringFile)
+                        .jmx(false)
+                        .pollMillis(0)
+                        .graceMillis(0)
+                        .open();
+                HostState state = HostState.open(ringFile, options)) {
             SharedLoad bounded = SharedLoad.open(state, router::current, BoundedLoad.of(1.25));
             SharedLoad unbounded = SharedLoad.open(state, router::current, null);
             for (Set<String> features : FEATURE_SETS) {
                 try (RingRouter.Route route = router.route(features)) {
                     Ring ring = route.oldRing();
                     List<Integer> held = new ArrayList<>();
-                    for (byte[] k : Arrays.copyOf(KEY_BYTES, 400)) { // a router's calls through shared memory: fewer keys
+                    for (byte[] k :
+                            Arrays.copyOf(KEY_BYTES, 400)) { // a router's calls through shared memory: fewer keys
                         int plain = ring.lookup(k);
-                        int expected = failover(ring, k, b -> !ring.store().backend(b).down());
+                        int expected =
+                                failover(ring, k, b -> !ring.store().backend(b).down());
                         Backend free = route.choose(k, unbounded);
                         assertNotNull(free);
-                        assertEquals(expected, free.index(), () -> v + " " + features + ": choose without a bound is the family's failover");
+                        assertEquals(
+                                expected,
+                                free.index(),
+                                () -> v + " " + features + ": choose without a bound is the family's failover");
                         assertEquals(free, route.choose(ByteBuffer.wrap(k), unbounded), "a buffer's key");
                         assertEquals(free, route.choose(MemorySegment.ofArray(k), unbounded), "a segment's key");
                         Predicate<Backend> notDown = c -> !c.down();
                         assertEquals(free, route.select(k, Ring.NGINX_MAX_POINTS, notDown), "the router's select");
-                        assertEquals(free, route.select(ByteBuffer.wrap(k), Ring.NGINX_MAX_POINTS, notDown), "the router's select, a buffer");
-                        assertEquals(free, route.select(MemorySegment.ofArray(k), Ring.NGINX_MAX_POINTS, notDown), "the router's select, a segment");
+                        assertEquals(
+                                free,
+                                route.select(ByteBuffer.wrap(k), Ring.NGINX_MAX_POINTS, notDown),
+                                "the router's select, a buffer");
+                        assertEquals(
+                                free,
+                                route.select(MemorySegment.ofArray(k), Ring.NGINX_MAX_POINTS, notDown),
+                                "the router's select, a segment");
                         Backend b = route.choose(k, bounded);
                         assertNotNull(b);
-                        assertTrue(b.features().containsAll(features) && !b.down(), () -> "a member that is not down: " + b);
+                        assertTrue(
+                                b.features().containsAll(features) && !b.down(),
+                                () -> "a member that is not down: " + b);
                         if (held.isEmpty() && !ring.store().backend(plain).down()) {
                             assertEquals(plain, b.index(), "nothing in flight: the ring's own answer");
                         }
@@ -776,12 +1006,17 @@ class FamilyEverywhereTest {
     @MethodSource("versions")
     void routerRollsOutHalfTheKeysToTheOtherVersion(RingVersion v) throws Exception {
         Fixture f = fixture(v);
-        Path policyFile = Files.writeString(f.twoVersions().resolveSibling("rollout.policy"), "percent = 50\nscope = all\n");
+        Path policyFile =
+                Files.writeString(f.twoVersions().resolveSibling("rollout.policy"), "percent = 50\nscope = all\n");
         RolloutPolicy half = RolloutPolicy.everywhere(50);
         byte[][] keys = keys(1000, 3);
-        try (RingRouter router = RingRouter.builder(f.twoVersions()).versions(v, f.other()).jmx(false).pollMillis(0).open();
-             PolicyFileWatcher watcher = PolicyFileWatcher.watch(policyFile, router, "", 0);
-             RingStore store = RingStore.open(f.twoVersions())) {
+        try (RingRouter router = RingRouter.builder(f.twoVersions())
+                        .versions(v, f.other())
+                        .jmx(false)
+                        .pollMillis(0)
+                        .open();
+                PolicyFileWatcher watcher = PolicyFileWatcher.watch(policyFile, router, "", 0);
+                RingStore store = RingStore.open(f.twoVersions())) {
             assertEquals(half, router.policy(), () -> "the policy file: " + watcher.lastError());
             for (Set<String> features : List.of(Set.<String>of(), Set.of("a"))) {
                 try (RingRouter.Route route = router.route(features)) {
@@ -793,8 +1028,11 @@ class FamilyEverywhereTest {
                         Ring ring = store.ring(features, toNew ? f.other() : v);
                         Backend b = route.backend(k);
                         assertNotNull(b);
-                        assertEquals(ring.lookup(k), b.index(), () -> v + " " + features + ": " + new String(k, StandardCharsets.UTF_8)
-                                + " on " + (toNew ? f.other() : v));
+                        assertEquals(
+                                ring.lookup(k),
+                                b.index(),
+                                () -> v + " " + features + ": " + new String(k, StandardCharsets.UTF_8) + " on "
+                                        + (toNew ? f.other() : v));
                     }
                     assertTrue(migrated > 400 && migrated < 600, "about half the keys migrate: " + migrated);
                     assertEquals(migrated, router.newLookups());

@@ -1,7 +1,6 @@
 package io.ringstore.tools;
 
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -14,8 +13,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Golden files of every family: the bytes of each file {@code ringstore build} writes, and the text of
@@ -35,17 +34,45 @@ class GoldenFilesTest {
 
     /** Every family's versions: bare names, written parameters, twemproxy's twelve hashes. */
     private static final List<String> ALGORITHMS = List.of(
-            "v1", "v2", "v2:16", "v2:1",
-            "libketama", "libmemcached", "libmemcached-spy",
-            "twemproxy:one_at_a_time", "twemproxy:md5", "twemproxy:crc16", "twemproxy:crc32", "twemproxy:crc32a",
-            "twemproxy:fnv1_64", "twemproxy:fnv1a_64", "twemproxy:fnv1_32", "twemproxy:fnv1a_32",
-            "twemproxy:hsieh", "twemproxy:murmur", "twemproxy:jenkins",
-            "spymemcached", "spymemcached:4", "spymemcached:80", "spymemcached-weighted",
-            "xmemcached", "xmemcached-nginx",
-            "dubbo", "dubbo:40", "couchbase",
-            "envoy", "envoy:64:512", "envoy-murmur2", "envoy-murmur2:100:100",
-            "grpc", "grpc:16:256",
-            "v1,v2:16", "v2:16,v1", "spymemcached,v2:40", "envoy,grpc", "twemproxy:md5,libmemcached",
+            "v1",
+            "v2",
+            "v2:16",
+            "v2:1",
+            "libketama",
+            "libmemcached",
+            "libmemcached-spy",
+            "twemproxy:one_at_a_time",
+            "twemproxy:md5",
+            "twemproxy:crc16",
+            "twemproxy:crc32",
+            "twemproxy:crc32a",
+            "twemproxy:fnv1_64",
+            "twemproxy:fnv1a_64",
+            "twemproxy:fnv1_32",
+            "twemproxy:fnv1a_32",
+            "twemproxy:hsieh",
+            "twemproxy:murmur",
+            "twemproxy:jenkins",
+            "spymemcached",
+            "spymemcached:4",
+            "spymemcached:80",
+            "spymemcached-weighted",
+            "xmemcached",
+            "xmemcached-nginx",
+            "dubbo",
+            "dubbo:40",
+            "couchbase",
+            "envoy",
+            "envoy:64:512",
+            "envoy-murmur2",
+            "envoy-murmur2:100:100",
+            "grpc",
+            "grpc:16:256",
+            "v1,v2:16",
+            "v2:16,v1",
+            "spymemcached,v2:40",
+            "envoy,grpc",
+            "twemproxy:md5,libmemcached",
             "xmemcached,dubbo,couchbase");
 
     private static final List<String> VIEWS = List.of("none", "auto", "all");
@@ -67,10 +94,20 @@ class GoldenFilesTest {
                 for (String views : VIEWS) {
                     String id = fleet.getKey() + " " + algorithm + " " + views;
                     Path ring = dir.resolve("r" + actual.size() + ".ring");
-                    CliRun build = CliRun.run("build", backends.toString(), "-o", ring.toString(),
-                            "--algorithm", algorithm, "--views", views, "--quiet");
+                    CliRun build = CliRun.run(
+                            "build",
+                            backends.toString(),
+                            "-o",
+                            ring.toString(),
+                            "--algorithm",
+                            algorithm,
+                            "--views",
+                            views,
+                            "--quiet");
                     if (build.exit() != 0) {
-                        actual.put(id + " build", build.exit() + " " + sha(build.stderr().replace(dir.toString(), "DIR")));
+                        actual.put(
+                                id + " build",
+                                build.exit() + " " + sha(build.stderr().replace(dir.toString(), "DIR")));
                         continue;
                     }
                     actual.put(id + " file", sha(Files.readAllBytes(ring)));
@@ -78,7 +115,8 @@ class GoldenFilesTest {
                     for (String version : algorithm.split(",")) {
                         for (String features : FEATURES) {
                             for (boolean failover : new boolean[] {true, false}) {
-                                List<String> args = new ArrayList<>(List.of("lookup", ring.toString(), "--no-state", "--algorithm", version));
+                                List<String> args = new ArrayList<>(
+                                        List.of("lookup", ring.toString(), "--no-state", "--algorithm", version));
                                 if (!features.isEmpty()) {
                                     args.add("--features");
                                     args.add(features);
@@ -87,18 +125,33 @@ class GoldenFilesTest {
                                     args.add("--no-failover");
                                 }
                                 CliRun lookup = CliRun.runWithInput(stdin, args.toArray(String[]::new));
-                                answers.append(version).append(' ').append(features).append(' ').append(failover).append(' ')
-                                        .append(lookup.exit()).append(' ').append(sha(lookup.stdout())).append(' ')
-                                        .append(sha(lookup.stderr().replace(dir.toString(), "DIR"))).append('\n');
+                                answers.append(version)
+                                        .append(' ')
+                                        .append(features)
+                                        .append(' ')
+                                        .append(failover)
+                                        .append(' ')
+                                        .append(lookup.exit())
+                                        .append(' ')
+                                        .append(sha(lookup.stdout()))
+                                        .append(' ')
+                                        .append(sha(lookup.stderr().replace(dir.toString(), "DIR")))
+                                        .append('\n');
                             }
                         }
                     }
                     actual.put(id + " lookup", sha(answers.toString()));
                     CliRun dump = CliRun.run("dump", ring.toString(), "--json", "--points", "50");
-                    actual.put(id + " dump", dump.exit() + " " + sha(dump.out().replace(dir.toString(), "DIR")
-                            .replaceAll("\"(time_ms|path)\":[^,}]*", "")));
+                    actual.put(
+                            id + " dump",
+                            dump.exit() + " "
+                                    + sha(dump.out()
+                                            .replace(dir.toString(), "DIR")
+                                            .replaceAll("\"(time_ms|path)\":[^,}]*", "")));
                     CliRun verify = CliRun.run("verify", ring.toString());
-                    actual.put(id + " verify", verify.exit() + " " + sha(verify.out().replace(dir.toString(), "DIR")));
+                    actual.put(
+                            id + " verify",
+                            verify.exit() + " " + sha(verify.out().replace(dir.toString(), "DIR")));
                     Files.delete(ring);
                 }
             }
@@ -109,7 +162,8 @@ class GoldenFilesTest {
         if (record != null) {
             Files.writeString(Path.of(record), text);
         }
-        String expected = new String(GoldenFilesTest.class.getResourceAsStream(RESOURCE).readAllBytes(), StandardCharsets.UTF_8);
+        String expected =
+                new String(GoldenFilesTest.class.getResourceAsStream(RESOURCE).readAllBytes(), StandardCharsets.UTF_8);
         List<String> differ = new ArrayList<>();
         Map<String, String> recorded = new LinkedHashMap<>();
         for (String line : expected.split("\n")) {
@@ -129,13 +183,14 @@ class GoldenFilesTest {
     private static List<String> keys(SplittableRandom random, int count) {
         List<String> keys = new ArrayList<>();
         for (int i = 0; i < count; i++) {
-            keys.add(switch (i % 5) {
-                case 0 -> "/video/" + random.nextInt(1_000_000) + ".mp4";
-                case 1 -> "user:" + Long.toHexString(random.nextLong());
-                case 2 -> "/grüße/" + random.nextInt(1000) + "/東京";
-                case 3 -> "k" + "x".repeat(random.nextInt(300));
-                default -> Integer.toString(random.nextInt());
-            });
+            keys.add(
+                    switch (i % 5) {
+                        case 0 -> "/video/" + random.nextInt(1_000_000) + ".mp4";
+                        case 1 -> "user:" + Long.toHexString(random.nextLong());
+                        case 2 -> "/grüße/" + random.nextInt(1000) + "/東京";
+                        case 3 -> "k" + "x".repeat(random.nextInt(300));
+                        default -> Integer.toString(random.nextInt());
+                    });
         }
         return keys;
     }
@@ -147,9 +202,12 @@ class GoldenFilesTest {
         int i = 0;
         while (seen.size() < size) {
             String host = ipv6 && random.nextInt(3) == 0
-                    ? "[2001:db8:" + Integer.toHexString(random.nextInt(4)) + "::" + Integer.toHexString(1 + random.nextInt(60000)) + "]"
+                    ? "[2001:db8:" + Integer.toHexString(random.nextInt(4)) + "::"
+                            + Integer.toHexString(1 + random.nextInt(60000)) + "]"
                     : "10." + random.nextInt(4) + "." + random.nextInt(256) + "." + (1 + random.nextInt(254));
-            String address = random.nextInt(4) == 0 ? host : host + ":" + (random.nextBoolean() ? 11211 : 1 + random.nextInt(65535));
+            String address = random.nextInt(4) == 0
+                    ? host
+                    : host + ":" + (random.nextBoolean() ? 11211 : 1 + random.nextInt(65535));
             if (!seen.add(address)) {
                 continue;
             }

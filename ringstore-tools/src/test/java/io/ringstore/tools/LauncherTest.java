@@ -1,9 +1,8 @@
 package io.ringstore.tools;
 
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Tag;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -12,10 +11,10 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * What {@code bin/ringstore} passes to the JVM (docs/cli.md#jvm-options), seen through a stand-in JDK
@@ -28,6 +27,7 @@ class LauncherTest {
 
     @TempDir
     Path dir;
+
     private Path home;
     private Path jdk;
 
@@ -65,7 +65,8 @@ class LauncherTest {
 
     /** The JVM's arguments for {@code ringstore ARGS}, before the main class; with {@code env} set. */
     private List<String> jvmArguments(Map<String, String> env, String... args) throws Exception {
-        List<String> command = new java.util.ArrayList<>(List.of(home.resolve("bin/ringstore").toString()));
+        List<String> command =
+                new java.util.ArrayList<>(List.of(home.resolve("bin/ringstore").toString()));
         command.addAll(List.of(args));
         Map<String, String> all = new HashMap<>(Map.of("JAVA_HOME", jdk.toString(), "RINGSTORE_JAVA_OPTS", ""));
         all.putAll(env);
@@ -82,23 +83,42 @@ class LauncherTest {
     }
 
     private String cacheOf(List<String> jvm) {
-        return jvm.stream().filter(a -> a.startsWith("-XX:AOTCache=")).map(a -> Path.of(a.substring("-XX:AOTCache=".length())).getFileName().toString())
-                .findFirst().orElse("none");
+        return jvm.stream()
+                .filter(a -> a.startsWith("-XX:AOTCache="))
+                .map(a -> Path.of(a.substring("-XX:AOTCache=".length()))
+                        .getFileName()
+                        .toString())
+                .findFirst()
+                .orElse("none");
     }
 
     @Test
     void aLookupOfKeyArgumentsRunsWithC1AndTheLookupCache() throws Exception {
-        assertOptions(true, "ringstore-lookup.aot", List.of(new String[] {"lookup", "f.ring", "/a"},
-                new String[] {"lookup", "--features", "eu,ssd", "f.ring", "/a", "/b"}, new String[] {"lookup", "--algorithm=v2", "f.ring", "/a"},
-                new String[] {"lookup", "--no-failover", "f.ring", "/a"}, new String[] {"lookup", "--", "f.ring", "-a"}));
+        assertOptions(
+                true,
+                "ringstore-lookup.aot",
+                List.of(
+                        new String[] {"lookup", "f.ring", "/a"},
+                        new String[] {"lookup", "--features", "eu,ssd", "f.ring", "/a", "/b"},
+                        new String[] {"lookup", "--algorithm=v2", "f.ring", "/a"},
+                        new String[] {"lookup", "--no-failover", "f.ring", "/a"},
+                        new String[] {"lookup", "--", "f.ring", "-a"}));
     }
 
     @Test
     void longRunsKeepBothCompilersAndTheCommandsCache() throws Exception {
-        assertOptions(false, "ringstore.aot", List.of(new String[] {"lookup", "f.ring"}, new String[] {"lookup", "--features", "eu", "f.ring"},
-                new String[] {"lookup", "--watch", "f.ring"}, new String[] {"lookup", "f.ring", "--watch", "--show-generation"},
-                new String[] {"lookup", "--point-multiple", "16", "--algorithm", "v2", "f.ring"},
-                new String[] {"build", "fleet.conf", "-o", "f.ring"}, new String[] {"verify", "f.ring"}, new String[] {"--version"}));
+        assertOptions(
+                false,
+                "ringstore.aot",
+                List.of(
+                        new String[] {"lookup", "f.ring"},
+                        new String[] {"lookup", "--features", "eu", "f.ring"},
+                        new String[] {"lookup", "--watch", "f.ring"},
+                        new String[] {"lookup", "f.ring", "--watch", "--show-generation"},
+                        new String[] {"lookup", "--point-multiple", "16", "--algorithm", "v2", "f.ring"},
+                        new String[] {"build", "fleet.conf", "-o", "f.ring"},
+                        new String[] {"verify", "f.ring"},
+                        new String[] {"--version"}));
     }
 
     /** Each command line gets the serial collector, no hsperfdata, C1 only or not, and that cache. */
@@ -114,11 +134,14 @@ class LauncherTest {
     /** Options from the environment come last; a collector chosen there replaces the serial one (two stop the JVM). */
     @Test
     void optionsFromTheEnvironmentComeLastAndWin() throws Exception {
-        List<String> jvm = jvmArguments(Map.of("RINGSTORE_JAVA_OPTS", "-XX:TieredStopAtLevel=4 -XX:+UseG1GC"), "lookup", "f.ring", "/a");
+        List<String> jvm = jvmArguments(
+                Map.of("RINGSTORE_JAVA_OPTS", "-XX:TieredStopAtLevel=4 -XX:+UseG1GC"), "lookup", "f.ring", "/a");
         assertTrue(jvm.indexOf("-XX:TieredStopAtLevel=4") > jvm.indexOf("-XX:TieredStopAtLevel=1"), jvm::toString);
         assertTrue(jvm.contains("-XX:+UseG1GC") && !jvm.contains("-XX:+UseSerialGC"), jvm::toString);
-        for (String variable : List.of("JDK_JAVA_OPTIONS", "JAVA_TOOL_OPTIONS")) { // read by the JVM itself, not passed on
-            List<String> chosen = jvmArguments(Map.of(variable, "-XX:+UseParallelGC"), "build", "fleet.conf", "-o", "f.ring");
+        for (String variable :
+                List.of("JDK_JAVA_OPTIONS", "JAVA_TOOL_OPTIONS")) { // read by the JVM itself, not passed on
+            List<String> chosen =
+                    jvmArguments(Map.of(variable, "-XX:+UseParallelGC"), "build", "fleet.conf", "-o", "f.ring");
             assertFalse(chosen.contains("-XX:+UseSerialGC"), variable + ": " + chosen);
         }
     }
@@ -144,9 +167,19 @@ class LauncherTest {
         Path newest = fakeJdk(dir.resolve("elsewhere/jdk-99"), "99", STAMP);
         Path onPath = Files.createDirectories(dir.resolve("path-bin"));
         Files.createSymbolicLink(onPath.resolve("javac"), newest.resolve("bin/javac"));
-        List<String> command = List.of("env", "-u", "JAVA_HOME", "PATH=" + onPath + ":/usr/bin:/bin", home.resolve("bin/ringstore").toString(),
-                "lookup", "f.ring", "/a");
+        List<String> command = List.of(
+                "env",
+                "-u",
+                "JAVA_HOME",
+                "PATH=" + onPath + ":/usr/bin:/bin",
+                home.resolve("bin/ringstore").toString(),
+                "lookup",
+                "f.ring",
+                "/a");
         Programs run = Programs.run(dir, Map.of(), command).assertOk(command);
-        assertEquals("java=" + newest.resolve("bin/java"), run.out().lines().findFirst().orElse(""), run.out());
+        assertEquals(
+                "java=" + newest.resolve("bin/java"),
+                run.out().lines().findFirst().orElse(""),
+                run.out());
     }
 }

@@ -1,16 +1,15 @@
 package io.ringstore.tools;
 
-import org.junit.jupiter.api.Tag;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The library as a dependency, run after {@code package}: {@code examples/consumer} (the program
@@ -35,8 +34,15 @@ class LibraryConsumerIT {
     void onTheClassPath(@TempDir Path classes) throws Exception {
         Path consumer = sources().resolve("com/example/consumer/Consumer.java");
         compile(List.of("-cp", library().toString(), "-d", classes.toString(), consumer.toString()));
-        Programs run = Programs.run(classes, Map.of(), List.of(Programs.jdk("java").toString(),
-                "-cp", classes + ":" + library(), "com.example.consumer.Consumer")).assertOk("the consumer on the class path");
+        Programs run = Programs.run(
+                        classes,
+                        Map.of(),
+                        List.of(
+                                Programs.jdk("java").toString(),
+                                "-cp",
+                                classes + ":" + library(),
+                                "com.example.consumer.Consumer"))
+                .assertOk("the consumer on the class path");
         assertEquals(EXPECTED, run.out().strip());
         assertEquals("", run.err());
     }
@@ -48,8 +54,15 @@ class LibraryConsumerIT {
             files.filter(f -> f.toString().endsWith(".java")).forEach(f -> args.add(f.toString()));
         }
         compile(args);
-        Programs run = Programs.run(classes, Map.of(), List.of(Programs.jdk("java").toString(),
-                "-p", classes + ":" + library(), "-m", "com.example.consumer/com.example.consumer.Consumer"))
+        Programs run = Programs.run(
+                        classes,
+                        Map.of(),
+                        List.of(
+                                Programs.jdk("java").toString(),
+                                "-p",
+                                classes + ":" + library(),
+                                "-m",
+                                "com.example.consumer/com.example.consumer.Consumer"))
                 .assertOk("the consumer on the module path");
         assertEquals(EXPECTED, run.out().strip());
         assertEquals("", run.err());

@@ -1,5 +1,7 @@
 package io.ringstore.tools;
 
+import static org.junit.jupiter.api.Assertions.fail;
+
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -11,8 +13,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-
-import static org.junit.jupiter.api.Assertions.fail;
 
 /**
  * Origin servers for an end-to-end test: one small nginx per origin (Debian's nginx-light, in the
@@ -26,6 +26,7 @@ final class Origins implements AutoCloseable {
     static final Path NGINX = Path.of(System.getProperty("ringstore.nginx", "/usr/sbin/nginx"));
     /** The echo module, for a delay (Debian's libnginx-mod-http-echo, a dependency of nginx-light). */
     static final Path ECHO_MODULE = Path.of("/usr/lib/nginx/modules/ngx_http_echo_module.so");
+
     static final String SLOW_SECONDS = "0.05";
     static final String HOLD_SECONDS = "4";
     private static final long START_TIMEOUT_MILLIS = 15_000;
@@ -50,7 +51,9 @@ final class Origins implements AutoCloseable {
      * {@code @BeforeAll} shows as "Tests run: 0").
      */
     static final String TESTS_RUN = "io.ringstore.tools.Origins#testsRun";
-    static final String MISSING = "no nginx with the echo module at -Dringstore.nginx (default /usr/sbin/nginx; Debian: apt-get install nginx-light)";
+
+    static final String MISSING =
+            "no nginx with the echo module at -Dringstore.nginx (default /usr/sbin/nginx; Debian: apt-get install nginx-light)";
 
     /**
      * Whether such a test class runs: when the origins can start, and with
@@ -118,7 +121,8 @@ final class Origins implements AutoCloseable {
     void start(int i) throws IOException, InterruptedException {
         Path d = dir.resolve("origin" + i);
         Files.createDirectories(d.resolve("temp"));
-        Files.writeString(d.resolve("nginx.conf"), """
+        Files.writeString(
+                d.resolve("nginx.conf"), """
                 load_module "%1$s";
                 master_process off;
                 daemon off;
@@ -143,22 +147,30 @@ final class Origins implements AutoCloseable {
                     }
                 }
                 """.formatted(ECHO_MODULE, d, ports[i], i, SLOW_SECONDS, HOLD_SECONDS));
-        processes[i] = new ProcessBuilder(NGINX.toString(), "-p", d + "/", "-c", d.resolve("nginx.conf").toString(),
-                "-e", d.resolve("error.log").toString())
+        processes[i] = new ProcessBuilder(
+                        NGINX.toString(),
+                        "-p",
+                        d + "/",
+                        "-c",
+                        d.resolve("nginx.conf").toString(),
+                        "-e",
+                        d.resolve("error.log").toString())
                 .redirectErrorStream(true)
                 .redirectOutput(d.resolve("nginx.out").toFile())
                 .start();
         long deadline = System.currentTimeMillis() + START_TIMEOUT_MILLIS;
         while (true) {
             if (!processes[i].isAlive()) {
-                throw new IOException("origin " + i + ": nginx exited with status " + processes[i].exitValue() + "\n" + diagnostics(i));
+                throw new IOException("origin " + i + ": nginx exited with status " + processes[i].exitValue() + "\n"
+                        + diagnostics(i));
             }
             try (Socket s = new Socket()) {
                 s.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), ports[i]), 200);
                 return;
             } catch (IOException notYet) {
                 if (System.currentTimeMillis() > deadline) {
-                    throw new IOException("origin " + i + " did not listen within " + START_TIMEOUT_MILLIS + " ms\n" + diagnostics(i));
+                    throw new IOException("origin " + i + " did not listen within " + START_TIMEOUT_MILLIS + " ms\n"
+                            + diagnostics(i));
                 }
                 Thread.sleep(20);
             }
@@ -184,7 +196,9 @@ final class Origins implements AutoCloseable {
         StringBuilder b = new StringBuilder();
         for (String f : List.of("error.log", "nginx.out", "nginx.conf")) {
             Path p = d.resolve(f);
-            b.append("--- ").append(p).append('\n')
+            b.append("--- ")
+                    .append(p)
+                    .append('\n')
                     .append(Files.exists(p) ? Files.readString(p, StandardCharsets.ISO_8859_1) : "(none)\n");
         }
         return b.toString();

@@ -1,5 +1,9 @@
 package io.ringstore.tools;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -8,10 +12,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-
 /**
  * A program run to its end in a child process, as a user runs it from a shell, for the *IT tests that
  * check the built jars and the distribution: exit code, stdout, stderr.
@@ -19,7 +19,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 record Programs(int exit, String out, String err) {
 
     /** {@code command} in {@code directory}, with {@code env} added to this JVM's environment. */
-    static Programs run(Path directory, Map<String, String> env, List<String> command) throws IOException, InterruptedException {
+    static Programs run(Path directory, Map<String, String> env, List<String> command)
+            throws IOException, InterruptedException {
         ProcessBuilder pb = new ProcessBuilder(command).directory(directory.toFile());
         pb.environment().putAll(env);
         Path err = Files.createTempFile("ringstore-it", ".err");

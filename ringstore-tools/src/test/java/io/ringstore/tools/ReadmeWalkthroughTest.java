@@ -1,7 +1,9 @@
 package io.ringstore.tools;
 
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -12,11 +14,8 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The documented walk-throughs work as written: every {@code bin/ringstore} line in the shell blocks of
@@ -44,15 +43,20 @@ class ReadmeWalkthroughTest {
     @Test
     void quickStartRunsAsWritten() throws Exception {
         List<String> commands = commands("README.md", "## Quick start");
-        assertTrue(commands.stream().anyMatch(c -> c.contains("< examples/keys.txt")), "Then try reads examples/keys.txt: " + commands);
+        assertTrue(
+                commands.stream().anyMatch(c -> c.contains("< examples/keys.txt")),
+                "Then try reads examples/keys.txt: " + commands);
         commands.forEach(this::run);
     }
 
     @Test
     void migrationRunsAsWrittenWithTheRecommendedPointMultiple() throws Exception {
         List<String> commands = commands("docs/migration.md", "# Migrating between ring versions");
-        String recommend = commands.stream().filter(c -> c.startsWith("bin/ringstore recommend ")).findFirst().orElseThrow(
-                () -> new AssertionError("the migration walk-through chooses K with recommend: " + commands));
+        String recommend = commands.stream()
+                .filter(c -> c.startsWith("bin/ringstore recommend "))
+                .findFirst()
+                .orElseThrow(
+                        () -> new AssertionError("the migration walk-through chooses K with recommend: " + commands));
         String answer = run(recommend).field("point_multiple");
         for (String c : commands) {
             Matcher m = POINT_MULTIPLE.matcher(c);
@@ -75,7 +79,9 @@ class ReadmeWalkthroughTest {
             CliRun r = run(c);
             if (c.contains("diff ")) {
                 String moved = r.field("moved_fraction");
-                assertTrue(page.contains("moved_fraction: " + moved), () -> "the page quotes what " + c + " prints: moved_fraction: " + moved);
+                assertTrue(
+                        page.contains("moved_fraction: " + moved),
+                        () -> "the page quotes what " + c + " prints: moved_fraction: " + moved);
             }
         }
     }
@@ -83,7 +89,9 @@ class ReadmeWalkthroughTest {
     @Test
     void distributionRunsAsWritten() throws Exception {
         List<String> commands = commands("docs/cli.md", "## The distribution");
-        assertTrue(commands.stream().anyMatch(c -> c.equals("bin/ringstore --version")), "the distribution shows --version: " + commands);
+        assertTrue(
+                commands.stream().anyMatch(c -> c.equals("bin/ringstore --version")),
+                "the distribution shows --version: " + commands);
         commands.forEach(this::run);
     }
 
@@ -93,14 +101,16 @@ class ReadmeWalkthroughTest {
         for (List<String> walk : WALKS) {
             commands(walk.get(0), walk.get(1)).forEach(c -> walked.add(walk.get(0) + ": " + c));
         }
-        List<Path> pages = new ArrayList<>(List.of(repo().resolve("README.md"), repo().resolve("FORMAT.md"), repo().resolve("BENCHMARKS.md")));
+        List<Path> pages = new ArrayList<>(
+                List.of(repo().resolve("README.md"), repo().resolve("FORMAT.md"), repo().resolve("BENCHMARKS.md")));
         try (var docs = Files.list(repo().resolve("docs"))) {
             docs.filter(f -> f.toString().endsWith(".md")).sorted().forEach(pages::add);
         }
         for (Path page : pages) {
             String name = repo().relativize(page).toString();
             for (String c : shellCommands(Files.readAllLines(page, StandardCharsets.UTF_8))) {
-                assertTrue(walked.contains(name + ": " + c), () -> name + " shows a command no walk-through runs: " + c);
+                assertTrue(
+                        walked.contains(name + ": " + c), () -> name + " shows a command no walk-through runs: " + c);
             }
         }
     }
@@ -112,7 +122,8 @@ class ReadmeWalkthroughTest {
         int redirect = command.indexOf(" < ");
         try {
             if (redirect >= 0) {
-                stdin = Files.readAllBytes(repoFile(command.substring(redirect + 3).trim()));
+                stdin = Files.readAllBytes(
+                        repoFile(command.substring(redirect + 3).trim()));
                 command = command.substring(0, redirect);
             }
         } catch (IOException e) {

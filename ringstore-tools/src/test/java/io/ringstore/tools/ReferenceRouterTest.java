@@ -1,23 +1,10 @@
 package io.ringstore.tools;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.ringstore.state.HostState;
-
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.MethodOrderer;
-import org.junit.jupiter.api.Order;
-import org.junit.jupiter.api.Tag;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.condition.EnabledIf;
-import org.junit.jupiter.api.TestMethodOrder;
-import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
-
-import javax.tools.DiagnosticCollector;
-import javax.tools.JavaCompiler;
-import javax.tools.JavaFileObject;
-import javax.tools.StandardJavaFileManager;
-import javax.tools.ToolProvider;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -39,10 +26,21 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import javax.tools.DiagnosticCollector;
+import javax.tools.JavaCompiler;
+import javax.tools.JavaFileObject;
+import javax.tools.StandardJavaFileManager;
+import javax.tools.ToolProvider;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.condition.EnabledIf;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The reference router of {@code examples/router}, end to end with real parts on loopback: 8 nginx
@@ -53,7 +51,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 @Tag("nginx")
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
-@Timeout(value = 300, unit = TimeUnit.SECONDS) // a hang detector: the bounded-load test takes 30-90 s, on a busy machine more
+@Timeout(
+        value = 300,
+        unit = TimeUnit.SECONDS) // a hang detector: the bounded-load test takes 30-90 s, on a busy machine more
 @EnabledIf(value = Origins.TESTS_RUN, disabledReason = Origins.MISSING)
 class ReferenceRouterTest {
     private static final int ORIGINS = 8;
@@ -64,10 +64,12 @@ class ReferenceRouterTest {
      * origin's keys are back after 1 s rather than nginx's default 10 s.
      */
     private static final int MAX_FAILS = 1;
+
     private static final double FAIL_TIMEOUT_SECONDS = 1;
     private static final double C = 1.25;
     /** c for "no bound": capacity ⌈100 (m + 1) / 8⌉ is more than all requests in flight. */
     private static final double UNBOUNDED = 100;
+
     private static final List<String> UNIFORM = keys("/k/", 400);
     private static final List<String> SLOW = keys("/slow/", 1000);
     /** Requests in flight in the bounded-load runs: a mean of 8 per origin, where ⌈1.25 × 64 / 8⌉ is exactly 1.25 × 8. */
@@ -75,12 +77,14 @@ class ReferenceRouterTest {
 
     @TempDir
     static Path dir;
+
     private static Path classes;
     private static Origins origins;
     private static Path ring;
     private static List<RouterProcess> routers = List.of();
     /** URI → the address {@code ringstore lookup} answers for it. */
     private static Map<String, String> ringAnswer;
+
     private static HttpClient client;
     private static ExecutorService workers;
 
@@ -91,8 +95,13 @@ class ReferenceRouterTest {
         origins = Origins.start(dir.resolve("origins"), ORIGINS);
         StringBuilder text = new StringBuilder();
         for (int i = 0; i < ORIGINS; i++) {
-            text.append("server ").append(origins.address(i)).append(" max_fails=").append(MAX_FAILS)
-                    .append(" fail_timeout=").append(Math.round(FAIL_TIMEOUT_SECONDS)).append("s;\n");
+            text.append("server ")
+                    .append(origins.address(i))
+                    .append(" max_fails=")
+                    .append(MAX_FAILS)
+                    .append(" fail_timeout=")
+                    .append(Math.round(FAIL_TIMEOUT_SECONDS))
+                    .append("s;\n");
         }
         Path backends = CliRun.backends(dir, "origins.conf", text.toString());
         ring = dir.resolve("fleet.ring");
@@ -100,13 +109,20 @@ class ReferenceRouterTest {
         List<String> all = new ArrayList<>(UNIFORM);
         all.addAll(SLOW);
         ringAnswer = new HashMap<>();
-        for (String line : CliRun.runWithInput(String.join("\n", all) + "\n", "lookup", ring.toString()).assertOk().out().lines().toList()) {
+        for (String line : CliRun.runWithInput(String.join("\n", all) + "\n", "lookup", ring.toString())
+                .assertOk()
+                .out()
+                .lines()
+                .toList()) {
             String[] f = line.split("\t");
             ringAnswer.put(f[0], f[1]);
         }
         assertEquals(all.size(), ringAnswer.size(), "ringstore lookup answered every key");
         workers = Executors.newVirtualThreadPerTaskExecutor();
-        client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).executor(workers).build();
+        client = HttpClient.newBuilder()
+                .version(HttpClient.Version.HTTP_1_1)
+                .executor(workers)
+                .build();
         routers = RouterProcess.startAll(classes, List.of(ring, ring, ring, ring), C);
     }
 
@@ -128,7 +144,8 @@ class ReferenceRouterTest {
         List<Reply> replies = load(UNIFORM, 1, () -> false);
         for (Reply r : replies) {
             assertEquals(200, r.status, () -> "reply " + r);
-            assertEquals(ringAnswer.get(r.uri), r.backend, () -> "backend of " + r.uri + ", as ringstore lookup names it");
+            assertEquals(
+                    ringAnswer.get(r.uri), r.backend, () -> "backend of " + r.uri + ", as ringstore lookup names it");
             assertEquals("origin" + origins.indexOf(r.backend), r.body, () -> "the origin named answered " + r);
         }
     }
@@ -154,7 +171,8 @@ class ReferenceRouterTest {
         List<Reply> replies = load(uris, 8, republished::isDone);
         republished.join();
         List<Reply> failed = replies.stream().filter(r -> r.status != 200).toList();
-        System.out.printf("reference router: %,d requests during 100 republishes, %d failed%n", replies.size(), failed.size());
+        System.out.printf(
+                "reference router: %,d requests during 100 republishes, %d failed%n", replies.size(), failed.size());
         assertTrue(failed.isEmpty(), () -> failed.size() + " requests failed, e.g. " + failed.getFirst());
         assertTrue(replies.size() >= 1000, "load ran through the republishes: " + replies.size());
     }
@@ -183,17 +201,23 @@ class ReferenceRouterTest {
         // Without the shared state each of the 4 processes would try the stopped origin itself; with it,
         // max_fails failures on the host take it out everywhere, and one probe per fail_timeout after that.
         long probes = (long) Math.floor(seconds / FAIL_TIMEOUT_SECONDS);
-        System.out.printf("reference router: origin stopped, %d of %d keys moved, %d connect failures on the host in %.1f s%n",
+        System.out.printf(
+                "reference router: origin stopped, %d of %d keys moved, %d connect failures on the host in %.1f s%n",
                 moved, replies.size(), failures, seconds);
         assertTrue(moved > 0, "some keys belong to the stopped origin");
-        assertTrue(failures >= MAX_FAILS && failures <= MAX_FAILS + probes, "connect failures host-wide: " + failures
-                + " (max_fails " + MAX_FAILS + ", " + probes + " probes in " + seconds + " s)");
+        assertTrue(
+                failures >= MAX_FAILS && failures <= MAX_FAILS + probes,
+                "connect failures host-wide: " + failures + " (max_fails " + MAX_FAILS + ", " + probes + " probes in "
+                        + seconds + " s)");
 
         origins.start(stopped);
         Thread.sleep(Math.round(FAIL_TIMEOUT_SECONDS * 1000) + 300);
         for (Reply r : load(UNIFORM, 1, () -> false)) {
             assertEquals(200, r.status, () -> "reply " + r);
-            assertEquals(ringAnswer.get(r.uri), r.backend, () -> "after fail_timeout every key is back on its backend: " + r);
+            assertEquals(
+                    ringAnswer.get(r.uri),
+                    r.backend,
+                    () -> "after fail_timeout every key is back on its backend: " + r);
         }
     }
 
@@ -204,7 +228,9 @@ class ReferenceRouterTest {
         CliRun.run("state", ring.toString(), "drain", drained).assertOk();
         try {
             List<Reply> replies = load(UNIFORM, 4, () -> false);
-            long moved = replies.stream().filter(r -> ringAnswer.get(r.uri).equals(drained)).count();
+            long moved = replies.stream()
+                    .filter(r -> ringAnswer.get(r.uri).equals(drained))
+                    .count();
             for (Reply r : replies) {
                 assertEquals(200, r.status, () -> "reply " + r);
                 assertNotEquals(drained, r.backend, () -> "a request reached the drained origin: " + r);
@@ -213,7 +239,9 @@ class ReferenceRouterTest {
         } finally {
             CliRun.run("state", ring.toString(), "undrain", drained).assertOk();
         }
-        assertTrue(load(UNIFORM, 1, () -> false).stream().anyMatch(r -> r.backend.equals(drained)), "undrained, it serves again");
+        assertTrue(
+                load(UNIFORM, 1, () -> false).stream().anyMatch(r -> r.backend.equals(drained)),
+                "undrained, it serves again");
     }
 
     /**
@@ -243,13 +271,16 @@ class ReferenceRouterTest {
         RouterProcess.stopAll(routers);
         List<Path> ownRings = new ArrayList<>();
         for (int i = 0; i < ROUTERS; i++) {
-            ownRings.add(Files.copy(ring, Files.createDirectories(dir.resolve("process" + i)).resolve("fleet.ring")));
+            ownRings.add(Files.copy(
+                    ring, Files.createDirectories(dir.resolve("process" + i)).resolve("fleet.ring")));
         }
         Balance perProcess = balance(workload, C, ownRings);
         Balance unbounded = balance(workload, UNBOUNDED, List.of(ring, ring, ring, ring));
         routers = RouterProcess.startAll(classes, List.of(ring, ring, ring, ring), C); // as before, for the next test
-        System.out.printf("reference router, Zipf(1.1), %d requests, %d in flight, %d routers, %d origins; busiest origin's in-flight / mean"
-                        + " (median, p99 of samples) and affinity:%n", workload.size(), IN_FLIGHT, ROUTERS, ORIGINS);
+        System.out.printf(
+                "reference router, Zipf(1.1), %d requests, %d in flight, %d routers, %d origins; busiest origin's in-flight / mean"
+                        + " (median, p99 of samples) and affinity:%n",
+                workload.size(), IN_FLIGHT, ROUTERS, ORIGINS);
         System.out.printf("  c=%.2f host-wide:   %s%n", C, hostWide);
         System.out.printf("  c=%.2f per process: %s%n", C, perProcess);
         System.out.printf("  no bound:          %s%n", unbounded);
@@ -260,20 +291,30 @@ class ReferenceRouterTest {
         // What holds under any schedule (see above):
         int racers = ROUTERS * Runtime.getRuntime().availableProcessors();
         long guaranteed = (long) Math.ceil(C * IN_FLIGHT / hostWide.fewestAvailable) + racers;
-        assertTrue(hostWide.busiest <= guaranteed, "host-wide, no sample's busiest origin above ⌈c·" + IN_FLIGHT + "/n⌉ + "
-                + racers + " = " + guaranteed + ": " + hostWide);
-        if (guaranteed < IN_FLIGHT) { // on a machine of few cores (2: ⌈1.25·64/8⌉ + 8 = 18), the guarantee is one no bound breaks
-            assertTrue(unbounded.busiest > guaranteed, "no bound's busiest origin goes above " + guaranteed + ": " + unbounded);
+        assertTrue(
+                hostWide.busiest <= guaranteed,
+                "host-wide, no sample's busiest origin above ⌈c·" + IN_FLIGHT + "/n⌉ + " + racers + " = " + guaranteed
+                        + ": " + hostWide);
+        if (guaranteed
+                < IN_FLIGHT) { // on a machine of few cores (2: ⌈1.25·64/8⌉ + 8 = 18), the guarantee is one no bound
+            // breaks
+            assertTrue(
+                    unbounded.busiest > guaranteed,
+                    "no bound's busiest origin goes above " + guaranteed + ": " + unbounded);
         }
         // An origin failed in the no-bound run moves its keys to the others, which spreads that run's load (and
         // its share within the bound over the origins left, 33.6 % once with 5 failed): compared as measured then.
         double margin = unbounded.failedOrigins.isEmpty() ? 0.5 : 0;
-        assertTrue(hostWide.withinBound > unbounded.withinBound + margin, "the bound holds where no bound does not: " + hostWide
-                + " vs " + unbounded);
+        assertTrue(
+                hostWide.withinBound > unbounded.withinBound + margin,
+                "the bound holds where no bound does not: " + hostWide + " vs " + unbounded);
         assertTrue(hostWide.p99 < unbounded.p99, "a bound lowers the peak: " + hostWide + " vs " + unbounded);
         // Without a bound every key goes to its ring backend, unless that backend was reported failed.
-        assertEquals(List.of(), unbounded.movedOffHealthy, () -> "without a bound, requests of origins with no failure reported"
-                + " went elsewhere: " + unbounded);
+        assertEquals(
+                List.of(),
+                unbounded.movedOffHealthy,
+                () -> "without a bound, requests of origins with no failure reported" + " went elsewhere: "
+                        + unbounded);
     }
 
     /**
@@ -284,7 +325,8 @@ class ReferenceRouterTest {
     @Test
     @Order(6)
     void killNineOfARouterWithRequestsInFlightRecoversTheCounts() throws Exception {
-        try (HostState view = HostState.inspect(HostState.statePath(ring), HostState.Options.DEFAULTS, false).orElseThrow()) {
+        try (HostState view = HostState.inspect(HostState.statePath(ring), HostState.Options.DEFAULTS, false)
+                .orElseThrow()) {
             int[] slots = new int[ORIGINS];
             for (int i = 0; i < ORIGINS; i++) {
                 slots[i] = view.slot(origins.address(i));
@@ -308,11 +350,14 @@ class ReferenceRouterTest {
             long total;
             do {
                 total = total(view, slots);
-                assertTrue(total >= 3 && total <= 9, "host-wide in flight between the true 3 and the 9 before the kill: " + total);
+                assertTrue(
+                        total >= 3 && total <= 9,
+                        "host-wide in flight between the true 3 and the 9 before the kill: " + total);
                 Thread.sleep(5);
             } while (total > 3 && System.nanoTime() - killed < TimeUnit.SECONDS.toNanos(20));
             double recovery = (System.nanoTime() - killed) / 1e9;
-            System.out.printf("reference router: kill -9 with 6 requests in flight; host-wide in-flight back to the survivor's 3 in %.2f s%n",
+            System.out.printf(
+                    "reference router: kill -9 with 6 requests in flight; host-wide in-flight back to the survivor's 3 in %.2f s%n",
                     recovery);
             assertEquals(3, total, "host-wide in flight after the dead router's lease was reaped");
             for (CompletableFuture<Reply> f : kept) {
@@ -334,11 +379,13 @@ class ReferenceRouterTest {
         return total;
     }
 
-    private static void awaitTotal(HostState view, int[] slots, long expected, String what) throws InterruptedException {
+    private static void awaitTotal(HostState view, int[] slots, long expected, String what)
+            throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
         long total;
         while ((total = total(view, slots)) != expected) {
-            assertTrue(System.nanoTime() < deadline, what + ": host-wide in flight " + total + ", expected " + expected);
+            assertTrue(
+                    System.nanoTime() < deadline, what + ": host-wide in flight " + total + ", expected " + expected);
             Thread.sleep(5);
         }
     }
@@ -349,14 +396,35 @@ class ReferenceRouterTest {
      * with a failure reported within fail_timeout before the run's end (their keys may move), the
      * requests the routers retried on another origin, and the replies that left an origin with none.
      */
-    record Balance(double median, double p99, double withinBound, double withinOneMore, int samples, long busiest, int fewestAvailable,
-                   double affinity, List<String> failedOrigins, long retried, List<Reply> movedOffHealthy) {
+    record Balance(
+            double median,
+            double p99,
+            double withinBound,
+            double withinOneMore,
+            int samples,
+            long busiest,
+            int fewestAvailable,
+            double affinity,
+            List<String> failedOrigins,
+            long retried,
+            List<Reply> movedOffHealthy) {
         @Override
         public String toString() {
-            return String.format("median %.2f, p99 %.2f, busiest ≤ ⌈1.25·m/n⌉ in %.1f %% (≤ one more: %.1f %%) of %d samples, at most %d,"
+            return String.format(
+                    "median %.2f, p99 %.2f, busiest ≤ ⌈1.25·m/n⌉ in %.1f %% (≤ one more: %.1f %%) of %d samples, at most %d,"
                             + " affinity %.1f %%; %d origins reported failed %s, %d requests retried, %d moved off an origin with no failure%s",
-                    median, p99, 100 * withinBound, 100 * withinOneMore, samples, busiest, 100 * affinity, failedOrigins.size(), failedOrigins,
-                    retried, movedOffHealthy.size(), movedOffHealthy.isEmpty() ? "" : " (e.g. " + movedOffHealthy.getFirst() + ")");
+                    median,
+                    p99,
+                    100 * withinBound,
+                    100 * withinOneMore,
+                    samples,
+                    busiest,
+                    100 * affinity,
+                    failedOrigins.size(),
+                    failedOrigins,
+                    retried,
+                    movedOffHealthy.size(),
+                    movedOffHealthy.isEmpty() ? "" : " (e.g. " + movedOffHealthy.getFirst() + ")");
         }
     }
 
@@ -374,7 +442,8 @@ class ReferenceRouterTest {
         try {
             List<int[]> slots = new ArrayList<>();
             for (Path r : rings.stream().distinct().toList()) {
-                HostState view = HostState.inspect(HostState.statePath(r), HostState.Options.DEFAULTS, false).orElseThrow();
+                HostState view = HostState.inspect(HostState.statePath(r), HostState.Options.DEFAULTS, false)
+                        .orElseThrow();
                 views.add(view);
                 int[] s = new int[ORIGINS];
                 for (int i = 0; i < ORIGINS; i++) {
@@ -418,32 +487,51 @@ class ReferenceRouterTest {
                 fewestAvailable = Math.min(fewestAvailable, Math.max(1, available));
                 if (total >= IN_FLIGHT / 2) {
                     ratios.add(max / (total / (double) ORIGINS));
-                    long bound = (long) Math.ceil(C * total / Math.max(1, available)); // n: the origins available, as SharedLoad counts
+                    long bound = (long) Math.ceil(
+                            C * total / Math.max(1, available)); // n: the origins available, as SharedLoad counts
                     withinBound += max <= bound ? 1 : 0;
                     withinOneMore += max <= bound + 1 ? 1 : 0;
                 }
                 Thread.sleep(1);
             }
             List<Reply> replies = run.join();
-            long window = System.nanoTime() - started + failTimeoutNanos; // a failure reported in it was in force during the run
+            long window = System.nanoTime()
+                    - started
+                    + failTimeoutNanos; // a failure reported in it was in force during the run
             List<String> failedOrigins = new ArrayList<>();
             for (HostState view : views) {
                 for (HostState.BackendState b : view.backends()) {
-                    if (b.sinceFailure() != null && b.sinceFailure().toNanos() <= window && origins.indexOf(b.endpoint()) >= 0
+                    if (b.sinceFailure() != null
+                            && b.sinceFailure().toNanos() <= window
+                            && origins.indexOf(b.endpoint()) >= 0
                             && !failedOrigins.contains(b.endpoint())) {
                         failedOrigins.add(b.endpoint());
                     }
                 }
             }
             assertTrue(replies.stream().allMatch(r -> r.status == 200), "every request answered");
-            double affinity = replies.stream().filter(r -> r.backend.equals(ringAnswer.get(r.uri))).count() / (double) replies.size();
+            double affinity = replies.stream()
+                            .filter(r -> r.backend.equals(ringAnswer.get(r.uri)))
+                            .count()
+                    / (double) replies.size();
             long retried = replies.stream().filter(r -> r.tries > 1).count();
             List<Reply> movedOffHealthy = replies.stream()
-                    .filter(r -> !r.backend.equals(ringAnswer.get(r.uri)) && !failedOrigins.contains(ringAnswer.get(r.uri))).toList();
+                    .filter(r ->
+                            !r.backend.equals(ringAnswer.get(r.uri)) && !failedOrigins.contains(ringAnswer.get(r.uri)))
+                    .toList();
             assertTrue(ratios.size() >= 50, "load overlapped long enough to sample: " + ratios.size() + " samples");
             ratios.sort(null);
-            return new Balance(ratios.get(ratios.size() / 2), ratios.get(ratios.size() * 99 / 100), withinBound / (double) ratios.size(),
-                    withinOneMore / (double) ratios.size(), ratios.size(), busiest, fewestAvailable, affinity, failedOrigins, retried,
+            return new Balance(
+                    ratios.get(ratios.size() / 2),
+                    ratios.get(ratios.size() * 99 / 100),
+                    withinBound / (double) ratios.size(),
+                    withinOneMore / (double) ratios.size(),
+                    ratios.size(),
+                    busiest,
+                    fewestAvailable,
+                    affinity,
+                    failedOrigins,
+                    retried,
                     movedOffHealthy);
         } finally {
             views.forEach(HostState::close);
@@ -469,8 +557,7 @@ class ReferenceRouterTest {
 
     // ---- the load generator ----------------------------------------------------------------------
 
-    record Reply(String uri, int status, String backend, int tries, String body) {
-    }
+    record Reply(String uri, int status, String backend, int tries, String body) {}
 
     /**
      * Sends {@code uris} in order, {@code concurrency} at a time, to the routers in turn (request i to
@@ -481,11 +568,13 @@ class ReferenceRouterTest {
         AtomicInteger next = new AtomicInteger();
         List<CompletableFuture<Void>> lanes = new ArrayList<>();
         for (int lane = 0; lane < concurrency; lane++) {
-            lanes.add(CompletableFuture.runAsync(() -> {
-                for (int i; !enough.getAsBoolean() && (i = next.getAndIncrement()) < replies.length; ) {
-                    replies[i] = send(routers.get(i % routers.size()), uris.get(i));
-                }
-            }, workers));
+            lanes.add(CompletableFuture.runAsync(
+                    () -> {
+                        for (int i; !enough.getAsBoolean() && (i = next.getAndIncrement()) < replies.length; ) {
+                            replies[i] = send(routers.get(i % routers.size()), uris.get(i));
+                        }
+                    },
+                    workers));
         }
         CompletableFuture.allOf(lanes.toArray(CompletableFuture[]::new)).get(240, TimeUnit.SECONDS); // a hang detector
         List<Reply> sent = new ArrayList<>();
@@ -499,10 +588,16 @@ class ReferenceRouterTest {
 
     private static Reply send(RouterProcess router, String uri) {
         try {
-            HttpResponse<String> response = client.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + router.port + uri)).build(),
+            HttpResponse<String> response = client.send(
+                    HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + router.port + uri))
+                            .build(),
                     HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
-            return new Reply(uri, response.statusCode(), response.headers().firstValue("X-Backend").orElse("(none)"),
-                    Integer.parseInt(response.headers().firstValue("X-Tries").orElse("0")), response.body().strip());
+            return new Reply(
+                    uri,
+                    response.statusCode(),
+                    response.headers().firstValue("X-Backend").orElse("(none)"),
+                    Integer.parseInt(response.headers().firstValue("X-Tries").orElse("0")),
+                    response.body().strip());
         } catch (IOException e) {
             return new Reply(uri, -1, "(none)", 0, e.toString());
         } catch (InterruptedException e) {
@@ -529,9 +624,21 @@ class ReferenceRouterTest {
         // Lint as the build does, less "try": a router that only opens a policy file watcher never names it.
         DiagnosticCollector<JavaFileObject> diagnostics = new DiagnosticCollector<>();
         try (StandardJavaFileManager files = javac.getStandardFileManager(diagnostics, null, StandardCharsets.UTF_8)) {
-            boolean ok = javac.getTask(null, files, diagnostics,
-                    List.of("-Xlint:all,-try", "-Werror", "-proc:none", "-d", out.toString(), "-cp", System.getProperty("java.class.path")),
-                    null, files.getJavaFileObjects(source)).call();
+            boolean ok = javac.getTask(
+                            null,
+                            files,
+                            diagnostics,
+                            List.of(
+                                    "-Xlint:all,-try",
+                                    "-Werror",
+                                    "-proc:none",
+                                    "-d",
+                                    out.toString(),
+                                    "-cp",
+                                    System.getProperty("java.class.path")),
+                            null,
+                            files.getJavaFileObjects(source))
+                    .call();
             assertTrue(ok, () -> source + " does not compile against the library:\n" + diagnostics.getDiagnostics());
         }
         return out;
@@ -553,14 +660,23 @@ class ReferenceRouterTest {
         static List<RouterProcess> startAll(Path classes, List<Path> rings, double c) throws IOException {
             List<Process> started = new ArrayList<>();
             List<Path> logs = new ArrayList<>();
-            String javaBin = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+            String javaBin =
+                    Path.of(System.getProperty("java.home"), "bin", "java").toString();
             for (int i = 0; i < rings.size(); i++) {
                 Path log = Files.createTempFile(dir, "router", ".err");
                 logs.add(log);
-                started.add(new ProcessBuilder(javaBin, "-Xmx64m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-                        "--enable-native-access=ALL-UNNAMED",
-                        "-cp", classes + java.io.File.pathSeparator + System.getProperty("java.class.path"),
-                        "Router", rings.get(i).toString(), "0", "c=" + c)
+                started.add(new ProcessBuilder(
+                                javaBin,
+                                "-Xmx64m",
+                                "-XX:+UseSerialGC",
+                                "-XX:TieredStopAtLevel=1",
+                                "--enable-native-access=ALL-UNNAMED",
+                                "-cp",
+                                classes + java.io.File.pathSeparator + System.getProperty("java.class.path"),
+                                "Router",
+                                rings.get(i).toString(),
+                                "0",
+                                "c=" + c)
                         .redirectError(log.toFile())
                         .start());
             }
@@ -568,11 +684,15 @@ class ReferenceRouterTest {
             try {
                 for (int i = 0; i < started.size(); i++) {
                     Process p = started.get(i);
-                    String line = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.US_ASCII)).readLine();
+                    String line = new BufferedReader(
+                                    new InputStreamReader(p.getInputStream(), StandardCharsets.US_ASCII))
+                            .readLine();
                     if (line == null || !line.startsWith("LISTENING ")) {
-                        throw new AssertionError("router " + i + " did not start: " + line + "\n" + Files.readString(logs.get(i)));
+                        throw new AssertionError(
+                                "router " + i + " did not start: " + line + "\n" + Files.readString(logs.get(i)));
                     }
-                    routers.add(new RouterProcess(p, Integer.parseInt(line.substring("LISTENING ".length())), logs.get(i)));
+                    routers.add(
+                            new RouterProcess(p, Integer.parseInt(line.substring("LISTENING ".length())), logs.get(i)));
                 }
             } catch (IOException | RuntimeException | Error e) {
                 started.forEach(Process::destroyForcibly);

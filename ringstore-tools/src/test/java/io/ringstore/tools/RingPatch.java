@@ -1,7 +1,6 @@
 package io.ringstore.tools;
 
 import io.ringstore.internal.format.RingFileDescriptor;
-
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -35,7 +34,8 @@ final class RingPatch {
     private int backend(int index) {
         int p = (int) b.getLong(RingFileDescriptor.BACKEND_TABLE_OFFSET_OFFSET);
         for (int i = 0; i < index; i++) {
-            p += RingFileDescriptor.BACKEND_FIXED_LENGTH + Short.toUnsignedInt(b.getShort(p + RingFileDescriptor.BACKEND_ADDRESS_LENGTH_OFFSET));
+            p += RingFileDescriptor.BACKEND_FIXED_LENGTH
+                    + Short.toUnsignedInt(b.getShort(p + RingFileDescriptor.BACKEND_ADDRESS_LENGTH_OFFSET));
         }
         return p;
     }
@@ -61,7 +61,11 @@ final class RingPatch {
         int masks = 1 << Short.toUnsignedInt(b.getShort(RingFileDescriptor.FEATURE_COUNT_OFFSET));
         int index = (int) b.getLong(RingFileDescriptor.RING_INDEX_OFFSET_OFFSET);
         for (int m = 0; m < masks; m++) {
-            b.putInt(index + (version * masks + m) * RingFileDescriptor.ENTRY_LENGTH + RingFileDescriptor.ENTRY_POINT_MULTIPLE_OFFSET, multiple);
+            b.putInt(
+                    index
+                            + (version * masks + m) * RingFileDescriptor.ENTRY_LENGTH
+                            + RingFileDescriptor.ENTRY_POINT_MULTIPLE_OFFSET,
+                    multiple);
         }
         return this;
     }
@@ -89,7 +93,9 @@ final class RingPatch {
     /** Cuts ring {@code ring} to its first {@code points} points (count and length; the checksum follows on write). */
     RingPatch pointCount(int ring, int points) {
         b.putInt(entry(ring) + RingFileDescriptor.ENTRY_POINT_COUNT_OFFSET, points);
-        b.putLong(entry(ring) + RingFileDescriptor.ENTRY_SEGMENT_LENGTH_OFFSET, (long) points * RingFileDescriptor.POINT_LENGTH);
+        b.putLong(
+                entry(ring) + RingFileDescriptor.ENTRY_SEGMENT_LENGTH_OFFSET,
+                (long) points * RingFileDescriptor.POINT_LENGTH);
         return this;
     }
 
@@ -105,7 +111,8 @@ final class RingPatch {
     }
 
     private int pointAt(int ring, int point) {
-        return (int) b.getLong(entry(ring) + RingFileDescriptor.ENTRY_SEGMENT_OFFSET_OFFSET) + point * RingFileDescriptor.POINT_LENGTH;
+        return (int) b.getLong(entry(ring) + RingFileDescriptor.ENTRY_SEGMENT_OFFSET_OFFSET)
+                + point * RingFileDescriptor.POINT_LENGTH;
     }
 
     /**
@@ -123,7 +130,8 @@ final class RingPatch {
                 b.putInt(e + RingFileDescriptor.ENTRY_SEGMENT_CRC_OFFSET, (int) segment.getValue());
             }
         }
-        int end = (int) (b.getLong(RingFileDescriptor.RING_INDEX_OFFSET_OFFSET) + b.getLong(RingFileDescriptor.RING_INDEX_LENGTH_OFFSET));
+        int end = (int) (b.getLong(RingFileDescriptor.RING_INDEX_OFFSET_OFFSET)
+                + b.getLong(RingFileDescriptor.RING_INDEX_LENGTH_OFFSET));
         CRC32C crc = new CRC32C();
         crc.update(bytes, 0, end);
         b.putInt(end, (int) crc.getValue());

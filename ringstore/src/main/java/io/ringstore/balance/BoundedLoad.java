@@ -76,6 +76,7 @@ public final class BoundedLoad {
     private static final long C_SCALE = 1000;
     /** Far above any real in-flight count, far below overflow of c_thousandths × (m + 1). */
     private static final long MAX_TOTAL = 1L << 40;
+
     private static final long GOLDEN_GAMMA = 0x9E3779B97F4A7C15L;
     /** Draws allowed per probe: room for the repeats of a walk over a ring with few backends or many points per backend. */
     private static final int DRAWS_PER_PROBE = 4;
@@ -123,7 +124,8 @@ public final class BoundedLoad {
      */
     public BoundedLoad maxProbes(int maxProbes) {
         if (maxProbes < 1 || maxProbes > MAX_PROBES_LIMIT) {
-            throw new IllegalArgumentException("maxProbes must be between 1 and " + MAX_PROBES_LIMIT + ": maxProbes=" + maxProbes);
+            throw new IllegalArgumentException(
+                    "maxProbes must be between 1 and " + MAX_PROBES_LIMIT + ": maxProbes=" + maxProbes);
         }
         return new BoundedLoad(cThousandths, walk, maxProbes);
     }

@@ -7,7 +7,6 @@ import io.ringstore.internal.ServerAddress;
 import io.ringstore.internal.ServerParameters;
 import io.ringstore.internal.TextLines;
 import io.ringstore.internal.format.RingFileDescriptor;
-
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.CharacterCodingException;
@@ -20,9 +19,9 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.HashMap;
-import java.util.Map;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.regex.Pattern;
 
@@ -65,6 +64,7 @@ public final class BackendList {
     public static final int MAX_FILE_BYTES = 64 << 20;
     /** The longest line: 64 KiB, far above any real {@code server} line, below what an address may hold. */
     public static final int MAX_LINE_CHARS = 64 << 10;
+
     private static final char BYTE_ORDER_MARK = '\uFEFF';
 
     private static final Pattern FEATURE_NAME = Pattern.compile(RingFileDescriptor.FEATURE_NAME_REGEX);
@@ -103,8 +103,11 @@ public final class BackendList {
         try {
             BasicFileAttributes attributes = Files.readAttributes(file, BasicFileAttributes.class);
             if (!attributes.isRegularFile()) {
-                throw new BackendsFileException(name, 0, "cannot read: " + (attributes.isDirectory() ? "is a directory" : "not a regular file")
-                        + " (a backends file must be a regular file)");
+                throw new BackendsFileException(
+                        name,
+                        0,
+                        "cannot read: " + (attributes.isDirectory() ? "is a directory" : "not a regular file")
+                                + " (a backends file must be a regular file)");
             }
             if (attributes.size() > MAX_FILE_BYTES) {
                 throw tooLarge(name, attributes.size() + " bytes");
@@ -124,10 +127,12 @@ public final class BackendList {
     /** {@code bytes} decoded as UTF-8, refused when they are not; a byte order mark is kept. */
     static String utf8(String source, byte[] bytes) throws BackendsFileException {
         try {
-            return StandardCharsets.UTF_8.newDecoder()
+            return StandardCharsets.UTF_8
+                    .newDecoder()
                     .onMalformedInput(CodingErrorAction.REPORT)
                     .onUnmappableCharacter(CodingErrorAction.REPORT)
-                    .decode(java.nio.ByteBuffer.wrap(bytes)).toString();
+                    .decode(java.nio.ByteBuffer.wrap(bytes))
+                    .toString();
         } catch (CharacterCodingException e) {
             throw new BackendsFileException(source, 0, "not UTF-8 text");
         }
@@ -142,8 +147,11 @@ public final class BackendList {
     }
 
     private static BackendsFileException tooLarge(String source, String size) {
-        return new BackendsFileException(source, 0, "too large for a backends file: " + size + " (at most " + MAX_FILE_BYTES
-                + " bytes, " + (MAX_FILE_BYTES >> 20) + " MiB)");
+        return new BackendsFileException(
+                source,
+                0,
+                "too large for a backends file: " + size + " (at most " + MAX_FILE_BYTES + " bytes, "
+                        + (MAX_FILE_BYTES >> 20) + " MiB)");
     }
 
     /**
@@ -184,38 +192,63 @@ public final class BackendList {
      * Envoy's {@code hash_key}s and host names all fit).
      */
     static String checkName(String source, int line, String name) throws BackendsFileException {
-        if (name.isEmpty() || name.length() > MAX_NAME_LENGTH || !name.chars().allMatch(c -> c > 0x20 && c < 0x7f && ",;#'\"\\".indexOf(c) < 0)) {
-            throw new BackendsFileException(source, line, "bad name " + TextLines.quote(name) + " (1 to " + MAX_NAME_LENGTH
-                    + " printable ASCII characters without blanks, ',', ';', '#', quotes or '\\')");
+        if (name.isEmpty()
+                || name.length() > MAX_NAME_LENGTH
+                || !name.chars().allMatch(c -> c > 0x20 && c < 0x7f && ",;#'\"\\".indexOf(c) < 0)) {
+            throw new BackendsFileException(
+                    source,
+                    line,
+                    "bad name " + TextLines.quote(name) + " (1 to " + MAX_NAME_LENGTH
+                            + " printable ASCII characters without blanks, ',', ';', '#', quotes or '\\')");
         }
         return name;
     }
 
-    static Backend addBackend(String source, int where, int line, ServerAddress address, long weight, Collection<String> own,
-                              ServerParameters parameters, List<String> features, List<Backend> previous,
-                              Map<Object, Backend> endpoints) throws BackendsFileException {
+    static Backend addBackend(
+            String source,
+            int where,
+            int line,
+            ServerAddress address,
+            long weight,
+            Collection<String> own,
+            ServerParameters parameters,
+            List<String> features,
+            List<Backend> previous,
+            Map<Object, Backend> endpoints)
+            throws BackendsFileException {
         Set<String> ownSet = new LinkedHashSet<>();
         for (String f : own) {
             if (!FEATURE_NAME.matcher(f).matches()) {
-                throw new BackendsFileException(source, where, "bad feature name " + TextLines.quote(f) + " (" + RingFileDescriptor.FEATURE_NAME_RULE + ")");
+                throw new BackendsFileException(
+                        source,
+                        where,
+                        "bad feature name " + TextLines.quote(f) + " (" + RingFileDescriptor.FEATURE_NAME_RULE + ")");
             }
             if (!ownSet.add(f)) {
                 throw new BackendsFileException(source, where, "feature " + TextLines.quote(f) + " listed twice");
             }
             if (!features.contains(f)) {
                 if (features.size() == MAX_FEATURES) {
-                    throw new BackendsFileException(source, where, "feature " + TextLines.quote(f) + " would be feature number "
-                            + (MAX_FEATURES + 1) + "; at most " + MAX_FEATURES + " are supported (2^F rings are built)");
+                    throw new BackendsFileException(
+                            source,
+                            where,
+                            "feature " + TextLines.quote(f) + " would be feature number " + (MAX_FEATURES + 1)
+                                    + "; at most " + MAX_FEATURES + " are supported (2^F rings are built)");
                 }
                 features.add(f);
             }
         }
-        Object endpoint = address.endpointKey(); // for IPv4 a number: no text made a backend (a fresh JVM builds it interpreted)
+        Object endpoint =
+                address.endpointKey(); // for IPv4 a number: no text made a backend (a fresh JVM builds it interpreted)
         Backend same = endpoints.get(endpoint);
         if (same != null) {
-            throw new BackendsFileException(source, where, "duplicate backend " + TextLines.quote(address.text())
-                    + ": same address and port as " + (same.line() > 0 ? "line " + same.line() : "server " + (same.index() + 1))
-                    + " (" + TextLines.quote(same.address()) + ")");
+            throw new BackendsFileException(
+                    source,
+                    where,
+                    "duplicate backend " + TextLines.quote(address.text())
+                            + ": same address and port as "
+                            + (same.line() > 0 ? "line " + same.line() : "server " + (same.index() + 1))
+                            + " (" + TextLines.quote(same.address()) + ")");
         }
         int mask = 0;
         for (String f : ownSet) {
@@ -261,8 +294,7 @@ public final class BackendList {
         private final List<String> features = new ArrayList<>();
         private final Map<Object, Backend> endpoints = new HashMap<>();
 
-        private Builder() {
-        }
+        private Builder() {}
 
         /**
          * {@code server ADDRESS}: weight 1, no features.
@@ -323,10 +355,12 @@ public final class BackendList {
             int entry = backends.size() + 1;
             String what = "server " + entry + " " + TextLines.quote(String.valueOf(addressText));
             if (backends.size() == MAX_BACKENDS) {
-                throw new IllegalArgumentException(what + ": more than " + MAX_BACKENDS + " backends (a point stores its backend in 16 bits)");
+                throw new IllegalArgumentException(
+                        what + ": more than " + MAX_BACKENDS + " backends (a point stores its backend in 16 bits)");
             }
             if (weight < 1 || weight > MAX_WEIGHT) {
-                throw new IllegalArgumentException(what + ": weight " + weight + (weight < 1 ? " must be at least 1" : " is too large (at most " + MAX_WEIGHT + ")"));
+                throw new IllegalArgumentException(what + ": weight " + weight
+                        + (weight < 1 ? " must be at least 1" : " is too large (at most " + MAX_WEIGHT + ")"));
             }
             try {
                 ServerAddress address = parseAddress(SOURCE, entry, addressText);

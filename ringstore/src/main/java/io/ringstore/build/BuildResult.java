@@ -1,7 +1,6 @@
 package io.ringstore.build;
 
 import io.ringstore.RingVersion;
-
 import java.nio.file.Path;
 import java.util.List;
 
@@ -23,9 +22,21 @@ import java.util.List;
  * @param nanos           wall time of the build, parse excluded
  * @param leftoversRemoved temporary files of the target left by builds that died, deleted by this one
  */
-public record BuildResult(Path path, long generation, int backends, List<String> features, List<RingVersion> versions,
-                          int rings, int segments, int views, int emptyRings, long points, long collisions, long fileBytes, long nanos,
-                          List<String> leftoversRemoved) {
+public record BuildResult(
+        Path path,
+        long generation,
+        int backends,
+        List<String> features,
+        List<RingVersion> versions,
+        int rings,
+        int segments,
+        int views,
+        int emptyRings,
+        long points,
+        long collisions,
+        long fileBytes,
+        long nanos,
+        List<String> leftoversRemoved) {
     /** {@return file bytes per stored point (6 plus the overhead of header, tables and alignment)} */
     public double bytesPerPoint() {
         return points == 0 ? Double.NaN : (double) fileBytes / points;

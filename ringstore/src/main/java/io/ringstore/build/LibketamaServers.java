@@ -4,7 +4,6 @@ import io.ringstore.Backend;
 import io.ringstore.internal.ServerAddress;
 import io.ringstore.internal.ServerParameters;
 import io.ringstore.internal.TextLines;
-
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -42,8 +41,7 @@ public final class LibketamaServers {
     /** The longest line, its line end left out: {@code fgets(sline, 127, fi)} reads 126 bytes, the line end one of them. */
     static final int MAX_LINE_BYTES = 125;
 
-    private LibketamaServers() {
-    }
+    private LibketamaServers() {}
 
     /**
      * Reads a libketama servers file (a regular file of at most {@value BackendList#MAX_FILE_BYTES}
@@ -66,8 +64,14 @@ public final class LibketamaServers {
      * @throws BackendsFileException as {@link #parse(Path)}
      */
     public static BackendList parse(String source, byte[] content) throws BackendsFileException {
-        if (content.length >= 3 && (content[0] & 0xff) == 0xef && (content[1] & 0xff) == 0xbb && (content[2] & 0xff) == 0xbf) {
-            throw new BackendsFileException(source, 1, "the file starts with a byte order mark, which libketama reads as part of the first line: remove it");
+        if (content.length >= 3
+                && (content[0] & 0xff) == 0xef
+                && (content[1] & 0xff) == 0xbb
+                && (content[2] & 0xff) == 0xbf) {
+            throw new BackendsFileException(
+                    source,
+                    1,
+                    "the file starts with a byte order mark, which libketama reads as part of the first line: remove it");
         }
         String text = new String(content, StandardCharsets.ISO_8859_1); // one char a byte, as libketama's C strings
         List<Backend> backends = new ArrayList<>();
@@ -81,27 +85,43 @@ public final class LibketamaServers {
             start = ended ? newline + 1 : text.length();
             lineNo++;
             if (line.length() > MAX_LINE_BYTES) {
-                throw new BackendsFileException(source, lineNo, "line of " + line.length() + " bytes: libketama reads " + (MAX_LINE_BYTES + 1)
-                        + " bytes at a time, the line end one of them (fgets(sline, 127, fi)), and would take the rest for another line");
+                throw new BackendsFileException(
+                        source,
+                        lineNo,
+                        "line of " + line.length() + " bytes: libketama reads " + (MAX_LINE_BYTES + 1)
+                                + " bytes at a time, the line end one of them (fgets(sline, 127, fi)), and would take the rest for another line");
             }
             if (line.isEmpty() || line.charAt(0) == '#') {
                 continue;
             }
             if (backends.size() == BackendList.MAX_BACKENDS) {
-                throw new BackendsFileException(source, lineNo, "more than " + BackendList.MAX_BACKENDS + " servers (a point stores its backend in 16 bits)");
+                throw new BackendsFileException(
+                        source,
+                        lineNo,
+                        "more than " + BackendList.MAX_BACKENDS + " servers (a point stores its backend in 16 bits)");
             }
             Server server = server(source, lineNo, line, ended);
             ServerAddress address = BackendList.parseAddress(source, lineNo, server.address());
-            BackendList.addBackend(source, lineNo, lineNo, address, server.memory(), List.of(), ServerParameters.DEFAULTS, features, backends, endpoints);
+            BackendList.addBackend(
+                    source,
+                    lineNo,
+                    lineNo,
+                    address,
+                    server.memory(),
+                    List.of(),
+                    ServerParameters.DEFAULTS,
+                    features,
+                    backends,
+                    endpoints);
         }
         if (backends.isEmpty()) {
-            throw new BackendsFileException(source, 0, "no servers: a ring needs at least one (a line is ADDRESS<TAB>MEMORY)");
+            throw new BackendsFileException(
+                    source, 0, "no servers: a ring needs at least one (a line is ADDRESS<TAB>MEMORY)");
         }
         return BackendList.of(source, backends, features);
     }
 
-    private record Server(String address, long memory) {
-    }
+    private record Server(String address, long memory) {}
 
     /** {@code [blanks] ADDRESS blanks MEMORY [\r]}, then the line end. */
     private static Server server(String source, int lineNo, String line, boolean ended) throws BackendsFileException {
@@ -111,11 +131,17 @@ public final class LibketamaServers {
             i++;
         }
         if (i == body.length()) {
-            throw new BackendsFileException(source, lineNo, (body.isEmpty() ? "a blank line ending in \\r (a CRLF file?)" : "a line of blanks")
-                    + ": libketama skips only empty lines, and takes this one for a server without memory");
+            throw new BackendsFileException(
+                    source,
+                    lineNo,
+                    (body.isEmpty() ? "a blank line ending in \\r (a CRLF file?)" : "a line of blanks")
+                            + ": libketama skips only empty lines, and takes this one for a server without memory");
         }
         if (body.charAt(i) == '#') {
-            throw new BackendsFileException(source, lineNo, "a comment after blanks: libketama reads a comment only with '#' in the first column");
+            throw new BackendsFileException(
+                    source,
+                    lineNo,
+                    "a comment after blanks: libketama reads a comment only with '#' in the first column");
         }
         int addressEnd = i;
         while (addressEnd < body.length() && !isBlank(body.charAt(addressEnd))) {
@@ -127,8 +153,11 @@ public final class LibketamaServers {
             memoryStart++;
         }
         if (memoryStart == body.length()) {
-            throw new BackendsFileException(source, lineNo, "server " + TextLines.quote(TextLines.printable(address.getBytes(StandardCharsets.ISO_8859_1)))
-                    + " without a memory: libketama's lines are ADDRESS<TAB>MEMORY");
+            throw new BackendsFileException(
+                    source,
+                    lineNo,
+                    "server " + TextLines.quote(TextLines.printable(address.getBytes(StandardCharsets.ISO_8859_1)))
+                            + " without a memory: libketama's lines are ADDRESS<TAB>MEMORY");
         }
         int memoryEnd = memoryStart;
         while (memoryEnd < body.length() && !isBlank(body.charAt(memoryEnd))) {
@@ -137,22 +166,36 @@ public final class LibketamaServers {
         String memory = body.substring(memoryStart, memoryEnd);
         long value = TextLines.decimal(memory, BackendList.MAX_WEIGHT);
         if (value < 0) {
-            throw new BackendsFileException(source, lineNo, "memory " + TextLines.quote(TextLines.printable(memory.getBytes(StandardCharsets.ISO_8859_1)))
-                    + " is not a whole number (libketama's lines are ADDRESS<TAB>MEMORY)");
+            throw new BackendsFileException(
+                    source,
+                    lineNo,
+                    "memory " + TextLines.quote(TextLines.printable(memory.getBytes(StandardCharsets.ISO_8859_1)))
+                            + " is not a whole number (libketama's lines are ADDRESS<TAB>MEMORY)");
         }
         if (memoryEnd < body.length()) {
-            throw new BackendsFileException(source, lineNo, "text after the memory " + memory + ": libketama takes the memory's last character"
-                    + " for the line end and would read " + dropLast(memory) + "; end the line after the number");
+            throw new BackendsFileException(
+                    source,
+                    lineNo,
+                    "text after the memory " + memory + ": libketama takes the memory's last character"
+                            + " for the line end and would read " + dropLast(memory)
+                            + "; end the line after the number");
         }
         if (!ended && !line.endsWith("\r")) { // with a last '\r', that is the character libketama drops
-            throw new BackendsFileException(source, lineNo, "the last line has no line end: libketama takes the memory's last character"
-                    + " for it and would read " + memory + " as " + dropLast(memory) + "; end the file with a newline");
+            throw new BackendsFileException(
+                    source,
+                    lineNo,
+                    "the last line has no line end: libketama takes the memory's last character"
+                            + " for it and would read " + memory + " as " + dropLast(memory)
+                            + "; end the file with a newline");
         }
         if (value == 0) {
             throw new BackendsFileException(source, lineNo, "memory 0: libketama refuses a server without memory");
         }
         if (value > BackendList.MAX_WEIGHT) {
-            throw new BackendsFileException(source, lineNo, "memory " + memory + " is too large for a weight (at most " + BackendList.MAX_WEIGHT + ")");
+            throw new BackendsFileException(
+                    source,
+                    lineNo,
+                    "memory " + memory + " is too large for a weight (at most " + BackendList.MAX_WEIGHT + ")");
         }
         return new Server(address, value);
     }

@@ -4,7 +4,6 @@ import io.ringstore.Backend;
 import io.ringstore.internal.ServerAddress;
 import io.ringstore.internal.ServerParameters;
 import io.ringstore.internal.TextLines;
-
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -22,6 +21,7 @@ import java.util.Set;
 final class NginxBackendsParser {
     /** The comment that gives the features of the line's server: {@code # ringstore: features=a,b}. */
     static final String ANNOTATION = "ringstore:";
+
     private static final String TERMINATORS = ";{}";
     private static final String BLANKS = " \t\r";
     /** The smallest {@code zone} size nginx takes: 8 pages of 4 KiB (more where pages are larger). */
@@ -29,6 +29,7 @@ final class NginxBackendsParser {
 
     /** The longest {@code fail_timeout} accepted, in seconds (about 68 years). */
     static final long MAX_SECONDS = Integer.MAX_VALUE;
+
     private static final String TIME_UNITS = "yMwdhms"; // then "ms", step 8; step 0 is before any unit
     private static final long[] UNIT_SECONDS = {365L * 86400, 30L * 86400, 7L * 86400, 86400, 3600, 60, 1};
     private static final int MONTH_STEP = 2;
@@ -39,7 +40,7 @@ final class NginxBackendsParser {
     private final List<String> features = new ArrayList<>();
     private final Map<Object, Backend> endpoints = new HashMap<>();
     private final Set<String> onceOnly = new HashSet<>(); // the keepalive directives given so far
-    private int upstreamLine;   // line of 'upstream NAME {' while the block is open
+    private int upstreamLine; // line of 'upstream NAME {' while the block is open
     private boolean upstreamClosed;
 
     private NginxBackendsParser(String source) {
@@ -61,13 +62,17 @@ final class NginxBackendsParser {
             int lineNo = i + 1;
             String line = lines.get(i);
             if (line.length() > BackendList.MAX_LINE_CHARS) {
-                throw new BackendsFileException(source, lineNo, "line of " + line.length() + " characters, longer than a backends-file line may be ("
-                        + BackendList.MAX_LINE_CHARS + ")");
+                throw new BackendsFileException(
+                        source,
+                        lineNo,
+                        "line of " + line.length() + " characters, longer than a backends-file line may be ("
+                                + BackendList.MAX_LINE_CHARS + ")");
             }
             parse.line(lineNo, line);
         }
         if (parse.upstreamLine > 0) {
-            throw new BackendsFileException(source, parse.upstreamLine, "the upstream block opened here is never closed with '}'");
+            throw new BackendsFileException(
+                    source, parse.upstreamLine, "the upstream block opened here is never closed with '}'");
         }
         if (parse.backends.isEmpty()) {
             throw new BackendsFileException(source, 0, "no 'server' lines: a ring needs at least one backend");
@@ -123,7 +128,10 @@ final class NginxBackendsParser {
                 }
                 case "}" -> {
                     if (!words.isEmpty()) {
-                        throw error(lineNo, "unexpected '}': the directive " + TextLines.quote(words.getFirst()) + " before it needs its ';'");
+                        throw error(
+                                lineNo,
+                                "unexpected '}': the directive " + TextLines.quote(words.getFirst())
+                                        + " before it needs its ';'");
                     }
                     if (upstreamLine == 0) {
                         throw error(lineNo, "'}' without an open 'upstream NAME {'");
@@ -140,8 +148,7 @@ final class NginxBackendsParser {
     }
 
     /** What a line's {@code # ringstore: ...} comment gives its server: features (null: none given) and a name (null: none). */
-    private record Annotation(List<String> features, String name) {
-    }
+    private record Annotation(List<String> features, String name) {}
 
     /**
      * The line's {@code # ringstore: features=a,b name=NAME} comment (either word or both, in any
@@ -155,8 +162,10 @@ final class NginxBackendsParser {
         }
         int servers = line.servers();
         if (servers != 1) {
-            throw error(lineNo, "a '# " + ANNOTATION + "' comment gives the features of the server on its line, and this line has "
-                    + (servers == 0 ? "none" : servers + " servers: give each its own line"));
+            throw error(
+                    lineNo,
+                    "a '# " + ANNOTATION + "' comment gives the features of the server on its line, and this line has "
+                            + (servers == 0 ? "none" : servers + " servers: give each its own line"));
         }
         String body = comment.substring(ANNOTATION.length()).strip();
         List<String> features = null;
@@ -167,13 +176,17 @@ final class NginxBackendsParser {
             } else if (word.startsWith("name=") && name == null) {
                 name = BackendList.checkName(source, lineNo, word.substring("name=".length()));
             } else {
-                throw error(lineNo, "a '# " + ANNOTATION + "' comment holds 'features=a,b' and 'name=NAME', each at most once, not "
-                        + TextLines.quote(body));
+                throw error(
+                        lineNo,
+                        "a '# " + ANNOTATION + "' comment holds 'features=a,b' and 'name=NAME', each at most once, not "
+                                + TextLines.quote(body));
             }
         }
         if (features == null && name == null) {
-            throw error(lineNo, "a '# " + ANNOTATION + "' comment holds 'features=a,b' and 'name=NAME', each at most once, not "
-                    + TextLines.quote(body));
+            throw error(
+                    lineNo,
+                    "a '# " + ANNOTATION + "' comment holds 'features=a,b' and 'name=NAME', each at most once, not "
+                            + TextLines.quote(body));
         }
         return new Annotation(features, name);
     }
@@ -205,7 +218,10 @@ final class NginxBackendsParser {
             case "upstream" -> upstream(lineNo, words, false);
             case "server" -> {
                 if (backends.size() == BackendList.MAX_BACKENDS) {
-                    throw error(lineNo, "more than " + BackendList.MAX_BACKENDS + " backends (a point stores its backend in 16 bits)");
+                    throw error(
+                            lineNo,
+                            "more than " + BackendList.MAX_BACKENDS
+                                    + " backends (a point stores its backend in 16 bits)");
                 }
                 server(lineNo, words, annotated);
             }
@@ -221,11 +237,16 @@ final class NginxBackendsParser {
                 if (words.size() == 3) {
                     long size = nginxSize(words.get(2));
                     if (size < 0) {
-                        throw error(lineNo, "invalid zone size " + TextLines.quote(words.get(2)) + " (nginx's sizes: N, Nk, Nm)");
+                        throw error(
+                                lineNo,
+                                "invalid zone size " + TextLines.quote(words.get(2)) + " (nginx's sizes: N, Nk, Nm)");
                     }
                     if (size < MIN_ZONE_BYTES) {
-                        throw error(lineNo, "zone " + TextLines.quote(words.get(1)) + " is too small (nginx needs at least 8 pages, "
-                                + MIN_ZONE_BYTES / 1024 + "k with 4 KiB pages)");
+                        throw error(
+                                lineNo,
+                                "zone " + TextLines.quote(words.get(1))
+                                        + " is too small (nginx needs at least 8 pages, " + MIN_ZONE_BYTES / 1024
+                                        + "k with 4 KiB pages)");
                     }
                 }
             }
@@ -233,38 +254,54 @@ final class NginxBackendsParser {
                 onlyOnce(lineNo, words);
                 long n = nginxNumber(words.get(1));
                 if (n < 0 || (n == 0 && name.equals("keepalive"))) {
-                    throw error(lineNo, "invalid value " + TextLines.quote(words.get(1)) + " in " + TextLines.quote(name)
-                            + " directive (a whole number" + (name.equals("keepalive") ? ", at least 1)" : ")"));
+                    throw error(
+                            lineNo,
+                            "invalid value " + TextLines.quote(words.get(1)) + " in " + TextLines.quote(name)
+                                    + " directive (a whole number"
+                                    + (name.equals("keepalive") ? ", at least 1)" : ")"));
                 }
             }
             case "keepalive_time", "keepalive_timeout" -> {
                 onlyOnce(lineNo, words);
                 if (nginxTime(words.get(1), false) < 0) {
-                    throw error(lineNo, "invalid value " + TextLines.quote(words.get(1)) + " in " + TextLines.quote(name)
-                            + " directive (nginx's time syntax in milliseconds: 60, 60s, 1m30s, 500ms; units w d h m s ms)");
+                    throw error(
+                            lineNo,
+                            "invalid value " + TextLines.quote(words.get(1)) + " in " + TextLines.quote(name)
+                                    + " directive (nginx's time syntax in milliseconds: 60, 60s, 1m30s, 500ms; units w d h m s ms)");
                 }
             }
-            case "ip_hash", "least_conn", "random" -> throw error(lineNo, "load balancing method " + TextLines.quote(name)
-                    + ": nginx would balance with it instead of 'hash KEY consistent' (warning \"load balancing method redefined\"),"
-                    + " and ringstore builds only consistent-hash rings");
-            default -> throw error(lineNo, "unknown directive " + TextLines.quote(name) + (name.contains("=") || name.equals("down") || name.equals("backup")
-                    ? " (a server's parameters on the next line? ringstore reads each directive on one line)"
-                    : " (expected server, hash, zone, keepalive, keepalive_requests, keepalive_time or keepalive_timeout)"));
+            case "ip_hash", "least_conn", "random" ->
+                throw error(
+                        lineNo,
+                        "load balancing method " + TextLines.quote(name)
+                                + ": nginx would balance with it instead of 'hash KEY consistent' (warning \"load balancing method redefined\"),"
+                                + " and ringstore builds only consistent-hash rings");
+            default ->
+                throw error(
+                        lineNo,
+                        "unknown directive " + TextLines.quote(name)
+                                + (name.contains("=") || name.equals("down") || name.equals("backup")
+                                        ? " (a server's parameters on the next line? ringstore reads each directive on one line)"
+                                        : " (expected server, hash, zone, keepalive, keepalive_requests, keepalive_time or keepalive_timeout)"));
         }
     }
 
     private void arguments(int lineNo, List<String> words, int min, int max) throws BackendsFileException {
         int n = words.size() - 1;
         if (n < min || n > max) {
-            throw error(lineNo, "invalid number of arguments in " + TextLines.quote(words.getFirst()) + " directive ("
-                    + (min == max ? min : min + " or " + max) + " expected, " + n + " given)");
+            throw error(
+                    lineNo,
+                    "invalid number of arguments in " + TextLines.quote(words.getFirst()) + " directive ("
+                            + (min == max ? min : min + " or " + max) + " expected, " + n + " given)");
         }
     }
 
     private void onlyOnce(int lineNo, List<String> words) throws BackendsFileException {
         arguments(lineNo, words, 1, 1);
         if (!onceOnly.add(words.getFirst())) {
-            throw error(lineNo, TextLines.quote(words.getFirst()) + " directive is duplicate (nginx takes it once per upstream)");
+            throw error(
+                    lineNo,
+                    TextLines.quote(words.getFirst()) + " directive is duplicate (nginx takes it once per upstream)");
         }
     }
 
@@ -289,9 +326,12 @@ final class NginxBackendsParser {
             }
             switch (name) {
                 case "weight=" -> weight = parseWeight(source, lineNo, value);
-                case "features=" -> { // ringstore's own parameter, which nginx refuses: the comment is the portable form
+                case "features=" -> { // ringstore's own parameter, which nginx refuses: the comment is the portable
+                    // form
                     if (annotated != null && annotated.features() != null) {
-                        throw error(lineNo, "features given twice: as 'features=' and in the '# " + ANNOTATION + "' comment");
+                        throw error(
+                                lineNo,
+                                "features given twice: as 'features=' and in the '# " + ANNOTATION + "' comment");
                     }
                     own = features(lineNo, value);
                 }
@@ -301,20 +341,28 @@ final class NginxBackendsParser {
                 case "fail_timeout=" -> {
                     failTimeout = nginxSeconds(value);
                     if (failTimeout < 0) {
-                        throw error(lineNo, "fail_timeout " + TextLines.quote(value)
-                                + " is not a time nginx reads (as 10, 10s, 1m30s: units y M w d h m s, largest first, at most "
-                                + MAX_SECONDS + " seconds)");
+                        throw error(
+                                lineNo,
+                                "fail_timeout " + TextLines.quote(value)
+                                        + " is not a time nginx reads (as 10, 10s, 1m30s: units y M w d h m s, largest first, at most "
+                                        + MAX_SECONDS + " seconds)");
                     }
                 }
                 // nginx's hash directive leaves NGX_HTTP_UPSTREAM_BACKUP out of the upstream's flags, and
                 // ngx_http_upstream_server refuses the parameter with this text.
-                case "backup" -> throw error(lineNo,
-                        "balancing method does not support parameter \"backup\" (nginx's answer for a hash upstream: backup servers are not in the ring)");
-                default -> throw error(lineNo, "unknown parameter " + TextLines.quote(name)
-                        + " (expected weight=N, down, max_fails=N, fail_timeout=T, max_conns=N or features=a,b)");
+                case "backup" ->
+                    throw error(
+                            lineNo,
+                            "balancing method does not support parameter \"backup\" (nginx's answer for a hash upstream: backup servers are not in the ring)");
+                default ->
+                    throw error(
+                            lineNo,
+                            "unknown parameter " + TextLines.quote(name)
+                                    + " (expected weight=N, down, max_fails=N, fail_timeout=T, max_conns=N or features=a,b)");
             }
         }
-        ServerParameters parameters = new ServerParameters(down, maxFails, failTimeout, maxConns, annotated == null ? null : annotated.name());
+        ServerParameters parameters = new ServerParameters(
+                down, maxFails, failTimeout, maxConns, annotated == null ? null : annotated.name());
         BackendList.addBackend(source, lineNo, lineNo, address, weight, own, parameters, features, backends, endpoints);
     }
     /** A line as nginx's tokenizer splits it: words and the terminators {@code ; { }}, then its comment (null if none). */
@@ -338,11 +386,16 @@ final class NginxBackendsParser {
                     i++;
                 } else if (c == '"' || c == '\'') {
                     // nginx would unquote it; nothing in a hash upstream needs quotes, so none are read
-                    throw new BackendsFileException(source, lineNo, "quoted word " + TextLines.quote(text.substring(i))
-                            + ": ringstore reads words without quotes (write it without them)");
+                    throw new BackendsFileException(
+                            source,
+                            lineNo,
+                            "quoted word " + TextLines.quote(text.substring(i))
+                                    + ": ringstore reads words without quotes (write it without them)");
                 } else {
                     int start = i;
-                    while (i < text.length() && BLANKS.indexOf(text.charAt(i)) < 0 && TERMINATORS.indexOf(text.charAt(i)) < 0) {
+                    while (i < text.length()
+                            && BLANKS.indexOf(text.charAt(i)) < 0
+                            && TERMINATORS.indexOf(text.charAt(i)) < 0) {
                         i++;
                     }
                     items.add(text.substring(start, i));
@@ -370,7 +423,10 @@ final class NginxBackendsParser {
     private static long parseCount(String source, int lineNo, String name, String digits) throws BackendsFileException {
         long n = TextLines.decimal(digits, Integer.MAX_VALUE);
         if (n < 0 || n > Integer.MAX_VALUE) {
-            throw new BackendsFileException(source, lineNo, name + " " + TextLines.quote(digits) + " is not a whole number from 0 to " + Integer.MAX_VALUE);
+            throw new BackendsFileException(
+                    source,
+                    lineNo,
+                    name + " " + TextLines.quote(digits) + " is not a whole number from 0 to " + Integer.MAX_VALUE);
         }
         return n;
     }
@@ -463,10 +519,14 @@ final class NginxBackendsParser {
     private static long parseWeight(String source, int lineNo, String digits) throws BackendsFileException {
         long w = TextLines.decimal(digits, BackendList.MAX_WEIGHT);
         if (w < 0) {
-            throw new BackendsFileException(source, lineNo, "weight " + TextLines.quote(digits) + " is not a positive whole number");
+            throw new BackendsFileException(
+                    source, lineNo, "weight " + TextLines.quote(digits) + " is not a positive whole number");
         }
         if (w > BackendList.MAX_WEIGHT) {
-            throw new BackendsFileException(source, lineNo, "weight " + TextLines.quote(digits) + " is too large (at most " + BackendList.MAX_WEIGHT + ")");
+            throw new BackendsFileException(
+                    source,
+                    lineNo,
+                    "weight " + TextLines.quote(digits) + " is too large (at most " + BackendList.MAX_WEIGHT + ")");
         }
         if (w == 0) {
             throw new BackendsFileException(source, lineNo, "weight must be at least 1");

@@ -1,7 +1,6 @@
 package io.ringstore.build;
 
 import io.ringstore.internal.TextLines;
-
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -34,8 +33,7 @@ final class NutcrackerYaml {
     static final String SERVERS = "servers";
 
     /** A value and the line it is on. */
-    record Value(String text, int line) {
-    }
+    record Value(String text, int line) {}
 
     /** One pool: its name, its keys' values in file order, and its servers' values in file order. */
     static final class Pool {
@@ -76,15 +74,21 @@ final class NutcrackerYaml {
         String[] lines = text.split("\r\n|\r|\n", -1);
         for (int i = 0; i < lines.length; i++) {
             if (lines[i].length() > BackendList.MAX_LINE_CHARS) {
-                throw new BackendsFileException(source, i + 1, "line of " + lines[i].length() + " characters, longer than ringstore reads ("
-                        + BackendList.MAX_LINE_CHARS + ")");
+                throw new BackendsFileException(
+                        source,
+                        i + 1,
+                        "line of " + lines[i].length() + " characters, longer than ringstore reads ("
+                                + BackendList.MAX_LINE_CHARS + ")");
             }
             reader.line(i + 1, lines[i]);
         }
         reader.closePool();
         if (reader.pools.isEmpty()) {
-            throw new BackendsFileException(source, 0, "no pools: a nutcracker configuration is 'NAME:' in the first column, "
-                    + "followed by the pool's indented 'key: value' lines and its 'servers:' list");
+            throw new BackendsFileException(
+                    source,
+                    0,
+                    "no pools: a nutcracker configuration is 'NAME:' in the first column, "
+                            + "followed by the pool's indented 'key: value' lines and its 'servers:' list");
         }
         return reader.pools;
     }
@@ -107,8 +111,10 @@ final class NutcrackerYaml {
             throw error(lineNo, "a tab in the indentation: YAML indents with spaces only");
         }
         if (indent == 0 && (marker(content, "---") || marker(content, "..."))) {
-            throw error(lineNo, "document marker " + TextLines.quote(content.substring(0, 3))
-                    + ": nutcracker reads one YAML document, without '---' or '...' (it refuses them)");
+            throw error(
+                    lineNo,
+                    "document marker " + TextLines.quote(content.substring(0, 3))
+                            + ": nutcracker reads one YAML document, without '---' or '...' (it refuses them)");
         }
         if (indent == 0 && content.startsWith("%")) {
             throw error(lineNo, "a YAML directive " + TextLines.quote(content) + ": nutcracker refuses directives");
@@ -116,7 +122,9 @@ final class NutcrackerYaml {
         if (indent == 0) {
             poolLine(lineNo, content);
         } else if (pool == null) {
-            throw error(lineNo, "an indented line before the first pool: a nutcracker configuration starts with a pool's 'NAME:' in the first column");
+            throw error(
+                    lineNo,
+                    "an indented line before the first pool: a nutcracker configuration starts with a pool's 'NAME:' in the first column");
         } else if (content.equals("-") || content.startsWith("- ") || content.startsWith("-\t")) {
             item(lineNo, indent, content.substring(1));
         } else {
@@ -126,19 +134,25 @@ final class NutcrackerYaml {
 
     /** {@code ---} or {@code ...} alone or followed by a blank. */
     private static boolean marker(String content, String marker) {
-        return content.startsWith(marker) && (content.length() == 3 || content.charAt(3) == ' ' || content.charAt(3) == '\t');
+        return content.startsWith(marker)
+                && (content.length() == 3 || content.charAt(3) == ' ' || content.charAt(3) == '\t');
     }
 
     private void poolLine(int lineNo, String content) throws BackendsFileException {
         closePool();
         Key key = key(lineNo, content);
         if (value(lineNo, key.rest()) != null) {
-            throw error(lineNo, "a 'key: value' in the first column (" + TextLines.quote(key.name())
-                    + "): nutcracker's top level holds pools, each 'NAME:' with its keys indented on the lines below");
+            throw error(
+                    lineNo,
+                    "a 'key: value' in the first column (" + TextLines.quote(key.name())
+                            + "): nutcracker's top level holds pools, each 'NAME:' with its keys indented on the lines below");
         }
         for (Pool p : pools) {
             if (p.name.equals(key.name())) {
-                throw error(lineNo, "pool " + TextLines.quote(key.name()) + " again: line " + p.line + " names it already (nutcracker refuses pools with the same name)");
+                throw error(
+                        lineNo,
+                        "pool " + TextLines.quote(key.name()) + " again: line " + p.line
+                                + " names it already (nutcracker refuses pools with the same name)");
             }
         }
         pool = new Pool(key.name(), lineNo);
@@ -153,10 +167,16 @@ final class NutcrackerYaml {
         }
         closeServers();
         if (keyIndent < 0) {
-            throw error(pool.line, "pool " + TextLines.quote(pool.name) + " has no keys: a pool's 'key: value' lines and its 'servers:' list follow it, indented");
+            throw error(
+                    pool.line,
+                    "pool " + TextLines.quote(pool.name)
+                            + " has no keys: a pool's 'key: value' lines and its 'servers:' list follow it, indented");
         }
         if (pool.serversLine == 0) {
-            throw error(pool.line, "pool " + TextLines.quote(pool.name) + " has no 'servers:' list (nutcracker needs one in every pool)");
+            throw error(
+                    pool.line,
+                    "pool " + TextLines.quote(pool.name)
+                            + " has no 'servers:' list (nutcracker needs one in every pool)");
         }
         pools.add(pool);
         pool = null;
@@ -164,8 +184,10 @@ final class NutcrackerYaml {
 
     private void closeServers() throws BackendsFileException {
         if (inServers && pool.servers.isEmpty()) {
-            throw error(pool.serversLine, "'servers:' of pool " + TextLines.quote(pool.name)
-                    + " has no items: list them on the lines below it, each '- host:port:weight [name]'");
+            throw error(
+                    pool.serversLine,
+                    "'servers:' of pool " + TextLines.quote(pool.name)
+                            + " has no items: list them on the lines below it, each '- host:port:weight [name]'");
         }
         inServers = false;
     }
@@ -176,12 +198,14 @@ final class NutcrackerYaml {
         }
         if (itemIndent < 0) {
             if (indent < keyIndent) {
-                throw wrongIndentation(lineNo, indent, "the keys of pool " + TextLines.quote(pool.name), keyIndent, keyIndentLine);
+                throw wrongIndentation(
+                        lineNo, indent, "the keys of pool " + TextLines.quote(pool.name), keyIndent, keyIndentLine);
             }
             itemIndent = indent;
             itemIndentLine = lineNo;
         } else if (indent != itemIndent) {
-            throw wrongIndentation(lineNo, indent, "the servers of pool " + TextLines.quote(pool.name), itemIndent, itemIndentLine);
+            throw wrongIndentation(
+                    lineNo, indent, "the servers of pool " + TextLines.quote(pool.name), itemIndent, itemIndentLine);
         }
         String value = value(lineNo, afterDash);
         if (value == null) {
@@ -195,20 +219,26 @@ final class NutcrackerYaml {
             keyIndent = indent;
             keyIndentLine = lineNo;
         } else if (indent != keyIndent) {
-            throw wrongIndentation(lineNo, indent, "the keys of pool " + TextLines.quote(pool.name), keyIndent, keyIndentLine);
+            throw wrongIndentation(
+                    lineNo, indent, "the keys of pool " + TextLines.quote(pool.name), keyIndent, keyIndentLine);
         }
         closeServers();
         Key key = key(lineNo, content);
         String value = value(lineNo, key.rest());
-        int earlier = key.name().equals(SERVERS) ? pool.serversLine
+        int earlier = key.name().equals(SERVERS)
+                ? pool.serversLine
                 : pool.keys.containsKey(key.name()) ? pool.keys.get(key.name()).line() : 0;
         if (earlier > 0) {
-            throw error(lineNo, TextLines.quote(key.name()) + " again in pool " + TextLines.quote(pool.name) + ": line " + earlier
-                    + " gives it already (nutcracker refuses a key given twice)");
+            throw error(
+                    lineNo,
+                    TextLines.quote(key.name()) + " again in pool " + TextLines.quote(pool.name) + ": line " + earlier
+                            + " gives it already (nutcracker refuses a key given twice)");
         }
         if (key.name().equals(SERVERS)) {
             if (value != null) {
-                throw error(lineNo, "'servers:' holds a list on the lines below it, each '- host:port:weight [name]', not a value on its own line");
+                throw error(
+                        lineNo,
+                        "'servers:' holds a list on the lines below it, each '- host:port:weight [name]', not a value on its own line");
             }
             pool.serversLine = lineNo;
             inServers = true;
@@ -216,19 +246,25 @@ final class NutcrackerYaml {
             return;
         }
         if (value == null) {
-            throw error(lineNo, TextLines.quote(key.name() + ":") + " has no value (nutcracker refuses an empty one; a nested mapping is not nutcracker's YAML)");
+            throw error(
+                    lineNo,
+                    TextLines.quote(key.name() + ":")
+                            + " has no value (nutcracker refuses an empty one; a nested mapping is not nutcracker's YAML)");
         }
         pool.keys.put(key.name(), new Value(value, lineNo));
     }
 
-    private BackendsFileException wrongIndentation(int lineNo, int indent, String what, int expected, int expectedLine) {
-        return error(lineNo, "wrong indentation: " + what + " are indented by " + expected + " spaces (line " + expectedLine
-                + "), this line by " + indent + " (a value continued here? ringstore reads each value on one line)");
+    private BackendsFileException wrongIndentation(
+            int lineNo, int indent, String what, int expected, int expectedLine) {
+        return error(
+                lineNo,
+                "wrong indentation: " + what + " are indented by " + expected + " spaces (line " + expectedLine
+                        + "), this line by " + indent
+                        + " (a value continued here? ringstore reads each value on one line)");
     }
 
     /** A key and what follows its colon. */
-    private record Key(String name, String rest) {
-    }
+    private record Key(String name, String rest) {}
 
     /** {@code KEY:} followed by a blank or the line's end; the key plain or quoted. */
     private Key key(int lineNo, String content) throws BackendsFileException {
@@ -238,7 +274,9 @@ final class NutcrackerYaml {
             while (i < content.length() && (content.charAt(i) == ' ' || content.charAt(i) == '\t')) {
                 i++;
             }
-            if (i == content.length() || content.charAt(i) != ':' || !(i + 1 == content.length() || isBlank(content.charAt(i + 1)))) {
+            if (i == content.length()
+                    || content.charAt(i) != ':'
+                    || !(i + 1 == content.length() || isBlank(content.charAt(i + 1)))) {
                 throw error(lineNo, "expected ':' after the key " + TextLines.quote(q.text()));
             }
             return new Key(q.text(), content.substring(i + 1));
@@ -257,7 +295,9 @@ final class NutcrackerYaml {
                 return new Key(name, content.substring(i + 1));
             }
         }
-        throw error(lineNo, "expected 'key: value', 'key:' or a list item '- value', not " + TextLines.quote(content.strip()));
+        throw error(
+                lineNo,
+                "expected 'key: value', 'key:' or a list item '- value', not " + TextLines.quote(content.strip()));
     }
 
     /** The value in {@code rest} (after a key's colon or an item's dash), or null when there is none (only blanks or a comment). */
@@ -290,8 +330,11 @@ final class NutcrackerYaml {
         String value = text.substring(0, end).strip();
         for (int i = 0; i < value.length(); i++) {
             if (value.charAt(i) == ':' && (i + 1 == value.length() || isBlank(value.charAt(i + 1)))) {
-                throw error(lineNo, "the value " + TextLines.quote(value) + " holds ': ' or ends with ':', which makes it a nested mapping"
-                        + " (nutcracker's pools hold 'key: value' only): quote it if it is one value");
+                throw error(
+                        lineNo,
+                        "the value " + TextLines.quote(value)
+                                + " holds ': ' or ends with ':', which makes it a nested mapping"
+                                + " (nutcracker's pools hold 'key: value' only): quote it if it is one value");
             }
         }
         return value;
@@ -308,9 +351,12 @@ final class NutcrackerYaml {
             case '!' -> "a tag, which nutcracker refuses";
             case '|', '>' -> "a block scalar, which ringstore does not read";
             case '%', '@', '`' -> "nothing a YAML value may start with";
-            case '-', '?', ':' -> text.length() == 1 || isBlank(text.charAt(1))
-                    ? (c == '-' ? "a nested list, which nutcracker's pools do not have" : "a complex key or value, which nutcracker's YAML does not have")
-                    : null;
+            case '-', '?', ':' ->
+                text.length() == 1 || isBlank(text.charAt(1))
+                        ? (c == '-'
+                                ? "a nested list, which nutcracker's pools do not have"
+                                : "a complex key or value, which nutcracker's YAML does not have")
+                        : null;
             default -> null;
         };
         if (what != null) {
@@ -323,8 +369,7 @@ final class NutcrackerYaml {
     }
 
     /** A quoted scalar's text and the index after its closing quote. */
-    private record Quoted(String text, int end) {
-    }
+    private record Quoted(String text, int end) {}
 
     private Quoted quoted(int lineNo, String s, int open) throws BackendsFileException {
         char quote = s.charAt(open);
@@ -348,14 +393,17 @@ final class NutcrackerYaml {
             }
             text.append(c);
         }
-        throw error(lineNo, "the quoted value " + TextLines.quote(s.substring(open)) + " has no closing " + quote
-                + " on its line (ringstore reads each value on one line)");
+        throw error(
+                lineNo,
+                "the quoted value " + TextLines.quote(s.substring(open)) + " has no closing " + quote
+                        + " on its line (ringstore reads each value on one line)");
     }
 
     /** Appends the escape at {@code s[backslash]} to {@code text}; returns the index of its last character. */
     private int escape(int lineNo, String s, int backslash, StringBuilder text) throws BackendsFileException {
         if (backslash + 1 == s.length()) {
-            throw error(lineNo, "a '\\' at the end of the line in a quoted value (ringstore reads each value on one line)");
+            throw error(
+                    lineNo, "a '\\' at the end of the line in a quoted value (ringstore reads each value on one line)");
         }
         char e = s.charAt(backslash + 1);
         int hexDigits = switch (e) {
@@ -380,8 +428,11 @@ final class NutcrackerYaml {
             case 'n' -> '\n';
             case 'r' -> '\r';
             case '0' -> '\0';
-            default -> throw error(lineNo, "escape '\\" + e + "' in a double-quoted value, which ringstore does not read"
-                    + " (it reads \\\\ \\\" \\/ \\t \\n \\r \\0 \\xNN \\uNNNN)");
+            default ->
+                throw error(
+                        lineNo,
+                        "escape '\\" + e + "' in a double-quoted value, which ringstore does not read"
+                                + " (it reads \\\\ \\\" \\/ \\t \\n \\r \\0 \\xNN \\uNNNN)");
         };
         text.append(c);
         return backslash + 1;

@@ -11,13 +11,12 @@ import io.ringstore.internal.PointGenerator;
 import io.ringstore.internal.PointSorter;
 import io.ringstore.internal.Publisher;
 import io.ringstore.internal.ServerAddress;
+import io.ringstore.internal.ServerParameters;
 import io.ringstore.internal.TextLines;
 import io.ringstore.internal.WidePoints;
-import io.ringstore.internal.ServerParameters;
 import io.ringstore.internal.format.BackendRecord;
 import io.ringstore.internal.format.RingFileDescriptor;
 import io.ringstore.internal.format.RingFileWriter;
-
 import java.io.IOException;
 import java.nio.file.FileSystemException;
 import java.nio.file.Files;
@@ -46,9 +45,9 @@ public final class RingBuilder {
     private final List<RingVersion> versions = new ArrayList<>();
     private long generation = -1;
     private Views views = Views.NONE;
-    private Consumer<String> progress = s -> { };
+    private Consumer<String> progress = s -> {};
     /** Sees the temporary file once written, before it is checked: tests damage it here to show that a bad file is never published. */
-    private TemporaryFileHook afterWrite = tmp -> { };
+    private TemporaryFileHook afterWrite = tmp -> {};
 
     private static final Pattern FEATURE_NAME = Pattern.compile(RingFileDescriptor.FEATURE_NAME_REGEX);
 
@@ -178,13 +177,17 @@ public final class RingBuilder {
      * @throws IOException           when writing fails
      */
     public BuildResult build(Path target) throws BackendsFileException, RingFileException, IOException {
-        try (Publisher.Transaction publish = Publisher.begin(target)) { // the lock: held from reading the old generation until the rename
+        try (Publisher.Transaction publish =
+                Publisher.begin(target)) { // the lock: held from reading the old generation until the rename
             long start = System.nanoTime();
             List<RingVersion> vs = versions.isEmpty() ? List.of(RingVersion.V1) : List.copyOf(versions);
             checkFormatLimits(vs);
             if (Files.exists(target) && !Files.isRegularFile(target)) {
                 // Renaming over a device or a FIFO would replace it; reading its generation would block.
-                throw new FileSystemException(target.toString(), null, "exists and is not a regular file (a ring file replaces only a ring file)");
+                throw new FileSystemException(
+                        target.toString(),
+                        null,
+                        "exists and is not a regular file (a ring file replaces only a ring file)");
             }
             long gen = generation >= 0 ? generation : nextGeneration(target);
 
@@ -200,15 +203,22 @@ public final class RingBuilder {
                 int viewRings = 0;
                 long points = 0;
                 long collisions = 0;
-                RingFileWriter writer = new RingFileWriter(ch, backendRecords(), backends.features(), writerVersions(vs));
+                RingFileWriter writer =
+                        new RingFileWriter(ch, backendRecords(), backends.features(), writerVersions(vs));
                 PointGenerator generator = new PointGenerator(progress);
                 boolean[] view = chooseViews(memberSets);
                 for (int vi = 0; vi < vs.size(); vi++) {
                     RingVersion version = vs.get(vi);
                     RingFamily family = version.family();
                     int[] rank = family.tieRanks(backends.backends());
-                    int[] bases = family.crcChain() ? backends.backends().stream().mapToInt(family::chainBase).toArray() : null;
-                    boolean[] versionViews = family.viewable() ? view : new boolean[view.length]; // a view needs points that do not depend on the members
+                    int[] bases = family.crcChain()
+                            ? backends.backends().stream()
+                                    .mapToInt(family::chainBase)
+                                    .toArray()
+                            : null;
+                    boolean[] versionViews = family.viewable()
+                            ? view
+                            : new boolean[view.length]; // a view needs points that do not depend on the members
                     RingFileWriter.Segment[] written = new RingFileWriter.Segment[memberSets.size()];
                     // Set 0 is every backend's (mask 0), first: views read it, so it keeps its ties, and
                     // their point counts come from its points before the generator's array is reused.
@@ -216,8 +226,8 @@ public final class RingBuilder {
                         if (versionViews[s]) {
                             continue;
                         }
-                        progress.accept("building " + version + " ring " + (s + 1) + "/" + memberSets.size()
-                                + " (" + memberSets.get(s).cardinality() + " backends)");
+                        progress.accept("building " + version + " ring " + (s + 1) + "/" + memberSets.size() + " ("
+                                + memberSets.get(s).cardinality() + " backends)");
                         if (family.pointBits() == 64) {
                             WidePoints wide = widePoints(version, memberSets.get(s), rank);
                             progress.accept("writing " + wide.count() + " points of " + version);
@@ -227,7 +237,8 @@ public final class RingBuilder {
                             continue;
                         }
                         PointGenerator.Sorted sorted = bases != null
-                                ? generator.generateSorted(new PointGenerator.Chains(bases, rank, memberPoints(version, memberSets.get(s))))
+                                ? generator.generateSorted(new PointGenerator.Chains(
+                                        bases, rank, memberPoints(version, memberSets.get(s))))
                                 : familyPoints(version, memberSets.get(s), rank);
                         progress.accept("writing " + sorted.count() + " points of " + version);
                         if (s == 0 && viewCount(versionViews) > 0) {
@@ -262,14 +273,27 @@ public final class RingBuilder {
                 afterWrite.accept(tmp);
                 checkWritten(tmp, target);
             });
-            return new BuildResult(target, gen, backends.size(), backends.features(), vs, ringCount, w.segments(), w.viewRings(),
-                    w.emptyRings(), w.points(), w.collisions(), w.fileLength(), System.nanoTime() - start, publish.leftoversRemoved());
+            return new BuildResult(
+                    target,
+                    gen,
+                    backends.size(),
+                    backends.features(),
+                    vs,
+                    ringCount,
+                    w.segments(),
+                    w.viewRings(),
+                    w.emptyRings(),
+                    w.points(),
+                    w.collisions(),
+                    w.fileLength(),
+                    System.nanoTime() - start,
+                    publish.leftoversRemoved());
         }
     }
 
     /** What the write of the file tells the result. */
-    private record Written(long fileLength, int segments, int emptyRings, int viewRings, long points, long collisions) {
-    }
+    private record Written(
+            long fileLength, int segments, int emptyRings, int viewRings, long points, long collisions) {}
 
     /**
      * Opens and verifies the temporary file before it is renamed over the target: a file that a
@@ -280,8 +304,11 @@ public final class RingBuilder {
         try (RingStore written = RingStore.open(tmp)) {
             written.verify();
         } catch (RingFileException e) {
-            throw new RingFileException(e.path(), e.offset(), e.reason() + "; the file just written fails its check, so "
-                    + target + " was left as it was (a bug in ringstore: please report it)");
+            throw new RingFileException(
+                    e.path(),
+                    e.offset(),
+                    e.reason() + "; the file just written fails its check, so " + target
+                            + " was left as it was (a bug in ringstore: please report it)");
         }
     }
 
@@ -293,26 +320,41 @@ public final class RingBuilder {
     private void checkFormatLimits(List<RingVersion> vs) throws BackendsFileException {
         String source = backends.source();
         if (backends.size() < 1 || backends.size() > RingFileDescriptor.MAX_BACKENDS) {
-            throw new BackendsFileException(source, 0, backends.size() + " backends; a ring file holds 1 to " + RingFileDescriptor.MAX_BACKENDS);
+            throw new BackendsFileException(
+                    source,
+                    0,
+                    backends.size() + " backends; a ring file holds 1 to " + RingFileDescriptor.MAX_BACKENDS);
         }
         if (backends.features().size() > RingFileDescriptor.MAX_FEATURES) {
-            throw new BackendsFileException(source, 0, backends.features().size() + " features; a ring file holds at most " + RingFileDescriptor.MAX_FEATURES);
+            throw new BackendsFileException(
+                    source,
+                    0,
+                    backends.features().size() + " features; a ring file holds at most "
+                            + RingFileDescriptor.MAX_FEATURES);
         }
         for (String f : backends.features()) {
             if (!FEATURE_NAME.matcher(f).matches()) {
-                throw new BackendsFileException(source, 0, "bad feature name " + TextLines.quote(f) + " (" + RingFileDescriptor.FEATURE_NAME_RULE + ")");
+                throw new BackendsFileException(
+                        source,
+                        0,
+                        "bad feature name " + TextLines.quote(f) + " (" + RingFileDescriptor.FEATURE_NAME_RULE + ")");
             }
         }
-        List<RingFamily> families = vs.stream().map(RingVersion::family).distinct().toList();
+        List<RingFamily> families =
+                vs.stream().map(RingVersion::family).distinct().toList();
         for (Backend b : backends.backends()) {
             ServerAddress address = BackendAccess.address(b);
             int length = address.text().length(); // ASCII (the parser accepts nothing else): one byte a character
             if (length > RingFileDescriptor.MAX_ADDRESS_LENGTH) {
-                throw new BackendsFileException(source, b.line(), "address of " + length + " characters, longer than a ring file can store ("
-                        + RingFileDescriptor.MAX_ADDRESS_LENGTH + "): " + TextLines.quote(address.text()));
+                throw new BackendsFileException(
+                        source,
+                        b.line(),
+                        "address of " + length + " characters, longer than a ring file can store ("
+                                + RingFileDescriptor.MAX_ADDRESS_LENGTH + "): " + TextLines.quote(address.text()));
             }
             if (b.weight() < 1 || b.weight() > RingFileDescriptor.MAX_WEIGHT) {
-                throw new BackendsFileException(source, b.line(), "weight " + b.weight() + " outside 1-" + RingFileDescriptor.MAX_WEIGHT);
+                throw new BackendsFileException(
+                        source, b.line(), "weight " + b.weight() + " outside 1-" + RingFileDescriptor.MAX_WEIGHT);
             }
             for (RingFamily family : families) {
                 String problem = family.addressProblem(b);
@@ -331,13 +373,21 @@ public final class RingBuilder {
             for (Backend b : backends.backends()) {
                 long n = points[b.index()];
                 if (n > RingFileDescriptor.MAX_POINTS_PER_RING) {
-                    throw new BackendsFileException(backends.source(), b.line(), "weight " + b.weight() + " × " + v.pointMultiple()
-                            + " points (" + v + ") = " + n + " points, more than a ring can hold (" + RingFileDescriptor.MAX_POINTS_PER_RING + ")");
+                    throw new BackendsFileException(
+                            backends.source(),
+                            b.line(),
+                            "weight " + b.weight() + " × " + v.pointMultiple() + " points (" + v + ") = " + n
+                                    + " points, more than a ring can hold (" + RingFileDescriptor.MAX_POINTS_PER_RING
+                                    + ")");
                 }
                 total += n;
                 if (total > RingFileDescriptor.MAX_POINTS_PER_RING) {
-                    throw new BackendsFileException(backends.source(), b.line(), "the weights up to this line already make " + total
-                            + " points for " + v + ", more than a ring can hold (" + RingFileDescriptor.MAX_POINTS_PER_RING + "); lower the weights or the point multiple");
+                    throw new BackendsFileException(
+                            backends.source(),
+                            b.line(),
+                            "the weights up to this line already make " + total + " points for " + v
+                                    + ", more than a ring can hold (" + RingFileDescriptor.MAX_POINTS_PER_RING
+                                    + "); lower the weights or the point multiple");
                 }
             }
         }
@@ -351,12 +401,17 @@ public final class RingBuilder {
         try (RingStore store = RingStore.open(target)) {
             old = store.generation();
         } catch (RingFileException e) {
-            throw new RingFileException(e.path(), e.offset(), e.reason()
-                    + "; the file to be replaced is not a valid ring file, so its generation is unknown: remove it or pass a generation");
+            throw new RingFileException(
+                    e.path(),
+                    e.offset(),
+                    e.reason()
+                            + "; the file to be replaced is not a valid ring file, so its generation is unknown: remove it or pass a generation");
         }
         if (old < 0 || old == Long.MAX_VALUE) {
-            throw new RingFileException(target, RingFileDescriptor.GENERATION_OFFSET, "generation " + Long.toUnsignedString(old)
-                    + " cannot go up by one; pass a generation explicitly");
+            throw new RingFileException(
+                    target,
+                    RingFileDescriptor.GENERATION_OFFSET,
+                    "generation " + Long.toUnsignedString(old) + " cannot go up by one; pass a generation explicitly");
         }
         return old + 1;
     }
@@ -376,12 +431,15 @@ public final class RingBuilder {
         long viewWeight = 0;
         for (int s = 1; s < sets.size(); s++) {
             BitSet m = sets.get(s);
-            long weight = m.stream().mapToLong(b -> backends.backend(b).weight()).sum();
+            long weight =
+                    m.stream().mapToLong(b -> backends.backend(b).weight()).sum();
             view[s] = !m.isEmpty() && (views == Views.ALL || weight * AUTO_MAX_EXPECTED_WALK >= total);
             viewWeight += view[s] ? weight : 0;
         }
         // The feature bits: 1 bit a point and feature against 48 bits a stored point.
-        if (views == Views.AUTO && viewWeight * (8L * RingFileDescriptor.POINT_LENGTH) <= total * backends.features().size()) {
+        if (views == Views.AUTO
+                && viewWeight * (8L * RingFileDescriptor.POINT_LENGTH)
+                        <= total * backends.features().size()) {
             Arrays.fill(view, false);
         }
         return view;
@@ -440,9 +498,11 @@ public final class RingBuilder {
         // Group backends by their own feature mask: a mask's members are the union of groups that cover it.
         Map<Integer, BitSet> groups = new HashMap<>();
         for (Backend b : backends.backends()) {
-            groups.computeIfAbsent(BackendAccess.featureMask(b), k -> new BitSet()).set(b.index());
+            groups.computeIfAbsent(BackendAccess.featureMask(b), k -> new BitSet())
+                    .set(b.index());
         }
-        int[] groupMasks = groups.keySet().stream().mapToInt(Integer::intValue).sorted().toArray();
+        int[] groupMasks =
+                groups.keySet().stream().mapToInt(Integer::intValue).sorted().toArray();
         Map<BitSet, Integer> byGroups = new HashMap<>();
         int[] setOfMask = new int[masks];
         for (int mask = 0; mask < masks; mask++) {
@@ -520,8 +580,11 @@ public final class RingBuilder {
                 }
                 if (tied.size() > 1) {
                     List<Integer> order = new ArrayList<>(at);
-                    order.sort((x, y) -> Integer.compare(PointSorter.backend(packed[x]), PointSorter.backend(packed[y])));
-                    List<Backend> inFileOrder = order.stream().map(q -> backends.backend(PointSorter.backend(packed[q]))).toList();
+                    order.sort(
+                            (x, y) -> Integer.compare(PointSorter.backend(packed[x]), PointSorter.backend(packed[y])));
+                    List<Backend> inFileOrder = order.stream()
+                            .map(q -> backends.backend(PointSorter.backend(packed[q])))
+                            .toList();
                     int w = order.get(family.tieWinner(Integer.toUnsignedLong(h), inFileOrder));
                     long winner = packed[w];
                     packed[w] = packed[i];
@@ -570,7 +633,9 @@ public final class RingBuilder {
      */
     private long[] pointsOf(RingVersion version, BitSet members) {
         List<Backend> all = backends.backends();
-        List<Backend> in = all.stream().filter(b -> members == null || members.get(b.index())).toList();
+        List<Backend> in = all.stream()
+                .filter(b -> members == null || members.get(b.index()))
+                .toList();
         long[] points;
         try {
             points = version.family().memberPoints(in, version);
@@ -600,13 +665,22 @@ public final class RingBuilder {
 
     private List<BackendRecord> backendRecords() {
         return backends.backends().stream()
-                .map(b -> new BackendRecord(BackendAccess.address(b), b.weight(), BackendAccess.featureMask(b),
+                .map(b -> new BackendRecord(
+                        BackendAccess.address(b),
+                        b.weight(),
+                        BackendAccess.featureMask(b),
                         new ServerParameters(b.down(), b.maxFails(), b.failTimeoutSeconds(), b.maxConns(), b.name())))
                 .toList();
     }
 
     private static List<RingFileWriter.Version> writerVersions(List<RingVersion> vs) {
-        return vs.stream().map(v -> new RingFileWriter.Version(v.family().code(), v.pointMultiple(),
-                v.family().parameterCount() == 2 ? v.parameters()[1] : 0, v.family().pointBits() == 64, v.digestEncoding())).toList();
+        return vs.stream()
+                .map(v -> new RingFileWriter.Version(
+                        v.family().code(),
+                        v.pointMultiple(),
+                        v.family().parameterCount() == 2 ? v.parameters()[1] : 0,
+                        v.family().pointBits() == 64,
+                        v.digestEncoding()))
+                .toList();
     }
 }

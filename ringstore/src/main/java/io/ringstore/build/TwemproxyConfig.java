@@ -6,7 +6,6 @@ import io.ringstore.RingVersion;
 import io.ringstore.internal.ServerAddress;
 import io.ringstore.internal.ServerParameters;
 import io.ringstore.internal.TextLines;
-
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -50,14 +49,37 @@ import java.util.Set;
  */
 public final class TwemproxyConfig {
     /** nutcracker's pool keys ({@code conf_commands}), in its order. */
-    static final List<String> KEYS = List.of("listen", "hash", "hash_tag", "distribution", "timeout", "backlog", "client_connections",
-            "redis", "tcpkeepalive", "reuseport", "redis_auth", "redis_db", "preconnect", "auto_eject_hosts", "server_connections",
-            "server_retry_timeout", "server_failure_limit", NutcrackerYaml.SERVERS);
+    static final List<String> KEYS = List.of(
+            "listen",
+            "hash",
+            "hash_tag",
+            "distribution",
+            "timeout",
+            "backlog",
+            "client_connections",
+            "redis",
+            "tcpkeepalive",
+            "reuseport",
+            "redis_auth",
+            "redis_db",
+            "preconnect",
+            "auto_eject_hosts",
+            "server_connections",
+            "server_retry_timeout",
+            "server_failure_limit",
+            NutcrackerYaml.SERVERS);
     /** The keys nutcracker reads with {@code conf_set_num}: digits only. */
-    private static final Set<String> NUMBERS = Set.of("timeout", "backlog", "client_connections", "redis_db", "server_connections",
-            "server_retry_timeout", "server_failure_limit");
+    private static final Set<String> NUMBERS = Set.of(
+            "timeout",
+            "backlog",
+            "client_connections",
+            "redis_db",
+            "server_connections",
+            "server_retry_timeout",
+            "server_failure_limit");
     /** The keys nutcracker reads with {@code conf_set_bool}: {@code true} or {@code false}, exactly. */
-    private static final Set<String> BOOLEANS = Set.of("redis", "tcpkeepalive", "reuseport", "preconnect", "auto_eject_hosts");
+    private static final Set<String> BOOLEANS =
+            Set.of("redis", "tcpkeepalive", "reuseport", "preconnect", "auto_eject_hosts");
     /** nutcracker's distributions ({@code DIST_CODEC}). */
     static final List<String> DISTRIBUTIONS = List.of("ketama", "modula", "random");
     /** The hash a pool without {@code hash:} uses ({@code CONF_DEFAULT_HASH}). */
@@ -108,8 +130,11 @@ public final class TwemproxyConfig {
         for (NutcrackerYaml.Pool p : pools) {
             for (Map.Entry<String, NutcrackerYaml.Value> key : p.keys.entrySet()) {
                 if (!KEYS.contains(key.getKey())) {
-                    throw new BackendsFileException(source, key.getValue().line(), "unknown key " + TextLines.quote(key.getKey())
-                            + " in pool " + TextLines.quote(p.name) + " (nutcracker's: " + String.join(", ", KEYS) + ")");
+                    throw new BackendsFileException(
+                            source,
+                            key.getValue().line(),
+                            "unknown key " + TextLines.quote(key.getKey()) + " in pool " + TextLines.quote(p.name)
+                                    + " (nutcracker's: " + String.join(", ", KEYS) + ")");
                 }
             }
         }
@@ -117,14 +142,20 @@ public final class TwemproxyConfig {
         NutcrackerYaml.Pool chosen;
         if (pool == null) {
             if (pools.size() > 1) {
-                throw new BackendsFileException(source, 0, pools.size() + " pools (" + String.join(", ", names)
-                        + "): name the one to build (--pool NAME)");
+                throw new BackendsFileException(
+                        source,
+                        0,
+                        pools.size() + " pools (" + String.join(", ", names)
+                                + "): name the one to build (--pool NAME)");
             }
             chosen = pools.getFirst();
         } else {
             int at = names.indexOf(pool);
             if (at < 0) {
-                throw new BackendsFileException(source, 0, "no pool " + TextLines.quote(pool) + " (the file's pools: " + String.join(", ", names) + ")");
+                throw new BackendsFileException(
+                        source,
+                        0,
+                        "no pool " + TextLines.quote(pool) + " (the file's pools: " + String.join(", ", names) + ")");
             }
             chosen = pools.get(at);
         }
@@ -151,8 +182,10 @@ public final class TwemproxyConfig {
 
         TwemproxyConfig config() throws BackendsFileException {
             if (!pool.keys.containsKey("listen")) {
-                throw error(pool.line, "pool " + TextLines.quote(pool.name) + " has no 'listen:', which nutcracker requires"
-                        + " (is this nutcracker's configuration?)");
+                throw error(
+                        pool.line,
+                        "pool " + TextLines.quote(pool.name) + " has no 'listen:', which nutcracker requires"
+                                + " (is this nutcracker's configuration?)");
             }
             for (Map.Entry<String, NutcrackerYaml.Value> key : pool.keys.entrySet()) {
                 check(key.getKey(), key.getValue());
@@ -160,7 +193,9 @@ public final class TwemproxyConfig {
             NutcrackerYaml.Value redisAuth = pool.keys.get("redis_auth");
             NutcrackerYaml.Value redis = pool.keys.get("redis");
             if (redisAuth != null && (redis == null || !redis.text().equals("true"))) {
-                throw error(redisAuth.line(), "'redis_auth:' without 'redis: true' (nutcracker takes it only for a redis pool)");
+                throw error(
+                        redisAuth.line(),
+                        "'redis_auth:' without 'redis: true' (nutcracker takes it only for a redis pool)");
             }
             NutcrackerYaml.Value hash = pool.keys.get("hash");
             NutcrackerYaml.Value hashTag = pool.keys.get("hash_tag");
@@ -168,8 +203,12 @@ public final class TwemproxyConfig {
             for (NutcrackerYaml.Value server : pool.servers) {
                 server(server);
             }
-            return new TwemproxyConfig(BackendList.of(source, backends, List.of()), pool.name, hash == null ? DEFAULT_HASH : hash.text(),
-                    hashTag == null ? null : hashTag.text(), eject != null && eject.text().equals("true"));
+            return new TwemproxyConfig(
+                    BackendList.of(source, backends, List.of()),
+                    pool.name,
+                    hash == null ? DEFAULT_HASH : hash.text(),
+                    hashTag == null ? null : hashTag.text(),
+                    eject != null && eject.text().equals("true"));
         }
 
         /** One key's value, as nutcracker's {@code conf_set_*} checks it. */
@@ -179,7 +218,10 @@ public final class TwemproxyConfig {
             if (NUMBERS.contains(key)) {
                 long n = TextLines.decimal(v, Integer.MAX_VALUE);
                 if (n < 0 || n > Integer.MAX_VALUE) {
-                    throw error(line, "'" + key + ": " + v + "': not a number (nutcracker's are digits, at most " + Integer.MAX_VALUE + ")");
+                    throw error(
+                            line,
+                            "'" + key + ": " + v + "': not a number (nutcracker's are digits, at most "
+                                    + Integer.MAX_VALUE + ")");
                 }
                 if (n == 0 && key.equals("server_connections")) {
                     throw error(line, "'server_connections: 0': nutcracker refuses 0");
@@ -192,30 +234,43 @@ public final class TwemproxyConfig {
             switch (key) {
                 case "hash" -> {
                     if (!KeyHash.TWEMPROXY_HASHES.contains(v)) {
-                        throw error(line, "unknown hash " + TextLines.quote(v) + " (nutcracker's twelve: " + String.join(", ", KeyHash.TWEMPROXY_HASHES) + ")");
+                        throw error(
+                                line,
+                                "unknown hash " + TextLines.quote(v) + " (nutcracker's twelve: "
+                                        + String.join(", ", KeyHash.TWEMPROXY_HASHES) + ")");
                     }
                 }
                 case "distribution" -> {
                     if (!DISTRIBUTIONS.contains(v)) {
-                        throw error(line, "unknown distribution " + TextLines.quote(v) + " (nutcracker's: " + String.join(", ", DISTRIBUTIONS) + ")");
+                        throw error(
+                                line,
+                                "unknown distribution " + TextLines.quote(v) + " (nutcracker's: "
+                                        + String.join(", ", DISTRIBUTIONS) + ")");
                     }
                     if (!v.equals("ketama")) {
-                        throw error(line, "distribution " + TextLines.quote(v) + ": ringstore builds ketama rings only (nutcracker's "
-                                + v + " is not consistent hashing: keys do not stay put when a server is added)");
+                        throw error(
+                                line,
+                                "distribution " + TextLines.quote(v)
+                                        + ": ringstore builds ketama rings only (nutcracker's " + v
+                                        + " is not consistent hashing: keys do not stay put when a server is added)");
                     }
                 }
                 case "hash_tag" -> {
                     if (v.length() != 2) {
-                        throw error(line, "hash_tag " + TextLines.quote(v) + ": nutcracker takes two characters, as \"{}\"");
+                        throw error(
+                                line,
+                                "hash_tag " + TextLines.quote(v) + ": nutcracker takes two characters, as \"{}\"");
                     }
                 }
                 case "listen" -> {
                     if (!v.startsWith("/") && (v.indexOf(':') < 0 || !validPort(v.substring(v.lastIndexOf(':') + 1)))) {
-                        throw error(line, "listen " + TextLines.quote(v) + ": nutcracker takes host:port (port 1-65535) or /path/to/socket");
+                        throw error(
+                                line,
+                                "listen " + TextLines.quote(v)
+                                        + ": nutcracker takes host:port (port 1-65535) or /path/to/socket");
                     }
                 }
-                default -> {
-                }
+                default -> {}
             }
         }
 
@@ -232,10 +287,13 @@ public final class TwemproxyConfig {
             String text = item.text();
             int line = item.line();
             if (backends.size() == BackendList.MAX_BACKENDS) {
-                throw error(line, "more than " + BackendList.MAX_BACKENDS + " servers (a point stores its backend in 16 bits)");
+                throw error(
+                        line,
+                        "more than " + BackendList.MAX_BACKENDS + " servers (a point stores its backend in 16 bits)");
             }
             if (text.startsWith("/")) {
-                throw error(line, "unix socket " + TextLines.quote(text) + ": not supported, a ring needs IP endpoints");
+                throw error(
+                        line, "unix socket " + TextLines.quote(text) + ": not supported, a ring needs IP endpoints");
             }
             int space = text.lastIndexOf(' ');
             String name = space < 0 ? null : text.substring(space + 1);
@@ -243,44 +301,67 @@ public final class TwemproxyConfig {
             int weightColon = endpoint.lastIndexOf(':');
             int portColon = weightColon <= 0 ? -1 : endpoint.lastIndexOf(':', weightColon - 1);
             if (portColon < 0) {
-                throw error(line, "server " + TextLines.quote(text) + (weightColon < 0 ? " is not host:port:weight [name]"
-                        : " has no weight: nutcracker's servers are host:port:weight [name], the weight mandatory"));
+                throw error(
+                        line,
+                        "server " + TextLines.quote(text)
+                                + (weightColon < 0
+                                        ? " is not host:port:weight [name]"
+                                        : " has no weight: nutcracker's servers are host:port:weight [name], the weight mandatory"));
             }
             String host = endpoint.substring(0, portColon);
             String portText = endpoint.substring(portColon + 1, weightColon);
             String weightText = endpoint.substring(weightColon + 1);
             long weight = TextLines.decimal(weightText, BackendList.MAX_WEIGHT);
             if (weight < 0) {
-                throw error(line, "weight " + TextLines.quote(weightText) + " of server " + TextLines.quote(text)
-                        + " is not a number (host:port:weight [name], one space before the name, none in it)");
+                throw error(
+                        line,
+                        "weight " + TextLines.quote(weightText) + " of server " + TextLines.quote(text)
+                                + " is not a number (host:port:weight [name], one space before the name, none in it)");
             }
             if (weight == 0) {
                 throw error(line, "weight 0 of server " + TextLines.quote(text) + ": nutcracker's weights are above 0");
             }
             if (weight > BackendList.MAX_WEIGHT) {
-                throw error(line, "weight " + TextLines.quote(weightText) + " is too large (at most " + BackendList.MAX_WEIGHT + ")");
+                throw error(
+                        line,
+                        "weight " + TextLines.quote(weightText) + " is too large (at most " + BackendList.MAX_WEIGHT
+                                + ")");
             }
             if (!validPort(portText)) {
-                throw error(line, "port " + TextLines.quote(portText) + " of server " + TextLines.quote(text) + " is not a number from 1 to 65535");
+                throw error(
+                        line,
+                        "port " + TextLines.quote(portText) + " of server " + TextLines.quote(text)
+                                + " is not a number from 1 to 65535");
             }
             if (portText.startsWith("0")) {
-                throw error(line, "port " + TextLines.quote(portText) + " has a leading zero: nutcracker hashes the port as written, "
-                        + "write it without one");
+                throw error(
+                        line,
+                        "port " + TextLines.quote(portText)
+                                + " has a leading zero: nutcracker hashes the port as written, "
+                                + "write it without one");
             }
             if (name != null && name.isEmpty()) {
                 throw error(line, "server " + TextLines.quote(text) + " ends with a space and no name after it");
             }
             ServerAddress address = BackendList.parseAddress(source, line, addressText(line, host, portText));
-            String identity = name != null ? BackendList.checkName(source, line, name)
+            String identity = name != null
+                    ? BackendList.checkName(source, line, name)
                     : Integer.parseInt(portText) == KETAMA_PORT ? host : host + ":" + portText;
             Integer earlier = nameLines.putIfAbsent(identity, line);
             if (earlier != null) {
-                throw error(line, "server name " + TextLines.quote(identity) + " again: the server on line " + earlier
-                        + " has it already (" + (name == null ? "nutcracker names a server without a name host:port, or host on port 11211; " : "")
-                        + "nutcracker refuses servers with the same name)");
+                throw error(
+                        line,
+                        "server name " + TextLines.quote(identity) + " again: the server on line " + earlier
+                                + " has it already ("
+                                + (name == null
+                                        ? "nutcracker names a server without a name host:port, or host on port 11211; "
+                                        : "")
+                                + "nutcracker refuses servers with the same name)");
             }
-            ServerParameters parameters = name == null ? ServerParameters.DEFAULTS : ServerParameters.DEFAULTS.withName(name);
-            BackendList.addBackend(source, line, line, address, weight, List.of(), parameters, features, backends, endpoints);
+            ServerParameters parameters =
+                    name == null ? ServerParameters.DEFAULTS : ServerParameters.DEFAULTS.withName(name);
+            BackendList.addBackend(
+                    source, line, line, address, weight, List.of(), parameters, features, backends, endpoints);
         }
 
         /** The address as a backends file writes it: {@code a.b.c.d:port}, {@code [v6]:port}. */
@@ -289,16 +370,22 @@ public final class TwemproxyConfig {
                 throw error(line, "a server without a host before ':" + port + "'");
             }
             if (host.startsWith("[")) {
-                throw error(line, "host " + TextLines.quote(host) + ": nutcracker gives the host to getaddrinfo, which takes no brackets"
-                        + " (write an IPv6 server as ::1:11211:1)");
+                throw error(
+                        line,
+                        "host " + TextLines.quote(host)
+                                + ": nutcracker gives the host to getaddrinfo, which takes no brackets"
+                                + " (write an IPv6 server as ::1:11211:1)");
             }
             if (host.indexOf(':') >= 0) {
                 return "[" + host + "]:" + port;
             }
             for (String part : host.split("\\.", -1)) {
                 if (part.length() > 1 && part.charAt(0) == '0' && part.chars().allMatch(c -> c >= '0' && c <= '9')) {
-                    throw error(line, "host " + TextLines.quote(host) + " has a part with a leading zero, which nutcracker's getaddrinfo"
-                            + " reads as octal: write the address without leading zeros");
+                    throw error(
+                            line,
+                            "host " + TextLines.quote(host)
+                                    + " has a part with a leading zero, which nutcracker's getaddrinfo"
+                                    + " reads as octal: write the address without leading zeros");
                 }
             }
             return host + ":" + port;

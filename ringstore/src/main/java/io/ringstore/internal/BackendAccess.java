@@ -5,7 +5,6 @@ import io.ringstore.Ring;
 import io.ringstore.RingFileException;
 import io.ringstore.RingStore;
 import io.ringstore.internal.format.PointRing;
-
 import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.util.Set;
@@ -25,8 +24,14 @@ import java.util.Set;
 public final class BackendAccess {
     /** The operations {@code Backend} grants to the rest of the module. */
     public interface Operations {
-        Backend create(int index, ServerAddress address, long weight, Set<String> features, int featureMask, ServerParameters parameters,
-                       int line);
+        Backend create(
+                int index,
+                ServerAddress address,
+                long weight,
+                Set<String> features,
+                int featureMask,
+                ServerParameters parameters,
+                int line);
 
         int featureMask(Backend backend);
 
@@ -59,8 +64,7 @@ public final class BackendAccess {
     private static volatile RingOperations rings;
     private static volatile StoreOperations stores;
 
-    private BackendAccess() {
-    }
+    private BackendAccess() {}
 
     /** Called once, by {@code Backend}'s static initialiser. */
     public static void register(Operations ops) {
@@ -106,12 +110,19 @@ public final class BackendAccess {
         return ops;
     }
 
-    public static Backend create(int index, ServerAddress address, long weight, Set<String> features, int featureMask, int line) {
+    public static Backend create(
+            int index, ServerAddress address, long weight, Set<String> features, int featureMask, int line) {
         return create(index, address, weight, features, featureMask, ServerParameters.DEFAULTS, line);
     }
 
-    public static Backend create(int index, ServerAddress address, long weight, Set<String> features, int featureMask,
-                                 ServerParameters parameters, int line) {
+    public static Backend create(
+            int index,
+            ServerAddress address,
+            long weight,
+            Set<String> features,
+            int featureMask,
+            ServerParameters parameters,
+            int line) {
         return get().create(index, address, weight, features, featureMask, parameters, line);
     }
 

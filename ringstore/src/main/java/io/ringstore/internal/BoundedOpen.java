@@ -34,8 +34,7 @@ public final class BoundedOpen {
      */
     private static final AtomicInteger OPENERS = new AtomicInteger();
 
-    private BoundedOpen() {
-    }
+    private BoundedOpen() {}
 
     /**
      * Opens {@code path} for reading, waiting at most {@link #TIMEOUT_MILLIS}.
@@ -68,11 +67,13 @@ public final class BoundedOpen {
      *             (the state file, whose record locks closing any descriptor of it would drop) keep it
      * @throws IOException when the open fails, or does not return in time (then the message says so)
      */
-    public static FileChannel open(Path path, long timeoutMillis, Consumer<FileChannel> late, OpenOption... options) throws IOException {
+    public static FileChannel open(Path path, long timeoutMillis, Consumer<FileChannel> late, OpenOption... options)
+            throws IOException {
         if (OPENERS.incrementAndGet() > MAX_OPENERS) {
             OPENERS.decrementAndGet();
-            throw new IOException(MAX_OPENERS + " opens of files are still blocked (FIFOs renamed over watched paths?); not opening "
-                    + path + " until one returns");
+            throw new IOException(
+                    MAX_OPENERS + " opens of files are still blocked (FIFOs renamed over watched paths?); not opening "
+                            + path + " until one returns");
         }
         Opening opening = new Opening(path, options, late);
         Thread opener = new Thread(opening, "ringstore file opener");
@@ -91,10 +92,10 @@ public final class BoundedOpen {
         private final Path path;
         private final OpenOption[] options;
         private final Consumer<FileChannel> late;
-        private FileChannel channel;     // guarded by this
-        private Throwable failure;       // guarded by this
-        private boolean done;            // guarded by this
-        private boolean abandoned;       // guarded by this: the caller gave up waiting
+        private FileChannel channel; // guarded by this
+        private Throwable failure; // guarded by this
+        private boolean done; // guarded by this
+        private boolean abandoned; // guarded by this: the caller gave up waiting
 
         Opening(Path path, OpenOption[] options, Consumer<FileChannel> late) {
             this.path = path;
@@ -135,8 +136,9 @@ public final class BoundedOpen {
                     long left = deadline - System.nanoTime();
                     if (left <= 0) {
                         abandoned = true;
-                        throw new IOException("opening it did not return within " + timeoutMillis
-                                + " ms (a FIFO or device renamed over it after its regular-file check?); not waiting for it");
+                        throw new IOException(
+                                "opening it did not return within " + timeoutMillis
+                                        + " ms (a FIFO or device renamed over it after its regular-file check?); not waiting for it");
                     }
                     TimeUnit.NANOSECONDS.timedWait(this, left);
                 }

@@ -64,8 +64,7 @@ public final class Crc32 {
         }
     }
 
-    private Crc32() {
-    }
+    private Crc32() {}
 
     public static int update(int state, byte[] bytes) {
         for (byte b : bytes) {
@@ -91,8 +90,14 @@ public final class Crc32 {
     public static int updateLongLE(int state, long word) {
         int c = state ^ (int) word;
         int h = (int) (word >>> 32);
-        return T7[c & 0xFF] ^ T6[(c >>> 8) & 0xFF] ^ T5[(c >>> 16) & 0xFF] ^ T4[c >>> 24]
-                ^ T3[h & 0xFF] ^ T2[(h >>> 8) & 0xFF] ^ T1[(h >>> 16) & 0xFF] ^ T0[h >>> 24];
+        return T7[c & 0xFF]
+                ^ T6[(c >>> 8) & 0xFF]
+                ^ T5[(c >>> 16) & 0xFF]
+                ^ T4[c >>> 24]
+                ^ T3[h & 0xFF]
+                ^ T2[(h >>> 8) & 0xFF]
+                ^ T1[(h >>> 16) & 0xFF]
+                ^ T0[h >>> 24];
     }
 
     public static int finish(int state) {
@@ -124,6 +129,7 @@ public final class Crc32 {
         private final int[] lanes = new int[LANES];
         /** Point LANES of the chain: f^LANES(0), the constant of the jump. */
         private int step;
+
         private long left;
         private boolean first;
 
@@ -150,7 +156,8 @@ public final class Crc32 {
          */
         public int next(int[] out) {
             if (out.length % LANES != 0 || out.length == 0) {
-                throw new IllegalArgumentException("the buffer's length must be a positive multiple of " + LANES + ": length=" + out.length);
+                throw new IllegalArgumentException(
+                        "the buffer's length must be a positive multiple of " + LANES + ": length=" + out.length);
             }
             int n = (int) Math.min(left, out.length);
             if (n == 0) {

@@ -28,15 +28,20 @@ public final class Crc32c {
         }
     }
 
-    private Crc32c() {
-    }
+    private Crc32c() {}
 
     /** The register after the eight little-endian bytes of {@code word}: eight independent lookups. */
     public static int updateLongLE(int c, long word) {
         int l = c ^ (int) word;
         int h = (int) (word >>> 32);
-        return TABLE[7 * 256 + (l & 0xFF)] ^ TABLE[6 * 256 + ((l >>> 8) & 0xFF)] ^ TABLE[5 * 256 + ((l >>> 16) & 0xFF)] ^ TABLE[4 * 256 + (l >>> 24)]
-                ^ TABLE[3 * 256 + (h & 0xFF)] ^ TABLE[2 * 256 + ((h >>> 8) & 0xFF)] ^ TABLE[256 + ((h >>> 16) & 0xFF)] ^ TABLE[h >>> 24];
+        return TABLE[7 * 256 + (l & 0xFF)]
+                ^ TABLE[6 * 256 + ((l >>> 8) & 0xFF)]
+                ^ TABLE[5 * 256 + ((l >>> 16) & 0xFF)]
+                ^ TABLE[4 * 256 + (l >>> 24)]
+                ^ TABLE[3 * 256 + (h & 0xFF)]
+                ^ TABLE[2 * 256 + ((h >>> 8) & 0xFF)]
+                ^ TABLE[256 + ((h >>> 16) & 0xFF)]
+                ^ TABLE[h >>> 24];
     }
 
     public static int updateByte(int c, byte b) {

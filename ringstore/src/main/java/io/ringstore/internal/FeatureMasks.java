@@ -2,8 +2,7 @@ package io.ringstore.internal;
 
 /** Arithmetic over feature masks: a ring of mask m has as members the backends whose mask covers m. */
 public final class FeatureMasks {
-    private FeatureMasks() {
-    }
+    private FeatureMasks() {}
 
     /**
      * Turns per-mask values (index: a backend's own feature mask) into per-ring totals (index: a

@@ -20,8 +20,7 @@ public final class KeyCrcs {
     /** Eight bytes little-endian at any offset (the layout of {@code RingFileDescriptor.U64}, which this package cannot name). */
     private static final ValueLayout.OfLong U64 = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
 
-    private KeyCrcs() {
-    }
+    private KeyCrcs() {}
 
     /** {@return the CRC-32 of a result of {@link #of}, unsigned: {@code KeyHash.CRC32.hash64} of the key} */
     public static long crc32(long both) {

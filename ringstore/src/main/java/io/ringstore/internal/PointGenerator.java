@@ -49,7 +49,7 @@ public final class PointGenerator {
         if (threads < 1) {
             throw new IllegalArgumentException("threads must be at least 1: threads=" + threads);
         }
-        this.progress = line -> { };
+        this.progress = line -> {};
         this.threads = threads;
     }
 
@@ -60,8 +60,8 @@ public final class PointGenerator {
     public record Chains(int[] bases, int[] ranks, int[] points) {
         public Chains {
             if (bases.length != ranks.length || bases.length != points.length) {
-                throw new IllegalArgumentException("need a base, a rank and a point count per backend: bases=" + bases.length
-                        + " ranks=" + ranks.length + " points=" + points.length);
+                throw new IllegalArgumentException("need a base, a rank and a point count per backend: bases="
+                        + bases.length + " ranks=" + ranks.length + " points=" + points.length);
             }
             if (bases.length > 65_536) {
                 throw new IllegalArgumentException("at most 65536 backends (16-bit index): backends=" + bases.length);
@@ -69,7 +69,8 @@ public final class PointGenerator {
             boolean[] taken = new boolean[ranks.length];
             for (int r : ranks) {
                 if (r < 0 || r >= ranks.length || taken[r]) {
-                    throw new IllegalArgumentException("ranks must be 0.." + (ranks.length - 1) + ", each once: rank=" + r);
+                    throw new IllegalArgumentException(
+                            "ranks must be 0.." + (ranks.length - 1) + ", each once: rank=" + r);
                 }
                 taken[r] = true;
             }
@@ -117,7 +118,8 @@ public final class PointGenerator {
         }
         long total = chains.totalPoints();
         if (total > Integer.MAX_VALUE - 8) {
-            throw new IllegalArgumentException("a ring holds at most " + (Integer.MAX_VALUE - 8) + " points: points=" + total);
+            throw new IllegalArgumentException(
+                    "a ring holds at most " + (Integer.MAX_VALUE - 8) + " points: points=" + total);
         }
         int n = (int) total;
         if (buffer.length < n) {
@@ -133,8 +135,16 @@ public final class PointGenerator {
 
         progress.accept("counting " + n + " points per bucket");
         int[][] next = new int[parts][];
-        inParallel(parts, t -> next[t] = countBuckets(chains, shares[t], mask, bits,
-                t == last ? reporter(progress, "counting " + n + " points per bucket", shares[t].length) : null));
+        inParallel(
+                parts,
+                t -> next[t] = countBuckets(
+                        chains,
+                        shares[t],
+                        mask,
+                        bits,
+                        t == last
+                                ? reporter(progress, "counting " + n + " points per bucket", shares[t].length)
+                                : null));
         int[] starts = new int[1 << bits];
         int position = 0;
         for (int bucket = 0; bucket < starts.length; bucket++) {
@@ -147,8 +157,18 @@ public final class PointGenerator {
         }
 
         progress.accept("placing " + n + " points in hash order");
-        inParallel(parts, t -> place(chains, shares[t], mask, bits, next[t], a,
-                t == last ? reporter(progress, "placing " + n + " points in hash order", shares[t].length) : null));
+        inParallel(
+                parts,
+                t -> place(
+                        chains,
+                        shares[t],
+                        mask,
+                        bits,
+                        next[t],
+                        a,
+                        t == last
+                                ? reporter(progress, "placing " + n + " points in hash order", shares[t].length)
+                                : null));
 
         progress.accept("sorting " + n + " points within " + starts.length + " buckets");
         int[] firstBucket = splitBuckets(starts, n, parts);
@@ -247,7 +267,8 @@ public final class PointGenerator {
             chain.start(chains.bases()[b], chains.points()[b]);
             for (int k; (k = chain.next(hashes)) > 0; ) {
                 for (int j = 0; j < k; j++) {
-                    int h = hashes[j] & mask; // the chain continues from the full hash; only the point is cut to the line
+                    int h = hashes[j]
+                            & mask; // the chain continues from the full hash; only the point is cut to the line
                     a[next[PointSorter.bucket(h, bits)]++] = PointSorter.pack(h, rank, b);
                 }
             }
@@ -334,6 +355,5 @@ public final class PointGenerator {
     }
 
     /** The first {@code count} entries of {@code points}, packed ({@link PointSorter}) and in ring order. */
-    public record Sorted(long[] points, int count) {
-    }
+    public record Sorted(long[] points, int count) {}
 }

@@ -33,10 +33,10 @@ public final class PointSorter {
     private static final int KEY_LOW_BIT = 16;
     /** The least significant hash bit (bits below it are the tie rank and the backend index). */
     private static final int HASH_LOW_BIT = 32;
+
     private static final int INSERTION_SORT_MAX = 48;
 
-    private PointSorter() {
-    }
+    private PointSorter() {}
 
     /**
      * Bits of the first level for n points: fewer for tiny rings (16 to 31 points a bucket), 8 (256
@@ -162,7 +162,8 @@ public final class PointSorter {
      * read counts the digits of every pass; each pass then moves every element once, between a and
      * scratch, and the result ends in a.
      */
-    private static void radixSort(long[] a, int from, int to, long[] scratch, int scratchFrom, int lowBit, int highBit, int[] counts) {
+    private static void radixSort(
+            long[] a, int from, int to, long[] scratch, int scratchFrom, int lowBit, int highBit, int[] counts) {
         int n = to - from;
         int bits = highBit - lowBit;
         int passes = (bits + DIGIT_BITS - 1) / DIGIT_BITS;

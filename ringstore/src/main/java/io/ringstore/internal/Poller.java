@@ -17,8 +17,7 @@ import java.util.concurrent.TimeUnit;
 public final class Poller {
     private static final System.Logger LOG = System.getLogger(Poller.class.getName());
 
-    private Poller() {
-    }
+    private Poller() {}
 
     /**
      * Runs {@code check} every {@code millis} ms on a daemon thread named after the file; null (no
@@ -60,7 +59,12 @@ public final class Poller {
                 try {
                     String failure = TextLines.oneLine(String.valueOf(t));
                     if (!failure.equals(lastFailure)) {
-                        LOG.log(System.Logger.Level.ERROR, "{0}: {1} check failed, still polling: {2}", path, kind, failure);
+                        LOG.log(
+                                System.Logger.Level.ERROR,
+                                "{0}: {1} check failed, still polling: {2}",
+                                path,
+                                kind,
+                                failure);
                         LOG.log(System.Logger.Level.DEBUG, "the failure's stack trace", t);
                     }
                     lastFailure = failure;

@@ -47,10 +47,10 @@ import java.util.regex.Pattern;
 public final class Publisher {
     /** Lock files this process holds or waits for, one thread each: {@link FileChannel#lock()} is per process. Guarded by itself. */
     private static final Set<Path> HELD = new HashSet<>();
+
     private static final AtomicLong TOKENS = new AtomicLong();
 
-    private Publisher() {
-    }
+    private Publisher() {}
 
     /** Writes the whole file into the temporary file's channel; the publisher forces it to disk after. */
     @FunctionalInterface
@@ -116,7 +116,8 @@ public final class Publisher {
             }
             leftoversRemoved = removeLeftovers(target);
             tmp = temporaryFile(target);
-            try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING)) {
+            try (FileChannel ch =
+                    FileChannel.open(tmp, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING)) {
                 shareable(tmp, target);
                 R result = writer.write(ch);
                 ch.force(true);
@@ -192,10 +193,12 @@ public final class Publisher {
     }
 
     private static Lock lockFile(Path file) throws IOException {
-        byte[] token = (ProcessHandle.current().pid() + " " + TOKENS.incrementAndGet() + "\n").getBytes(StandardCharsets.US_ASCII);
+        byte[] token = (ProcessHandle.current().pid() + " " + TOKENS.incrementAndGet() + "\n")
+                .getBytes(StandardCharsets.US_ASCII);
         while (true) {
             refuseIfNotRegular(file);
-            FileChannel locked = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS);
+            FileChannel locked = FileChannel.open(
+                    file, StandardOpenOption.CREATE, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS);
             FileChannel atPath = null;
             boolean holding = false;
             try {
@@ -210,7 +213,8 @@ public final class Publisher {
             } catch (IOException | RuntimeException e) {
                 try {
                     if (holding) {
-                        deleteIfLockedHere(file); // the token write failed (a full disk): the file it created must not stay
+                        deleteIfLockedHere(
+                                file); // the token write failed (a full disk): the file it created must not stay
                     }
                 } catch (IOException | RuntimeException suppressed) {
                     e.addSuppressed(suppressed);
@@ -219,7 +223,9 @@ public final class Publisher {
                 }
                 throw e;
             }
-            closeAll(atPath, locked); // the file locked was deleted by the publisher before: lock the one at the path now
+            closeAll(
+                    atPath,
+                    locked); // the file locked was deleted by the publisher before: lock the one at the path now
         }
     }
 
@@ -259,7 +265,8 @@ public final class Publisher {
             return;
         }
         if (!a.isRegularFile()) {
-            throw new IOException(file + ": the publish lock file is not a regular file (a FIFO, device, link or directory?); remove it");
+            throw new IOException(file
+                    + ": the publish lock file is not a regular file (a FIFO, device, link or directory?); remove it");
         }
     }
 
@@ -304,11 +311,16 @@ public final class Publisher {
         // look up a security provider and construct its generator reflectively to make one name.
         Path directory = directory(target);
         String prefix = "." + target.getFileName() + ".";
-        FileAttribute<?>[] ownerOnly = directory.getFileSystem().supportedFileAttributeViews().contains("posix")
-                ? new FileAttribute<?>[] {PosixFilePermissions.asFileAttribute(EnumSet.of(PosixFilePermission.OWNER_READ, PosixFilePermission.OWNER_WRITE))}
-                : new FileAttribute<?>[0];
+        FileAttribute<?>[] ownerOnly =
+                directory.getFileSystem().supportedFileAttributeViews().contains("posix")
+                        ? new FileAttribute<?>[] {
+                            PosixFilePermissions.asFileAttribute(
+                                    EnumSet.of(PosixFilePermission.OWNER_READ, PosixFilePermission.OWNER_WRITE))
+                        }
+                        : new FileAttribute<?>[0];
         while (true) {
-            Path tmp = directory.resolve(prefix + Long.toUnsignedString(ThreadLocalRandom.current().nextLong()) + TEMPORARY_SUFFIX);
+            Path tmp = directory.resolve(
+                    prefix + Long.toUnsignedString(ThreadLocalRandom.current().nextLong()) + TEMPORARY_SUFFIX);
             try {
                 return Files.createFile(tmp, ownerOnly);
             } catch (FileAlreadyExistsException taken) {
@@ -328,12 +340,16 @@ public final class Publisher {
     private static List<String> removeLeftovers(Path target) throws IOException {
         // temporaryFile puts an unsigned decimal number between prefix and suffix: matching exactly
         // that keeps the temporary files of "f.ring" apart from those of "f".
-        Pattern leftover = Pattern.compile(Pattern.quote("." + target.getFileName() + ".") + "[0-9]+" + Pattern.quote(TEMPORARY_SUFFIX));
+        Pattern leftover = Pattern.compile(
+                Pattern.quote("." + target.getFileName() + ".") + "[0-9]+" + Pattern.quote(TEMPORARY_SUFFIX));
         List<String> removed = new ArrayList<>();
-        try (DirectoryStream<Path> entries = Files.newDirectoryStream(directory(target), "." + "*" + TEMPORARY_SUFFIX)) {
+        try (DirectoryStream<Path> entries =
+                Files.newDirectoryStream(directory(target), "." + "*" + TEMPORARY_SUFFIX)) {
             for (Path p : entries) {
                 String name = p.getFileName().toString();
-                if (leftover.matcher(name).matches() && Files.isRegularFile(p, LinkOption.NOFOLLOW_LINKS) && Files.deleteIfExists(p)) {
+                if (leftover.matcher(name).matches()
+                        && Files.isRegularFile(p, LinkOption.NOFOLLOW_LINKS)
+                        && Files.deleteIfExists(p)) {
                     removed.add(name);
                 }
             }
@@ -364,7 +380,9 @@ public final class Publisher {
         try {
             Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
         } catch (AtomicMoveNotSupportedException e) {
-            throw new IOException("cannot replace " + target + " atomically on this file system; readers could see a partial file", e);
+            throw new IOException(
+                    "cannot replace " + target + " atomically on this file system; readers could see a partial file",
+                    e);
         }
         Path dir = directory(target);
         try (FileChannel d = FileChannel.open(dir, StandardOpenOption.READ)) {

@@ -13,9 +13,9 @@ public final class ServerAddress implements Comparable<ServerAddress> {
     public static final int DEFAULT_PORT = 80;
 
     private final String text;
-    private final byte[] ip;     // 4 or 16 bytes
-    private final int port;      // DEFAULT_PORT when absent
-    private final long scopeId;  // IPv6 only; NO_SCOPE when absent (scopeId() says 0 then, as Rust's SocketAddrV6)
+    private final byte[] ip; // 4 or 16 bytes
+    private final int port; // DEFAULT_PORT when absent
+    private final long scopeId; // IPv6 only; NO_SCOPE when absent (scopeId() says 0 then, as Rust's SocketAddrV6)
     private static final long NO_SCOPE = -1;
 
     private final boolean portWritten;
@@ -38,19 +38,22 @@ public final class ServerAddress implements Comparable<ServerAddress> {
             throw new IllegalArgumentException("empty address");
         }
         if (text.startsWith("unix:")) {
-            throw new IllegalArgumentException("bad address " + TextLines.quote(text) + ": unix sockets are not supported, a ring needs IP endpoints");
+            throw new IllegalArgumentException("bad address " + TextLines.quote(text)
+                    + ": unix sockets are not supported, a ring needs IP endpoints");
         }
         if (text.startsWith("[")) {
             int close = text.indexOf(']');
             if (close < 0) {
-                throw new IllegalArgumentException("bad address " + TextLines.quote(text) + ": IPv6 address without closing ']'");
+                throw new IllegalArgumentException(
+                        "bad address " + TextLines.quote(text) + ": IPv6 address without closing ']'");
             }
             String inside = text.substring(1, close);
             String rest = text.substring(close + 1);
             int port = DEFAULT_PORT;
             if (!rest.isEmpty()) {
                 if (rest.charAt(0) != ':') {
-                    throw new IllegalArgumentException("bad address " + TextLines.quote(text) + ": expected ':port' after ']'");
+                    throw new IllegalArgumentException(
+                            "bad address " + TextLines.quote(text) + ": expected ':port' after ']'");
                 }
                 port = parsePort(text, rest.substring(1));
             }
@@ -64,7 +67,8 @@ public final class ServerAddress implements Comparable<ServerAddress> {
             return new ServerAddress(text, ip, port, scope);
         }
         if (text.indexOf(':') != text.lastIndexOf(':')) {
-            throw new IllegalArgumentException("bad address " + TextLines.quote(text) + ": an IPv6 address must be written in brackets, as [" + text + "]");
+            throw new IllegalArgumentException("bad address " + TextLines.quote(text)
+                    + ": an IPv6 address must be written in brackets, as [" + text + "]");
         }
         int colon = text.indexOf(':');
         String host = colon < 0 ? text : text.substring(0, colon);
@@ -73,7 +77,9 @@ public final class ServerAddress implements Comparable<ServerAddress> {
         if (ip == null) {
             boolean name = host.chars().anyMatch(Character::isLetter);
             throw new IllegalArgumentException("bad address " + TextLines.quote(text) + ": "
-                    + (name ? "host names are not supported, write an IP address" : "expected an IPv4 address a.b.c.d with each part 0-255"));
+                    + (name
+                            ? "host names are not supported, write an IP address"
+                            : "expected an IPv4 address a.b.c.d with each part 0-255"));
         }
         return new ServerAddress(text, ip, port, NO_SCOPE);
     }
@@ -140,10 +146,12 @@ public final class ServerAddress implements Comparable<ServerAddress> {
     private static int parsePort(String text, String digits) {
         long port = TextLines.decimal(digits, 65535);
         if (port < 0) {
-            throw new IllegalArgumentException("bad address " + TextLines.quote(text) + ": port must be a number from 0 to 65535");
+            throw new IllegalArgumentException(
+                    "bad address " + TextLines.quote(text) + ": port must be a number from 0 to 65535");
         }
         if (port > 65535) {
-            throw new IllegalArgumentException("bad address " + TextLines.quote(text) + ": port " + TextLines.quote(digits) + " is outside 0-65535");
+            throw new IllegalArgumentException("bad address " + TextLines.quote(text) + ": port "
+                    + TextLines.quote(digits) + " is outside 0-65535");
         }
         return (int) port;
     }
@@ -151,7 +159,8 @@ public final class ServerAddress implements Comparable<ServerAddress> {
     private static long parseScope(String text, String digits) {
         long scope = TextLines.decimal(digits, 0xFFFF_FFFFL);
         if (scope < 0 || scope > 0xFFFF_FFFFL) {
-            throw new IllegalArgumentException("bad address " + TextLines.quote(text) + ": scope id after '%' must be a number from 0 to 4294967295");
+            throw new IllegalArgumentException("bad address " + TextLines.quote(text)
+                    + ": scope id after '%' must be a number from 0 to 4294967295");
         }
         return scope;
     }
@@ -356,7 +365,11 @@ public final class ServerAddress implements Comparable<ServerAddress> {
      */
     public Object endpointKey() {
         if (!isIpv6()) {
-            long packed = ((ip[0] & 0xFFL) << 40) | ((ip[1] & 0xFFL) << 32) | ((ip[2] & 0xFFL) << 24) | ((ip[3] & 0xFFL) << 16) | port;
+            long packed = ((ip[0] & 0xFFL) << 40)
+                    | ((ip[1] & 0xFFL) << 32)
+                    | ((ip[2] & 0xFFL) << 24)
+                    | ((ip[3] & 0xFFL) << 16)
+                    | port;
             // Times an odd constant: a bijection (equal exactly when packed is), whose Long.hashCode spreads
             // every byte. packed's own folds the first two bytes onto the port: a fleet 10.x.y.1:8080 put
             // 16 addresses in each of a HashSet's bins, which then became trees.
@@ -378,7 +391,8 @@ public final class ServerAddress implements Comparable<ServerAddress> {
     }
 
     private String ipv4Text(int from) {
-        return (ip[from] & 0xFF) + "." + (ip[from + 1] & 0xFF) + "." + (ip[from + 2] & 0xFF) + "." + (ip[from + 3] & 0xFF);
+        return (ip[from] & 0xFF) + "." + (ip[from + 1] & 0xFF) + "." + (ip[from + 2] & 0xFF) + "."
+                + (ip[from + 3] & 0xFF);
     }
 
     private int group(int g) {
@@ -417,7 +431,9 @@ public final class ServerAddress implements Comparable<ServerAddress> {
         int groupsBeforeQuad = 8;
         StringBuilder sb = new StringBuilder(45);
         if (zero == 0) {
-            if ((max == 5 && group(5) == 0xFFFF) || max == 6 || (max == 7 && (ip[14] & 0xFF) != 0 && (ip[15] & 0xFF) != 1)) {
+            if ((max == 5 && group(5) == 0xFFFF)
+                    || max == 6
+                    || (max == 7 && (ip[14] & 0xFF) != 0 && (ip[15] & 0xFF) != 1)) {
                 groupsBeforeQuad = 6;
             }
             sb.append(':');

@@ -13,7 +13,8 @@ public record ServerParameters(boolean down, int maxFails, long failTimeoutSecon
     public static final int DEFAULT_MAX_FAILS = 1;
     public static final long DEFAULT_FAIL_TIMEOUT_SECONDS = 10;
     public static final int DEFAULT_MAX_CONNS = 0;
-    public static final ServerParameters DEFAULTS = new ServerParameters(false, DEFAULT_MAX_FAILS, DEFAULT_FAIL_TIMEOUT_SECONDS, DEFAULT_MAX_CONNS, null);
+    public static final ServerParameters DEFAULTS =
+            new ServerParameters(false, DEFAULT_MAX_FAILS, DEFAULT_FAIL_TIMEOUT_SECONDS, DEFAULT_MAX_CONNS, null);
     public static final ServerParameters DOWN = DEFAULTS.withDown(true);
 
     public ServerParameters(boolean down, int maxFails, long failTimeoutSeconds, int maxConns) {

@@ -8,8 +8,7 @@ import java.lang.invoke.MethodHandles;
  * caller that finds nothing registered yet initialises that class first.
  */
 final class SharedSecrets {
-    private SharedSecrets() {
-    }
+    private SharedSecrets() {}
 
     /** Runs {@code owner}'s static initialiser if it has not run, so that it has registered its operations. */
     static void initialize(Class<?> owner) {

@@ -7,8 +7,7 @@ public final class TextLines {
     /** The most characters of input a message quotes; the rest is cut (a 10 MB token must not make a 10 MB error line). */
     public static final int MAX_QUOTED = 200;
 
-    private TextLines() {
-    }
+    private TextLines() {}
 
     /** A line without its {@code #} comment and surrounding blanks. */
     public static String content(String line) {

@@ -5,7 +5,6 @@ import io.ringstore.internal.IoErrors;
 import io.ringstore.internal.Poller;
 import io.ringstore.migration.PolicyFile;
 import io.ringstore.migration.RolloutPolicy;
-
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
@@ -38,32 +37,36 @@ public final class PolicyFileWatcher implements AutoCloseable {
     private final Path path;
     /** The policy in force and where a new one goes: a {@link RingRouter}'s, say. */
     private final Supplier<RolloutPolicy> inForce;
+
     private final Consumer<RolloutPolicy> target;
     private final String localDataCentre;
     private final ScheduledExecutorService timer;
     /** What the last check found, to tell whether anything changed. */
     private Read lastRead;
+
     private volatile String lastError;
     /** The file (its {@link BasicFileAttributes#fileKey()}) the last check read, null when there was none. */
     private Object readKey;
     /** The file last refused, until a policy is applied: rewritten in place it is refused without a new log line. */
     private Object refusedKey;
     /** Test hook: runs in a check between the regular-file check and the open. */
-    Runnable afterRegularCheck = () -> { };
+    Runnable afterRegularCheck = () -> {};
 
     /** What a check found at the path: the file's text, no file, or a file that cannot be read. */
     private sealed interface Read {
-        record Text(String text) implements Read {
-        }
+        record Text(String text) implements Read {}
 
-        record Missing() implements Read {
-        }
+        record Missing() implements Read {}
 
-        record Unreadable(String reason) implements Read {
-        }
+        record Unreadable(String reason) implements Read {}
     }
 
-    private PolicyFileWatcher(Path path, Supplier<RolloutPolicy> inForce, Consumer<RolloutPolicy> target, String localDataCentre, long pollMillis) {
+    private PolicyFileWatcher(
+            Path path,
+            Supplier<RolloutPolicy> inForce,
+            Consumer<RolloutPolicy> target,
+            String localDataCentre,
+            long pollMillis) {
         this.path = path;
         this.inForce = inForce;
         this.target = target;
@@ -84,10 +87,18 @@ public final class PolicyFileWatcher implements AutoCloseable {
      * @param pollMillis how often to look at the file, in milliseconds (0: only on {@code checkNow()})
      * @return the watcher; close it to stop watching
      */
-    public static PolicyFileWatcher watch(Path path, Supplier<RolloutPolicy> inForce, Consumer<RolloutPolicy> target,
-                                          String localDataCentre, long pollMillis) {
-        PolicyFileWatcher f = new PolicyFileWatcher(Objects.requireNonNull(path), Objects.requireNonNull(inForce),
-                Objects.requireNonNull(target), Objects.requireNonNull(localDataCentre), pollMillis);
+    public static PolicyFileWatcher watch(
+            Path path,
+            Supplier<RolloutPolicy> inForce,
+            Consumer<RolloutPolicy> target,
+            String localDataCentre,
+            long pollMillis) {
+        PolicyFileWatcher f = new PolicyFileWatcher(
+                Objects.requireNonNull(path),
+                Objects.requireNonNull(inForce),
+                Objects.requireNonNull(target),
+                Objects.requireNonNull(localDataCentre),
+                pollMillis);
         f.checkNow();
         return f;
     }
@@ -138,18 +149,23 @@ public final class PolicyFileWatcher implements AutoCloseable {
             BasicFileAttributes a = Files.readAttributes(path, BasicFileAttributes.class);
             readKey = a.fileKey();
             if (!a.isRegularFile()) {
-                return new Read.Unreadable(a.isDirectory() ? "is a directory" : "not a regular file (a FIFO, socket or device?); not opened");
+                return new Read.Unreadable(
+                        a.isDirectory()
+                                ? "is a directory"
+                                : "not a regular file (a FIFO, socket or device?); not opened");
             }
             if (a.size() > MAX_BYTES) {
                 return new Read.Unreadable(tooLarge(a.size()));
             }
             byte[] bytes;
             afterRegularCheck.run();
-            try (InputStream in = Channels.newInputStream(BoundedOpen.read(path))) { // a FIFO renamed in since the check would block a plain open
+            try (InputStream in = Channels.newInputStream(
+                    BoundedOpen.read(path))) { // a FIFO renamed in since the check would block a plain open
                 bytes = in.readNBytes(MAX_BYTES + 1);
             }
             if (bytes.length > MAX_BYTES) {
-                return new Read.Unreadable("grew past " + MAX_BYTES + " bytes while being read, more than a policy file may have");
+                return new Read.Unreadable(
+                        "grew past " + MAX_BYTES + " bytes while being read, more than a policy file may have");
             }
             return decode(bytes);
         } catch (NoSuchFileException e) {

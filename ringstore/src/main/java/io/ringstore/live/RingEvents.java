@@ -13,8 +13,7 @@ import jdk.jfr.StackTrace;
  * recording costs the watcher nothing; lookups emit none.
  */
 final class RingEvents {
-    private RingEvents() {
-    }
+    private RingEvents() {}
 
     @Name("io.ringstore.Switch")
     @Label("Ring Switch")
@@ -24,12 +23,15 @@ final class RingEvents {
     static final class Switch extends Event {
         @Label("Path")
         String path;
+
         @Label("From Generation")
         @Description("Unsigned 64-bit")
         long fromGeneration;
+
         @Label("To Generation")
         @Description("Unsigned 64-bit")
         long toGeneration;
+
         @Label("Switches")
         @Description("Switches of this watcher so far, this one included")
         long switches;
@@ -43,8 +45,10 @@ final class RingEvents {
     static final class Refusal extends Event {
         @Label("Path")
         String path;
+
         @Label("Serving Generation")
         long servingGeneration;
+
         @Label("Reason")
         String reason;
     }
@@ -57,10 +61,13 @@ final class RingEvents {
     static final class PolicyChange extends Event {
         @Label("Path")
         String path;
+
         @Label("Before")
         String before;
+
         @Label("After")
         String after;
+
         @Label("Basis Points")
         @Description("The new rollout fraction, 0 to 10000")
         int basisPoints;

@@ -1,7 +1,6 @@
 package io.ringstore.live;
 
 import io.ringstore.migration.RolloutPolicy;
-
 import java.nio.file.Path;
 
 /**
@@ -21,8 +20,7 @@ public interface RingListener {
      * @param from the generation that served until now
      * @param to the generation serving now
      */
-    default void switched(Path path, long from, long to) {
-    }
+    default void switched(Path path, long from, long to) {}
 
     /**
      * The file found at {@code path} was refused for {@code reason}; generation {@code serving} keeps serving.
@@ -31,8 +29,7 @@ public interface RingListener {
      * @param serving the generation that keeps serving
      * @param reason why the file was refused
      */
-    default void refused(Path path, long serving, String reason) {
-    }
+    default void refused(Path path, long serving, String reason) {}
 
     /**
      * A router's rollout policy changed (by code or by a {@link PolicyFileWatcher}).
@@ -41,6 +38,5 @@ public interface RingListener {
      * @param before the policy until now
      * @param after the policy from now on
      */
-    default void policyChanged(Path path, RolloutPolicy before, RolloutPolicy after) {
-    }
+    default void policyChanged(Path path, RolloutPolicy before, RolloutPolicy after) {}
 }

@@ -9,12 +9,6 @@ import io.ringstore.RingVersion;
 import io.ringstore.internal.KeyCrcs;
 import io.ringstore.migration.RolloutPolicy;
 import io.ringstore.state.SharedLoad;
-
-import javax.management.InstanceAlreadyExistsException;
-import javax.management.JMException;
-import javax.management.MBeanServer;
-import javax.management.ObjectName;
-import javax.management.StandardMBean;
 import java.lang.foreign.MemorySegment;
 import java.lang.management.ManagementFactory;
 import java.nio.ByteBuffer;
@@ -24,6 +18,11 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Predicate;
+import javax.management.InstanceAlreadyExistsException;
+import javax.management.JMException;
+import javax.management.MBeanServer;
+import javax.management.ObjectName;
+import javax.management.StandardMBean;
 
 /**
  * The one serving handle: it follows a published ring file (verify before switching, refuse bad
@@ -74,10 +73,12 @@ public final class RingRouter implements AutoCloseable {
      * lookup reads one int instead of the policy's scope set.
      */
     private volatile int threshold;
+
     private final LongAdder oldLookups = new LongAdder();
     private final LongAdder newLookups = new LongAdder();
     /** Holds the router's versions in every new file, whatever the routes. */
     private final WatchedRingStore.Handle oldPin;
+
     private final WatchedRingStore.Handle newPin;
     private final ObjectName mbeanName;
 
@@ -120,14 +121,14 @@ public final class RingRouter implements AutoCloseable {
         private final Path path;
         /** A fixed store to route over, or null to follow {@link #path}. */
         private final RingStore store;
+
         private RingVersion oldVersion;
         private RingVersion newVersion;
         private RolloutPolicy policy = RolloutPolicy.NONE;
         private long pollMillis = WatchedRingStore.DEFAULT_POLL_MILLIS;
         private long graceMillis = WatchedRingStore.DEFAULT_GRACE_MILLIS;
         private boolean allowOlderGeneration;
-        private RingListener listener = new RingListener() {
-        };
+        private RingListener listener = new RingListener() {};
         private boolean jmx;
 
         private Builder(Path path) {
@@ -234,7 +235,8 @@ public final class RingRouter implements AutoCloseable {
          * @throws IllegalArgumentException when the file lacks either version
          */
         public RingRouter open() throws RingFileException {
-            WatchedRingStore w = store != null ? WatchedRingStore.fixed(store, listener)
+            WatchedRingStore w = store != null
+                    ? WatchedRingStore.fixed(store, listener)
                     : WatchedRingStore.watch(path, pollMillis, graceMillis, allowOlderGeneration, listener);
             try {
                 return new RingRouter(this, w);
@@ -541,7 +543,7 @@ public final class RingRouter implements AutoCloseable {
         // a lookup meeting an unmapped generation is done again on the current one.
 
         private static Backend backendFor(WatchedRingStore.Handle live, long hash) {
-            for (;;) {
+            for (; ; ) {
                 Ring r = live.ring();
                 try {
                     int b = r.lookupHash64(hash);
@@ -553,8 +555,14 @@ public final class RingRouter implements AutoCloseable {
         }
 
         /** Failover from the key itself: the family's own (a walk from its point, or spymemcached's rehash sequence). */
-        private static Backend selectFor(WatchedRingStore.Handle live, byte[] key, int offset, int length, int maxPoints, Predicate<Backend> accept) {
-            for (;;) {
+        private static Backend selectFor(
+                WatchedRingStore.Handle live,
+                byte[] key,
+                int offset,
+                int length,
+                int maxPoints,
+                Predicate<Backend> accept) {
+            for (; ; ) {
                 Ring r = live.ring();
                 try {
                     return r.selectBackend(key, offset, length, maxPoints, accept);
@@ -579,8 +587,9 @@ public final class RingRouter implements AutoCloseable {
             return key.toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
         }
 
-        private static Backend selectFor(WatchedRingStore.Handle live, long hash, int maxPoints, Predicate<Backend> accept) {
-            for (;;) {
+        private static Backend selectFor(
+                WatchedRingStore.Handle live, long hash, int maxPoints, Predicate<Backend> accept) {
+            for (; ; ) {
                 Ring r = live.ring();
                 try {
                     return r.selectBackend64(hash, maxPoints, accept);
@@ -591,8 +600,9 @@ public final class RingRouter implements AutoCloseable {
         }
 
         /** {@link SharedLoad#choose(Ring, byte[], int, int)}: a rehashing family's sequence needs the key's bytes. */
-        private static Backend chooseFor(WatchedRingStore.Handle live, byte[] key, int offset, int length, SharedLoad load) {
-            for (;;) {
+        private static Backend chooseFor(
+                WatchedRingStore.Handle live, byte[] key, int offset, int length, SharedLoad load) {
+            for (; ; ) {
                 Ring r = live.ring();
                 try {
                     return load.choose(r, key, offset, length);
@@ -603,7 +613,7 @@ public final class RingRouter implements AutoCloseable {
         }
 
         private static Backend chooseFor(WatchedRingStore.Handle live, long hash, SharedLoad load) {
-            for (;;) {
+            for (; ; ) {
                 Ring r = live.ring();
                 try {
                     return load.choose(r, hash);
@@ -614,8 +624,9 @@ public final class RingRouter implements AutoCloseable {
         }
 
         /** {@link SharedLoad#chooseAndAcquire(Ring, byte[], int, int)}: as {@code chooseFor}, counted. */
-        private static Backend chooseAndAcquireFor(WatchedRingStore.Handle live, byte[] key, int offset, int length, SharedLoad load) {
-            for (;;) {
+        private static Backend chooseAndAcquireFor(
+                WatchedRingStore.Handle live, byte[] key, int offset, int length, SharedLoad load) {
+            for (; ; ) {
                 Ring r = live.ring();
                 try {
                     return load.chooseAndAcquire(r, key, offset, length);
@@ -626,7 +637,7 @@ public final class RingRouter implements AutoCloseable {
         }
 
         private static Backend chooseAndAcquireFor(WatchedRingStore.Handle live, long hash, SharedLoad load) {
-            for (;;) {
+            for (; ; ) {
                 Ring r = live.ring();
                 try {
                     return load.chooseAndAcquire(r, hash);

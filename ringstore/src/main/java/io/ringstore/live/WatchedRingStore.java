@@ -10,7 +10,6 @@ import io.ringstore.internal.BoundedOpen;
 import io.ringstore.internal.IoErrors;
 import io.ringstore.internal.Poller;
 import io.ringstore.internal.format.RingFileDescriptor;
-
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -92,6 +91,7 @@ final class WatchedRingStore implements AutoCloseable {
     private final ScheduledExecutorService timer;
     /** Handles whose features and version every new file must have; weak: see {@link Handle}. Guarded by this. */
     private final Map<Handle, Boolean> handles = new WeakHashMap<>();
+
     private volatile RingStore current;
     private volatile Instant lastSwitch;
     private volatile String lastError;
@@ -109,17 +109,24 @@ final class WatchedRingStore implements AutoCloseable {
     /** A fixed store's engine: no path is looked at, and the store is its owner's to close. */
     private final boolean fixed;
     /** Test hooks, to force the interleavings a check must survive: after the identity is taken, before a switch. */
-    Runnable afterStamp = () -> { };
+    Runnable afterStamp = () -> {};
     /** Test hook: runs in a poll's stamp between the regular-file check and the open. */
-    Runnable afterRegularCheck = () -> { };
-    Runnable beforeSwitch = () -> { };
+    Runnable afterRegularCheck = () -> {};
+
+    Runnable beforeSwitch = () -> {};
 
     /** A generation replaced at {@code since} (System.nanoTime), unmapped once the grace period passed. */
-    private record Retired(RingStore store, long since) {
-    }
+    private record Retired(RingStore store, long since) {}
 
-    private WatchedRingStore(Path path, RingStore first, Object stamp, long pollMillis, long graceMillis,
-                             boolean allowOlderGeneration, RingListener listener, boolean fixed) {
+    private WatchedRingStore(
+            Path path,
+            RingStore first,
+            Object stamp,
+            long pollMillis,
+            long graceMillis,
+            boolean allowOlderGeneration,
+            RingListener listener,
+            boolean fixed) {
         this.path = path;
         this.fixed = fixed;
         this.current = first;
@@ -148,8 +155,9 @@ final class WatchedRingStore implements AutoCloseable {
      * Opens {@code path}, verifies it and checks it every {@code pollMillis} ms (0: only on
      * {@link #checkNow()}); see {@link RingRouter.Builder} for the settings.
      */
-    static WatchedRingStore watch(Path path, long pollMillis, long graceMillis, boolean allowOlderGeneration,
-                                  RingListener listener) throws RingFileException {
+    static WatchedRingStore watch(
+            Path path, long pollMillis, long graceMillis, boolean allowOlderGeneration, RingListener listener)
+            throws RingFileException {
         Objects.requireNonNull(path, "path");
         Objects.requireNonNull(listener, "listener");
         if (pollMillis < 0) {
@@ -158,11 +166,13 @@ final class WatchedRingStore implements AutoCloseable {
         if (graceMillis < 0) {
             throw new IllegalArgumentException("graceMillis must be 0 or more: graceMillis=" + graceMillis);
         }
-        Object stamp = stampOf(path, () -> { });
+        Object stamp = stampOf(path, () -> {});
         RingStore first = STORES.openWatched(path);
         try {
             first.verify();
-        } catch (RingFileException | RuntimeException | Error e) { // unmapped now: a shared arena is never unmapped by the GC
+        } catch (RingFileException
+                | RuntimeException
+                | Error e) { // unmapped now: a shared arena is never unmapped by the GC
             STORES.release(first);
             throw e;
         }
@@ -250,12 +260,15 @@ final class WatchedRingStore implements AutoCloseable {
                 return false;
             }
             if (Long.compareUnsigned(next.generation(), current.generation()) < 0 && !allowOlderGeneration) {
-                throw new IllegalArgumentException("generation " + Long.toUnsignedString(next.generation())
-                        + " is lower than generation " + Long.toUnsignedString(current.generation())
-                        + " serving (an old file copied into place? publish with a higher generation, or allow older generations)");
+                throw new IllegalArgumentException(
+                        "generation " + Long.toUnsignedString(next.generation())
+                                + " is lower than generation " + Long.toUnsignedString(current.generation())
+                                + " serving (an old file copied into place? publish with a higher generation, or allow older generations)");
             }
             for (Handle h : handles.keySet()) {
-                next.ring(h.features, h.version); // throws IllegalArgumentException when the new file lacks what a handle uses
+                next.ring(
+                        h.features,
+                        h.version); // throws IllegalArgumentException when the new file lacks what a handle uses
             }
             beforeSwitch.run();
             switchTo(next, seen);
@@ -266,7 +279,11 @@ final class WatchedRingStore implements AutoCloseable {
         } catch (OutOfMemoryError e) {
             // What did not fit is this file's tables (the points stay mapped, off the heap): refuse the
             // file rather than retry it on every poll, which would only churn the serving heap.
-            return refuse("not enough heap to open and check it (" + e.getMessage() + "); raise -Xmx or publish a smaller file", seen, next);
+            return refuse(
+                    "not enough heap to open and check it (" + e.getMessage()
+                            + "); raise -Xmx or publish a smaller file",
+                    seen,
+                    next);
         }
     }
 
@@ -279,7 +296,12 @@ final class WatchedRingStore implements AutoCloseable {
         lastError = null;
         stamp = seen;
         switches++;
-        LOG.log(System.Logger.Level.INFO, "{0}: now serving generation {1} (was {2})", path, Long.toUnsignedString(next.generation()), Long.toUnsignedString(before.generation()));
+        LOG.log(
+                System.Logger.Level.INFO,
+                "{0}: now serving generation {1} (was {2})",
+                path,
+                Long.toUnsignedString(next.generation()),
+                Long.toUnsignedString(before.generation()));
         RingEvents.Switch event = new RingEvents.Switch();
         if (event.shouldCommit()) {
             event.path = path.toString();
@@ -312,7 +334,12 @@ final class WatchedRingStore implements AutoCloseable {
             STORES.release(opened);
         }
         if (!reason.equals(lastError) || seen != null && !seen.equals(stamp)) {
-            LOG.log(System.Logger.Level.WARNING, "{0}: refused, still serving generation {1}: {2}", path, Long.toUnsignedString(current.generation()), reason);
+            LOG.log(
+                    System.Logger.Level.WARNING,
+                    "{0}: refused, still serving generation {1}: {2}",
+                    path,
+                    Long.toUnsignedString(current.generation()),
+                    reason);
             RingEvents.Refusal event = new RingEvents.Refusal();
             if (event.shouldCommit()) {
                 event.path = path.toString();
@@ -350,12 +377,14 @@ final class WatchedRingStore implements AutoCloseable {
             BasicFileAttributes a = STORES.requireRegularFile(path);
             afterRegularCheck.run();
             List<Object> stamp;
-            try (FileChannel ch = BoundedOpen.read(path)) { // a FIFO renamed in since the check would block a plain open for good
+            try (FileChannel ch =
+                    BoundedOpen.read(path)) { // a FIFO renamed in since the check would block a plain open for good
                 ByteBuffer head = ByteBuffer.allocate(RingFileDescriptor.BACKEND_COUNT_OFFSET);
                 while (head.hasRemaining() && ch.read(head, head.position()) > 0) {
                     // read up to 64 bytes; a shorter file keeps what it has
                 }
-                stamp = Arrays.asList(a.fileKey(), a.lastModifiedTime(), a.size(), ByteBuffer.wrap(head.array(), 0, head.position()));
+                stamp = Arrays.asList(
+                        a.fileKey(), a.lastModifiedTime(), a.size(), ByteBuffer.wrap(head.array(), 0, head.position()));
             } catch (NoSuchFileException e) {
                 throw new RingFileException(path, -1, "no such file");
             } catch (IOException e) {
@@ -365,8 +394,10 @@ final class WatchedRingStore implements AutoCloseable {
             // gives a stamp of neither, and the next poll's stamp of the same file would look like a new
             // file (its refusal logged twice). Looked at again until the path holds still.
             BasicFileAttributes after = STORES.requireRegularFile(path);
-            if (attempt >= 3 || Objects.equals(after.fileKey(), a.fileKey()) && after.lastModifiedTime().equals(a.lastModifiedTime())
-                    && after.size() == a.size()) {
+            if (attempt >= 3
+                    || Objects.equals(after.fileKey(), a.fileKey())
+                            && after.lastModifiedTime().equals(a.lastModifiedTime())
+                            && after.size() == a.size()) {
                 return stamp;
             }
         }
@@ -404,6 +435,7 @@ final class WatchedRingStore implements AutoCloseable {
         final boolean rehashes;
         /** The ring of the generation last used; null once closed. */
         private volatile Ring ring;
+
         private volatile boolean closed;
 
         private Handle(Set<String> features, RingVersion version) {
@@ -423,13 +455,15 @@ final class WatchedRingStore implements AutoCloseable {
             RingStore c = current;
             if (r == null || r.store() != c) {
                 if (closed) {
-                    throw new IllegalStateException("handle on " + features + " " + version + " of " + path + " was closed");
+                    throw new IllegalStateException(
+                            "handle on " + features + " " + version + " of " + path + " was closed");
                 }
                 r = c.ring(features, version); // first lookup after a switch
                 ring = r;
                 if (closed) { // closed while resolving: do not leave a ring cached for lookups after close
                     ring = null;
-                    throw new IllegalStateException("handle on " + features + " " + version + " of " + path + " was closed");
+                    throw new IllegalStateException(
+                            "handle on " + features + " " + version + " of " + path + " was closed");
                 }
             }
             return r;

@@ -1,7 +1,6 @@
 package io.ringstore.migration;
 
 import io.ringstore.internal.TextLines;
-
 import java.math.BigDecimal;
 import java.nio.file.Path;
 import java.util.LinkedHashSet;
@@ -31,8 +30,7 @@ public final class PolicyFile {
     /** The scope of every data centre, in any case. */
     private static final String ALL = "all";
 
-    private PolicyFile() {
-    }
+    private PolicyFile() {}
 
     /**
      * Parses policy text. Errors say {@code file:line: what}.
@@ -69,15 +67,19 @@ public final class PolicyFile {
                 case "percent" -> {
                     percent = TextLines.percent(value, 1);
                     if (Double.isNaN(percent)) {
-                        throw new IllegalArgumentException(where + "percent " + quote(value) + " is not a number (write it as 12.5 or 12.5%)");
+                        throw new IllegalArgumentException(
+                                where + "percent " + quote(value) + " is not a number (write it as 12.5 or 12.5%)");
                     }
                     if (!(percent >= 0 && percent <= 100)) {
                         throw new IllegalArgumentException(where + "percent " + quote(value) + " is outside 0-100");
                     }
                     // On the decimal as written, not the double: 99.999999999 is within 1e-6 of 100 as a double.
-                    String digits = value.endsWith("%") ? value.substring(0, value.length() - 1).strip() : value;
+                    String digits = value.endsWith("%")
+                            ? value.substring(0, value.length() - 1).strip()
+                            : value;
                     if (new BigDecimal(digits).stripTrailingZeros().scale() > 2) {
-                        throw new IllegalArgumentException(where + "percent " + quote(value) + " is finer than the 0.01 % step");
+                        throw new IllegalArgumentException(
+                                where + "percent " + quote(value) + " is finer than the 0.01 % step");
                     }
                 }
                 case "scope" -> {
@@ -89,15 +91,17 @@ public final class PolicyFile {
                                 throw new IllegalArgumentException(where + "empty name in scope " + quote(value));
                             }
                             if (dc.strip().equalsIgnoreCase(ALL)) {
-                                throw new IllegalArgumentException(where + "'all' in a list of data centres " + quote(value)
-                                        + " (write scope = all alone, or only names)");
+                                throw new IllegalArgumentException(where + "'all' in a list of data centres "
+                                        + quote(value) + " (write scope = all alone, or only names)");
                             }
                             scope.add(dc.strip());
                         }
                     }
                 }
                 case "local" -> local = value;
-                default -> throw new IllegalArgumentException(where + "unknown key " + quote(key) + " (expected percent, scope, local)");
+                default ->
+                    throw new IllegalArgumentException(
+                            where + "unknown key " + quote(key) + " (expected percent, scope, local)");
             }
         }
         if (percent == null) {
@@ -105,7 +109,8 @@ public final class PolicyFile {
         }
         if (scope == null) {
             // Required so that a file cut short after its percent line is not taken as that percent everywhere.
-            throw new IllegalArgumentException(source + ": no 'scope = all' or 'scope = DC,...' line (both percent and scope are required; cut short?)");
+            throw new IllegalArgumentException(source
+                    + ": no 'scope = all' or 'scope = DC,...' line (both percent and scope are required; cut short?)");
         }
         try {
             return new RolloutPolicy((int) Math.round(percent * 100), scope, local);

@@ -24,8 +24,12 @@ import java.util.Map;
  * @param movedOut      per endpoint of A: the share it loses (keys that leave it)
  * @param movedIn       per endpoint of B: the share it gains (keys that arrive)
  */
-public record RingDiff(double movedFraction, Map<String, Double> before, Map<String, Double> after,
-                       Map<String, Double> movedOut, Map<String, Double> movedIn) {
+public record RingDiff(
+        double movedFraction,
+        Map<String, Double> before,
+        Map<String, Double> after,
+        Map<String, Double> movedOut,
+        Map<String, Double> movedIn) {
     private static final double LINE = 4294967296.0;
 
     /**
@@ -87,7 +91,8 @@ public record RingDiff(double movedFraction, Map<String, Double> before, Map<Str
         // Past both last points up to 2^32 - 1: each wraps to its point 0.
         long tail = 0xFFFF_FFFFL - prev;
         if (tail > 0) {
-            moved += account(endpointA[a.pointBackend(0) + 1], endpointB[b.pointBackend(0) + 1], tail, before, after, out, in);
+            moved += account(
+                    endpointA[a.pointBackend(0) + 1], endpointB[b.pointBackend(0) + 1], tail, before, after, out, in);
         }
         return new RingDiff(moved / LINE, shares(before), shares(after), shares(out), shares(in));
     }
@@ -130,8 +135,14 @@ public record RingDiff(double movedFraction, Map<String, Double> before, Map<Str
         return shares;
     }
 
-    private static long account(String ea, String eb, long len, Map<String, Long> before, Map<String, Long> after,
-                                Map<String, Long> out, Map<String, Long> in) {
+    private static long account(
+            String ea,
+            String eb,
+            long len,
+            Map<String, Long> before,
+            Map<String, Long> after,
+            Map<String, Long> out,
+            Map<String, Long> in) {
         before.merge(ea, len, Long::sum);
         after.merge(eb, len, Long::sum);
         if (ea.equals(eb)) {

@@ -3,7 +3,6 @@ package io.ringstore.migration;
 import io.ringstore.KeyHash;
 import io.ringstore.internal.KeyCrcs;
 import io.ringstore.internal.TextLines;
-
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.util.Locale;
@@ -42,17 +41,20 @@ public record RolloutPolicy(int basisPoints, Set<String> scope, String localData
      */
     public RolloutPolicy {
         if (basisPoints < 0 || basisPoints > FULL) {
-            throw new IllegalArgumentException("rollout must be 0 to 10000 basis points (0-100 %): basisPoints=" + basisPoints);
+            throw new IllegalArgumentException(
+                    "rollout must be 0 to 10000 basis points (0-100 %): basisPoints=" + basisPoints);
         }
         scope = Set.copyOf(Objects.requireNonNull(scope, "scope"));
         for (String dc : scope) {
             if (!NAME.matcher(dc).matches()) {
-                throw new IllegalArgumentException("bad data centre name " + TextLines.quote(TextLines.oneLine(dc)) + " (1-64 of A-Z a-z 0-9 _ . -)");
+                throw new IllegalArgumentException("bad data centre name " + TextLines.quote(TextLines.oneLine(dc))
+                        + " (1-64 of A-Z a-z 0-9 _ . -)");
             }
         }
         localDataCentre = Objects.requireNonNull(localDataCentre, "localDataCentre");
         if (!localDataCentre.isEmpty() && !NAME.matcher(localDataCentre).matches()) {
-            throw new IllegalArgumentException("bad local data centre name " + TextLines.quote(TextLines.oneLine(localDataCentre)) + " (1-64 of A-Z a-z 0-9 _ . -)");
+            throw new IllegalArgumentException("bad local data centre name "
+                    + TextLines.quote(TextLines.oneLine(localDataCentre)) + " (1-64 of A-Z a-z 0-9 _ . -)");
         }
         if (!scope.isEmpty() && localDataCentre.isEmpty()) {
             throw new IllegalArgumentException("a scoped rollout needs the local data centre's name: scope=" + scope);
@@ -182,8 +184,13 @@ public record RolloutPolicy(int basisPoints, Set<String> scope, String localData
 
     @Override
     public String toString() {
-        return String.format(Locale.ROOT, "%.2f %% in %s (here: %s)", percent(),
-                scope.isEmpty() ? "all data centres" : String.join(",", scope.stream().sorted().toList()),
+        return String.format(
+                Locale.ROOT,
+                "%.2f %% in %s (here: %s)",
+                percent(),
+                scope.isEmpty()
+                        ? "all data centres"
+                        : String.join(",", scope.stream().sorted().toList()),
                 localDataCentre.isEmpty() ? "-" : localDataCentre);
     }
 }

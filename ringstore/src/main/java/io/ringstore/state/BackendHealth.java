@@ -1,11 +1,11 @@
 package io.ringstore.state;
 
+import static io.ringstore.state.StateFileLayout.*;
+
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
 import java.time.Duration;
-
-import static io.ringstore.state.StateFileLayout.*;
 
 /**
  * Whether a backend may be chosen, by the hot line of its record: the operator's drain flag and
@@ -76,14 +76,21 @@ final class BackendHealth {
      * @param maxFails         the health rule's {@code max_fails}: 0 never fails
      * @param failTimeoutNanos the health rule's {@code fail_timeout}
      */
-    HostState.BackendState state(int slot, String endpoint, long now, int maxFails, long failTimeoutNanos, long inFlight) {
+    HostState.BackendState state(
+            int slot, String endpoint, long now, int maxFails, long failTimeoutNanos, long inFlight) {
         long r = file.record(slot);
         long fails = (long) LONG.getOpaque(s, r + FAILS_OFFSET);
         long accessed = (long) LONG.getOpaque(s, r + ACCESSED_OFFSET);
         long checkedAge = now - (long) LONG.getOpaque(s, r + CHECKED_OFFSET);
         boolean failed = maxFails > 0 && fails >= maxFails && checkedAge >= 0 && checkedAge <= failTimeoutNanos;
         // A time in the future is from another boot's clock (or forged): no time since, rather than a negative one.
-        return new HostState.BackendState(slot, endpoint, drained(slot), fails, failed, accessed == 0 || now - accessed < 0 ? null
-                : Duration.ofNanos(now - accessed), inFlight);
+        return new HostState.BackendState(
+                slot,
+                endpoint,
+                drained(slot),
+                fails,
+                failed,
+                accessed == 0 || now - accessed < 0 ? null : Duration.ofNanos(now - accessed),
+                inFlight);
     }
 }

@@ -1,5 +1,7 @@
 package io.ringstore.state;
 
+import static io.ringstore.state.StateFileLayout.*;
+
 import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.lang.foreign.MemorySegment;
@@ -10,8 +12,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HexFormat;
-
-import static io.ringstore.state.StateFileLayout.*;
 
 /**
  * A state file from an earlier boot. Its times are {@code System.nanoTime()} values, which restart at
@@ -28,18 +28,18 @@ final class BootCheck {
     /** This boot's id, as two words; {@code null} where the kernel does not say (not Linux). */
     private static final long[] CURRENT = read(BOOT_ID);
 
-    private BootCheck() {
-    }
+    private BootCheck() {}
 
     /** {@return the boot id in {@code file} as two words, or {@code null} if there is none or it is not a UUID} */
     static long[] read(Path file) {
         try {
-            String text = Files.readString(file, StandardCharsets.US_ASCII).trim().replace("-", "");
+            String text =
+                    Files.readString(file, StandardCharsets.US_ASCII).trim().replace("-", "");
             if (text.length() != 32) {
                 return null;
             }
             HexFormat hex = HexFormat.of();
-            return new long[]{hex.fromHexDigitsToLong(text, 0, 16), hex.fromHexDigitsToLong(text, 16, 32)};
+            return new long[] {hex.fromHexDigitsToLong(text, 0, 16), hex.fromHexDigitsToLong(text, 16, 32)};
         } catch (IOException | RuntimeException e) {
             return null;
         }
@@ -83,8 +83,13 @@ final class BootCheck {
                 for (int l = 0; l < file.leases; l++) {
                     LONG.setVolatile(s, file.lease(l) + LEASE_HEARTBEAT_OFFSET, 0L);
                 }
-                LOG.log(Level.INFO, "{0}: written during an earlier boot (boot id {1}); failure counts and times reset ({2} backends "
-                        + "had failures), drains kept", file.path, text(hi, lo), String.valueOf(failed));
+                LOG.log(
+                        Level.INFO,
+                        "{0}: written during an earlier boot (boot id {1}); failure counts and times reset ({2} backends "
+                                + "had failures), drains kept",
+                        file.path,
+                        text(hi, lo),
+                        String.valueOf(failed));
             }
             LONG.setVolatile(s, (long) BOOT_ID_OFFSET + 8, current[1]);
             LONG.setVolatile(s, (long) BOOT_ID_OFFSET, current[0]);
@@ -94,12 +99,14 @@ final class BootCheck {
     }
 
     private static boolean matches(MemorySegment s, long[] id) {
-        return (long) LONG.getVolatile(s, (long) BOOT_ID_OFFSET) == id[0] && (long) LONG.getVolatile(s, (long) BOOT_ID_OFFSET + 8) == id[1];
+        return (long) LONG.getVolatile(s, (long) BOOT_ID_OFFSET) == id[0]
+                && (long) LONG.getVolatile(s, (long) BOOT_ID_OFFSET + 8) == id[1];
     }
 
     /** {@return the two words as the kernel writes a boot id} */
     static String text(long hi, long lo) {
         String h = HexFormat.of().toHexDigits(hi) + HexFormat.of().toHexDigits(lo);
-        return h.substring(0, 8) + "-" + h.substring(8, 12) + "-" + h.substring(12, 16) + "-" + h.substring(16, 20) + "-" + h.substring(20);
+        return h.substring(0, 8) + "-" + h.substring(8, 12) + "-" + h.substring(12, 16) + "-" + h.substring(16, 20)
+                + "-" + h.substring(20);
     }
 }

@@ -1,5 +1,7 @@
 package io.ringstore.state;
 
+import static io.ringstore.state.StateFileLayout.*;
+
 import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.nio.file.Files;
@@ -17,8 +19,6 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.function.IntPredicate;
 import java.util.function.ToIntFunction;
 import java.util.function.ToLongFunction;
-
-import static io.ringstore.state.StateFileLayout.*;
 
 /**
  * The live state every router process on a host shares through one mapped file beside the ring file
@@ -84,11 +84,23 @@ public final class HostState implements AutoCloseable {
      * @param staleAfter   a lease whose heartbeat is older than this, and whose process is gone, is dead
      * @param reclaimAfter a slot no router has named for this long, idle and not drained, is freed
      */
-    public record Options(int slots, int leases, int maxFails, Duration failTimeout, Duration heartbeat, Duration staleAfter,
-                          Duration reclaimAfter) {
+    public record Options(
+            int slots,
+            int leases,
+            int maxFails,
+            Duration failTimeout,
+            Duration heartbeat,
+            Duration staleAfter,
+            Duration reclaimAfter) {
         /** 4,096 backends, 256 processes, nginx's defaults (1 failure, 10 s), 100 ms heartbeat, 500 ms stale, 60 s reclaim. */
-        public static final Options DEFAULTS = new Options(4096, DEFAULT_LEASES, 1, Duration.ofSeconds(10), Duration.ofMillis(100),
-                Duration.ofMillis(500), Duration.ofSeconds(60));
+        public static final Options DEFAULTS = new Options(
+                4096,
+                DEFAULT_LEASES,
+                1,
+                Duration.ofSeconds(10),
+                Duration.ofMillis(100),
+                Duration.ofMillis(500),
+                Duration.ofSeconds(60));
 
         /**
          * Checks every bound.
@@ -155,9 +167,14 @@ public final class HostState implements AutoCloseable {
      * @param fails failures counted since the last success (nginx's {@code fails})
      * @param inFlight requests in flight
      */
-    public record BackendState(int slot, String endpoint, boolean drained, long fails, boolean failed, Duration sinceFailure,
-                               long inFlight) {
-    }
+    public record BackendState(
+            int slot,
+            String endpoint,
+            boolean drained,
+            long fails,
+            boolean failed,
+            Duration sinceFailure,
+            long inFlight) {}
 
     /**
      * One lease: the process holding it, whether it is alive, and what it holds in flight.
@@ -167,8 +184,7 @@ public final class HostState implements AutoCloseable {
      * @param alive whether that process still heartbeats
      * @param inFlight requests in flight
      */
-    public record LeaseState(int lease, long pid, boolean alive, long inFlight) {
-    }
+    public record LeaseState(int lease, long pid, boolean alive, long inFlight) {}
 
     /**
      * The file as this instance uses it now: one mapping and its parts. Replaced, by the heartbeat (or
@@ -178,6 +194,7 @@ public final class HostState implements AutoCloseable {
     private static final class Attached {
         /** {@link #route} of a file that shrank: no slot maps to it. */
         static final int[] LOST = new int[0];
+
         final StateMapping file;
         final SlotDirectory directory;
         final BackendHealth health;
@@ -234,14 +251,17 @@ public final class HostState implements AutoCloseable {
     private final List<Attached> retired = new ArrayList<>();
     /** The caller's slots handed out by this instance: slot to endpoint, and back (guarded by this). */
     private String[] endpointOf = new String[0];
+
     private final Map<String, Integer> slotOf = new HashMap<>();
     /** The endpoints of the last {@link #track} (guarded by this). */
     private List<String> tracked = List.of();
     /** Files this instance has moved to since it opened: part of {@link #directoryVersion}. */
     private volatile long moves;
+
     private final Thread heartbeat;
     /** Test hook: runs at the start of every beat. */
-    volatile Runnable beforeBeat = () -> { };
+    volatile Runnable beforeBeat = () -> {};
+
     private volatile boolean closed;
     /** The heartbeat's last failure, logged once until a beat succeeds (heartbeat thread only). */
     private String lastFailure;
@@ -255,7 +275,10 @@ public final class HostState implements AutoCloseable {
         this.failTimeoutNanos = options.failTimeout().toNanos();
         this.at = new Attached(file, options.staleAfter(), router, null);
         if (router) {
-            this.heartbeat = Thread.ofPlatform().daemon().name("ringstore-state " + path.getFileName()).unstarted(this::beat);
+            this.heartbeat = Thread.ofPlatform()
+                    .daemon()
+                    .name("ringstore-state " + path.getFileName())
+                    .unstarted(this::beat);
             heartbeat.start();
         } else {
             this.heartbeat = null;
@@ -266,7 +289,10 @@ public final class HostState implements AutoCloseable {
     private static HostState of(StateMapping m, Options options, boolean router) throws StateFileException {
         try {
             return new HostState(m, options, router);
-        } catch (InternalError e) { // SIGBUS on a page of the file (check touched each, but a file can shrink since); Attached unmapped m
+        } catch (
+                InternalError
+                        e) { // SIGBUS on a page of the file (check touched each, but a file can shrink since); Attached
+            // unmapped m
             throw StateMapping.unreadable(m.path, e);
         }
     }
@@ -331,7 +357,8 @@ public final class HostState implements AutoCloseable {
      * @return empty if there is no file and {@code create} is false
      * @throws StateFileException when the state file is corrupt or cannot be mapped
      */
-    public static Optional<HostState> inspect(Path stateFile, Options options, boolean create) throws StateFileException {
+    public static Optional<HostState> inspect(Path stateFile, Options options, boolean create)
+            throws StateFileException {
         StateMapping m = StateMapping.map(stateFile, true);
         if (m == null && create) {
             StateMapping.create(stateFile, options.leases(), options.slots());
@@ -358,7 +385,6 @@ public final class HostState implements AutoCloseable {
         StateMapping m = StateMapping.map(stateFile, false);
         return m == null ? Optional.empty() : Optional.of(of(m, options, false));
     }
-
 
     /** {@return the state file's path} */
     public Path path() {
@@ -407,11 +433,14 @@ public final class HostState implements AutoCloseable {
     }
 
     /** {@link #available} or {@link #peekAvailable} after {@code e}: retried on a new file, or answered without state. */
-    private boolean availableFailed(Throwable e, Attached a, int slot, long nowNanos, int maxFails, long failTimeoutNanos, boolean probe) {
+    private boolean availableFailed(
+            Throwable e, Attached a, int slot, long nowNanos, int maxFails, long failTimeoutNanos, boolean probe) {
         if (!retry(a, e)) {
             return true;
         }
-        return probe ? available(slot, nowNanos, maxFails, failTimeoutNanos) : peekAvailable(slot, nowNanos, maxFails, failTimeoutNanos);
+        return probe
+                ? available(slot, nowNanos, maxFails, failTimeoutNanos)
+                : peekAvailable(slot, nowNanos, maxFails, failTimeoutNanos);
     }
 
     /**
@@ -679,7 +708,9 @@ public final class HostState implements AutoCloseable {
                 continue;
             }
             Integer known = slotOf.get(e);
-            int slot = known != null ? known : f >= 0 && (f >= endpointOf.length || endpointOf[f] == null) ? f : freeSlot();
+            int slot = known != null
+                    ? known
+                    : f >= 0 && (f >= endpointOf.length || endpointOf[f] == null) ? f : freeSlot();
             name(slot, e);
             if (toFile != null) {
                 if (slot >= toFile.length) {
@@ -793,7 +824,8 @@ public final class HostState implements AutoCloseable {
             throw new IllegalStateException(path + ": closed");
         }
         if (!a.lost && a.toFile == null) {
-            Objects.checkIndex(slot, a.file.slots); // the first file's slots are the caller's: a negative one is a mistake
+            Objects.checkIndex(
+                    slot, a.file.slots); // the first file's slots are the caller's: a negative one is a mistake
         }
         return true;
     }
@@ -845,8 +877,14 @@ public final class HostState implements AutoCloseable {
             }
             a.told = true;
         }
-        Log.LOG.log(Level.WARNING, "{0}: the state file shrank while in use (truncated?); this process routes without the host''s "
-                + "drain, health and load {1}", path, router ? "until a good state file is at the path" : "(reopen it, or refresh, when a good file is in place)");
+        Log.LOG.log(
+                Level.WARNING,
+                "{0}: the state file shrank while in use (truncated?); this process routes without the host''s "
+                        + "drain, health and load {1}",
+                path,
+                router
+                        ? "until a good state file is at the path"
+                        : "(reopen it, or refresh, when a good file is in place)");
     }
 
     private Attached usable() {
@@ -859,8 +897,9 @@ public final class HostState implements AutoCloseable {
 
     private IllegalStateException shrank(Attached a) {
         lost(a);
-        return new IllegalStateException(path + ": the state file shrank while in use (truncated?); remove it when no router runs, "
-                + "and the next one makes a new one");
+        return new IllegalStateException(
+                path + ": the state file shrank while in use (truncated?); remove it when no router runs, "
+                        + "and the next one makes a new one");
     }
 
     /**
@@ -915,7 +954,9 @@ public final class HostState implements AutoCloseable {
         }
         Attached n;
         try {
-            StateMapping m = router ? StateMapping.mapOrRebuild(path, options.leases(), options.slots()) : StateMapping.map(path, at.file.writable());
+            StateMapping m = router
+                    ? StateMapping.mapOrRebuild(path, options.leases(), options.slots())
+                    : StateMapping.map(path, at.file.writable());
             if (m == null) {
                 return false; // an inspector, and nothing at the path: what it has is all there is
             }
@@ -928,7 +969,12 @@ public final class HostState implements AutoCloseable {
             String message = e.getMessage();
             if (!Objects.equals(message, lastMoveFailure)) {
                 lastMoveFailure = message;
-                Log.LOG.log(Level.WARNING, "{0}: the state file was {1}, and the file now at the path cannot be used: {2}", path, why, message);
+                Log.LOG.log(
+                        Level.WARNING,
+                        "{0}: the state file was {1}, and the file now at the path cannot be used: {2}",
+                        path,
+                        why,
+                        message);
             }
             return false;
         }
@@ -950,7 +996,12 @@ public final class HostState implements AutoCloseable {
                 toFile[slotOf.get(known.get(i))] = found[i];
             }
         } catch (RuntimeException | InternalError e) {
-            Log.LOG.log(Level.WARNING, "{0}: the state file was {1}, and its endpoints cannot be tracked in the new file: {2}", path, why, e.toString());
+            Log.LOG.log(
+                    Level.WARNING,
+                    "{0}: the state file was {1}, and its endpoints cannot be tracked in the new file: {2}",
+                    path,
+                    why,
+                    e.toString());
         }
         n.toFile = toFile;
         n.route = toFile;
@@ -974,8 +1025,16 @@ public final class HostState implements AutoCloseable {
         moves++;
         a.retiredAt = System.nanoTime();
         retired.add(a);
-        Log.LOG.log(Level.WARNING, "{0}: the state file was {1}; this process moved to the file now at the path{2}{3}", path, why,
-                router ? (n.leases.counts() ? ", " + moved + " of its requests in flight counted there" : ", without a lease (its requests uncounted)") : "",
+        Log.LOG.log(
+                Level.WARNING,
+                "{0}: the state file was {1}; this process moved to the file now at the path{2}{3}",
+                path,
+                why,
+                router
+                        ? (n.leases.counts()
+                                ? ", " + moved + " of its requests in flight counted there"
+                                : ", without a lease (its requests uncounted)")
+                        : "",
                 unknown && router ? " (those in flight when it shrank are not: they end uncounted)" : "");
         return true;
     }
@@ -1026,7 +1085,10 @@ public final class HostState implements AutoCloseable {
                         a.directory.nameTracked(now);
                         a.leases.reapDead();
                         if (now - lastReclaim > 10 * period) {
-                            a.directory.reclaim(now, options.reclaimAfter().toNanos(), slot -> !a.health.drained(slot) && a.leases.inFlight(slot) == 0);
+                            a.directory.reclaim(
+                                    now,
+                                    options.reclaimAfter().toNanos(),
+                                    slot -> !a.health.drained(slot) && a.leases.inFlight(slot) == 0);
                             lastReclaim = now;
                         }
                     } catch (InternalError e) { // a mapped page gone: the file truncated under the mapping
@@ -1035,7 +1097,8 @@ public final class HostState implements AutoCloseable {
                 }
                 retireOld(now);
                 lastFailure = null;
-            } catch (RuntimeException | Error e) { // an OutOfMemoryError too: the next beat tries again, the thread never dies
+            } catch (RuntimeException
+                    | Error e) { // an OutOfMemoryError too: the next beat tries again, the thread never dies
                 if (closed) {
                     return;
                 }
@@ -1081,7 +1144,13 @@ public final class HostState implements AutoCloseable {
                 if (a.directory.used(slot)) {
                     String endpoint = a.directory.endpoint(slot);
                     String shown = endpoint == null ? "(corrupt endpoint)" : endpoint;
-                    list.add(a.health.state(slot, shown, now, maxFails.applyAsInt(shown), failTimeoutNanos.applyAsLong(shown), a.leases.inFlight(slot)));
+                    list.add(a.health.state(
+                            slot,
+                            shown,
+                            now,
+                            maxFails.applyAsInt(shown),
+                            failTimeoutNanos.applyAsLong(shown),
+                            a.leases.inFlight(slot)));
                 }
             }
             return list;
@@ -1145,8 +1214,11 @@ public final class HostState implements AutoCloseable {
                 try {
                     a.leases.giveBack();
                 } catch (InternalError e) { // a mapped page gone: the file was truncated under the mapping
-                    Log.LOG.log(Level.WARNING, "{0}: the state file shrank while in use (truncated?); this process''s lease is given back "
-                            + "by its lock alone", path);
+                    Log.LOG.log(
+                            Level.WARNING,
+                            "{0}: the state file shrank while in use (truncated?); this process''s lease is given back "
+                                    + "by its lock alone",
+                            path);
                 }
                 a.file.close();
             } else {

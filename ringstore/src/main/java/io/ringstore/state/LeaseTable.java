@@ -1,7 +1,8 @@
 package io.ringstore.state;
 
-import io.ringstore.internal.IoErrors;
+import static io.ringstore.state.StateFileLayout.*;
 
+import io.ringstore.internal.IoErrors;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.lang.foreign.MemorySegment;
@@ -15,8 +16,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
-
-import static io.ringstore.state.StateFileLayout.*;
 
 /**
  * The leases of a state file and the requests in flight they hold. A lease is one router process; its
@@ -45,6 +44,7 @@ final class LeaseTable {
     private final int lease;
     /** A router that found every lease held: acquire and release count nothing. */
     private final boolean uncounted;
+
     private final long leaseTotalOffset;
     private final long ownerOffset;
     /** The record lock on this lease's range, held until {@link #giveBack}; {@code null} without a lease. */
@@ -83,15 +83,20 @@ final class LeaseTable {
         this.leaseTotalOffset = c != null ? LEASE_TOTALS_OFFSET + 4L * lease : -1;
         this.ownerOffset = c != null ? file.lease(lease) + LEASE_OWNER_OFFSET : -1;
         if (uncounted) {
-            LOG.log(Level.WARNING, "{0}: all {1} leases are held by live processes; this router goes on with the host''s drain and "
-                    + "health, without counting its requests in flight{2}", file.path, String.valueOf(file.leases), file.leases <= MAX_SMALL_LEASES
-                    ? " (a version 1 file, of at most 32 leases: remove it while no router runs, and the next makes one of "
-                    + DEFAULT_LEASES + ")" : "");
+            LOG.log(
+                    Level.WARNING,
+                    "{0}: all {1} leases are held by live processes; this router goes on with the host''s drain and "
+                            + "health, without counting its requests in flight{2}",
+                    file.path,
+                    String.valueOf(file.leases),
+                    file.leases <= MAX_SMALL_LEASES
+                            ? " (a version 1 file, of at most 32 leases: remove it while no router runs, and the next makes one of "
+                                    + DEFAULT_LEASES + ")"
+                            : "");
         }
     }
 
-    private record Claimed(int lease, FileLock lock) {
-    }
+    private record Claimed(int lease, FileLock lock) {}
 
     /**
      * Takes the first lease whose lock no process holds: a free one, or a dead one (its counts zeroed
@@ -126,14 +131,26 @@ final class LeaseTable {
             long now = System.nanoTime();
             LONG.setVolatile(s, o + LEASE_HEARTBEAT_OFFSET, now);
             LONG.setVolatile(s, o + LEASE_PID_OFFSET, ProcessHandle.current().pid());
-            LONG.setVolatile(s, o + LEASE_START_OFFSET, ProcessHandle.current().info().startInstant().map(Instant::toEpochMilli).orElse(0L));
+            LONG.setVolatile(
+                    s,
+                    o + LEASE_START_OFFSET,
+                    ProcessHandle.current()
+                            .info()
+                            .startInstant()
+                            .map(Instant::toEpochMilli)
+                            .orElse(0L));
             LONG.setVolatile(s, o + LEASE_OWNER_OFFSET, token);
             file.heldHere(l, true);
             return new Claimed(l, lock);
         }
         if (failure != null) {
-            throw new StateFileException(file.path, -1, "cannot lock a lease (the file system must support POSIX record locks): "
-                    + IoErrors.describe(failure), false, failure);
+            throw new StateFileException(
+                    file.path,
+                    -1,
+                    "cannot lock a lease (the file system must support POSIX record locks): "
+                            + IoErrors.describe(failure),
+                    false,
+                    failure);
         }
         return null;
     }
@@ -162,15 +179,21 @@ final class LeaseTable {
     }
 
     private void logReclaimed(int l, long o, long returned) {
-        LOG.log(Level.INFO, "{0}: lease {1} of dead process {2} reclaimed, {3} requests in flight returned",
-                file.path, l, String.valueOf(s.get(ValueLayout.JAVA_LONG, o + LEASE_PID_OFFSET)), String.valueOf(returned));
+        LOG.log(
+                Level.INFO,
+                "{0}: lease {1} of dead process {2} reclaimed, {3} requests in flight returned",
+                file.path,
+                l,
+                String.valueOf(s.get(ValueLayout.JAVA_LONG, o + LEASE_PID_OFFSET)),
+                String.valueOf(returned));
     }
 
     /** Sets the in-flight cells of {@code lease}, and its total, to zero; {@return what the cells held} */
     private long zeroCounts(int lease) {
         long returned = 0;
         for (int slot = 0; slot < file.slots; slot++) {
-            returned += Integer.toUnsignedLong((int) INT.getAndSet(s, file.record(slot) + IN_FLIGHT_OFFSET + 4L * lease, 0));
+            returned += Integer.toUnsignedLong(
+                    (int) INT.getAndSet(s, file.record(slot) + IN_FLIGHT_OFFSET + 4L * lease, 0));
         }
         INT.setVolatile(s, LEASE_TOTALS_OFFSET + 4L * lease, 0);
         return returned;
@@ -192,7 +215,12 @@ final class LeaseTable {
         } catch (IOException e) {
             if (!lockFailureLogged) {
                 lockFailureLogged = true;
-                LOG.log(Level.WARNING, "{0}: cannot test lease {1}''s lock, dead leases are not reaped: {2}", file.path, l, IoErrors.describe(e));
+                LOG.log(
+                        Level.WARNING,
+                        "{0}: cannot test lease {1}''s lock, dead leases are not reaped: {2}",
+                        file.path,
+                        l,
+                        IoErrors.describe(e));
             }
             return null;
         }
@@ -301,9 +329,13 @@ final class LeaseTable {
         synchronized (this) {
             if (!lostLease) {
                 lostLease = true;
-                LOG.log(Level.ERROR, "{0}: lease {1} of this process was overwritten (owner word now 0x{2}) although this process "
-                        + "holds its lock; this process no longer counts its requests in flight (reopen the state to count again)",
-                        file.path, lease, Long.toHexString(owner));
+                LOG.log(
+                        Level.ERROR,
+                        "{0}: lease {1} of this process was overwritten (owner word now 0x{2}) although this process "
+                                + "holds its lock; this process no longer counts its requests in flight (reopen the state to count again)",
+                        file.path,
+                        lease,
+                        Long.toHexString(owner));
             }
         }
         return false;
@@ -331,7 +363,10 @@ final class LeaseTable {
             long o = file.lease(l);
             long owner = (long) LONG.getVolatile(s, o + LEASE_OWNER_OFFSET);
             if (owner != 0) {
-                list.add(new HostState.LeaseState(l, s.get(ValueLayout.JAVA_LONG, o + LEASE_PID_OFFSET), l == lease || held(l),
+                list.add(new HostState.LeaseState(
+                        l,
+                        s.get(ValueLayout.JAVA_LONG, o + LEASE_PID_OFFSET),
+                        l == lease || held(l),
                         Integer.toUnsignedLong((int) INT.getOpaque(s, LEASE_TOTALS_OFFSET + 4L * l))));
             }
         }

@@ -6,7 +6,6 @@ import io.ringstore.RingFamily;
 import io.ringstore.RingStore;
 import io.ringstore.balance.BoundedLoad;
 import io.ringstore.balance.LoadView;
-
 import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
@@ -84,6 +83,7 @@ public final class SharedLoad {
 
     /** {@link Generation#slotOf}: not a backend of that generation. */
     private static final int NO_SLOT = Integer.MIN_VALUE;
+
     private static final long NANOS_PER_SECOND = 1_000_000_000L;
     /** How old the count of a pool's available backends may be: see {@code Pool.availableBackends()}. */
     static final long COUNT_REFRESH_NANOS = 1_000_000L;
@@ -91,6 +91,7 @@ public final class SharedLoad {
     private final HostState state;
     /** The generation the router serves now. */
     private final Supplier<RingStore> serving;
+
     private final BoundedLoad policy;
     /** {@link System#nanoTime()}; a test's clock to pass a fail_timeout without waiting it. */
     private final LongSupplier clock;
@@ -384,8 +385,12 @@ public final class SharedLoad {
             slots = track ? state.track(endpoints) : state.slots(endpoints);
         } catch (IllegalStateException full) { // every slot of the state file in use: serve, share what has slots
             slots = state.slots(endpoints);
-            LOG.log(System.Logger.Level.WARNING, "{0}: {1}; backends without a slot are routed without shared state "
-                    + "(no drain, health or load from other processes)", state.path(), full.getMessage());
+            LOG.log(
+                    System.Logger.Level.WARNING,
+                    "{0}: {1}; backends without a slot are routed without shared state "
+                            + "(no drain, health or load from other processes)",
+                    state.path(),
+                    full.getMessage());
         }
         return new Generation(store, backends.toArray(Backend[]::new), slots);
     }
@@ -433,12 +438,18 @@ public final class SharedLoad {
         @Override
         public boolean test(int b) {
             // No slot (a full state file): nothing shared is known of it, so only `down` rules it out.
-            return !down[b] && (slots[b] < 0 || belowMaxConns(b) && state.available(slots[b], clock.getAsLong(), maxFails[b], failTimeoutNanos[b]));
+            return !down[b]
+                    && (slots[b] < 0
+                            || belowMaxConns(b)
+                                    && state.available(slots[b], clock.getAsLong(), maxFails[b], failTimeoutNanos[b]));
         }
 
         /** Available, without the probe: for counting. */
         boolean peek(int b, long now) {
-            return !down[b] && (slots[b] < 0 || belowMaxConns(b) && state.peekAvailable(slots[b], now, maxFails[b], failTimeoutNanos[b]));
+            return !down[b]
+                    && (slots[b] < 0
+                            || belowMaxConns(b)
+                                    && state.peekAvailable(slots[b], now, maxFails[b], failTimeoutNanos[b]));
         }
 
         /** Below its max_conns host-wide, or without one (the default: nothing read). Checked before the probe, which it must not take. */
@@ -475,12 +486,15 @@ public final class SharedLoad {
             final boolean everyBackend;
             /** {@link #availableBackends()} as last counted, and when (the clock's time); racy by design. */
             private volatile int count;
+
             private volatile long countedAt;
 
             Pool(Ring ring) {
                 this.ring = ring;
-                this.members = Arrays.stream(backends).filter(b -> b.features().containsAll(ring.features()))
-                        .mapToInt(Backend::index).toArray();
+                this.members = Arrays.stream(backends)
+                        .filter(b -> b.features().containsAll(ring.features()))
+                        .mapToInt(Backend::index)
+                        .toArray();
                 this.everyBackend = members.length == backends.length;
                 this.countedAt = clock.getAsLong() - 2 * COUNT_REFRESH_NANOS; // counted on first use
             }

@@ -1,12 +1,13 @@
 package io.ringstore.state;
 
-import io.ringstore.internal.TextLines;
+import static io.ringstore.state.StateFileLayout.*;
 
+import io.ringstore.internal.TextLines;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
-import java.nio.channels.FileLock;
 import java.nio.ByteBuffer;
+import java.nio.channels.FileLock;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
@@ -16,8 +17,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.IntPredicate;
-
-import static io.ringstore.state.StateFileLayout.*;
 
 /**
  * Which endpoint owns which record of a state file: finding slots, giving free ones to new endpoints,
@@ -40,7 +39,8 @@ final class SlotDirectory {
     SlotDirectory(StateMapping file) {
         this.file = file;
         this.s = file.segment;
-        this.lockWord = (ProcessHandle.current().pid() << 32) | (INSTANCES.incrementAndGet() & 0x7FFF_FFFFL); // the counter starts at 1: never 0
+        this.lockWord = (ProcessHandle.current().pid() << 32)
+                | (INSTANCES.incrementAndGet() & 0x7FFF_FFFFL); // the counter starts at 1: never 0
     }
 
     /** The slots of {@code endpoints}, given where new; from now on the ones the heartbeat keeps named. */
@@ -83,7 +83,10 @@ final class SlotDirectory {
             return null;
         }
         try {
-            return StandardCharsets.UTF_8.newDecoder().decode(ByteBuffer.wrap(name)).toString();
+            return StandardCharsets.UTF_8
+                    .newDecoder()
+                    .decode(ByteBuffer.wrap(name))
+                    .toString();
         } catch (CharacterCodingException e) { // not UTF-8 (forged, or corrupt): shown byte for byte, as \xNN
             return TextLines.printable(name);
         }
@@ -98,7 +101,8 @@ final class SlotDirectory {
         for (int i = 0; i < names.length; i++) {
             names[i] = endpoints.get(i).getBytes(StandardCharsets.UTF_8);
             if (names[i].length == 0 || names[i].length > ENDPOINT_MAX_LENGTH) {
-                throw new IllegalArgumentException("an endpoint is 1 to " + ENDPOINT_MAX_LENGTH + " bytes in UTF-8: " + endpoints.get(i));
+                throw new IllegalArgumentException(
+                        "an endpoint is 1 to " + ENDPOINT_MAX_LENGTH + " bytes in UTF-8: " + endpoints.get(i));
             }
         }
         int[] slots = new int[names.length];
@@ -125,8 +129,9 @@ final class SlotDirectory {
                 Integer slot = used.get(ByteBuffer.wrap(names[i]));
                 if (slot == null && create) {
                     if (free.isEmpty()) {
-                        throw new IllegalStateException(file.path + ": all " + file.slots + " backend slots are in use; "
-                                + "recreate the state file with more (Options.slots) when no router runs");
+                        throw new IllegalStateException(
+                                file.path + ": all " + file.slots + " backend slots are in use; "
+                                        + "recreate the state file with more (Options.slots) when no router runs");
                     }
                     slot = free.poll();
                     give(slot, names[i], now);
@@ -205,7 +210,8 @@ final class SlotDirectory {
             for (int slot = 0; slot < file.slots; slot++) {
                 long r = file.record(slot);
                 if ((long) LONG.getAcquire(s, r + STATE_OFFSET) == SLOT_USED
-                        && now - (long) LONG.getOpaque(s, r + NAMED_OFFSET) > afterNanos && idle.test(slot)) {
+                        && now - (long) LONG.getOpaque(s, r + NAMED_OFFSET) > afterNanos
+                        && idle.test(slot)) {
                     LONG.setRelease(s, r + STATE_OFFSET, SLOT_FREE);
                     LONG.getAndAdd(s, (long) DIRECTORY_GENERATION_OFFSET, 1L);
                 }

@@ -1,7 +1,6 @@
 package io.ringstore.state;
 
 import io.ringstore.internal.BoundedOpen;
-
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
@@ -44,11 +43,10 @@ import java.util.concurrent.locks.ReentrantLock;
  * file that is no longer a regular one is refused.
  */
 final class StateChannels {
-    private StateChannels() {
-    }
+    private StateChannels() {}
 
     /** Run between the regular-file check and the open (tests: rename a FIFO over the path there). */
-    static volatile Runnable afterRegularCheck = () -> { };
+    static volatile Runnable afterRegularCheck = () -> {};
     /** How long an open may take ({@link BoundedOpen#TIMEOUT_MILLIS}; tests shorten it). */
     static volatile long openTimeoutMillis = BoundedOpen.TIMEOUT_MILLIS;
 
@@ -60,6 +58,7 @@ final class StateChannels {
         volatile boolean writable;
         /** Other descriptors of the inode (a read-only one a read-write user came after): closed with the last user. */
         private final List<FileChannel> others = new ArrayList<>();
+
         final Object key;
         private int refs = 1;
         /** The directory lock among this process's instances (Java refuses a second record lock of one range in a process). */
@@ -133,14 +132,16 @@ final class StateChannels {
             }
             Object key = before.fileKey();
             Ref ref = key == null ? null : OPEN.get(key);
-            if (ref != null && (ref.writable || !writable)) { // this inode is open here already: never a second descriptor
+            if (ref != null
+                    && (ref.writable || !writable)) { // this inode is open here already: never a second descriptor
                 ref.refs++;
                 return ref;
             }
             afterRegularCheck.run();
             FileChannel ch;
             try {
-                OpenOption[] options = writable ? new OpenOption[] {StandardOpenOption.READ, StandardOpenOption.WRITE}
+                OpenOption[] options = writable
+                        ? new OpenOption[] {StandardOpenOption.READ, StandardOpenOption.WRITE}
                         : new OpenOption[] {StandardOpenOption.READ};
                 // Bounded: a FIFO renamed in since the check would block a read-only open for good. One that
                 // returns late is kept, never closed: it may be a descriptor of a file this process locks.
@@ -158,7 +159,8 @@ final class StateChannels {
             }
             if (!after.isRegularFile()) {
                 keep(ch); // not the state file, but the path is no longer a file to close a descriptor of safely
-                throw new IOException("replaced while being opened by something that is not a regular file (a FIFO, socket or device?)");
+                throw new IOException(
+                        "replaced while being opened by something that is not a regular file (a FIFO, socket or device?)");
             }
             Object opened = after.fileKey();
             ref = opened == null ? null : OPEN.get(opened);

@@ -1,7 +1,6 @@
 package io.ringstore.state;
 
 import io.ringstore.internal.TextLines;
-
 import java.nio.file.Path;
 
 /**

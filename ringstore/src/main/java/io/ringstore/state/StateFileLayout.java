@@ -26,8 +26,7 @@ package io.ringstore.state;
  * </pre>
  */
 final class StateFileLayout {
-    private StateFileLayout() {
-    }
+    private StateFileLayout() {}
 
     /** ASCII {@code RINGSTAT}, stored as bytes (not as a native long). */
     static final byte[] MAGIC = {'R', 'I', 'N', 'G', 'S', 'T', 'A', 'T'};
@@ -35,6 +34,7 @@ final class StateFileLayout {
     static final int VERSION_SMALL = 1;
     /** Files of more leases: a header that grows with the lease totals (33 to 1,024 leases). */
     static final int VERSION = 2;
+
     static final int CACHE_LINE = 64;
 
     // Header. Fields before HEADER_CHECKSUM_OFFSET are written once, at creation, and checked by the CRC.
@@ -66,6 +66,7 @@ final class StateFileLayout {
     static final int HEADER_LENGTH = 256;
     /** The most leases of a version 1 file: their totals fill its header. */
     static final int MAX_SMALL_LEASES = (HEADER_LENGTH - LEASE_TOTALS_OFFSET) / 4;
+
     static final int MAX_LEASES = 1024;
     /** The leases of a new file by default: as many router processes as a host runs. */
     static final int DEFAULT_LEASES = 256;
@@ -87,6 +88,7 @@ final class StateFileLayout {
     static final int IN_FLIGHT_OFFSET = CACHE_LINE;
     /** The endpoint line: after the in-flight cells, the record's last 64 bytes. */
     static final int ENDPOINT_LINE_LENGTH = CACHE_LINE;
+
     static final int ENDPOINT_MAX_LENGTH = ENDPOINT_LINE_LENGTH - 2;
 
     static final long SLOT_FREE = 0;

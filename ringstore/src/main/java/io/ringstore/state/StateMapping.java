@@ -1,9 +1,9 @@
 package io.ringstore.state;
 
+import static io.ringstore.state.StateFileLayout.*;
+
 import io.ringstore.internal.IoErrors;
 import io.ringstore.internal.TextLines;
-
-
 import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.lang.foreign.Arena;
@@ -24,8 +24,6 @@ import java.util.Arrays;
 import java.util.Objects;
 import java.util.concurrent.locks.LockSupport;
 import java.util.zip.CRC32C;
-
-import static io.ringstore.state.StateFileLayout.*;
 
 /**
  * A state file mapped shared, read-write (a router, an operator's drain) or read-only (a view of a
@@ -60,7 +58,14 @@ final class StateMapping {
     /** The process's one channel on this file: the lease locks are taken through it. */
     private final StateChannels.Ref channel;
 
-    private StateMapping(Path path, StateChannels.Ref channel, boolean writable, Arena arena, MemorySegment segment, int leases, int slots) {
+    private StateMapping(
+            Path path,
+            StateChannels.Ref channel,
+            boolean writable,
+            Arena arena,
+            MemorySegment segment,
+            int leases,
+            int slots) {
         this.path = path;
         this.writable = writable;
         this.channel = channel;
@@ -112,8 +117,10 @@ final class StateMapping {
             }
         } catch (IOException | RuntimeException e) {
             channel.directory.unlock();
-            throw new IllegalStateException(path + ": cannot lock the directory (the file system must support POSIX record locks): "
-                    + IoErrors.describe(e instanceof IOException io ? io : new IOException(e)), e);
+            throw new IllegalStateException(
+                    path + ": cannot lock the directory (the file system must support POSIX record locks): "
+                            + IoErrors.describe(e instanceof IOException io ? io : new IOException(e)),
+                    e);
         } finally {
             if (interrupted) {
                 Thread.currentThread().interrupt();
@@ -198,8 +205,13 @@ final class StateMapping {
                     throw e;
                 }
                 Path bad = moveAside(path, key);
-                Log.LOG.log(Level.WARNING, "{0}; {1}", e.getMessage(), bad != null
-                        ? "moved aside to " + bad.getFileName() + ", a new state file replaces it" : "another process replaced it");
+                Log.LOG.log(
+                        Level.WARNING,
+                        "{0}; {1}",
+                        e.getMessage(),
+                        bad != null
+                                ? "moved aside to " + bad.getFileName() + ", a new state file replaces it"
+                                : "another process replaced it");
                 create(path, leases, slots);
             }
         }
@@ -230,14 +242,23 @@ final class StateMapping {
         }
         if (!attributes.isRegularFile()) {
             // A FIFO or device would be opened and read as garbage, a directory cannot be: never rebuilt over.
-            throw new StateFileException(path, -1, (attributes.isDirectory() ? "is a directory" : "is not a regular file (a FIFO, socket or device?)")
-                    + ", not a state file; remove it", false);
+            throw new StateFileException(
+                    path,
+                    -1,
+                    (attributes.isDirectory() ? "is a directory" : "is not a regular file (a FIFO, socket or device?)")
+                            + ", not a state file; remove it",
+                    false);
         }
         StateChannels.Ref ref;
         try {
             ref = StateChannels.open(path, writable);
         } catch (IOException e) {
-            throw new StateFileException(path, -1, "cannot open for reading" + (writable ? " and writing: " : ": ") + IoErrors.describe(e), false, e);
+            throw new StateFileException(
+                    path,
+                    -1,
+                    "cannot open for reading" + (writable ? " and writing: " : ": ") + IoErrors.describe(e),
+                    false,
+                    e);
         }
         if (ref == null) {
             return null;
@@ -247,20 +268,30 @@ final class StateMapping {
             FileChannel ch = ref.channel;
             long size = ch.size();
             if (size < HEADER_LENGTH) {
-                throw new StateFileException(path, 0, "file is " + size + " bytes, shorter than the " + HEADER_LENGTH
-                        + "-byte header (truncated, or not a state file?)", true);
+                throw new StateFileException(
+                        path,
+                        0,
+                        "file is " + size + " bytes, shorter than the " + HEADER_LENGTH
+                                + "-byte header (truncated, or not a state file?)",
+                        true);
             }
             if (size > fileLength(MAX_LEASES, MAX_SLOTS)) {
-                throw new StateFileException(path, -1, "file is " + size + " bytes, more than the largest state file ("
-                        + fileLength(MAX_LEASES, MAX_SLOTS) + "): not a state file?", true);
+                throw new StateFileException(
+                        path,
+                        -1,
+                        "file is " + size + " bytes, more than the largest state file ("
+                                + fileLength(MAX_LEASES, MAX_SLOTS) + "): not a state file?",
+                        true);
             }
             Arena arena = Arena.ofShared();
             try {
-                MemorySegment segment = ch.map(writable ? FileChannel.MapMode.READ_WRITE : FileChannel.MapMode.READ_ONLY, 0, size, arena);
+                MemorySegment segment = ch.map(
+                        writable ? FileChannel.MapMode.READ_WRITE : FileChannel.MapMode.READ_ONLY, 0, size, arena);
                 StateMapping m = check(path, ref, writable, arena, segment);
                 mapped = true;
                 return m;
-            } catch (InternalError e) { // SIGBUS: a page of the file the file system cannot give (full, or truncated meanwhile)
+            } catch (InternalError e) { // SIGBUS: a page of the file the file system cannot give (full, or truncated
+                // meanwhile)
                 arena.close();
                 throw unreadable(path, e);
             } catch (StateFileException | RuntimeException | Error e) {
@@ -280,28 +311,45 @@ final class StateMapping {
     }
 
     /** FORMAT.md, "Checks a router makes": every count bounded, the length the counts give equal to the file's. */
-    private static StateMapping check(Path path, StateChannels.Ref channel, boolean writable, Arena arena, MemorySegment s)
+    private static StateMapping check(
+            Path path, StateChannels.Ref channel, boolean writable, Arena arena, MemorySegment s)
             throws StateFileException {
         byte[] magic = s.asSlice(MAGIC_OFFSET, MAGIC_LENGTH).toArray(ValueLayout.JAVA_BYTE);
         if (!Arrays.equals(magic, MAGIC)) {
-            throw new StateFileException(path, MAGIC_OFFSET, "magic is " + TextLines.printable(magic) + ", expected RINGSTAT: not a state file", true);
+            throw new StateFileException(
+                    path,
+                    MAGIC_OFFSET,
+                    "magic is " + TextLines.printable(magic) + ", expected RINGSTAT: not a state file",
+                    true);
         }
         int version = s.get(ValueLayout.JAVA_INT, VERSION_OFFSET);
         if (version != VERSION && version != VERSION_SMALL) {
-            boolean swapped = Integer.reverseBytes(version) == VERSION || Integer.reverseBytes(version) == VERSION_SMALL;
-            throw new StateFileException(path, VERSION_OFFSET, swapped
-                    ? "written on a host of the other byte order (a state file never leaves its host)"
-                    : "state file version " + Integer.toUnsignedString(version) + ", this library reads versions " + VERSION_SMALL + " and " + VERSION
-                    + " (delete the file when no router of that version runs)", swapped);
+            boolean swapped =
+                    Integer.reverseBytes(version) == VERSION || Integer.reverseBytes(version) == VERSION_SMALL;
+            throw new StateFileException(
+                    path,
+                    VERSION_OFFSET,
+                    swapped
+                            ? "written on a host of the other byte order (a state file never leaves its host)"
+                            : "state file version " + Integer.toUnsignedString(version)
+                                    + ", this library reads versions " + VERSION_SMALL + " and " + VERSION
+                                    + " (delete the file when no router of that version runs)",
+                    swapped);
         }
         CRC32C crc = new CRC32C();
         crc.update(s.asSlice(0, CHECKED_LENGTH).asByteBuffer());
         int stored = s.get(ValueLayout.JAVA_INT, HEADER_CHECKSUM_OFFSET);
         if (stored != (int) crc.getValue()) {
-            throw new StateFileException(path, HEADER_CHECKSUM_OFFSET, String.format("header CRC-32C is 0x%08x, the header's bytes give 0x%08x (corrupt)",
-                    stored, (int) crc.getValue()), true);
+            throw new StateFileException(
+                    path,
+                    HEADER_CHECKSUM_OFFSET,
+                    String.format(
+                            "header CRC-32C is 0x%08x, the header's bytes give 0x%08x (corrupt)",
+                            stored, (int) crc.getValue()),
+                    true);
         }
-        int leases = version == VERSION_SMALL ? expect(path, s, LEASE_COUNT_OFFSET, "leaseCount", 1, MAX_SMALL_LEASES)
+        int leases = version == VERSION_SMALL
+                ? expect(path, s, LEASE_COUNT_OFFSET, "leaseCount", 1, MAX_SMALL_LEASES)
                 : expect(path, s, LEASE_COUNT_OFFSET, "leaseCount", MAX_SMALL_LEASES + 1, MAX_LEASES);
         expect(path, s, HEADER_LENGTH_OFFSET, "headerLength", headerLength(leases), headerLength(leases));
         int slots = expect(path, s, SLOT_COUNT_OFFSET, "slotCount", 1, MAX_SLOTS);
@@ -309,8 +357,12 @@ final class StateMapping {
         expect(path, s, LEASE_LENGTH_OFFSET, "leaseLength", LEASE_LENGTH, LEASE_LENGTH);
         long fileLength = s.get(ValueLayout.JAVA_LONG, FILE_LENGTH_OFFSET);
         if (fileLength != fileLength(leases, slots) || fileLength != s.byteSize()) {
-            throw new StateFileException(path, FILE_LENGTH_OFFSET, "fileLength " + fileLength + ", the counts give "
-                    + fileLength(leases, slots) + ", the file is " + s.byteSize() + " bytes (truncated or extended?)", true);
+            throw new StateFileException(
+                    path,
+                    FILE_LENGTH_OFFSET,
+                    "fileLength " + fileLength + ", the counts give " + fileLength(leases, slots) + ", the file is "
+                            + s.byteSize() + " bytes (truncated or extended?)",
+                    true);
         }
         // Every page once, now: a page the file system cannot give (a hole on a full tmpfs, written by a
         // release before files were allocated whole; a file truncated meanwhile) faults here, not later.
@@ -328,15 +380,25 @@ final class StateMapping {
      * SIGBUS on a mapped page into an {@link InternalError}.)
      */
     static StateFileException unreadable(Path path, InternalError e) {
-        return new StateFileException(path, -1, "a page of the mapped state file cannot be read (the file system is full and cannot "
-                + "allocate it, or the file shrank while in use): " + e.getMessage(), false, e);
+        return new StateFileException(
+                path,
+                -1,
+                "a page of the mapped state file cannot be read (the file system is full and cannot "
+                        + "allocate it, or the file shrank while in use): " + e.getMessage(),
+                false,
+                e);
     }
 
-    private static int expect(Path path, MemorySegment s, long offset, String name, int min, int max) throws StateFileException {
+    private static int expect(Path path, MemorySegment s, long offset, String name, int min, int max)
+            throws StateFileException {
         int v = s.get(ValueLayout.JAVA_INT, offset);
         if (v < min || v > max) {
-            throw new StateFileException(path, offset, name + " is " + Integer.toUnsignedString(v) + ", expected "
-                    + (min == max ? String.valueOf(min) : min + " to " + max) + " (corrupt)", true);
+            throw new StateFileException(
+                    path,
+                    offset,
+                    name + " is " + Integer.toUnsignedString(v) + ", expected "
+                            + (min == max ? String.valueOf(min) : min + " to " + max) + " (corrupt)",
+                    true);
         }
         return v;
     }
@@ -351,12 +413,17 @@ final class StateMapping {
      */
     static void create(Path path, int leases, int slots) throws StateFileException {
         Path dir = path.toAbsolutePath().getParent();
-        Path tmp = dir.resolve("." + path.getFileName() + "." + ProcessHandle.current().pid() + "." + System.nanoTime() + ".tmp");
+        Path tmp = dir.resolve(
+                "." + path.getFileName() + "." + ProcessHandle.current().pid() + "." + System.nanoTime() + ".tmp");
         long length = fileLength(leases, slots);
         ByteBuffer header = ByteBuffer.allocate(HEADER_LENGTH).order(ByteOrder.nativeOrder());
-        header.put(MAGIC).putInt(VERSION_OFFSET, version(leases)).putInt(HEADER_LENGTH_OFFSET, headerLength(leases))
-                .putInt(LEASE_COUNT_OFFSET, leases).putInt(SLOT_COUNT_OFFSET, slots)
-                .putInt(RECORD_LENGTH_OFFSET, recordLength(leases)).putInt(LEASE_LENGTH_OFFSET, LEASE_LENGTH)
+        header.put(MAGIC)
+                .putInt(VERSION_OFFSET, version(leases))
+                .putInt(HEADER_LENGTH_OFFSET, headerLength(leases))
+                .putInt(LEASE_COUNT_OFFSET, leases)
+                .putInt(SLOT_COUNT_OFFSET, slots)
+                .putInt(RECORD_LENGTH_OFFSET, recordLength(leases))
+                .putInt(LEASE_LENGTH_OFFSET, LEASE_LENGTH)
                 .putLong(FILE_LENGTH_OFFSET, length);
         CRC32C crc = new CRC32C();
         crc.update(header.array(), 0, CHECKED_LENGTH);
@@ -376,7 +443,9 @@ final class StateMapping {
             }
             try {
                 Files.createLink(path, tmp);
-            } catch (UnsupportedOperationException e) { // no hard links here: rename, which a racing creator may overwrite
+            } catch (
+                    UnsupportedOperationException
+                            e) { // no hard links here: rename, which a racing creator may overwrite
                 Files.move(tmp, path);
             }
         } catch (FileAlreadyExistsException e) {
@@ -413,7 +482,12 @@ final class StateMapping {
         } catch (NoSuchFileException e) {
             return null;
         } catch (IOException e) {
-            throw new StateFileException(path, -1, "corrupt, and cannot be moved aside to " + bad.getFileName() + ": " + IoErrors.describe(e), false, e);
+            throw new StateFileException(
+                    path,
+                    -1,
+                    "corrupt, and cannot be moved aside to " + bad.getFileName() + ": " + IoErrors.describe(e),
+                    false,
+                    e);
         }
     }
 }

@@ -1,17 +1,13 @@
 package io.ringstore.balance;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.ringstore.Ring;
 import io.ringstore.RingStore;
 import io.ringstore.RingVersion;
 import io.ringstore.TestRings;
-
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
-
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -19,10 +15,12 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.SplittableRandom;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * {@link BoundedLoad} against oracles written here: the ring's own answer with no load, the clockwise
@@ -37,6 +35,7 @@ class BoundedLoadTest {
 
     @TempDir
     static Path dir;
+
     static RingStore small;
     static RingStore large;
 
@@ -55,7 +54,13 @@ class BoundedLoadTest {
     private static RingStore open(int backends, String name) throws Exception {
         StringBuilder text = new StringBuilder();
         for (int i = 0; i < backends; i++) {
-            text.append("server 10.0.").append(i >> 8).append('.').append(i & 0xFF).append(":80 weight=").append(1 + i % 3).append('\n');
+            text.append("server 10.0.")
+                    .append(i >> 8)
+                    .append('.')
+                    .append(i & 0xFF)
+                    .append(":80 weight=")
+                    .append(1 + i % 3)
+                    .append('\n');
         }
         Path file = dir.resolve(name);
         TestRings.build(file, text.toString(), RingVersion.V1);
@@ -120,7 +125,9 @@ class BoundedLoadTest {
     /** The distinct backends of the points from the key's point on, clockwise, at most {@code limit}. */
     private static List<Integer> clockwise(Ring ring, int hash, int limit) {
         Set<Integer> order = new LinkedHashSet<>();
-        for (int i = 0, p = ring.pointIndex(hash); i < ring.pointCount() && order.size() < limit; i++, p = (p + 1) % ring.pointCount()) {
+        for (int i = 0, p = ring.pointIndex(hash);
+                i < ring.pointCount() && order.size() < limit;
+                i++, p = (p + 1) % ring.pointCount()) {
             order.add(ring.pointBackend(p));
         }
         return new ArrayList<>(order);
@@ -164,7 +171,8 @@ class BoundedLoadTest {
                     int hash = random.nextInt();
                     int chosen = view.choose(rule, ring, hash);
                     assertTrue(chosen >= 0 && view.available[chosen], "chose unavailable backend " + chosen);
-                    if (view.inFlight[ring.lookupHash(hash)] < rule.capacity(view) && view.available[ring.lookupHash(hash)]) {
+                    if (view.inFlight[ring.lookupHash(hash)] < rule.capacity(view)
+                            && view.available[ring.lookupHash(hash)]) {
                         assertEquals(ring.lookupHash(hash), chosen, "the key's own backend has room");
                     }
                 }
@@ -180,7 +188,8 @@ class BoundedLoadTest {
         Ring ring = ring(small);
         SplittableRandom random = new SplittableRandom(3);
         for (int maxProbes : new int[] {2, 16}) { // 2: often past the probe bound, into the sweep
-            BoundedLoad rule = BoundedLoad.of(1.25).walk(BoundedLoad.Walk.CLOCKWISE).maxProbes(maxProbes);
+            BoundedLoad rule =
+                    BoundedLoad.of(1.25).walk(BoundedLoad.Walk.CLOCKWISE).maxProbes(maxProbes);
             for (int round = 0; round < 100; round++) {
                 ArrayView view = new ArrayView(SMALL);
                 for (int b = 0; b < SMALL; b++) {
@@ -189,7 +198,10 @@ class BoundedLoadTest {
                 view.available[random.nextInt(SMALL)] = true;
                 for (int i = 0; i < 100; i++) {
                     int hash = random.nextInt();
-                    int expected = clockwise(ring, hash, SMALL).stream().filter(b -> view.available[b]).findFirst().orElseThrow();
+                    int expected = clockwise(ring, hash, SMALL).stream()
+                            .filter(b -> view.available[b])
+                            .findFirst()
+                            .orElseThrow();
                     assertEquals(expected, view.choose(rule, ring, hash), "hash " + hash);
                 }
             }
@@ -217,7 +229,9 @@ class BoundedLoadTest {
                 // the sweep for an available backend starts again at the key's point
                 List<Integer> examined = new ArrayList<>(sweep > 0 ? all.subList(0, sweep) : all);
                 if (sweep > 0) {
-                    assertTrue(examined.stream().noneMatch(b -> view.available[b]), "swept though one was available: " + view.examined);
+                    assertTrue(
+                            examined.stream().noneMatch(b -> view.available[b]),
+                            "swept though one was available: " + view.examined);
                 }
                 assertTrue(examined.size() <= Math.min(maxProbes, SMALL), "examined " + examined);
                 assertEquals(examined.size(), new HashSet<>(examined).size(), "examined twice: " + examined);
@@ -225,7 +239,9 @@ class BoundedLoadTest {
                 if (walk == BoundedLoad.Walk.CLOCKWISE) {
                     assertEquals(clockwise(ring, hash, examined.size()), examined);
                 }
-                int expected = examined.stream().filter(b -> view.available[b] && view.inFlight[b] < capacity).findFirst()
+                int expected = examined.stream()
+                        .filter(b -> view.available[b] && view.inFlight[b] < capacity)
+                        .findFirst()
                         .orElseGet(() -> leastLoaded(view, examined));
                 if (expected >= 0) { // else the sweep: covered by the tests of unavailable backends
                     assertEquals(expected, chosen, "examined " + examined + ", capacity " + capacity);
@@ -282,7 +298,8 @@ class BoundedLoadTest {
                 long capacity = Math.ceilDiv(Math.round(c * 1000) * (m + 1), 1000L * SMALL);
                 view.inFlight[view.choose(rule, ring, hash)]++;
                 for (long load : view.inFlight) {
-                    assertTrue(load <= capacity, "c=" + c + ", m=" + m + ": a backend holds " + load + " > " + capacity);
+                    assertTrue(
+                            load <= capacity, "c=" + c + ", m=" + m + ": a backend holds " + load + " > " + capacity);
                 }
             }
         }
@@ -332,16 +349,24 @@ class BoundedLoadTest {
         none.total = 3; // no backend available: n counted as 1, no division by zero
         assertEquals(5, BoundedLoad.of(1.25).capacity(none));
         fifty.total = Long.MAX_VALUE; // clamped to 2^40: no overflow
-        assertEquals(Math.ceilDiv(1250 * ((1L << 40) + 1), 1000L * 50), BoundedLoad.of(1.25).capacity(fifty));
+        assertEquals(
+                Math.ceilDiv(1250 * ((1L << 40) + 1), 1000L * 50),
+                BoundedLoad.of(1.25).capacity(fifty));
     }
 
     @Test
     void badParametersAreRefusedNamingTheValue() {
-        assertEquals("c must be between 1.0 and 100.0: c=0.9",
-                assertThrows(IllegalArgumentException.class, () -> BoundedLoad.of(0.9)).getMessage());
+        assertEquals(
+                "c must be between 1.0 and 100.0: c=0.9",
+                assertThrows(IllegalArgumentException.class, () -> BoundedLoad.of(0.9))
+                        .getMessage());
         assertThrows(IllegalArgumentException.class, () -> BoundedLoad.of(Double.NaN));
-        assertEquals("maxProbes must be between 1 and 1024: maxProbes=0",
-                assertThrows(IllegalArgumentException.class, () -> BoundedLoad.of(1.25).maxProbes(0)).getMessage());
+        assertEquals(
+                "maxProbes must be between 1 and 1024: maxProbes=0",
+                assertThrows(
+                                IllegalArgumentException.class,
+                                () -> BoundedLoad.of(1.25).maxProbes(0))
+                        .getMessage());
         assertThrows(IllegalArgumentException.class, () -> BoundedLoad.of(1.25).walk(null));
         BoundedLoad rule = BoundedLoad.of(1.25);
         assertEquals(BoundedLoad.Walk.RANDOM_JUMP, rule.walk());
@@ -351,7 +376,7 @@ class BoundedLoadTest {
 
     /** A view that counts ({@link LoadView#acquire}); {@code racer} is called after each reservation, before the check reads. */
     static final class CountingView extends ArrayViewBase {
-        Runnable racer = () -> { };
+        Runnable racer = () -> {};
 
         CountingView(int backends) {
             super(backends);
@@ -424,7 +449,8 @@ class BoundedLoadTest {
                 }
             }
         }
-        assertThrows(UnsupportedOperationException.class, () -> rule.chooseAndAcquire(ring, 1, reading), "a read-only view");
+        assertThrows(
+                UnsupportedOperationException.class, () -> rule.chooseAndAcquire(ring, 1, reading), "a read-only view");
     }
 
     @Test
@@ -439,7 +465,7 @@ class BoundedLoadTest {
         int home = ring.lookupHash(hash);
         // Another process takes home's last place between this request's reservation and its check.
         view.racer = () -> {
-            view.racer = () -> { };
+            view.racer = () -> {};
             view.inFlight[home]++;
         };
         int b = rule.chooseAndAcquire(ring, hash, view);
@@ -470,6 +496,8 @@ class BoundedLoadTest {
         // capacity ⌈(21 + 1)/10⌉ = 3: home is full, the others have room; choose() with one probe answers home, over it
         assertEquals(home, rule.choose(ring, hash, view));
         int b = rule.chooseAndAcquire(ring, hash, view);
-        assertTrue(b != home && view.inFlight[b] <= 3, "a backend with room, counted: " + b + " " + java.util.Arrays.toString(view.inFlight));
+        assertTrue(
+                b != home && view.inFlight[b] <= 3,
+                "a backend with room, counted: " + b + " " + java.util.Arrays.toString(view.inFlight));
     }
 }

@@ -1,10 +1,12 @@
 package io.ringstore.build;
 
+import static io.ringstore.TestRings.parse;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.ringstore.Backend;
-
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -13,12 +15,8 @@ import java.util.List;
 import java.util.Set;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
-
-import static io.ringstore.TestRings.parse;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class BackendListTest {
 
@@ -28,7 +26,8 @@ class BackendListTest {
         assertEquals(line, e.line(), () -> "line of: " + e.getMessage());
         assertEquals("test", e.source());
         String prefix = line > 0 ? "test:" + line + ": " : "test: ";
-        assertTrue(e.getMessage().startsWith(prefix), () -> "'" + e.getMessage() + "' should start with '" + prefix + "'");
+        assertTrue(
+                e.getMessage().startsWith(prefix), () -> "'" + e.getMessage() + "' should start with '" + prefix + "'");
         for (String w : words) {
             assertTrue(e.reason().contains(w), () -> "'" + e.reason() + "' should mention '" + w + "'");
         }
@@ -49,7 +48,10 @@ class BackendListTest {
                 text.append(alphabet[random.nextInt(alphabet.length)]);
             }
             String t = text.toString();
-            assertEquals(List.of(t.split("\r?\n", -1)), NginxBackendsParser.lines(t), () -> "text " + t.replace("\r", "\\r").replace("\n", "\\n"));
+            assertEquals(
+                    List.of(t.split("\r?\n", -1)),
+                    NginxBackendsParser.lines(t),
+                    () -> "text " + t.replace("\r", "\\r").replace("\n", "\\n"));
         }
     }
 
@@ -105,7 +107,11 @@ class BackendListTest {
         fails("server 127.0.0.1 weight=-1", 1, "not a positive whole number");
         fails("server 127.0.0.1 weight=1.5", 1, "not a positive whole number");
         fails("server 127.0.0.1 weight=", 1, "not a positive whole number");
-        fails("server 127.0.0.1 weight=" + (BackendList.MAX_WEIGHT + 1), 1, "too large", String.valueOf(BackendList.MAX_WEIGHT));
+        fails(
+                "server 127.0.0.1 weight=" + (BackendList.MAX_WEIGHT + 1),
+                1,
+                "too large",
+                String.valueOf(BackendList.MAX_WEIGHT));
         fails("server 127.0.0.1 weight=99999999999999999999999", 1, "too large");
         fails("server 127.0.0.1 weight=2 weight=3", 1, "twice");
     }
@@ -120,15 +126,28 @@ class BackendListTest {
     @Test
     void unknownParameterIsNamed() {
         fails("server 127.0.0.1 slow_start=3", 1, "unknown parameter", "slow_start=");
-        fails("server 127.0.0.1:80\nserver 127.0.0.2:80 backup", 2, "balancing method does not support parameter", "\"backup\"");
+        fails(
+                "server 127.0.0.1:80\nserver 127.0.0.2:80 backup",
+                2,
+                "balancing method does not support parameter",
+                "\"backup\"");
         fails("server 127.0.0.1 Weight=2", 1, "unknown parameter", "Weight=");
     }
 
     @Test
     void unknownDirectiveIsNamed() {
         fails("server 127.0.0.1\nservr 127.0.0.2", 2, "unknown directive", "'servr'");
-        fails("upstream u {\n  keepalive 16;\n  sticky cookie srv;\n  server 127.0.0.1\n}", 3, "unknown directive", "'sticky'");
-        fails("upstream u {\n  server 127.0.0.1\n    weight=2;\n}", 3, "unknown directive", "'weight=2'", "on one line");
+        fails(
+                "upstream u {\n  keepalive 16;\n  sticky cookie srv;\n  server 127.0.0.1\n}",
+                3,
+                "unknown directive",
+                "'sticky'");
+        fails(
+                "upstream u {\n  server 127.0.0.1\n    weight=2;\n}",
+                3,
+                "unknown directive",
+                "'weight=2'",
+                "on one line");
         fails("hash $request_uri;\nserver 127.0.0.1", 1, "consistent");
         fails("server", 1, "needs an address");
     }
@@ -149,8 +168,12 @@ class BackendListTest {
         assertEquals(16, ok.features().size());
         assertEquals("f15", ok.features().get(15));
 
-        fails("server 127.0.0.1 features=" + sixteen + "\n# more\nserver 127.0.0.2 features=f1,f16",
-                3, "'f16'", "17", "16");
+        fails(
+                "server 127.0.0.1 features=" + sixteen + "\n# more\nserver 127.0.0.2 features=f1,f16",
+                3,
+                "'f16'",
+                "17",
+                "16");
         fails("server 127.0.0.1 features=" + sixteen + ",extra", 1, "'extra'", "16");
     }
 
@@ -168,7 +191,8 @@ class BackendListTest {
 
     @Test
     void differentPortsOrScopesAreDifferentBackends() throws Exception {
-        BackendList list = parse("server 127.0.0.1\nserver 127.0.0.1:81\nserver [fe80::1]\nserver [fe80::1%2]\nserver [::ffff:127.0.0.1]");
+        BackendList list = parse(
+                "server 127.0.0.1\nserver 127.0.0.1:81\nserver [fe80::1]\nserver [fe80::1%2]\nserver [::ffff:127.0.0.1]");
         assertEquals(5, list.size());
     }
 
@@ -176,7 +200,11 @@ class BackendListTest {
     void moreThan65535BackendsAreRefusedAtTheFirstOneTooMany() throws Exception {
         StringBuilder sb = new StringBuilder("upstream big {\n");
         for (int i = 0; i <= BackendList.MAX_BACKENDS; i++) {
-            sb.append("server 127.0.").append(i >> 8).append('.').append(i & 0xFF).append(":8080\n");
+            sb.append("server 127.0.")
+                    .append(i >> 8)
+                    .append('.')
+                    .append(i & 0xFF)
+                    .append(":8080\n");
         }
         sb.append("}\n");
         String tooMany = sb.toString();
@@ -186,8 +214,11 @@ class BackendListTest {
         String justEnough = tooMany.replace("server 127.0.255.255:8080\n", "");
         BackendList list = parse(justEnough);
         assertEquals(BackendList.MAX_BACKENDS, list.size());
-        assertEquals("127.0.255.254:8080", list.backend(BackendList.MAX_BACKENDS - 1).address());
-        assertEquals(BackendList.MAX_BACKENDS + 1, list.backend(BackendList.MAX_BACKENDS - 1).line());
+        assertEquals(
+                "127.0.255.254:8080", list.backend(BackendList.MAX_BACKENDS - 1).address());
+        assertEquals(
+                BackendList.MAX_BACKENDS + 1,
+                list.backend(BackendList.MAX_BACKENDS - 1).line());
     }
 
     // ---- structure ----
@@ -223,10 +254,14 @@ class BackendListTest {
 
     @Test
     void severalDirectivesOnALineAsNginxSplitsThem() throws BackendsFileException {
-        BackendList list = parse("upstream u { hash $request_uri consistent; server 10.0.0.1 weight=2; server 10.0.0.2;server 10.0.0.3; }\n");
-        assertEquals(List.of("10.0.0.1", "10.0.0.2", "10.0.0.3"), list.backends().stream().map(Backend::address).toList());
+        BackendList list = parse(
+                "upstream u { hash $request_uri consistent; server 10.0.0.1 weight=2; server 10.0.0.2;server 10.0.0.3; }\n");
+        assertEquals(
+                List.of("10.0.0.1", "10.0.0.2", "10.0.0.3"),
+                list.backends().stream().map(Backend::address).toList());
         assertEquals(2, list.backend(0).weight());
-        assertEquals(List.of(1, 1, 1), list.backends().stream().map(Backend::line).toList());
+        assertEquals(
+                List.of(1, 1, 1), list.backends().stream().map(Backend::line).toList());
         fails("server 10.0.0.1; server 10.0.0.2 weight=x;", 1, "weight", "'x'");
         fails("server 10.0.0.1; server 10.0.0.1:80", 1, "duplicate backend");
     }
@@ -234,9 +269,20 @@ class BackendListTest {
     @Test
     void ignoredDirectivesAreCheckedAsNginxChecksThem() throws BackendsFileException {
         String server = "server 10.0.0.1;\n";
-        for (String ok : new String[] {"zone z 64k;", "zone z 32K;", "zone z 1m;", "zone shared;", "keepalive 32;", "keepalive_requests 0;",
-                "keepalive_time 1h;", "keepalive_timeout 75;", "keepalive_timeout 500ms;", "keepalive_timeout 1s500ms;",
-                "zone a 64k; zone b 64k;", "keepalive 8; keepalive_requests 100; keepalive_time 1h; keepalive_timeout 60s;"}) {
+        for (String ok : new String[] {
+            "zone z 64k;",
+            "zone z 32K;",
+            "zone z 1m;",
+            "zone shared;",
+            "keepalive 32;",
+            "keepalive_requests 0;",
+            "keepalive_time 1h;",
+            "keepalive_timeout 75;",
+            "keepalive_timeout 500ms;",
+            "keepalive_timeout 1s500ms;",
+            "zone a 64k; zone b 64k;",
+            "keepalive 8; keepalive_requests 100; keepalive_time 1h; keepalive_timeout 60s;"
+        }) {
             assertEquals(1, parse(server + ok).size(), ok);
         }
         fails(server + "zone;", 2, "invalid number of arguments", "'zone'");
@@ -264,7 +310,9 @@ class BackendListTest {
                     server 10.0.0.4;
                 }
                 """);
-        assertEquals(java.util.Arrays.asList("cache-a", "cache-b.example:1", "c", null), named.backends().stream().map(io.ringstore.Backend::name).toList());
+        assertEquals(
+                java.util.Arrays.asList("cache-a", "cache-b.example:1", "c", null),
+                named.backends().stream().map(io.ringstore.Backend::name).toList());
         assertEquals(java.util.Set.of("eu"), named.backend(1).features());
         assertEquals(java.util.Set.of("us"), named.backend(2).features());
     }
@@ -295,7 +343,11 @@ class BackendListTest {
         fails("server 10.0.0.1;\n# ringstore: features=eu\n", 2, "has none");
         fails("upstream u { # ringstore: features=eu\nserver 10.0.0.1;\n}", 1, "has none");
         fails("server 10.0.0.1; server 10.0.0.2;  # ringstore: features=eu", 1, "2 servers", "own line");
-        fails("server 10.0.0.1;  # ringstore: weight=3", 1, "'features=a,b' and 'name=NAME', each at most once", "'weight=3'");
+        fails(
+                "server 10.0.0.1;  # ringstore: weight=3",
+                1,
+                "'features=a,b' and 'name=NAME', each at most once",
+                "'weight=3'");
         fails("server 10.0.0.1;  # ringstore: features=a extra", 1, "each at most once", "'features=a extra'");
         fails("server 10.0.0.1;  # ringstore:", 1, "each at most once");
         fails("server 10.0.0.1;  # ringstore: features=", 1, "needs at least one name");
@@ -304,7 +356,11 @@ class BackendListTest {
         fails("server 10.0.0.1;  # ringstore: name=a;b", 1, "bad name");
         fails("server 10.0.0.1;  # ringstore: features=a,a", 1, "listed twice");
         fails("server 10.0.0.1 features=a;  # ringstore: features=b", 1, "features given twice");
-        fails("server 10.0.0.1 weight=4#ringstore: features=x", 1, "weight", "'4#ringstore:'"); // '#' inside a word is no comment
+        fails(
+                "server 10.0.0.1 weight=4#ringstore: features=x",
+                1,
+                "weight",
+                "'4#ringstore:'"); // '#' inside a word is no comment
     }
 
     @Test
@@ -365,11 +421,18 @@ class BackendListTest {
                 """;
         BackendList list = parse(text);
         assertEquals("test", list.source());
-        assertEquals(List.of("127.0.0.1:8080", "127.000.000.002:8080", "[::1]:9001", "127.0.0.3", "[fe80::1%3]:80"),
+        assertEquals(
+                List.of("127.0.0.1:8080", "127.000.000.002:8080", "[::1]:9001", "127.0.0.3", "[fe80::1%3]:80"),
                 list.backends().stream().map(Backend::address).toList());
-        assertEquals(List.of(2L, 1L, 1L, 1L, 10L), list.backends().stream().map(Backend::weight).toList());
-        assertEquals(List.of(5, 6, 7, 8, 9), list.backends().stream().map(Backend::line).toList());
-        assertEquals(List.of(0, 1, 2, 3, 4), list.backends().stream().map(Backend::index).toList());
+        assertEquals(
+                List.of(2L, 1L, 1L, 1L, 10L),
+                list.backends().stream().map(Backend::weight).toList());
+        assertEquals(
+                List.of(5, 6, 7, 8, 9),
+                list.backends().stream().map(Backend::line).toList());
+        assertEquals(
+                List.of(0, 1, 2, 3, 4),
+                list.backends().stream().map(Backend::index).toList());
         assertEquals(List.of("ssd", "eu", "gpu"), list.features(), "order of first appearance");
         assertEquals(List.of("ssd", "eu"), List.copyOf(list.backend(0).features()));
         assertEquals(Set.of(), list.backend(1).features());
@@ -386,8 +449,11 @@ class BackendListTest {
 
     @Test
     void crlfLineEndingsAreAccepted() throws Exception {
-        BackendList list = parse("# dos file\r\nupstream p {\r\n\r\nserver 127.0.0.1:80 weight=3;\r\nserver [::1] features=x\r\n}\r\n");
-        assertEquals(List.of("127.0.0.1:80", "[::1]"), list.backends().stream().map(Backend::address).toList());
+        BackendList list = parse(
+                "# dos file\r\nupstream p {\r\n\r\nserver 127.0.0.1:80 weight=3;\r\nserver [::1] features=x\r\n}\r\n");
+        assertEquals(
+                List.of("127.0.0.1:80", "[::1]"),
+                list.backends().stream().map(Backend::address).toList());
         assertEquals(3, list.backend(0).weight());
         assertEquals(List.of("x"), list.features());
         assertEquals(4, list.backend(0).line());
@@ -441,8 +507,14 @@ class BackendListTest {
         Backend b = parse("server 10.0.0.1:00080 weight=00000000001\n").backend(0);
         assertEquals(1, b.weight());
         assertEquals("10.0.0.1:80", b.socketAddress());
-        assertEquals(2147483647, parse("server 10.0.0.1 weight=000000000000002147483647").backend(0).weight());
-        assertEquals("[fe80::1%3]:80", parse("server [fe80::1%0000000000003]:80").backend(0).socketAddress());
+        assertEquals(
+                2147483647,
+                parse("server 10.0.0.1 weight=000000000000002147483647")
+                        .backend(0)
+                        .weight());
+        assertEquals(
+                "[fe80::1%3]:80",
+                parse("server [fe80::1%0000000000003]:80").backend(0).socketAddress());
         fails("server 10.0.0.1 weight=0000000000", 1, "at least 1");
         fails("server 10.0.0.1 weight=0002147483648", 1, "too large", "2147483647");
         fails("server 10.0.0.1:000065536", 1, "outside 0-65535");
@@ -460,10 +532,19 @@ class BackendListTest {
     @Test
     void quotedInputIsCutSoThatAMessageStaysShort() {
         String token = "x".repeat(10_000);
-        for (String text : List.of(token, "server " + token, "server 10.0.0.1 " + token + "=1", "server 10.0.0.1 features=" + token,
-                "server 10.0.0.1 weight=" + token, "server 10.0.0.1:" + "9".repeat(10_000), "server [" + token + "]")) {
+        for (String text : List.of(
+                token,
+                "server " + token,
+                "server 10.0.0.1 " + token + "=1",
+                "server 10.0.0.1 features=" + token,
+                "server 10.0.0.1 weight=" + token,
+                "server 10.0.0.1:" + "9".repeat(10_000),
+                "server [" + token + "]")) {
             BackendsFileException e = fails(text, 1);
-            assertTrue(e.getMessage().length() < 600, () -> e.getMessage().length() + " characters: " + e.getMessage().substring(0, 300));
+            assertTrue(
+                    e.getMessage().length() < 600,
+                    () -> e.getMessage().length() + " characters: "
+                            + e.getMessage().substring(0, 300));
             assertTrue(e.reason().contains("(cut: "), e.reason());
         }
     }
@@ -471,7 +552,11 @@ class BackendListTest {
     @Test
     void aLineOrAFileOverItsLimitIsRefusedWithTheLimit() {
         String longLine = "server 10.0.0.1 # " + "c".repeat(BackendList.MAX_LINE_CHARS);
-        fails("server 10.0.0.2\n" + longLine, 2, "longer than a backends-file line may be", String.valueOf(BackendList.MAX_LINE_CHARS));
+        fails(
+                "server 10.0.0.2\n" + longLine,
+                2,
+                "longer than a backends-file line may be",
+                String.valueOf(BackendList.MAX_LINE_CHARS));
         // the defect's input: an address of 70,000 leading zeros would not fit the address length's u16
         fails("server " + "0".repeat(70_000) + "10.0.0.1:80", 1, "longer than a backends-file line");
         fails("#".repeat(BackendList.MAX_FILE_BYTES + 1), 0, "too large", String.valueOf(BackendList.MAX_FILE_BYTES));
@@ -486,7 +571,8 @@ class BackendListTest {
         }
         Path fifo = dir.resolve("fifo");
         if (new ProcessBuilder("mkfifo", fifo.toString()).start().waitFor() == 0) {
-            BackendsFileException e = assertThrows(BackendsFileException.class, () -> BackendList.parse(fifo)); // must not block
+            BackendsFileException e =
+                    assertThrows(BackendsFileException.class, () -> BackendList.parse(fifo)); // must not block
             assertTrue(e.reason().contains("not a regular file"), e.reason());
         }
     }
@@ -498,7 +584,9 @@ class BackendListTest {
             f.setLength(BackendList.MAX_FILE_BYTES + 1L); // sparse
         }
         BackendsFileException e = assertThrows(BackendsFileException.class, () -> BackendList.parse(big));
-        assertTrue(e.reason().contains("too large for a backends file: " + (BackendList.MAX_FILE_BYTES + 1) + " bytes"), e.reason());
+        assertTrue(
+                e.reason().contains("too large for a backends file: " + (BackendList.MAX_FILE_BYTES + 1) + " bytes"),
+                e.reason());
     }
 
     @Test

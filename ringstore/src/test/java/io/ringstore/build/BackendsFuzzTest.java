@@ -1,15 +1,12 @@
 package io.ringstore.build;
 
-import io.ringstore.MemoryTempDir;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.ringstore.Backend;
+import io.ringstore.MemoryTempDir;
 import io.ringstore.RingFileException;
 import io.ringstore.RingStore;
 import io.ringstore.RingVersion;
-
-import org.junit.jupiter.api.Tag;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -22,8 +19,9 @@ import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
-
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Mutated backends files: every input either parses or is refused with a {@link BackendsFileException}
@@ -46,7 +44,7 @@ class BackendsFuzzTest {
     private static final int BUILD_EVERY = 40;
 
     private static final String[] SEEDS = {
-            """
+        """
             # a pool
             upstream pool {
                 hash $request_uri consistent;
@@ -56,17 +54,17 @@ class BackendsFuzzTest {
                 server [fe80::1%3]:443 weight=10
             }
             """,
-            "server 127.0.0.1:1\r\nserver 127.0.0.2:2 features=a\r\nserver [::ffff:127.0.0.1]:3 weight=3\r\n",
-            "server 127.0.0.1\n",
-            """
+        "server 127.0.0.1:1\r\nserver 127.0.0.2:2 features=a\r\nserver [::ffff:127.0.0.1]:3 weight=3\r\n",
+        "server 127.0.0.1\n",
+        """
             upstream u{
             server 127.0.0.1:80 features=a,b,c,d
             server 127.0.0.2:80 features=e.f,g-h,i_j
             server [0:0:0:0:0:0:0:1]:65535;
             }
             """,
-            "server [::1] weight=2147483647\nserver 127.0.0.9 weight=1 features=x # comment\n\n# end\n",
-            """
+        "server [::1] weight=2147483647\nserver 127.0.0.9 weight=1 features=x # comment\n\n# end\n",
+        """
             upstream pasted { zone pasted 64k; hash $request_uri consistent;
                 keepalive 16; keepalive_requests 100; keepalive_time 1h; keepalive_timeout 60s;
                 server 127.0.0.1:80 weight=2 max_fails=3 fail_timeout=1m30s;  # ringstore: features=a,b
@@ -77,24 +75,155 @@ class BackendsFuzzTest {
     };
 
     /** Characters that have broken parsers before: separators, controls, Unicode spaces, line breaks and digits, surrogates. */
-    private static final String[] NASTY = {"\u0000", "\t", "\n", "\r", "\r\n", "\u000b", "\f", " ", ";", "{", "}", "#", "[",
-            "]", ":", "%", "=", ",", ".", "-", "_", "/", "\\", "\"", "'", "$", "0", "1", "9", "f", "x", "A", "\u001b", "\u007f",
-            "\u0085", "\u00a0", "\u2003", "\u2028", "\u2029", "\u200b", "\ufeff", "\u0661", "\uff11", "\uff41", "\u0967",
-            "\ud800", "\udc00", "\ud83d\ude00", "\u00e9", "\u0130", "\u017f", "\uffff"};
-    private static final String[] TOKENS = {"server", "upstream", "hash", "consistent", "weight=", "features=", "{", "}",
-            ";", "upstream p {", "hash $k consistent;", "weight=0", "weight=-1", "features=,", "features=a,a",
-            "features=" + "abcdefghijklmnopq".chars().mapToObj(c -> String.valueOf((char) c)).reduce((a, b) -> a + "," + b).orElseThrow(),
-            "[::1]", "[::1]:", "[::]:0", "127.0.0.1:", "0.0.0.0", "255.255.255.255:65535", "[::1%]", "[%1]", "x".repeat(300),
-            "# ringstore: features=a", "#ringstore:", "# ringstore: features=", "# ringstore: weight=2", "zone z 64k;", "zone",
-            "keepalive 0;", "keepalive", "keepalive_timeout 500ms;", "keepalive_time 1M", "least_conn;", "500ms", "32k", "1g", "down",
-            "max_fails=", "fail_timeout=10s5", "\"", "'", "; server 127.0.0.5;"};
-    private static final String[] NUMBERS = {"0", "00", "1", "-1", "65535", "65536", "255", "256", "2147483647", "2147483648",
-            "4294967295", "4294967296", "9223372036854775807", "9223372036854775808", "99999999999999999999999999",
-            "0000000000000000080", "1e3", "0x10", "+5", "\u0661\u0662", "00000000001", "0002147483647", "0002147483648"};
+    private static final String[] NASTY = {
+        "\u0000",
+        "\t",
+        "\n",
+        "\r",
+        "\r\n",
+        "\u000b",
+        "\f",
+        " ",
+        ";",
+        "{",
+        "}",
+        "#",
+        "[",
+        "]",
+        ":",
+        "%",
+        "=",
+        ",",
+        ".",
+        "-",
+        "_",
+        "/",
+        "\\",
+        "\"",
+        "'",
+        "$",
+        "0",
+        "1",
+        "9",
+        "f",
+        "x",
+        "A",
+        "\u001b",
+        "\u007f",
+        "\u0085",
+        "\u00a0",
+        "\u2003",
+        "\u2028",
+        "\u2029",
+        "\u200b",
+        "\ufeff",
+        "\u0661",
+        "\uff11",
+        "\uff41",
+        "\u0967",
+        "\ud800",
+        "\udc00",
+        "\ud83d\ude00",
+        "\u00e9",
+        "\u0130",
+        "\u017f",
+        "\uffff"
+    };
+
+    private static final String[] TOKENS = {
+        "server",
+        "upstream",
+        "hash",
+        "consistent",
+        "weight=",
+        "features=",
+        "{",
+        "}",
+        ";",
+        "upstream p {",
+        "hash $k consistent;",
+        "weight=0",
+        "weight=-1",
+        "features=,",
+        "features=a,a",
+        "features="
+                + "abcdefghijklmnopq"
+                        .chars()
+                        .mapToObj(c -> String.valueOf((char) c))
+                        .reduce((a, b) -> a + "," + b)
+                        .orElseThrow(),
+        "[::1]",
+        "[::1]:",
+        "[::]:0",
+        "127.0.0.1:",
+        "0.0.0.0",
+        "255.255.255.255:65535",
+        "[::1%]",
+        "[%1]",
+        "x".repeat(300),
+        "# ringstore: features=a",
+        "#ringstore:",
+        "# ringstore: features=",
+        "# ringstore: weight=2",
+        "zone z 64k;",
+        "zone",
+        "keepalive 0;",
+        "keepalive",
+        "keepalive_timeout 500ms;",
+        "keepalive_time 1M",
+        "least_conn;",
+        "500ms",
+        "32k",
+        "1g",
+        "down",
+        "max_fails=",
+        "fail_timeout=10s5",
+        "\"",
+        "'",
+        "; server 127.0.0.5;"
+    };
+    private static final String[] NUMBERS = {
+        "0",
+        "00",
+        "1",
+        "-1",
+        "65535",
+        "65536",
+        "255",
+        "256",
+        "2147483647",
+        "2147483648",
+        "4294967295",
+        "4294967296",
+        "9223372036854775807",
+        "9223372036854775808",
+        "99999999999999999999999999",
+        "0000000000000000080",
+        "1e3",
+        "0x10",
+        "+5",
+        "\u0661\u0662",
+        "00000000001",
+        "0002147483647",
+        "0002147483648"
+    };
     /** Address forms that were taken wrongly before (issue 10): sockets, scopes (refused for v1), long and zero-padded spellings. */
-    private static final String[] ODD_ADDRESSES = {"unix:/x.sock", "unix:", "[fe80::1%3]", "[fe80::1%03]:80", "[fe80::1%0]",
-            "[fe80::1%eth0]", "[::ffff:1.2.3.4]:80", "[::ffff:001.002.003.004]", "1.2.3.4:0080", "[::1]:080", "localhost:80",
-            "0".repeat(300) + "10.0.0.1:80", "[" + "0:".repeat(7) + "1]", "10.0.0.1:" + "0".repeat(400) + "80"};
+    private static final String[] ODD_ADDRESSES = {
+        "unix:/x.sock",
+        "unix:",
+        "[fe80::1%3]",
+        "[fe80::1%03]:80",
+        "[fe80::1%0]",
+        "[fe80::1%eth0]",
+        "[::ffff:1.2.3.4]:80",
+        "[::ffff:001.002.003.004]",
+        "1.2.3.4:0080",
+        "[::1]:080",
+        "localhost:80",
+        "0".repeat(300) + "10.0.0.1:80",
+        "[" + "0:".repeat(7) + "1]",
+        "10.0.0.1:" + "0".repeat(400) + "80"
+    };
 
     @TempDir(factory = MemoryTempDir.class)
     Path dir;
@@ -125,14 +254,16 @@ class BackendsFuzzTest {
             String source = SOURCE;
             String input = text;
             long number = n;
-            Supplier<String> context = () -> "seed " + seed + " input " + number + what + ": " + escape(input); // only when failing: inputs can be long
+            Supplier<String> context = () -> "seed " + seed + " input " + number + what + ": "
+                    + escape(input); // only when failing: inputs can be long
             try {
                 BackendList list;
                 if (fromFile) {
                     viaFile++;
                     byte[] bytes = text.getBytes(StandardCharsets.UTF_8);
                     if (random.nextBoolean() && bytes.length > 0) {
-                        bytes[random.nextInt(bytes.length)] = (byte) (0x80 | random.nextInt(0x80)); // maybe not UTF-8 any more
+                        bytes[random.nextInt(bytes.length)] =
+                                (byte) (0x80 | random.nextInt(0x80)); // maybe not UTF-8 any more
                     }
                     Files.write(file, bytes);
                     source = file.toString();
@@ -142,9 +273,11 @@ class BackendsFuzzTest {
                 }
                 parsed++;
                 checkParsed(list, source, text);
-                boolean unusual = !text.chars().skip(text.startsWith("\uFEFF") ? 1 : 0).allMatch(c -> c < 0x7f);
+                boolean unusual =
+                        !text.chars().skip(text.startsWith("\uFEFF") ? 1 : 0).allMatch(c -> c < 0x7f);
                 if (unusual || parsed % BUILD_EVERY == 0) {
-                    if (list.backends().stream().anyMatch(b -> !b.address().chars().allMatch(c -> c < 0x80))) {
+                    if (list.backends().stream()
+                            .anyMatch(b -> !b.address().chars().allMatch(c -> c < 0x80))) {
                         // Addresses are stored as ASCII: the parser must refuse anything else.
                         throw new AssertionError(context.get() + ": a non-ASCII address was accepted: " + escape(text));
                     } else if (roundTrip(list, ring, random.nextInt(4) != 0)) {
@@ -157,28 +290,40 @@ class BackendsFuzzTest {
             } catch (AssertionError e) {
                 throw new AssertionError(context.get() + ": " + e.getMessage(), e);
             } catch (Throwable t) {
-                throw new AssertionError(context.get() + ": threw " + t + " (only BackendsFileException is allowed)", t);
+                throw new AssertionError(
+                        context.get() + ": threw " + t + " (only BackendsFileException is allowed)", t);
             }
         }
         long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
-        System.out.printf("backends fuzz, seed %d: %d inputs in %d ms (%d through a file); %d parsed, %d built and read back%n",
+        System.out.printf(
+                "backends fuzz, seed %d: %d inputs in %d ms (%d through a file); %d parsed, %d built and read back%n",
                 seed, n, millis, viaFile, parsed, built);
-        reasons.entrySet().stream().sorted(Map.Entry.<String, Long>comparingByValue(Comparator.reverseOrder())).limit(15)
+        reasons.entrySet().stream()
+                .sorted(Map.Entry.<String, Long>comparingByValue(Comparator.reverseOrder()))
+                .limit(15)
                 .forEach(e -> System.out.printf("  %6d  %s%n", e.getValue(), e.getKey()));
         System.out.println("  ... " + reasons.size() + " distinct reasons");
-        assertTrue(parsed > n / 20 && parsed < n * 19 / 20, "mutations should neither always nor never break the text: " + parsed);
+        assertTrue(
+                parsed > n / 20 && parsed < n * 19 / 20,
+                "mutations should neither always nor never break the text: " + parsed);
         assertTrue(built > 50, "round trips: " + built);
         assertTrue(reasons.size() >= 30, "refusals should come from many checks: " + reasons.keySet());
     }
 
     private static void checkParsed(BackendList list, String source, String text) {
         int lines = lineCount(text);
-        if (!list.source().equals(source) || list.size() < 1 || list.size() > BackendList.MAX_BACKENDS
+        if (!list.source().equals(source)
+                || list.size() < 1
+                || list.size() > BackendList.MAX_BACKENDS
                 || list.features().size() > BackendList.MAX_FEATURES) {
-            throw new AssertionError("parsed into " + list.size() + " backends, " + list.features().size() + " features from " + list.source());
+            throw new AssertionError("parsed into " + list.size() + " backends, "
+                    + list.features().size() + " features from " + list.source());
         }
         for (Backend b : list.backends()) {
-            if (b.weight() < 1 || b.weight() > BackendList.MAX_WEIGHT || b.line() < 1 || b.line() > lines
+            if (b.weight() < 1
+                    || b.weight() > BackendList.MAX_WEIGHT
+                    || b.line() < 1
+                    || b.line() > lines
                     || !list.features().containsAll(b.features())) {
                 throw new AssertionError("parsed an impossible backend: " + b + " line " + b.line() + " of " + lines);
             }
@@ -207,7 +352,8 @@ class BackendsFuzzTest {
                 try (RingStore old = RingStore.open(ring)) {
                     old.verify();
                     if (old.generation() != published) {
-                        throw new AssertionError("a refused build changed the old ring: generation " + old.generation() + ", expected " + published);
+                        throw new AssertionError("a refused build changed the old ring: generation " + old.generation()
+                                + ", expected " + published);
                     }
                 } catch (RingFileException damaged) {
                     throw new AssertionError("a refused build damaged the old ring: " + damaged.getMessage(), damaged);
@@ -220,8 +366,8 @@ class BackendsFuzzTest {
             List<String> want = list.backends().stream().map(Backend::address).toList();
             List<String> got = store.backends().stream().map(Backend::address).toList();
             if (!want.equals(got) || !store.features().equals(list.features()) || store.generation() != published) {
-                throw new AssertionError("read back " + got + " " + store.features() + " generation " + store.generation()
-                        + ", built " + want + " " + list.features() + " generation " + published);
+                throw new AssertionError("read back " + got + " " + store.features() + " generation "
+                        + store.generation() + ", built " + want + " " + list.features() + " generation " + published);
             }
         } catch (RingFileException e) {
             throw new AssertionError("a parsed list built an unreadable ring file: " + e.getMessage(), e);
@@ -237,7 +383,8 @@ class BackendsFuzzTest {
             throw new AssertionError(context.get() + ": source " + e.source() + ", expected " + source);
         }
         if (line < 0 || line > lineCount(text)) {
-            throw new AssertionError(context.get() + ": line " + line + " outside 0-" + lineCount(text) + ": " + message);
+            throw new AssertionError(
+                    context.get() + ": line " + line + " outside 0-" + lineCount(text) + ": " + message);
         }
         String prefix = source + (line > 0 ? ":" + line : "") + ": ";
         if (!message.startsWith(prefix) || message.length() == prefix.length()) {
@@ -246,11 +393,13 @@ class BackendsFuzzTest {
         for (int i = 0; i < message.length(); i++) {
             char c = message.charAt(i);
             if (c < 0x20 || c == 0x7f) {
-                throw new AssertionError(context.get() + ": message has character U+" + String.format("%04X", (int) c) + " at " + i + ": " + escape(message));
+                throw new AssertionError(context.get() + ": message has character U+" + String.format("%04X", (int) c)
+                        + " at " + i + ": " + escape(message));
             }
             // One line by Unicode's definition (\R) too: no C1 control (U+0085 NEL), no U+2028/U+2029.
             if (Character.isISOControl(c) || c == '\u2028' || c == '\u2029') {
-                throw new AssertionError(context.get() + ": message has line break U+" + String.format("%04X", (int) c) + " at " + i + ": " + escape(message));
+                throw new AssertionError(context.get() + ": message has line break U+" + String.format("%04X", (int) c)
+                        + " at " + i + ": " + escape(message));
             }
         }
     }
@@ -348,7 +497,9 @@ class BackendsFuzzTest {
                 return text.replace("\n", end);
             }
             case 10 -> { // a very long token: quoted input must be cut; rarely a line over the line limit
-                int n = r.nextInt(100) == 0 ? BackendList.MAX_LINE_CHARS + r.nextInt(100) : 200 + r.nextInt(r.nextBoolean() ? 200 : 2000);
+                int n = r.nextInt(100) == 0
+                        ? BackendList.MAX_LINE_CHARS + r.nextInt(100)
+                        : 200 + r.nextInt(r.nextBoolean() ? 200 : 2000);
                 String s = (r.nextBoolean() ? "0" : NASTY[r.nextInt(NASTY.length)]).repeat(n);
                 what.append(" long@").append(at).append('x').append(n);
                 return text.substring(0, at) + s + text.substring(at);
@@ -363,7 +514,9 @@ class BackendsFuzzTest {
                     return text;
                 }
                 what.append(" zeros@").append(digit);
-                return text.substring(0, digit) + "0".repeat(1 + r.nextInt(r.nextInt(10) == 0 ? 400 : 12)) + text.substring(digit);
+                return text.substring(0, digit)
+                        + "0".repeat(1 + r.nextInt(r.nextInt(10) == 0 ? 400 : 12))
+                        + text.substring(digit);
             }
             case 12 -> { // an odd address form in place of one
                 int server = text.indexOf("server ", at);
@@ -376,7 +529,10 @@ class BackendsFuzzTest {
                     to++;
                 }
                 String address = ODD_ADDRESSES[r.nextInt(ODD_ADDRESSES.length)];
-                what.append(" addr@").append(from).append('=').append(escape(address.length() > 40 ? address.substring(0, 40) + "..." : address));
+                what.append(" addr@")
+                        .append(from)
+                        .append('=')
+                        .append(escape(address.length() > 40 ? address.substring(0, 40) + "..." : address));
                 return text.substring(0, from) + address + text.substring(to);
             }
             default -> { // many copies of one line: duplicate endpoints, too many features

@@ -1,16 +1,15 @@
 package io.ringstore.build;
 
-import org.junit.jupiter.api.Test;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.util.List;
 import java.util.SplittableRandom;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
+import org.junit.jupiter.api.Test;
 
 /**
  * Mutated twemproxy and libketama configurations (twemproxy's and libketama's own files, configs/README.md):
@@ -21,9 +20,47 @@ import static org.junit.jupiter.api.Assertions.fail;
 class ConfigFuzzTest {
     private static final long SEED = 0xC0F1_6F22L;
     private static final int INPUTS = 5_000;
-    private static final String[] NASTY = {"\t", "\n", "\r", "\r\n", " ", "  ", ":", "-", "- ", "#", " #", "'", "\"", "\\", "\\x", "\\u",
-            "[", "{", "&", "*", "!", "|", "%", "---", "0", "1", "9", "65536", "/", "[::1]", "::", ".", "é", "\uFEFF", "\u0000", "servers:",
-            "hash: md5", "weight", "2147483648"};
+    private static final String[] NASTY = {
+        "\t",
+        "\n",
+        "\r",
+        "\r\n",
+        " ",
+        "  ",
+        ":",
+        "-",
+        "- ",
+        "#",
+        " #",
+        "'",
+        "\"",
+        "\\",
+        "\\x",
+        "\\u",
+        "[",
+        "{",
+        "&",
+        "*",
+        "!",
+        "|",
+        "%",
+        "---",
+        "0",
+        "1",
+        "9",
+        "65536",
+        "/",
+        "[::1]",
+        "::",
+        ".",
+        "é",
+        "\uFEFF",
+        "\u0000",
+        "servers:",
+        "hash: md5",
+        "weight",
+        "2147483648"
+    };
 
     @Test
     void mutatedTwemproxyConfigsParseOrAreRefusedWithALine() throws Exception {
@@ -34,7 +71,9 @@ class ConfigFuzzTest {
         SplittableRandom random = new SplittableRandom(SEED);
         for (int i = 0; i < INPUTS; i++) {
             String text = mutate(seeds.get(random.nextInt(seeds.size())), random);
-            String pool = random.nextInt(4) == 0 ? null : List.of("alpha", "beta", "omega", "leaf", "p").get(random.nextInt(5));
+            String pool = random.nextInt(4) == 0
+                    ? null
+                    : List.of("alpha", "beta", "omega", "leaf", "p").get(random.nextInt(5));
             try {
                 TwemproxyConfig c = TwemproxyConfig.parse("fuzz.yml", text, pool);
                 assertFalse(c.backends().backends().isEmpty(), text);
@@ -49,14 +88,19 @@ class ConfigFuzzTest {
     @Test
     void mutatedLibketamaFilesParseOrAreRefusedWithALine() throws Exception {
         List<String> seeds = List.of(
-                new String(Files.readAllBytes(LibketamaServersTest.CONF.resolve("ketama.servers")), StandardCharsets.ISO_8859_1),
-                new String(Files.readAllBytes(LibketamaServersTest.CONF.resolve("ketama.two.servers")), StandardCharsets.ISO_8859_1));
+                new String(
+                        Files.readAllBytes(LibketamaServersTest.CONF.resolve("ketama.servers")),
+                        StandardCharsets.ISO_8859_1),
+                new String(
+                        Files.readAllBytes(LibketamaServersTest.CONF.resolve("ketama.two.servers")),
+                        StandardCharsets.ISO_8859_1));
         SplittableRandom random = new SplittableRandom(SEED + 1);
         for (int i = 0; i < INPUTS; i++) {
             String text = mutate(seeds.get(random.nextInt(seeds.size())), random);
             byte[] bytes = text.getBytes(StandardCharsets.UTF_8);
             try {
-                assertFalse(LibketamaServers.parse("fuzz.servers", bytes).backends().isEmpty(), text);
+                assertFalse(
+                        LibketamaServers.parse("fuzz.servers", bytes).backends().isEmpty(), text);
             } catch (BackendsFileException e) {
                 check(e, "fuzz.servers", new String(bytes, StandardCharsets.ISO_8859_1), i);
             } catch (RuntimeException e) {
@@ -83,7 +127,9 @@ class ConfigFuzzTest {
     private static void check(BackendsFileException e, String source, String text, int input) {
         long lines = text.split("\r\n|\r|\n", -1).length;
         assertEquals(source, e.source(), () -> "input " + input);
-        assertTrue(e.line() >= 0 && e.line() <= lines, () -> "input " + input + ": line " + e.line() + " of " + lines + ": " + e.getMessage() + "\n" + text);
+        assertTrue(
+                e.line() >= 0 && e.line() <= lines,
+                () -> "input " + input + ": line " + e.line() + " of " + lines + ": " + e.getMessage() + "\n" + text);
         assertEquals(1, e.getMessage().lines().count(), () -> "input " + input + ": " + e.getMessage());
         assertFalse(e.reason().isBlank(), () -> "input " + input);
     }

@@ -1,5 +1,11 @@
 package io.ringstore.build;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.ringstore.Backend;
 import io.ringstore.Ring;
 import io.ringstore.RingFileException;
@@ -7,20 +13,12 @@ import io.ringstore.RingStore;
 import io.ringstore.RingVersion;
 import io.ringstore.TestRings;
 import io.ringstore.internal.format.RingFileDescriptor;
-
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Set;
-
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** nginx's {@code down} and the other server parameters, stored and read back; the builder in code against the parser. */
 class DownAndBuilderTest {
@@ -41,19 +39,33 @@ class DownAndBuilderTest {
 
     private Path build(String name, BackendList list) throws Exception {
         Path file = dir.resolve(name);
-        RingBuilder.of(list).views(Views.NONE).version(RingVersion.V1).version(RingVersion.v2(160)).generation(7).build(file);
+        RingBuilder.of(list)
+                .views(Views.NONE)
+                .version(RingVersion.V1)
+                .version(RingVersion.v2(160))
+                .generation(7)
+                .build(file);
         return file;
     }
 
     @Test
     void downIsStoredAndReadBackAndKeepsItsPoints() throws Exception {
         Path file = build("down.ring", TestRings.parse(FLEET));
-        Path same = build("up.ring", TestRings.parse(FLEET.replace(" down;", ";").replace(HEALTH, "")));
-        try (RingStore store = RingStore.open(file); RingStore up = RingStore.open(same)) {
-            assertEquals(RingFileDescriptor.FORMAT_VERSION_BACKEND_FLAGS, store.layout().formatVersion());
-            assertEquals(RingFileDescriptor.FORMAT_VERSION, up.layout().formatVersion(), "no flag: version 1, as before");
-            assertEquals(List.of(false, true, false, true), store.backends().stream().map(Backend::down).toList());
-            assertEquals(List.of(Set.of("eu", "ssd"), Set.of(), Set.of("ssd"), Set.of("eu")), store.backends().stream().map(Backend::features).toList(),
+        Path same =
+                build("up.ring", TestRings.parse(FLEET.replace(" down;", ";").replace(HEALTH, "")));
+        try (RingStore store = RingStore.open(file);
+                RingStore up = RingStore.open(same)) {
+            assertEquals(
+                    RingFileDescriptor.FORMAT_VERSION_BACKEND_FLAGS,
+                    store.layout().formatVersion());
+            assertEquals(
+                    RingFileDescriptor.FORMAT_VERSION, up.layout().formatVersion(), "no flag: version 1, as before");
+            assertEquals(
+                    List.of(false, true, false, true),
+                    store.backends().stream().map(Backend::down).toList());
+            assertEquals(
+                    List.of(Set.of("eu", "ssd"), Set.of(), Set.of("ssd"), Set.of("eu")),
+                    store.backends().stream().map(Backend::features).toList(),
                     "the flag is not read as a feature");
             store.verify();
             // nginx builds its points from every server, down or not: the rings are the same as without 'down'.
@@ -79,13 +91,17 @@ class DownAndBuilderTest {
         Path relabelled = dir.resolve("relabelled.ring");
         Files.write(relabelled, bytes);
         RingFileException e = assertThrows(RingFileException.class, () -> RingStore.open(relabelled));
-        assertTrue(e.reason().contains("backend 1 feature mask 0x00010000 names features beyond the 2 declared"), e.reason());
+        assertTrue(
+                e.reason().contains("backend 1 feature mask 0x00010000 names features beyond the 2 declared"),
+                e.reason());
     }
 
     @Test
     void unknownFlagBitsAreRefused() throws Exception {
         byte[] bytes = Files.readAllBytes(build("down.ring", TestRings.parse(FLEET)));
-        int field = RingFileDescriptor.HEADER_LENGTH + RingFileDescriptor.BACKEND_FEATURES_OFFSET + 2; // backend 0, bits 16-23
+        int field = RingFileDescriptor.HEADER_LENGTH
+                + RingFileDescriptor.BACKEND_FEATURES_OFFSET
+                + 2; // backend 0, bits 16-23
         bytes[field] = 0x08; // bit 19 (bit 17 is named, 18 health)
         TestRings.fixMetadataChecksum(bytes);
         Path bad = dir.resolve("bad.ring");
@@ -108,13 +124,17 @@ class DownAndBuilderTest {
         assertEquals(0, defaults.maxConns());
         assertFalse(defaults.down());
         assertTrue(list.backend(1).down());
-        assertEquals(0, TestRings.parse("server 10.0.0.1 max_fails=0").backend(0).maxFails(), "0: failures are not counted");
+        assertEquals(
+                0, TestRings.parse("server 10.0.0.1 max_fails=0").backend(0).maxFails(), "0: failures are not counted");
 
         assertEquals(10, NginxBackendsParser.nginxSeconds("10"));
         assertEquals(10, NginxBackendsParser.nginxSeconds("10s"));
         assertEquals(3600 + 1800 + 5, NginxBackendsParser.nginxSeconds("1h30m5"));
         assertEquals(86400 * 7 + 86400, NginxBackendsParser.nginxSeconds("1w1d"));
-        assertEquals(15, NginxBackendsParser.nginxSeconds("10s5")); // nginx 1.22's ngx_parse_time adds a last bare number as seconds
+        assertEquals(
+                15,
+                NginxBackendsParser.nginxSeconds(
+                        "10s5")); // nginx 1.22's ngx_parse_time adds a last bare number as seconds
         for (String bad : new String[] {"", "s", "10ms", "1m1h", "1s1s", "1x", "-1", "99999999999"}) {
             assertEquals(-1, NginxBackendsParser.nginxSeconds(bad), bad);
         }
@@ -123,14 +143,15 @@ class DownAndBuilderTest {
     @Test
     void parameterErrorsNameTheLine() {
         for (String[] c : new String[][] {
-                {"server 10.0.0.1 max_fails=x", "max_fails= 'x' is not a whole number"},
-                {"server 10.0.0.1 max_conns=-1", "max_conns= '-1'"},
-                {"server 10.0.0.1 fail_timeout=10ms", "fail_timeout '10ms' is not a time nginx reads"},
-                {"server 10.0.0.1 down down", "'down' given twice"},
-                {"server 10.0.0.1 down=1", "unknown parameter 'down='"},
-                {"server 10.0.0.1 backup", "balancing method does not support parameter \"backup\""},
+            {"server 10.0.0.1 max_fails=x", "max_fails= 'x' is not a whole number"},
+            {"server 10.0.0.1 max_conns=-1", "max_conns= '-1'"},
+            {"server 10.0.0.1 fail_timeout=10ms", "fail_timeout '10ms' is not a time nginx reads"},
+            {"server 10.0.0.1 down down", "'down' given twice"},
+            {"server 10.0.0.1 down=1", "unknown parameter 'down='"},
+            {"server 10.0.0.1 backup", "balancing method does not support parameter \"backup\""},
         }) {
-            BackendsFileException e = assertThrows(BackendsFileException.class, () -> TestRings.parse("server 10.0.0.9\n" + c[0]), c[0]);
+            BackendsFileException e =
+                    assertThrows(BackendsFileException.class, () -> TestRings.parse("server 10.0.0.9\n" + c[0]), c[0]);
             assertEquals(2, e.line(), c[0]);
             assertTrue(e.reason().contains(c[1]), e.reason());
         }
@@ -147,10 +168,15 @@ class DownAndBuilderTest {
         assertEquals(BackendList.Builder.SOURCE, built.source());
         assertEquals(List.of("eu", "ssd"), built.features());
         // The builder sets no health settings: the text without them.
-        assertArrayEquals(Files.readAllBytes(build("text.ring", TestRings.parse(FLEET.replace(HEALTH, "")))), Files.readAllBytes(build("code.ring", built)));
+        assertArrayEquals(
+                Files.readAllBytes(build("text.ring", TestRings.parse(FLEET.replace(HEALTH, "")))),
+                Files.readAllBytes(build("code.ring", built)));
 
-        BackendList plain = BackendList.builder().add("127.0.0.1").add("127.0.0.2:81", 3).build();
-        assertArrayEquals(Files.readAllBytes(build("t.ring", TestRings.parse("server 127.0.0.1;\nserver 127.0.0.2:81 weight=3;\n"))),
+        BackendList plain =
+                BackendList.builder().add("127.0.0.1").add("127.0.0.2:81", 3).build();
+        assertArrayEquals(
+                Files.readAllBytes(
+                        build("t.ring", TestRings.parse("server 127.0.0.1;\nserver 127.0.0.2:81 weight=3;\n"))),
                 Files.readAllBytes(build("c.ring", plain)));
     }
 
@@ -163,7 +189,8 @@ class DownAndBuilderTest {
             BackendList.Builder code = BackendList.builder();
             int n = 1 + random.nextInt(20);
             for (int b = 0; b < n; b++) {
-                String address = random.nextBoolean() ? "10." + round + ".0." + (b + 1) + (random.nextBoolean() ? ":" + (8000 + b) : "")
+                String address = random.nextBoolean()
+                        ? "10." + round + ".0." + (b + 1) + (random.nextBoolean() ? ":" + (8000 + b) : "")
                         : "[fd00::" + Integer.toHexString(round * 64 + b + 1) + "]:80";
                 long weight = 1 + random.nextInt(4);
                 List<String> features = new java.util.ArrayList<>();
@@ -173,16 +200,23 @@ class DownAndBuilderTest {
                     }
                 }
                 boolean down = random.nextInt(4) == 0;
-                text.append("server ").append(address).append(" weight=").append(weight)
-                        .append(features.isEmpty() ? "" : " features=" + String.join(",", features)).append(down ? " down" : "").append(";\n");
+                text.append("server ")
+                        .append(address)
+                        .append(" weight=")
+                        .append(weight)
+                        .append(features.isEmpty() ? "" : " features=" + String.join(",", features))
+                        .append(down ? " down" : "")
+                        .append(";\n");
                 if (down) {
                     code.down(address, weight, features);
                 } else {
                     code.add(address, weight, features);
                 }
             }
-            assertArrayEquals(Files.readAllBytes(build("t" + round + ".ring", TestRings.parse(text.toString()))),
-                    Files.readAllBytes(build("c" + round + ".ring", code.build())), text.toString());
+            assertArrayEquals(
+                    Files.readAllBytes(build("t" + round + ".ring", TestRings.parse(text.toString()))),
+                    Files.readAllBytes(build("c" + round + ".ring", code.build())),
+                    text.toString());
         }
     }
 
@@ -190,16 +224,22 @@ class DownAndBuilderTest {
     void builderRefusesWhatTheParserRefusesNamingTheEntry() {
         BackendList.Builder b = BackendList.builder().add("10.0.0.1:80");
         for (Object[] c : new Object[][] {
-                {"10.0.0.1:80", 1L, List.of(), "server 2 '10.0.0.1:80': duplicate backend '10.0.0.1:80': same address and port as server 1"},
-                {"10.0.0.300", 1L, List.of(), "server 2 '10.0.0.300': "},
-                {"10.0.0.2", 0L, List.of(), "server 2 '10.0.0.2': weight 0 must be at least 1"},
-                {"10.0.0.2", BackendList.MAX_WEIGHT + 1, List.of(), "is too large"},
-                {"10.0.0.2", 1L, List.of("bad name"), "bad feature name 'bad name'"},
-                {"10.0.0.2", 1L, List.of("a", "a"), "feature 'a' listed twice"},
+            {
+                "10.0.0.1:80",
+                1L,
+                List.of(),
+                "server 2 '10.0.0.1:80': duplicate backend '10.0.0.1:80': same address and port as server 1"
+            },
+            {"10.0.0.300", 1L, List.of(), "server 2 '10.0.0.300': "},
+            {"10.0.0.2", 0L, List.of(), "server 2 '10.0.0.2': weight 0 must be at least 1"},
+            {"10.0.0.2", BackendList.MAX_WEIGHT + 1, List.of(), "is too large"},
+            {"10.0.0.2", 1L, List.of("bad name"), "bad feature name 'bad name'"},
+            {"10.0.0.2", 1L, List.of("a", "a"), "feature 'a' listed twice"},
         }) {
             @SuppressWarnings("unchecked")
             List<String> features = (List<String>) c[2];
-            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> b.add((String) c[0], (Long) c[1], features));
+            IllegalArgumentException e =
+                    assertThrows(IllegalArgumentException.class, () -> b.add((String) c[0], (Long) c[1], features));
             // named as the parser names it (server N 'text': ...), then the reason
             assertTrue(e.getMessage().startsWith("server 2 '" + c[0] + "': "), e.getMessage());
             assertTrue(e.getMessage().contains((String) c[3]), e.getMessage());

@@ -1,9 +1,9 @@
 package io.ringstore.build;
 
-import io.ringstore.RingVersion;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.ringstore.RingVersion;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -11,9 +11,8 @@ import java.security.MessageDigest;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.SplittableRandom;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Golden checksum in the manner of hash4j: seeded random fleets (sizes, weights, features, IPv4 and
@@ -27,8 +26,15 @@ class GoldenChecksumTest {
 
     private static final int[] FLEET_SIZES = {1, 2, 3, 5, 8, 13, 40, 300};
     private static final RingVersion[][] VERSIONS = {
-            {RingVersion.V1}, {RingVersion.v2(1)}, {RingVersion.V1, RingVersion.v2(3)}, {RingVersion.v2(16), RingVersion.V1},
-            {RingVersion.v2(160)}, {RingVersion.V1, RingVersion.v2(160)}, {RingVersion.v2(7), RingVersion.v2(2)}, {RingVersion.V1, RingVersion.v2(160)}};
+        {RingVersion.V1},
+        {RingVersion.v2(1)},
+        {RingVersion.V1, RingVersion.v2(3)},
+        {RingVersion.v2(16), RingVersion.V1},
+        {RingVersion.v2(160)},
+        {RingVersion.V1, RingVersion.v2(160)},
+        {RingVersion.v2(7), RingVersion.v2(2)},
+        {RingVersion.V1, RingVersion.v2(160)}
+    };
 
     @Test
     void everyFileByteIsAsRecorded(@TempDir Path dir) throws Exception {
@@ -37,14 +43,18 @@ class GoldenChecksumTest {
         for (int f = 0; f < FLEET_SIZES.length; f++) {
             SplittableRandom random = new SplittableRandom(0x5EED_0000L + f);
             String text = fleet(random, FLEET_SIZES[f]);
-            RingBuilder builder = RingBuilder.of(BackendList.parse("fleet" + f, text)).generation(f + 1);
+            RingBuilder builder =
+                    RingBuilder.of(BackendList.parse("fleet" + f, text)).generation(f + 1);
             for (RingVersion v : VERSIONS[f]) {
                 builder.version(v);
             }
             Path file = dir.resolve("fleet" + f + ".ring");
             BuildResult result = builder.build(file);
             sha.update(Files.readAllBytes(file));
-            sha.update(ByteBuffer.allocate(16).putLong(result.points()).putLong(result.collisions()).array());
+            sha.update(ByteBuffer.allocate(16)
+                    .putLong(result.points())
+                    .putLong(result.collisions())
+                    .array());
             collisions += result.collisions();
         }
         assertTrue(collisions > 0, "the fleets include equal hashes from two backends, so tie rules are covered");
@@ -66,7 +76,8 @@ class GoldenChecksumTest {
             if (weight > 1 || random.nextBoolean()) {
                 text.append(" weight=").append(weight);
             }
-            List<String> own = features.stream().filter(x -> random.nextBoolean()).toList();
+            List<String> own =
+                    features.stream().filter(x -> random.nextBoolean()).toList();
             if (!own.isEmpty()) {
                 text.append(" features=").append(String.join(",", own));
             }

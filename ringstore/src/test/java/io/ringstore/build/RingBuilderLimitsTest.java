@@ -1,5 +1,13 @@
 package io.ringstore.build;
 
+import static io.ringstore.TestRings.build;
+import static io.ringstore.TestRings.builder;
+import static io.ringstore.TestRings.tempFiles;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.ringstore.Backend;
 import io.ringstore.RingFileException;
 import io.ringstore.RingStore;
@@ -7,10 +15,6 @@ import io.ringstore.RingVersion;
 import io.ringstore.internal.BackendAccess;
 import io.ringstore.internal.ServerAddress;
 import io.ringstore.internal.format.RingFileDescriptor;
-
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -19,14 +23,8 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.List;
 import java.util.Set;
-
-import static io.ringstore.TestRings.build;
-import static io.ringstore.TestRings.builder;
-import static io.ringstore.TestRings.tempFiles;
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The builder checks every limit of the format on its input, naming the line, before it writes; and
@@ -42,16 +40,21 @@ class RingBuilderLimitsTest {
     }
 
     @Test
-    void anAddressLongerThanItsU16LengthIsRefusedWithItsLineBeforeAnythingIsWritten(@TempDir Path dir) throws Exception {
+    void anAddressLongerThanItsU16LengthIsRefusedWithItsLineBeforeAnythingIsWritten(@TempDir Path dir)
+            throws Exception {
         Path ring = dir.resolve("f.ring");
         byte[] before = goodRing(ring);
         // Leading zeros are valid in an IPv4 part, so the address parses; its length does not fit the record.
         String address = "0".repeat(RingFileDescriptor.MAX_ADDRESS_LENGTH) + "10.0.0.1:80";
         Backend b = BackendAccess.create(0, ServerAddress.parse(address), 1, Set.of(), 0, 7);
         BackendList list = BackendList.of("lz.conf", List.of(b), List.of());
-        BackendsFileException e = assertThrows(BackendsFileException.class, () -> RingBuilder.of(list).build(ring));
-        assertTrue(e.getMessage().startsWith("lz.conf:7: address of " + address.length() + " characters"), e.getMessage());
-        assertTrue(e.getMessage().length() < 400, "the address is quoted cut: " + e.getMessage().length());
+        BackendsFileException e = assertThrows(
+                BackendsFileException.class, () -> RingBuilder.of(list).build(ring));
+        assertTrue(
+                e.getMessage().startsWith("lz.conf:7: address of " + address.length() + " characters"), e.getMessage());
+        assertTrue(
+                e.getMessage().length() < 400,
+                "the address is quoted cut: " + e.getMessage().length());
         assertArrayEquals(before, Files.readAllBytes(ring));
         assertEquals(List.of(), tempFiles(dir));
     }
@@ -73,7 +76,8 @@ class RingBuilderLimitsTest {
         Path ring = dir.resolve("f.ring");
         byte[] before = goodRing(ring);
         String text = "server 10.0.0.1\nserver [fe80::1%3]:80\n";
-        for (RingVersion[] versions : List.of(new RingVersion[] {RingVersion.V1}, new RingVersion[] {RingVersion.v2(160), RingVersion.V1})) {
+        for (RingVersion[] versions :
+                List.of(new RingVersion[] {RingVersion.V1}, new RingVersion[] {RingVersion.v2(160), RingVersion.V1})) {
             BackendsFileException e = assertThrows(BackendsFileException.class, () -> build(ring, text, versions));
             assertEquals(2, e.line(), e.getMessage());
             assertTrue(e.reason().contains("'[fe80::1%3]:80' has a scope id"), e.reason());
@@ -93,7 +97,9 @@ class RingBuilderLimitsTest {
         byte[] before = goodRing(ring);
         RingBuilder b = builder(GOOD).afterWrite(RingBuilderLimitsTest::damage);
         RingFileException e = assertThrows(RingFileException.class, () -> b.build(ring));
-        assertTrue(e.reason().contains("the file just written fails its check, so " + ring + " was left as it was"), e.reason());
+        assertTrue(
+                e.reason().contains("the file just written fails its check, so " + ring + " was left as it was"),
+                e.reason());
         assertArrayEquals(before, Files.readAllBytes(ring));
         assertEquals(List.of(), tempFiles(dir));
         build(ring, GOOD); // and the next build goes on from the old file
@@ -126,7 +132,8 @@ class RingBuilderLimitsTest {
     void leftoversOfDeadBuildsOfTheTargetAreRemovedAndNoOtherFiles(@TempDir Path dir) throws Exception {
         Path ring = dir.resolve("f.ring");
         List<String> leftovers = List.of(".f.ring.123.tmp", ".f.ring.18446744073709551615.tmp");
-        List<String> others = List.of(".f.123.tmp", ".f.ring.x.tmp", ".g.ring.123.tmp", "f.ring.123.tmp", ".f.ring.123.tmp.keep");
+        List<String> others =
+                List.of(".f.123.tmp", ".f.ring.x.tmp", ".g.ring.123.tmp", "f.ring.123.tmp", ".f.ring.123.tmp.keep");
         for (String name : leftovers) {
             Files.write(dir.resolve(name), new byte[4096]);
         }
@@ -144,10 +151,12 @@ class RingBuilderLimitsTest {
     @Test
     void heapNeededFollowsTheLargestRing() throws Exception {
         RingBuilder small = builder("server 10.0.0.1 weight=1\n");
-        RingBuilder big = builder("server 10.0.0.1 weight=100000\nserver 10.0.0.2 weight=100000\n", RingVersion.V1, RingVersion.v2(1000));
+        RingBuilder big = builder(
+                "server 10.0.0.1 weight=100000\nserver 10.0.0.2 weight=100000\n", RingVersion.V1, RingVersion.v2(1000));
         long bigPoints = 200_000L * 1000;
         assertTrue(small.heapBytesNeeded() < 300L << 20, "small: " + small.heapBytesNeeded());
         assertTrue(big.heapBytesNeeded() >= bigPoints * 8, "8 bytes a point at least: " + big.heapBytesNeeded());
-        assertTrue(big.heapBytesNeeded() <= bigPoints * 8 * 2 + (256L << 20), "not wildly more: " + big.heapBytesNeeded());
+        assertTrue(
+                big.heapBytesNeeded() <= bigPoints * 8 * 2 + (256L << 20), "not wildly more: " + big.heapBytesNeeded());
     }
 }

@@ -1,14 +1,13 @@
 package io.ringstore.internal;
 
-import org.junit.jupiter.api.Test;
-
-import java.util.Arrays;
-import java.util.List;
-
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.Arrays;
+import java.util.List;
+import org.junit.jupiter.api.Test;
 
 /** The examples of FORMAT.md's "Addresses" section: grammar, endpoint identity, what each version hashes. */
 class AddressEndpointTest {
@@ -23,11 +22,17 @@ class AddressEndpointTest {
             ServerAddress first = ServerAddress.parse(group.getFirst());
             for (String other : group) {
                 assertTrue(first.sameEndpoint(ServerAddress.parse(other)), group.getFirst() + " vs " + other);
-                assertArrayEquals(first.pingoraHashInput(), ServerAddress.parse(other).pingoraHashInput(), "v2 hashes the endpoint: " + other);
+                assertArrayEquals(
+                        first.pingoraHashInput(),
+                        ServerAddress.parse(other).pingoraHashInput(),
+                        "v2 hashes the endpoint: " + other);
             }
         }
-        assertFalse(Arrays.equals(ServerAddress.parse("10.0.0.1:80").nginxHashInput(),
-                ServerAddress.parse("10.0.0.1:080").nginxHashInput()), "v1 hashes the text as written");
+        assertFalse(
+                Arrays.equals(
+                        ServerAddress.parse("10.0.0.1:80").nginxHashInput(),
+                        ServerAddress.parse("10.0.0.1:080").nginxHashInput()),
+                "v1 hashes the text as written");
     }
 
     @Test
@@ -50,11 +55,23 @@ class AddressEndpointTest {
 
     @Test
     void whatTheGrammarLeavesOutIsRefused() {
-        for (String bad : List.of("10.0.0.1:", "host.example:80", "[1.2.3.4]", "[::1::2]", "[1:2:3:4:5:6:7:8:9]",
-                "[::12345]", "10.0.0.256", "[::1]80", "10.0.0.1:65536", "[fe80::1%]", "[fe80::1%4294967296]", " 10.0.0.1")) {
+        for (String bad : List.of(
+                "10.0.0.1:",
+                "host.example:80",
+                "[1.2.3.4]",
+                "[::1::2]",
+                "[1:2:3:4:5:6:7:8:9]",
+                "[::12345]",
+                "10.0.0.256",
+                "[::1]80",
+                "10.0.0.1:65536",
+                "[fe80::1%]",
+                "[fe80::1%4294967296]",
+                " 10.0.0.1")) {
             assertThrows(IllegalArgumentException.class, () -> ServerAddress.parse(bad), bad);
         }
-        for (String good : List.of("[1:2:3:4:5:6:7::]", "[::1.2.3.4]", "[1:2:3:4:5:6:1.2.3.4]", "[ABCD::ef]", "0.0.0.0:0", "[::]")) {
+        for (String good : List.of(
+                "[1:2:3:4:5:6:7::]", "[::1.2.3.4]", "[1:2:3:4:5:6:1.2.3.4]", "[ABCD::ef]", "0.0.0.0:0", "[::]")) {
             ServerAddress.parse(good);
         }
     }

@@ -1,13 +1,12 @@
 package io.ringstore.internal;
 
-import org.junit.jupiter.api.Test;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import java.nio.charset.StandardCharsets;
 import java.util.SplittableRandom;
 import java.util.zip.CRC32;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
+import org.junit.jupiter.api.Test;
 
 class Crc32Test {
 
@@ -26,7 +25,9 @@ class Crc32Test {
     @Test
     void checkValueOfTheStandard() {
         // The CRC-32/ISO-HDLC check value: CRC of "123456789".
-        assertEquals(0xCBF4_3926, Crc32.finish(Crc32.update(Crc32.INITIAL, "123456789".getBytes(StandardCharsets.US_ASCII))));
+        assertEquals(
+                0xCBF4_3926,
+                Crc32.finish(Crc32.update(Crc32.INITIAL, "123456789".getBytes(StandardCharsets.US_ASCII))));
         assertEquals(0, Crc32.finish(Crc32.update(Crc32.INITIAL, new byte[0])));
     }
 
@@ -36,7 +37,8 @@ class Crc32Test {
         for (int i = 0; i < 3000; i++) {
             byte[] data = new byte[r.nextInt(i < 300 ? 8 : 600)];
             r.nextBytes(data);
-            assertEquals(reference(data), Crc32.finish(Crc32.update(Crc32.INITIAL, data)), () -> "length " + data.length);
+            assertEquals(
+                    reference(data), Crc32.finish(Crc32.update(Crc32.INITIAL, data)), () -> "length " + data.length);
             // Feeding in two pieces continues the state.
             int cut = data.length == 0 ? 0 : r.nextInt(data.length + 1);
             byte[] a = java.util.Arrays.copyOfRange(data, 0, cut);
@@ -74,7 +76,9 @@ class Crc32Test {
             byte[] input = new byte[r.nextInt(50)];
             r.nextBytes(input);
             int previous = r.nextInt();
-            assertEquals(reference(input, littleEndian(previous)), Crc32.nextPoint(Crc32.update(Crc32.INITIAL, input), previous));
+            assertEquals(
+                    reference(input, littleEndian(previous)),
+                    Crc32.nextPoint(Crc32.update(Crc32.INITIAL, input), previous));
         }
     }
 
@@ -87,7 +91,9 @@ class Crc32Test {
         SplittableRandom r = new SplittableRandom(4);
         Crc32.PointChain chain = new Crc32.PointChain();
         int lanes = Crc32.LANES;
-        int[] counts = {0, 1, lanes - 1, lanes, lanes + 1, 2 * lanes - 1, 2 * lanes, 2 * lanes + 1, 63, 64, 65, 1000, 5000};
+        int[] counts = {
+            0, 1, lanes - 1, lanes, lanes + 1, 2 * lanes - 1, 2 * lanes, 2 * lanes + 1, 63, 64, 65, 1000, 5000
+        };
         for (int bufferLength : new int[] {lanes, 2 * lanes, 64, 4096}) {
             int[] buffer = new int[bufferLength];
             for (int points : counts) {
@@ -100,7 +106,10 @@ class Crc32Test {
                     for (int j = 0; j < k; j++) {
                         previous = Crc32.nextPoint(base, previous);
                         int at = produced + j;
-                        assertEquals(previous, buffer[j], () -> "point " + at + " of " + points + ", buffer " + bufferLength);
+                        assertEquals(
+                                previous,
+                                buffer[j],
+                                () -> "point " + at + " of " + points + ", buffer " + bufferLength);
                     }
                     produced += k;
                 }
@@ -114,8 +123,11 @@ class Crc32Test {
     void pointChainRefusesABufferNotInWholeLanesAndNegativeCounts() {
         Crc32.PointChain chain = new Crc32.PointChain();
         chain.start(Crc32.INITIAL, 10);
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> chain.next(new int[Crc32.LANES + 1]));
-        assertEquals("the buffer's length must be a positive multiple of " + Crc32.LANES + ": length=" + (Crc32.LANES + 1), e.getMessage());
+        IllegalArgumentException e =
+                assertThrows(IllegalArgumentException.class, () -> chain.next(new int[Crc32.LANES + 1]));
+        assertEquals(
+                "the buffer's length must be a positive multiple of " + Crc32.LANES + ": length=" + (Crc32.LANES + 1),
+                e.getMessage());
         assertThrows(IllegalArgumentException.class, () -> chain.next(new int[0]));
         assertThrows(IllegalArgumentException.class, () -> chain.start(Crc32.INITIAL, -1));
     }

@@ -1,6 +1,6 @@
 package io.ringstore.internal;
 
-import org.junit.jupiter.api.Test;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -11,8 +11,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.SplittableRandom;
 import java.util.zip.CRC32;
 import java.util.zip.CRC32C;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
+import org.junit.jupiter.api.Test;
 
 /** {@link KeyCrcs}: both CRCs of one pass are the JDK's, for every length, alignment and byte order. */
 class KeyCrcsTest {
@@ -54,9 +53,17 @@ class KeyCrcsTest {
                 ByteBuffer b = big.duplicate().position(at).limit(at + key.length);
                 assertEquals(expected, KeyCrcs.of(b), "big-endian direct buffer, " + what);
                 assertEquals(at, b.position(), "the buffer is not moved");
-                assertEquals(expected, KeyCrcs.of(little.duplicate().order(ByteOrder.LITTLE_ENDIAN).position(at).limit(at + key.length)),
+                assertEquals(
+                        expected,
+                        KeyCrcs.of(little.duplicate()
+                                .order(ByteOrder.LITTLE_ENDIAN)
+                                .position(at)
+                                .limit(at + key.length)),
                         "little-endian direct buffer, " + what);
-                assertEquals(expected, KeyCrcs.of(ByteBuffer.wrap(key).asReadOnlyBuffer()), "read-only heap buffer, " + what);
+                assertEquals(
+                        expected,
+                        KeyCrcs.of(ByteBuffer.wrap(key).asReadOnlyBuffer()),
+                        "read-only heap buffer, " + what);
                 assertEquals(expected, KeyCrcs.of(segment.asSlice(at, key.length)), "native segment, " + what);
             }
         }
@@ -70,7 +77,9 @@ class KeyCrcsTest {
             r.nextBytes(key);
             CRC32C c = new CRC32C();
             c.update(key);
-            assertEquals(io.ringstore.migration.RolloutPolicy.bucket(key, 0, key.length), KeyCrcs.bucket((int) c.getValue()),
+            assertEquals(
+                    io.ringstore.migration.RolloutPolicy.bucket(key, 0, key.length),
+                    KeyCrcs.bucket((int) c.getValue()),
                     () -> "key of " + key.length + " bytes");
         }
     }

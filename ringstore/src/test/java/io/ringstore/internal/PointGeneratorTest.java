@@ -1,22 +1,21 @@
 package io.ringstore.internal;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.ringstore.Backend;
 import io.ringstore.RingFamily;
-import org.junit.jupiter.api.Tag;
-import org.junit.jupiter.api.Test;
-
 import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
-
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertSame;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
 
 class PointGeneratorTest {
     private static final int SHARES = 4;
@@ -45,13 +44,15 @@ class PointGeneratorTest {
     @Test
     void aFailingCallerShareStillJoinsTheOtherThreads() {
         AtomicInteger finished = new AtomicInteger();
-        IllegalStateException thrown = assertThrows(IllegalStateException.class, () -> PointGenerator.inParallel(SHARES, share -> {
-            if (share == SHARES - 1) {
-                throw new IllegalStateException("caller's share");
-            }
-            sleep();
-            finished.incrementAndGet();
-        }));
+        IllegalStateException thrown = assertThrows(
+                IllegalStateException.class,
+                () -> PointGenerator.inParallel(SHARES, share -> {
+                    if (share == SHARES - 1) {
+                        throw new IllegalStateException("caller's share");
+                    }
+                    sleep();
+                    finished.incrementAndGet();
+                }));
         assertEquals("caller's share", thrown.getMessage());
         assertEquals(SHARES - 1, finished.get(), "every started share ran to its end before the call returned");
         assertEquals(Set.of(), buildThreads(), "no ringstore-build thread outlives the call");
@@ -61,12 +62,14 @@ class PointGeneratorTest {
     @Test
     void anErrorOfAStartedSharePropagates() {
         AssertionError error = new AssertionError("share 1");
-        AssertionError thrown = assertThrows(AssertionError.class, () -> PointGenerator.inParallel(SHARES, share -> {
-            if (share == 1) {
-                throw error;
-            }
-            sleep();
-        }));
+        AssertionError thrown = assertThrows(
+                AssertionError.class,
+                () -> PointGenerator.inParallel(SHARES, share -> {
+                    if (share == 1) {
+                        throw error;
+                    }
+                    sleep();
+                }));
         assertSame(error, thrown);
         assertEquals(Set.of(), buildThreads());
     }
@@ -74,9 +77,11 @@ class PointGeneratorTest {
     /** Several failures: the caller's own is thrown, the started shares' ride along as suppressed. */
     @Test
     void theFirstFailureIsThrownTheOthersSuppressed() {
-        RuntimeException thrown = assertThrows(RuntimeException.class, () -> PointGenerator.inParallel(SHARES, share -> {
-            throw new RuntimeException("share " + share);
-        }));
+        RuntimeException thrown = assertThrows(
+                RuntimeException.class,
+                () -> PointGenerator.inParallel(SHARES, share -> {
+                    throw new RuntimeException("share " + share);
+                }));
         assertEquals("share " + (SHARES - 1), thrown.getMessage());
         assertEquals(SHARES - 1, thrown.getSuppressed().length);
         assertEquals(Set.of(), buildThreads());
@@ -90,14 +95,15 @@ class PointGeneratorTest {
         ServerAddress[] addresses = new ServerAddress[n];
         int[] points = new int[n];
         for (int i = 0; i < n; i++) {
-            addresses[i] = ServerAddress.parse("10.1." + (i >> 8) + "." + (i & 0xFF) + ":" + (1000 + random.nextInt(9000)));
+            addresses[i] =
+                    ServerAddress.parse("10.1." + (i >> 8) + "." + (i & 0xFF) + ":" + (1000 + random.nextInt(9000)));
             points[i] = i % 7 == 0 ? 0 : 1000 + random.nextInt(8000); // some backends not in the ring
         }
         PointGenerator.Chains chains = v2Chains(addresses, points);
         assertTrue(chains.totalPoints() > 1 << 20, "large enough to be split: " + chains.totalPoints());
-        PointGenerator.Sorted one = new PointGenerator(1).generateSorted(chains, 32, line -> { });
+        PointGenerator.Sorted one = new PointGenerator(1).generateSorted(chains, 32, line -> {});
         long[] expected = Arrays.copyOf(one.points(), one.count());
-        PointGenerator.Sorted four = new PointGenerator(4).generateSorted(chains, 32, line -> { });
+        PointGenerator.Sorted four = new PointGenerator(4).generateSorted(chains, 32, line -> {});
         assertArrayEquals(expected, Arrays.copyOf(four.points(), four.count()));
         for (int i = 1; i < expected.length; i++) {
             assertTrue(Long.compareUnsigned(expected[i - 1], expected[i]) < 0, "ring order at " + i);
@@ -118,7 +124,8 @@ class PointGeneratorTest {
         ServerAddress[] addresses = new ServerAddress[n];
         int[] points = new int[n];
         for (int i = 0; i < n; i++) {
-            addresses[i] = ServerAddress.parse("10." + random.nextInt(256) + "." + (i >> 8) + "." + (i & 0xFF) + ":" + (1000 + random.nextInt(9000)));
+            addresses[i] = ServerAddress.parse("10." + random.nextInt(256) + "." + (i >> 8) + "." + (i & 0xFF) + ":"
+                    + (1000 + random.nextInt(9000)));
             points[i] = i % 11 == 0 ? random.nextInt(3) : 4000 + random.nextInt(4000);
         }
         PointGenerator.Chains chains = v2Chains(addresses, points);
@@ -140,9 +147,12 @@ class PointGeneratorTest {
                 expected[i] ^= Long.MIN_VALUE;
             }
             for (int threads : new int[] {1, 2}) {
-                PointGenerator.Sorted sorted = new PointGenerator(threads).generateSorted(chains, hashBits, line -> { });
+                PointGenerator.Sorted sorted = new PointGenerator(threads).generateSorted(chains, hashBits, line -> {});
                 assertEquals(total, sorted.count());
-                assertArrayEquals(expected, Arrays.copyOf(sorted.points(), total), "hashBits " + hashBits + ", threads " + threads);
+                assertArrayEquals(
+                        expected,
+                        Arrays.copyOf(sorted.points(), total),
+                        "hashBits " + hashBits + ", threads " + threads);
             }
         }
     }
@@ -153,7 +163,9 @@ class PointGeneratorTest {
         for (ServerAddress a : addresses) {
             backends.add(BackendAccess.create(backends.size(), a, 1, Set.of(), 0, 0));
         }
-        return new PointGenerator.Chains(backends.stream().mapToInt(RingFamily.PINGORA_V2::chainBase).toArray(),
-                RingFamily.PINGORA_V2.tieRanks(backends), points);
+        return new PointGenerator.Chains(
+                backends.stream().mapToInt(RingFamily.PINGORA_V2::chainBase).toArray(),
+                RingFamily.PINGORA_V2.tieRanks(backends),
+                points);
     }
 }

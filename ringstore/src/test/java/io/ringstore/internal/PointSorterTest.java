@@ -1,13 +1,12 @@
 package io.ringstore.internal;
 
-import org.junit.jupiter.api.Test;
-
-import java.util.Arrays;
-import java.util.SplittableRandom;
-
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.Arrays;
+import java.util.SplittableRandom;
+import org.junit.jupiter.api.Test;
 
 class PointSorterTest {
 
@@ -37,8 +36,10 @@ class PointSorterTest {
         assertArrayEquals(unsignedSorted(a, n), sameElements, () -> "a permutation of the input: n=" + n);
         for (int i = 1; i < n; i++) {
             int at = i;
-            assertTrue(Long.compareUnsigned(actual[i - 1] >>> 16, actual[i] >>> 16) <= 0,
-                    () -> "key order at " + at + " of " + n + ": " + Long.toHexString(actual[at - 1]) + " > " + Long.toHexString(actual[at]));
+            assertTrue(
+                    Long.compareUnsigned(actual[i - 1] >>> 16, actual[i] >>> 16) <= 0,
+                    () -> "key order at " + at + " of " + n + ": " + Long.toHexString(actual[at - 1]) + " > "
+                            + Long.toHexString(actual[at]));
         }
     }
 
@@ -62,7 +63,7 @@ class PointSorterTest {
             long[] a = new long[n];
             long[] tops = {0L, 0x7FFFL, 0x8000L, 0xFFFFL, r.nextInt(0x10000)};
             for (int i = 0; i < n; i++) {
-                long top = tops[r.nextInt(tops.length)] << 48;   // few buckets: the in-bucket sorts do the work
+                long top = tops[r.nextInt(tops.length)] << 48; // few buckets: the in-bucket sorts do the work
                 long low = r.nextInt(4) == 0 ? r.nextInt(4) : r.nextLong() & 0xFFFF_FFFF_FFFFL;
                 a[i] = top | low;
             }
@@ -124,7 +125,9 @@ class PointSorterTest {
 
     @Test
     void bucketBitsGiveSixteenPointsABucketThen256ThenUpTo1024Buckets() {
-        for (int n : new int[] {0, 1, 100, 4095, 4096, 65_536, 1 << 20, (1 << 22) - 1, 1 << 22, 1 << 23, 204_800_000, Integer.MAX_VALUE}) {
+        for (int n : new int[] {
+            0, 1, 100, 4095, 4096, 65_536, 1 << 20, (1 << 22) - 1, 1 << 22, 1 << 23, 204_800_000, Integer.MAX_VALUE
+        }) {
             int bits = PointSorter.bucketBits(n);
             assertTrue(bits >= 1 && bits <= 10, n + " -> " + bits);
             if (n >= 1 << 23) {

@@ -1,16 +1,14 @@
 package io.ringstore.internal;
 
-import org.junit.jupiter.api.Test;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.fail;
 
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.SplittableRandom;
-
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
-import static org.junit.jupiter.api.Assertions.assertNull;
-import static org.junit.jupiter.api.Assertions.fail;
+import org.junit.jupiter.api.Test;
 
 /**
  * {@link ServerAddress#parseIpv4(String, byte[], int, int)}, the ring file reader's fast path, against
@@ -35,7 +33,9 @@ class ServerAddressIpv4BytesTest {
         try {
             slow = ServerAddress.parse(text);
         } catch (IllegalArgumentException refused) {
-            assertNull(fast, () -> "parse refuses " + text + " (" + refused.getMessage() + ") but the fast path read " + fast);
+            assertNull(
+                    fast,
+                    () -> "parse refuses " + text + " (" + refused.getMessage() + ") but the fast path read " + fast);
             return false;
         }
         if (fast == null) {
@@ -56,8 +56,15 @@ class ServerAddressIpv4BytesTest {
 
     @Test
     void readsEveryPlainAddressAsParseDoes() {
-        for (String text : List.of("127.0.0.1", "127.0.0.1:8080", "0.0.0.0:0", "255.255.255.255:65535", "010.000.001.002:08080",
-                "1.2.3.4:00000000000080", "192.0.2.16", "10.0.0.1:1")) {
+        for (String text : List.of(
+                "127.0.0.1",
+                "127.0.0.1:8080",
+                "0.0.0.0:0",
+                "255.255.255.255:65535",
+                "010.000.001.002:08080",
+                "1.2.3.4:00000000000080",
+                "192.0.2.16",
+                "10.0.0.1:1")) {
             if (!agree(text)) {
                 fail("the fast path did not read " + text);
             }
@@ -66,10 +73,31 @@ class ServerAddressIpv4BytesTest {
 
     @Test
     void leavesEveryOtherTextToParse() {
-        for (String text : List.of("", "1.2.3", "1.2.3.4.5", "1.2.3.256", "1.2.3.4:", "1.2.3.4:65536", "1.2.3.4:99999999999",
-                "1.2.3.4:8:8", "1..3.4", ".1.2.3", "1.2.3.4.", "1.2.3.4:-1", "1.2.3.4:+1", "a.b.c.d", "unix:/tmp/s",
-                "[::1]:80", "::1", "1.2.3.4 :80", " 1.2.3.4", "1.2.3.4:8a", "1.2.3.4%1", "1.2.3.4\u0000x")) {
-            ServerAddress fast = ServerAddress.parseIpv4(text, text.getBytes(StandardCharsets.ISO_8859_1), 0, text.length());
+        for (String text : List.of(
+                "",
+                "1.2.3",
+                "1.2.3.4.5",
+                "1.2.3.256",
+                "1.2.3.4:",
+                "1.2.3.4:65536",
+                "1.2.3.4:99999999999",
+                "1.2.3.4:8:8",
+                "1..3.4",
+                ".1.2.3",
+                "1.2.3.4.",
+                "1.2.3.4:-1",
+                "1.2.3.4:+1",
+                "a.b.c.d",
+                "unix:/tmp/s",
+                "[::1]:80",
+                "::1",
+                "1.2.3.4 :80",
+                " 1.2.3.4",
+                "1.2.3.4:8a",
+                "1.2.3.4%1",
+                "1.2.3.4\u0000x")) {
+            ServerAddress fast =
+                    ServerAddress.parseIpv4(text, text.getBytes(StandardCharsets.ISO_8859_1), 0, text.length());
             assertNull(fast, () -> "the fast path read " + text);
             agree(text);
         }
@@ -83,8 +111,13 @@ class ServerAddressIpv4BytesTest {
         for (int n = 0; n < 200_000; n++) {
             StringBuilder text = new StringBuilder();
             if (random.nextInt(2) == 0) { // near a valid address: four parts, maybe a port, then maybe damaged
-                text.append(random.nextInt(300)).append('.').append(random.nextInt(300)).append('.')
-                        .append(random.nextInt(300)).append('.').append(random.nextInt(300));
+                text.append(random.nextInt(300))
+                        .append('.')
+                        .append(random.nextInt(300))
+                        .append('.')
+                        .append(random.nextInt(300))
+                        .append('.')
+                        .append(random.nextInt(300));
                 if (random.nextBoolean()) {
                     text.append(':').append(random.nextInt(70_000));
                 }

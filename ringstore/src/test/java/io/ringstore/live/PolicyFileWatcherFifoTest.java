@@ -1,10 +1,12 @@
 package io.ringstore.live;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.ringstore.TestFiles;
 import io.ringstore.migration.RolloutPolicy;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
 import java.io.IOException;
 import java.io.RandomAccessFile;
 import java.io.UncheckedIOException;
@@ -15,11 +17,8 @@ import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A FIFO renamed over the policy file between the watcher's regular-file check and its open: the
@@ -59,7 +58,8 @@ class PolicyFileWatcherFifoTest {
                 assertEquals(300, policy.get().basisPoints());
             } finally {
                 if (Files.exists(file) && !Files.isRegularFile(file)) {
-                    try (RandomAccessFile w = new RandomAccessFile(file.toFile(), "rw")) { // O_RDWR: unblocks a reader, never blocks
+                    try (RandomAccessFile w =
+                            new RandomAccessFile(file.toFile(), "rw")) { // O_RDWR: unblocks a reader, never blocks
                         w.getFD();
                     }
                 }

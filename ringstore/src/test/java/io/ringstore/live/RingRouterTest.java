@@ -1,25 +1,24 @@
 package io.ringstore.live;
 
+import static io.ringstore.TestRings.builder;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.ringstore.Backend;
 import io.ringstore.MemoryTempDir;
 import io.ringstore.Ring;
 import io.ringstore.RingStore;
 import io.ringstore.RingVersion;
 import io.ringstore.migration.RolloutPolicy;
-import jdk.jfr.Recording;
-import jdk.jfr.consumer.RecordedEvent;
-import jdk.jfr.consumer.RecordingFile;
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Tag;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
-import javax.management.MBeanServer;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.nio.ByteBuffer;
-import javax.management.ObjectName;
 import java.lang.management.ManagementFactory;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -33,15 +32,15 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Collectors;
-
-import static io.ringstore.TestRings.builder;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
-import static org.junit.jupiter.api.Assertions.assertNull;
-import static org.junit.jupiter.api.Assertions.assertSame;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import javax.management.MBeanServer;
+import javax.management.ObjectName;
+import jdk.jfr.Recording;
+import jdk.jfr.consumer.RecordedEvent;
+import jdk.jfr.consumer.RecordingFile;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The router's handle: rollout between two versions of whichever generation serves, a policy file, a
@@ -65,6 +64,7 @@ class RingRouterTest {
 
     @TempDir(factory = MemoryTempDir.class)
     Path dir;
+
     private Path path;
     private byte[][] keys;
 
@@ -125,8 +125,13 @@ class RingRouterTest {
         Path policyPath = dir.resolve("rollout.policy");
         Files.writeString(policyPath, "percent = 0\nscope = all\n");
         Told told = new Told();
-        try (RingRouter router = RingRouter.builder(path).versions(RingVersion.V1, V2_8).pollMillis(0).jmx(false).listener(told).open();
-             PolicyFileWatcher policy = PolicyFileWatcher.watch(policyPath, router, "ams", 0)) {
+        try (RingRouter router = RingRouter.builder(path)
+                        .versions(RingVersion.V1, V2_8)
+                        .pollMillis(0)
+                        .jmx(false)
+                        .listener(told)
+                        .open();
+                PolicyFileWatcher policy = PolicyFileWatcher.watch(policyPath, router, "ams", 0)) {
             RingRouter.Route x = router.route(Set.of("x"));
             assertAnswers(x, a1, a2, 0, "generation 1 at 0 %");
             assertEquals(KEYS, router.oldLookups());
@@ -155,12 +160,16 @@ class RingRouterTest {
     }
 
     /** Looks every key up; each answer must be the new version's when the key migrates at {@code basisPoints}, else the old one's. Returns how many migrated. */
-    private long assertAnswers(RingRouter.Route route, String[] oldAnswers, String[] newAnswers, int basisPoints, String when) {
+    private long assertAnswers(
+            RingRouter.Route route, String[] oldAnswers, String[] newAnswers, int basisPoints, String when) {
         long migrated = 0;
         for (int k = 0; k < KEYS; k++) {
             boolean migrates = RolloutPolicy.bucket(keys[k], 0, keys[k].length) < basisPoints;
             migrated += migrates ? 1 : 0;
-            assertEquals((migrates ? newAnswers : oldAnswers)[k], route.backend(keys[k]).address(), when + ": key " + k);
+            assertEquals(
+                    (migrates ? newAnswers : oldAnswers)[k],
+                    route.backend(keys[k]).address(),
+                    when + ": key " + k);
         }
         return migrated;
     }
@@ -174,7 +183,11 @@ class RingRouterTest {
     @Test
     void aNewGenerationLackingAVersionOrAFeatureInUseIsRefused() throws Exception {
         publish(A, 1, RingVersion.V1, V2_8);
-        try (RingRouter router = RingRouter.builder(path).versions(RingVersion.V1, V2_8).pollMillis(0).jmx(false).open()) {
+        try (RingRouter router = RingRouter.builder(path)
+                .versions(RingVersion.V1, V2_8)
+                .pollMillis(0)
+                .jmx(false)
+                .open()) {
             RingRouter.Route x = router.route(Set.of("x"));
             publish(B, 2, RingVersion.V1);
             assertFalse(router.checkNow());
@@ -192,8 +205,13 @@ class RingRouterTest {
             assertEquals(4, router.generation());
         }
         publish(A, 5, RingVersion.V1);
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> RingRouter.builder(path).versions(RingVersion.V1, V2_8).pollMillis(0).jmx(false).open());
+        IllegalArgumentException e = assertThrows(
+                IllegalArgumentException.class,
+                () -> RingRouter.builder(path)
+                        .versions(RingVersion.V1, V2_8)
+                        .pollMillis(0)
+                        .jmx(false)
+                        .open());
         assertTrue(e.getMessage().contains("version v2"), e.getMessage());
     }
 
@@ -201,19 +219,26 @@ class RingRouterTest {
     void aLowerGenerationIsRefusedUnlessAllowed() throws Exception {
         publish(A, 5, RingVersion.V1);
         Told told = new Told();
-        try (RingRouter router = RingRouter.builder(path).pollMillis(0).jmx(false).listener(told).open()) {
+        try (RingRouter router =
+                RingRouter.builder(path).pollMillis(0).jmx(false).listener(told).open()) {
             publish(B, 3, RingVersion.V1);
             assertFalse(router.checkNow());
             String reason = router.lastError();
-            assertEquals("generation 3 is lower than generation 5 serving (an old file copied into place? publish with a higher"
-                    + " generation, or allow older generations)", reason);
+            assertEquals(
+                    "generation 3 is lower than generation 5 serving (an old file copied into place? publish with a higher"
+                            + " generation, or allow older generations)",
+                    reason);
             assertEquals(List.of("refused 5 " + reason), told.lines);
             assertEquals(5, router.generation());
             publish(B, 6, RingVersion.V1);
             assertTrue(router.checkNow(), "a higher generation is switched to");
         }
         publish(A, 7, RingVersion.V1);
-        try (RingRouter router = RingRouter.builder(path).pollMillis(0).jmx(false).allowOlderGeneration(true).open()) {
+        try (RingRouter router = RingRouter.builder(path)
+                .pollMillis(0)
+                .jmx(false)
+                .allowOlderGeneration(true)
+                .open()) {
             publish(B, 3, RingVersion.V1);
             assertTrue(router.checkNow(), () -> "allowed, yet refused: " + router.lastError());
             assertEquals(3, router.generation());
@@ -231,12 +256,17 @@ class RingRouterTest {
     void replacedGenerationsAreUnmappedAtOnceAfterTheirGracePeriodAndNoLookupFails() throws Exception {
         StringBuilder big = new StringBuilder();
         for (int i = 0; i < 1000; i++) {
-            big.append("server 10.2.").append(i / 250).append('.').append(i % 250).append(":80\n");
+            big.append("server 10.2.")
+                    .append(i / 250)
+                    .append('.')
+                    .append(i % 250)
+                    .append(":80\n");
         }
         String fleet = big.toString();
         publish(fleet, 1, RingVersion.V1);
         assertTrue(Files.size(path) > 900_000, "about 1 MB: " + Files.size(path));
-        try (RingRouter router = RingRouter.builder(path).pollMillis(0).graceMillis(0).jmx(false).open()) {
+        try (RingRouter router =
+                RingRouter.builder(path).pollMillis(0).graceMillis(0).jmx(false).open()) {
             RingRouter.Route all = router.route(Set.of());
             AtomicBoolean stop = new AtomicBoolean();
             AtomicLong lookups = new AtomicLong();
@@ -278,7 +308,8 @@ class RingRouterTest {
                     reader.join(10_000);
                 }
             }
-            System.out.printf("30 republishes: %d lookups, %d retried on the new generation, at most %d ring mappings%n",
+            System.out.printf(
+                    "30 republishes: %d lookups, %d retried on the new generation, at most %d ring mappings%n",
                     lookups.get(), router.lookupRetries(), maxMapped);
             assertEquals(0, failures.get(), () -> failures.get() + " failed lookups; first: " + firstFailure.get());
             assertTrue(lookups.get() > 0);
@@ -289,13 +320,19 @@ class RingRouterTest {
 
     /** Mappings of files in the test directory, from /proc/self/maps (Linux). */
     private int ringMappings() throws Exception {
-        return (int) Files.readAllLines(Path.of("/proc/self/maps")).stream().filter(l -> l.contains(dir.toString())).count();
+        return (int) Files.readAllLines(Path.of("/proc/self/maps")).stream()
+                .filter(l -> l.contains(dir.toString()))
+                .count();
     }
 
     @Test
     void aReplacedGenerationStaysUsableDuringItsGracePeriod() throws Exception {
         publish(A, 1, RingVersion.V1);
-        try (RingRouter router = RingRouter.builder(path).pollMillis(0).graceMillis(3_600_000).jmx(false).open()) {
+        try (RingRouter router = RingRouter.builder(path)
+                .pollMillis(0)
+                .graceMillis(3_600_000)
+                .jmx(false)
+                .open()) {
             RingStore first = router.current();
             publish(B, 2, RingVersion.V1);
             assertTrue(router.checkNow());
@@ -313,7 +350,11 @@ class RingRouterTest {
                 recording.enable(name);
             }
             recording.start();
-            try (RingRouter router = RingRouter.builder(path).versions(RingVersion.V1, V2_8).pollMillis(0).jmx(false).open()) {
+            try (RingRouter router = RingRouter.builder(path)
+                    .versions(RingVersion.V1, V2_8)
+                    .pollMillis(0)
+                    .jmx(false)
+                    .open()) {
                 publish(B, 2, RingVersion.V1, V2_8);
                 assertTrue(router.checkNow());
                 publish(B, 1, RingVersion.V1, V2_8);
@@ -342,11 +383,16 @@ class RingRouterTest {
         publish(A, 1, RingVersion.V1, V2_8);
         MBeanServer server = ManagementFactory.getPlatformMBeanServer();
         ObjectName name;
-        try (RingRouter router = RingRouter.builder(path).versions(RingVersion.V1, V2_8).pollMillis(0).open();
-             RingRouter twin = RingRouter.builder(path).pollMillis(0).open()) {
+        try (RingRouter router = RingRouter.builder(path)
+                        .versions(RingVersion.V1, V2_8)
+                        .pollMillis(0)
+                        .open();
+                RingRouter twin = RingRouter.builder(path).pollMillis(0).open()) {
             name = router.mbeanName();
-            assertEquals(new ObjectName("io.ringstore:type=RingRouter,name=" + ObjectName.quote(path.toString())), name);
-            assertEquals(name + ",instance=2", twin.mbeanName().toString(), "a second router on the path gets its own name");
+            assertEquals(
+                    new ObjectName("io.ringstore:type=RingRouter,name=" + ObjectName.quote(path.toString())), name);
+            assertEquals(
+                    name + ",instance=2", twin.mbeanName().toString(), "a second router on the path gets its own name");
             RingRouter.Route all = router.route(Set.of());
             router.policy(RolloutPolicy.everywhere(100));
             for (int k = 0; k < 10; k++) {
@@ -373,17 +419,24 @@ class RingRouterTest {
     @Test
     void everyKeyFormAndFailoverGiveTheRingsAnswer() throws Exception {
         publish(A, 1, RingVersion.V1, V2_8);
-        try (RingRouter router = RingRouter.builder(path).versions(RingVersion.V1, V2_8).policy(RolloutPolicy.everywhere(50))
-                .pollMillis(0).jmx(false).open(); Arena arena = Arena.ofConfined()) {
+        try (RingRouter router = RingRouter.builder(path)
+                        .versions(RingVersion.V1, V2_8)
+                        .policy(RolloutPolicy.everywhere(50))
+                        .pollMillis(0)
+                        .jmx(false)
+                        .open();
+                Arena arena = Arena.ofConfined()) {
             RingRouter.Route all = router.route(Set.of());
             RingStore store = router.current();
             for (int k = 0; k < KEYS; k++) {
                 byte[] key = keys[k];
-                Ring ring = store.ring(Set.of(), RolloutPolicy.bucket(key, 0, key.length) < 5000 ? V2_8 : RingVersion.V1);
+                Ring ring =
+                        store.ring(Set.of(), RolloutPolicy.bucket(key, 0, key.length) < 5000 ? V2_8 : RingVersion.V1);
                 Backend want = store.backend(ring.lookup(key));
                 MemorySegment nativeKey = arena.allocate(key.length);
                 MemorySegment.copy(MemorySegment.ofArray(key), 0, nativeKey, 0, key.length);
-                ByteBuffer direct = ByteBuffer.allocateDirect(key.length).put(key).flip();
+                ByteBuffer direct =
+                        ByteBuffer.allocateDirect(key.length).put(key).flip();
                 assertSame(want, all.backend(key));
                 assertSame(want, all.backend(ByteBuffer.wrap(key)));
                 assertSame(want, all.backend(direct));

@@ -1,5 +1,8 @@
 package io.ringstore.live;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.ringstore.Backend;
 import io.ringstore.Ring;
 import io.ringstore.RingStore;
@@ -8,12 +11,6 @@ import io.ringstore.TestRings;
 import io.ringstore.migration.RolloutPolicy;
 import io.ringstore.state.HostState;
 import io.ringstore.state.SharedLoad;
-
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
@@ -23,9 +20,10 @@ import java.util.Map;
 import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.function.Predicate;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A route rolling out answers exactly as the code before issue 21's rollout work did
@@ -49,6 +47,7 @@ class RolloutAnswersTest {
 
     @TempDir
     static Path dir;
+
     private static RingStore store;
     private static Ring oldRing;
     private static Ring newRing;
@@ -57,7 +56,13 @@ class RolloutAnswersTest {
     static String fleet() {
         StringBuilder text = new StringBuilder();
         for (int b = 0; b < 200; b++) {
-            text.append("server 10.1.").append(b / 100).append('.').append(b % 100 + 1).append(":11211 weight=").append(1 + b % 3).append('\n');
+            text.append("server 10.1.")
+                    .append(b / 100)
+                    .append('.')
+                    .append(b % 100 + 1)
+                    .append(":11211 weight=")
+                    .append(1 + b % 3)
+                    .append('\n');
         }
         return text.toString();
     }
@@ -77,7 +82,10 @@ class RolloutAnswersTest {
     }
 
     private static RingRouter router(RolloutPolicy policy) throws Exception {
-        return RingRouter.builder(store).versions(RingVersion.V1, NEW).policy(policy).open();
+        return RingRouter.builder(store)
+                .versions(RingVersion.V1, NEW)
+                .policy(policy)
+                .open();
     }
 
     /** One answer folded into a digest: the bucket, whether the key migrated and the backend. */
@@ -93,8 +101,8 @@ class RolloutAnswersTest {
         long digest = 0;
         int migratedKeys = 0;
         try (RingRouter router = router(policy);
-             RingRouter.Route route = router.route(Set.of());
-             Arena arena = Arena.ofConfined()) {
+                RingRouter.Route route = router.route(Set.of());
+                Arena arena = Arena.ofConfined()) {
             ByteBuffer direct = ByteBuffer.allocateDirect(padded.length);
             MemorySegment nativeKeys = arena.allocate(padded.length);
             for (int k = 0; k < KEYS; k++) {
@@ -111,7 +119,10 @@ class RolloutAnswersTest {
                 digest = digest(digest, bucket, migrates, backend);
                 migratedKeys += migrates ? 1 : 0;
                 if (k % 16 == 0) {
-                    assertEquals(bucket, RolloutReference.bucketByTable(key, 0, length), "the two CRC-32C of the reference, key " + k);
+                    assertEquals(
+                            bucket,
+                            RolloutReference.bucketByTable(key, 0, length),
+                            "the two CRC-32C of the reference, key " + k);
                 }
 
                 ByteBuffer heap = ByteBuffer.wrap(padded, PAD, length);
@@ -137,7 +148,10 @@ class RolloutAnswersTest {
                 assertAnswer(backend, route.backend(directKey), "direct buffer", k);
                 assertAnswer(backend, route.backend(heapSegment), "heap segment", k);
                 assertAnswer(backend, route.backend(nativeSegment), "native segment", k);
-                assertEquals(migrates ? 7 : 0, router.newLookups() - before, "version chosen (" + version + ") for key " + k);
+                assertEquals(
+                        migrates ? 7 : 0,
+                        router.newLookups() - before,
+                        "version chosen (" + version + ") for key " + k);
                 assertEquals(PAD, heap.position(), "the buffer is not moved");
                 assertEquals(PAD, directKey.position(), "the buffer is not moved");
                 assertEquals(PAD + length, directKey.limit(), "the buffer is not moved");
@@ -161,9 +175,9 @@ class RolloutAnswersTest {
         byte[] padded = new byte[MAX_LENGTH + 2 * PAD];
         Path file = dir.resolve("fleet.ring");
         try (RingRouter router = router(policy);
-             RingRouter.Route route = router.route(Set.of());
-             HostState state = HostState.open(file, HostState.Options.DEFAULTS.withCapacity(256, 4));
-             Arena arena = Arena.ofConfined()) {
+                RingRouter.Route route = router.route(Set.of());
+                HostState state = HostState.open(file, HostState.Options.DEFAULTS.withCapacity(256, 4));
+                Arena arena = Arena.ofConfined()) {
             SharedLoad load = SharedLoad.open(state, () -> store, null);
             ByteBuffer direct = ByteBuffer.allocateDirect(padded.length);
             MemorySegment nativeKeys = arena.allocate(padded.length);
@@ -183,26 +197,46 @@ class RolloutAnswersTest {
 
                 Map<String, Object> shapes = new LinkedHashMap<>();
                 shapes.put("heap buffer", ByteBuffer.wrap(padded, PAD, length));
-                shapes.put("read-only buffer", ByteBuffer.wrap(padded, PAD, length).asReadOnlyBuffer());
+                shapes.put(
+                        "read-only buffer", ByteBuffer.wrap(padded, PAD, length).asReadOnlyBuffer());
                 shapes.put("direct buffer", direct.duplicate().position(PAD).limit(PAD + length));
-                shapes.put("read-only direct buffer", direct.duplicate().position(PAD).limit(PAD + length).asReadOnlyBuffer());
+                shapes.put(
+                        "read-only direct buffer",
+                        direct.duplicate().position(PAD).limit(PAD + length).asReadOnlyBuffer());
                 shapes.put("heap segment", MemorySegment.ofArray(padded).asSlice(PAD, length));
                 shapes.put("native segment", nativeKeys.asSlice(PAD, length));
                 long before = router.newLookups();
                 for (Map.Entry<String, Object> shape : shapes.entrySet()) {
                     String name = shape.getKey();
                     if (shape.getValue() instanceof ByteBuffer b) {
-                        assertAnswer(expectedFailover, route.select(b, Ring.NGINX_MAX_POINTS, notFirst), "select, " + name, k);
+                        assertAnswer(
+                                expectedFailover,
+                                route.select(b, Ring.NGINX_MAX_POINTS, notFirst),
+                                "select, " + name,
+                                k);
                         assertAnswer(backend, route.choose(b, load), "choose, " + name, k);
-                        assertAnswer(backend, released(load, route.chooseAndAcquire(b, load)), "chooseAndAcquire, " + name, k);
+                        assertAnswer(
+                                backend,
+                                released(load, route.chooseAndAcquire(b, load)),
+                                "chooseAndAcquire, " + name,
+                                k);
                     } else {
                         MemorySegment m = (MemorySegment) shape.getValue();
-                        assertAnswer(expectedFailover, route.select(m, Ring.NGINX_MAX_POINTS, notFirst), "select, " + name, k);
+                        assertAnswer(
+                                expectedFailover,
+                                route.select(m, Ring.NGINX_MAX_POINTS, notFirst),
+                                "select, " + name,
+                                k);
                         assertAnswer(backend, route.choose(m, load), "choose, " + name, k);
-                        assertAnswer(backend, released(load, route.chooseAndAcquire(m, load)), "chooseAndAcquire, " + name, k);
+                        assertAnswer(
+                                backend,
+                                released(load, route.chooseAndAcquire(m, load)),
+                                "chooseAndAcquire, " + name,
+                                k);
                     }
                 }
-                assertEquals(migrates ? 3L * shapes.size() : 0, router.newLookups() - before, "version chosen for key " + k);
+                assertEquals(
+                        migrates ? 3L * shapes.size() : 0, router.newLookups() - before, "version chosen for key " + k);
             }
         }
     }
@@ -234,9 +268,9 @@ class RolloutAnswersTest {
         java.nio.file.Files.write(file, all.toByteArray());
         RolloutPolicy policy = RolloutPolicy.everywhere(50);
         try (RingRouter router = router(policy);
-             RingRouter.Route route = router.route(Set.of());
-             Arena arena = Arena.ofConfined();
-             java.nio.channels.FileChannel channel = java.nio.channels.FileChannel.open(file)) {
+                RingRouter.Route route = router.route(Set.of());
+                Arena arena = Arena.ofConfined();
+                java.nio.channels.FileChannel channel = java.nio.channels.FileChannel.open(file)) {
             MemorySegment mapped = channel.map(java.nio.channels.FileChannel.MapMode.READ_ONLY, 0, all.size(), arena);
             assertTrue(mapped.isMapped());
             long at = 0;
@@ -244,8 +278,15 @@ class RolloutAnswersTest {
                 byte[] key = keys[k];
                 MemorySegment slice = mapped.asSlice(at, key.length);
                 at += key.length;
-                assertEquals(RolloutReference.bucket(key, 0, key.length), RolloutPolicy.bucket(slice), "mapped bucket, key " + k);
-                assertAnswer(RolloutReference.backend(policy, oldRing, newRing, key, 0, key.length), route.backend(slice), "mapped segment", k);
+                assertEquals(
+                        RolloutReference.bucket(key, 0, key.length),
+                        RolloutPolicy.bucket(slice),
+                        "mapped bucket, key " + k);
+                assertAnswer(
+                        RolloutReference.backend(policy, oldRing, newRing, key, 0, key.length),
+                        route.backend(slice),
+                        "mapped segment",
+                        k);
             }
         }
     }
@@ -253,15 +294,22 @@ class RolloutAnswersTest {
     /** At 0 %, 100 %, the smallest and largest fractions and out of scope, no shape's version or backend moves either. */
     @Test
     void everyFractionAndScopeAnswersAsTheReference() throws Exception {
-        RolloutPolicy[] policies = {RolloutPolicy.NONE, RolloutPolicy.everywhere(100), RolloutPolicy.everywhere(0.01),
-                RolloutPolicy.everywhere(99.99), RolloutPolicy.everywhere(37.42), RolloutPolicy.in(50, Set.of("ams"), "fra"),
-                RolloutPolicy.in(50, Set.of("ams", "fra"), "fra")};
+        RolloutPolicy[] policies = {
+            RolloutPolicy.NONE,
+            RolloutPolicy.everywhere(100),
+            RolloutPolicy.everywhere(0.01),
+            RolloutPolicy.everywhere(99.99),
+            RolloutPolicy.everywhere(37.42),
+            RolloutPolicy.in(50, Set.of("ams"), "fra"),
+            RolloutPolicy.in(50, Set.of("ams", "fra"), "fra")
+        };
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment nativeKeys = arena.allocate(MAX_LENGTH);
             ByteBuffer direct = ByteBuffer.allocateDirect(MAX_LENGTH);
             for (RolloutPolicy policy : policies) {
                 SplittableRandom random = new SplittableRandom(policy.hashCode());
-                try (RingRouter router = router(RolloutPolicy.NONE); RingRouter.Route route = router.route(Set.of())) {
+                try (RingRouter router = router(RolloutPolicy.NONE);
+                        RingRouter.Route route = router.route(Set.of())) {
                     router.policy(policy); // as a running router gets it
                     int migrated = 0;
                     for (int k = 0; k < 100_000; k++) {

@@ -2,7 +2,6 @@ package io.ringstore.live;
 
 import io.ringstore.Ring;
 import io.ringstore.migration.RolloutPolicy;
-
 import java.util.zip.CRC32;
 import java.util.zip.CRC32C;
 
@@ -33,8 +32,7 @@ final class RolloutReference {
         }
     }
 
-    private RolloutReference() {
-    }
+    private RolloutReference() {}
 
     static int bucket(byte[] key, int offset, int length) {
         CRC32C crc = new CRC32C();

@@ -1,5 +1,17 @@
 package io.ringstore.live;
 
+import static io.ringstore.TestRings.builder;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.ringstore.Backend;
 import io.ringstore.LogCapture;
 import io.ringstore.MemoryTempDir;
@@ -10,11 +22,6 @@ import io.ringstore.RingVersion;
 import io.ringstore.TestFiles;
 import io.ringstore.internal.format.RingFileDescriptor;
 import io.ringstore.migration.RolloutPolicy;
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Tag;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.ref.WeakReference;
@@ -33,19 +40,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
-
-import static io.ringstore.TestRings.builder;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertInstanceOf;
-import static org.junit.jupiter.api.Assertions.assertNotEquals;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
-import static org.junit.jupiter.api.Assertions.assertNull;
-import static org.junit.jupiter.api.Assertions.assertSame;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Hot reload under load, through the router (its engine, the file watcher, is package-private):
@@ -78,6 +76,7 @@ public class WatchedRingStoreTest {
 
     /** The handles readers use: (features, version). */
     private static final List<Set<String>> HANDLE_FEATURES = List.of(Set.of(), Set.of("x"), Set.of(), Set.of("x"));
+
     private static final List<RingVersion> HANDLE_VERSIONS = List.of(RingVersion.V1, RingVersion.V1, V2_8, V2_8);
 
     /** For the lookups through {@link RingRouter.Route#backend}: about half of the keys on each version. */
@@ -85,6 +84,7 @@ public class WatchedRingStoreTest {
 
     @TempDir(factory = MemoryTempDir.class)
     Path dir;
+
     private Path path;
     private byte[][] keys;
     /** [set: 0 = A, 1 = B][handle][key] -> address text. */
@@ -107,7 +107,8 @@ public class WatchedRingStoreTest {
                 for (int h = 0; h < HANDLE_FEATURES.size(); h++) {
                     Ring ring = store.ring(HANDLE_FEATURES.get(h), HANDLE_VERSIONS.get(h));
                     for (int k = 0; k < KEYS; k++) {
-                        expected[set][h][k] = store.backend(ring.lookup(keys[k])).address();
+                        expected[set][h][k] =
+                                store.backend(ring.lookup(keys[k])).address();
                     }
                 }
             }
@@ -122,7 +123,12 @@ public class WatchedRingStoreTest {
 
     /** A router on {@code p} between v1 and v2:8, checking every {@code pollMillis} ms (0: only on checkNow), without an MBean. */
     private static RingRouter watch(Path p, long pollMillis) throws RingFileException {
-        return RingRouter.builder(p).versions(RingVersion.V1, V2_8).policy(HALF).pollMillis(pollMillis).jmx(false).open();
+        return RingRouter.builder(p)
+                .versions(RingVersion.V1, V2_8)
+                .policy(HALF)
+                .pollMillis(pollMillis)
+                .jmx(false)
+                .open();
     }
 
     /** The ring of handle {@code h}'s version on its route. */
@@ -134,7 +140,8 @@ public class WatchedRingStoreTest {
     private int handleOfKey(RingRouter router, int h, int k) {
         RingVersion v = router.policy().migrates(keys[k], 0, keys[k].length) ? V2_8 : RingVersion.V1;
         for (int i = 0; i < HANDLE_FEATURES.size(); i++) {
-            if (HANDLE_FEATURES.get(i).equals(HANDLE_FEATURES.get(h)) && HANDLE_VERSIONS.get(i).equals(v)) {
+            if (HANDLE_FEATURES.get(i).equals(HANDLE_FEATURES.get(h))
+                    && HANDLE_VERSIONS.get(i).equals(v)) {
                 return i;
             }
         }
@@ -180,7 +187,9 @@ public class WatchedRingStoreTest {
         publish(1);
         try (RingRouter watched = watch(path, 1)) {
             // The writer does not wait for the poller: it may miss files that were replaced before it looked.
-            hammer(watched, generation -> assertTrue(watched.generation() <= generation, "a generation from the future"));
+            hammer(
+                    watched,
+                    generation -> assertTrue(watched.generation() <= generation, "a generation from the future"));
             System.out.println("the poller switched " + watched.switches() + " times for " + REPLACEMENTS + " files");
             assertTrue(watched.switches() <= REPLACEMENTS, "at most one switch per file: " + watched.switches());
             assertTrue(watched.switches() >= 10, "the poller followed too few files: " + watched.switches());
@@ -212,49 +221,66 @@ public class WatchedRingStoreTest {
         List<Thread> readers = new ArrayList<>();
         for (int t = 0; t < READERS; t++) {
             int id = t;
-            Thread reader = new Thread(() -> {
-                SplittableRandom random = new SplittableRandom(id);
-                long lastGeneration = 0;
-                long n = 0;
-                long distinct = 0;
-                while (!stop.get()) {
-                    try {
-                        int h = random.nextInt(handles.size());
-                        int k = random.nextInt(KEYS);
-                        RingRouter.Route live = handles.get(h);
-                        Ring ring = ringOf(live, h);
-                        long generation = ring.store().generation();
-                        int b = ring.lookup(keys[k]);
-                        String answer = b < 0 ? "(none)" : ring.store().backend(b).address();
-                        String want = expected[generation % 2 == 1 ? 0 : 1][h][k];
-                        if (!want.equals(answer)) {
-                            error(errors, firstError, "reader " + id + ": generation " + generation + " handle " + h
-                                    + " key " + k + ": expected " + want + ", got " + answer);
+            Thread reader = new Thread(
+                    () -> {
+                        SplittableRandom random = new SplittableRandom(id);
+                        long lastGeneration = 0;
+                        long n = 0;
+                        long distinct = 0;
+                        while (!stop.get()) {
+                            try {
+                                int h = random.nextInt(handles.size());
+                                int k = random.nextInt(KEYS);
+                                RingRouter.Route live = handles.get(h);
+                                Ring ring = ringOf(live, h);
+                                long generation = ring.store().generation();
+                                int b = ring.lookup(keys[k]);
+                                String answer = b < 0
+                                        ? "(none)"
+                                        : ring.store().backend(b).address();
+                                String want = expected[generation % 2 == 1 ? 0 : 1][h][k];
+                                if (!want.equals(answer)) {
+                                    error(
+                                            errors,
+                                            firstError,
+                                            "reader " + id + ": generation " + generation + " handle " + h + " key " + k
+                                                    + ": expected " + want + ", got " + answer);
+                                }
+                                if (generation < lastGeneration) {
+                                    error(
+                                            errors,
+                                            firstError,
+                                            "reader " + id + ": generation went back from " + lastGeneration + " to "
+                                                    + generation);
+                                }
+                                if (generation != lastGeneration) {
+                                    distinct++;
+                                    lastGeneration = generation;
+                                }
+                                // The router's lookup: whichever generation served it, one of the two answers of the
+                                // version the policy gives the key.
+                                Backend any = live.backend(keys[k]);
+                                int hk = handleOfKey[h][k];
+                                if (any == null
+                                        || !(any.address().equals(expected[0][hk][k])
+                                                || any.address().equals(expected[1][hk][k]))) {
+                                    error(
+                                            errors,
+                                            firstError,
+                                            "reader " + id + ": backend(key " + k + ") on handle " + hk + " = " + any);
+                                }
+                                if (++n % 256 == 0) {
+                                    Thread.yield(); // eight spinning readers on a small machine must not starve the
+                                    // publisher
+                                }
+                            } catch (Throwable e) {
+                                error(errors, firstError, "reader " + id + " threw " + e);
+                            }
                         }
-                        if (generation < lastGeneration) {
-                            error(errors, firstError, "reader " + id + ": generation went back from " + lastGeneration + " to " + generation);
-                        }
-                        if (generation != lastGeneration) {
-                            distinct++;
-                            lastGeneration = generation;
-                        }
-                        // The router's lookup: whichever generation served it, one of the two answers of the
-                        // version the policy gives the key.
-                        Backend any = live.backend(keys[k]);
-                        int hk = handleOfKey[h][k];
-                        if (any == null || !(any.address().equals(expected[0][hk][k]) || any.address().equals(expected[1][hk][k]))) {
-                            error(errors, firstError, "reader " + id + ": backend(key " + k + ") on handle " + hk + " = " + any);
-                        }
-                        if (++n % 256 == 0) {
-                            Thread.yield(); // eight spinning readers on a small machine must not starve the publisher
-                        }
-                    } catch (Throwable e) {
-                        error(errors, firstError, "reader " + id + " threw " + e);
-                    }
-                }
-                lookups[id] = n;
-                generationsSeen[id] = distinct;
-            }, "reader-" + t);
+                        lookups[id] = n;
+                        generationsSeen[id] = distinct;
+                    },
+                    "reader-" + t);
             readers.add(reader);
             reader.start();
         }
@@ -277,12 +303,15 @@ public class WatchedRingStoreTest {
             }
         }
         long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
-        System.out.printf("%d replacements in %d ms; lookups per reader %s; generations seen per reader %s%n",
+        System.out.printf(
+                "%d replacements in %d ms; lookups per reader %s; generations seen per reader %s%n",
                 REPLACEMENTS, millis, Arrays.toString(lookups), Arrays.toString(generationsSeen));
         assertEquals(0, errors.get(), () -> errors.get() + " reader errors; first: " + firstError.get());
         assertEquals(REPLACEMENTS + 1, watched.generation());
         long totalSeen = Arrays.stream(generationsSeen).sum();
-        assertTrue(totalSeen > READERS * 10L, "readers must have run across many switches: " + Arrays.toString(generationsSeen));
+        assertTrue(
+                totalSeen > READERS * 10L,
+                "readers must have run across many switches: " + Arrays.toString(generationsSeen));
         for (long n : lookups) {
             assertTrue(n > 0, "every reader looked up");
         }
@@ -315,12 +344,12 @@ public class WatchedRingStoreTest {
             byte[] flippedHeader = good.clone();
             flippedHeader[RingFileDescriptor.GENERATION_OFFSET] ^= 0x01; // covered by the metadata checksum
             Object[][] cases = {
-                    {"garbage", garbage, "bad magic"},
-                    {"empty", new byte[0], "shorter than the 128-byte header"},
-                    {"truncated", Arrays.copyOf(good, good.length / 2), "(truncated?)"},
-                    {"extended", Arrays.copyOf(good, good.length + 100), "(extended or overwritten?)"},
-                    {"flipped header byte", flippedHeader, "metadata checksum mismatch"},
-                    {"flipped segment byte", flippedSegment, "segment checksum mismatch"},
+                {"garbage", garbage, "bad magic"},
+                {"empty", new byte[0], "shorter than the 128-byte header"},
+                {"truncated", Arrays.copyOf(good, good.length / 2), "(truncated?)"},
+                {"extended", Arrays.copyOf(good, good.length + 100), "(extended or overwritten?)"},
+                {"flipped header byte", flippedHeader, "metadata checksum mismatch"},
+                {"flipped segment byte", flippedSegment, "segment checksum mismatch"},
             };
             for (Object[] c : cases) {
                 String what = (String) c[0];
@@ -350,7 +379,9 @@ public class WatchedRingStoreTest {
             assertAnswers(watched, x2, 3, 1, "after the good file");
             // The first generation is still usable by whoever kept it (it is never unmapped under a reader).
             assertEquals(1, first.generation());
-            assertEquals(expected[0][0][0], first.backend(first.ring(Set.of()).lookup(keys[0])).address());
+            assertEquals(
+                    expected[0][0][0],
+                    first.backend(first.ring(Set.of()).lookup(keys[0])).address());
         }
     }
 
@@ -363,7 +394,9 @@ public class WatchedRingStoreTest {
             Instant switched = watched.lastSwitch();
 
             // Same backends without the feature x.
-            builder(A.replace(" features=x", ""), RingVersion.V1, V2_8).generation(2).build(path);
+            builder(A.replace(" features=x", ""), RingVersion.V1, V2_8)
+                    .generation(2)
+                    .build(path);
             assertRefused(watched, first, switched, "no feature x", "unknown feature 'x'");
             assertAnswers(watched, x2, 3, 0, "after the file without x");
 
@@ -385,20 +418,26 @@ public class WatchedRingStoreTest {
     void aHandleAskedForDuringACheckIsHeldToTheFileThatWillServe() throws Exception {
         publish(1);
         try (RingRouter watched = watch(path, 0)) {
-            builder(A.replace(" features=x", ""), RingVersion.V1, V2_8).generation(2).build(path);
+            builder(A.replace(" features=x", ""), RingVersion.V1, V2_8)
+                    .generation(2)
+                    .build(path);
             AtomicReference<Object> asked = new AtomicReference<>();
-            Thread asker = new Thread(() -> {
-                try {
-                    asked.set(watched.route(Set.of("x")));
-                } catch (RuntimeException e) {
-                    asked.set(e);
-                }
-            }, "asker");
+            Thread asker = new Thread(
+                    () -> {
+                        try {
+                            asked.set(watched.route(Set.of("x")));
+                        } catch (RuntimeException e) {
+                            asked.set(e);
+                        }
+                    },
+                    "asker");
             // The new file has been checked against every handle there is (none uses x); before it
             // serves, another thread asks for x, which generation 1 has and generation 2 lacks.
             watched.engine().beforeSwitch = () -> {
                 asker.start();
-                while (asker.isAlive() && asker.getState() != Thread.State.BLOCKED && asker.getState() != Thread.State.WAITING) {
+                while (asker.isAlive()
+                        && asker.getState() != Thread.State.BLOCKED
+                        && asker.getState() != Thread.State.WAITING) {
                     Thread.onSpinWait(); // until it has its handle, or waits for the check to end
                 }
             };
@@ -406,7 +445,9 @@ public class WatchedRingStoreTest {
             asker.join(10_000);
             assertEquals(2, watched.generation());
             // A handle on generation 1's x would fail its first lookup on generation 2: it must not exist.
-            IllegalArgumentException refused = assertInstanceOf(IllegalArgumentException.class, asked.get(),
+            IllegalArgumentException refused = assertInstanceOf(
+                    IllegalArgumentException.class,
+                    asked.get(),
                     "a handle was registered that the serving file cannot answer");
             assertTrue(refused.getMessage().contains("unknown feature 'x'"), refused.getMessage());
         }
@@ -418,11 +459,15 @@ public class WatchedRingStoreTest {
         try (RingRouter watched = watch(path, 0)) {
             RingRouter.Route x2 = watched.route(Set.of("x"));
             RingStore first = watched.current();
-            builder(A.replace(" features=x", ""), RingVersion.V1, V2_8).generation(2).build(path);
+            builder(A.replace(" features=x", ""), RingVersion.V1, V2_8)
+                    .generation(2)
+                    .build(path);
             assertRefused(watched, first, watched.lastSwitch(), "no feature x", "unknown feature 'x'");
 
             x2.close();
-            builder(B.replace(" features=x", ""), RingVersion.V1, V2_8).generation(3).build(path);
+            builder(B.replace(" features=x", ""), RingVersion.V1, V2_8)
+                    .generation(3)
+                    .build(path);
             assertTrue(watched.checkNow(), () -> "refused for a closed handle: " + watched.lastError());
             assertEquals(3, watched.generation());
             IllegalStateException e = assertThrows(IllegalStateException.class, () -> x2.backend(keys[0]));
@@ -439,7 +484,9 @@ public class WatchedRingStoreTest {
                 System.gc();
                 Thread.sleep(10);
             }
-            builder(A.replace(" features=x", ""), RingVersion.V1, V2_8).generation(2).build(path);
+            builder(A.replace(" features=x", ""), RingVersion.V1, V2_8)
+                    .generation(2)
+                    .build(path);
             assertTrue(watched.checkNow(), () -> "refused for a handle nobody holds: " + watched.lastError());
             assertEquals(2, watched.generation());
         }
@@ -495,10 +542,14 @@ public class WatchedRingStoreTest {
             try {
                 assertFalse(assertTimeoutPreemptively(Duration.ofSeconds(60), () -> watched.checkNow()));
                 assertTrue(once.get());
-                assertTrue(watched.lastError() != null && watched.lastError().contains("did not return within"), watched.lastError());
+                assertTrue(
+                        watched.lastError() != null && watched.lastError().contains("did not return within"),
+                        watched.lastError());
                 Files.delete(path);
                 publish(2);
-                assertTrue(assertTimeoutPreemptively(Duration.ofSeconds(60), () -> watched.checkNow()), () -> "refused: " + watched.lastError());
+                assertTrue(
+                        assertTimeoutPreemptively(Duration.ofSeconds(60), () -> watched.checkNow()),
+                        () -> "refused: " + watched.lastError());
                 assertEquals(2, watched.generation());
             } finally {
                 unblock(path);
@@ -517,7 +568,8 @@ public class WatchedRingStoreTest {
         publish(1);
         Path bad = dir.resolve("bad.tmp");
         Files.write(bad, new byte[24]);
-        try (RingRouter watched = watch(path, 0); io.ringstore.LogCapture log = new io.ringstore.LogCapture(WatchedRingStore.class)) {
+        try (RingRouter watched = watch(path, 0);
+                io.ringstore.LogCapture log = new io.ringstore.LogCapture(WatchedRingStore.class)) {
             AtomicBoolean once = new AtomicBoolean();
             watched.engine().afterRegularCheck = () -> {
                 if (once.compareAndSet(false, true)) {
@@ -574,7 +626,7 @@ public class WatchedRingStoreTest {
     void anErrorInsideACheckIsLoggedAndThePollerGoesOn() throws Exception {
         publish(1);
         try (LogCapture log = new LogCapture(io.ringstore.internal.Poller.class);
-             RingRouter watched = watch(path, 5)) {
+                RingRouter watched = watch(path, 5)) {
             AtomicLong thrown = new AtomicLong();
             watched.engine().afterStamp = () -> {
                 if (thrown.getAndIncrement() < 3) {
@@ -582,11 +634,16 @@ public class WatchedRingStoreTest {
                 }
             };
             publish(2);
-            assertTrue(waitFor(() -> watched.generation() == 2), "generation 2 switched to within 10 s after the Error");
+            assertTrue(
+                    waitFor(() -> watched.generation() == 2), "generation 2 switched to within 10 s after the Error");
             assertTrue(thrown.get() > 3, "thrown three times: " + thrown.get());
             List<String> lines = log.containing("thrown inside a check by the test");
             assertEquals(1, lines.size(), () -> "the same failure is logged once: " + log.lines());
-            assertTrue(lines.getFirst().startsWith("SEVERE " + path + ": watch check failed, still polling: java.lang.StackOverflowError"), lines.getFirst());
+            assertTrue(
+                    lines.getFirst()
+                            .startsWith("SEVERE " + path
+                                    + ": watch check failed, still polling: java.lang.StackOverflowError"),
+                    lines.getFirst());
         }
     }
 
@@ -596,9 +653,15 @@ public class WatchedRingStoreTest {
      */
     @Test
     void everyKindOfFaultInsideACheckLeavesThePollerRunning() throws Exception {
-        List<Throwable> faults = List.of(new IllegalStateException("fault"), new UnsupportedOperationException("fault"),
-                new StackOverflowError("fault"), new OutOfMemoryError("fault"), new AssertionError("fault"),
-                new InternalError("fault"), new LinkageError("fault"), new java.io.IOException("checked fault"));
+        List<Throwable> faults = List.of(
+                new IllegalStateException("fault"),
+                new UnsupportedOperationException("fault"),
+                new StackOverflowError("fault"),
+                new OutOfMemoryError("fault"),
+                new AssertionError("fault"),
+                new InternalError("fault"),
+                new LinkageError("fault"),
+                new java.io.IOException("checked fault"));
         publish(1);
         try (RingRouter watched = watch(path, 2)) {
             long generation = 1;
@@ -610,15 +673,17 @@ public class WatchedRingStoreTest {
                             throw WatchedRingStoreTest.<RuntimeException>sneaky(fault);
                         }
                     };
-                    watched.engine().afterStamp = beforeOpen ? throwOnce : () -> { };
-                    watched.engine().beforeSwitch = beforeOpen ? () -> { } : throwOnce;
+                    watched.engine().afterStamp = beforeOpen ? throwOnce : () -> {};
+                    watched.engine().beforeSwitch = beforeOpen ? () -> {} : throwOnce;
                     String what = fault + (beforeOpen ? " before opening" : " before switching");
                     publish(++generation);
                     assertTrue(waitFor(thrown::get), what + ": thrown within 10 s");
                     publish(++generation);
                     long expected = generation;
-                    assertTrue(waitFor(() -> watched.generation() == expected), () -> what + ": the next file serves within 10 s, not "
-                            + watched.generation() + " (" + watched.lastError() + ")");
+                    assertTrue(
+                            waitFor(() -> watched.generation() == expected),
+                            () -> what + ": the next file serves within 10 s, not " + watched.generation() + " ("
+                                    + watched.lastError() + ")");
                 }
             }
         }
@@ -645,7 +710,9 @@ public class WatchedRingStoreTest {
             };
             publish(2);
             assertTrue(waitFor(() -> watched.lastError() != null), "refused within 10 s");
-            assertTrue(watched.lastError().startsWith("not enough heap to open and check it (Java heap space)"), watched.lastError());
+            assertTrue(
+                    watched.lastError().startsWith("not enough heap to open and check it (Java heap space)"),
+                    watched.lastError());
             Thread.sleep(50); // ten polls
             assertEquals(1, watched.generation(), "the file that ran out of heap is not retried");
             publish(3);
@@ -671,7 +738,9 @@ public class WatchedRingStoreTest {
             RingStore first = watched.current();
             Files.delete(path);
             TestFiles.mkfifo(path);
-            assertTrue(waitFor(() -> watched.lastError() != null && watched.lastError().contains("is not a regular file")),
+            assertTrue(
+                    waitFor(() ->
+                            watched.lastError() != null && watched.lastError().contains("is not a regular file")),
                     () -> "the poller refused the FIFO within 10 s: " + watched.lastError());
             assertFalse(withinTenSeconds(watched::checkNow));
             assertSame(first, watched.current());
@@ -712,7 +781,8 @@ public class WatchedRingStoreTest {
         return condition.getAsBoolean();
     }
 
-    private static void assertRefused(RingRouter watched, RingStore serving, Instant switched, String what, String reason) {
+    private static void assertRefused(
+            RingRouter watched, RingStore serving, Instant switched, String what, String reason) {
         long switches = watched.switches();
         assertFalse(watched.checkNow(), what + ": must be refused");
         String error = watched.lastError();
@@ -731,14 +801,18 @@ public class WatchedRingStoreTest {
      */
     private void assertAnswers(RingRouter router, RingRouter.Route live, int h, int set, String what) {
         RolloutPolicy before = router.policy();
-        router.policy(HANDLE_VERSIONS.get(h).equals(RingVersion.V1) ? RolloutPolicy.NONE : RolloutPolicy.everywhere(100));
+        router.policy(
+                HANDLE_VERSIONS.get(h).equals(RingVersion.V1) ? RolloutPolicy.NONE : RolloutPolicy.everywhere(100));
         try {
             for (int k = 0; k < KEYS; k++) {
                 Backend b = live.backend(keys[k]);
                 assertNotNull(b, what);
                 assertEquals(expected[set][h][k], b.address(), what + ": key " + k);
                 Ring ring = ringOf(live, h);
-                assertEquals(expected[set][h][k], ring.store().backend(ring.lookup(keys[k])).address(), what);
+                assertEquals(
+                        expected[set][h][k],
+                        ring.store().backend(ring.lookup(keys[k])).address(),
+                        what);
             }
         } finally {
             router.policy(before);

@@ -1,27 +1,5 @@
 package io.ringstore.migration;
 
-import io.ringstore.Backend;
-import io.ringstore.Ring;
-import io.ringstore.RingFileException;
-import io.ringstore.RingStore;
-import io.ringstore.RingVersion;
-import io.ringstore.TestRings;
-import io.ringstore.live.RingRouter;
-
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
-import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Set;
-import java.util.SplittableRandom;
-import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.CountDownLatch;
-import java.util.function.IntPredicate;
-
 import static io.ringstore.migration.RolloutPolicyTest.Z_1E4;
 import static io.ringstore.migration.RolloutPolicyTest.assertWithinBinomial;
 import static io.ringstore.migration.RolloutPolicyTest.chiSquareCritical;
@@ -32,6 +10,26 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
+
+import io.ringstore.Backend;
+import io.ringstore.Ring;
+import io.ringstore.RingFileException;
+import io.ringstore.RingStore;
+import io.ringstore.RingVersion;
+import io.ringstore.TestRings;
+import io.ringstore.live.RingRouter;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.SplittableRandom;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.function.IntPredicate;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A router over a fixed store ({@link RingRouter#builder(RingStore)}) on a file holding v1 and v2:16 of
@@ -46,6 +44,7 @@ class FixedStoreRouterTest {
 
     @TempDir
     static Path dir;
+
     private static RingStore store;
     private static RingStore other;
     private static RolloutPolicyTest.Keys keys;
@@ -57,16 +56,27 @@ class FixedStoreRouterTest {
     static void setUp() throws Exception {
         StringBuilder text = new StringBuilder();
         for (int b = 0; b < BACKENDS; b++) {
-            text.append("server 127.0.").append(b / 8).append('.').append(10 + b).append(':').append(8000 + b)
-                    .append(" weight=").append(1 + b % 3).append(b % 2 == 0 ? " features=ssd" : "").append('\n');
+            text.append("server 127.0.")
+                    .append(b / 8)
+                    .append('.')
+                    .append(10 + b)
+                    .append(':')
+                    .append(8000 + b)
+                    .append(" weight=")
+                    .append(1 + b % 3)
+                    .append(b % 2 == 0 ? " features=ssd" : "")
+                    .append('\n');
         }
         Path file = dir.resolve("both.ring");
         TestRings.build(file, text.toString(), RingVersion.V1, NEW);
         store = RingStore.open(file);
         // A different fleet and versions: the per-key choice must not depend on it.
         Path otherFile = dir.resolve("other.ring");
-        TestRings.build(otherFile, "server 127.1.0.1:80\nserver 127.1.0.2:80\nserver 127.1.0.3:80 weight=5\n",
-                RingVersion.v2(3), RingVersion.V1);
+        TestRings.build(
+                otherFile,
+                "server 127.1.0.1:80\nserver 127.1.0.2:80\nserver 127.1.0.3:80 weight=5\n",
+                RingVersion.v2(3),
+                RingVersion.V1);
         other = RingStore.open(otherFile);
 
         keys = RolloutPolicyTest.Keys.generate(0x5EED_0002L, RolloutPolicyTest.KEY_COUNT);
@@ -91,9 +101,13 @@ class FixedStoreRouterTest {
         return router(store, RingVersion.V1, NEW, policy);
     }
 
-    private static RingRouter router(RingStore over, RingVersion oldVersion, RingVersion newVersion, RolloutPolicy policy) {
+    private static RingRouter router(
+            RingStore over, RingVersion oldVersion, RingVersion newVersion, RolloutPolicy policy) {
         try {
-            return RingRouter.builder(over).versions(oldVersion, newVersion).policy(policy).open();
+            return RingRouter.builder(over)
+                    .versions(oldVersion, newVersion)
+                    .policy(policy)
+                    .open();
         } catch (RingFileException e) {
             throw new AssertionError("a fixed store is not opened again", e);
         }
@@ -115,9 +129,13 @@ class FixedStoreRouterTest {
 
     @Test
     void bothVersionsMustBeInTheFile() {
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        IllegalArgumentException e = assertThrows(
+                IllegalArgumentException.class,
                 () -> router(store, RingVersion.V1, RingVersion.v2(32), RolloutPolicy.NONE));
-        assertTrue(e.getMessage().contains("v2:32") && e.getMessage().contains(store.path().toString()), e::getMessage);
+        assertTrue(
+                e.getMessage().contains("v2:32")
+                        && e.getMessage().contains(store.path().toString()),
+                e::getMessage);
         assertThrows(IllegalArgumentException.class, () -> router(other, RingVersion.V1, NEW, RolloutPolicy.NONE));
     }
 
@@ -134,7 +152,9 @@ class FixedStoreRouterTest {
         RingRouter.Route route = router.route(Set.of());
         int before = oldAnswer[0];
         router.close();
-        assertEquals(before, store.ring(Set.of(), RingVersion.V1).lookup(keys.bytes, keys.offset(0), keys.length(0)),
+        assertEquals(
+                before,
+                store.ring(Set.of(), RingVersion.V1).lookup(keys.bytes, keys.offset(0), keys.length(0)),
                 "the store stays open: its owner closes it");
         IllegalStateException e = assertThrows(IllegalStateException.class, () -> lookup(route, 0));
         assertTrue(e.getMessage().contains("closed"), e.getMessage());
@@ -173,7 +193,9 @@ class FixedStoreRouterTest {
         assertSame(store.ring(Set.of("ssd"), NEW), ssd.newRing());
         for (int i = 0; i < 100_000; i++) {
             int b = lookup(ssd, i);
-            assertTrue(store.backend(b).features().contains("ssd"), () -> "backend without the feature: " + store.backend(b));
+            assertTrue(
+                    store.backend(b).features().contains("ssd"),
+                    () -> "backend without the feature: " + store.backend(b));
         }
     }
 
@@ -233,7 +255,8 @@ class FixedStoreRouterTest {
 
         double byArc = chiSquare(lowestArc, arc, 64);
         double byBackend = chiSquare(lowestArc, oldAnswer, BACKENDS);
-        assertTrue(byArc > 100 * chiSquareCritical(63, Z_1E4) && byBackend > chiSquareCritical(BACKENDS - 1, Z_1E4),
+        assertTrue(
+                byArc > 100 * chiSquareCritical(63, Z_1E4) && byBackend > chiSquareCritical(BACKENDS - 1, Z_1E4),
                 "the test must reject a selector that migrates one arc; its chi-square is only " + byArc + " by arc, "
                         + byBackend + " by backend");
     }
@@ -251,7 +274,9 @@ class FixedStoreRouterTest {
         }
         double chi = chiSquare(migrated, group, groups);
         double critical = chiSquareCritical(groups - 1, Z_1E4);
-        assertTrue(chi < critical, what + ": migrated share differs between groups, chi-square " + chi + " >= " + critical);
+        assertTrue(
+                chi < critical,
+                what + ": migrated share differs between groups, chi-square " + chi + " >= " + critical);
     }
 
     /** Pearson's chi-square of the 2 × groups table (migrated or not, by group); df = groups - 1. */
@@ -367,8 +392,9 @@ class FixedStoreRouterTest {
                             for (int i = from; i < from + slice; i++) {
                                 int got = lookup(pair, i);
                                 if (got != oldAnswer[i] && got != newAnswer[i]) {
-                                    throw new AssertionError("key " + i + ": answer " + got + " is neither the old ring's "
-                                            + oldAnswer[i] + " nor the new ring's " + newAnswer[i]);
+                                    throw new AssertionError(
+                                            "key " + i + ": answer " + got + " is neither the old ring's "
+                                                    + oldAnswer[i] + " nor the new ring's " + newAnswer[i]);
                                 }
                             }
                         }
@@ -395,8 +421,10 @@ class FixedStoreRouterTest {
                             case 1 -> 100;
                             default -> r.nextInt(RolloutPolicy.FULL + 1) / 100.0;
                         };
-                        sel.policy(r.nextBoolean() ? RolloutPolicy.everywhere(percent)
-                                : RolloutPolicy.in(percent, Set.of("ams"), r.nextBoolean() ? "ams" : "fra"));
+                        sel.policy(
+                                r.nextBoolean()
+                                        ? RolloutPolicy.everywhere(percent)
+                                        : RolloutPolicy.in(percent, Set.of("ams"), r.nextBoolean() ? "ams" : "fra"));
                         changes[0]++;
                         Thread.yield();
                     }

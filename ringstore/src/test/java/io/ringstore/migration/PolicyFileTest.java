@@ -1,5 +1,13 @@
 package io.ringstore.migration;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeFalse;
+
 import io.ringstore.LogCapture;
 import io.ringstore.RingFileException;
 import io.ringstore.RingStore;
@@ -8,12 +16,6 @@ import io.ringstore.TestFiles;
 import io.ringstore.TestRings;
 import io.ringstore.live.PolicyFileWatcher;
 import io.ringstore.live.RingRouter;
-
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
 import java.io.IOException;
 import java.io.RandomAccessFile;
 import java.nio.charset.StandardCharsets;
@@ -24,14 +26,10 @@ import java.nio.file.attribute.FileTime;
 import java.util.Set;
 import java.util.concurrent.FutureTask;
 import java.util.concurrent.TimeUnit;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNull;
-import static org.junit.jupiter.api.Assertions.assertSame;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeFalse;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@link PolicyFile}: valid files are applied, changes are picked up by {@code checkNow()} and by the
@@ -41,10 +39,12 @@ import static org.junit.jupiter.api.Assumptions.assumeFalse;
 class PolicyFileTest {
     @TempDir
     static Path shared;
+
     private static RingStore store;
 
     @TempDir
     Path dir;
+
     private long mtime = 1_700_000_000_000L;
 
     @BeforeAll
@@ -61,7 +61,10 @@ class PolicyFileTest {
 
     /** A router over the fixed store, between v1 and v2:4, at {@link RolloutPolicy#NONE}: what the file's policy goes to. */
     private static RingRouter selector() throws RingFileException {
-        return RingRouter.builder(store).versions(RingVersion.V1, RingVersion.v2(4)).policy(RolloutPolicy.NONE).open();
+        return RingRouter.builder(store)
+                .versions(RingVersion.V1, RingVersion.v2(4))
+                .policy(RolloutPolicy.NONE)
+                .open();
     }
 
     /**
@@ -75,7 +78,11 @@ class PolicyFileTest {
         Files.writeString(tmp, text, StandardCharsets.UTF_8);
         mtime += 1000;
         Files.setLastModifiedTime(tmp, FileTime.fromMillis(mtime));
-        Files.move(tmp, file, java.nio.file.StandardCopyOption.REPLACE_EXISTING, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+        Files.move(
+                tmp,
+                file,
+                java.nio.file.StandardCopyOption.REPLACE_EXISTING,
+                java.nio.file.StandardCopyOption.ATOMIC_MOVE);
         return file;
     }
 
@@ -84,44 +91,62 @@ class PolicyFileTest {
     @Test
     void validTextGivesThePolicy() {
         Path src = Path.of("rollout.policy");
-        assertEquals(new RolloutPolicy(1250, Set.of(), "ams"), PolicyFile.parse(src, "percent = 12.5\nscope = all\n", "ams"));
-        assertEquals(new RolloutPolicy(1, Set.of(), "ams"),
-                PolicyFile.parse(src, "# ringstore rollout policy\n\n   percent=0.01   # one step\nscope = all\n", "ams"));
-        assertEquals(new RolloutPolicy(10_000, Set.of("ams", "fra"), "fra"),
-                PolicyFile.parse(src, "percent = 100\r\nscope = ams, fra\r\nlocal = fra\r\n", ""), "CRLF, a list, local from the file");
-        assertEquals(new RolloutPolicy(500, Set.of("ams"), "ams"), PolicyFile.parse(src, "percent = 5\nscope = ams", "ams"),
+        assertEquals(
+                new RolloutPolicy(1250, Set.of(), "ams"),
+                PolicyFile.parse(src, "percent = 12.5\nscope = all\n", "ams"));
+        assertEquals(
+                new RolloutPolicy(1, Set.of(), "ams"),
+                PolicyFile.parse(
+                        src, "# ringstore rollout policy\n\n   percent=0.01   # one step\nscope = all\n", "ams"));
+        assertEquals(
+                new RolloutPolicy(10_000, Set.of("ams", "fra"), "fra"),
+                PolicyFile.parse(src, "percent = 100\r\nscope = ams, fra\r\nlocal = fra\r\n", ""),
+                "CRLF, a list, local from the file");
+        assertEquals(
+                new RolloutPolicy(500, Set.of("ams"), "ams"),
+                PolicyFile.parse(src, "percent = 5\nscope = ams", "ams"),
                 "local from the code, no final line end");
-        assertEquals(new RolloutPolicy(500, Set.of("ams"), "lhr"), PolicyFile.parse(src, "local = lhr\npercent = 5\nscope = ams\n", "ams"),
+        assertEquals(
+                new RolloutPolicy(500, Set.of("ams"), "lhr"),
+                PolicyFile.parse(src, "local = lhr\npercent = 5\nscope = ams\n", "ams"),
                 "the file's local wins over the code's");
         assertEquals(0, PolicyFile.parse(src, "percent = 0\nscope = all\n", "").basisPoints(), "the rollback");
-        assertEquals(new RolloutPolicy(500, Set.of(), "ams"), PolicyFile.parse(src, "percent = 5%\nscope = all\n", "ams"),
+        assertEquals(
+                new RolloutPolicy(500, Set.of(), "ams"),
+                PolicyFile.parse(src, "percent = 5%\nscope = all\n", "ams"),
                 "the sign is allowed, as recommend --target-cv allows it (one parser: TextLines.percent)");
-        assertEquals(new RolloutPolicy(1250, Set.of(), "ams"), PolicyFile.parse(src, "percent = 12.5 %\nscope = all\n", "ams"));
-        assertFalse(PolicyFile.parse(src, "percent = 50\nscope = ams\nlocal = fra\n", "").inScope());
+        assertEquals(
+                new RolloutPolicy(1250, Set.of(), "ams"),
+                PolicyFile.parse(src, "percent = 12.5 %\nscope = all\n", "ams"));
+        assertFalse(PolicyFile.parse(src, "percent = 50\nscope = ams\nlocal = fra\n", "")
+                .inScope());
     }
 
     @Test
     void badLinesAreRefusedWithFileAndLine() {
         Path src = Path.of("/etc/ringstore/rollout.policy");
         String[][] cases = {
-                // text, line, what the message says
-                {"percent = abc\n", "1", "not a number"},
-                {"\n# comment\npercent = 100.01\n", "3", "outside 0-100"},
-                {"percent = -1\n", "1", "outside 0-100"},
-                {"percent = NaN\n", "1", "not a number"},
-                {"percent = 5d\n", "1", "not a number"},
-                {"percent = 5%%\n", "1", "not a number"},
-                {"percent = 0x1p3\n", "1", "not a number"},
-                {"percent = 12.345\n", "1", "0.01 % step"},
-                {"percent = \n", "1", "not a number"},
-                {"percent = 5\nmode = fast\n", "2", "unknown key 'mode'"},
-                {"percent = 5\npercent = 6\n", "2", "given twice"},
-                {"percent 5\n", "1", "expected 'key = value'"},
-                {"scope = ams,,fra\npercent = 1\n", "1", "empty name"},
+            // text, line, what the message says
+            {"percent = abc\n", "1", "not a number"},
+            {"\n# comment\npercent = 100.01\n", "3", "outside 0-100"},
+            {"percent = -1\n", "1", "outside 0-100"},
+            {"percent = NaN\n", "1", "not a number"},
+            {"percent = 5d\n", "1", "not a number"},
+            {"percent = 5%%\n", "1", "not a number"},
+            {"percent = 0x1p3\n", "1", "not a number"},
+            {"percent = 12.345\n", "1", "0.01 % step"},
+            {"percent = \n", "1", "not a number"},
+            {"percent = 5\nmode = fast\n", "2", "unknown key 'mode'"},
+            {"percent = 5\npercent = 6\n", "2", "given twice"},
+            {"percent 5\n", "1", "expected 'key = value'"},
+            {"scope = ams,,fra\npercent = 1\n", "1", "empty name"},
         };
         for (String[] c : cases) {
-            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> PolicyFile.parse(src, c[0], "ams"), c[0]);
-            assertTrue(e.getMessage().startsWith(src + ":" + c[1] + ": "), () -> "file and line " + c[1] + " expected: " + e.getMessage());
+            IllegalArgumentException e =
+                    assertThrows(IllegalArgumentException.class, () -> PolicyFile.parse(src, c[0], "ams"), c[0]);
+            assertTrue(
+                    e.getMessage().startsWith(src + ":" + c[1] + ": "),
+                    () -> "file and line " + c[1] + " expected: " + e.getMessage());
             assertTrue(e.getMessage().contains(c[2]), () -> "'" + c[2] + "' expected: " + e.getMessage());
         }
     }
@@ -130,17 +155,31 @@ class PolicyFileTest {
     @Test
     void refusalsQuoteTheFileAsOneBoundedLine() {
         Path src = Path.of("p");
-        for (String text : new String[] {"percent = 5\rscope = all\n", "percent 5\u001b[2J\n", "scope = a\u0007b\npercent = 1\n",
-                "percent = 1\nscope = all\nlocal = x\ry\n", "percent = 1\nscope = all\nmo\rde = 1\n"}) {
-            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> PolicyFile.parse(src, text, "ams"), text);
-            assertTrue(e.getMessage().chars().noneMatch(Character::isISOControl), () -> "a control character in: " + e.getMessage());
+        for (String text : new String[] {
+            "percent = 5\rscope = all\n",
+            "percent 5\u001b[2J\n",
+            "scope = a\u0007b\npercent = 1\n",
+            "percent = 1\nscope = all\nlocal = x\ry\n",
+            "percent = 1\nscope = all\nmo\rde = 1\n"
+        }) {
+            IllegalArgumentException e =
+                    assertThrows(IllegalArgumentException.class, () -> PolicyFile.parse(src, text, "ams"), text);
+            assertTrue(
+                    e.getMessage().chars().noneMatch(Character::isISOControl),
+                    () -> "a control character in: " + e.getMessage());
             assertTrue(e.getMessage().contains("\\x"), e.getMessage());
         }
-        for (String text : new String[] {"x".repeat(60_000) + "\n", "percent = " + "9".repeat(60_000) + "\n",
-                "scope = " + "a".repeat(60_000) + "\npercent = 1\n", "scope = ams," + "a".repeat(60_000) + "\npercent = 1\n",
-                "percent = 1\nscope = all\n" + "k".repeat(60_000) + " = 1\n"}) {
-            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> PolicyFile.parse(src, text, "ams"));
-            assertTrue(e.getMessage().length() < 400 && e.getMessage().contains("characters in all)"),
+        for (String text : new String[] {
+            "x".repeat(60_000) + "\n",
+            "percent = " + "9".repeat(60_000) + "\n",
+            "scope = " + "a".repeat(60_000) + "\npercent = 1\n",
+            "scope = ams," + "a".repeat(60_000) + "\npercent = 1\n",
+            "percent = 1\nscope = all\n" + "k".repeat(60_000) + " = 1\n"
+        }) {
+            IllegalArgumentException e =
+                    assertThrows(IllegalArgumentException.class, () -> PolicyFile.parse(src, text, "ams"));
+            assertTrue(
+                    e.getMessage().length() < 400 && e.getMessage().contains("characters in all)"),
                     () -> e.getMessage().length() + ": " + e.getMessage().substring(0, 300));
         }
     }
@@ -149,12 +188,20 @@ class PolicyFileTest {
     @Test
     void aPercentFinerThanTheStepIsRefusedEvenNearAStep() {
         for (String value : new String[] {"99.999999999", "99.999999999%", "0.000000001", "50.000000001", "12.345"}) {
-            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                    () -> PolicyFile.parse(Path.of("p"), "percent = " + value + "\nscope = all\n", "ams"), value);
+            IllegalArgumentException e = assertThrows(
+                    IllegalArgumentException.class,
+                    () -> PolicyFile.parse(Path.of("p"), "percent = " + value + "\nscope = all\n", "ams"),
+                    value);
             assertTrue(e.getMessage().contains("finer than the 0.01 % step"), e.getMessage());
         }
-        assertEquals(10_000, PolicyFile.parse(Path.of("p"), "percent = 100.000000000\nscope = all\n", "ams").basisPoints());
-        assertEquals(1, PolicyFile.parse(Path.of("p"), "percent = 0.0100\nscope = all\n", "ams").basisPoints());
+        assertEquals(
+                10_000,
+                PolicyFile.parse(Path.of("p"), "percent = 100.000000000\nscope = all\n", "ams")
+                        .basisPoints());
+        assertEquals(
+                1,
+                PolicyFile.parse(Path.of("p"), "percent = 0.0100\nscope = all\n", "ams")
+                        .basisPoints());
     }
 
     /** {@code all} in any case is every data centre; in a list of names it is refused, not taken as a data centre called all. */
@@ -165,7 +212,8 @@ class PolicyFileTest {
             assertEquals(Set.of(), p.scope(), all);
             assertTrue(p.inScope(), all);
         }
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        IllegalArgumentException e = assertThrows(
+                IllegalArgumentException.class,
                 () -> PolicyFile.parse(Path.of("p"), "percent = 5\nscope = ams,ALL\n", "ams"));
         assertTrue(e.getMessage().startsWith("p:2: ") && e.getMessage().contains("'all'"), e.getMessage());
     }
@@ -174,14 +222,15 @@ class PolicyFileTest {
     void badWholeFilesAreRefusedWithTheFile() {
         Path src = Path.of("/etc/ringstore/rollout.policy");
         String[][] cases = {
-                {"scope = all\n", "", "no 'percent"},
-                {"", "", "no 'percent"},
-                {"percent = 100\n", "", "no 'scope"}, // cut short before its scope line: not 100 % everywhere
-                {"percent = 5\nscope = ams\n", "", "local data centre"},
-                {"percent = 5\nscope = ams b\n", "ams", "bad data centre name 'ams b'"},
+            {"scope = all\n", "", "no 'percent"},
+            {"", "", "no 'percent"},
+            {"percent = 100\n", "", "no 'scope"}, // cut short before its scope line: not 100 % everywhere
+            {"percent = 5\nscope = ams\n", "", "local data centre"},
+            {"percent = 5\nscope = ams b\n", "ams", "bad data centre name 'ams b'"},
         };
         for (String[] c : cases) {
-            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> PolicyFile.parse(src, c[0], c[1]), c[0]);
+            IllegalArgumentException e =
+                    assertThrows(IllegalArgumentException.class, () -> PolicyFile.parse(src, c[0], c[1]), c[0]);
             assertTrue(e.getMessage().startsWith(src + ": "), () -> "file expected: " + e.getMessage());
             assertTrue(e.getMessage().contains(c[2]), () -> "'" + c[2] + "' expected: " + e.getMessage());
         }
@@ -189,9 +238,34 @@ class PolicyFileTest {
 
     @Test
     void aByteOrderMarkIsNotPartOfTheFirstKey() throws Exception {
-        assertEquals(new RolloutPolicy(500, Set.of(), "ams"), PolicyFile.parse(Path.of("p"), "\uFEFFpercent = 5\nscope = all\n", "ams"));
+        assertEquals(
+                new RolloutPolicy(500, Set.of(), "ams"),
+                PolicyFile.parse(Path.of("p"), "\uFEFFpercent = 5\nscope = all\n", "ams"));
         Path file = dir.resolve("rollout.policy");
-        Files.write(file, new byte[] {(byte) 0xEF, (byte) 0xBB, (byte) 0xBF, 'p', 'e', 'r', 'c', 'e', 'n', 't', '=', '6', '\n', 's', 'c', 'o', 'p', 'e', '=', 'a', 'l', 'l'});
+        Files.write(file, new byte[] {
+            (byte) 0xEF,
+            (byte) 0xBB,
+            (byte) 0xBF,
+            'p',
+            'e',
+            'r',
+            'c',
+            'e',
+            'n',
+            't',
+            '=',
+            '6',
+            '\n',
+            's',
+            'c',
+            'o',
+            'p',
+            'e',
+            '=',
+            'a',
+            'l',
+            'l'
+        });
         RingRouter sel = selector();
         try (PolicyFileWatcher pf = PolicyFileWatcher.watch(file, sel, "ams", 0)) {
             assertNull(pf.lastError());
@@ -217,7 +291,10 @@ class PolicyFileTest {
         Path file = write(dir.resolve("rollout.policy"), "percent = 1\nscope = all\n");
         RingRouter sel = selector();
         try (PolicyFileWatcher pf = PolicyFileWatcher.watch(file, sel, "ams", 0)) {
-            assertEquals(RolloutPolicy.everywhere(1).basisPoints(), sel.policy().basisPoints(), "applied when watching starts");
+            assertEquals(
+                    RolloutPolicy.everywhere(1).basisPoints(),
+                    sel.policy().basisPoints(),
+                    "applied when watching starts");
             assertNull(pf.lastError());
             RolloutPolicy applied = sel.policy();
             assertFalse(pf.checkNow(), "unchanged file");
@@ -240,12 +317,13 @@ class PolicyFileTest {
         Path file = write(dir.resolve("rollout.policy"), "percent = 7.5\nscope = all\n");
         RingRouter sel = selector();
         String[][] bad = {
-                {"percent = 150\n", ":1: "},
-                {"percent = 5\nspeed = max\n", ":2: "},
-                {"percent = 5\nscope = ams\n", ": "}, // scoped, and neither the file nor the code names the local data centre
-                {"scope = all\n", ": "},
-                {"percent = 100\n", ": "},
-                {"percent = 5\npercent = 5\n", ":2: "},
+            {"percent = 150\n", ":1: "},
+            {"percent = 5\nspeed = max\n", ":2: "},
+            {"percent = 5\nscope = ams\n", ": "
+            }, // scoped, and neither the file nor the code names the local data centre
+            {"scope = all\n", ": "},
+            {"percent = 100\n", ": "},
+            {"percent = 5\npercent = 5\n", ":2: "},
         };
         try (PolicyFileWatcher pf = PolicyFileWatcher.watch(file, sel, "", 0)) {
             RolloutPolicy good = sel.policy();
@@ -255,8 +333,9 @@ class PolicyFileTest {
                 assertFalse(pf.checkNow(), b[0]);
                 assertSame(good, sel.policy(), () -> "policy kept after " + b[0]);
                 String error = pf.lastError();
-                assertTrue(error != null && error.startsWith(file + b[1]), () -> "file" + (b[1].length() > 2 ? " and line" : "")
-                        + " expected: " + error);
+                assertTrue(
+                        error != null && error.startsWith(file + b[1]),
+                        () -> "file" + (b[1].length() > 2 ? " and line" : "") + " expected: " + error);
                 assertTrue(error.contains("keeping " + good), () -> "says which policy stays: " + error);
                 assertFalse(pf.checkNow(), "the same bad file again");
                 assertEquals(error, pf.lastError());
@@ -297,7 +376,9 @@ class PolicyFileTest {
         RolloutPolicy initial = sel.policy();
         try (PolicyFileWatcher pf = PolicyFileWatcher.watch(file, sel, "ams", 0)) {
             assertSame(initial, sel.policy(), "no file: the selector's policy stays");
-            assertTrue(pf.lastError().startsWith(file.toString()) && pf.lastError().contains("does not exist"), pf.lastError());
+            assertTrue(
+                    pf.lastError().startsWith(file.toString()) && pf.lastError().contains("does not exist"),
+                    pf.lastError());
 
             write(file, "percent = 4\nscope = all\n");
             assertTrue(pf.checkNow());
@@ -315,7 +396,9 @@ class PolicyFileTest {
             assertTrue(pf.lastError().startsWith(file + ": cannot read"), pf.lastError());
             Files.delete(file);
 
-            Files.write(file, new byte[] {'p', 'e', 'r', 'c', 'e', 'n', 't', '=', (byte) 0xC3, (byte) 0x28, '\n'}); // not UTF-8
+            Files.write(
+                    file,
+                    new byte[] {'p', 'e', 'r', 'c', 'e', 'n', 't', '=', (byte) 0xC3, (byte) 0x28, '\n'}); // not UTF-8
             assertFalse(pf.checkNow());
             assertEquals(400, sel.policy().basisPoints());
             assertTrue(pf.lastError().startsWith(file + ": cannot read"), pf.lastError());
@@ -344,7 +427,9 @@ class PolicyFileTest {
             assertEquals(2500, sel.policy().basisPoints(), "the bad file changed nothing");
 
             write(file, "percent = 0\nscope = all\n");
-            assertTrue(waitFor(() -> sel.policy().basisPoints() == 0 && pf.lastError() == null), "rolled back within 10 s");
+            assertTrue(
+                    waitFor(() -> sel.policy().basisPoints() == 0 && pf.lastError() == null),
+                    "rolled back within 10 s");
         } finally {
             pf.close();
         }
@@ -362,14 +447,18 @@ class PolicyFileTest {
     void aFileOverTheLimitIsRefusedUnreadAndTheNextGoodFileIsApplied() throws Exception {
         Path file = write(dir.resolve("rollout.policy"), "percent = 1\nscope = all\n");
         RingRouter sel = selector();
-        try (LogCapture log = new LogCapture(PolicyFileWatcher.class); PolicyFileWatcher pf = PolicyFileWatcher.watch(file, sel, "ams", 5)) {
+        try (LogCapture log = new LogCapture(PolicyFileWatcher.class);
+                PolicyFileWatcher pf = PolicyFileWatcher.watch(file, sel, "ams", 5)) {
             Path huge = dir.resolve("huge.tmp");
             try (RandomAccessFile raf = new RandomAccessFile(huge.toFile(), "rw")) {
                 raf.setLength(3L << 30);
             }
             Files.move(huge, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-            String reason = file + ": cannot read policy file: is 3221225472 bytes, more than the 65536 a policy file may have";
-            assertTrue(waitFor(() -> pf.lastError() != null && pf.lastError().startsWith(reason)), () -> "refused within 10 s: " + pf.lastError());
+            String reason =
+                    file + ": cannot read policy file: is 3221225472 bytes, more than the 65536 a policy file may have";
+            assertTrue(
+                    waitFor(() -> pf.lastError() != null && pf.lastError().startsWith(reason)),
+                    () -> "refused within 10 s: " + pf.lastError());
             Thread.sleep(100); // twenty polls more
             assertEquals(1, log.containing("3221225472 bytes").size(), () -> "one line: " + log.lines());
             assertEquals(100, sel.policy().basisPoints(), "the policy stays");
@@ -388,7 +477,8 @@ class PolicyFileTest {
     void aBadFileGrowingInPlaceIsLoggedOnce() throws Exception {
         Path file = write(dir.resolve("rollout.policy"), "percent = 1\nscope = all\n");
         RingRouter sel = selector();
-        try (LogCapture log = new LogCapture(PolicyFileWatcher.class); PolicyFileWatcher pf = PolicyFileWatcher.watch(file, sel, "ams", 0)) {
+        try (LogCapture log = new LogCapture(PolicyFileWatcher.class);
+                PolicyFileWatcher pf = PolicyFileWatcher.watch(file, sel, "ams", 0)) {
             Path bad = write(dir.resolve("rollout.policy"), "percent = 2\nscope = all\n");
             byte[] chunk = "y".repeat(1000).getBytes(StandardCharsets.US_ASCII);
             Files.writeString(bad, "percent = 2\nscope = all\ny", java.nio.file.StandardOpenOption.TRUNCATE_EXISTING);
@@ -397,14 +487,20 @@ class PolicyFileTest {
                 Files.write(bad, chunk, java.nio.file.StandardOpenOption.APPEND);
             }
             assertTrue(pf.checkNow() || pf.lastError() != null);
-            assertEquals(1, log.lines().stream().filter(l -> l.startsWith("WARNING")).count(), () -> "one warning: " + log.lines());
+            assertEquals(
+                    1,
+                    log.lines().stream().filter(l -> l.startsWith("WARNING")).count(),
+                    () -> "one warning: " + log.lines());
             assertEquals(100, sel.policy().basisPoints(), "the policy stays");
 
             write(file, "percent = 3\nscope = all\n");
             assertTrue(pf.checkNow());
             write(file, "percent = 4\n");
             assertFalse(pf.checkNow());
-            assertEquals(2, log.lines().stream().filter(l -> l.startsWith("WARNING")).count(), () -> "a new file's refusal: " + log.lines());
+            assertEquals(
+                    2,
+                    log.lines().stream().filter(l -> l.startsWith("WARNING")).count(),
+                    () -> "a new file's refusal: " + log.lines());
         }
     }
 
@@ -421,10 +517,14 @@ class PolicyFileTest {
         FutureTask<PolicyFileWatcher> watching = new FutureTask<>(() -> PolicyFileWatcher.watch(file, sel, "ams", 5));
         Thread.ofPlatform().daemon().name("watch a FIFO").start(watching);
         try (PolicyFileWatcher pf = watching.get(10, TimeUnit.SECONDS)) {
-            assertEquals(file + ": cannot read policy file: not a regular file (a FIFO, socket or device?); not opened", pf.lastError());
+            assertEquals(
+                    file + ": cannot read policy file: not a regular file (a FIFO, socket or device?); not opened",
+                    pf.lastError());
             Files.delete(file);
             write(file, "percent = 3\nscope = all\n");
-            assertTrue(waitFor(() -> sel.policy().basisPoints() == 300), "the poller applied the file replacing the FIFO within 10 s");
+            assertTrue(
+                    waitFor(() -> sel.policy().basisPoints() == 300),
+                    "the poller applied the file replacing the FIFO within 10 s");
             assertNull(pf.lastError());
         }
     }

@@ -1,16 +1,16 @@
 package io.ringstore.migration;
 
-import io.ringstore.Ring;
-import io.ringstore.RingStore;
+import static io.ringstore.migration.RolloutPolicyTest.assertWithinBinomial;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.ringstore.Ring;
 import io.ringstore.RingFileException;
+import io.ringstore.RingStore;
 import io.ringstore.RingVersion;
 import io.ringstore.TestRings;
 import io.ringstore.build.BackendsFileException;
-
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -27,11 +27,8 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.function.LongFunction;
 import java.util.zip.CRC32;
-
-import static io.ringstore.migration.RolloutPolicyTest.assertWithinBinomial;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNull;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@link RingDiff} against three independent answers: brute-force sampling of a million random hashes
@@ -46,9 +43,11 @@ class RingDiffTest {
 
     @TempDir
     Path dir;
+
     private int files;
 
-    private Path build(String text, RingVersion... versions) throws IOException, BackendsFileException, RingFileException {
+    private Path build(String text, RingVersion... versions)
+            throws IOException, BackendsFileException, RingFileException {
         Path p = dir.resolve("f" + files++ + ".ring");
         TestRings.build(p, text, versions);
         return p;
@@ -57,7 +56,12 @@ class RingDiffTest {
     // ---- oracles ----
 
     /** Moved length and per-endpoint lengths, in units of one hash value. */
-    record Moved(long moved, Map<String, Long> before, Map<String, Long> after, Map<String, Long> out, Map<String, Long> in) {
+    record Moved(
+            long moved,
+            Map<String, Long> before,
+            Map<String, Long> after,
+            Map<String, Long> out,
+            Map<String, Long> in) {
         static Map<String, Double> shares(Map<String, Long> lengths) {
             Map<String, Double> m = new HashMap<>();
             lengths.forEach((k, v) -> m.put(k, v / (double) LINE));
@@ -162,7 +166,9 @@ class RingDiffTest {
             int weight = (Integer) hostWeight[i + 1];
             for (long h : points(host, 80, pointsPerWeight * weight)) {
                 String was = ring.put(h, host + ":80");
-                assertTrue(was == null || was.equals(host + ":80"), "two backends on hash " + h + ": pick other addresses");
+                assertTrue(
+                        was == null || was.equals(host + ":80"),
+                        "two backends on hash " + h + ": pick other addresses");
             }
         }
         return ring;
@@ -171,7 +177,11 @@ class RingDiffTest {
     static String serverLines(Object... hostWeight) {
         StringBuilder sb = new StringBuilder();
         for (int i = 0; i < hostWeight.length; i += 2) {
-            sb.append("server ").append(hostWeight[i]).append(":80 weight=").append(hostWeight[i + 1]).append('\n');
+            sb.append("server ")
+                    .append(hostWeight[i])
+                    .append(":80 weight=")
+                    .append(hostWeight[i + 1])
+                    .append('\n');
         }
         return sb.toString();
     }
@@ -191,8 +201,12 @@ class RingDiffTest {
         assertTrue(f >= 0 && f <= 1, what + ": moved fraction " + f);
         assertEquals(f, sum(d.movedOut()), 1e-12, what + ": moved out adds up to the moved fraction");
         assertEquals(f, sum(d.movedIn()), 1e-12, what + ": moved in adds up to the moved fraction");
-        d.movedOut().forEach((e, v) -> assertTrue(v <= d.before().getOrDefault(e, 0.0), what + ": " + e + " loses more than it had"));
-        d.movedIn().forEach((e, v) -> assertTrue(v <= d.after().getOrDefault(e, 0.0), what + ": " + e + " gains more than it has"));
+        d.movedOut()
+                .forEach((e, v) ->
+                        assertTrue(v <= d.before().getOrDefault(e, 0.0), what + ": " + e + " loses more than it had"));
+        d.movedIn()
+                .forEach((e, v) ->
+                        assertTrue(v <= d.after().getOrDefault(e, 0.0), what + ": " + e + " gains more than it has"));
         for (double p : new double[] {0, 0.01, 10, 100}) {
             assertEquals(f * p / 100, d.movedAtRollout(p), 1e-15, what + ": moved at a rollout of " + p + " %");
         }
@@ -228,7 +242,8 @@ class RingDiffTest {
                 int pred = -1;
                 int succ = -1;
                 for (int o = 0; o < 3; o++) {
-                    if (o != x && (pred < 0 || Long.compareUnsigned((h[x] - h[o]) & LAST, (h[x] - h[pred]) & LAST) < 0)) {
+                    if (o != x
+                            && (pred < 0 || Long.compareUnsigned((h[x] - h[o]) & LAST, (h[x] - h[pred]) & LAST) < 0)) {
                         pred = o; // the nearest point before x's, going backwards round the line
                     }
                     if (o != x && (succ < 0 || ((h[o] - h[x]) & LAST) < ((h[succ] - h[x]) & LAST))) {
@@ -254,12 +269,17 @@ class RingDiffTest {
                     Map<String, Double> before = new HashMap<>();
                     for (int o = 0; o < 3; o++) {
                         int p = o;
-                        long own = java.util.stream.LongStream.of(h).filter(v -> v != h[p])
-                                .map(v -> (h[p] - v) & LAST).min().orElseThrow();
+                        long own = java.util.stream.LongStream.of(h)
+                                .filter(v -> v != h[p])
+                                .map(v -> (h[p] - v) & LAST)
+                                .min()
+                                .orElseThrow();
                         before.put(hosts[o] + ":80", own / (double) LINE);
                     }
                     assertEquals(before, d.before(), what + ": shares before");
-                    assertEquals(before.get(hosts[succ] + ":80") + arc / (double) LINE, d.after().get(hosts[succ] + ":80"),
+                    assertEquals(
+                            before.get(hosts[succ] + ":80") + arc / (double) LINE,
+                            d.after().get(hosts[succ] + ":80"),
                             what + ": the successor's share after");
                     assertConsistent(d, what);
                 }
@@ -271,8 +291,8 @@ class RingDiffTest {
     @Test
     void disjointSingleBackendsMoveTheWholeLine() throws Exception {
         try (RingStore a = RingStore.open(build("server 127.0.0.1:80\n", RingVersion.v2(1)));
-             RingStore b = RingStore.open(build("server 127.0.0.2:80\n", RingVersion.v2(1)));
-             RingStore b160 = RingStore.open(build("server 127.0.0.2:80 weight=3\n", RingVersion.V1))) {
+                RingStore b = RingStore.open(build("server 127.0.0.2:80\n", RingVersion.v2(1)));
+                RingStore b160 = RingStore.open(build("server 127.0.0.2:80 weight=3\n", RingVersion.V1))) {
             for (RingStore other : List.of(b, b160)) {
                 RingDiff d = RingDiff.between(a.ring(Set.of()), other.ring(Set.of()));
                 assertEquals(1.0, d.movedFraction());
@@ -290,11 +310,14 @@ class RingDiffTest {
     @Test
     void smallRingsMatchIndependentlyGeneratedPointsExactly() throws Exception {
         Object[][][] cases = {
-                // {A backends}, {B backends}: host, weight, ...
-                {{"127.0.0.1", 1, "127.0.0.2", 1, "127.0.0.3", 1}, {"127.0.0.1", 3, "127.0.0.2", 1, "127.0.0.3", 1}},
-                {{"127.0.0.1", 1, "127.0.0.2", 2, "127.0.0.3", 1, "127.0.0.4", 1}, {"127.0.0.1", 1, "127.0.0.2", 2, "127.0.0.5", 1, "127.0.0.4", 1}},
-                {{"127.0.0.1", 2, "127.0.0.2", 2}, {"127.0.0.2", 1, "127.0.0.3", 1}},
-                {{"127.0.0.7", 1}, {"127.0.0.7", 1, "127.0.0.8", 1}},
+            // {A backends}, {B backends}: host, weight, ...
+            {{"127.0.0.1", 1, "127.0.0.2", 1, "127.0.0.3", 1}, {"127.0.0.1", 3, "127.0.0.2", 1, "127.0.0.3", 1}},
+            {
+                {"127.0.0.1", 1, "127.0.0.2", 2, "127.0.0.3", 1, "127.0.0.4", 1},
+                {"127.0.0.1", 1, "127.0.0.2", 2, "127.0.0.5", 1, "127.0.0.4", 1}
+            },
+            {{"127.0.0.1", 2, "127.0.0.2", 2}, {"127.0.0.2", 1, "127.0.0.3", 1}},
+            {{"127.0.0.7", 1}, {"127.0.0.7", 1, "127.0.0.8", 1}},
         };
         int[][] multiples = {{1, 1}, {2, 2}, {160, 160}};
         for (Object[][] c : cases) {
@@ -302,7 +325,7 @@ class RingDiffTest {
                 RingVersion va = k[0] == 160 ? RingVersion.V1 : RingVersion.v2(k[0]);
                 RingVersion vb = k[1] == 160 ? RingVersion.V1 : RingVersion.v2(k[1]);
                 try (RingStore a = RingStore.open(build(serverLines(c[0]), va));
-                     RingStore b = RingStore.open(build(serverLines(c[1]), vb))) {
+                        RingStore b = RingStore.open(build(serverLines(c[1]), vb))) {
                     Moved expected = byPoints(ringOf(k[0], c[0]), ringOf(k[1], c[1]));
                     String what = va + " " + List.of(c[0]) + " vs " + vb + " " + List.of(c[1]);
                     assertTrue(expected.moved() > 0, what + ": a case where something moves");
@@ -322,7 +345,8 @@ class RingDiffTest {
     @Test
     void v1AgainstV2OfTheSameFile() throws Exception {
         Object[] backends = {"127.0.0.1", 1, "127.0.0.2", 2, "127.0.0.3", 1};
-        try (RingStore s = RingStore.open(build(serverLines(backends), RingVersion.V1, RingVersion.v2(160), RingVersion.v2(16)))) {
+        try (RingStore s =
+                RingStore.open(build(serverLines(backends), RingVersion.V1, RingVersion.v2(160), RingVersion.v2(16)))) {
             Ring v1 = s.ring(Set.of(), RingVersion.V1);
             RingDiff same = RingDiff.between(v1, s.ring(Set.of(), RingVersion.v2(160)));
             assertEquals(0.0, same.movedFraction(), "v1 vs v2:160");
@@ -339,11 +363,12 @@ class RingDiffTest {
         String text = serverLines("127.0.0.1", 1, "127.0.0.2", 3, "127.0.0.3", 2, "127.0.0.4", 1);
         List<RingVersion> versions = List.of(RingVersion.V1, RingVersion.v2(1), RingVersion.v2(16));
         try (RingStore a = RingStore.open(build(text, versions.toArray(RingVersion[]::new)));
-             RingStore b = RingStore.open(build(text, versions.toArray(RingVersion[]::new)));
-             RingStore reordered = RingStore.open(build(serverLines("127.0.0.4", 1, "127.0.0.3", 2, "127.0.0.2", 3, "127.0.0.1", 1),
-                     RingVersion.v2(16)));
-             // pingora hashes the parsed address: a port-less address is port 80, the same endpoint.
-             RingStore portless = RingStore.open(build(text.replace(":80", ""), RingVersion.v2(16)))) {
+                RingStore b = RingStore.open(build(text, versions.toArray(RingVersion[]::new)));
+                RingStore reordered = RingStore.open(build(
+                        serverLines("127.0.0.4", 1, "127.0.0.3", 2, "127.0.0.2", 3, "127.0.0.1", 1),
+                        RingVersion.v2(16)));
+                // pingora hashes the parsed address: a port-less address is port 80, the same endpoint.
+                RingStore portless = RingStore.open(build(text.replace(":80", ""), RingVersion.v2(16)))) {
             for (RingVersion v : versions) {
                 Ring r = a.ring(Set.of(), v);
                 for (Ring other : List.of(r, b.ring(Set.of(), v))) {
@@ -357,7 +382,10 @@ class RingDiffTest {
             }
             for (RingStore other : List.of(reordered, portless)) {
                 RingDiff d = RingDiff.between(a.ring(Set.of(), RingVersion.v2(16)), other.ring(Set.of()));
-                assertEquals(0.0, d.movedFraction(), other.path() + ": v2 points depend on the endpoint, not on order or spelling");
+                assertEquals(
+                        0.0,
+                        d.movedFraction(),
+                        other.path() + ": v2 points depend on the endpoint, not on order or spelling");
             }
         }
     }
@@ -382,11 +410,13 @@ class RingDiffTest {
                 double total = 0;
                 for (int x = 0; x < n; x++) {
                     String removed = "127.0.1." + (x + 1) + ":80";
-                    try (RingStore without = RingStore.open(build(text.toString().replace("server " + removed + "\n", ""), v))) {
+                    try (RingStore without =
+                            RingStore.open(build(text.toString().replace("server " + removed + "\n", ""), v))) {
                         assertEquals(n - 1, without.backendCount());
                         RingDiff d = RingDiff.between(a, without.ring(Set.of()));
                         String what = v + " without " + removed;
-                        assertEquals(shares[x], d.movedFraction(), what + ": exactly the removed backend's share moves");
+                        assertEquals(
+                                shares[x], d.movedFraction(), what + ": exactly the removed backend's share moves");
                         assertEquals(Map.of(removed, shares[x]), d.movedOut(), what + ": moved out");
                         assertNull(d.movedIn().get(removed), what + ": nothing moves to the removed backend");
                         assertEquals(n - 1, d.after().size(), what);
@@ -404,7 +434,8 @@ class RingDiffTest {
     @Test
     void emptyRings() throws Exception {
         // No backend has both a and b: that ring is empty.
-        try (RingStore s = RingStore.open(build("server 127.0.0.1:80 features=a\nserver 127.0.0.2:80 features=b\n", RingVersion.v2(4)))) {
+        try (RingStore s = RingStore.open(
+                build("server 127.0.0.1:80 features=a\nserver 127.0.0.2:80 features=b\n", RingVersion.v2(4)))) {
             Ring empty = s.ring(Set.of("a", "b"));
             Ring a = s.ring(Set.of("a"));
             assertTrue(empty.isEmpty());
@@ -420,7 +451,10 @@ class RingDiffTest {
             assertEquals(Map.of("127.0.0.1:80", 1.0), lose.movedOut());
             assertEquals(Map.of(), lose.movedIn());
             for (RingDiff d : List.of(none, gain, lose)) {
-                assertExact(d == none ? byLookups(empty, empty) : d == gain ? byLookups(empty, a) : byLookups(a, empty), d, "empty");
+                assertExact(
+                        d == none ? byLookups(empty, empty) : d == gain ? byLookups(empty, a) : byLookups(a, empty),
+                        d,
+                        "empty");
             }
         }
     }
@@ -432,7 +466,9 @@ class RingDiffTest {
         Map<String, Integer> fleet = new LinkedHashMap<>();
         int n = 2 + r.nextInt(29);
         while (fleet.size() < n) {
-            fleet.put("127." + r.nextInt(256) + "." + r.nextInt(256) + "." + (1 + r.nextInt(254)) + ":" + (1 + r.nextInt(65535)),
+            fleet.put(
+                    "127." + r.nextInt(256) + "." + r.nextInt(256) + "." + (1 + r.nextInt(254)) + ":"
+                            + (1 + r.nextInt(65535)),
                     1 + r.nextInt(4));
         }
         return fleet;
@@ -448,7 +484,9 @@ class RingDiffTest {
             }
         });
         Map<String, Integer> added = randomFleet(r);
-        added.entrySet().stream().limit(r.nextInt(4) + (next.isEmpty() ? 1 : 0)).forEach(e -> next.put(e.getKey(), e.getValue()));
+        added.entrySet().stream()
+                .limit(r.nextInt(4) + (next.isEmpty() ? 1 : 0))
+                .forEach(e -> next.put(e.getKey(), e.getValue()));
         return next;
     }
 
@@ -456,7 +494,12 @@ class RingDiffTest {
         StringBuilder sb = new StringBuilder();
         int i = 0;
         for (Map.Entry<String, Integer> e : fleet.entrySet()) {
-            sb.append("server ").append(e.getKey()).append(" weight=").append(e.getValue()).append(i++ % 3 == 0 ? " features=x" : "").append('\n');
+            sb.append("server ")
+                    .append(e.getKey())
+                    .append(" weight=")
+                    .append(e.getValue())
+                    .append(i++ % 3 == 0 ? " features=x" : "")
+                    .append('\n');
         }
         return sb.toString();
     }
@@ -474,8 +517,12 @@ class RingDiffTest {
             Map<String, Integer> fleetA = randomFleet(r);
             Map<String, Integer> fleetB = mutate(fleetA, r);
             RingVersion k = RingVersion.v2(multiples[r.nextInt(multiples.length)]);
-            try (RingStore a = RingStore.open(build(text(fleetA), RingVersion.V1, k, RingVersion.v2(16).equals(k) ? RingVersion.v2(17) : RingVersion.v2(16)));
-                 RingStore b = RingStore.open(build(text(fleetB), RingVersion.V1, k))) {
+            try (RingStore a = RingStore.open(build(
+                            text(fleetA),
+                            RingVersion.V1,
+                            k,
+                            RingVersion.v2(16).equals(k) ? RingVersion.v2(17) : RingVersion.v2(16)));
+                    RingStore b = RingStore.open(build(text(fleetB), RingVersion.V1, k))) {
                 RingVersion sixteen = a.versions().get(2);
                 List<Ring[]> pairs = List.of(
                         new Ring[] {a.ring(Set.of(), RingVersion.V1), b.ring(Set.of(), RingVersion.V1)},
@@ -483,8 +530,8 @@ class RingDiffTest {
                         new Ring[] {a.ring(Set.of(), RingVersion.V1), a.ring(Set.of(), sixteen)},
                         new Ring[] {a.ring(Set.of("x"), k), b.ring(Set.of("x"), RingVersion.V1)});
                 for (Ring[] p : pairs) {
-                    String what = "round " + round + ": " + p[0] + " of " + fleetA.size() + " backends vs " + p[1] + " of "
-                            + p[1].store().backendCount();
+                    String what = "round " + round + ": " + p[0] + " of " + fleetA.size() + " backends vs " + p[1]
+                            + " of " + p[1].store().backendCount();
                     RingDiff d = RingDiff.between(p[0], p[1]);
                     assertExact(byLookups(p[0], p[1]), d, what);
                     assertConsistent(d, what);

@@ -1,13 +1,12 @@
 package io.ringstore.migration;
 
-import org.junit.jupiter.api.Test;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.util.SplittableRandom;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
+import org.junit.jupiter.api.Test;
 
 /** A key's rollout bucket is the same from a byte[] slice, a heap, direct or read-only ByteBuffer, and a heap or native MemorySegment. */
 class RolloutBucketKeysTest {
@@ -25,17 +24,25 @@ class RolloutBucketKeysTest {
                 assertEquals(want, RolloutPolicy.bucket(padded, pad, bytes.length));
 
                 ByteBuffer heap = ByteBuffer.wrap(padded, pad, bytes.length).slice();
-                ByteBuffer direct = ByteBuffer.allocateDirect(padded.length).put(padded).position(pad).limit(pad + bytes.length);
-                ByteBuffer readOnly = ByteBuffer.wrap(padded).position(pad).limit(pad + bytes.length).asReadOnlyBuffer();
+                ByteBuffer direct = ByteBuffer.allocateDirect(padded.length)
+                        .put(padded)
+                        .position(pad)
+                        .limit(pad + bytes.length);
+                ByteBuffer readOnly = ByteBuffer.wrap(padded)
+                        .position(pad)
+                        .limit(pad + bytes.length)
+                        .asReadOnlyBuffer();
                 for (ByteBuffer b : new ByteBuffer[] {heap, direct, readOnly}) {
                     int position = b.position();
                     assertEquals(want, RolloutPolicy.bucket(b), "n=" + n);
                     assertEquals(position, b.position(), "the buffer is not moved");
                 }
-                MemorySegment nativeKey = arena.allocate(Math.max(1, bytes.length)).asSlice(0, bytes.length);
+                MemorySegment nativeKey =
+                        arena.allocate(Math.max(1, bytes.length)).asSlice(0, bytes.length);
                 MemorySegment.copy(MemorySegment.ofArray(bytes), 0, nativeKey, 0, bytes.length);
                 assertEquals(want, RolloutPolicy.bucket(nativeKey));
-                assertEquals(want, RolloutPolicy.bucket(MemorySegment.ofArray(padded).asSlice(pad, bytes.length)));
+                assertEquals(
+                        want, RolloutPolicy.bucket(MemorySegment.ofArray(padded).asSlice(pad, bytes.length)));
 
                 RolloutPolicy p = RolloutPolicy.everywhere(random.nextInt(0, 101));
                 boolean migrates = p.migrates(want);

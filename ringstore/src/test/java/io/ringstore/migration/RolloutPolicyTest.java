@@ -1,21 +1,19 @@
 package io.ringstore.migration;
 
-import io.ringstore.Ring;
-
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Tag;
-import org.junit.jupiter.api.Test;
-
-import java.nio.charset.StandardCharsets;
-import java.util.Arrays;
-import java.util.Set;
-import java.util.SplittableRandom;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
+
+import io.ringstore.Ring;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.Set;
+import java.util.SplittableRandom;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
 
 /**
  * The rollout policy over a million seeded keys: each key's choice is a function of its bytes and the
@@ -52,13 +50,19 @@ class RolloutPolicyTest {
 
     @Test
     void fractionsOutsideZeroToHundredAreRefused() {
-        for (double bad : new double[] {-0.01, 100.01, -1, 1e9, Double.NaN, Double.POSITIVE_INFINITY, Double.NEGATIVE_INFINITY}) {
-            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> RolloutPolicy.everywhere(bad), () -> "percent " + bad);
+        for (double bad :
+                new double[] {-0.01, 100.01, -1, 1e9, Double.NaN, Double.POSITIVE_INFINITY, Double.NEGATIVE_INFINITY}) {
+            IllegalArgumentException e = assertThrows(
+                    IllegalArgumentException.class, () -> RolloutPolicy.everywhere(bad), () -> "percent " + bad);
             assertTrue(e.getMessage().contains("0 to 100"), e::getMessage);
-            assertThrows(IllegalArgumentException.class, () -> RolloutPolicy.NONE.withPercent(bad), () -> "withPercent " + bad);
+            assertThrows(
+                    IllegalArgumentException.class,
+                    () -> RolloutPolicy.NONE.withPercent(bad),
+                    () -> "withPercent " + bad);
         }
         for (int bad : new int[] {-1, RolloutPolicy.FULL + 1, Integer.MIN_VALUE, Integer.MAX_VALUE}) {
-            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> new RolloutPolicy(bad, Set.of(), ""));
+            IllegalArgumentException e =
+                    assertThrows(IllegalArgumentException.class, () -> new RolloutPolicy(bad, Set.of(), ""));
             assertTrue(e.getMessage().contains("basisPoints=" + bad), e::getMessage);
         }
     }
@@ -66,11 +70,14 @@ class RolloutPolicyTest {
     @Test
     void scopeNamesAndLocalDataCentreAreChecked() {
         for (String bad : new String[] {"", "a b", "ams,fra", "x".repeat(65), "é"}) {
-            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                    () -> RolloutPolicy.in(10, Set.of(bad), "ams"), () -> "name '" + bad + "'");
+            IllegalArgumentException e = assertThrows(
+                    IllegalArgumentException.class,
+                    () -> RolloutPolicy.in(10, Set.of(bad), "ams"),
+                    () -> "name '" + bad + "'");
             assertTrue(e.getMessage().contains("'" + bad + "'"), e::getMessage);
         }
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> RolloutPolicy.in(10, Set.of("ams"), ""));
+        IllegalArgumentException e =
+                assertThrows(IllegalArgumentException.class, () -> RolloutPolicy.in(10, Set.of("ams"), ""));
         assertTrue(e.getMessage().contains("local data centre"), e::getMessage);
         assertTrue(RolloutPolicy.everywhere(10).inScope(), "no scope: everywhere");
         assertTrue(RolloutPolicy.in(10, Set.of(), "fra").inScope(), "empty scope: everywhere");
@@ -161,11 +168,15 @@ class RolloutPolicyTest {
             chi += (c - expected) * (c - expected) / expected;
         }
         double critical = chiSquareCritical(RolloutPolicy.FULL - 1, Z_1E4);
-        assertTrue(chi < critical, "buckets not uniform: chi-square " + chi + " >= " + critical + " (df 9999, alpha 1e-4)");
+        assertTrue(
+                chi < critical,
+                "buckets not uniform: chi-square " + chi + " >= " + critical + " (df 9999, alpha 1e-4)");
         long min = Arrays.stream(perStep).min().orElseThrow();
         long max = Arrays.stream(perStep).max().orElseThrow();
         // Poisson(100): P(count < 45 or > 165) < 1e-8 per step, so < 1e-4 over all 10,000 steps.
-        assertTrue(min >= 45 && max <= 165, "keys per 0.01 % step from " + min + " to " + max + " (about 100 each expected)");
+        assertTrue(
+                min >= 45 && max <= 165,
+                "keys per 0.01 % step from " + min + " to " + max + " (about 100 each expected)");
 
         // KS band at alpha 0.001: 1.95 / sqrt(n).
         double band = 1.95 / Math.sqrt(KEY_COUNT);

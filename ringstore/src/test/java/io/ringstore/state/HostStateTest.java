@@ -1,7 +1,11 @@
 package io.ringstore.state;
 
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -13,13 +17,8 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.function.IntPredicate;
-
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNotEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** One process, one or several instances on one file: slots, counts, health, drain, reclaim, creation races. */
 class HostStateTest {
@@ -45,13 +44,25 @@ class HostStateTest {
         }
         // Lease 0 is free now; plant the leftovers a racing acquire would have left in it.
         Path file = HostState.statePath(ring());
-        long cell = StateFileLayout.recordsOffset(8) + (long) slot * StateFileLayout.recordLength(8) + StateFileLayout.IN_FLIGHT_OFFSET;
-        try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(file, java.nio.file.StandardOpenOption.WRITE)) {
-            ch.write(java.nio.ByteBuffer.allocate(4).order(java.nio.ByteOrder.nativeOrder()).putInt(0, 5), cell);
-            ch.write(java.nio.ByteBuffer.allocate(4).order(java.nio.ByteOrder.nativeOrder()).putInt(0, 5), StateFileLayout.LEASE_TOTALS_OFFSET);
+        long cell = StateFileLayout.recordsOffset(8)
+                + (long) slot * StateFileLayout.recordLength(8)
+                + StateFileLayout.IN_FLIGHT_OFFSET;
+        try (java.nio.channels.FileChannel ch =
+                java.nio.channels.FileChannel.open(file, java.nio.file.StandardOpenOption.WRITE)) {
+            ch.write(
+                    java.nio.ByteBuffer.allocate(4)
+                            .order(java.nio.ByteOrder.nativeOrder())
+                            .putInt(0, 5),
+                    cell);
+            ch.write(
+                    java.nio.ByteBuffer.allocate(4)
+                            .order(java.nio.ByteOrder.nativeOrder())
+                            .putInt(0, 5),
+                    StateFileLayout.LEASE_TOTALS_OFFSET);
         }
         try (HostState next = HostState.open(ring(), SMALL)) {
-            assertEquals(0, next.inFlight(next.track(List.of("10.0.0.1:80"))[0]), "no request of this process is in flight");
+            assertEquals(
+                    0, next.inFlight(next.track(List.of("10.0.0.1:80"))[0]), "no request of this process is in flight");
             assertEquals(0, next.totalInFlight());
         }
     }
@@ -100,7 +111,8 @@ class HostStateTest {
 
     @Test
     void inFlightIsCountedForTheWholeHostAndNeverGoesBelowZero() throws Exception {
-        try (HostState a = HostState.open(ring(), SMALL); HostState b = HostState.open(ring(), SMALL)) {
+        try (HostState a = HostState.open(ring(), SMALL);
+                HostState b = HostState.open(ring(), SMALL)) {
             int[] sa = a.track(List.of("x:1", "y:1"));
             int[] sb = b.track(List.of("y:1", "x:1"));
             assertEquals(sa[0], sb[1]);
@@ -120,13 +132,18 @@ class HostStateTest {
         }
         try (HostState c = HostState.open(ring(), SMALL)) { // closing gave the leases back, counts with them
             assertEquals(0, c.inFlight(c.slot("x:1")));
-            assertEquals(0, c.leases().stream().filter(l -> l.pid() != ProcessHandle.current().pid() || l.inFlight() != 0).count());
+            assertEquals(
+                    0,
+                    c.leases().stream()
+                            .filter(l -> l.pid() != ProcessHandle.current().pid() || l.inFlight() != 0)
+                            .count());
         }
     }
 
     @Test
     void countsStayExactUnderManyThreads() throws Exception {
-        try (HostState a = HostState.open(ring(), SMALL); HostState b = HostState.open(ring(), SMALL)) {
+        try (HostState a = HostState.open(ring(), SMALL);
+                HostState b = HostState.open(ring(), SMALL)) {
             int slot = a.track(List.of("hot:1")).clone()[0];
             b.track(List.of("hot:1"));
             ExecutorService pool = Executors.newFixedThreadPool(4);
@@ -153,7 +170,7 @@ class HostStateTest {
     @Test
     void healthFollowsNginxMaxFailsAndFailTimeout() throws Exception {
         try (HostState a = HostState.open(ring(), SMALL.withHealth(2, Duration.ofSeconds(10)));
-             HostState b = HostState.open(ring(), SMALL.withHealth(2, Duration.ofSeconds(10)))) {
+                HostState b = HostState.open(ring(), SMALL.withHealth(2, Duration.ofSeconds(10)))) {
             int s = a.track(List.of("h:1"))[0];
             long t = 1_000 * SECOND;
             a.reportFailure(s, t);
@@ -192,7 +209,8 @@ class HostStateTest {
     @Test
     void drainTakesEffectInEveryInstanceAndForEndpointsNotYetTracked() throws Exception {
         try (HostState router = HostState.open(ring(), SMALL);
-             HostState operator = HostState.inspect(HostState.statePath(ring()), SMALL, false).orElseThrow()) {
+                HostState operator = HostState.inspect(HostState.statePath(ring()), SMALL, false)
+                        .orElseThrow()) {
             int[] slots = router.track(List.of("a:1", "b:1"));
             IntPredicate ok = router.availableBackends(slots);
             assertTrue(ok.test(1));
@@ -212,7 +230,8 @@ class HostStateTest {
 
     @Test
     void slotsNoRouterNamesAreReclaimedOnceIdle() throws Exception {
-        HostState.Options fast = SMALL.withCapacity(2, 4).withTimings(Duration.ofMillis(10), Duration.ofMillis(200), Duration.ofMillis(100));
+        HostState.Options fast = SMALL.withCapacity(2, 4)
+                .withTimings(Duration.ofMillis(10), Duration.ofMillis(200), Duration.ofMillis(100));
         try (HostState a = HostState.open(ring(), fast)) {
             a.track(List.of("old:1", "busy:1"));
             IllegalStateException full = assertThrows(IllegalStateException.class, () -> a.track(List.of("other:1")));
@@ -254,7 +273,10 @@ class HostStateTest {
             assertEquals(8, states.getLast().inFlight(slot), "all 8 count in one file");
             assertEquals(8, states.getFirst().leases().size());
             try (var files = Files.list(dir)) {
-                assertEquals(List.of("fleet.ring.state"), files.map(p -> p.getFileName().toString()).toList(), "no temporary file left");
+                assertEquals(
+                        List.of("fleet.ring.state"),
+                        files.map(p -> p.getFileName().toString()).toList(),
+                        "no temporary file left");
             }
             // 8 leases, all live: a ninth router still opens, and routes without counting its requests
             try (HostState ninth = HostState.open(ring(), SMALL)) {
@@ -281,14 +303,18 @@ class HostStateTest {
     /** A state file truncated under a running router ({@code : > f.ring.state}): the heartbeat thread lives on. */
     @Test
     void theHeartbeatSurvivesAStateFileTruncatedInUse() throws Exception {
-        HostState.Options fast = SMALL.withTimings(java.time.Duration.ofMillis(10), java.time.Duration.ofMillis(200), java.time.Duration.ofSeconds(60));
+        HostState.Options fast = SMALL.withTimings(
+                java.time.Duration.ofMillis(10), java.time.Duration.ofMillis(200), java.time.Duration.ofSeconds(60));
         try (HostState state = HostState.open(ring(), fast)) {
             state.track(List.of("10.0.0.1:80"));
             String name = "ringstore-state " + HostState.statePath(ring()).getFileName();
             java.util.function.Supplier<Thread> heartbeat = () -> Thread.getAllStackTraces().keySet().stream()
-                    .filter(t -> t.getName().equals(name)).findFirst().orElse(null);
+                    .filter(t -> t.getName().equals(name))
+                    .findFirst()
+                    .orElse(null);
             assertTrue(heartbeat.get() != null && heartbeat.get().isAlive(), "heartbeat running");
-            try (java.io.RandomAccessFile f = new java.io.RandomAccessFile(HostState.statePath(ring()).toFile(), "rw")) {
+            try (java.io.RandomAccessFile f =
+                    new java.io.RandomAccessFile(HostState.statePath(ring()).toFile(), "rw")) {
                 f.setLength(0);
             }
             Thread.sleep(500); // some 50 beats on the truncated mapping

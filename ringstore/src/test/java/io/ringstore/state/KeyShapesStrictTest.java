@@ -1,15 +1,16 @@
 package io.ringstore.state;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.ringstore.Backend;
 import io.ringstore.RingVersion;
 import io.ringstore.TestRings;
 import io.ringstore.balance.BoundedLoad;
 import io.ringstore.live.RingRouter;
 import io.ringstore.migration.RolloutPolicy;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.CsvSource;
-import org.junit.jupiter.api.io.TempDir;
-
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
@@ -19,11 +20,9 @@ import java.util.List;
 import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.concurrent.atomic.AtomicLong;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * {@link RingRouter.Route#chooseAndAcquire} answers and counts alike for every key shape: the same
@@ -43,6 +42,7 @@ class KeyShapesStrictTest {
     static final int WINDOW = 24;
     /** The key's bytes start here in the buffers; the segment is a slice from offset 1. */
     static final int POSITION = 3;
+
     static final HostState.Options OPTIONS = HostState.Options.DEFAULTS.withCapacity(64, 4);
     static final String[] SHAPES = {"byte[]", "heap ByteBuffer", "direct ByteBuffer", "native MemorySegment"};
 
@@ -52,7 +52,11 @@ class KeyShapesStrictTest {
     static String fleet() {
         StringBuilder s = new StringBuilder();
         for (int i = 1; i <= SERVERS; i++) {
-            s.append("server 10.0.2.").append(i).append(":11211 weight=").append(i).append('\n');
+            s.append("server 10.0.2.")
+                    .append(i)
+                    .append(":11211 weight=")
+                    .append(i)
+                    .append('\n');
         }
         return s.toString();
     }
@@ -69,19 +73,27 @@ class KeyShapesStrictTest {
         SplittableRandom random = new SplittableRandom(0x5_4A9E5L);
         byte[][] keys = new byte[KEYS][];
         for (int k = 0; k < KEYS; k++) {
-            keys[k] = ("/shapes/" + random.nextInt(1 << 20) + "/" + "x".repeat(random.nextInt(40))).getBytes(StandardCharsets.US_ASCII);
+            keys[k] = ("/shapes/" + random.nextInt(1 << 20) + "/" + "x".repeat(random.nextInt(40)))
+                    .getBytes(StandardCharsets.US_ASCII);
         }
         HostState[] states = new HostState[SHAPES.length];
         // One clock for every world, moved only by the test: the bound's count of available backends is
         // refreshed by time, which must not differ between worlds.
         AtomicLong now = new AtomicLong(System.nanoTime());
         try (Arena arena = Arena.ofConfined();
-             RingRouter router = RingRouter.builder(ring).jmx(false).pollMillis(0).graceMillis(0)
-                     .versions(oldVersion, newVersion).policy(RolloutPolicy.everywhere(50)).open();
-             RingRouter.Route route = router.route(Set.of())) {
+                RingRouter router = RingRouter.builder(ring)
+                        .jmx(false)
+                        .pollMillis(0)
+                        .graceMillis(0)
+                        .versions(oldVersion, newVersion)
+                        .policy(RolloutPolicy.everywhere(50))
+                        .open();
+                RingRouter.Route route = router.route(Set.of())) {
             SharedLoad[] loads = new SharedLoad[SHAPES.length];
             int[][] slots = new int[SHAPES.length][];
-            List<String> endpoints = router.current().backends().stream().map(Backend::socketAddress).toList();
+            List<String> endpoints = router.current().backends().stream()
+                    .map(Backend::socketAddress)
+                    .toList();
             for (int s = 0; s < SHAPES.length; s++) {
                 states[s] = HostState.open(dir.resolve("world-" + s + ".ring"), OPTIONS);
                 loads[s] = SharedLoad.open(states[s], router::current, bound, now::get);
@@ -95,14 +107,20 @@ class KeyShapesStrictTest {
                     for (HostState state : states) {
                         assertFalse(state.drain(endpoints.get(2)), "not drained before");
                     }
-                    now.addAndGet(2 * SharedLoad.COUNT_REFRESH_NANOS); // every world counts its available backends again on its next request
+                    now.addAndGet(
+                            2 * SharedLoad.COUNT_REFRESH_NANOS); // every world counts its available backends again on
+                    // its next request
                 }
                 byte[] key = keys[k];
                 byte[] padded = new byte[key.length + POSITION + 2];
                 System.arraycopy(key, 0, padded, POSITION, key.length);
                 ByteBuffer heap = ByteBuffer.wrap(padded).position(POSITION).limit(POSITION + key.length);
-                ByteBuffer direct = ByteBuffer.allocateDirect(padded.length).put(padded).position(POSITION).limit(POSITION + key.length);
-                MemorySegment segment = arena.allocate(key.length + 1).asSlice(1, key.length).copyFrom(MemorySegment.ofArray(key));
+                ByteBuffer direct = ByteBuffer.allocateDirect(padded.length)
+                        .put(padded)
+                        .position(POSITION)
+                        .limit(POSITION + key.length);
+                MemorySegment segment =
+                        arena.allocate(key.length + 1).asSlice(1, key.length).copyFrom(MemorySegment.ofArray(key));
                 Backend plain = route.backend(key);
                 Backend[] chosen = new Backend[SHAPES.length];
                 long[] newLookups = new long[SHAPES.length];
@@ -127,15 +145,21 @@ class KeyShapesStrictTest {
                     assertEquals(chosen[0], chosen[s], SHAPES[s] + " against byte[], key " + k);
                     assertEquals(newLookups[0], newLookups[s], SHAPES[s] + ": the same version as byte[], key " + k);
                     for (int b = 0; b < endpoints.size(); b++) {
-                        assertEquals(states[0].inFlight(slots[0][b]), states[s].inFlight(slots[s][b]),
+                        assertEquals(
+                                states[0].inFlight(slots[0][b]),
+                                states[s].inFlight(slots[s][b]),
                                 SHAPES[s] + ": backend " + b + "'s requests in flight after key " + k);
                     }
                 }
                 moved += chosen[0].equals(plain) ? 0 : 1;
                 migrated += newLookups[0];
             }
-            System.out.printf("%s to %s, c=%s: %,d of %,d keys off their ring backend, %,d on the new version%n", from, to, c, moved, KEYS, migrated);
-            assertTrue(migrated > KEYS / 3 && migrated < 2 * KEYS / 3, "the rollout moves about half the keys: " + migrated);
+            System.out.printf(
+                    "%s to %s, c=%s: %,d of %,d keys off their ring backend, %,d on the new version%n",
+                    from, to, c, moved, KEYS, migrated);
+            assertTrue(
+                    migrated > KEYS / 3 && migrated < 2 * KEYS / 3,
+                    "the rollout moves about half the keys: " + migrated);
             assertTrue(moved > KEYS / 20, "the bound or the drain moves keys: " + moved + " off their ring backend");
             for (int s = 0; s < SHAPES.length; s++) {
                 for (int token : held[s]) {

@@ -1,9 +1,8 @@
 package io.ringstore.state;
 
-import net.openhft.chronicle.testframework.process.JavaProcessBuilder;
-import org.junit.jupiter.api.Tag;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -17,10 +16,10 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import net.openhft.chronicle.testframework.process.JavaProcessBuilder;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Router processes killed with {@code kill -9} while holding requests in flight: three child JVMs hold
@@ -33,7 +32,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @Tag("process")
 class KillNineTest {
     static final List<String> ENDPOINTS = List.of("10.0.0.1:80", "10.0.0.2:80", "10.0.0.3:80");
-    static final HostState.Options FAST = HostState.Options.DEFAULTS.withCapacity(64, 8)
+    static final HostState.Options FAST = HostState.Options.DEFAULTS
+            .withCapacity(64, 8)
             .withTimings(Duration.ofMillis(50), Duration.ofMillis(300), Duration.ofSeconds(60));
 
     @TempDir
@@ -72,7 +72,8 @@ class KillNineTest {
                 long killedAt = System.nanoTime();
                 children.get(1).process.destroyForcibly().waitFor(); // held 2 and 4
                 long recovered = waitFor(() -> observer.inFlight(slots[0]) == 4 && observer.inFlight(slots[1]) == 8);
-                System.out.printf("kill -9 of a router holding 6 requests: counts back to the survivors' after %d ms (%d samples)%n",
+                System.out.printf(
+                        "kill -9 of a router holding 6 requests: counts back to the survivors' after %d ms (%d samples)%n",
                         (recovered - killedAt) / 1_000_000, samples.get());
                 for (Child c : List.of(children.get(0), children.get(2))) {
                     c.send("QUIET");
@@ -101,8 +102,10 @@ class KillNineTest {
             }
             assertTrue(samples.get() > 100, "sampled throughout: " + samples.get());
             for (int b = 0; b < most.length; b++) {
-                assertTrue(highest.get(b) <= most[b], "never negative: backend " + b + " read " + highest.get(b)
-                        + " in flight, its routers held at most " + most[b]);
+                assertTrue(
+                        highest.get(b) <= most[b],
+                        "never negative: backend " + b + " read " + highest.get(b)
+                                + " in flight, its routers held at most " + most[b]);
             }
         });
     }
@@ -125,15 +128,22 @@ class KillNineTest {
                     .withJvmArguments("-Xmx64m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1")
                     .withProgramArguments(ring.toString(), String.valueOf(hold))
                     .start();
-            return new Child(p, new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.US_ASCII)),
+            return new Child(
+                    p,
+                    new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.US_ASCII)),
                     new PrintStream(p.getOutputStream(), true, StandardCharsets.US_ASCII));
         }
 
         void expect(String line) throws IOException {
             String got = out.readLine();
             if (!line.equals(got)) {
-                throw new AssertionError("child " + process.pid() + ": expected " + line + ", got " + got + "; stderr:\n"
-                        + new String(process.getErrorStream().readNBytes(Math.max(0, process.getErrorStream().available())), StandardCharsets.UTF_8));
+                throw new AssertionError("child " + process.pid() + ": expected " + line + ", got " + got
+                        + "; stderr:\n"
+                        + new String(
+                                process.getErrorStream()
+                                        .readNBytes(Math.max(
+                                                0, process.getErrorStream().available())),
+                                StandardCharsets.UTF_8));
             }
         }
 

@@ -1,8 +1,10 @@
 package io.ringstore.state;
 
-import org.junit.jupiter.api.Tag;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
@@ -17,12 +19,9 @@ import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A state file of 256 leases, every one held by a live process, and a router still starting. The
@@ -35,7 +34,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 @Tag("process")
 class LeaseCapacityTest {
     static final int LEASES = StateFileLayout.DEFAULT_LEASES;
-    static final HostState.Options OPTIONS = HostState.Options.DEFAULTS.withCapacity(64, LEASES)
+    static final HostState.Options OPTIONS = HostState.Options.DEFAULTS
+            .withCapacity(64, LEASES)
             .withTimings(Duration.ofMillis(50), Duration.ofMillis(300), Duration.ofSeconds(60));
 
     /** argv: state file, lease count, header length. Forks one lock holder per lease; prints their pids, then waits for stdin to close. */
@@ -83,7 +83,8 @@ class LeaseCapacityTest {
         HostState.inspect(stateFile, OPTIONS, true).orElseThrow().close();
         int header = StateFileLayout.headerLength(LEASES);
         assertEquals(128 + 4 * 256, header);
-        try (FileChannel ch = FileChannel.open(stateFile, StandardOpenOption.READ); Arena arena = Arena.ofConfined()) {
+        try (FileChannel ch = FileChannel.open(stateFile, StandardOpenOption.READ);
+                Arena arena = Arena.ofConfined()) {
             MemorySegment s = ch.map(FileChannel.MapMode.READ_ONLY, 0, ch.size(), arena);
             assertEquals(2, s.get(ValueLayout.JAVA_INT, StateFileLayout.VERSION_OFFSET));
             assertEquals(LEASES, s.get(ValueLayout.JAVA_INT, StateFileLayout.LEASE_COUNT_OFFSET));
@@ -91,36 +92,53 @@ class LeaseCapacityTest {
             assertEquals(header + 64L * LEASES + 64L * (128 + 4 * 256), ch.size(), "FORMAT.md's fileLength");
         }
         Path script = Files.writeString(dir.resolve("holders.py"), HOLDERS);
-        Process python = new ProcessBuilder("python3", script.toString(), stateFile.toString(), String.valueOf(LEASES), String.valueOf(header))
-                .redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        Process python = new ProcessBuilder(
+                        "python3",
+                        script.toString(),
+                        stateFile.toString(),
+                        String.valueOf(LEASES),
+                        String.valueOf(header))
+                .redirectError(ProcessBuilder.Redirect.INHERIT)
+                .start();
         assertTimeoutPreemptively(Duration.ofSeconds(120), () -> {
             try {
-                String line = new BufferedReader(new InputStreamReader(python.getInputStream(), StandardCharsets.US_ASCII)).readLine();
-                long[] holders = Arrays.stream(line.split(" ")).mapToLong(Long::parseLong).toArray();
+                String line = new BufferedReader(
+                                new InputStreamReader(python.getInputStream(), StandardCharsets.US_ASCII))
+                        .readLine();
+                long[] holders = Arrays.stream(line.split(" "))
+                        .mapToLong(Long::parseLong)
+                        .toArray();
                 assertEquals(LEASES, holders.length, line);
 
                 try (HostState router = HostState.open(ring, OPTIONS)) {
                     assertFalse(router.counted(), "every lease is held");
                     List<HostState.LeaseState> leases = router.leases();
                     assertEquals(LEASES, leases.size());
-                    assertTrue(leases.stream().allMatch(HostState.LeaseState::alive), "held by their locks, whatever their heartbeat");
+                    assertTrue(
+                            leases.stream().allMatch(HostState.LeaseState::alive),
+                            "held by their locks, whatever their heartbeat");
                     assertEquals(holders[17], leases.get(17).pid());
                     int slot = router.track(List.of("10.0.0.1:80"))[0];
                     router.acquire(slot);
                     assertEquals(0, router.inFlight(slot), "routing goes on, uncounted");
                     router.release(slot);
-                    assertTrue(router.drain("10.0.0.1:80") == false && !router.available(slot, System.nanoTime()), "drain still shared");
+                    assertTrue(
+                            router.drain("10.0.0.1:80") == false && !router.available(slot, System.nanoTime()),
+                            "drain still shared");
                     router.undrain("10.0.0.1:80");
                 }
 
-                new ProcessBuilder("kill", "-KILL", String.valueOf(holders[200])).start().waitFor();
+                new ProcessBuilder("kill", "-KILL", String.valueOf(holders[200]))
+                        .start()
+                        .waitFor();
                 long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
                 while (true) {
                     try (HostState router = HostState.open(ring, OPTIONS)) {
                         if (router.counted()) {
                             int slot = router.track(List.of("10.0.0.1:80"))[0];
                             router.acquire(slot);
-                            assertEquals(1, router.inFlight(slot), "counted in the dead holder's lease, its cells summed");
+                            assertEquals(
+                                    1, router.inFlight(slot), "counted in the dead holder's lease, its cells summed");
                             assertEquals(LEASES, router.leases().size());
                             break;
                         }
@@ -146,7 +164,8 @@ class LeaseCapacityTest {
         Path ring = dir.resolve("fleet.ring");
         try (HostState router = HostState.open(ring, OPTIONS)) {
             Thread.currentThread().interrupt();
-            try (HostState inspector = HostState.inspect(HostState.statePath(ring), OPTIONS, false).orElseThrow()) {
+            try (HostState inspector =
+                    HostState.inspect(HostState.statePath(ring), OPTIONS, false).orElseThrow()) {
                 assertEquals(1, inspector.leases().size());
             } finally {
                 assertTrue(Thread.interrupted(), "the interrupt is kept for the caller");
@@ -166,9 +185,17 @@ class LeaseCapacityTest {
                     except OSError:
                         print('held')
                     """;
-            Process p = new ProcessBuilder("python3", "-c", probe, HostState.statePath(ring).toString(),
-                    String.valueOf(StateFileLayout.leaseOffset(LEASES, 0))).redirectError(ProcessBuilder.Redirect.INHERIT).start();
-            assertEquals("held", new String(p.getInputStream().readAllBytes(), StandardCharsets.US_ASCII).strip(),
+            Process p = new ProcessBuilder(
+                            "python3",
+                            "-c",
+                            probe,
+                            HostState.statePath(ring).toString(),
+                            String.valueOf(StateFileLayout.leaseOffset(LEASES, 0)))
+                    .redirectError(ProcessBuilder.Redirect.INHERIT)
+                    .start();
+            assertEquals(
+                    "held",
+                    new String(p.getInputStream().readAllBytes(), StandardCharsets.US_ASCII).strip(),
                     "lease 0's lock still held by this process");
             assertEquals(0, p.waitFor());
             int slot = router.track(List.of("10.0.0.1:80"))[0];
@@ -196,12 +223,15 @@ class LeaseCapacityTest {
                 fcntl.lockf(fd, fcntl.LOCK_UN, 8, 64, 0)
                 print('released', flush=True)
                 """;
-        Process p = new ProcessBuilder("python3", "-c", holder, stateFile.toString()).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        Process p = new ProcessBuilder("python3", "-c", holder, stateFile.toString())
+                .redirectError(ProcessBuilder.Redirect.INHERIT)
+                .start();
         BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.US_ASCII));
         assertTimeoutPreemptively(Duration.ofSeconds(60), () -> {
             try (HostState router = HostState.open(ring, OPTIONS)) {
                 assertEquals("held", out.readLine());
-                java.util.concurrent.CompletableFuture<Boolean> drain = java.util.concurrent.CompletableFuture.supplyAsync(() -> router.drain("10.0.0.9:80"));
+                java.util.concurrent.CompletableFuture<Boolean> drain =
+                        java.util.concurrent.CompletableFuture.supplyAsync(() -> router.drain("10.0.0.9:80"));
                 Thread.sleep(2000); // over the second after which the lock used to be broken
                 assertFalse(drain.isDone(), "the drain waits for the live holder");
                 assertEquals(-1, router.slot("10.0.0.9:80"), "a lookup reads the directory without the lock");

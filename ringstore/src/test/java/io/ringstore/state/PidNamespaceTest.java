@@ -1,8 +1,9 @@
 package io.ringstore.state;
 
-import org.junit.jupiter.api.Tag;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -18,11 +19,9 @@ import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Routers as containers run them: three child JVMs, each in its own PID namespace ({@code unshare --pid
@@ -37,7 +36,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 @Tag("slow")
 class PidNamespaceTest {
     static final List<String> ENDPOINTS = List.of("10.0.0.1:80", "10.0.0.2:80");
-    static final HostState.Options FAST = HostState.Options.DEFAULTS.withCapacity(64, 8)
+    static final HostState.Options FAST = HostState.Options.DEFAULTS
+            .withCapacity(64, 8)
             .withTimings(Duration.ofMillis(50), Duration.ofMillis(300), Duration.ofSeconds(60));
 
     @TempDir
@@ -45,7 +45,9 @@ class PidNamespaceTest {
 
     @Test
     void aStoppedRouterInAnotherNamespaceKeepsItsCountsAndAKilledOneLosesThem() throws Exception {
-        assumeTrue(Files.isExecutable(Path.of("/usr/bin/unshare")) && ProcessHandle.current().info().user().orElse("").equals("root"),
+        assumeTrue(
+                Files.isExecutable(Path.of("/usr/bin/unshare"))
+                        && ProcessHandle.current().info().user().orElse("").equals("root"),
                 "needs unshare and root for PID namespaces");
         Path ring = dir.resolve("fleet.ring");
         List<Child> children = new ArrayList<>();
@@ -62,7 +64,7 @@ class PidNamespaceTest {
                     }
                 });
                 try {
-                    for (int hold : new int[]{3, 5, 7}) {
+                    for (int hold : new int[] {3, 5, 7}) {
                         children.add(Child.start(ring, hold));
                     }
                     for (Child c : children) {
@@ -73,15 +75,22 @@ class PidNamespaceTest {
 
                     Child paused = children.get(1);
                     signal("STOP", paused.jvmPid());
-                    long stoppedUntil = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+                    long stoppedUntil =
+                            System.nanoTime() + Duration.ofSeconds(10).toNanos();
                     long[] range = sample(observer, slots, stoppedUntil);
-                    System.out.printf("SIGSTOP 10 s of the router holding 5: host count %d..%d, backend churned by the others %d times%n",
+                    System.out.printf(
+                            "SIGSTOP 10 s of the router holding 5: host count %d..%d, backend churned by the others %d times%n",
                             range[0], range[1], churned.get());
                     assertEquals(15, range[0], "nothing reaped while stopped");
                     assertEquals(15, range[1]);
-                    assertTrue(observer.leases().stream().allMatch(HostState.LeaseState::alive), "every lease alive: " + observer.leases());
+                    assertTrue(
+                            observer.leases().stream().allMatch(HostState.LeaseState::alive),
+                            "every lease alive: " + observer.leases());
                     signal("CONT", paused.jvmPid());
-                    range = sample(observer, slots, System.nanoTime() + Duration.ofSeconds(1).toNanos());
+                    range = sample(
+                            observer,
+                            slots,
+                            System.nanoTime() + Duration.ofSeconds(1).toNanos());
                     assertEquals(15, range[0], "nothing reaped after SIGCONT");
                     assertEquals(15, range[1]);
                     paused.send("RELEASE");
@@ -95,9 +104,14 @@ class PidNamespaceTest {
                     long killedAt = System.nanoTime();
                     signal("KILL", killed.jvmPid());
                     long gone = waitFor(() -> observer.inFlight(slots[0]) == 8);
-                    System.out.printf("SIGKILL of the router holding 7: its requests gone after %d ms%n", (gone - killedAt) / 1_000_000);
+                    System.out.printf(
+                            "SIGKILL of the router holding 7: its requests gone after %d ms%n",
+                            (gone - killedAt) / 1_000_000);
                     assertEquals(3, observer.leases().size());
-                    range = sample(observer, slots, System.nanoTime() + Duration.ofMillis(500).toNanos());
+                    range = sample(
+                            observer,
+                            slots,
+                            System.nanoTime() + Duration.ofMillis(500).toNanos());
                     assertEquals(8, range[0]);
                     assertEquals(8, range[1]);
                 } finally {
@@ -128,12 +142,15 @@ class PidNamespaceTest {
             assertTrue(churning <= 4, "backend 1 read " + churning + " in flight, at most 4 routers hold one each");
             Thread.onSpinWait();
         }
-        return new long[]{min, max};
+        return new long[] {min, max};
     }
 
     private static void signal(String name, long pid) {
         try {
-            int rc = new ProcessBuilder("kill", "-" + name, String.valueOf(pid)).inheritIO().start().waitFor();
+            int rc = new ProcessBuilder("kill", "-" + name, String.valueOf(pid))
+                    .inheritIO()
+                    .start()
+                    .waitFor();
             assertEquals(0, rc, "kill -" + name + " " + pid);
         } catch (IOException | InterruptedException e) {
             throw new AssertionError(e);
@@ -154,12 +171,28 @@ class PidNamespaceTest {
     /** {@code unshare} running a child JVM ({@link #main}) as pid 1 of a new PID namespace. */
     record Child(Process process, BufferedReader out, PrintStream in) {
         static Child start(Path ring, int hold) throws IOException {
-            String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-            Process p = new ProcessBuilder("unshare", "--pid", "--fork", "--mount-proc", java, "-Xmx64m", "-XX:+UseSerialGC", "-XX:-UsePerfData",
-                    "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"), PidNamespaceTest.class.getName(),
-                    ring.toString(), String.valueOf(hold))
-                    .redirectError(ProcessBuilder.Redirect.INHERIT).start();
-            return new Child(p, new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.US_ASCII)),
+            String java =
+                    Path.of(System.getProperty("java.home"), "bin", "java").toString();
+            Process p = new ProcessBuilder(
+                            "unshare",
+                            "--pid",
+                            "--fork",
+                            "--mount-proc",
+                            java,
+                            "-Xmx64m",
+                            "-XX:+UseSerialGC",
+                            "-XX:-UsePerfData",
+                            "-XX:TieredStopAtLevel=1",
+                            "-cp",
+                            System.getProperty("java.class.path"),
+                            PidNamespaceTest.class.getName(),
+                            ring.toString(),
+                            String.valueOf(hold))
+                    .redirectError(ProcessBuilder.Redirect.INHERIT)
+                    .start();
+            return new Child(
+                    p,
+                    new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.US_ASCII)),
                     new PrintStream(p.getOutputStream(), true, StandardCharsets.US_ASCII));
         }
 
@@ -169,7 +202,8 @@ class PidNamespaceTest {
         }
 
         long jvmPid() {
-            return jvm().orElseThrow(() -> new AssertionError("no JVM under unshare " + process.pid())).pid();
+            return jvm().orElseThrow(() -> new AssertionError("no JVM under unshare " + process.pid()))
+                    .pid();
         }
 
         String read() throws IOException {

@@ -1,15 +1,18 @@
 package io.ringstore.state;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.ringstore.Backend;
 import io.ringstore.Ring;
 import io.ringstore.TestRings;
 import io.ringstore.balance.BoundedLoad;
 import io.ringstore.balance.LoadView;
 import io.ringstore.live.RingRouter;
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -17,13 +20,9 @@ import java.util.List;
 import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotEquals;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
-import static org.junit.jupiter.api.Assertions.assertNull;
-import static org.junit.jupiter.api.Assertions.assertSame;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@link RingRouter.Route#choose} under a {@link SharedLoad}, against oracles on a small fleet: the
@@ -47,6 +46,7 @@ class SharedLoadTest {
 
     @TempDir
     Path dir;
+
     private Path ring;
     private byte[][] keys;
     /** The test's clock: a fail_timeout passes when the test says so. */
@@ -74,7 +74,9 @@ class SharedLoadTest {
 
     @Test
     void withNothingInTheStateEveryKeyGoesToItsRingBackend() throws Exception {
-        try (RingRouter router = router(); HostState state = HostState.open(ring, OPTIONS); RingRouter.Route route = router.route(Set.of())) {
+        try (RingRouter router = router();
+                HostState state = HostState.open(ring, OPTIONS);
+                RingRouter.Route route = router.route(Set.of())) {
             SharedLoad bounded = SharedLoad.open(state, router::current, BoundedLoad.of(1.25));
             SharedLoad unbounded = SharedLoad.open(state, router::current, null);
             int moved = 0;
@@ -100,7 +102,9 @@ class SharedLoadTest {
     @Test
     void aFullStateFileStillRoutesEveryKey() throws Exception {
         HostState.Options four = HostState.Options.DEFAULTS.withCapacity(4, 4);
-        try (RingRouter router = router(); HostState state = HostState.open(ring, four); RingRouter.Route route = router.route(Set.of())) {
+        try (RingRouter router = router();
+                HostState state = HostState.open(ring, four);
+                RingRouter.Route route = router.route(Set.of())) {
             SharedLoad unbounded = SharedLoad.open(state, router::current, null);
             SharedLoad bounded = SharedLoad.open(state, router::current, BoundedLoad.of(1.25));
             for (byte[] key : keys) {
@@ -116,8 +120,11 @@ class SharedLoadTest {
 
     @Test
     void aDrainedBackendIsNeverChosenAndUndrainingRestoresIt() throws Exception {
-        try (RingRouter router = router(); HostState state = HostState.open(ring, OPTIONS); RingRouter.Route route = router.route(Set.of());
-             HostState operator = HostState.inspect(HostState.statePath(ring), OPTIONS, false).orElseThrow()) {
+        try (RingRouter router = router();
+                HostState state = HostState.open(ring, OPTIONS);
+                RingRouter.Route route = router.route(Set.of());
+                HostState operator = HostState.inspect(HostState.statePath(ring), OPTIONS, false)
+                        .orElseThrow()) {
             SharedLoad bounded = SharedLoad.open(state, router::current, BoundedLoad.of(1.25));
             SharedLoad unbounded = SharedLoad.open(state, router::current, null);
             String drained = "10.0.0.4:80";
@@ -126,7 +133,8 @@ class SharedLoadTest {
             for (byte[] key : keys) {
                 Backend plain = route.backend(key);
                 Backend chosen = route.choose(key, unbounded);
-                assertSame(nginx(route, key, b -> !b.down() && !b.socketAddress().equals(drained)), chosen);
+                assertSame(
+                        nginx(route, key, b -> !b.down() && !b.socketAddress().equals(drained)), chosen);
                 assertNotEquals(drained, route.choose(key, bounded).socketAddress());
                 if (plain.socketAddress().equals(drained)) {
                     owned++;
@@ -147,10 +155,13 @@ class SharedLoadTest {
 
     @Test
     void aFailedBackendIsSkippedHostWideUntilItsFailTimeoutThenProbedOnce() throws Exception {
-        try (RingRouter router = router(); HostState state = HostState.open(ring, OPTIONS); HostState other = HostState.open(ring, OPTIONS);
-             RingRouter.Route route = router.route(Set.of())) {
+        try (RingRouter router = router();
+                HostState state = HostState.open(ring, OPTIONS);
+                HostState other = HostState.open(ring, OPTIONS);
+                RingRouter.Route route = router.route(Set.of())) {
             SharedLoad mine = SharedLoad.open(state, router::current, BoundedLoad.of(1.25), now::get);
-            SharedLoad theirs = SharedLoad.open(other, router::current, BoundedLoad.of(1.25), now::get); // another router process
+            SharedLoad theirs =
+                    SharedLoad.open(other, router::current, BoundedLoad.of(1.25), now::get); // another router process
             byte[] key = keyOf(route, "10.0.0.5:80");
             Backend failing = route.backend(key);
             assertSame(failing, route.choose(key, mine));
@@ -169,8 +180,11 @@ class SharedLoadTest {
 
     @Test
     void theLoadBoundIsTheBoundedLoadOfTheHostsCounts() throws Exception {
-        try (RingRouter router = router(); HostState state = HostState.open(ring, OPTIONS); HostState other = HostState.open(ring, OPTIONS);
-             RingRouter.Route all = router.route(Set.of()); RingRouter.Route x = router.route(Set.of("x"))) {
+        try (RingRouter router = router();
+                HostState state = HostState.open(ring, OPTIONS);
+                HostState other = HostState.open(ring, OPTIONS);
+                RingRouter.Route all = router.route(Set.of());
+                RingRouter.Route x = router.route(Set.of("x"))) {
             BoundedLoad bound = BoundedLoad.of(1.25);
             SharedLoad mine = SharedLoad.open(state, router::current, bound);
             SharedLoad theirs = SharedLoad.open(other, router::current, bound);
@@ -181,7 +195,8 @@ class SharedLoadTest {
             int overflowed = 0;
             for (int round = 0; round < 400; round++) {
                 // Requests placed by both processes on skewed backends, some finished.
-                Backend b = backends.get(random.nextInt(3) == 0 ? random.nextInt(backends.size()) : random.nextInt(2) + 3);
+                Backend b =
+                        backends.get(random.nextInt(3) == 0 ? random.nextInt(backends.size()) : random.nextInt(2) + 3);
                 tokens.add((round % 2 == 0 ? mine : theirs).acquire(b) * 2 + round % 2);
                 inFlight[b.index()]++;
                 if (random.nextInt(3) == 0) {
@@ -196,8 +211,10 @@ class SharedLoadTest {
                         int expected = bound.choose(r, hash, view(r, backends, inFlight));
                         Backend chosen = route.choose(keys[k], round % 2 == 0 ? mine : theirs);
                         assertNotNull(chosen);
-                        assertEquals(backends.get(expected).address(), chosen.address(), "key " + k + " round " + round);
-                        if (chosen != route.backend(keys[k]) && !route.backend(keys[k]).down()) {
+                        assertEquals(
+                                backends.get(expected).address(), chosen.address(), "key " + k + " round " + round);
+                        if (chosen != route.backend(keys[k])
+                                && !route.backend(keys[k]).down()) {
                             overflowed++;
                         }
                     }
@@ -209,8 +226,11 @@ class SharedLoadTest {
 
     @Test
     void aSwitchTracksTheNewBackendsAndRequestsOfTheOldOneAreStillCounted() throws Exception {
-        try (RingRouter router = router(); HostState state = HostState.open(ring, OPTIONS); RingRouter.Route route = router.route(Set.of())) {
-            SharedLoad load = SharedLoad.open(state, router::current, null); // no bound: the request held does not move keys
+        try (RingRouter router = router();
+                HostState state = HostState.open(ring, OPTIONS);
+                RingRouter.Route route = router.route(Set.of())) {
+            SharedLoad load =
+                    SharedLoad.open(state, router::current, null); // no bound: the request held does not move keys
             Backend old = route.choose(keys[0], load);
             int token = load.acquire(old);
             assertEquals(1, state.inFlight(state.slot(old.socketAddress())));
@@ -218,7 +238,9 @@ class SharedLoadTest {
             assertTrue(router.checkNow());
             assertEquals(-1, state.slot("10.0.0.9:80"), "tracked on first use");
             for (byte[] key : keys) {
-                assertSame(route.backend(key).down() ? nginx(route, key, b -> !b.down()) : route.backend(key), route.choose(key, load));
+                assertSame(
+                        route.backend(key).down() ? nginx(route, key, b -> !b.down()) : route.backend(key),
+                        route.choose(key, load));
             }
             assertTrue(state.slot("10.0.0.9:80") >= 0);
             load.release(token);
@@ -229,7 +251,9 @@ class SharedLoadTest {
 
     @Test
     void noAvailableBackendIsNull() throws Exception {
-        try (RingRouter router = router(); HostState state = HostState.open(ring, OPTIONS); RingRouter.Route route = router.route(Set.of("x"))) {
+        try (RingRouter router = router();
+                HostState state = HostState.open(ring, OPTIONS);
+                RingRouter.Route route = router.route(Set.of("x"))) {
             for (String e : List.of("10.0.0.2:80", "10.0.0.3:80", "10.0.0.8:80")) {
                 state.drain(e);
             }
@@ -246,9 +270,12 @@ class SharedLoadTest {
             state.reportFailure(slot, t);
             assertTrue(!state.peekAvailable(slot, t + FAIL_TIMEOUT, 1, FAIL_TIMEOUT));
             for (int i = 0; i < 3; i++) {
-                assertTrue(state.peekAvailable(slot, t + FAIL_TIMEOUT + 1, 1, FAIL_TIMEOUT), "every look sees it probe-able");
+                assertTrue(
+                        state.peekAvailable(slot, t + FAIL_TIMEOUT + 1, 1, FAIL_TIMEOUT),
+                        "every look sees it probe-able");
             }
-            assertTrue(state.available(slot, t + FAIL_TIMEOUT + 1, 1, FAIL_TIMEOUT), "the probe is still there to take");
+            assertTrue(
+                    state.available(slot, t + FAIL_TIMEOUT + 1, 1, FAIL_TIMEOUT), "the probe is still there to take");
             assertTrue(!state.available(slot, t + FAIL_TIMEOUT + 2, 1, FAIL_TIMEOUT), "and only once");
             assertTrue(!state.peekAvailable(slot, t + FAIL_TIMEOUT + 2, 1, FAIL_TIMEOUT));
         }
@@ -275,7 +302,9 @@ class SharedLoadTest {
 
     /** The oracle's view: the test's own counts over the ring's members; available = not down. */
     private static LoadView view(Ring r, List<Backend> backends, long[] inFlight) {
-        List<Backend> members = backends.stream().filter(b -> b.features().containsAll(r.features())).toList();
+        List<Backend> members = backends.stream()
+                .filter(b -> b.features().containsAll(r.features()))
+                .toList();
         return new LoadView() {
             @Override
             public boolean available(int backend) {

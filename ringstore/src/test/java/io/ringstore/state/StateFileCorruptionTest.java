@@ -1,9 +1,12 @@
 package io.ringstore.state;
 
-import io.ringstore.LogCapture;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.ringstore.LogCapture;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.Files;
@@ -11,12 +14,8 @@ import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
 import java.util.SplittableRandom;
-
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A bad state file is bad input: a router replaces a corrupt one with one log line (the old one moved
@@ -49,7 +48,8 @@ class StateFileCorruptionTest {
 
     /** Opens the state of {@link #ring()} as a router and expects it replaced, with one warning naming it. */
     private void expectRebuilt(String because) throws Exception {
-        try (LogCapture log = new LogCapture(HostState.class); HostState h = HostState.open(ring(), SMALL)) {
+        try (LogCapture log = new LogCapture(HostState.class);
+                HostState h = HostState.open(ring(), SMALL)) {
             List<String> lines = log.containing(state().toString());
             assertEquals(1, lines.size(), () -> "one line: " + log.lines());
             assertTrue(lines.getFirst().startsWith("WARNING"), lines.getFirst());
@@ -113,17 +113,22 @@ class StateFileCorruptionTest {
         ByteBuffer.wrap(valid).order(ByteOrder.nativeOrder()).putInt(StateFileLayout.VERSION_OFFSET, 3);
         Files.write(state(), valid);
         StateFileException e = assertThrows(StateFileException.class, () -> HostState.open(ring(), SMALL));
-        assertEquals(state() + ": at byte 8: state file version 3, this library reads versions 1 and 2 "
-                + "(delete the file when no router of that version runs)", e.getMessage());
+        assertEquals(
+                state() + ": at byte 8: state file version 3, this library reads versions 1 and 2 "
+                        + "(delete the file when no router of that version runs)",
+                e.getMessage());
         assertArrayEquals(valid, Files.readAllBytes(state()), "untouched");
-        StateFileException inspected = assertThrows(StateFileException.class, () -> HostState.inspect(state(), SMALL, true));
+        StateFileException inspected =
+                assertThrows(StateFileException.class, () -> HostState.inspect(state(), SMALL, true));
         assertEquals(e.getMessage(), inspected.getMessage());
     }
 
     @Test
     void theOtherByteOrderIsReplaced() throws Exception {
         byte[] valid = validFile();
-        ByteBuffer.wrap(valid).order(ByteOrder.nativeOrder()).putInt(StateFileLayout.VERSION_OFFSET, Integer.reverseBytes(1));
+        ByteBuffer.wrap(valid)
+                .order(ByteOrder.nativeOrder())
+                .putInt(StateFileLayout.VERSION_OFFSET, Integer.reverseBytes(1));
         Files.write(state(), valid);
         expectRebuilt("other byte order");
     }
@@ -133,7 +138,8 @@ class StateFileCorruptionTest {
         byte[] valid = validFile();
         int leases = SMALL.leases();
         long firstRecord = StateFileLayout.recordsOffset(leases);
-        int endpointLength = (int) firstRecord + StateFileLayout.recordLength(leases) - StateFileLayout.ENDPOINT_LINE_LENGTH;
+        int endpointLength =
+                (int) firstRecord + StateFileLayout.recordLength(leases) - StateFileLayout.ENDPOINT_LINE_LENGTH;
         ByteBuffer.wrap(valid).order(ByteOrder.nativeOrder()).putShort(endpointLength, (short) 0xFFFF);
         Files.write(state(), valid);
         try (HostState h = HostState.open(ring(), SMALL)) {
@@ -161,21 +167,26 @@ class StateFileCorruptionTest {
             byte[] bytes = valid.clone();
             int flips = 1 + random.nextInt(8);
             for (int i = 0; i < flips; i++) {
-                int at = random.nextBoolean() ? random.nextInt(StateFileLayout.HEADER_LENGTH) : random.nextInt(bytes.length);
+                int at = random.nextBoolean()
+                        ? random.nextInt(StateFileLayout.HEADER_LENGTH)
+                        : random.nextInt(bytes.length);
                 bytes[at] = (byte) random.nextInt(256);
             }
             if (random.nextInt(10) == 0) {
                 bytes = Arrays.copyOf(bytes, random.nextInt(bytes.length + 1));
             }
             Files.write(state(), bytes);
-            try (LogCapture log = new LogCapture(HostState.class); HostState h = HostState.open(ring(), SMALL)) {
+            try (LogCapture log = new LogCapture(HostState.class);
+                    HostState h = HostState.open(ring(), SMALL)) {
                 replaced += log.containing("moved aside").size();
                 for (HostState.BackendState b : h.backends()) {
                     // opening only zeroes counts (a reaped or claimed lease's), never adds: at most what the
                     // mutated file held, never a count taken below zero (an unsigned 4,294,967,295)
                     long held = cellsInFlight(bytes, b.slot());
-                    assertTrue(b.inFlight() <= held, "round " + round + ": " + b.endpoint() + " has " + b.inFlight()
-                            + " in flight, the file held " + held);
+                    assertTrue(
+                            b.inFlight() <= held,
+                            "round " + round + ": " + b.endpoint() + " has " + b.inFlight()
+                                    + " in flight, the file held " + held);
                 }
                 int[] slots = h.track(List.of("fuzz:1", "10.0.0.1:80"));
                 h.acquire(slots[0]);
@@ -194,7 +205,8 @@ class StateFileCorruptionTest {
     /** The sum of the unsigned in-flight cells of the record {@code slot} in the file {@code bytes}, laid out as {@link #SMALL}'s. */
     private static long cellsInFlight(byte[] bytes, int slot) {
         ByteBuffer b = ByteBuffer.wrap(bytes).order(ByteOrder.nativeOrder());
-        long cells = StateFileLayout.recordsOffset(SMALL.leases()) + (long) slot * StateFileLayout.recordLength(SMALL.leases())
+        long cells = StateFileLayout.recordsOffset(SMALL.leases())
+                + (long) slot * StateFileLayout.recordLength(SMALL.leases())
                 + StateFileLayout.IN_FLIGHT_OFFSET;
         long sum = 0;
         for (int l = 0; l < SMALL.leases(); l++) {

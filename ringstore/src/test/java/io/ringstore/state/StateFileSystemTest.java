@@ -1,8 +1,10 @@
 package io.ringstore.state;
 
-import org.junit.jupiter.api.Tag;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -17,12 +19,9 @@ import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.List;
 import java.util.stream.Stream;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The state file on a hostile file system (issue 20): a full tmpfs (items 3), a read-only view and the
@@ -47,7 +46,9 @@ class StateFileSystemTest {
     @Test
     void aFullFileSystemRefusesToCreateAndASparseFileIsRefusedAtOpen() throws Exception {
         Path mount = Files.createDirectory(dir.resolve("small"));
-        assumeTrue(run("mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", mount.toString()) == 0, "cannot mount a tmpfs (not root?)");
+        assumeTrue(
+                run("mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", mount.toString()) == 0,
+                "cannot mount a tmpfs (not root?)");
         try {
             Path ring = mount.resolve("f.ring");
             Path state = HostState.statePath(ring);
@@ -55,24 +56,33 @@ class StateFileSystemTest {
             assertEquals(state + ": cannot create: No space left on device", e.getMessage());
             assertEquals(List.of(), names(mount), "no temporary file, no state file");
             e = assertThrows(StateFileException.class, () -> HostState.inspect(state, OPTIONS, true));
-            assertTrue(e.getMessage().startsWith(state + ": ") && e.getMessage().contains("No space left on device"), e.getMessage());
+            assertTrue(
+                    e.getMessage().startsWith(state + ": ") && e.getMessage().contains("No space left on device"),
+                    e.getMessage());
             assertEquals(List.of(), names(mount));
 
             // What an earlier release published: the header, a hole, one byte at the end.
             Path whole = dir.resolve("whole.state");
             StateMapping.create(whole, OPTIONS.leases(), OPTIONS.slots());
             long length = Files.size(whole);
-            try (FileChannel in = FileChannel.open(whole); FileChannel out = FileChannel.open(state, StandardOpenOption.CREATE_NEW,
-                    StandardOpenOption.WRITE)) {
+            try (FileChannel in = FileChannel.open(whole);
+                    FileChannel out =
+                            FileChannel.open(state, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
                 ByteBuffer header = ByteBuffer.allocate(StateFileLayout.headerLength(OPTIONS.leases()));
                 in.read(header, 0);
                 out.write(header.flip(), 0);
                 out.write(ByteBuffer.allocate(1), length - 1);
             }
-            for (var open : List.<ThrowingOpen>of(() -> HostState.open(ring, OPTIONS), () -> HostState.openIfExists(ring, OPTIONS).orElseThrow(),
-                    () -> HostState.inspect(state, OPTIONS, false).orElseThrow(), () -> HostState.inspectReadOnly(state, OPTIONS).orElseThrow())) {
+            for (var open : List.<ThrowingOpen>of(
+                    () -> HostState.open(ring, OPTIONS),
+                    () -> HostState.openIfExists(ring, OPTIONS).orElseThrow(),
+                    () -> HostState.inspect(state, OPTIONS, false).orElseThrow(),
+                    () -> HostState.inspectReadOnly(state, OPTIONS).orElseThrow())) {
                 e = assertThrows(StateFileException.class, open::open);
-                assertTrue(e.getMessage().startsWith(state + ": a page of the mapped state file cannot be read (the file system is full"),
+                assertTrue(
+                        e.getMessage()
+                                .startsWith(state
+                                        + ": a page of the mapped state file cannot be read (the file system is full"),
                         e.getMessage());
             }
             assertEquals(List.of("f.ring.state"), names(mount), "not moved aside: a new file would not fit either");
@@ -95,27 +105,39 @@ class StateFileSystemTest {
         Path ring = dir.resolve("fleet.ring");
         Path state = HostState.statePath(ring);
         StateMapping.create(state, SMALL.leases(), SMALL.slots());
-        HostState first = HostState.inspectReadOnly(state, SMALL).orElseThrow(); // read-only first: the router comes after
+        HostState first =
+                HostState.inspectReadOnly(state, SMALL).orElseThrow(); // read-only first: the router comes after
         try (HostState router = HostState.open(ring, SMALL)) {
             assertTrue(router.counted());
             router.acquire(router.track(List.of("10.0.0.1:80"))[0]);
             assertEquals(1, first.totalInFlight(), "the read-only mapping sees the router's count");
             first.close();
-            assertEquals("held", probe(state, StateFileLayout.leaseOffset(SMALL.leases(), 0)), "closing the read-only view kept the lock");
+            assertEquals(
+                    "held",
+                    probe(state, StateFileLayout.leaseOffset(SMALL.leases(), 0)),
+                    "closing the read-only view kept the lock");
             try (HostState second = HostState.inspectReadOnly(state, SMALL).orElseThrow()) { // the router first
-                assertEquals(List.of(new HostState.LeaseState(0, ProcessHandle.current().pid(), true, 1)), second.leases());
-                IllegalStateException refused = assertThrows(IllegalStateException.class, () -> second.drain("10.0.0.2:80"),
+                assertEquals(
+                        List.of(new HostState.LeaseState(
+                                0, ProcessHandle.current().pid(), true, 1)),
+                        second.leases());
+                IllegalStateException refused = assertThrows(
+                        IllegalStateException.class,
+                        () -> second.drain("10.0.0.2:80"),
                         "a read-only view writes nothing");
                 assertTrue(refused.getMessage().contains("opened read-only"), refused.getMessage());
             }
             // The refused write left no lock behind: the router still gives slots (it hung here for good before).
-            org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(java.time.Duration.ofSeconds(20),
-                    () -> router.track(List.of("10.0.0.1:80", "10.0.0.2:80")));
+            org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(
+                    java.time.Duration.ofSeconds(20), () -> router.track(List.of("10.0.0.1:80", "10.0.0.2:80")));
             assertEquals("held", probe(state, StateFileLayout.leaseOffset(SMALL.leases(), 0)));
             router.acquire(0);
             assertEquals(2, router.inFlight(0));
         }
-        assertEquals("free", probe(state, StateFileLayout.leaseOffset(SMALL.leases(), 0)), "the router's close gave it back");
+        assertEquals(
+                "free",
+                probe(state, StateFileLayout.leaseOffset(SMALL.leases(), 0)),
+                "the router's close gave it back");
     }
 
     /**
@@ -141,17 +163,27 @@ class StateFileSystemTest {
                 sys.stdin.read()
                 """;
         Process p = new ProcessBuilder("python3", "-c", holder, state.toString(), String.valueOf(lease0))
-                .redirectError(ProcessBuilder.Redirect.INHERIT).start();
+                .redirectError(ProcessBuilder.Redirect.INHERIT)
+                .start();
         try {
-            assertEquals("locked", new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.US_ASCII)).readLine());
+            assertEquals(
+                    "locked",
+                    new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.US_ASCII))
+                            .readLine());
             try (HostState view = HostState.inspectReadOnly(state, SMALL).orElseThrow()) {
-                assertEquals(List.of(new HostState.LeaseState(0, 4242, true, 0), new HostState.LeaseState(1, 4343, false, 0)), view.leases());
+                assertEquals(
+                        List.of(
+                                new HostState.LeaseState(0, 4242, true, 0),
+                                new HostState.LeaseState(1, 4343, false, 0)),
+                        view.leases());
             }
         } finally {
             p.destroyForcibly().waitFor();
         }
         try (HostState view = HostState.inspectReadOnly(state, SMALL).orElseThrow()) {
-            assertEquals(List.of(new HostState.LeaseState(0, 4242, false, 0), new HostState.LeaseState(1, 4343, false, 0)), view.leases(),
+            assertEquals(
+                    List.of(new HostState.LeaseState(0, 4242, false, 0), new HostState.LeaseState(1, 4343, false, 0)),
+                    view.leases(),
                     "dead leases shown, not reaped");
         }
     }
@@ -174,18 +206,24 @@ class StateFileSystemTest {
             for (boolean readOnly : new boolean[] {true, false}) {
                 assertEquals(0, run("mkfifo", fifo.toString()));
                 StateChannels.afterRegularCheck = () -> { // once: the race is lost once, not at every retry
-                    StateChannels.afterRegularCheck = () -> { };
+                    StateChannels.afterRegularCheck = () -> {};
                     try {
                         Files.move(fifo, state, StandardCopyOption.REPLACE_EXISTING);
                     } catch (IOException e) {
                         throw new java.io.UncheckedIOException(e);
                     }
                 };
-                StateFileException e = assertThrows(StateFileException.class, readOnly ? () -> HostState.inspectReadOnly(state, SMALL)
-                        : () -> HostState.open(ring, SMALL));
-                StateChannels.afterRegularCheck = () -> { };
+                StateFileException e = assertThrows(
+                        StateFileException.class,
+                        readOnly ? () -> HostState.inspectReadOnly(state, SMALL) : () -> HostState.open(ring, SMALL));
+                StateChannels.afterRegularCheck = () -> {};
                 assertTrue(e.getMessage().startsWith(state + ": cannot open for reading"), e.getMessage());
-                assertTrue(e.getMessage().contains(readOnly ? "did not return within 300 ms" : "replaced while being opened by something that is not"),
+                assertTrue(
+                        e.getMessage()
+                                .contains(
+                                        readOnly
+                                                ? "did not return within 300 ms"
+                                                : "replaced while being opened by something that is not"),
                         e.getMessage());
                 assertFalse(Files.isRegularFile(state), "the FIFO is left where it is");
                 assertFalse(Files.exists(state.resolveSibling(state.getFileName() + ".bad")), "nothing moved aside");
@@ -196,7 +234,7 @@ class StateFileSystemTest {
                 StateMapping.create(state, SMALL.leases(), SMALL.slots());
             }
         } finally {
-            StateChannels.afterRegularCheck = () -> { };
+            StateChannels.afterRegularCheck = () -> {};
             StateChannels.openTimeoutMillis = timeout;
         }
     }
@@ -219,7 +257,8 @@ class StateFileSystemTest {
                     print('held')
                 """;
         Process p = new ProcessBuilder("python3", "-c", probe, file.toString(), String.valueOf(offset))
-                .redirectError(ProcessBuilder.Redirect.INHERIT).start();
+                .redirectError(ProcessBuilder.Redirect.INHERIT)
+                .start();
         String answer = new String(p.getInputStream().readAllBytes(), StandardCharsets.US_ASCII).strip();
         assertEquals(0, p.waitFor());
         return answer;
@@ -248,20 +287,30 @@ class StateFileSystemTest {
                 try {
                     Path target = Files.readSymbolicLink(fd);
                     if (target.startsWith(mount)) {
-                        users.append("fd ").append(fd.getFileName()).append(" -> ").append(target).append('\n');
+                        users.append("fd ")
+                                .append(fd.getFileName())
+                                .append(" -> ")
+                                .append(target)
+                                .append('\n');
                     }
                 } catch (IOException e) {
                     // closed meanwhile
                 }
             }
         }
-        Files.readAllLines(Path.of("/proc/self/maps")).stream().filter(l -> l.contains(mount.toString())).forEach(l -> users.append(l).append('\n'));
+        Files.readAllLines(Path.of("/proc/self/maps")).stream()
+                .filter(l -> l.contains(mount.toString()))
+                .forEach(l -> users.append(l).append('\n'));
         org.junit.jupiter.api.Assertions.fail("umount " + mount + " failed; this process still uses it:\n" + users);
     }
 
     private static int run(String... command) throws InterruptedException {
         try {
-            return new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start().waitFor();
+            return new ProcessBuilder(command)
+                    .redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                    .start()
+                    .waitFor();
         } catch (IOException e) {
             return -1;
         }

@@ -1,9 +1,13 @@
 package io.ringstore.state;
 
-import io.ringstore.LogCapture;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import static io.ringstore.state.StateFileLayout.*;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.ringstore.LogCapture;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
@@ -14,13 +18,8 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
-
-import static io.ringstore.state.StateFileLayout.*;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNull;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The state file changed under running processes, as operators and hosts change it (issue 20, items 2,
@@ -30,8 +29,9 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  */
 class StateFileUnderfootTest {
     /** A fast heartbeat, so that a move is seen within a few tens of milliseconds. */
-    private static final HostState.Options FAST = HostStateTest.SMALL.withTimings(Duration.ofMillis(20), Duration.ofMillis(100),
-            Duration.ofSeconds(60));
+    private static final HostState.Options FAST =
+            HostStateTest.SMALL.withTimings(Duration.ofMillis(20), Duration.ofMillis(100), Duration.ofSeconds(60));
+
     private static final List<String> ENDPOINTS = List.of("10.0.0.1:80", "10.0.0.2:80", "10.0.0.3:80");
 
     @TempDir
@@ -55,13 +55,16 @@ class StateFileUnderfootTest {
 
     /** {@code : > FILE} from another process, as an operator would. */
     private static void truncateFromAnotherProcess(Path file) throws Exception {
-        Process p = new ProcessBuilder("sh", "-c", ": > \"$0\"", file.toString()).inheritIO().start();
+        Process p = new ProcessBuilder("sh", "-c", ": > \"$0\"", file.toString())
+                .inheritIO()
+                .start();
         assertEquals(0, p.waitFor(), "sh truncating " + file);
     }
 
     @Test
     void aFileTruncatedInUseIsNeverThrownIntoARequestAndARouterMovesToANewOne() throws Exception {
-        try (LogCapture log = new LogCapture(HostState.class); HostState router = HostState.open(ring(), FAST)) {
+        try (LogCapture log = new LogCapture(HostState.class);
+                HostState router = HostState.open(ring(), FAST)) {
             int[] slots = router.track(ENDPOINTS);
             router.acquire(slots[0]);
             router.acquire(slots[0]);
@@ -88,26 +91,40 @@ class StateFileUnderfootTest {
             // The router now uses the new file: a drain there reaches it, and its requests count there.
             try (HostState operator = HostState.inspect(state(), FAST, false).orElseThrow()) {
                 operator.drain("10.0.0.2:80");
-                await("the drain in the new file reaching the router", () -> !router.available(slots[1], System.nanoTime()));
+                await(
+                        "the drain in the new file reaching the router",
+                        () -> !router.available(slots[1], System.nanoTime()));
                 assertTrue(router.available(slots[0], System.nanoTime()));
                 assertTrue(router.counted());
                 router.acquire(slots[2]);
                 int inNew = operator.slot("10.0.0.3:80");
                 assertTrue(inNew >= 0, "the router tracks its endpoints in the new file");
                 assertEquals(1, operator.inFlight(inNew));
-                assertEquals(1, operator.leases().stream().filter(HostState.LeaseState::alive).count(), () -> "the router's lease: " + operator.leases());
+                assertEquals(
+                        1,
+                        operator.leases().stream()
+                                .filter(HostState.LeaseState::alive)
+                                .count(),
+                        () -> "the router's lease: " + operator.leases());
             }
             assertTrue(heartbeatAlive(), "the heartbeat thread survives");
-            assertEquals(2, log.containing(state().toString()).size(), () -> "one line for the file moved aside, one for the move: " + log.lines());
-            assertEquals(1, log.containing("moved to the file now at the path").size(), () -> String.valueOf(log.lines()));
-            assertTrue(log.containing("moved to the file now at the path").getFirst().contains(state().toString()));
+            assertEquals(
+                    2,
+                    log.containing(state().toString()).size(),
+                    () -> "one line for the file moved aside, one for the move: " + log.lines());
+            assertEquals(
+                    1, log.containing("moved to the file now at the path").size(), () -> String.valueOf(log.lines()));
+            assertTrue(log.containing("moved to the file now at the path")
+                    .getFirst()
+                    .contains(state().toString()));
         }
     }
 
     /** An Error thrown inside the heartbeat (an OutOfMemoryError, say) is logged once and the next beat goes on. */
     @Test
     void theHeartbeatSurvivesAnError() throws Exception {
-        try (LogCapture log = new LogCapture(HostState.class); HostState router = HostState.open(ring(), FAST)) {
+        try (LogCapture log = new LogCapture(HostState.class);
+                HostState router = HostState.open(ring(), FAST)) {
             java.util.concurrent.atomic.AtomicInteger beats = new java.util.concurrent.atomic.AtomicInteger();
             router.beforeBeat = () -> {
                 if (beats.incrementAndGet() == 1) {
@@ -116,17 +133,23 @@ class StateFileUnderfootTest {
             };
             await("beats after the Error", () -> beats.get() >= 5);
             assertTrue(heartbeatAlive());
-            assertEquals(1, log.containing("heartbeat failed, retrying: java.lang.OutOfMemoryError").size(), () -> String.valueOf(log.lines()));
+            assertEquals(
+                    1,
+                    log.containing("heartbeat failed, retrying: java.lang.OutOfMemoryError")
+                            .size(),
+                    () -> String.valueOf(log.lines()));
         }
     }
 
     private static boolean heartbeatAlive() {
-        return Thread.getAllStackTraces().keySet().stream().anyMatch(t -> t.getName().equals("ringstore-state fleet.ring.state") && t.isAlive());
+        return Thread.getAllStackTraces().keySet().stream()
+                .anyMatch(t -> t.getName().equals("ringstore-state fleet.ring.state") && t.isAlive());
     }
 
     @Test
     void aFileReplacedInUseIsFollowedAndTheRequestsInFlightAreReRegistered() throws Exception {
-        try (LogCapture log = new LogCapture(HostState.class); HostState router = HostState.open(ring(), FAST)) {
+        try (LogCapture log = new LogCapture(HostState.class);
+                HostState router = HostState.open(ring(), FAST)) {
             int[] slots = router.track(ENDPOINTS);
             router.acquire(slots[0]);
             router.acquire(slots[0]);
@@ -138,7 +161,9 @@ class StateFileUnderfootTest {
             try (HostState operator = HostState.inspect(state(), FAST, true).orElseThrow()) {
                 operator.drain("10.0.0.3:80");
                 assertEquals(0, operator.slot("10.0.0.3:80"));
-                await("the drain in the new file reaching the router", () -> !router.available(slots[2], System.nanoTime()));
+                await(
+                        "the drain in the new file reaching the router",
+                        () -> !router.available(slots[2], System.nanoTime()));
                 assertTrue(router.available(slots[0], System.nanoTime()), "the first endpoint is not the drained one");
                 assertTrue(router.available(slots[1], System.nanoTime()));
                 int first = operator.slot("10.0.0.1:80");
@@ -170,7 +195,8 @@ class StateFileUnderfootTest {
      */
     @Test
     void aFileRemovedIsNotMadeAgainByARouter() throws Exception {
-        try (HostState router = HostState.open(ring(), FAST); HostState other = HostState.open(ring(), FAST)) {
+        try (HostState router = HostState.open(ring(), FAST);
+                HostState other = HostState.open(ring(), FAST)) {
             int[] slots = router.track(ENDPOINTS);
             int[] theirs = other.track(ENDPOINTS);
             Files.delete(state());
@@ -186,7 +212,7 @@ class StateFileUnderfootTest {
     @Test
     void anInspectorFollowsAReplacedFileWhenRefreshed() throws Exception {
         try (HostState router = HostState.open(ring(), FAST);
-             HostState watcher = HostState.inspect(state(), FAST, false).orElseThrow()) {
+                HostState watcher = HostState.inspect(state(), FAST, false).orElseThrow()) {
             router.track(ENDPOINTS);
             int[] watched = watcher.slots(List.of("10.0.0.2:80", "10.0.0.9:80"));
             assertEquals(-1, watched[1]);
@@ -241,7 +267,8 @@ class StateFileUnderfootTest {
         recordOfFailedBackend();
         poke(BOOT_ID_OFFSET, 0x1234_5678_9abc_def0L); // another boot's id
         poke(BOOT_ID_OFFSET + 8, 0x0fed_cba9_8765_4321L);
-        try (LogCapture log = new LogCapture(HostState.class); HostState h = HostState.open(ring(), FAST)) {
+        try (LogCapture log = new LogCapture(HostState.class);
+                HostState h = HostState.open(ring(), FAST)) {
             int[] slots = h.track(ENDPOINTS);
             assertTrue(h.available(slots[0], System.nanoTime()), "not skipped for the earlier boot's uptime");
             assertFalse(h.available(slots[1], System.nanoTime()), "the drain carries over");
@@ -252,7 +279,8 @@ class StateFileUnderfootTest {
             assertEquals(1, lines.size(), () -> String.valueOf(log.lines()));
             assertTrue(lines.getFirst().contains("boot id 12345678-9abc-def0-0fed-cba987654321"), lines.getFirst());
         }
-        try (LogCapture log = new LogCapture(HostState.class); HostState h = HostState.open(ring(), FAST)) {
+        try (LogCapture log = new LogCapture(HostState.class);
+                HostState h = HostState.open(ring(), FAST)) {
             h.track(ENDPOINTS);
             assertEquals(List.of(), log.containing("earlier boot"), "once per boot");
         }
@@ -264,7 +292,9 @@ class StateFileUnderfootTest {
         poke(BOOT_ID_OFFSET, 0); // as an earlier release leaves it
         poke(BOOT_ID_OFFSET + 8, 0);
         try (HostState h = HostState.inspect(state(), FAST, false).orElseThrow()) {
-            assertTrue(h.peekAvailable(0, System.nanoTime(), 1, TimeUnit.SECONDS.toNanos(10)), "a failure in the future is stale");
+            assertTrue(
+                    h.peekAvailable(0, System.nanoTime(), 1, TimeUnit.SECONDS.toNanos(10)),
+                    "a failure in the future is stale");
             HostState.BackendState first = h.backends().getFirst();
             assertFalse(first.failed());
             assertNull(first.sinceFailure(), "no negative time since the failure");

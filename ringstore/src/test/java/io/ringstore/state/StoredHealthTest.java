@@ -1,21 +1,20 @@
 package io.ringstore.state;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
+
 import io.ringstore.Backend;
 import io.ringstore.TestRings;
 import io.ringstore.balance.BoundedLoad;
 import io.ringstore.live.RingRouter;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotEquals;
-import static org.junit.jupiter.api.Assertions.assertSame;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A router judges each backend by the health settings its ring file stores (flag health): a backend
@@ -34,6 +33,7 @@ class StoredHealthTest {
 
     @TempDir
     Path dir;
+
     private final AtomicLong now = new AtomicLong(System.nanoTime());
 
     @Test
@@ -49,9 +49,13 @@ class StoredHealthTest {
     private void run(BoundedLoad policy) throws Exception {
         Path ring = dir.resolve("fleet.ring");
         TestRings.build(ring, FLEET);
-        try (RingRouter router = RingRouter.builder(ring).jmx(false).pollMillis(0).graceMillis(0).open();
-             HostState state = HostState.open(ring, HostState.Options.DEFAULTS.withCapacity(16, 2));
-             RingRouter.Route route = router.route(Set.of())) {
+        try (RingRouter router = RingRouter.builder(ring)
+                        .jmx(false)
+                        .pollMillis(0)
+                        .graceMillis(0)
+                        .open();
+                HostState state = HostState.open(ring, HostState.Options.DEFAULTS.withCapacity(16, 2));
+                RingRouter.Route route = router.route(Set.of())) {
             SharedLoad load = SharedLoad.open(state, router::current, policy, now::get);
             byte[] tuned = keyOf(route, 0);
             byte[] plain = keyOf(route, 1);
@@ -87,10 +91,14 @@ class StoredHealthTest {
         Path ring = dir.resolve("conns.ring");
         TestRings.build(ring, FLEET.replace("10.0.0.2:80", "10.0.0.2:80 max_conns=2"));
         HostState.Options options = HostState.Options.DEFAULTS.withCapacity(16, 2);
-        try (RingRouter router = RingRouter.builder(ring).jmx(false).pollMillis(0).graceMillis(0).open();
-             HostState state = HostState.open(ring, options);
-             HostState other = HostState.open(ring, options); // another router on the host (its own lease)
-             RingRouter.Route route = router.route(Set.of())) {
+        try (RingRouter router = RingRouter.builder(ring)
+                        .jmx(false)
+                        .pollMillis(0)
+                        .graceMillis(0)
+                        .open();
+                HostState state = HostState.open(ring, options);
+                HostState other = HostState.open(ring, options); // another router on the host (its own lease)
+                RingRouter.Route route = router.route(Set.of())) {
             for (BoundedLoad policy : new BoundedLoad[] {null, BoundedLoad.of(100)}) {
                 SharedLoad load = SharedLoad.open(state, router::current, policy, now::get);
                 byte[] key = keyOf(route, 1);

@@ -1,14 +1,12 @@
 package io.ringstore.state;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.ringstore.Backend;
 import io.ringstore.TestRings;
 import io.ringstore.balance.BoundedLoad;
 import io.ringstore.live.RingRouter;
-import net.openhft.chronicle.testframework.process.JavaProcessBuilder;
-import org.junit.jupiter.api.Tag;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.lang.foreign.Arena;
@@ -26,9 +24,10 @@ import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import net.openhft.chronicle.testframework.process.JavaProcessBuilder;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The strict bound of {@link SharedLoad#chooseAndAcquire}: threads of this process and of a child JVM
@@ -66,10 +65,12 @@ class StrictBoundTest {
     static final int ROUNDS = 200_000;
     /** Few keys, so that workers race for the same backends. */
     static final int KEYS = 6;
+
     static final HostState.Options OPTIONS = HostState.Options.DEFAULTS.withCapacity(64, 4);
     private static final VarHandle INT = ValueLayout.JAVA_INT.varHandle();
     /** The audit file: an int per backend (requests taken, not released), then the most each held at once. */
     private static final long HIGHEST = 4L * BACKENDS;
+
     private static final boolean CHECK_THEN_COUNT = Boolean.getBoolean("ringstore.test.checkThenCount");
 
     @TempDir
@@ -91,16 +92,24 @@ class StrictBoundTest {
         Files.write(audit, new byte[8 * BACKENDS]);
         assertEquals(1, bound(8), "the regime: bound 1 at the most in flight");
         try (Arena arena = Arena.ofShared();
-             RingRouter router = RingRouter.builder(ring).jmx(false).pollMillis(0).graceMillis(0).open();
-             HostState state = HostState.open(ring, OPTIONS)) {
+                RingRouter router = RingRouter.builder(ring)
+                        .jmx(false)
+                        .pollMillis(0)
+                        .graceMillis(0)
+                        .open();
+                HostState state = HostState.open(ring, OPTIONS)) {
             MemorySegment cells = map(audit, arena);
             SharedLoad load = SharedLoad.open(state, router::current, BoundedLoad.of(C));
-            int[] slots = state.slots(router.current().backends().stream().map(Backend::socketAddress).toList());
+            int[] slots = state.slots(router.current().backends().stream()
+                    .map(Backend::socketAddress)
+                    .toList());
             Process child = JavaProcessBuilder.create(StrictBoundTest.class)
-                    .withJvmArguments("-Xmx64m", "-XX:+UseSerialGC", "-Dringstore.test.checkThenCount=" + CHECK_THEN_COUNT)
+                    .withJvmArguments(
+                            "-Xmx64m", "-XX:+UseSerialGC", "-Dringstore.test.checkThenCount=" + CHECK_THEN_COUNT)
                     .withProgramArguments(ring.toString(), audit.toString())
                     .start();
-            BufferedReader childOut = new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.US_ASCII));
+            BufferedReader childOut =
+                    new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.US_ASCII));
             try {
                 assertEquals("READY", childOut.readLine(), "the child JVM opened the state");
                 List<Thread> workers = work(router, load, cells, 1);
@@ -141,7 +150,8 @@ class StrictBoundTest {
                         long excess = max - bound(total);
                         if (excess > worstExcess) {
                             worstExcess = excess;
-                            worst = "backend " + busiest + " held " + max + " of " + total + " in flight (bound " + bound(total) + ")";
+                            worst = "backend " + busiest + " held " + max + " of " + total + " in flight (bound "
+                                    + bound(total) + ")";
                         }
                     }
                     if (stateTotal > 0) {
@@ -151,19 +161,28 @@ class StrictBoundTest {
                 waiter.join();
                 assertTrue(child.waitFor(60, TimeUnit.SECONDS), "the child JVM ends");
                 assertEquals(0, child.exitValue(), () -> "the child JVM: " + stderr(child));
-                System.out.printf("strict bound (%s): %,d samples, %,d with requests in flight; worst: %s; excess over the bound: audit %d, "
-                                + "state file's counts %d%n", CHECK_THEN_COUNT ? "choose, then acquire" : "chooseAndAcquire", samples,
-                        busySamples, worst, worstExcess, worstStateExcess);
+                System.out.printf(
+                        "strict bound (%s): %,d samples, %,d with requests in flight; worst: %s; excess over the bound: audit %d, "
+                                + "state file's counts %d%n",
+                        CHECK_THEN_COUNT ? "choose, then acquire" : "chooseAndAcquire",
+                        samples,
+                        busySamples,
+                        worst,
+                        worstExcess,
+                        worstStateExcess);
                 int[] highest = new int[BACKENDS];
                 for (int b = 0; b < BACKENDS; b++) {
                     highest[b] = (int) INT.getVolatile(cells, HIGHEST + 4L * b);
                 }
-                System.out.println("  the most each backend held at once, as its requests were taken: " + java.util.Arrays.toString(highest));
+                System.out.println("  the most each backend held at once, as its requests were taken: "
+                        + java.util.Arrays.toString(highest));
                 assertTrue(busySamples > 100, "sampled while requests were in flight: " + busySamples);
                 assertTrue(worstExcess <= 0, "a sample above the bound: " + worst);
                 for (int b = 0; b < BACKENDS; b++) {
                     // Taken with at most 8 in flight, so with a bound of 1 for any total it was taken at.
-                    assertTrue(highest[b] <= bound(8), "backend " + b + " held " + highest[b] + " at once, above the bound " + bound(8));
+                    assertTrue(
+                            highest[b] <= bound(8),
+                            "backend " + b + " held " + highest[b] + " at once, above the bound " + bound(8));
                 }
                 for (int b = 0; b < BACKENDS; b++) {
                     assertEquals(0, (int) INT.getVolatile(cells, 4L * b), "audit back to zero");
@@ -195,7 +214,11 @@ class StrictBoundTest {
     }
 
     /** How a worker gives its keys: threads 0 and 1 of each process arrays, 2 direct buffers, 3 native segments. */
-    enum KeyShape { ARRAY, BUFFER, SEGMENT }
+    enum KeyShape {
+        ARRAY,
+        BUFFER,
+        SEGMENT
+    }
 
     /**
      * Starts the workers of one process: each routes a key, counts it in the audit, uncounts it, releases
@@ -216,8 +239,13 @@ class StrictBoundTest {
             ByteBuffer[] buffers = new ByteBuffer[KEYS];
             MemorySegment[] segments = new MemorySegment[KEYS];
             for (int k = 0; k < KEYS; k++) { // each thread its own: a buffer's position and limit are not shared
-                buffers[k] = ByteBuffer.allocateDirect(keys[k].length + 2).position(1).put(keys[k]).flip().position(1);
-                segments[k] = Arena.ofAuto().allocate(keys[k].length + 1).asSlice(1).copyFrom(MemorySegment.ofArray(keys[k]));
+                buffers[k] = ByteBuffer.allocateDirect(keys[k].length + 2)
+                        .position(1)
+                        .put(keys[k])
+                        .flip()
+                        .position(1);
+                segments[k] =
+                        Arena.ofAuto().allocate(keys[k].length + 1).asSlice(1).copyFrom(MemorySegment.ofArray(keys[k]));
             }
             workers.add(Thread.ofPlatform().start(() -> {
                 for (int i = 0; i < ROUNDS; i++) {
@@ -259,8 +287,12 @@ class StrictBoundTest {
     public static void main(String[] args) throws Exception {
         Path ring = Path.of(args[0]);
         try (Arena arena = Arena.ofShared();
-             RingRouter router = RingRouter.builder(ring).jmx(false).pollMillis(0).graceMillis(0).open();
-             HostState state = HostState.open(ring, OPTIONS)) {
+                RingRouter router = RingRouter.builder(ring)
+                        .jmx(false)
+                        .pollMillis(0)
+                        .graceMillis(0)
+                        .open();
+                HostState state = HostState.open(ring, OPTIONS)) {
             MemorySegment cells = map(Path.of(args[1]), arena);
             SharedLoad load = SharedLoad.open(state, router::current, BoundedLoad.of(C));
             System.out.println("READY");

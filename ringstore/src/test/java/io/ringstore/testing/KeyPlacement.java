@@ -53,8 +53,10 @@ public final class KeyPlacement {
                         continue;
                     }
                     if (!Arrays.equals(found[i], values.get(i))) {
-                        throw new IOException(servers.get(s) + " holds key #" + i + " " + MemcachedClient.printable(keys.get(i))
-                                + " with value " + MemcachedClient.printable(found[i]) + ", set as " + MemcachedClient.printable(values.get(i)));
+                        throw new IOException(
+                                servers.get(s) + " holds key #" + i + " " + MemcachedClient.printable(keys.get(i))
+                                        + " with value " + MemcachedClient.printable(found[i]) + ", set as "
+                                        + MemcachedClient.printable(values.get(i)));
                     }
                     if (holders[i]++ == 0) {
                         owner[i] = s;

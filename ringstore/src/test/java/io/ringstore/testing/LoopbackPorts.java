@@ -8,8 +8,7 @@ import java.net.Socket;
 
 /** Free TCP ports on 127.0.0.1, and waiting for a port to accept connections. */
 final class LoopbackPorts {
-    private LoopbackPorts() {
-    }
+    private LoopbackPorts() {}
 
     /**
      * {@code count} distinct ports that were free a moment ago. Another process may take one before

@@ -17,6 +17,7 @@ import java.util.List;
 public final class Memcached implements AutoCloseable {
     /** Debian's memcached, or the binary {@code -Dringstore.memcached=PATH} names. */
     public static final Path BINARY = Path.of(System.getProperty("ringstore.memcached", "/usr/bin/memcached"));
+
     private static final long START_TIMEOUT_MILLIS = 15_000;
     private static final int START_ATTEMPTS = 3;
 
@@ -74,7 +75,8 @@ public final class Memcached implements AutoCloseable {
     }
 
     /** Starts {@code count} memcached processes at once, then waits for each (as {@link #start} does); all or none. */
-    public static List<Memcached> startAll(Path dir, int count, int megabytes) throws IOException, InterruptedException {
+    public static List<Memcached> startAll(Path dir, int count, int megabytes)
+            throws IOException, InterruptedException {
         List<Memcached> started = new ArrayList<>();
         try {
             for (int port : LoopbackPorts.free(count)) {
@@ -104,12 +106,25 @@ public final class Memcached implements AutoCloseable {
     private static Memcached launch(Path dir, int port, int megabytes) throws IOException {
         Files.createDirectories(dir);
         Path log = dir.resolve("memcached-" + port + ".log");
-        List<String> command = new ArrayList<>(List.of(BINARY.toString(),
-                "-l", "127.0.0.1", "-p", Integer.toString(port), "-U", "0", "-m", Integer.toString(megabytes), "-t", "1"));
+        List<String> command = new ArrayList<>(List.of(
+                BINARY.toString(),
+                "-l",
+                "127.0.0.1",
+                "-p",
+                Integer.toString(port),
+                "-U",
+                "0",
+                "-m",
+                Integer.toString(megabytes),
+                "-t",
+                "1"));
         if ("root".equals(System.getProperty("user.name"))) {
             command.addAll(List.of("-u", "root")); // "can't run as root without the -u switch"
         }
-        Process p = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        Process p = new ProcessBuilder(command)
+                .redirectErrorStream(true)
+                .redirectOutput(log.toFile())
+                .start();
         return new Memcached(p, port, log, String.join(" ", command));
     }
 

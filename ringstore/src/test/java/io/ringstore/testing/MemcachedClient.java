@@ -28,6 +28,7 @@ import java.util.Map;
 public final class MemcachedClient implements AutoCloseable {
     /** memcached's and twemproxy's limit ({@code KEY_MAX_LENGTH}, {@code MEMCACHE_MAX_KEY_LENGTH}). */
     public static final int MAX_KEY_LENGTH = 250;
+
     private static final int SOCKET_TIMEOUT_MILLIS = 10_000;
     private static final int CONNECT_TIMEOUT_MILLIS = 2_000;
     /** Sets written before their replies are read: about 16 kB of requests, 2 kB of replies. */
@@ -39,6 +40,7 @@ public final class MemcachedClient implements AutoCloseable {
     private static final int MAX_GET_LINE = 2000;
     /** Bytes of {@code get} lines written before their replies are read (replies stay in the socket buffers). */
     private static final int GET_BYTES_PER_ROUND = 16 * 1024;
+
     private static final int MAX_REPLY_LINE = MAX_KEY_LENGTH + 64;
     private static final byte[] CRLF = {'\r', '\n'};
     private static final byte[] SET = "set ".getBytes(StandardCharsets.US_ASCII);
@@ -73,7 +75,8 @@ public final class MemcachedClient implements AutoCloseable {
     /** Throws unless memcached would take {@code key}: 1..250 bytes, none of them a space or a control character. */
     public static void checkKey(byte[] key) {
         if (key.length == 0 || key.length > MAX_KEY_LENGTH) {
-            throw new IllegalArgumentException("memcached key length must be 1.." + MAX_KEY_LENGTH + ": length=" + key.length);
+            throw new IllegalArgumentException(
+                    "memcached key length must be 1.." + MAX_KEY_LENGTH + ": length=" + key.length);
         }
         for (int i = 0; i < key.length; i++) {
             int b = key[i] & 0xff;
@@ -199,8 +202,8 @@ public final class MemcachedClient implements AutoCloseable {
                 expected++;
             }
             if (expected == to) {
-                throw new IOException(peer + " returned key " + printable(key) + ", not one asked for (or out of order) in keys #"
-                        + from + ".." + (to - 1));
+                throw new IOException(peer + " returned key " + printable(key)
+                        + ", not one asked for (or out of order) in keys #" + from + ".." + (to - 1));
             }
             int length;
             try {
@@ -210,8 +213,8 @@ public final class MemcachedClient implements AutoCloseable {
             }
             byte[] data = in.readNBytes(length);
             if (data.length != length || in.read() != '\r' || in.read() != '\n') {
-                throw new IOException(peer + " sent a value of key " + printable(key) + " shorter than its "
-                        + length + " bytes or without CRLF");
+                throw new IOException(peer + " sent a value of key " + printable(key) + " shorter than its " + length
+                        + " bytes or without CRLF");
             }
             values[expected++] = data;
         }

@@ -15,10 +15,11 @@ import java.util.SplittableRandom;
 public final class MemcachedKeys {
     private static final String[] WORDS = {"ключ", "κλειδί", "键", "clé", "Schlüssel", "🔑", "ñ", "日本語", "ÿ"};
     /** Code point ranges for random non-ASCII text: Latin-1 letters, Greek, Cyrillic, CJK, emoji. */
-    private static final int[][] RANGES = {{0xC0, 0xFF}, {0x391, 0x3C9}, {0x410, 0x44F}, {0x4E00, 0x9FFF}, {0x1F300, 0x1F5FF}};
+    private static final int[][] RANGES = {
+        {0xC0, 0xFF}, {0x391, 0x3C9}, {0x410, 0x44F}, {0x4E00, 0x9FFF}, {0x1F300, 0x1F5FF}
+    };
 
-    private MemcachedKeys() {
-    }
+    private MemcachedKeys() {}
 
     /** {@code count} distinct keys, a fifth of them non-ASCII; the same for the same seed. */
     public static List<byte[]> random(long seed, int count) {

@@ -6,8 +6,7 @@ import java.util.concurrent.TimeUnit;
 final class Processes {
     private static final long EXIT_WAIT_SECONDS = 5;
 
-    private Processes() {
-    }
+    private Processes() {}
 
     /**
      * Waits up to 5 s for {@code process} to exit and says whether it did; an interrupt ends the wait

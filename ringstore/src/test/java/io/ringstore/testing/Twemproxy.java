@@ -1,5 +1,7 @@
 package io.ringstore.testing;
 
+import static org.junit.jupiter.api.Assertions.fail;
+
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -15,8 +17,6 @@ import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-import static org.junit.jupiter.api.Assertions.fail;
-
 /**
  * A twemproxy ({@code nutcracker}) process in front of memcached servers on 127.0.0.1: one pool with
  * {@code distribution: ketama} and the hash given, listening on a free loopback port, its stats on
@@ -31,19 +31,33 @@ public final class Twemproxy implements AutoCloseable {
     public static final Path BINARY = Path.of(System.getProperty("ringstore.nutcracker", "/usr/sbin/nutcracker"));
 
     /** Every key hash nutcracker's {@code hash:} accepts (nc_conf.h {@code HASH_CODEC}), in its order. */
-    public static final List<String> HASHES = List.of("one_at_a_time", "md5", "crc16", "crc32", "crc32a",
-            "fnv1_64", "fnv1a_64", "fnv1_32", "fnv1a_32", "hsieh", "murmur", "jenkins");
+    public static final List<String> HASHES = List.of(
+            "one_at_a_time",
+            "md5",
+            "crc16",
+            "crc32",
+            "crc32a",
+            "fnv1_64",
+            "fnv1a_64",
+            "fnv1_32",
+            "fnv1a_32",
+            "hsieh",
+            "murmur",
+            "jenkins");
 
     /**
      * For {@code @EnabledIf(value = TESTS_RUN, disabledReason = MISSING)} on a test class that starts
      * memcached and twemproxy: without them surefire counts its tests as skipped.
      */
     public static final String TESTS_RUN = "io.ringstore.testing.Twemproxy#testsRun";
-    public static final String MISSING = "no memcached or nutcracker (-Dringstore.memcached, default /usr/bin/memcached;"
-            + " -Dringstore.nutcracker, default /usr/sbin/nutcracker; Debian: apt-get install memcached nutcracker)";
+
+    public static final String MISSING =
+            "no memcached or nutcracker (-Dringstore.memcached, default /usr/bin/memcached;"
+                    + " -Dringstore.nutcracker, default /usr/sbin/nutcracker; Debian: apt-get install memcached nutcracker)";
 
     /** The name of the one pool in the config {@link #start} writes. */
     public static final String POOL = "ringstore";
+
     private static final long START_TIMEOUT_MILLIS = 15_000;
     private static final int START_ATTEMPTS = 3;
     private static final int TIMEOUT_MILLIS = 5_000;
@@ -61,7 +75,8 @@ public final class Twemproxy implements AutoCloseable {
                 throw new IllegalArgumentException("twemproxy weights are > 0: weight=" + weight);
             }
             if (name != null && (name.isEmpty() || !name.matches("[!-~]+") || name.startsWith("#"))) {
-                throw new IllegalArgumentException("server name must be printable ASCII without spaces: name='" + name + "'");
+                throw new IllegalArgumentException(
+                        "server name must be printable ASCII without spaces: name='" + name + "'");
             }
         }
 
@@ -105,8 +120,10 @@ public final class Twemproxy implements AutoCloseable {
     /** Fails the calling test class unless both are installed (only reached when {@link #testsRun} says so). */
     public static void requireInstalled(String test) {
         if (!Memcached.installed() || !installed()) {
-            fail((Memcached.installed() ? "" : Memcached.BINARY + " is missing; ") + (installed() ? "" : BINARY + " is missing; ")
-                    + "install Debian's memcached and nutcracker, as ringstore.requireMemcached=true requires " + test + " to run");
+            fail((Memcached.installed() ? "" : Memcached.BINARY + " is missing; ")
+                    + (installed() ? "" : BINARY + " is missing; ")
+                    + "install Debian's memcached and nutcracker, as ringstore.requireMemcached=true requires " + test
+                    + " to run");
         }
     }
 
@@ -115,7 +132,8 @@ public final class Twemproxy implements AutoCloseable {
      * {@code dir}, starts nutcracker and waits until the pool answers; a port taken by someone else
      * between choosing and binding it makes another attempt with fresh ports.
      */
-    public static Twemproxy start(Path dir, String hash, List<Server> servers) throws IOException, InterruptedException {
+    public static Twemproxy start(Path dir, String hash, List<Server> servers)
+            throws IOException, InterruptedException {
         if (!HASHES.contains(hash)) {
             throw new IllegalArgumentException("nutcracker has no hash '" + hash + "': " + HASHES);
         }
@@ -129,9 +147,18 @@ public final class Twemproxy implements AutoCloseable {
             Files.writeString(config, config(ports[0], hash, servers));
             Path log = dir.resolve("nutcracker.log");
             Files.deleteIfExists(log);
-            List<String> command = List.of(BINARY.toString(), "-c", config.toString(),
-                    "-s", Integer.toString(ports[1]), "-a", "127.0.0.1",
-                    "-o", log.toString(), "-p", dir.resolve("nutcracker.pid").toString());
+            List<String> command = List.of(
+                    BINARY.toString(),
+                    "-c",
+                    config.toString(),
+                    "-s",
+                    Integer.toString(ports[1]),
+                    "-a",
+                    "127.0.0.1",
+                    "-o",
+                    log.toString(),
+                    "-p",
+                    dir.resolve("nutcracker.pid").toString());
             Process p = new ProcessBuilder(command)
                     .redirectErrorStream(true)
                     .redirectOutput(dir.resolve("nutcracker.out").toFile())
@@ -170,12 +197,19 @@ public final class Twemproxy implements AutoCloseable {
 
     private static String config(int port, String hash, List<Server> servers) {
         StringBuilder c = new StringBuilder()
-                .append(POOL).append(":\n")
-                .append("  listen: 127.0.0.1:").append(port).append('\n')
-                .append("  hash: ").append(hash).append('\n')
+                .append(POOL)
+                .append(":\n")
+                .append("  listen: 127.0.0.1:")
+                .append(port)
+                .append('\n')
+                .append("  hash: ")
+                .append(hash)
+                .append('\n')
                 .append("  distribution: ketama\n")
                 .append("  auto_eject_hosts: false\n")
-                .append("  timeout: ").append(TIMEOUT_MILLIS).append('\n')
+                .append("  timeout: ")
+                .append(TIMEOUT_MILLIS)
+                .append('\n')
                 .append("  servers:\n");
         for (Server s : servers) {
             c.append("    - ").append(s.line()).append('\n');

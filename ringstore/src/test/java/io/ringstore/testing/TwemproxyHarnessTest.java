@@ -1,11 +1,10 @@
 package io.ringstore.testing;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Tag;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.condition.EnabledIf;
-import org.junit.jupiter.api.io.TempDir;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -14,12 +13,12 @@ import java.util.Arrays;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
-
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNull;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledIf;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The memcached/twemproxy harness itself: four real memcached behind a real nutcracker pool; keys set
@@ -81,7 +80,9 @@ class TwemproxyHarnessTest {
         assertEveryKeyOnOneServer("fnv1a_64 named", named, keys);
         int[] perServer = named.keysPerServer();
         // weights 1:2:3:4 of 2,000 keys: about 200/400/600/800 (ketama's spread is a few percent)
-        assertTrue(perServer[0] < perServer[3], () -> "weight 1 got fewer keys than weight 4: " + Arrays.toString(perServer));
+        assertTrue(
+                perServer[0] < perServer[3],
+                () -> "weight 1 got fewer keys than weight 4: " + Arrays.toString(perServer));
 
         // The same memcached, the same keys, md5 instead: flush_all made the first placement vanish, and a
         // different hash puts most keys elsewhere (the hash setting took effect).
@@ -91,7 +92,9 @@ class TwemproxyHarnessTest {
         for (int i = 0; i < keys.size(); i++) {
             moved += named.owner(i) != md5.owner(i) ? 1 : 0;
         }
-        assertTrue(moved > keys.size() / 4, "keys placed differently by fnv1a_64 and md5: " + moved + " of " + keys.size());
+        assertTrue(
+                moved > keys.size() / 4,
+                "keys placed differently by fnv1a_64 and md5: " + moved + " of " + keys.size());
     }
 
     @Test
@@ -105,7 +108,8 @@ class TwemproxyHarnessTest {
             long start = System.nanoTime();
             KeyPlacement placement = KeyPlacement.find(proxy, memcached, keys);
             long millis = (System.nanoTime() - start) / 1_000_000;
-            System.out.printf("%,d keys set through twemproxy and found on %d memcached in %d ms%n", MANY_KEYS, SERVERS, millis);
+            System.out.printf(
+                    "%,d keys set through twemproxy and found on %d memcached in %d ms%n", MANY_KEYS, SERVERS, millis);
             assertEveryKeyOnOneServer("murmur", placement, keys);
         }
     }
@@ -118,7 +122,8 @@ class TwemproxyHarnessTest {
             c.flushAll();
             List<byte[]> keys = List.of(bytes("a"), bytes("ключ-123"), bytes("b".repeat(250)));
             c.setAll(keys, List.of(bytes("1"), bytes(""), bytes("three\r\nlines\r\n")));
-            byte[][] values = c.getAll(List.of(bytes("a"), bytes("missing"), bytes("ключ-123"), bytes("b".repeat(250))));
+            byte[][] values =
+                    c.getAll(List.of(bytes("a"), bytes("missing"), bytes("ключ-123"), bytes("b".repeat(250))));
             assertArrayEquals(bytes("1"), values[0]);
             assertNull(values[1]);
             assertArrayEquals(bytes(""), values[2]);
@@ -132,12 +137,18 @@ class TwemproxyHarnessTest {
     private static KeyPlacement place(String hash, List<Twemproxy.Server> servers, List<byte[]> keys, Set<String> names)
             throws Exception {
         long start = System.nanoTime();
-        try (Twemproxy proxy = Twemproxy.start(dir.resolve(hash + "-" + servers.getFirst().name()), hash, servers)) {
+        try (Twemproxy proxy =
+                Twemproxy.start(dir.resolve(hash + "-" + servers.getFirst().name()), hash, servers)) {
             long started = System.nanoTime();
-            assertEquals(names, proxy.serverNames(), () -> "server names in nutcracker's stats\n" + proxy.diagnostics());
+            assertEquals(
+                    names, proxy.serverNames(), () -> "server names in nutcracker's stats\n" + proxy.diagnostics());
             KeyPlacement placement = KeyPlacement.find(proxy, memcached, keys);
-            System.out.printf("twemproxy %s: started in %.0f ms, %,d keys placed in %.0f ms, per server %s%n", hash,
-                    (started - start) / 1e6, keys.size(), (System.nanoTime() - started) / 1e6,
+            System.out.printf(
+                    "twemproxy %s: started in %.0f ms, %,d keys placed in %.0f ms, per server %s%n",
+                    hash,
+                    (started - start) / 1e6,
+                    keys.size(),
+                    (System.nanoTime() - started) / 1e6,
                     Arrays.toString(placement.keysPerServer()));
             return placement;
         }
@@ -147,12 +158,16 @@ class TwemproxyHarnessTest {
         assertEquals(keys.size(), placement.size());
         for (int i = 0; i < keys.size(); i++) {
             int k = i;
-            assertEquals(1, placement.holders(i), () -> what + ": memcached holding key #" + k + " "
-                    + MemcachedClient.printable(keys.get(k)));
+            assertEquals(
+                    1,
+                    placement.holders(i),
+                    () -> what + ": memcached holding key #" + k + " " + MemcachedClient.printable(keys.get(k)));
         }
         int[] perServer = placement.keysPerServer();
         assertEquals(keys.size(), Arrays.stream(perServer).sum());
-        assertTrue(Arrays.stream(perServer).allMatch(n -> n > 0), () -> what + ": every memcached got keys: " + Arrays.toString(perServer));
+        assertTrue(
+                Arrays.stream(perServer).allMatch(n -> n > 0),
+                () -> what + ": every memcached got keys: " + Arrays.toString(perServer));
     }
 
     private static byte[] bytes(String s) {

@@ -12,8 +12,7 @@ public final class ArcShares {
     /** Hashes on the line: 2³². */
     public static final long LINE = 1L << 32;
 
-    private ArcShares() {
-    }
+    private ArcShares() {}
 
     /**
      * Adds to {@code owned[backend]} the arc of every kept point in {@code sorted[from, to)}, a slice of

@@ -18,8 +18,7 @@ public final class CollisionModel {
     /** The 32-bit hash line. */
     public static final double LINE_32 = 4294967296.0;
 
-    private CollisionModel() {
-    }
+    private CollisionModel() {}
 
     /** The birthday estimate of colliding points among {@code n} uniform 32-bit hashes: n²/2³³. */
     public static double birthdayEstimate(long n) {
@@ -85,6 +84,5 @@ public final class CollisionModel {
      * @param expectedCollisions points expected to be dropped because an earlier backend holds their slot
      * @param expectedPoints     points expected to remain (distinct slots)
      */
-    public record Result(double cv, double expectedCollisions, double expectedPoints) {
-    }
+    public record Result(double cv, double expectedCollisions, double expectedPoints) {}
 }

@@ -3,7 +3,6 @@ package io.ringstore.tools.analysis;
 import io.ringstore.Backend;
 import io.ringstore.RingFamily;
 import io.ringstore.RingVersion;
-
 import java.util.List;
 import java.util.Set;
 
@@ -37,8 +36,12 @@ public final class FleetRing {
      */
     public static FleetRing of(List<Backend> members, RingVersion version) {
         RingFamily family = version.family();
-        List<Backend> placed = family.downLeavesRing() ? members.stream().filter(b -> !b.down()).toList() : members;
-        long[] points = placed.isEmpty() ? new long[0] : family.points(placed.stream().mapToLong(Backend::weight).toArray(), version);
+        List<Backend> placed = family.downLeavesRing()
+                ? members.stream().filter(b -> !b.down()).toList()
+                : members;
+        long[] points = placed.isEmpty()
+                ? new long[0]
+                : family.points(placed.stream().mapToLong(Backend::weight).toArray(), version);
         int[] rank = family.tieRanks(placed);
         long[] tie = new long[points.length];
         for (int i = 0; i < tie.length; i++) {

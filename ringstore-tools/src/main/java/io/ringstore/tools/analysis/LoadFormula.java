@@ -8,8 +8,7 @@ package io.ringstore.tools.analysis;
  * derivation; {@link CollisionModel} adds what 32-bit hashes change.
  */
 public final class LoadFormula {
-    private LoadFormula() {
-    }
+    private LoadFormula() {}
 
     /** Exp_k: a backend's expected share when all {@code n} backends have the same number of points. */
     public static double expectedShare(int n) {
@@ -36,7 +35,8 @@ public final class LoadFormula {
     public static double expectedShare(long points, long totalPoints) {
         requirePositive(points, "points");
         if (totalPoints < points) {
-            throw new IllegalArgumentException("totalPoints must be at least points: points=" + points + " totalPoints=" + totalPoints);
+            throw new IllegalArgumentException(
+                    "totalPoints must be at least points: points=" + points + " totalPoints=" + totalPoints);
         }
         return (double) points / totalPoints;
     }

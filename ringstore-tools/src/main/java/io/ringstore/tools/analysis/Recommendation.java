@@ -1,7 +1,6 @@
 package io.ringstore.tools.analysis;
 
 import io.ringstore.internal.format.RingFileDescriptor;
-
 import java.util.List;
 
 /**
@@ -64,7 +63,7 @@ public final class Recommendation {
             }
             if (worstCv(k) <= target) {
                 int lo = previous; // fails (or 0)
-                int hi = k;        // meets
+                int hi = k; // meets
                 while (hi - lo > 1) {
                     int mid = (lo + hi) >>> 1;
                     if (worstCv(mid) <= target) {

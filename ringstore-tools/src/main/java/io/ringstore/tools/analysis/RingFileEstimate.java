@@ -1,11 +1,9 @@
 package io.ringstore.tools.analysis;
 
-import io.ringstore.build.BackendList;
-
 import io.ringstore.Backend;
 import io.ringstore.RingVersion;
+import io.ringstore.build.BackendList;
 import io.ringstore.internal.format.RingFileDescriptor;
-
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -50,13 +48,15 @@ public record RingFileEstimate(List<RingEstimate> rings, List<RingEstimate> segm
             List<Backend> members = FleetRing.members(list.backends(), set);
             RingEstimate shared = bySet.computeIfAbsent(members, m -> {
                 FleetRing r = FleetRing.of(m, version);
-                return new RingEstimate(Set.of(), r, m.isEmpty() ? 0 : Math.round(r.model().expectedPoints()));
+                return new RingEstimate(
+                        Set.of(), r, m.isEmpty() ? 0 : Math.round(r.model().expectedPoints()));
             });
             rings.add(new RingEstimate(Collections.unmodifiableSet(set), shared.ring(), shared.expectedPoints()));
         }
         long metadata = RingFileDescriptor.HEADER_LENGTH + (long) rings.size() * RingFileDescriptor.ENTRY_LENGTH;
         for (Backend b : list.backends()) {
-            metadata += RingFileDescriptor.BACKEND_FIXED_LENGTH + b.address().getBytes(StandardCharsets.US_ASCII).length;
+            metadata +=
+                    RingFileDescriptor.BACKEND_FIXED_LENGTH + b.address().getBytes(StandardCharsets.US_ASCII).length;
         }
         for (String f : features) {
             metadata += 1 + f.getBytes(StandardCharsets.US_ASCII).length;

@@ -1,7 +1,6 @@
 package io.ringstore.tools.analysis;
 
 import io.ringstore.internal.PointGenerator;
-
 import java.io.InterruptedIOException;
 import java.util.function.Consumer;
 
@@ -41,14 +40,14 @@ public final class RingSimulator {
      * @param points  points generated (before equal hashes are dropped)
      * @param dropped points dropped because a backend earlier in tie order holds their hash
      */
-    public record Measurement(long[] owned, long points, long dropped) {
-    }
+    public record Measurement(long[] owned, long points, long dropped) {}
 
     /**
      * The points of {@code ring} in ring order, as the builder generates them (equal hashes not yet
      * dropped); valid until the next ring.
      */
-    public PointGenerator.Sorted points(SimulatedRing ring, int hashBits, Consumer<String> progress) throws InterruptedIOException {
+    public PointGenerator.Sorted points(SimulatedRing ring, int hashBits, Consumer<String> progress)
+            throws InterruptedIOException {
         return generator.generateSorted(ring.chains(), hashBits, progress);
     }
 
@@ -63,7 +62,8 @@ public final class RingSimulator {
             int parts = generator.threads();
             long[][] owned = new long[parts][ring.backends()];
             long[] dropped = new long[parts];
-            generator.inParallel(p -> dropped[p] = ArcShares.accumulate(a, n, (int) ((long) n * p / parts), (int) ((long) n * (p + 1) / parts), owned[p]));
+            generator.inParallel(p -> dropped[p] = ArcShares.accumulate(
+                    a, n, (int) ((long) n * p / parts), (int) ((long) n * (p + 1) / parts), owned[p]));
             long[] sum = owned[0];
             long drops = dropped[0];
             for (int p = 1; p < parts; p++) {

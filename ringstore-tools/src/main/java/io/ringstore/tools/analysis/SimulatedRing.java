@@ -5,7 +5,6 @@ import io.ringstore.RingFamily;
 import io.ringstore.internal.BackendAccess;
 import io.ringstore.internal.PointGenerator;
 import io.ringstore.internal.ServerAddress;
-
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;
@@ -59,8 +58,8 @@ public record SimulatedRing(PointGenerator.Chains chains) {
         int i = 0;
         while (i < n) {
             int ip = random.nextInt();
-            String text = (1 + random.nextInt(223)) + "." + ((ip >>> 16) & 0xFF) + "." + ((ip >>> 8) & 0xFF) + "." + (ip & 0xFF)
-                    + ":" + (1024 + random.nextInt(65536 - 1024));
+            String text = (1 + random.nextInt(223)) + "." + ((ip >>> 16) & 0xFF) + "." + ((ip >>> 8) & 0xFF) + "."
+                    + (ip & 0xFF) + ":" + (1024 + random.nextInt(65536 - 1024));
             if (seen.add(text)) {
                 out[i++] = ServerAddress.parse(text);
             }

@@ -2,7 +2,6 @@ package io.ringstore.tools.analysis;
 
 import io.ringstore.RingFamily;
 import io.ringstore.internal.ServerAddress;
-
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -51,9 +50,22 @@ public final class Sweep {
      * @param expectedCollisions points the collision model expects to be dropped
      * @param seconds            wall time of this k's rings
      */
-    public record Row(int k, int backends, int seeds, long points, double predictedCv, double predictedCv32,
-                      double simulatedCv, double minCv, double maxCv, double maxShare, double minShare,
-                      double collisions, double birthdayEstimate, double expectedCollisions, double seconds) {
+    public record Row(
+            int k,
+            int backends,
+            int seeds,
+            long points,
+            double predictedCv,
+            double predictedCv32,
+            double simulatedCv,
+            double minCv,
+            double maxCv,
+            double maxShare,
+            double minShare,
+            double collisions,
+            double birthdayEstimate,
+            double expectedCollisions,
+            double seconds) {
         /** CSV header; {@link #csv()} writes the values in this order. */
         public static final String CSV_HEADER = "k,backends,seeds,points,predicted_cv,predicted_cv_32bit,simulated_cv,"
                 + "simulated_cv_min,simulated_cv_max,deviation,z,z_32bit,max_share_over_mean,min_share_over_mean,"
@@ -84,9 +96,27 @@ public final class Sweep {
         }
 
         public String csv() {
-            return String.format(Locale.ROOT, "%d,%d,%d,%d,%.6g,%.6g,%.6g,%.6g,%.6g,%.5f,%.2f,%.2f,%.6g,%.6g,%.4f,%.4f,%.4f,%.3f",
-                    k, backends, seeds, points, predictedCv, predictedCv32, simulatedCv, minCv, maxCv, deviation(), z(), z32(),
-                    maxShare, minShare, collisions, birthdayEstimate(), expectedCollisions, seconds);
+            return String.format(
+                    Locale.ROOT,
+                    "%d,%d,%d,%d,%.6g,%.6g,%.6g,%.6g,%.6g,%.5f,%.2f,%.2f,%.6g,%.6g,%.4f,%.4f,%.4f,%.3f",
+                    k,
+                    backends,
+                    seeds,
+                    points,
+                    predictedCv,
+                    predictedCv32,
+                    simulatedCv,
+                    minCv,
+                    maxCv,
+                    deviation(),
+                    z(),
+                    z32(),
+                    maxShare,
+                    minShare,
+                    collisions,
+                    birthdayEstimate(),
+                    expectedCollisions,
+                    seconds);
         }
     }
 
@@ -96,7 +126,8 @@ public final class Sweep {
      */
     public static List<Integer> logSteps(int from, int to, int perDecade) {
         if (from < 1 || to < from || perDecade < 1) {
-            throw new IllegalArgumentException("need 1 <= from <= to and perDecade >= 1: from=" + from + " to=" + to + " perDecade=" + perDecade);
+            throw new IllegalArgumentException(
+                    "need 1 <= from <= to and perDecade >= 1: from=" + from + " to=" + to + " perDecade=" + perDecade);
         }
         TreeSet<Integer> ks = new TreeSet<>();
         ks.add(from);
@@ -152,9 +183,22 @@ public final class Sweep {
                 minShare = Math.min(minShare, stats.minRatio());
                 dropped += m.dropped();
             }
-            rows.accept(new Row(k, backends, seeds, (long) backends * k, LoadFormula.cv(backends, k), model.cv(),
-                    Math.sqrt(sumCv2 / seeds), minCv, maxCv, maxShare, minShare, (double) dropped / seeds,
-                    CollisionModel.birthdayEstimate((long) backends * k, line), model.expectedCollisions(), (System.nanoTime() - start) / 1e9));
+            rows.accept(new Row(
+                    k,
+                    backends,
+                    seeds,
+                    (long) backends * k,
+                    LoadFormula.cv(backends, k),
+                    model.cv(),
+                    Math.sqrt(sumCv2 / seeds),
+                    minCv,
+                    maxCv,
+                    maxShare,
+                    minShare,
+                    (double) dropped / seeds,
+                    CollisionModel.birthdayEstimate((long) backends * k, line),
+                    model.expectedCollisions(),
+                    (System.nanoTime() - start) / 1e9));
         }
     }
 
@@ -181,27 +225,69 @@ public final class Sweep {
         }
         Row last = rows.getLast();
         if (firstOutside == rows.size()) {
-            lines.add(String.format(Locale.ROOT, "the simulation agrees with the formula at the largest k: %d of %d k within %.0f standard errors, "
-                    + "largest deviation %.1f %%", agreeCount, rows.size(), DEPARTURE_Z, 100 * agreeing));
+            lines.add(String.format(
+                    Locale.ROOT,
+                    "the simulation agrees with the formula at the largest k: %d of %d k within %.0f standard errors, "
+                            + "largest deviation %.1f %%",
+                    agreeCount,
+                    rows.size(),
+                    DEPARTURE_Z,
+                    100 * agreeing));
         } else {
             Row first = rows.get(firstOutside);
-            lines.add(String.format(Locale.ROOT, "the simulation departs from the formula from k = %d on (more than %.0f standard errors at every "
-                    + "larger k): at k = %d %.2f %% simulated vs %.2f %% predicted (%+.1f %%, z = %.1f)",
-                    first.k(), DEPARTURE_Z, first.k(), 100 * first.simulatedCv(), 100 * first.predictedCv(), 100 * first.deviation(), first.z()));
-            lines.add(String.format(Locale.ROOT, "at k = %d: %.2f %% simulated vs %.2f %% predicted (%+.0f %%), %.0f colliding points per ring "
-                    + "(birthday estimate %.0f)", last.k(), 100 * last.simulatedCv(), 100 * last.predictedCv(), 100 * last.deviation(),
-                    last.collisions(), last.birthdayEstimate()));
-            lines.add(String.format(Locale.ROOT, "below k = %d: %d of %d k agree within %.0f standard errors, largest deviation %.1f %%",
-                    first.k(), agreeCount, firstOutside, DEPARTURE_Z, 100 * agreeing));
+            lines.add(String.format(
+                    Locale.ROOT,
+                    "the simulation departs from the formula from k = %d on (more than %.0f standard errors at every "
+                            + "larger k): at k = %d %.2f %% simulated vs %.2f %% predicted (%+.1f %%, z = %.1f)",
+                    first.k(),
+                    DEPARTURE_Z,
+                    first.k(),
+                    100 * first.simulatedCv(),
+                    100 * first.predictedCv(),
+                    100 * first.deviation(),
+                    first.z()));
+            lines.add(String.format(
+                    Locale.ROOT,
+                    "at k = %d: %.2f %% simulated vs %.2f %% predicted (%+.0f %%), %.0f colliding points per ring "
+                            + "(birthday estimate %.0f)",
+                    last.k(),
+                    100 * last.simulatedCv(),
+                    100 * last.predictedCv(),
+                    100 * last.deviation(),
+                    last.collisions(),
+                    last.birthdayEstimate()));
+            lines.add(String.format(
+                    Locale.ROOT,
+                    "below k = %d: %d of %d k agree within %.0f standard errors, largest deviation %.1f %%",
+                    first.k(),
+                    agreeCount,
+                    firstOutside,
+                    DEPARTURE_Z,
+                    100 * agreeing));
         }
-        long modelMisses = rows.stream().filter(r -> Math.abs(r.z32()) > DEPARTURE_Z).count();
-        double modelWorst = rows.stream().mapToDouble(r -> Math.abs(r.simulatedCv() / r.predictedCv32() - 1)).max().orElse(0);
-        lines.add(String.format(Locale.ROOT, "the 32-bit model (predicted_cv_32bit: tie-order bias, dropped points, discrete line) is within "
-                + "%.0f standard errors at %d of %d k, largest deviation %.1f %%", DEPARTURE_Z, rows.size() - modelMisses, rows.size(), 100 * modelWorst));
-        Row best = rows.stream().min((x, y) -> Double.compare(x.simulatedCv(), y.simulatedCv())).orElseThrow();
+        long modelMisses =
+                rows.stream().filter(r -> Math.abs(r.z32()) > DEPARTURE_Z).count();
+        double modelWorst = rows.stream()
+                .mapToDouble(r -> Math.abs(r.simulatedCv() / r.predictedCv32() - 1))
+                .max()
+                .orElse(0);
+        lines.add(String.format(
+                Locale.ROOT,
+                "the 32-bit model (predicted_cv_32bit: tie-order bias, dropped points, discrete line) is within "
+                        + "%.0f standard errors at %d of %d k, largest deviation %.1f %%",
+                DEPARTURE_Z,
+                rows.size() - modelMisses,
+                rows.size(),
+                100 * modelWorst));
+        Row best = rows.stream()
+                .min((x, y) -> Double.compare(x.simulatedCv(), y.simulatedCv()))
+                .orElseThrow();
         if (best != last) {
-            lines.add(String.format(Locale.ROOT, "lowest simulated CV: %.2f %% at k = %d; more points than that make the balance worse",
-                    100 * best.simulatedCv(), best.k()));
+            lines.add(String.format(
+                    Locale.ROOT,
+                    "lowest simulated CV: %.2f %% at k = %d; more points than that make the balance worse",
+                    100 * best.simulatedCv(),
+                    best.k()));
         }
         return lines;
     }

@@ -1,17 +1,16 @@
 package io.ringstore.tools.analysis;
 
-import io.ringstore.internal.PointSorter;
-import org.junit.jupiter.api.Test;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import io.ringstore.internal.PointSorter;
 import java.util.Arrays;
 import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.TreeMap;
-
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
-import static org.junit.jupiter.api.Assertions.assertEquals;
+import org.junit.jupiter.api.Test;
 
 class ArcSharesTest {
     private static final long LINE = 1L << 32;
@@ -76,7 +75,8 @@ class ArcSharesTest {
             // Any split into slices sums to the same.
             int cut = random.nextInt(n + 1);
             long[] sliced = new long[backends];
-            long slicedDropped = ArcShares.accumulate(sorted, n, 0, cut, sliced) + ArcShares.accumulate(sorted, n, cut, n, sliced);
+            long slicedDropped =
+                    ArcShares.accumulate(sorted, n, 0, cut, sliced) + ArcShares.accumulate(sorted, n, cut, n, sliced);
             assertArrayEquals(owned, sliced, what + " cut at " + cut);
             assertEquals(dropped, slicedDropped, what + " cut at " + cut);
         }

@@ -1,12 +1,11 @@
 package io.ringstore.tools.analysis;
 
-import io.ringstore.RingFamily;
-import org.junit.jupiter.api.Test;
-
-import java.util.Arrays;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.ringstore.RingFamily;
+import java.util.Arrays;
+import org.junit.jupiter.api.Test;
 
 class CollisionModelTest {
     @Test
@@ -19,7 +18,8 @@ class CollisionModelTest {
     void onAnEndlessLineItIsTheFormula() {
         for (long[] points : new long[][] {{160, 160, 160}, {1, 2, 3, 4, 5}, {1000, 10, 10}}) {
             CollisionModel.Result r = CollisionModel.ring(points, 1e30);
-            assertEquals(LoadFormula.ringCv(points), r.cv(), 1e-9 * LoadFormula.ringCv(points), Arrays.toString(points));
+            assertEquals(
+                    LoadFormula.ringCv(points), r.cv(), 1e-9 * LoadFormula.ringCv(points), Arrays.toString(points));
             assertEquals(0, r.expectedCollisions(), 1e-6);
         }
     }
@@ -42,10 +42,12 @@ class CollisionModelTest {
 
     @Test
     void tieOrderMakesLateBackendsLoseShare() {
-        // Equal backends: only the tie order differs, so the bias term alone lifts the CV above the formula once collisions matter.
+        // Equal backends: only the tie order differs, so the bias term alone lifts the CV above the formula once
+        // collisions matter.
         CollisionModel.Result r = CollisionModel.equal(2048, 100_000);
         double lambda = 2048.0 * 100_000 / CollisionModel.LINE_32;
-        double bias = Math.sqrt(lambda / 2 / Math.tanh(lambda / 2) - 1); // sd of e^-x over x uniform in [0, λ], over its mean
+        double bias =
+                Math.sqrt(lambda / 2 / Math.tanh(lambda / 2) - 1); // sd of e^-x over x uniform in [0, λ], over its mean
         assertEquals(Math.sqrt(Math.pow(LoadFormula.cv(2048, 100_000), 2) + bias * bias), r.cv(), 0.02 * r.cv());
         assertTrue(r.cv() > 4 * LoadFormula.cv(2048, 100_000), "collisions dominate at 204.8 M points");
     }
@@ -70,14 +72,15 @@ class CollisionModelTest {
             for (int s = 1; s <= seeds; s++) {
                 SimulatedRing ring = SimulatedRing.equal(SimulatedRing.randomAddresses(n, s), RingFamily.PINGORA_V2, k);
                 model = CollisionModel.ring(ring.pointsInTieOrder(), Math.pow(2, bits));
-                RingSimulator.Measurement m = simulator.simulate(ring, bits, "test", x -> { });
+                RingSimulator.Measurement m = simulator.simulate(ring, bits, "test", x -> {});
                 double cv = ShareStats.of(m.owned(), ring.pointCounts()).cv();
                 sum += cv * cv;
                 sumSq += cv * cv * cv * cv;
             }
             double mean = sum / seeds;
             double se = Math.sqrt((sumSq / seeds - mean * mean) / (seeds - 1));
-            String what = "N=" + n + " k=" + k + " bits=" + bits + ": simulated CV " + Math.sqrt(mean) + ", model " + model.cv();
+            String what = "N=" + n + " k=" + k + " bits=" + bits + ": simulated CV " + Math.sqrt(mean) + ", model "
+                    + model.cv();
             assertTrue(Math.abs(mean - model.cv() * model.cv()) < 4 * se, what);
             double formula = LoadFormula.cv(n, k);
             assertTrue(mean - formula * formula > 8 * se, what + ", formula " + formula);

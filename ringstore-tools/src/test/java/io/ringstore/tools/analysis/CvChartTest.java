@@ -1,18 +1,17 @@
 package io.ringstore.tools.analysis;
 
-import org.junit.jupiter.api.Test;
-import org.w3c.dom.Document;
-import org.w3c.dom.Element;
-import org.w3c.dom.NodeList;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import javax.xml.parsers.DocumentBuilderFactory;
 import java.io.ByteArrayInputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import javax.xml.parsers.DocumentBuilderFactory;
+import org.junit.jupiter.api.Test;
+import org.w3c.dom.Document;
+import org.w3c.dom.Element;
+import org.w3c.dom.NodeList;
 
 class CvChartTest {
     private static List<Sweep.Row> rows() {
@@ -20,8 +19,22 @@ class CvChartTest {
         for (int k : new int[] {10, 100, 1000, 10_000}) {
             double p = LoadFormula.cv(500, k);
             long n = 500L * k;
-            rows.add(new Sweep.Row(k, 500, 3, n, p, p, p, p * 0.97, p * 1.03, 1.2, 0.8, k == 10 ? 0 : n * (double) n / 8589934592.0,
-                    CollisionModel.birthdayEstimate(n), 0, 0));
+            rows.add(new Sweep.Row(
+                    k,
+                    500,
+                    3,
+                    n,
+                    p,
+                    p,
+                    p,
+                    p * 0.97,
+                    p * 1.03,
+                    1.2,
+                    0.8,
+                    k == 10 ? 0 : n * (double) n / 8589934592.0,
+                    CollisionModel.birthdayEstimate(n),
+                    0,
+                    0));
         }
         return rows;
     }
@@ -47,8 +60,16 @@ class CvChartTest {
         Element root = doc.getDocumentElement();
         assertEquals("svg", root.getLocalName());
         List<String> texts = texts(doc);
-        for (String expected : List.of("points per backend k (log scale)", "colliding points per ring", "10", "100", "1,000", "10,000",
-                "1 %", "10 %", "N = 500, test")) {
+        for (String expected : List.of(
+                "points per backend k (log scale)",
+                "colliding points per ring",
+                "10",
+                "100",
+                "1,000",
+                "10,000",
+                "1 %",
+                "10 %",
+                "N = 500, test")) {
             assertTrue(texts.contains(expected), "text '" + expected + "' in " + texts);
         }
         assertTrue(texts.stream().anyMatch(t -> t.startsWith("formula")), "legend: formula");
@@ -56,9 +77,16 @@ class CvChartTest {
         assertTrue(texts.stream().anyMatch(t -> t.startsWith("simulated, 3 seeds")), "legend: simulation");
         assertTrue(texts.stream().anyMatch(t -> t.startsWith("birthday estimate")), "legend: birthday");
         assertTrue(texts.stream().anyMatch(t -> t.startsWith("no collision")), "legend: the k = 10 row had none");
-        assertEquals(4 + 1, doc.getElementsByTagNameNS("http://www.w3.org/2000/svg", "circle").getLength(),
+        assertEquals(
+                4 + 1,
+                doc.getElementsByTagNameNS("http://www.w3.org/2000/svg", "circle")
+                        .getLength(),
                 "a marker per simulated row, one in the legend");
-        assertEquals(3, doc.getElementsByTagNameNS("http://www.w3.org/2000/svg", "polyline").getLength(), "formula, model, birthday");
+        assertEquals(
+                3,
+                doc.getElementsByTagNameNS("http://www.w3.org/2000/svg", "polyline")
+                        .getLength(),
+                "formula, model, birthday");
     }
 
     @Test

@@ -1,13 +1,12 @@
 package io.ringstore.tools.analysis;
 
-import org.junit.jupiter.api.Test;
-
-import java.util.Arrays;
-import java.util.SplittableRandom;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.Arrays;
+import java.util.SplittableRandom;
+import org.junit.jupiter.api.Test;
 
 class LoadFormulaTest {
     private static final int[] NS = {1, 2, 3, 10, 100, 2048, 65535};
@@ -36,7 +35,10 @@ class LoadFormulaTest {
             for (long k : new long[] {1, 2, 10, 160, 100_000}) {
                 double sd = Math.sqrt((k + 1.0) / (n * (k * (double) n + 1)) - 1.0 / ((double) n * n));
                 assertEquals(sd, LoadFormula.sd(n, k), 1e-12 * Math.max(1, sd), "SD N=" + n + " k=" + k);
-                assertEquals(sd / LoadFormula.expectedShare(n), LoadFormula.cv(n, k), 1e-6 * Math.max(1e-6, LoadFormula.cv(n, k)),
+                assertEquals(
+                        sd / LoadFormula.expectedShare(n),
+                        LoadFormula.cv(n, k),
+                        1e-6 * Math.max(1e-6, LoadFormula.cv(n, k)),
                         "CV = SD/Exp, N=" + n + " k=" + k);
             }
         }
@@ -106,7 +108,8 @@ class LoadFormulaTest {
             double expected = LoadFormula.expectedShare(points[b], total);
             double cv = LoadFormula.backendCv(points[b], total);
             assertEquals(expected, mean, 4 * cv * expected / Math.sqrt(trials), "mean share of backend " + b);
-            // The variance of a sample variance is about 2 var^2 / trials for near-normal shares; 5 % is > 5 standard errors.
+            // The variance of a sample variance is about 2 var^2 / trials for near-normal shares; 5 % is > 5 standard
+            // errors.
             assertEquals(cv * cv, variance / (mean * mean), 0.05 * cv * cv, "CV² of backend " + b);
         }
     }

@@ -1,26 +1,24 @@
 package io.ringstore.tools.analysis;
 
-import io.ringstore.build.BackendList;
-import io.ringstore.build.RingBuilder;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.ringstore.RingFamily;
 import io.ringstore.Ring;
+import io.ringstore.RingFamily;
 import io.ringstore.RingStore;
 import io.ringstore.RingVersion;
+import io.ringstore.build.BackendList;
+import io.ringstore.build.RingBuilder;
 import io.ringstore.internal.Crc32;
 import io.ringstore.internal.ServerAddress;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
 import java.util.SplittableRandom;
-
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class RingSimulatorTest {
     private static final double LINE = 4294967296.0;
@@ -39,7 +37,11 @@ class RingSimulatorTest {
         StringBuilder file = new StringBuilder("upstream pool {\n");
         for (int i = 0; i < weights.length; i++) {
             weights[i] = 1 + random.nextInt(3);
-            file.append("    server ").append(addresses.get(i).text()).append(" weight=").append(weights[i]).append(";\n");
+            file.append("    server ")
+                    .append(addresses.get(i).text())
+                    .append(" weight=")
+                    .append(weights[i])
+                    .append(";\n");
         }
         BackendList list = BackendList.parse("pool.conf", file.append("}\n").toString());
         RingVersion v2 = RingVersion.v2(2000);
@@ -47,13 +49,15 @@ class RingSimulatorTest {
         RingBuilder.of(list).version(RingVersion.V1).version(v2).build(ringFile);
         try (RingStore store = RingStore.open(ringFile)) {
             for (RingVersion version : List.of(RingVersion.V1, v2)) {
-                int[] points = Arrays.stream(weights).map(w -> w * version.pointMultiple()).toArray();
+                int[] points = Arrays.stream(weights)
+                        .map(w -> w * version.pointMultiple())
+                        .toArray();
                 SimulatedRing sim = SimulatedRing.of(addresses, version.family(), points);
                 Ring ring = store.ring(Set.of(), version);
                 double[] shares = ring.lineShares();
                 for (int threads : new int[] {1, 2}) {
                     RingSimulator simulator = new RingSimulator(threads);
-                    RingSimulator.Measurement m = simulator.simulate(sim, 32, "test", s -> { });
+                    RingSimulator.Measurement m = simulator.simulate(sim, 32, "test", s -> {});
                     String what = version + " on " + threads + " threads";
                     assertEquals(sim.totalPoints(), m.points(), what);
                     assertEquals(ring.pointCount(), m.points() - m.dropped(), what + ": points kept");
@@ -62,8 +66,9 @@ class RingSimulatorTest {
                     }
                 }
                 if (version == v2) {
-                    assertTrue(sim.totalPoints() - ring.pointCount() > 100, "the v2 ring has collisions to resolve: "
-                            + (sim.totalPoints() - ring.pointCount()));
+                    assertTrue(
+                            sim.totalPoints() - ring.pointCount() > 100,
+                            "the v2 ring has collisions to resolve: " + (sim.totalPoints() - ring.pointCount()));
                 }
             }
         }
@@ -93,10 +98,13 @@ class RingSimulatorTest {
             }
         }
         RingSimulator simulator = new RingSimulator(2);
-        RingSimulator.Measurement m = simulator.simulate(SimulatedRing.equal(addresses, RingFamily.PINGORA_V2, k), 32, "test", s -> { });
+        RingSimulator.Measurement m =
+                simulator.simulate(SimulatedRing.equal(addresses, RingFamily.PINGORA_V2, k), 32, "test", s -> {});
         assertEquals(direct, m.dropped());
         double birthday = CollisionModel.birthdayEstimate((long) n * k);
-        assertTrue(Math.abs(direct - birthday) < 5 * Math.sqrt(birthday), "collisions " + direct + " vs birthday estimate " + birthday);
+        assertTrue(
+                Math.abs(direct - birthday) < 5 * Math.sqrt(birthday),
+                "collisions " + direct + " vs birthday estimate " + birthday);
     }
 
     /**
@@ -113,7 +121,7 @@ class RingSimulatorTest {
             double sum = 0;
             for (int s = 1; s <= seeds; s++) {
                 SimulatedRing ring = SimulatedRing.equal(SimulatedRing.randomAddresses(n, s), RingFamily.PINGORA_V2, k);
-                RingSimulator.Measurement m = simulator.simulate(ring, 32, "test", x -> { });
+                RingSimulator.Measurement m = simulator.simulate(ring, 32, "test", x -> {});
                 double cv = ShareStats.of(m.owned(), ring.pointCounts()).cv();
                 sum += cv * cv;
             }
@@ -121,17 +129,29 @@ class RingSimulatorTest {
             double p2 = predicted * predicted;
             double se = p2 * Math.sqrt((2 + 6.0 / k) / (n * seeds));
             double simulated = sum / seeds;
-            assertTrue(Math.abs(simulated - p2) < 4 * se,
-                    "k=" + k + ": simulated CV " + Math.sqrt(simulated) + ", formula " + predicted + ", z " + (simulated - p2) / se);
+            assertTrue(
+                    Math.abs(simulated - p2) < 4 * se,
+                    "k=" + k + ": simulated CV " + Math.sqrt(simulated) + ", formula " + predicted + ", z "
+                            + (simulated - p2) / se);
         }
     }
 
     @Test
     void v1AndV2TieRanks() {
-        List<ServerAddress> a = List.of(ServerAddress.parse("10.0.0.9:80"), ServerAddress.parse("10.0.0.1:80"),
+        List<ServerAddress> a = List.of(
+                ServerAddress.parse("10.0.0.9:80"),
+                ServerAddress.parse("10.0.0.1:80"),
                 ServerAddress.parse("10.0.0.5:80"));
-        assertArrayEquals(new int[] {0, 1, 2}, SimulatedRing.of(a, RingFamily.NGINX, new int[] {1, 1, 1}).ranks(), "v1: listing order");
-        assertArrayEquals(new int[] {2, 0, 1}, SimulatedRing.of(a, RingFamily.PINGORA_V2, new int[] {1, 1, 1}).ranks(), "v2: address order");
-        assertArrayEquals(new long[] {3, 5, 4}, SimulatedRing.of(a, RingFamily.PINGORA_V2, new int[] {4, 3, 5}).pointsInTieOrder());
+        assertArrayEquals(
+                new int[] {0, 1, 2},
+                SimulatedRing.of(a, RingFamily.NGINX, new int[] {1, 1, 1}).ranks(),
+                "v1: listing order");
+        assertArrayEquals(
+                new int[] {2, 0, 1},
+                SimulatedRing.of(a, RingFamily.PINGORA_V2, new int[] {1, 1, 1}).ranks(),
+                "v2: address order");
+        assertArrayEquals(
+                new long[] {3, 5, 4},
+                SimulatedRing.of(a, RingFamily.PINGORA_V2, new int[] {4, 3, 5}).pointsInTieOrder());
     }
 }

@@ -1,13 +1,12 @@
 package io.ringstore.tools.analysis;
 
-import io.ringstore.RingFamily;
-import org.junit.jupiter.api.Test;
-
-import java.util.ArrayList;
-import java.util.List;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.ringstore.RingFamily;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
 
 class SweepTest {
     @Test
@@ -43,9 +42,20 @@ class SweepTest {
             assertEquals(40L * r.k() * 40L * r.k() / 8589934592.0, r.birthdayEstimate(), 1e-12);
             assertEquals(Sweep.Row.CSV_HEADER.split(",").length, r.csv().split(",").length, r.csv());
         }
-        List<String> rings = progress.stream().map(s -> s.substring(0, s.indexOf(':'))).distinct().toList();
-        assertEquals(List.of("ring 1/6 (k=3, seed 1)", "ring 2/6 (k=3, seed 2)", "ring 3/6 (k=30, seed 1)", "ring 4/6 (k=30, seed 2)",
-                "ring 5/6 (k=300, seed 1)", "ring 6/6 (k=300, seed 2)"), rings, "one ring at a time, each announced");
+        List<String> rings = progress.stream()
+                .map(s -> s.substring(0, s.indexOf(':')))
+                .distinct()
+                .toList();
+        assertEquals(
+                List.of(
+                        "ring 1/6 (k=3, seed 1)",
+                        "ring 2/6 (k=3, seed 2)",
+                        "ring 3/6 (k=30, seed 1)",
+                        "ring 4/6 (k=30, seed 2)",
+                        "ring 5/6 (k=300, seed 1)",
+                        "ring 6/6 (k=300, seed 2)"),
+                rings,
+                "one ring at a time, each announced");
     }
 
     @Test
@@ -55,12 +65,15 @@ class SweepTest {
         int seeds = 3;
         for (int k : new int[] {10, 100, 1000, 10_000, 100_000}) {
             double p = LoadFormula.cv(n, k);
-            double off = k >= 10_000 ? p * (k == 10_000 ? 1.2 : 4) : p * 1.001; // far outside the error from k = 10,000 on
+            double off =
+                    k >= 10_000 ? p * (k == 10_000 ? 1.2 : 4) : p * 1.001; // far outside the error from k = 10,000 on
             rows.add(new Sweep.Row(k, n, seeds, (long) n * k, p, off, off, off, off, 1.1, 0.9, 0, 0, 0, 0));
         }
         List<String> lines = Sweep.departure(rows);
         assertTrue(lines.getFirst().contains("from k = 10000 on"), lines::toString);
         assertTrue(lines.get(1).contains("+300 %"), lines::toString);
-        assertTrue(lines.stream().anyMatch(l -> l.contains("5 of 5 k")), "the 32-bit column (equal to the simulation here) is within: " + lines);
+        assertTrue(
+                lines.stream().anyMatch(l -> l.contains("5 of 5 k")),
+                "the 32-bit column (equal to the simulation here) is within: " + lines);
     }
 }

@@ -11,9 +11,18 @@ import java.util.List;
  * @param entries        the ring index, versions in file order then masks 0 .. 2^F-1
  * @param segmentCount   distinct non-empty segments
  */
-public record ParsedRingFile(int formatVersion, int headerLength, long generation, byte[] inputDigest,
-                             List<BackendRecord> backends, List<String> features, List<Version> versions,
-                             long metadataLength, int metadataCrc, List<Entry> entries, int segmentCount) {
+public record ParsedRingFile(
+        int formatVersion,
+        int headerLength,
+        long generation,
+        byte[] inputDigest,
+        List<BackendRecord> backends,
+        List<String> features,
+        List<Version> versions,
+        long metadataLength,
+        int metadataCrc,
+        List<Entry> entries,
+        int segmentCount) {
 
     /**
      * A version as the ring index stores it: the family code and the parameter word.
@@ -32,7 +41,10 @@ public record ParsedRingFile(int formatVersion, int headerLength, long generatio
         // every command that opens a file.
         @Override
         public boolean equals(Object o) {
-            return o instanceof Version v && family == v.family && parameter == v.parameter && parameter2 == v.parameter2;
+            return o instanceof Version v
+                    && family == v.family
+                    && parameter == v.parameter
+                    && parameter2 == v.parameter2;
         }
 
         @Override
@@ -45,7 +57,8 @@ public record ParsedRingFile(int formatVersion, int headerLength, long generatio
      * One ring index entry; an empty ring has offset, length and CRC 0. {@code pointCount} is the
      * segment's; {@code ringPoints} the ring's own (equal for {@code STORAGE_POINTS}).
      */
-    public record Entry(int mask, Version version, long offset, long length, int pointCount, int crc, int storage, int ringPoints) {
+    public record Entry(
+            int mask, Version version, long offset, long length, int pointCount, int crc, int storage, int ringPoints) {
         /** A ring stored as its own points (formats 1 and 2). */
         public Entry(int mask, Version version, long offset, long length, int pointCount, int crc) {
             this(mask, version, offset, length, pointCount, crc, RingFileDescriptor.STORAGE_POINTS, pointCount);
@@ -95,7 +108,9 @@ public record ParsedRingFile(int formatVersion, int headerLength, long generatio
          * word unless the family says}
          */
         default long pointBound(Version v, long totalWeight, int backends) {
-            return v.parameter() == 0 ? 0 : totalWeight > Long.MAX_VALUE / v.parameter() ? Long.MAX_VALUE : totalWeight * v.parameter();
+            return v.parameter() == 0
+                    ? 0
+                    : totalWeight > Long.MAX_VALUE / v.parameter() ? Long.MAX_VALUE : totalWeight * v.parameter();
         }
     }
 }

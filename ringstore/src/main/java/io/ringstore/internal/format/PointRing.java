@@ -1,13 +1,13 @@
 package io.ringstore.internal.format;
 
-import java.lang.foreign.MemorySegment;
-
 import static io.ringstore.internal.format.RingFileDescriptor.POINT_BACKEND_OFFSET;
 import static io.ringstore.internal.format.RingFileDescriptor.POINT_HASH_OFFSET;
 import static io.ringstore.internal.format.RingFileDescriptor.POINT_LENGTH;
 import static io.ringstore.internal.format.RingFileDescriptor.U16;
 import static io.ringstore.internal.format.RingFileDescriptor.U32;
 import static io.ringstore.internal.format.RingFileDescriptor.U64;
+
+import java.lang.foreign.MemorySegment;
 
 /**
  * One ring's walk over its points by <em>cursor</em>: a cursor is where a point lies in the segment the
@@ -35,6 +35,7 @@ public final class PointRing {
         final MemorySegment featureBits;
         /** Words in a block of {@link #featureBits}: the file's features. */
         final int featureCount;
+
         private PointSearch.Index index;
         /** Searches answered before the index was built (racy: an estimate is enough). */
         private int searchesWithoutIndex;
@@ -59,7 +60,8 @@ public final class PointRing {
          * @param featureBits  the points' feature bits (FORMAT.md, "Feature bits"), null for a segment without
          * @param featureCount the file's features: u64 words in a block of feature bits
          */
-        public Points(MemorySegment segment, int count, MemorySegment low, MemorySegment featureBits, int featureCount) {
+        public Points(
+                MemorySegment segment, int count, MemorySegment low, MemorySegment featureBits, int featureCount) {
             this.segment = segment;
             this.count = count;
             this.low = low;
@@ -115,6 +117,7 @@ public final class PointRing {
     private final MemorySegment points;
     /** A 64-bit ring's low words; null for a 32-bit ring. */
     private final MemorySegment low;
+
     private final int storedCount;
     private final int backendCount;
     /** A view's members as a bitmap by backend index; null when every stored point's backend is a member. */
@@ -154,7 +157,8 @@ public final class PointRing {
                 featureWords[k++] = (long) f * RingFileDescriptor.FEATURE_BITS_WORD_LENGTH;
             }
         }
-        this.blocks = (int) ((storedCount + (long) RingFileDescriptor.FEATURE_BITS_BLOCK_POINTS - 1) / RingFileDescriptor.FEATURE_BITS_BLOCK_POINTS);
+        this.blocks = (int) ((storedCount + (long) RingFileDescriptor.FEATURE_BITS_BLOCK_POINTS - 1)
+                / RingFileDescriptor.FEATURE_BITS_BLOCK_POINTS);
     }
 
     /**

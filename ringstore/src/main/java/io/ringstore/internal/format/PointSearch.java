@@ -1,10 +1,10 @@
 package io.ringstore.internal.format;
 
-import java.lang.foreign.MemorySegment;
-
 import static io.ringstore.internal.format.RingFileDescriptor.POINT_HASH_OFFSET;
 import static io.ringstore.internal.format.RingFileDescriptor.POINT_LENGTH;
 import static io.ringstore.internal.format.RingFileDescriptor.U32;
+
+import java.lang.foreign.MemorySegment;
 
 /**
  * Finds the point a hash lands on in a sorted 6-byte segment, waiting for about one cache miss.
@@ -42,8 +42,7 @@ public final class PointSearch {
      */
     public static final int SEARCHES_BEFORE_INDEX = 1024;
 
-    private PointSearch() {
-    }
+    private PointSearch() {}
 
     /** First positions of S equal slices of the hash line. Immutable, so racy publication is safe. */
     public static final class Index {
@@ -75,7 +74,9 @@ public final class PointSearch {
             long first = Math.ceilDiv((long) k << 32, slices);
             long guess = Math.min(start + perSlice, n - 1);
             // Either way the new start is in [start, n]: on unsorted (corrupt) points the slices still nest.
-            start = hashAt(points, guess) < first ? gallopUp(points, first, guess, n) : gallopDown(points, first, start, guess);
+            start = hashAt(points, guess) < first
+                    ? gallopUp(points, first, guess, n)
+                    : gallopDown(points, first, start, guess);
             starts[k] = (int) start;
         }
         starts[slices] = n;
@@ -90,7 +91,8 @@ public final class PointSearch {
         // key · S < 2^32 · 2^31: the slice in the high 32 bits, the key's place inside it in the low.
         long scaled = Integer.toUnsignedLong(hash) * index.slices;
         int k = (int) (scaled >>> 32);
-        long p = searchSlice(points, Integer.toUnsignedLong(hash), index.starts[k], index.starts[k + 1], scaled & 0xFFFF_FFFFL);
+        long p = searchSlice(
+                points, Integer.toUnsignedLong(hash), index.starts[k], index.starts[k + 1], scaled & 0xFFFF_FFFFL);
         return p == n ? 0 : (int) p;
     }
 
@@ -123,8 +125,11 @@ public final class PointSearch {
         long p1 = Math.max(guess - STEP, lo);
         long p3 = Math.min(guess + STEP, hi - 1);
         long p4 = Math.min(guess + 2 * STEP, hi - 1);
-        int below = below(points, p0, key) + below(points, p1, key) + below(points, guess, key)
-                + below(points, p3, key) + below(points, p4, key);
+        int below = below(points, p0, key)
+                + below(points, p1, key)
+                + below(points, guess, key)
+                + below(points, p3, key)
+                + below(points, p4, key);
         // Sorted, the reads below the key come first, so the answer is after the last of them and at
         // or before the next. Unsorted, each range is still inside [lo, hi], and the gallops' premises
         // (hash(p0) ≥ key, hash(p4) < key) still hold.

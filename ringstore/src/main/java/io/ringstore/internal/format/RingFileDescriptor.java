@@ -75,8 +75,7 @@ import java.nio.ByteOrder;
  * </pre>
  */
 public final class RingFileDescriptor {
-    private RingFileDescriptor() {
-    }
+    private RingFileDescriptor() {}
 
     public static final ValueLayout.OfInt U32 = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
     public static final ValueLayout.OfShort U16 = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
@@ -109,6 +108,7 @@ public final class RingFileDescriptor {
      * the entry's ringPoints word; a version-3 reader must refuse the file by its version.
      */
     public static final int FORMAT_VERSION_WIDE = 4;
+
     public static final int MIN_SUPPORTED_VERSION = 1;
     public static final int MAX_SUPPORTED_VERSION = 4;
     /** Bytes of a point's low word in a 64-bit ring (after all of the segment's 6-byte points). */
@@ -130,6 +130,7 @@ public final class RingFileDescriptor {
     public static final int INPUT_DIGEST_OFFSET = FILE_LENGTH_OFFSET + FILE_LENGTH_LENGTH;
     /** SHA-256. */
     public static final int INPUT_DIGEST_LENGTH = 32;
+
     public static final int BACKEND_COUNT_OFFSET = INPUT_DIGEST_OFFSET + INPUT_DIGEST_LENGTH;
     public static final int BACKEND_COUNT_LENGTH = U32_LENGTH;
     public static final int FEATURE_COUNT_OFFSET = BACKEND_COUNT_OFFSET + BACKEND_COUNT_LENGTH;
@@ -189,6 +190,7 @@ public final class RingFileDescriptor {
     public static final int HEALTH_MAX_FAILS_LENGTH = U32_LENGTH;
     /** Seconds, as nginx's {@code fail_timeout} (a whole number of seconds). */
     public static final int HEALTH_FAIL_TIMEOUT_OFFSET = HEALTH_MAX_FAILS_OFFSET + HEALTH_MAX_FAILS_LENGTH;
+
     public static final int HEALTH_FAIL_TIMEOUT_LENGTH = U32_LENGTH;
     public static final int HEALTH_MAX_CONNS_OFFSET = HEALTH_FAIL_TIMEOUT_OFFSET + HEALTH_FAIL_TIMEOUT_LENGTH;
     public static final int HEALTH_MAX_CONNS_LENGTH = U32_LENGTH;
@@ -211,9 +213,11 @@ public final class RingFileDescriptor {
     public static final int ENTRY_ALGORITHM_LENGTH = U8_LENGTH;
     /** How the ring is stored ({@code STORAGE_*}); from format version 3, reserved (0) before. */
     public static final int ENTRY_STORAGE_OFFSET = ENTRY_ALGORITHM_OFFSET + ENTRY_ALGORITHM_LENGTH;
+
     public static final int ENTRY_STORAGE_LENGTH = U8_LENGTH;
     /** A u16, 0. */
     public static final int ENTRY_RESERVED1_OFFSET = ENTRY_STORAGE_OFFSET + ENTRY_STORAGE_LENGTH;
+
     public static final int ENTRY_RESERVED1_LENGTH = U16_LENGTH;
     public static final int ENTRY_POINT_MULTIPLE_OFFSET = ENTRY_RESERVED1_OFFSET + ENTRY_RESERVED1_LENGTH;
     public static final int ENTRY_POINT_MULTIPLE_LENGTH = U32_LENGTH;
@@ -225,6 +229,7 @@ public final class RingFileDescriptor {
     public static final int ENTRY_SEGMENT_LENGTH_LENGTH = U64_LENGTH;
     /** CRC-32C of the segment's bytes. */
     public static final int ENTRY_SEGMENT_CRC_OFFSET = ENTRY_SEGMENT_LENGTH_OFFSET + ENTRY_SEGMENT_LENGTH_LENGTH;
+
     public static final int ENTRY_SEGMENT_CRC_LENGTH = U32_LENGTH;
     /**
      * The ring's own point count (its distinct hashes) when that differs from the segment's: for
@@ -232,6 +237,7 @@ public final class RingFileDescriptor {
      * (reserved, 0, before format version 3).
      */
     public static final int ENTRY_RING_POINTS_OFFSET = ENTRY_SEGMENT_CRC_OFFSET + ENTRY_SEGMENT_CRC_LENGTH;
+
     public static final int ENTRY_RING_POINTS_LENGTH = U32_LENGTH;
     /** 40. */
     public static final int ENTRY_LENGTH = ENTRY_RING_POINTS_OFFSET + ENTRY_RING_POINTS_LENGTH;
@@ -268,7 +274,10 @@ public final class RingFileDescriptor {
 
     /** {@return the bytes of the feature bits after {@code points} points of a file of {@code features} features} */
     public static long featureBitsLength(long points, int features) {
-        return (points + FEATURE_BITS_BLOCK_POINTS - 1) / FEATURE_BITS_BLOCK_POINTS * FEATURE_BITS_WORD_LENGTH * features;
+        return (points + FEATURE_BITS_BLOCK_POINTS - 1)
+                / FEATURE_BITS_BLOCK_POINTS
+                * FEATURE_BITS_WORD_LENGTH
+                * features;
     }
 
     /** {@return whether a ring of {@code storage} keeps the points of equal hashes (storage 1 and 3): what views read} */
@@ -315,6 +324,7 @@ public final class RingFileDescriptor {
      * that many small feature rings do not pay up to a page of padding each.
      */
     public static final long PAGE_ALIGN_THRESHOLD = 1024 * 1024;
+
     public static final long PAGE_ALIGNMENT = 4096;
     public static final long LINE_ALIGNMENT = 64;
 

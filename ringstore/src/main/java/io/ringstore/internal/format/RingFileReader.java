@@ -1,10 +1,11 @@
 package io.ringstore.internal.format;
 
+import static io.ringstore.internal.format.RingFileDescriptor.*;
+
 import io.ringstore.internal.FeatureMasks;
 import io.ringstore.internal.ServerAddress;
 import io.ringstore.internal.ServerParameters;
 import io.ringstore.internal.TextLines;
-
 import java.lang.foreign.MemorySegment;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -17,8 +18,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.regex.Pattern;
 import java.util.zip.CRC32C;
-
-import static io.ringstore.internal.format.RingFileDescriptor.*;
 
 /**
  * Reads and validates a ring file's metadata (header, tables, ring index, metadata CRC) in
@@ -45,7 +44,8 @@ public final class RingFileReader {
      * Parses the mapped file {@code f} (at least {@link RingFileDescriptor#HEADER_LENGTH} bytes);
      * {@code path} names it in errors; {@code families} judges the ring index's family codes and parameters.
      */
-    public static ParsedRingFile read(Path path, MemorySegment f, ParsedRingFile.Families families) throws RingFormatException {
+    public static ParsedRingFile read(Path path, MemorySegment f, ParsedRingFile.Families families)
+            throws RingFormatException {
         return new RingFileReader(path, f, families).parse();
     }
 
@@ -98,7 +98,10 @@ public final class RingFileReader {
     private long u64(long at, String what) throws RingFormatException {
         long v = f.get(U64, at);
         if (v < 0 || v > size) {
-            throw bad(at, what + " " + Long.toUnsignedString(v) + " is beyond the file's " + size + " bytes (corrupt header?)");
+            throw bad(
+                    at,
+                    what + " " + Long.toUnsignedString(v) + " is beyond the file's " + size
+                            + " bytes (corrupt header?)");
         }
         return v;
     }
@@ -112,19 +115,26 @@ public final class RingFileReader {
     private ParsedRingFile parse() throws RingFormatException {
         byte[] magic = f.asSlice(MAGIC_OFFSET, MAGIC_LENGTH).toArray(U8);
         if (!Arrays.equals(magic, MAGIC)) {
-            throw bad(MAGIC_OFFSET, "bad magic: expected \"RINGSTOR\", found \"" + TextLines.printable(magic) + "\" (not a ring file?)");
+            throw bad(
+                    MAGIC_OFFSET,
+                    "bad magic: expected \"RINGSTOR\", found \"" + TextLines.printable(magic)
+                            + "\" (not a ring file?)");
         }
         int version = u16(FORMAT_VERSION_OFFSET);
         if (version < MIN_SUPPORTED_VERSION || version > MAX_SUPPORTED_VERSION) {
-            throw bad(FORMAT_VERSION_OFFSET, "unsupported format version " + version + " (this reader supports "
-                    + MIN_SUPPORTED_VERSION + " to " + MAX_SUPPORTED_VERSION + ")");
+            throw bad(
+                    FORMAT_VERSION_OFFSET,
+                    "unsupported format version " + version + " (this reader supports " + MIN_SUPPORTED_VERSION + " to "
+                            + MAX_SUPPORTED_VERSION + ")");
         }
         expect(FLAGS_OFFSET, u16(FLAGS_OFFSET), 0, "flags (none are defined in format versions 1 to 3)");
         expect(HEADER_LENGTH_OFFSET, u32(HEADER_LENGTH_OFFSET), HEADER_LENGTH, "header length");
         long fileLength = f.get(U64, FILE_LENGTH_OFFSET);
         if (fileLength != size) {
-            throw bad(FILE_LENGTH_OFFSET, "header says the file is " + Long.toUnsignedString(fileLength) + " bytes, it is "
-                    + size + (size < fileLength ? " (truncated?)" : " (extended or overwritten?)"));
+            throw bad(
+                    FILE_LENGTH_OFFSET,
+                    "header says the file is " + Long.toUnsignedString(fileLength) + " bytes, it is " + size
+                            + (size < fileLength ? " (truncated?)" : " (extended or overwritten?)"));
         }
         long generation = f.get(U64, GENERATION_OFFSET);
         byte[] digest = f.asSlice(INPUT_DIGEST_OFFSET, INPUT_DIGEST_LENGTH).toArray(U8);
@@ -144,45 +154,80 @@ public final class RingFileReader {
         expect(RING_COUNT_OFFSET, ringCount, (long) versionCount << featureCount, "ring count (versions × 2^features)");
         long segmentCount = u32(SEGMENT_COUNT_OFFSET);
         if (segmentCount > ringCount) {
-            throw bad(SEGMENT_COUNT_OFFSET, "segment count " + segmentCount + " is more than the ring count " + ringCount);
+            throw bad(
+                    SEGMENT_COUNT_OFFSET,
+                    "segment count " + segmentCount + " is more than the ring count " + ringCount);
         }
         long backendsAt = u64(BACKEND_TABLE_OFFSET_OFFSET, "backend table offset");
         expect(BACKEND_TABLE_OFFSET_OFFSET, backendsAt, HEADER_LENGTH, "backend table offset");
         long backendsLength = u64(BACKEND_TABLE_LENGTH_OFFSET, "backend table length");
         long featuresAt = u64(FEATURE_TABLE_OFFSET_OFFSET, "feature table offset");
-        expect(FEATURE_TABLE_OFFSET_OFFSET, featuresAt, backendsAt + backendsLength, "feature table offset (end of backend table)");
+        expect(
+                FEATURE_TABLE_OFFSET_OFFSET,
+                featuresAt,
+                backendsAt + backendsLength,
+                "feature table offset (end of backend table)");
         long featuresLength = u64(FEATURE_TABLE_LENGTH_OFFSET, "feature table length");
         long indexAt = u64(RING_INDEX_OFFSET_OFFSET, "ring index offset");
-        expect(RING_INDEX_OFFSET_OFFSET, indexAt, featuresAt + featuresLength, "ring index offset (end of feature table)");
+        expect(
+                RING_INDEX_OFFSET_OFFSET,
+                indexAt,
+                featuresAt + featuresLength,
+                "ring index offset (end of feature table)");
         long indexLength = u64(RING_INDEX_LENGTH_OFFSET, "ring index length");
-        expect(RING_INDEX_LENGTH_OFFSET, indexLength, ringCount * ENTRY_LENGTH, "ring index length (ring count × " + ENTRY_LENGTH + ")");
+        expect(
+                RING_INDEX_LENGTH_OFFSET,
+                indexLength,
+                ringCount * ENTRY_LENGTH,
+                "ring index length (ring count × " + ENTRY_LENGTH + ")");
         long metadataEnd = indexAt + indexLength;
         if (metadataEnd + METADATA_CRC_LENGTH > size) {
-            throw bad(Math.min(metadataEnd, size), "metadata ends at " + (metadataEnd + METADATA_CRC_LENGTH) + ", past the file's end at " + size + " (truncated?)");
+            throw bad(
+                    Math.min(metadataEnd, size),
+                    "metadata ends at " + (metadataEnd + METADATA_CRC_LENGTH) + ", past the file's end at " + size
+                            + " (truncated?)");
         }
         int crc = crc32c(f.asSlice(0, metadataEnd));
         int storedCrc = f.get(U32, metadataEnd);
         if (crc != storedCrc) {
-            throw bad(metadataEnd, "metadata checksum mismatch: stored CRC-32C " + hex(storedCrc) + ", computed "
-                    + hex(crc) + " over bytes 0-" + metadataEnd + " (corrupted header or tables?)");
+            throw bad(
+                    metadataEnd,
+                    "metadata checksum mismatch: stored CRC-32C " + hex(storedCrc) + ", computed " + hex(crc)
+                            + " over bytes 0-" + metadataEnd + " (corrupted header or tables?)");
         }
         List<String> features = parseFeatures(featuresAt, featuresLength, featureCount);
         List<BackendRecord> backends = parseBackends(backendsAt, backendsLength, (int) backendCount, features, version);
         long segmentsStart = metadataEnd + METADATA_CRC_LENGTH;
         List<ParsedRingFile.Version> versions = new ArrayList<>();
-        List<ParsedRingFile.Entry> entries = parseIndex(indexAt, (int) ringCount, featureCount, segmentsStart, segmentCount, versions, version);
+        List<ParsedRingFile.Entry> entries =
+                parseIndex(indexAt, (int) ringCount, featureCount, segmentsStart, segmentCount, versions, version);
         checkPointTotals(backends, featureCount, indexAt, entries);
-        return new ParsedRingFile(version, HEADER_LENGTH, generation, digest, List.copyOf(backends), features,
-                List.copyOf(versions), metadataEnd, storedCrc, entries, (int) segmentCount);
+        return new ParsedRingFile(
+                version,
+                HEADER_LENGTH,
+                generation,
+                digest,
+                List.copyOf(backends),
+                features,
+                List.copyOf(versions),
+                metadataEnd,
+                storedCrc,
+                entries,
+                (int) segmentCount);
     }
 
-    private List<BackendRecord> parseBackends(long at, long length, int count, List<String> features, int formatVersion) throws RingFormatException {
+    private List<BackendRecord> parseBackends(long at, long length, int count, List<String> features, int formatVersion)
+            throws RingFormatException {
         int featureCount = features.size();
         if (length < (long) count * BACKEND_FIXED_LENGTH) {
-            throw bad(BACKEND_TABLE_LENGTH_OFFSET, "backend table of " + length + " bytes cannot hold " + count + " backends");
+            throw bad(
+                    BACKEND_TABLE_LENGTH_OFFSET,
+                    "backend table of " + length + " bytes cannot hold " + count + " backends");
         }
         if (length > Integer.MAX_VALUE - 16) {
-            throw bad(BACKEND_TABLE_LENGTH_OFFSET, "backend table of " + length + " bytes is over the 2 GiB this reader reads (corrupt header?)");
+            throw bad(
+                    BACKEND_TABLE_LENGTH_OFFSET,
+                    "backend table of " + length + " bytes is over the 2 GiB this reader reads (corrupt header?)");
         }
         // The table read from one heap copy: plain array reads cost little from the first call on, where a
         // mapped segment's reads go through var handles that a fresh JVM interprets (2,048 backends: ~5 reads each).
@@ -197,46 +242,67 @@ public final class RingFileReader {
             }
             long weight = t.u32(p + BACKEND_WEIGHT_OFFSET);
             if (weight < 1 || weight > MAX_WEIGHT) {
-                throw bad(p + BACKEND_WEIGHT_OFFSET, "backend " + i + " weight " + weight + " is outside 1-" + MAX_WEIGHT);
+                throw bad(
+                        p + BACKEND_WEIGHT_OFFSET,
+                        "backend " + i + " weight " + weight + " is outside 1-" + MAX_WEIGHT);
             }
             int field = (int) t.u32(p + BACKEND_FEATURES_OFFSET);
             int flags = formatVersion >= FORMAT_VERSION_BACKEND_FLAGS ? field & ~BACKEND_FEATURE_BITS : 0;
             if ((flags & ~BACKEND_FLAGS_KNOWN) != 0) {
-                throw bad(p + BACKEND_FEATURES_OFFSET, "backend " + i + " flags " + hex(flags) + " have bits no format version "
-                        + formatVersion + " flag uses (only down, " + hex(BACKEND_FLAG_DOWN) + ", named, " + hex(BACKEND_FLAG_NAMED)
-                        + ", and health, " + hex(BACKEND_FLAG_HEALTH) + ", are defined)");
+                throw bad(
+                        p + BACKEND_FEATURES_OFFSET,
+                        "backend " + i + " flags " + hex(flags) + " have bits no format version "
+                                + formatVersion + " flag uses (only down, " + hex(BACKEND_FLAG_DOWN) + ", named, "
+                                + hex(BACKEND_FLAG_NAMED)
+                                + ", and health, " + hex(BACKEND_FLAG_HEALTH) + ", are defined)");
             }
             int mask = field & ~flags;
             if ((mask >>> featureCount) != 0) {
-                throw bad(p + BACKEND_FEATURES_OFFSET, "backend " + i + " feature mask " + hex(mask) + " names features beyond the " + featureCount + " declared");
+                throw bad(
+                        p + BACKEND_FEATURES_OFFSET,
+                        "backend " + i + " feature mask " + hex(mask) + " names features beyond the " + featureCount
+                                + " declared");
             }
             int len = t.u16(p + BACKEND_ADDRESS_LENGTH_OFFSET);
             if (len == 0 || p + BACKEND_FIXED_LENGTH + len > end) {
-                throw bad(p + BACKEND_ADDRESS_LENGTH_OFFSET, "backend " + i + " address length " + len + " is 0 or runs past the backend table");
+                throw bad(
+                        p + BACKEND_ADDRESS_LENGTH_OFFSET,
+                        "backend " + i + " address length " + len + " is 0 or runs past the backend table");
             }
             ServerParameters parameters = ServerParameters.DEFAULTS.withDown((flags & BACKEND_FLAG_DOWN) != 0);
             long recordLength = BACKEND_FIXED_LENGTH + len;
             if ((flags & BACKEND_FLAG_HEALTH) != 0) {
                 long h = p + recordLength;
                 if (h + BACKEND_HEALTH_LENGTH > end) {
-                    throw bad(h, "backend " + i + " is flagged health but its " + BACKEND_HEALTH_LENGTH + " health bytes run past the backend table at " + end);
+                    throw bad(
+                            h,
+                            "backend " + i + " is flagged health but its " + BACKEND_HEALTH_LENGTH
+                                    + " health bytes run past the backend table at " + end);
                 }
-                parameters = new ServerParameters(parameters.down(), (int) health(t, h + HEALTH_MAX_FAILS_OFFSET, i, "max_fails"),
-                        health(t, h + HEALTH_FAIL_TIMEOUT_OFFSET, i, "fail_timeout"), (int) health(t, h + HEALTH_MAX_CONNS_OFFSET, i, "max_conns"));
+                parameters = new ServerParameters(
+                        parameters.down(),
+                        (int) health(t, h + HEALTH_MAX_FAILS_OFFSET, i, "max_fails"),
+                        health(t, h + HEALTH_FAIL_TIMEOUT_OFFSET, i, "fail_timeout"),
+                        (int) health(t, h + HEALTH_MAX_CONNS_OFFSET, i, "max_conns"));
                 recordLength += BACKEND_HEALTH_LENGTH;
             }
-            String text = new String(t.bytes, (int) (p - at) + BACKEND_ADDRESS_OFFSET, len, StandardCharsets.ISO_8859_1);
+            String text =
+                    new String(t.bytes, (int) (p - at) + BACKEND_ADDRESS_OFFSET, len, StandardCharsets.ISO_8859_1);
             String name = null;
             if ((flags & BACKEND_FLAG_NAMED) != 0) {
                 int zero = text.indexOf('\0');
                 name = zero < 0 ? "" : text.substring(zero + 1);
                 if (zero < 0 || name.isEmpty() || !name.chars().allMatch(c -> c > 0x20 && c < 0x7f)) {
-                    throw bad(p + BACKEND_ADDRESS_OFFSET, "backend " + i + " is flagged named but its address field holds no zero byte"
-                            + " followed by 1 or more printable ASCII characters");
+                    throw bad(
+                            p + BACKEND_ADDRESS_OFFSET,
+                            "backend " + i + " is flagged named but its address field holds no zero byte"
+                                    + " followed by 1 or more printable ASCII characters");
                 }
                 text = text.substring(0, zero);
             }
-            ServerAddress address = name == null ? ServerAddress.parseIpv4(text, t.bytes, (int) (p - at) + BACKEND_ADDRESS_OFFSET, len) : null;
+            ServerAddress address = name == null
+                    ? ServerAddress.parseIpv4(text, t.bytes, (int) (p - at) + BACKEND_ADDRESS_OFFSET, len)
+                    : null;
             if (address == null) {
                 try {
                     address = ServerAddress.parse(text);
@@ -269,7 +335,10 @@ public final class RingFileReader {
     private record Table(byte[] bytes, long at) {
         long u32(long offset) {
             int i = (int) (offset - at);
-            return (bytes[i] & 0xFFL) | (bytes[i + 1] & 0xFFL) << 8 | (bytes[i + 2] & 0xFFL) << 16 | (bytes[i + 3] & 0xFFL) << 24;
+            return (bytes[i] & 0xFFL)
+                    | (bytes[i + 1] & 0xFFL) << 8
+                    | (bytes[i + 2] & 0xFFL) << 16
+                    | (bytes[i + 3] & 0xFFL) << 24;
         }
 
         int u16(long offset) {
@@ -292,7 +361,10 @@ public final class RingFileReader {
             }
             String name = new String(f.asSlice(p + FEATURE_NAME_OFFSET, len).toArray(U8), StandardCharsets.ISO_8859_1);
             if (!FEATURE_NAME.matcher(name).matches() || names.contains(name)) {
-                throw bad(p + FEATURE_NAME_OFFSET, "feature " + i + " name '" + TextLines.printable(name.getBytes(StandardCharsets.ISO_8859_1)) + "' is invalid or repeated");
+                throw bad(
+                        p + FEATURE_NAME_OFFSET,
+                        "feature " + i + " name '" + TextLines.printable(name.getBytes(StandardCharsets.ISO_8859_1))
+                                + "' is invalid or repeated");
             }
             names.add(name);
             p += FEATURE_FIXED_LENGTH + len;
@@ -303,18 +375,31 @@ public final class RingFileReader {
         return List.copyOf(names);
     }
 
-    private List<ParsedRingFile.Entry> parseIndex(long at, int ringCount, int featureCount, long segmentsStart, long segmentCount,
-                                                  List<ParsedRingFile.Version> versions, int formatVersion) throws RingFormatException {
+    private List<ParsedRingFile.Entry> parseIndex(
+            long at,
+            int ringCount,
+            int featureCount,
+            long segmentsStart,
+            long segmentCount,
+            List<ParsedRingFile.Version> versions,
+            int formatVersion)
+            throws RingFormatException {
         List<ParsedRingFile.Entry> entries = new ArrayList<>(ringCount);
         int masks = 1 << featureCount;
         Map<Long, ParsedRingFile.Entry> byOffset = new HashMap<>();
         for (int i = 0; i < ringCount; i++) {
             long e = at + (long) i * ENTRY_LENGTH;
             int mask = f.get(U32, e + ENTRY_FEATURE_MASK_OFFSET);
-            expect(e + ENTRY_FEATURE_MASK_OFFSET, mask, i % masks, "ring " + i + " feature mask (entries are in mask order)");
+            expect(
+                    e + ENTRY_FEATURE_MASK_OFFSET,
+                    mask,
+                    i % masks,
+                    "ring " + i + " feature mask (entries are in mask order)");
             int code = Byte.toUnsignedInt(f.get(U8, e + ENTRY_ALGORITHM_OFFSET));
             if (!families.known(code)) {
-                throw bad(e + ENTRY_ALGORITHM_OFFSET, "ring " + i + " algorithm " + code + " is unknown (expected " + families.codes() + ")");
+                throw bad(
+                        e + ENTRY_ALGORITHM_OFFSET,
+                        "ring " + i + " algorithm " + code + " is unknown (expected " + families.codes() + ")");
             }
             int storage = Byte.toUnsignedInt(f.get(U8, e + ENTRY_STORAGE_OFFSET));
             long ringPoints = u32(e + ENTRY_RING_POINTS_OFFSET);
@@ -324,8 +409,10 @@ public final class RingFileReader {
                 }
             } else {
                 if (storage > MAX_STORAGE) {
-                    throw bad(e + ENTRY_STORAGE_OFFSET, "ring " + i + " storage " + storage
-                            + " is unknown (expected 0 = points, 1 = points with ties, 2 = view, 3 = points with ties and feature bits)");
+                    throw bad(
+                            e + ENTRY_STORAGE_OFFSET,
+                            "ring " + i + " storage " + storage
+                                    + " is unknown (expected 0 = points, 1 = points with ties, 2 = view, 3 = points with ties and feature bits)");
                 }
                 if (f.get(U16, e + ENTRY_RESERVED1_OFFSET) != 0) {
                     throw bad(e + ENTRY_RESERVED1_OFFSET, "ring " + i + " reserved bytes are not zero");
@@ -333,21 +420,29 @@ public final class RingFileReader {
             }
             boolean wide = families.wide(code);
             if (storage != STORAGE_POINTS && !wide && !families.viewable(code)) {
-                throw bad(e + ENTRY_STORAGE_OFFSET, "ring " + i + " storage " + storage + ": algorithm " + code
-                        + " rings are stored as their points (0), as a backend's points there depend on the other members or ties on the hash");
+                throw bad(
+                        e + ENTRY_STORAGE_OFFSET,
+                        "ring " + i + " storage " + storage + ": algorithm " + code
+                                + " rings are stored as their points (0), as a backend's points there depend on the other members or ties on the hash");
             }
             int parameter2 = 0;
             if (wide || families.parameterCount(code) == 2) {
                 if (formatVersion < FORMAT_VERSION_WIDE) {
-                    throw bad(e + ENTRY_ALGORITHM_OFFSET, "ring " + i + " algorithm " + code + " needs format version " + FORMAT_VERSION_WIDE
-                            + " (64-bit points), the file is version " + formatVersion);
+                    throw bad(
+                            e + ENTRY_ALGORITHM_OFFSET,
+                            "ring " + i + " algorithm " + code + " needs format version " + FORMAT_VERSION_WIDE
+                                    + " (64-bit points), the file is version " + formatVersion);
                 }
                 if (storage != STORAGE_POINTS) {
-                    throw bad(e + ENTRY_STORAGE_OFFSET, "ring " + i + " storage " + storage + ": a 64-bit ring is stored as its points (0)");
+                    throw bad(
+                            e + ENTRY_STORAGE_OFFSET,
+                            "ring " + i + " storage " + storage + ": a 64-bit ring is stored as its points (0)");
                 }
                 if (families.parameterCount(code) == 2) {
                     if (ringPoints > Integer.MAX_VALUE) {
-                        throw bad(e + ENTRY_RING_POINTS_OFFSET, "ring " + i + " second parameter " + ringPoints + " is more than " + Integer.MAX_VALUE);
+                        throw bad(
+                                e + ENTRY_RING_POINTS_OFFSET,
+                                "ring " + i + " second parameter " + ringPoints + " is more than " + Integer.MAX_VALUE);
                     }
                     parameter2 = (int) ringPoints;
                     ringPoints = 0;
@@ -355,9 +450,12 @@ public final class RingFileReader {
             }
             long multiple = u32(e + ENTRY_POINT_MULTIPLE_OFFSET);
             if (multiple > Integer.MAX_VALUE) {
-                throw bad(e + ENTRY_POINT_MULTIPLE_OFFSET, "ring " + i + " point multiple " + multiple + " is more than " + Integer.MAX_VALUE);
+                throw bad(
+                        e + ENTRY_POINT_MULTIPLE_OFFSET,
+                        "ring " + i + " point multiple " + multiple + " is more than " + Integer.MAX_VALUE);
             }
-            String problem = families.parameterCount(code) == 2 ? families.parameterProblem(code, (int) multiple, parameter2)
+            String problem = families.parameterCount(code) == 2
+                    ? families.parameterProblem(code, (int) multiple, parameter2)
                     : families.parameterProblem(code, (int) multiple);
             if (problem != null) {
                 throw bad(e + ENTRY_POINT_MULTIPLE_OFFSET, "ring " + i + ": " + problem);
@@ -370,15 +468,19 @@ public final class RingFileReader {
                 }
                 versions.add(version);
             } else if (!versions.get(v).equals(version)) {
-                throw bad(e + ENTRY_ALGORITHM_OFFSET, "ring " + i + " is " + families.name(version) + " but its version block is "
-                        + families.name(versions.get(v)));
+                throw bad(
+                        e + ENTRY_ALGORITHM_OFFSET,
+                        "ring " + i + " is " + families.name(version) + " but its version block is "
+                                + families.name(versions.get(v)));
             }
             long points = u32(e + ENTRY_POINT_COUNT_OFFSET);
             long offset = f.get(U64, e + ENTRY_SEGMENT_OFFSET_OFFSET);
             long length = f.get(U64, e + ENTRY_SEGMENT_LENGTH_OFFSET);
             int crc = f.get(U32, e + ENTRY_SEGMENT_CRC_OFFSET);
             if (points > MAX_POINTS_PER_RING) {
-                throw bad(e + ENTRY_POINT_COUNT_OFFSET, "ring " + i + " point count " + points + " is more than " + MAX_POINTS_PER_RING);
+                throw bad(
+                        e + ENTRY_POINT_COUNT_OFFSET,
+                        "ring " + i + " point count " + points + " is more than " + MAX_POINTS_PER_RING);
             }
             int stride = wide ? POINT_LENGTH + LOW_WORD_LENGTH : POINT_LENGTH;
             // A view's segment is its version's mask-0 ring's, whose length is checked here and which the
@@ -386,43 +488,78 @@ public final class RingFileReader {
             if (storage == STORAGE_VIEW) {
                 // checked against its base
             } else if (storage == STORAGE_POINTS_WITH_FEATURE_BITS) {
-                expect(e + ENTRY_SEGMENT_LENGTH_OFFSET, length, points * stride + featureBitsLength(points, featureCount),
-                        "ring " + i + " segment length (points × " + stride + " + ⌈points / 64⌉ × 8 × " + featureCount + " features)");
+                expect(
+                        e + ENTRY_SEGMENT_LENGTH_OFFSET,
+                        length,
+                        points * stride + featureBitsLength(points, featureCount),
+                        "ring " + i + " segment length (points × " + stride + " + ⌈points / 64⌉ × 8 × " + featureCount
+                                + " features)");
             } else {
-                expect(e + ENTRY_SEGMENT_LENGTH_OFFSET, length, points * stride, "ring " + i + " segment length (points × " + stride + ")");
+                expect(
+                        e + ENTRY_SEGMENT_LENGTH_OFFSET,
+                        length,
+                        points * stride,
+                        "ring " + i + " segment length (points × " + stride + ")");
             }
             if (storage == STORAGE_POINTS) {
-                expect(e + ENTRY_RING_POINTS_OFFSET, ringPoints, 0, "ring " + i + " ring point count of a ring stored as its points");
+                expect(
+                        e + ENTRY_RING_POINTS_OFFSET,
+                        ringPoints,
+                        0,
+                        "ring " + i + " ring point count of a ring stored as its points");
                 ringPoints = points;
             } else if (ringPoints < 1 || ringPoints > points) {
-                throw bad(e + ENTRY_RING_POINTS_OFFSET, "ring " + i + " ring point count " + ringPoints + " is outside 1-" + points
-                        + " (the points of the segment it " + (storage == STORAGE_VIEW ? "views" : "is stored in") + ")");
+                throw bad(
+                        e + ENTRY_RING_POINTS_OFFSET,
+                        "ring " + i + " ring point count " + ringPoints + " is outside 1-" + points
+                                + " (the points of the segment it "
+                                + (storage == STORAGE_VIEW ? "views" : "is stored in") + ")");
             }
             if (storage == STORAGE_VIEW) {
                 ParsedRingFile.Entry base = i % masks == 0 ? null : entries.get(i - i % masks);
-                if (base == null || !keepsTies(base.storage()) || base.offset() != offset || base.length() != length
-                        || base.pointCount() != points || base.crc() != crc) {
-                    throw bad(e + ENTRY_STORAGE_OFFSET, "ring " + i + " is a view but " + (base == null ? "is its version's mask-0 ring, which views read"
-                            : "does not name its version's mask-0 ring stored with ties (offset " + base.offset() + "), which views read"));
+                if (base == null
+                        || !keepsTies(base.storage())
+                        || base.offset() != offset
+                        || base.length() != length
+                        || base.pointCount() != points
+                        || base.crc() != crc) {
+                    throw bad(
+                            e + ENTRY_STORAGE_OFFSET,
+                            "ring " + i + " is a view but "
+                                    + (base == null
+                                            ? "is its version's mask-0 ring, which views read"
+                                            : "does not name its version's mask-0 ring stored with ties (offset "
+                                                    + base.offset() + "), which views read"));
                 }
             }
             if (points == 0) {
                 expect(e + ENTRY_SEGMENT_OFFSET_OFFSET, offset, 0, "ring " + i + " segment offset of an empty ring");
-                expect(e + ENTRY_SEGMENT_CRC_OFFSET, Integer.toUnsignedLong(crc), 0, "ring " + i + " segment checksum of an empty ring");
+                expect(
+                        e + ENTRY_SEGMENT_CRC_OFFSET,
+                        Integer.toUnsignedLong(crc),
+                        0,
+                        "ring " + i + " segment checksum of an empty ring");
             } else if (offset < segmentsStart || offset > size || length > size - offset) {
-                throw bad(e + ENTRY_SEGMENT_OFFSET_OFFSET, "ring " + i + " segment [" + offset + ", +" + length
-                        + ") is outside the segment area [" + segmentsStart + ", " + size + ") (truncated or corrupt index?)");
+                throw bad(
+                        e + ENTRY_SEGMENT_OFFSET_OFFSET,
+                        "ring " + i + " segment [" + offset + ", +" + length + ") is outside the segment area ["
+                                + segmentsStart + ", " + size + ") (truncated or corrupt index?)");
             }
-            ParsedRingFile.Entry entry = new ParsedRingFile.Entry(mask, version, offset, length, (int) points, crc, storage, (int) ringPoints);
+            ParsedRingFile.Entry entry = new ParsedRingFile.Entry(
+                    mask, version, offset, length, (int) points, crc, storage, (int) ringPoints);
             if (points > 0) {
                 ParsedRingFile.Entry same = byOffset.putIfAbsent(offset, entry);
                 if (same != null && (same.length() != length || same.crc() != crc)) {
-                    throw bad(e + ENTRY_SEGMENT_OFFSET_OFFSET, "ring " + i + " shares offset " + offset
-                            + " with another ring but not its length and checksum");
+                    throw bad(
+                            e + ENTRY_SEGMENT_OFFSET_OFFSET,
+                            "ring " + i + " shares offset " + offset
+                                    + " with another ring but not its length and checksum");
                 }
                 if (same != null && storage != STORAGE_VIEW && same.storage() != storage) {
-                    throw bad(e + ENTRY_STORAGE_OFFSET, "ring " + i + " shares the segment at " + offset + " with a ring stored as "
-                            + storageName(same.storage()) + " but is stored as " + storageName(storage));
+                    throw bad(
+                            e + ENTRY_STORAGE_OFFSET,
+                            "ring " + i + " shares the segment at " + offset + " with a ring stored as "
+                                    + storageName(same.storage()) + " but is stored as " + storageName(storage));
                 }
             }
             entries.add(entry);
@@ -436,17 +573,27 @@ public final class RingFileReader {
         for (int s = 1; s < starts.length; s++) {
             ParsedRingFile.Entry prev = byOffset.get(starts[s - 1]);
             if (prev.offset() + prev.length() > starts[s]) {
-                throw bad(at, "segments at " + prev.offset() + " (+" + prev.length() + ") and " + starts[s] + " overlap");
+                throw bad(
+                        at, "segments at " + prev.offset() + " (+" + prev.length() + ") and " + starts[s] + " overlap");
             }
         }
         // Bytes past the last segment would be read by no one: refused, so that a file has one length.
-        long end = starts.length == 0 ? segmentsStart : starts[starts.length - 1] + byOffset.get(starts[starts.length - 1]).length();
+        long end = starts.length == 0
+                ? segmentsStart
+                : starts[starts.length - 1]
+                        + byOffset.get(starts[starts.length - 1]).length();
         if (end != size) {
-            throw bad(end, (size - end) + " bytes after the " + (starts.length == 0 ? "metadata checksum" : "last segment")
-                    + ", which ends at " + end + " (the file must end there)");
+            throw bad(
+                    end,
+                    (size - end) + " bytes after the " + (starts.length == 0 ? "metadata checksum" : "last segment")
+                            + ", which ends at " + end + " (the file must end there)");
         }
         // The distinct non-empty segments are the offsets just checked for overlap.
-        expect(SEGMENT_COUNT_OFFSET, byOffset.size(), segmentCount, "segment count (distinct non-empty segments in the index)");
+        expect(
+                SEGMENT_COUNT_OFFSET,
+                byOffset.size(),
+                segmentCount,
+                "segment count (distinct non-empty segments in the index)");
         return List.copyOf(entries);
     }
 
@@ -458,7 +605,8 @@ public final class RingFileReader {
      * this a file could open whose expected shares overflow a long, or whose rings no backend can be a
      * member of. O(backends + 2^F × F): the weight of every mask's members by one pass over subsets.
      */
-    private void checkPointTotals(List<BackendRecord> backends, int featureCount, long indexAt, List<ParsedRingFile.Entry> entries)
+    private void checkPointTotals(
+            List<BackendRecord> backends, int featureCount, long indexAt, List<ParsedRingFile.Entry> entries)
             throws RingFormatException {
         int masks = 1 << featureCount;
         long[] memberWeight = new long[masks]; // at most 65535 × 2^31: no overflow
@@ -469,17 +617,26 @@ public final class RingFileReader {
         for (int i = 0; i < entries.size(); i++) {
             ParsedRingFile.Entry e = entries.get(i);
             long at = indexAt + (long) i * ENTRY_LENGTH;
-            if (e.mask() == 0 && families.pointBound(e.version(), memberWeight[0], backends.size()) > MAX_POINTS_PER_RING) {
-                throw bad(at + ENTRY_POINT_MULTIPLE_OFFSET, "ring " + i + " (" + families.name(e.version()) + "): the backends' weights total "
-                        + memberWeight[0] + (families.parameterCount(e.version().family()) == 1 && !families.wide(e.version().family())
-                        && families.pointBound(e.version(), 1, 1) == e.version().parameter() ? ", × " + e.version().parameter() + " points each" : ", and its points")
-                        + " is more than a ring can hold (" + MAX_POINTS_PER_RING + ")");
+            if (e.mask() == 0
+                    && families.pointBound(e.version(), memberWeight[0], backends.size()) > MAX_POINTS_PER_RING) {
+                throw bad(
+                        at + ENTRY_POINT_MULTIPLE_OFFSET,
+                        "ring " + i + " (" + families.name(e.version()) + "): the backends' weights total "
+                                + memberWeight[0]
+                                + (families.parameterCount(e.version().family()) == 1
+                                                && !families.wide(e.version().family())
+                                                && families.pointBound(e.version(), 1, 1)
+                                                        == e.version().parameter()
+                                        ? ", × " + e.version().parameter() + " points each"
+                                        : ", and its points")
+                                + " is more than a ring can hold (" + MAX_POINTS_PER_RING + ")");
             }
             if (e.pointCount() > 0 && memberWeight[e.mask()] == 0) {
-                throw bad(at + ENTRY_POINT_COUNT_OFFSET, "ring " + i + " has " + e.pointCount() + " points but no backend has all its features "
-                        + "(mask " + hex(e.mask()) + ")");
+                throw bad(
+                        at + ENTRY_POINT_COUNT_OFFSET,
+                        "ring " + i + " has " + e.pointCount() + " points but no backend has all its features "
+                                + "(mask " + hex(e.mask()) + ")");
             }
         }
     }
-
 }

@@ -1,25 +1,24 @@
 package io.ringstore.internal.format;
 
-import io.ringstore.internal.FeatureMasks;
+import static io.ringstore.internal.format.RingFileDescriptor.ENTRY_LENGTH;
+import static io.ringstore.internal.format.RingFileDescriptor.ENTRY_POINT_MULTIPLE_OFFSET;
+import static io.ringstore.internal.format.RingFileDescriptor.ENTRY_RING_POINTS_OFFSET;
+import static io.ringstore.internal.format.RingFileDescriptor.ENTRY_SEGMENT_OFFSET_OFFSET;
+import static io.ringstore.internal.format.RingFileDescriptor.FEATURE_BITS_BLOCK_POINTS;
+import static io.ringstore.internal.format.RingFileDescriptor.FEATURE_BITS_WORD_LENGTH;
+import static io.ringstore.internal.format.RingFileDescriptor.POINT_BACKEND_OFFSET;
+import static io.ringstore.internal.format.RingFileDescriptor.POINT_LENGTH;
+import static io.ringstore.internal.format.RingFileDescriptor.STORAGE_VIEW;
+import static io.ringstore.internal.format.RingFileDescriptor.keepsTies;
+import static io.ringstore.internal.format.RingFileReader.hex;
 
+import io.ringstore.internal.FeatureMasks;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
-
-import static io.ringstore.internal.format.RingFileDescriptor.ENTRY_LENGTH;
-import static io.ringstore.internal.format.RingFileDescriptor.ENTRY_POINT_MULTIPLE_OFFSET;
-import static io.ringstore.internal.format.RingFileDescriptor.ENTRY_RING_POINTS_OFFSET;
-import static io.ringstore.internal.format.RingFileDescriptor.ENTRY_SEGMENT_OFFSET_OFFSET;
-import static io.ringstore.internal.format.RingFileDescriptor.POINT_BACKEND_OFFSET;
-import static io.ringstore.internal.format.RingFileDescriptor.POINT_LENGTH;
-import static io.ringstore.internal.format.RingFileDescriptor.FEATURE_BITS_BLOCK_POINTS;
-import static io.ringstore.internal.format.RingFileDescriptor.FEATURE_BITS_WORD_LENGTH;
-import static io.ringstore.internal.format.RingFileDescriptor.keepsTies;
-import static io.ringstore.internal.format.RingFileDescriptor.STORAGE_VIEW;
-import static io.ringstore.internal.format.RingFileReader.hex;
 
 /**
  * The full check of an open ring file's segments (Lucene's {@code checkIntegrity} to the reader's
@@ -124,8 +123,16 @@ public final class RingFileVerifier {
      * @param segmentOffset    each distinct segment's offset
      * @param segmentCrc       each distinct segment's CRC-32C from the ring index
      */
-    public RingFileVerifier(Path path, long metadataLength, int featureCount, int[] backendMasks, String[] backendAddresses,
-                            Versions versions, List<? extends StoredRing> rings, long[] segmentOffset, int[] segmentCrc) {
+    public RingFileVerifier(
+            Path path,
+            long metadataLength,
+            int featureCount,
+            int[] backendMasks,
+            String[] backendAddresses,
+            Versions versions,
+            List<? extends StoredRing> rings,
+            long[] segmentOffset,
+            int[] segmentCrc) {
         this.path = path;
         this.metadataLength = metadataLength;
         this.featureCount = featureCount;
@@ -155,17 +162,26 @@ public final class RingFileVerifier {
             if (s < 0 || checks[s] != null) {
                 continue;
             }
-            checks[s] = segmentCheck.check(r.points(), r.lowWords(), r.featureMask(), keepsTies(r.storage()) ? versions.tieRanks(r.version()) : null);
-            int crc = r.featureBits() == null ? checks[s].crc32c() : SegmentCheck.crc32cFollowedBy(checks[s].crc32c(), r.featureBits());
+            checks[s] = segmentCheck.check(
+                    r.points(),
+                    r.lowWords(),
+                    r.featureMask(),
+                    keepsTies(r.storage()) ? versions.tieRanks(r.version()) : null);
+            int crc = r.featureBits() == null
+                    ? checks[s].crc32c()
+                    : SegmentCheck.crc32cFollowedBy(checks[s].crc32c(), r.featureBits());
             if (crc != segmentCrc[s]) {
-                throw new RingFormatException(path, segmentOffset[s], "segment checksum mismatch: expected CRC-32C "
-                        + hex(segmentCrc[s]) + " (ring index), computed " + hex(crc) + " (corrupted points?)");
+                throw new RingFormatException(
+                        path,
+                        segmentOffset[s],
+                        "segment checksum mismatch: expected CRC-32C " + hex(segmentCrc[s]) + " (ring index), computed "
+                                + hex(crc) + " (corrupted points?)");
             }
         }
         long[] members = memberCounts();
         int[] commonFeatures = new int[segmentCount];
         int[] distinctBackends = new int[segmentCount];
-        int[] seen = new int[backendMasks.length];          // the distinct backends of the segment just scanned
+        int[] seen = new int[backendMasks.length]; // the distinct backends of the segment just scanned
         StoredRing[] firstRing = new StoredRing[segmentCount];
         List<List<StoredRing>> views = new ArrayList<>(Collections.nCopies(segmentCount, null));
         long checked = 0;
@@ -183,8 +199,11 @@ public final class RingFileVerifier {
                     firstRing[s] = r;
                     checked += r.storedCount();
                 } else if (r.version() != firstRing[s].version()) {
-                    throw new RingFormatException(path, indexEntry(r) + ENTRY_SEGMENT_OFFSET_OFFSET, "ring " + r.name() + " shares the segment at "
-                            + segmentOffset[s] + " with ring " + firstRing[s].name() + " of another version (corrupt ring index?)");
+                    throw new RingFormatException(
+                            path,
+                            indexEntry(r) + ENTRY_SEGMENT_OFFSET_OFFSET,
+                            "ring " + r.name() + " shares the segment at " + segmentOffset[s] + " with ring "
+                                    + firstRing[s].name() + " of another version (corrupt ring index?)");
                 } else if (r.storage() == STORAGE_VIEW) {
                     // Its members are backends of the segment it views, which holds every point of each.
                     if (views.get(s) == null) {
@@ -245,9 +264,13 @@ public final class RingFileVerifier {
             StoredRing r = views.get(v);
             long count = single[r.featureMask()] + shared[v];
             if (count != r.pointCount()) {
-                throw new RingFormatException(path, indexEntry(r) + ENTRY_RING_POINTS_OFFSET, "ring " + r.name() + ": its members have points at "
-                        + count + " distinct hashes of the segment at " + segmentOffset[r.segment()] + ", the ring index says "
-                        + r.pointCount() + " (corrupt ring index?)");
+                throw new RingFormatException(
+                        path,
+                        indexEntry(r) + ENTRY_RING_POINTS_OFFSET,
+                        "ring " + r.name() + ": its members have points at "
+                                + count + " distinct hashes of the segment at " + segmentOffset[r.segment()]
+                                + ", the ring index says "
+                                + r.pointCount() + " (corrupt ring index?)");
             }
         }
     }
@@ -271,9 +294,13 @@ public final class RingFileVerifier {
                 long at = ((long) block * featureCount + f) * FEATURE_BITS_WORD_LENGTH;
                 long found = bits.get(RingFileDescriptor.U64, at);
                 if (found != expected) {
-                    throw new RingFormatException(path, bitsOffset + at, "ring " + r.name() + ": feature bits of points " + first + "-" + (end - 1)
-                            + " for feature " + f + " are 0x" + Long.toHexString(found) + ", their backends' features give 0x"
-                            + Long.toHexString(expected) + " (corrupted feature bits?)");
+                    throw new RingFormatException(
+                            path,
+                            bitsOffset + at,
+                            "ring " + r.name() + ": feature bits of points " + first + "-" + (end - 1)
+                                    + " for feature " + f + " are 0x" + Long.toHexString(found)
+                                    + ", their backends' features give 0x"
+                                    + Long.toHexString(expected) + " (corrupted feature bits?)");
                 }
             }
         }
@@ -294,7 +321,8 @@ public final class RingFileVerifier {
      * else counts its distinct backends into {@code distinctBackends[s]}, lists them in {@code seen}
      * and returns the AND of their backends' masks.
      */
-    private int scan(StoredRing r, long segmentOffset, int s, SegmentCheck.Result check, int[] distinctBackends, int[] seen)
+    private int scan(
+            StoredRing r, long segmentOffset, int s, SegmentCheck.Result check, int[] distinctBackends, int[] seen)
             throws RingFormatException {
         boolean withTies = keepsTies(r.storage());
         if (check.failure() != null) {
@@ -302,20 +330,38 @@ public final class RingFileVerifier {
             int i = f.point();
             long at = segmentOffset + (long) i * POINT_LENGTH;
             throw switch (f.kind()) {
-                case ORDER -> new RingFormatException(path, at, "ring " + r.name() + ": point " + i + " hash " + Integer.toUnsignedString(f.hash())
-                        + " is not greater than the previous " + Integer.toUnsignedString(f.previousHash()) + " (points must be strictly increasing"
-                        + (withTies ? ", or equal with backends in tie order)" : ")"));
-                case TIE_ORDER -> new RingFormatException(path, at + POINT_BACKEND_OFFSET, "ring " + r.name() + ": point " + i + " repeats hash "
-                        + Integer.toUnsignedString(f.hash()) + " with backend " + f.backend() + ", which is not after backend " + f.previousBackend()
-                        + " in " + versions.name(r.version()) + " tie order (equal hashes must be stored in tie order, each backend once)");
-                case NO_BACKEND -> new RingFormatException(path, at + POINT_BACKEND_OFFSET, "ring " + r.name() + ": point " + i + " names backend "
-                        + f.backend() + " but the file has " + backendMasks.length);
+                case ORDER ->
+                    new RingFormatException(
+                            path,
+                            at,
+                            "ring " + r.name() + ": point " + i + " hash " + Integer.toUnsignedString(f.hash())
+                                    + " is not greater than the previous " + Integer.toUnsignedString(f.previousHash())
+                                    + " (points must be strictly increasing"
+                                    + (withTies ? ", or equal with backends in tie order)" : ")"));
+                case TIE_ORDER ->
+                    new RingFormatException(
+                            path,
+                            at + POINT_BACKEND_OFFSET,
+                            "ring " + r.name() + ": point " + i + " repeats hash "
+                                    + Integer.toUnsignedString(f.hash()) + " with backend " + f.backend()
+                                    + ", which is not after backend " + f.previousBackend()
+                                    + " in " + versions.name(r.version())
+                                    + " tie order (equal hashes must be stored in tie order, each backend once)");
+                case NO_BACKEND ->
+                    new RingFormatException(
+                            path,
+                            at + POINT_BACKEND_OFFSET,
+                            "ring " + r.name() + ": point " + i + " names backend " + f.backend() + " but the file has "
+                                    + backendMasks.length);
                 case LACKS_FEATURES -> lacksFeatures(r, segmentOffset, i, f.backend());
             };
         }
         if (withTies && check.distinctHashes() != r.pointCount()) {
-            throw new RingFormatException(path, indexEntry(r) + ENTRY_RING_POINTS_OFFSET, "ring " + r.name() + ": its segment at " + segmentOffset
-                    + " has " + check.distinctHashes() + " distinct hashes, the ring index says " + r.pointCount() + " (corrupt ring index?)");
+            throw new RingFormatException(
+                    path,
+                    indexEntry(r) + ENTRY_RING_POINTS_OFFSET,
+                    "ring " + r.name() + ": its segment at " + segmentOffset + " has " + check.distinctHashes()
+                            + " distinct hashes, the ring index says " + r.pointCount() + " (corrupt ring index?)");
         }
         distinctBackends[s] = check.backends().length;
         System.arraycopy(check.backends(), 0, seen, 0, distinctBackends[s]);
@@ -328,7 +374,8 @@ public final class RingFileVerifier {
      * another version (two ring index entries swapped), which no other check sees; one binary search
      * a backend.
      */
-    private void requireChainsStartInRing(StoredRing r, int[] seen, int count, long[] given) throws RingFormatException {
+    private void requireChainsStartInRing(StoredRing r, int[] seen, int count, long[] given)
+            throws RingFormatException {
         for (int k = 0; k < count; k++) {
             int b = seen[k]; // a member: the scan refused a point of any other backend
             if (given[b] == 0) {
@@ -336,9 +383,13 @@ public final class RingFileVerifier {
             }
             int first = versions.pointHashes(r.version(), b, 1)[0];
             if (!r.hasStoredHash(first)) {
-                throw new RingFormatException(path, indexEntry(r) + ENTRY_SEGMENT_OFFSET_OFFSET, "ring " + r.name() + ": backend " + b
-                        + " (" + backendAddresses[b] + ") has points but not its first " + versions.name(r.version()) + " point, hash "
-                        + Integer.toUnsignedString(first) + " (are the segment's points of another version?)");
+                throw new RingFormatException(
+                        path,
+                        indexEntry(r) + ENTRY_SEGMENT_OFFSET_OFFSET,
+                        "ring " + r.name() + ": backend " + b
+                                + " (" + backendAddresses[b] + ") has points but not its first "
+                                + versions.name(r.version()) + " point, hash "
+                                + Integer.toUnsignedString(first) + " (are the segment's points of another version?)");
             }
         }
     }
@@ -366,9 +417,14 @@ public final class RingFileVerifier {
         for (int b = 0; b < held.length; b++) {
             if (held[b] > given[b]) {
                 requireChainsInRing(r, batch, held, given);
-                throw new RingFormatException(path, indexEntry(r) + ENTRY_POINT_MULTIPLE_OFFSET, "ring " + r.name() + ": backend " + b + " ("
-                        + backendAddresses[b] + ") has " + held[b] + " points in the segment at " + segmentOffset[r.segment()]
-                        + ", more than the " + given[b] + " " + versions.name(r.version()) + " gives it (pointMultiple changed, or the points of another version?)");
+                throw new RingFormatException(
+                        path,
+                        indexEntry(r) + ENTRY_POINT_MULTIPLE_OFFSET,
+                        "ring " + r.name() + ": backend " + b + " ("
+                                + backendAddresses[b] + ") has " + held[b] + " points in the segment at "
+                                + segmentOffset[r.segment()]
+                                + ", more than the " + given[b] + " " + versions.name(r.version())
+                                + " gives it (pointMultiple changed, or the points of another version?)");
             }
             if (held[b] > 0 && held[b] < given[b]) {
                 // Bounded by the ring (a forged weight can make given[] anything): a chain of more than
@@ -392,6 +448,7 @@ public final class RingFileVerifier {
     private static final class ChainBatch {
         /** The least batch: 1 Mi hashes (4 MiB). */
         static final int MIN_MAX = 1 << 20;
+
         final int max;
         int[] hashes = new int[1024];
         int count;
@@ -404,7 +461,8 @@ public final class RingFileVerifier {
 
         void add(int b, int[] chain) {
             if (count + chain.length > hashes.length) {
-                hashes = Arrays.copyOf(hashes, (int) Math.min(Integer.MAX_VALUE - 8, Math.max(2L * hashes.length, (long) count + chain.length)));
+                hashes = Arrays.copyOf(hashes, (int)
+                        Math.min(Integer.MAX_VALUE - 8, Math.max(2L * hashes.length, (long) count + chain.length)));
             }
             System.arraycopy(chain, 0, hashes, count, chain.length);
             count += chain.length;
@@ -416,7 +474,8 @@ public final class RingFileVerifier {
     }
 
     /** Every hash of the batch's chains is a stored hash of {@code r}; else the first missing one of the first backend, as a search per hash finds it. */
-    private void requireChainsInRing(StoredRing r, ChainBatch batch, long[] held, long[] given) throws RingFormatException {
+    private void requireChainsInRing(StoredRing r, ChainBatch batch, long[] held, long[] given)
+            throws RingFormatException {
         if (batch.count == 0) {
             return;
         }
@@ -428,10 +487,15 @@ public final class RingFileVerifier {
                     int[] chain = versions.pointHashes(r.version(), b, (int) Math.min(given[b], r.pointCount() + 1L));
                     for (int k = 0; k < chain.length; k++) {
                         if (!r.hasStoredHash(chain[k])) {
-                            throw new RingFormatException(path, indexEntry(r) + ENTRY_POINT_MULTIPLE_OFFSET, "ring " + r.name() + ": backend " + b
-                                    + " (" + backendAddresses[b] + ") has " + held[b] + " points in the segment at " + segmentOffset[r.segment()]
-                                    + ", " + version + " gives it " + given[b] + ", and its point " + k + " hash " + Integer.toUnsignedString(chain[k])
-                                    + " is not in the ring (pointMultiple changed, or the points of another version?)");
+                            throw new RingFormatException(
+                                    path,
+                                    indexEntry(r) + ENTRY_POINT_MULTIPLE_OFFSET,
+                                    "ring " + r.name() + ": backend " + b
+                                            + " (" + backendAddresses[b] + ") has " + held[b]
+                                            + " points in the segment at " + segmentOffset[r.segment()]
+                                            + ", " + version + " gives it " + given[b] + ", and its point " + k
+                                            + " hash " + Integer.toUnsignedString(chain[k])
+                                            + " is not in the ring (pointMultiple changed, or the points of another version?)");
                         }
                     }
                 }
@@ -487,10 +551,15 @@ public final class RingFileVerifier {
             if (present[b] || (backendMasks[b] & need) != need || lostEveryPoint(r, b)) {
                 continue;
             }
-            throw new RingFormatException(path, indexEntry(r) + ENTRY_SEGMENT_OFFSET_OFFSET, "ring " + r.name() + ": backend " + b
-                    + " (" + backendAddresses[b] + ") is a member but " + (r.pointCount() == 0 ? "the ring has no points"
-                    : "has no point in the ring's segment at " + segmentOffset[r.segment()])
-                    + " (does the ring index point at another ring's segment?)");
+            throw new RingFormatException(
+                    path,
+                    indexEntry(r) + ENTRY_SEGMENT_OFFSET_OFFSET,
+                    "ring " + r.name() + ": backend " + b
+                            + " (" + backendAddresses[b] + ") is a member but "
+                            + (r.pointCount() == 0
+                                    ? "the ring has no points"
+                                    : "has no point in the ring's segment at " + segmentOffset[r.segment()])
+                            + " (does the ring index point at another ring's segment?)");
         }
     }
 
@@ -525,7 +594,10 @@ public final class RingFileVerifier {
     }
 
     private RingFormatException lacksFeatures(StoredRing r, long segmentOffset, int point, int backend) {
-        return new RingFormatException(path, segmentOffset + (long) point * POINT_LENGTH + POINT_BACKEND_OFFSET, "ring " + r.name()
-                + ": point " + point + " names backend " + backend + " (" + backendAddresses[backend] + ") which lacks the ring's features");
+        return new RingFormatException(
+                path,
+                segmentOffset + (long) point * POINT_LENGTH + POINT_BACKEND_OFFSET,
+                "ring " + r.name() + ": point " + point + " names backend " + backend + " (" + backendAddresses[backend]
+                        + ") which lacks the ring's features");
     }
 }

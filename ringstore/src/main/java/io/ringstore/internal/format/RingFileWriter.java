@@ -1,9 +1,10 @@
 package io.ringstore.internal.format;
 
+import static io.ringstore.internal.format.RingFileDescriptor.*;
+
 import io.ringstore.internal.PointGenerator;
 import io.ringstore.internal.PointSorter;
 import io.ringstore.internal.ServerParameters;
-
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
@@ -14,8 +15,6 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.List;
 import java.util.zip.CRC32C;
-
-import static io.ringstore.internal.format.RingFileDescriptor.*;
 
 /**
  * Writes a ring file into a channel: first the segments ({@link #writeSegment}, appended at aligned
@@ -32,13 +31,15 @@ public final class RingFileWriter {
      *
      * @param collisions the points the ring does not keep because another backend holds their hash
      */
-    public record Segment(long offset, long length, long pointCount, int crc, long collisions, int storage, long ringPoints) {
+    public record Segment(
+            long offset, long length, long pointCount, int crc, long collisions, int storage, long ringPoints) {
         public static final Segment NONE = new Segment(0, 0, 0, 0, 0, STORAGE_POINTS, 0);
 
         /** A view of this segment (stored with ties) holding {@code ringPoints} of its points, {@code collisions} dropped. */
         public Segment view(long ringPoints, long collisions) {
             if (!keepsTies(storage) || ringPoints < 1 || ringPoints > pointCount) {
-                throw new IllegalArgumentException("a view of " + ringPoints + " points needs a segment with ties of at least as many: " + this);
+                throw new IllegalArgumentException(
+                        "a view of " + ringPoints + " points needs a segment with ties of at least as many: " + this);
             }
             return new Segment(offset, length, pointCount, crc, collisions, STORAGE_VIEW, ringPoints);
         }
@@ -66,9 +67,11 @@ public final class RingFileWriter {
     private final int featureCount;
     /** Each backend's feature bits (bits 0 .. featureCount-1 of its mask), for the feature bits of a segment. */
     private final int[] backendFeatures;
+
     private final int ringCount;
     /** The lowest version that holds the content: 2 only when a backend has a flag, 3 once a ring is not plain points. */
     private int formatVersion;
+
     private final byte[] metadata;
     private final MemorySegment meta;
     private final long backendTableLength;
@@ -94,20 +97,33 @@ public final class RingFileWriter {
         this.backendCount = backends.size();
         this.featureCount = features.size();
         this.ringCount = versions.size() << featureCount;
-        this.backendFeatures = backends.stream().mapToInt(BackendRecord::featureMask).toArray();
-        this.formatVersion = backends.stream().anyMatch(b -> flags(b) != 0) ? FORMAT_VERSION_BACKEND_FLAGS : FORMAT_VERSION;
+        this.backendFeatures =
+                backends.stream().mapToInt(BackendRecord::featureMask).toArray();
+        this.formatVersion =
+                backends.stream().anyMatch(b -> flags(b) != 0) ? FORMAT_VERSION_BACKEND_FLAGS : FORMAT_VERSION;
 
-        List<byte[]> addresses = backends.stream().map(b -> (b.address().text() + (b.name() == null ? "" : "\0" + b.name())).getBytes(StandardCharsets.US_ASCII)).toList();
-        List<byte[]> names = features.stream().map(n -> n.getBytes(StandardCharsets.US_ASCII)).toList();
+        List<byte[]> addresses = backends.stream()
+                .map(b -> (b.address().text() + (b.name() == null ? "" : "\0" + b.name()))
+                        .getBytes(StandardCharsets.US_ASCII))
+                .toList();
+        List<byte[]> names = features.stream()
+                .map(n -> n.getBytes(StandardCharsets.US_ASCII))
+                .toList();
         long backendBytes = 0;
         for (int i = 0; i < backends.size(); i++) {
             byte[] a = addresses.get(i);
-            require(a.length >= 1 && a.length <= MAX_ADDRESS_LENGTH, "address length 1-" + MAX_ADDRESS_LENGTH, a.length);
+            require(
+                    a.length >= 1 && a.length <= MAX_ADDRESS_LENGTH,
+                    "address length 1-" + MAX_ADDRESS_LENGTH,
+                    a.length);
             backendBytes += BACKEND_FIXED_LENGTH + a.length + (backends.get(i).hasHealth() ? BACKEND_HEALTH_LENGTH : 0);
         }
         long featureBytes = 0;
         for (byte[] n : names) {
-            require(n.length >= 1 && n.length <= MAX_FEATURE_NAME_LENGTH, "feature name length 1-" + MAX_FEATURE_NAME_LENGTH, n.length);
+            require(
+                    n.length >= 1 && n.length <= MAX_FEATURE_NAME_LENGTH,
+                    "feature name length 1-" + MAX_FEATURE_NAME_LENGTH,
+                    n.length);
             featureBytes += FEATURE_FIXED_LENGTH + n.length;
         }
         this.backendTableLength = backendBytes;
@@ -129,7 +145,10 @@ public final class RingFileWriter {
             if (b.hasHealth()) {
                 ServerParameters h = b.parameters();
                 require(h.maxFails() >= 0, "max_fails 0-" + MAX_HEALTH_VALUE, h.maxFails());
-                require(h.failTimeoutSeconds() >= 0 && h.failTimeoutSeconds() <= MAX_HEALTH_VALUE, "fail_timeout 0-" + MAX_HEALTH_VALUE, h.failTimeoutSeconds());
+                require(
+                        h.failTimeoutSeconds() >= 0 && h.failTimeoutSeconds() <= MAX_HEALTH_VALUE,
+                        "fail_timeout 0-" + MAX_HEALTH_VALUE,
+                        h.failTimeoutSeconds());
                 require(h.maxConns() >= 0, "max_conns 0-" + MAX_HEALTH_VALUE, h.maxConns());
                 meta.set(U32, p + HEALTH_MAX_FAILS_OFFSET, h.maxFails());
                 meta.set(U32, p + HEALTH_FAIL_TIMEOUT_OFFSET, (int) h.failTimeoutSeconds());
@@ -147,7 +166,9 @@ public final class RingFileWriter {
 
     /** The backend flags of {@code b}'s record: 0 for a backend with nothing but an address, a weight and features. */
     private static int flags(BackendRecord b) {
-        return (b.down() ? BACKEND_FLAG_DOWN : 0) | (b.name() != null ? BACKEND_FLAG_NAMED : 0) | (b.hasHealth() ? BACKEND_FLAG_HEALTH : 0);
+        return (b.down() ? BACKEND_FLAG_DOWN : 0)
+                | (b.name() != null ? BACKEND_FLAG_NAMED : 0)
+                | (b.hasHealth() ? BACKEND_FLAG_HEALTH : 0);
     }
 
     private static void require(boolean holds, String what, long value) {
@@ -205,8 +226,9 @@ public final class RingFileWriter {
     public void addRing(int mask, int version, Segment segment) {
         int i = ringsAdded;
         if (i >= ringCount || mask != (i & ((1 << featureCount) - 1)) || version != i >> featureCount) {
-            throw new IllegalStateException("ring " + i + " must be version " + (i < ringCount ? i >> featureCount : "none")
-                    + " mask " + (i & ((1 << featureCount) - 1)) + ": got version " + version + " mask " + mask);
+            throw new IllegalStateException(
+                    "ring " + i + " must be version " + (i < ringCount ? i >> featureCount : "none") + " mask "
+                            + (i & ((1 << featureCount) - 1)) + ": got version " + version + " mask " + mask);
         }
         Version v = versions.get(version);
         long e = ringIndexOffset + (long) i * ENTRY_LENGTH;
@@ -241,7 +263,8 @@ public final class RingFileWriter {
      */
     public long finish(long generation) throws IOException {
         if (ringsAdded != ringCount) {
-            throw new IllegalStateException("ring index incomplete: " + ringsAdded + " of " + ringCount + " rings added");
+            throw new IllegalStateException(
+                    "ring index incomplete: " + ringsAdded + " of " + ringCount + " rings added");
         }
         long fileLength = segments.end();
         System.arraycopy(MAGIC, 0, metadata, MAGIC_OFFSET, MAGIC_LENGTH);
@@ -353,8 +376,16 @@ public final class RingFileWriter {
             }
             at = flush(at);
             position = at;
-            return new Segment(offset, length, kept, (int) crc.getValue(), n - kept,
-                    features != null ? STORAGE_POINTS_WITH_FEATURE_BITS : ties ? STORAGE_POINTS_WITH_TIES : STORAGE_POINTS, distinct);
+            return new Segment(
+                    offset,
+                    length,
+                    kept,
+                    (int) crc.getValue(),
+                    n - kept,
+                    features != null
+                            ? STORAGE_POINTS_WITH_FEATURE_BITS
+                            : ties ? STORAGE_POINTS_WITH_TIES : STORAGE_POINTS,
+                    distinct);
         }
 
         /**
@@ -411,7 +442,8 @@ public final class RingFileWriter {
                     at = flush(at);
                 }
                 int p = buf.position();
-                buf.putInt(p + POINT_HASH_OFFSET, (int) (wide.hashes()[i] >>> 32)).putShort(p + POINT_BACKEND_OFFSET, (short) wide.backends()[i]);
+                buf.putInt(p + POINT_HASH_OFFSET, (int) (wide.hashes()[i] >>> 32))
+                        .putShort(p + POINT_BACKEND_OFFSET, (short) wide.backends()[i]);
                 buf.position(p + POINT_LENGTH);
             }
             for (int i = 0; i < n; i++) {

@@ -1,17 +1,16 @@
 package io.ringstore.internal.format;
 
+import static io.ringstore.internal.format.RingFileDescriptor.MAX_BACKENDS;
+import static io.ringstore.internal.format.RingFileDescriptor.POINT_LENGTH;
+import static io.ringstore.internal.format.RingFileDescriptor.U16;
+import static io.ringstore.internal.format.RingFileDescriptor.U32;
+
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
 import java.util.Arrays;
 import java.util.zip.CRC32C;
-
-import static io.ringstore.internal.format.RingFileDescriptor.MAX_BACKENDS;
-import static io.ringstore.internal.format.RingFileDescriptor.POINT_LENGTH;
-import static io.ringstore.internal.format.RingFileDescriptor.U16;
-import static io.ringstore.internal.format.RingFileDescriptor.U32;
-import static io.ringstore.internal.format.RingFileDescriptor.U8;
 
 /**
  * One pass over a mapped segment that computes its CRC-32C and checks its points: hashes in order,
@@ -78,8 +77,7 @@ public final class SegmentCheck {
      * @param backend its backend index
      * @param previousBackend the previous point's backend index (0 for point 0)
      */
-    public record Failure(Kind kind, int point, int hash, int previousHash, int backend, int previousBackend) {
-    }
+    public record Failure(Kind kind, int point, int hash, int previousHash, int backend, int previousBackend) {}
 
     /**
      * A checked segment. With a failure, {@code commonMask}, {@code backends} and {@code distinctHashes}
@@ -93,8 +91,8 @@ public final class SegmentCheck {
      * @param pointCounts per backend index, its points in the segment (counted in the same pass, so that
      *                    the verifier's check of each backend's point count reads no point again)
      */
-    public record Result(int crc32c, int commonMask, int[] backends, int distinctHashes, Failure failure, int[] pointCounts) {
-    }
+    public record Result(
+            int crc32c, int commonMask, int[] backends, int distinctHashes, Failure failure, int[] pointCounts) {}
 
     private final int[] featureMasks;
     private final int threads;
@@ -159,7 +157,13 @@ public final class SegmentCheck {
         if (lowWords == null) {
             return r;
         }
-        return new Result(crc32cFollowedBy(r.crc32c(), lowWords), r.commonMask(), r.backends(), r.distinctHashes(), r.failure(), r.pointCounts());
+        return new Result(
+                crc32cFollowedBy(r.crc32c(), lowWords),
+                r.commonMask(),
+                r.backends(),
+                r.distinctHashes(),
+                r.failure(),
+                r.pointCounts());
     }
 
     /**
@@ -235,10 +239,13 @@ public final class SegmentCheck {
 
     private Result check0(MemorySegment points, int requiredMask, int[] tieRank) {
         long bytes = points.byteSize();
-        if (bytes % POINT_LENGTH != 0 || bytes / POINT_LENGTH > Integer.MAX_VALUE
+        if (bytes % POINT_LENGTH != 0
+                || bytes / POINT_LENGTH > Integer.MAX_VALUE
                 || (tieRank != null && tieRank.length != featureMasks.length)) {
-            throw new IllegalArgumentException("a segment is whole points (at most 2^31 - 1) and tie ranks one per backend: bytes="
-                    + bytes + " tieRanks=" + (tieRank == null ? "none" : tieRank.length) + " backends=" + featureMasks.length);
+            throw new IllegalArgumentException(
+                    "a segment is whole points (at most 2^31 - 1) and tie ranks one per backend: bytes=" + bytes
+                            + " tieRanks=" + (tieRank == null ? "none" : tieRank.length) + " backends="
+                            + featureMasks.length);
         }
         int n = (int) (bytes / POINT_LENGTH);
         if (threads == 2 && bytes >= SPLIT_BYTES) {
@@ -255,13 +262,16 @@ public final class SegmentCheck {
     private Result checkSplit(MemorySegment points, int n, int requiredMask, int[] tieRank) {
         int half = n / 2;
         Throwable[] thrown = new Throwable[1];
-        Thread helper = Thread.ofPlatform().name("ringstore-segment-check").daemon().unstarted(() -> {
-            try {
-                second.scan(points, half, n, requiredMask, tieRank);
-            } catch (Throwable t) {
-                thrown[0] = t;
-            }
-        });
+        Thread helper = Thread.ofPlatform()
+                .name("ringstore-segment-check")
+                .daemon()
+                .unstarted(() -> {
+                    try {
+                        second.scan(points, half, n, requiredMask, tieRank);
+                    } catch (Throwable t) {
+                        thrown[0] = t;
+                    }
+                });
         if (!points.isAccessibleBy(helper)) {
             return null;
         }
@@ -288,7 +298,8 @@ public final class SegmentCheck {
     }
 
     private static Result result(Scanner s, int crc) {
-        return new Result(crc, s.common, Arrays.copyOf(s.seen, s.seenCount), s.distinctHashes, s.failure, s.counts.clone());
+        return new Result(
+                crc, s.common, Arrays.copyOf(s.seen, s.seenCount), s.distinctHashes, s.failure, s.counts.clone());
     }
 
     private static void joinUninterruptibly(Thread t) {
@@ -361,6 +372,7 @@ public final class SegmentCheck {
         private final byte[] state = new byte[MAX_BACKENDS + 1];
         /** A chunk, and 2 bytes more so that every point can be read as 8 bytes; grown to the longest range scanned. */
         private byte[] chunk = new byte[0];
+
         private final CRC32C crc32c = new CRC32C();
         private final int[] seen;
         /** Per backend index, its points in the range scanned (those of the backends in {@link #seen}; the rest are 0). */
@@ -373,6 +385,7 @@ public final class SegmentCheck {
         Failure failure;
         /** The last point checked: its hash with the sign bit flipped (so that signed order is unsigned order), its backend. */
         private int previousKey;
+
         private int previousBackend;
         private int ties;
 
@@ -396,7 +409,9 @@ public final class SegmentCheck {
             // The point before the range, read plainly from the mapping: the first check compares with it.
             // Point 0 has none: it passes the order check whatever its hash, and a failure reports 0 before it.
             previousKey = (from == 0 ? 0 : points.get(U32, (long) (from - 1) * POINT_LENGTH)) ^ Integer.MIN_VALUE;
-            previousBackend = from == 0 ? 0 : Short.toUnsignedInt(points.get(U16, (long) (from - 1) * POINT_LENGTH + U32.byteSize()));
+            previousBackend = from == 0
+                    ? 0
+                    : Short.toUnsignedInt(points.get(U16, (long) (from - 1) * POINT_LENGTH + U32.byteSize()));
             crc32c.reset();
             int longest = Math.min(CHUNK_POINTS, to - from) * POINT_LENGTH + Long.BYTES - POINT_LENGTH;
             if (chunk.length < longest) {
@@ -459,8 +474,13 @@ public final class SegmentCheck {
         private boolean check(int point, int key, int b, int previous, int previousB, int required, int[] tieRank) {
             Kind kind = null;
             // A 64-bit ring: an equal high word is in order when the low word increases.
-            boolean wideInOrder = key == previous && point != 0 && low != null
-                    && Integer.compareUnsigned(low.get(U32, (long) point * Integer.BYTES), low.get(U32, (long) (point - 1) * Integer.BYTES)) > 0;
+            boolean wideInOrder = key == previous
+                    && point != 0
+                    && low != null
+                    && Integer.compareUnsigned(
+                                    low.get(U32, (long) point * Integer.BYTES),
+                                    low.get(U32, (long) (point - 1) * Integer.BYTES))
+                            > 0;
             if (!wideInOrder && key <= previous && point != 0) {
                 if (key < previous || tieRank == null) {
                     kind = Kind.ORDER;

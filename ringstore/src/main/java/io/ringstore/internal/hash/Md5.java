@@ -23,11 +23,11 @@ public final class Md5 {
     private static final int C0 = 0x98badcfe;
     private static final int D0 = 0x10325476;
     /** Powers of ten up to the largest an {@code int}'s magnitude needs (2^31 has ten digits). */
-    private static final long[] POW10 = {1L, 10L, 100L, 1_000L, 10_000L, 100_000L, 1_000_000L, 10_000_000L,
-            100_000_000L, 1_000_000_000L};
+    private static final long[] POW10 = {
+        1L, 10L, 100L, 1_000L, 10_000L, 100_000L, 1_000_000L, 10_000_000L, 100_000_000L, 1_000_000_000L
+    };
 
-    private Md5() {
-    }
+    private Md5() {}
 
     /**
      * {@return word 0 of the MD5 digest of {@code length} bytes of {@code key} from {@code offset}: digest
@@ -247,7 +247,8 @@ public final class Md5 {
     }
 
     /** A word of the padded message that is not four key bytes: prefix, the key's last bytes, 0x80, zeros, the length. */
-    private static int paddingWord(Object key, long from, long length, int prefix, int prefixLength, long lengthAt, long p) {
+    private static int paddingWord(
+            Object key, long from, long length, int prefix, int prefixLength, long lengthAt, long p) {
         long message = prefixLength + length;
         if (p >= lengthAt) {
             long bits = message << 3;

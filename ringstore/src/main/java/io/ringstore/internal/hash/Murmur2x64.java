@@ -16,8 +16,7 @@ public final class Murmur2x64 {
     /** libstdc++'s {@code mul}: 0xc6a4a793 in the high half, 0x5bd1e995 in the low half. */
     private static final long MUL = 0xc6a4a793_5bd1e995L;
 
-    private Murmur2x64() {
-    }
+    private Murmur2x64() {}
 
     /**
      * {@return the hash of {@code length} bytes of {@code key} from {@code offset}}
@@ -41,7 +40,9 @@ public final class Murmur2x64 {
     public static long hash(ByteBuffer key, long seed) {
         int from = key.position();
         int length = key.limit() - from;
-        return key.hasArray() ? core(key.array(), key.arrayOffset() + from, length, seed) : core(key, from, length, seed);
+        return key.hasArray()
+                ? core(key.array(), key.arrayOffset() + from, length, seed)
+                : core(key, from, length, seed);
     }
 
     /**

@@ -1,7 +1,6 @@
 package io.ringstore.internal.hash;
 
 import io.ringstore.internal.Crc32;
-
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 
@@ -130,8 +129,10 @@ public enum TwemproxyHash {
     private int core(Object key, long from, long length) {
         return switch (this) {
             case ONE_AT_A_TIME -> oneAtATime(key, from, length);
-            case MD5 -> key instanceof byte[] array ? Md5.le32(array, (int) from, (int) length)
-                    : key instanceof MemorySegment segment ? Md5.le32(segment) : Md5.le32((ByteBuffer) key);
+            case MD5 ->
+                key instanceof byte[] array
+                        ? Md5.le32(array, (int) from, (int) length)
+                        : key instanceof MemorySegment segment ? Md5.le32(segment) : Md5.le32((ByteBuffer) key);
             case CRC16 -> crc16(key, from, length);
             case CRC32 -> (~crc32State(key, from, length) >>> 16) & 0x7FFF;
             case CRC32A -> ~crc32State(key, from, length);
@@ -243,8 +244,7 @@ public enum TwemproxyHash {
                 h ^= h << 10;
                 h += h >>> 1;
             }
-            default -> {
-            }
+            default -> {}
         }
         h ^= h << 3;
         h += h >>> 5;
@@ -301,12 +301,24 @@ public enum TwemproxyHash {
             b += KeyBytes.le32(key, p + 4);
             c += KeyBytes.le32(key, p + 8);
             // mix(a, b, c)
-            a -= c; a ^= Integer.rotateLeft(c, 4); c += b;
-            b -= a; b ^= Integer.rotateLeft(a, 6); a += c;
-            c -= b; c ^= Integer.rotateLeft(b, 8); b += a;
-            a -= c; a ^= Integer.rotateLeft(c, 16); c += b;
-            b -= a; b ^= Integer.rotateLeft(a, 19); a += c;
-            c -= b; c ^= Integer.rotateLeft(b, 4); b += a;
+            a -= c;
+            a ^= Integer.rotateLeft(c, 4);
+            c += b;
+            b -= a;
+            b ^= Integer.rotateLeft(a, 6);
+            a += c;
+            c -= b;
+            c ^= Integer.rotateLeft(b, 8);
+            b += a;
+            a -= c;
+            a ^= Integer.rotateLeft(c, 16);
+            c += b;
+            b -= a;
+            b ^= Integer.rotateLeft(a, 19);
+            a += c;
+            c -= b;
+            c ^= Integer.rotateLeft(b, 4);
+            b += a;
         }
         if (left == 0) {
             return c; // the empty key, or none left: no final mix
@@ -323,13 +335,20 @@ public enum TwemproxyHash {
             }
         }
         // final(a, b, c)
-        c ^= b; c -= Integer.rotateLeft(b, 14);
-        a ^= c; a -= Integer.rotateLeft(c, 11);
-        b ^= a; b -= Integer.rotateLeft(a, 25);
-        c ^= b; c -= Integer.rotateLeft(b, 16);
-        a ^= c; a -= Integer.rotateLeft(c, 4);
-        b ^= a; b -= Integer.rotateLeft(a, 14);
-        c ^= b; c -= Integer.rotateLeft(b, 24);
+        c ^= b;
+        c -= Integer.rotateLeft(b, 14);
+        a ^= c;
+        a -= Integer.rotateLeft(c, 11);
+        b ^= a;
+        b -= Integer.rotateLeft(a, 25);
+        c ^= b;
+        c -= Integer.rotateLeft(b, 16);
+        a ^= c;
+        a -= Integer.rotateLeft(c, 4);
+        b ^= a;
+        b -= Integer.rotateLeft(a, 14);
+        c ^= b;
+        c -= Integer.rotateLeft(b, 24);
         return c;
     }
 }

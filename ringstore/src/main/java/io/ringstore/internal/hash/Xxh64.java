@@ -16,8 +16,7 @@ public final class Xxh64 {
     private static final long P4 = 0x85EBCA77C2B2AE63L;
     private static final long P5 = 0x27D4EB2F165667C5L;
 
-    private Xxh64() {
-    }
+    private Xxh64() {}
 
     /**
      * {@return XXH64 of {@code length} bytes of {@code key} from {@code offset}}
@@ -41,7 +40,9 @@ public final class Xxh64 {
     public static long hash(ByteBuffer key, long seed) {
         int from = key.position();
         int length = key.limit() - from;
-        return key.hasArray() ? core(key.array(), key.arrayOffset() + from, length, seed) : core(key, from, length, seed);
+        return key.hasArray()
+                ? core(key.array(), key.arrayOffset() + from, length, seed)
+                : core(key, from, length, seed);
     }
 
     /**

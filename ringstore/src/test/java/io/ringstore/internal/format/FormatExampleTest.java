@@ -1,5 +1,10 @@
 package io.ringstore.internal.format;
 
+import static io.ringstore.internal.format.RingFileDescriptor.*;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.ringstore.Ring;
 import io.ringstore.RingFamily;
 import io.ringstore.RingFileLayout;
@@ -7,9 +12,6 @@ import io.ringstore.RingStore;
 import io.ringstore.RingVersion;
 import io.ringstore.build.BackendList;
 import io.ringstore.build.RingBuilder;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
 import java.lang.foreign.MemorySegment;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -20,11 +22,8 @@ import java.util.List;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-
-import static io.ringstore.internal.format.RingFileDescriptor.*;
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The annotated example of FORMAT.md, kept as {@code golden/example.ring} (built from
@@ -34,7 +33,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class FormatExampleTest {
     private static final Path GOLDEN = Path.of("src/test/resources/golden");
-    private static final Path FORMAT_MD = Path.of(System.getProperty("ringstore.repo", "..")).resolve("FORMAT.md");
+    private static final Path FORMAT_MD =
+            Path.of(System.getProperty("ringstore.repo", "..")).resolve("FORMAT.md");
 
     private static byte[] golden() throws Exception {
         return Files.readAllBytes(GOLDEN.resolve("example.ring"));
@@ -43,7 +43,10 @@ class FormatExampleTest {
     @Test
     void theWriterProducesTheExampleByteForByte(@TempDir Path dir) throws Exception {
         Path built = dir.resolve("tiny.ring");
-        RingBuilder.of(BackendList.parse(GOLDEN.resolve("example.conf"))).version(RingVersion.v2(1)).generation(1).build(built);
+        RingBuilder.of(BackendList.parse(GOLDEN.resolve("example.conf")))
+                .version(RingVersion.v2(1))
+                .generation(1)
+                .build(built);
         assertArrayEquals(golden(), Files.readAllBytes(built));
     }
 
@@ -74,7 +77,8 @@ class FormatExampleTest {
                     elided = true;
                     continue;
                 }
-                byte[] b = tok.startsWith("\"") ? tok.substring(1, tok.length() - 1).getBytes(StandardCharsets.US_ASCII)
+                byte[] b = tok.startsWith("\"")
+                        ? tok.substring(1, tok.length() - 1).getBytes(StandardCharsets.US_ASCII)
                         : HexFormat.of().parseHex(tok);
                 int i = elided ? 1 : 0;
                 byte[] joined = new byte[parts.get(i).length + b.length];
@@ -132,15 +136,24 @@ class FormatExampleTest {
         assertEquals(1, p.generation());
         assertEquals("4fb923a7", HexFormat.of().formatHex(p.inputDigest(), 0, 4));
         assertEquals("e1597482", HexFormat.of().formatHex(p.inputDigest(), 28, 32));
-        assertEquals(List.of("127.0.0.1:8080", "[::1]:8081"), p.backends().stream().map(b -> b.address().text()).toList());
-        assertEquals(List.of(1L, 2L), p.backends().stream().map(BackendRecord::weight).toList());
-        assertEquals(List.of(1, 0), p.backends().stream().map(BackendRecord::featureMask).toList()); // eu; none
+        assertEquals(
+                List.of("127.0.0.1:8080", "[::1]:8081"),
+                p.backends().stream().map(b -> b.address().text()).toList());
+        assertEquals(
+                List.of(1L, 2L),
+                p.backends().stream().map(BackendRecord::weight).toList());
+        assertEquals(
+                List.of(1, 0),
+                p.backends().stream().map(BackendRecord::featureMask).toList()); // eu; none
         assertEquals(List.of("eu"), p.features());
         assertEquals(List.of(new ParsedRingFile.Version(2, 1)), p.versions());
         assertEquals(0xff, p.metadataLength());
         assertEquals(0x0d79d590, p.metadataCrc());
-        assertEquals(List.of(new ParsedRingFile.Entry(0, new ParsedRingFile.Version(2, 1), 320, 18, 3, 0xd14d468e),
-                new ParsedRingFile.Entry(1, new ParsedRingFile.Version(2, 1), 384, 6, 1, 0x73791b8c)), p.entries());
+        assertEquals(
+                List.of(
+                        new ParsedRingFile.Entry(0, new ParsedRingFile.Version(2, 1), 320, 18, 3, 0xd14d468e),
+                        new ParsedRingFile.Entry(1, new ParsedRingFile.Version(2, 1), 384, 6, 1, 0x73791b8c)),
+                p.entries());
         assertEquals(2, p.segmentCount());
         assertEquals(RingFamily.PINGORA_V2.code(), p.versions().getFirst().family());
         // The descriptor's offsets land on the annotated values.
@@ -161,7 +174,10 @@ class FormatExampleTest {
             assertEquals(128, layout.headerLength());
             assertEquals(0xff, layout.metadataLength());
             assertEquals(0x0d79d590, layout.metadataCrc());
-            assertEquals(List.of(new RingFileLayout.Segment(320, 18, 3, 0xd14d468e), new RingFileLayout.Segment(384, 6, 1, 0x73791b8c)),
+            assertEquals(
+                    List.of(
+                            new RingFileLayout.Segment(320, 18, 3, 0xd14d468e),
+                            new RingFileLayout.Segment(384, 6, 1, 0x73791b8c)),
                     layout.segments());
             Ring all = store.ring(Set.of());
             Ring eu = store.ring(Set.of("eu"));
@@ -169,8 +185,12 @@ class FormatExampleTest {
             assertEquals(1, layout.segmentIndex(eu));
             assertEquals(384, layout.segmentOf(eu).offset());
             assertEquals(4, layout.distinctPointCount());
-            assertEquals(List.of(1109138424L, 1841993031L, 1863849152L),
-                    List.of(Integer.toUnsignedLong(all.pointHash(0)), Integer.toUnsignedLong(all.pointHash(1)), Integer.toUnsignedLong(all.pointHash(2))));
+            assertEquals(
+                    List.of(1109138424L, 1841993031L, 1863849152L),
+                    List.of(
+                            Integer.toUnsignedLong(all.pointHash(0)),
+                            Integer.toUnsignedLong(all.pointHash(1)),
+                            Integer.toUnsignedLong(all.pointHash(2))));
             assertEquals(List.of(1, 0, 1), List.of(all.pointBackend(0), all.pointBackend(1), all.pointBackend(2)));
             assertEquals(1841993031L, Integer.toUnsignedLong(eu.pointHash(0)));
             assertEquals(0, eu.pointBackend(0));

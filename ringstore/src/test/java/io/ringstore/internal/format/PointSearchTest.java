@@ -1,12 +1,5 @@
 package io.ringstore.internal.format;
 
-import org.junit.jupiter.api.Test;
-
-import java.lang.foreign.MemorySegment;
-import java.util.Arrays;
-import java.util.SplittableRandom;
-import java.util.function.IntUnaryOperator;
-
 import static io.ringstore.internal.format.RingFileDescriptor.POINT_BACKEND_OFFSET;
 import static io.ringstore.internal.format.RingFileDescriptor.POINT_HASH_OFFSET;
 import static io.ringstore.internal.format.RingFileDescriptor.POINT_LENGTH;
@@ -15,6 +8,12 @@ import static io.ringstore.internal.format.RingFileDescriptor.U32;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
+
+import java.lang.foreign.MemorySegment;
+import java.util.Arrays;
+import java.util.SplittableRandom;
+import java.util.function.IntUnaryOperator;
+import org.junit.jupiter.api.Test;
 
 /**
  * {@link PointSearch} against a plain binary search over the same hashes (written here, on an int[]),
@@ -26,7 +25,8 @@ class PointSearchTest {
 
     /** Points as the file has them: hash u32 little-endian, then a backend u16 (here the position's low bits). */
     private static MemorySegment points(int[] hashes) {
-        MemorySegment s = MemorySegment.ofArray(new byte[hashes.length * POINT_LENGTH + 3]).asSlice(3); // unaligned, as in a file
+        MemorySegment s = MemorySegment.ofArray(new byte[hashes.length * POINT_LENGTH + 3])
+                .asSlice(3); // unaligned, as in a file
         for (int i = 0; i < hashes.length; i++) {
             s.set(U32, (long) i * POINT_LENGTH + POINT_HASH_OFFSET, hashes[i]);
             s.set(U16, (long) i * POINT_LENGTH + POINT_BACKEND_OFFSET, (short) i);
@@ -94,8 +94,8 @@ class PointSearchTest {
         int expected = binarySearch(sorted, hash);
         int actual = search.applyAsInt(hash);
         if (actual != expected) {
-            fail(shape + " (n=" + sorted.length + "): hash " + Integer.toUnsignedString(hash) + " lands on "
-                    + actual + ", binary search says " + expected);
+            fail(shape + " (n=" + sorted.length + "): hash " + Integer.toUnsignedString(hash) + " lands on " + actual
+                    + ", binary search says " + expected);
         }
     }
 
@@ -113,8 +113,11 @@ class PointSearchTest {
         SplittableRandom r = new SplittableRandom(2);
         int n = 50_000;
         // All points in 1/1000 of the line: one slice holds them all, the rest are empty.
-        assertSameAsBinarySearch("one cluster", sortedUnsigned(r.ints(n, 0x4000_0000, 0x4000_0000 + 4_294_967)
-                .toArray()), 20_000, 3);
+        assertSameAsBinarySearch(
+                "one cluster",
+                sortedUnsigned(r.ints(n, 0x4000_0000, 0x4000_0000 + 4_294_967).toArray()),
+                20_000,
+                3);
         // Half the points in a narrow band, half spread: dense slices beside sparse ones.
         int[] mixed = new int[n];
         for (int i = 0; i < n; i++) {
@@ -208,8 +211,13 @@ class PointSearchTest {
         for (int i = 0; i < runs.length; i++) {
             runs[i] = r.nextInt(0, 40) * 0x0600_0000;
         }
-        for (int[] sorted : new int[][] {{}, {7}, sortedUnsigned(r.ints(1_000).toArray()), sortedUnsigned(runs),
-                sortedUnsigned(r.ints(100_003).toArray())}) {
+        for (int[] sorted : new int[][] {
+            {},
+            {7},
+            sortedUnsigned(r.ints(1_000).toArray()),
+            sortedUnsigned(runs),
+            sortedUnsigned(r.ints(100_003).toArray())
+        }) {
             MemorySegment segment = points(sorted);
             IntUnaryOperator search = h -> PointSearch.pointIndex(segment, sorted.length, h);
             for (int h : EDGES) {
@@ -267,6 +275,9 @@ class PointSearchTest {
             assertEquals(4 * (slices + 1), PointSearch.index(segment, n).bytes(), "n=" + n);
         }
         // 16,000 points: 32 slices, 132 bytes, 0.14 % of the 96,000 bytes of points.
-        assertEquals(132, PointSearch.index(points(sortedUnsigned(r.ints(16_000).toArray())), 16_000).bytes());
+        assertEquals(
+                132,
+                PointSearch.index(points(sortedUnsigned(r.ints(16_000).toArray())), 16_000)
+                        .bytes());
     }
 }

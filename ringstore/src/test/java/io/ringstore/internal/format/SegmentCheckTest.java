@@ -1,13 +1,16 @@
 package io.ringstore.internal.format;
 
+import static io.ringstore.internal.format.RingFileDescriptor.POINT_LENGTH;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
 import io.ringstore.internal.format.SegmentCheck.Failure;
 import io.ringstore.internal.format.SegmentCheck.Kind;
 import io.ringstore.internal.format.SegmentCheck.Result;
-import net.openhft.chronicle.testframework.process.JavaProcessBuilder;
-import org.junit.jupiter.api.Tag;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
@@ -23,14 +26,10 @@ import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.zip.CRC32C;
-
-import static io.ringstore.internal.format.RingFileDescriptor.POINT_LENGTH;
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNull;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
+import net.openhft.chronicle.testframework.process.JavaProcessBuilder;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@link SegmentCheck} against a point-by-point oracle (the checks {@code RingStore.verify} made before
@@ -42,6 +41,7 @@ class SegmentCheckTest {
     /** Points in a segment long enough to be split: a little over {@link SegmentCheck#SPLIT_BYTES}. */
     /** The backend lacking feature bit 0. */
     private static final int LACKING = BACKENDS - 1;
+
     private static final int SPLIT_POINTS = (int) (SegmentCheck.SPLIT_BYTES / POINT_LENGTH) + 1001;
 
     /**
@@ -73,12 +73,17 @@ class SegmentCheckTest {
                 missing |= !contains(stored, values[k]);
             }
             int[] sorted = sortedUnsigned(values);
-            assertEquals(!missing, SegmentCheck.allHashesStored(points, sorted, count), "round " + round + ": " + n + " points, " + count + " values");
+            assertEquals(
+                    !missing,
+                    SegmentCheck.allHashesStored(points, sorted, count),
+                    "round " + round + ": " + n + " points, " + count + " values");
             if (n > 0) { // the last and first stored hash, and a value just above the last
                 int[] ends = sortedUnsigned(new int[] {stored[0], stored[n - 1], stored[n - 1]});
                 assertTrue(SegmentCheck.allHashesStored(points, ends, 3), "round " + round);
                 if (stored[n - 1] != -1) {
-                    assertEquals(contains(stored, stored[n - 1] + 1), SegmentCheck.allHashesStored(points, new int[] {stored[n - 1] + 1}, 1));
+                    assertEquals(
+                            contains(stored, stored[n - 1] + 1),
+                            SegmentCheck.allHashesStored(points, new int[] {stored[n - 1] + 1}, 1));
                 }
             }
         }
@@ -116,7 +121,9 @@ class SegmentCheckTest {
             int split = random.nextInt(bytes.length + 1);
             int a = crc32c(bytes, 0, split);
             int b = crc32c(bytes, split, bytes.length);
-            assertEquals(crc32c(bytes, 0, bytes.length), SegmentCheck.crc32cCombine(a, b, bytes.length - split),
+            assertEquals(
+                    crc32c(bytes, 0, bytes.length),
+                    SegmentCheck.crc32cCombine(a, b, bytes.length - split),
                     "split at " + split + " of " + bytes.length);
         }
     }
@@ -140,16 +147,26 @@ class SegmentCheckTest {
             whole.update(zeros, 0, n);
             second.update(zeros, 0, n);
         }
-        assertEquals((int) whole.getValue(), SegmentCheck.crc32cCombine(crc32c(first, 0, first.length), (int) second.getValue(), length));
-        assertEquals(0x1234_5678, SegmentCheck.crc32cCombine(0x1234_5678, 0, 0), "an empty second part changes nothing");
+        assertEquals(
+                (int) whole.getValue(),
+                SegmentCheck.crc32cCombine(crc32c(first, 0, first.length), (int) second.getValue(), length));
+        assertEquals(
+                0x1234_5678, SegmentCheck.crc32cCombine(0x1234_5678, 0, 0), "an empty second part changes nothing");
     }
 
     @Test
     void aValidSegmentGivesItsCrcBackendsAndCommonMask() {
         int[] masks = masks();
         for (int threads = 1; threads <= 2; threads++) {
-            for (int n : new int[] {1, 2, SegmentCheck.CHUNK_POINTS - 1, SegmentCheck.CHUNK_POINTS, SegmentCheck.CHUNK_POINTS + 1,
-                    2 * SegmentCheck.CHUNK_POINTS + 7, SPLIT_POINTS}) {
+            for (int n : new int[] {
+                1,
+                2,
+                SegmentCheck.CHUNK_POINTS - 1,
+                SegmentCheck.CHUNK_POINTS,
+                SegmentCheck.CHUNK_POINTS + 1,
+                2 * SegmentCheck.CHUNK_POINTS + 7,
+                SPLIT_POINTS
+            }) {
                 byte[] bytes = segment(n, new SplittableRandom(n), LACKING);
                 Result got = new SegmentCheck(masks, threads).check(MemorySegment.ofArray(bytes), 0b1, null);
                 assertSame(oracle(bytes, masks, 0b1, null), got, threads + " threads, " + n + " points");
@@ -167,7 +184,8 @@ class SegmentCheckTest {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment points = arena.allocate(bytes.length);
             MemorySegment.copy(MemorySegment.ofArray(bytes), 0, points, 0, bytes.length);
-            assertSame(oracle(bytes, masks, 0b1, null), new SegmentCheck(masks, 2).check(points, 0b1, null), "confined");
+            assertSame(
+                    oracle(bytes, masks, 0b1, null), new SegmentCheck(masks, 2).check(points, 0b1, null), "confined");
         }
     }
 
@@ -180,7 +198,10 @@ class SegmentCheckTest {
         for (int round = 0; round < 6; round++) {
             int n = round % 2 == 0 ? SPLIT_POINTS : random.nextInt(1, 5_000);
             byte[] bytes = segment(n, random, 1 + random.nextInt(BACKENDS));
-            assertSame(oracle(bytes, masks, 0, null), check.check(MemorySegment.ofArray(bytes), 0, null), "round " + round);
+            assertSame(
+                    oracle(bytes, masks, 0, null),
+                    check.check(MemorySegment.ofArray(bytes), 0, null),
+                    "round " + round);
         }
     }
 
@@ -222,8 +243,15 @@ class SegmentCheckTest {
         corrupt(bytes, half + 10, Kind.ORDER);
         corrupt(bytes, half - 10, Kind.NO_BACKEND);
         Result got = new SegmentCheck(masks, 2).check(MemorySegment.ofArray(bytes), 0, null);
-        assertEquals(new Failure(Kind.NO_BACKEND, half - 10, hash(bytes, half - 10), hash(bytes, half - 11),
-                BACKENDS + 5, backend(bytes, half - 11)), got.failure());
+        assertEquals(
+                new Failure(
+                        Kind.NO_BACKEND,
+                        half - 10,
+                        hash(bytes, half - 10),
+                        hash(bytes, half - 11),
+                        BACKENDS + 5,
+                        backend(bytes, half - 11)),
+                got.failure());
     }
 
     /** A backend lacking features that first appears in the second half is reported at that appearance. */
@@ -234,8 +262,15 @@ class SegmentCheckTest {
         int at = SPLIT_POINTS / 2 + 12_345;
         putBackend(bytes, at, LACKING);
         Result got = new SegmentCheck(masks, 2).check(MemorySegment.ofArray(bytes), 0b1, null);
-        assertEquals(new Failure(Kind.LACKS_FEATURES, at, hash(bytes, at), hash(bytes, at - 1), LACKING, backend(bytes, at - 1)), got.failure());
-        assertNull(new SegmentCheck(masks, 2).check(MemorySegment.ofArray(bytes), 0, null).failure(), "no feature required");
+        assertEquals(
+                new Failure(
+                        Kind.LACKS_FEATURES, at, hash(bytes, at), hash(bytes, at - 1), LACKING, backend(bytes, at - 1)),
+                got.failure());
+        assertNull(
+                new SegmentCheck(masks, 2)
+                        .check(MemorySegment.ofArray(bytes), 0, null)
+                        .failure(),
+                "no feature required");
     }
 
     @Test
@@ -265,14 +300,22 @@ class SegmentCheckTest {
             assertSame(oracle(bytes, masks, 0, rank), got, threads + " threads");
             assertNull(got.failure());
             assertEquals(n - ties, got.distinctHashes());
-            assertEquals(Kind.ORDER, check.check(MemorySegment.ofArray(bytes), 0, null).failure().kind(), "no ties without ranks");
+            assertEquals(
+                    Kind.ORDER,
+                    check.check(MemorySegment.ofArray(bytes), 0, null).failure().kind(),
+                    "no ties without ranks");
 
             int at = n / 2; // the third of the group across the halves: backend 5 after 10
             putBackend(bytes, at, 30);
             Result bad = check.check(MemorySegment.ofArray(bytes), 0, rank);
-            assertEquals(new Failure(Kind.TIE_ORDER, at, hash(bytes, at), hash(bytes, at), 30, 10), bad.failure(), threads + " threads");
+            assertEquals(
+                    new Failure(Kind.TIE_ORDER, at, hash(bytes, at), hash(bytes, at), 30, 10),
+                    bad.failure(),
+                    threads + " threads");
             putBackend(bytes, at, BACKENDS + 1);
-            assertEquals(Kind.NO_BACKEND, check.check(MemorySegment.ofArray(bytes), 0, rank).failure().kind());
+            assertEquals(
+                    Kind.NO_BACKEND,
+                    check.check(MemorySegment.ofArray(bytes), 0, rank).failure().kind());
         }
     }
 
@@ -280,7 +323,8 @@ class SegmentCheckTest {
     void segmentsOfPartPointsAndWrongTieRanksAreRefused() {
         SegmentCheck check = new SegmentCheck(masks(), 1);
         assertThrows(IllegalArgumentException.class, () -> check.check(MemorySegment.ofArray(new byte[7]), 0, null));
-        assertThrows(IllegalArgumentException.class, () -> check.check(MemorySegment.ofArray(new byte[6]), 0, new int[3]));
+        assertThrows(
+                IllegalArgumentException.class, () -> check.check(MemorySegment.ofArray(new byte[6]), 0, new int[3]));
         assertThrows(IllegalArgumentException.class, () -> new SegmentCheck(masks(), 3));
     }
 
@@ -295,7 +339,8 @@ class SegmentCheckTest {
         Path file = dir.resolve("points");
         Files.write(file, segment(SPLIT_POINTS * 2, new SplittableRandom(1), BACKENDS));
         Process child = JavaProcessBuilder.create(ShrinkingChild.class)
-                .withJvmArguments("-Xmx64m", "-XX:ErrorFile=" + dir.resolve("hs_err_pid%p.log"), "-XX:-CreateCoredumpOnCrash")
+                .withJvmArguments(
+                        "-Xmx64m", "-XX:ErrorFile=" + dir.resolve("hs_err_pid%p.log"), "-XX:-CreateCoredumpOnCrash")
                 .withProgramArguments(file.toString())
                 .start();
         String out = new String(child.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
@@ -309,7 +354,8 @@ class SegmentCheckTest {
     static final class ShrinkingChild {
         public static void main(String[] args) throws Exception {
             Path file = Path.of(args[0]);
-            try (Arena arena = Arena.ofShared(); FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+            try (Arena arena = Arena.ofShared();
+                    FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
                 MemorySegment points = ch.map(FileChannel.MapMode.READ_ONLY, 0, ch.size(), arena);
                 ch.truncate(4096);
                 try {
@@ -392,7 +438,13 @@ class SegmentCheckTest {
                 counts[b]++;
             }
         }
-        return new Result(crc32c(bytes, 0, bytes.length), common, seen.stream().mapToInt(Integer::intValue).toArray(), n - ties, failure, counts);
+        return new Result(
+                crc32c(bytes, 0, bytes.length),
+                common,
+                seen.stream().mapToInt(Integer::intValue).toArray(),
+                n - ties,
+                failure,
+                counts);
     }
 
     private static void assertSame(Result expected, Result got, String what) {

@@ -1,11 +1,10 @@
 package io.ringstore.internal.format;
 
-import org.junit.jupiter.api.Test;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 
 import java.util.Arrays;
 import java.util.SplittableRandom;
-
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import org.junit.jupiter.api.Test;
 
 /** The verifier's radix sort of chain hashes: unsigned order, duplicates kept, only the first count values. */
 class SortedUnsignedTest {
@@ -29,8 +28,8 @@ class SortedUnsignedTest {
             int[] values = new int[n + 5];
             for (int i = 0; i < values.length; i++) {
                 values[i] = switch (i % 7) {
-                    case 0 -> random.nextInt(4);               // duplicates
-                    case 1 -> 0x8000_0000 | random.nextInt();  // above 2^31 unsigned
+                    case 0 -> random.nextInt(4); // duplicates
+                    case 1 -> 0x8000_0000 | random.nextInt(); // above 2^31 unsigned
                     case 2 -> -1;
                     default -> random.nextInt();
                 };
