@@ -4,7 +4,7 @@
  * <ul>
  *   <li>{@code io.ringstore}: a ring file and its rings, the offline handle for tools ({@code RingStore},
  *       {@code Ring}), and what a file is made of ({@code Backend}, {@code RingVersion}).</li>
- *   <li>{@code io.ringstore.build}: parsing a backends file and building a ring file.</li>
+ *   <li>{@code io.ringstore.builder}: parsing a backends file and building a ring file.</li>
  *   <li>{@code io.ringstore.migration}: moving between ring versions, as values: rollout policy and
  *       its file format, exact diff between rings.</li>
  *   <li>{@code io.ringstore.balance}: consistent hashing with bounded loads.</li>
@@ -16,7 +16,7 @@
  * </ul>
  * Packages point one way: {@code internal} and {@code internal.format} at the bottom (they name no
  * public type but through the one bridge, {@code internal.BackendAccess}), {@code io.ringstore}
- * above them, {@code build}, {@code migration}, {@code balance} and {@code state} above that, and
+ * above them, {@code builder}, {@code migration}, {@code balance} and {@code state} above that, and
  * {@code live} at the top; {@code PackageCycleTest} fails the build on a cycle.
  * {@code io.ringstore.internal} is exported to the command-line tool only.
  */
@@ -25,7 +25,7 @@ module io.ringstore {
     requires java.management;
 
     exports io.ringstore;
-    exports io.ringstore.build;
+    exports io.ringstore.builder;
     exports io.ringstore.migration;
     exports io.ringstore.balance;
     exports io.ringstore.state;

@@ -6,8 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.ringstore.build.BackendList;
-import io.ringstore.build.RingBuilder;
+import io.ringstore.builder.BackendList;
+import io.ringstore.builder.RingBuilder;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;

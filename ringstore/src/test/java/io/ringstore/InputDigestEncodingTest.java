@@ -3,8 +3,8 @@ package io.ringstore;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import io.ringstore.build.BackendList;
-import io.ringstore.build.RingBuilder;
+import io.ringstore.builder.BackendList;
+import io.ringstore.builder.RingBuilder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.HexFormat;

@@ -6,9 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import io.ringstore.build.BackendList;
-import io.ringstore.build.BackendsFileException;
-import io.ringstore.build.RingBuilder;
+import io.ringstore.builder.BackendList;
+import io.ringstore.builder.BackendsFileException;
+import io.ringstore.builder.RingBuilder;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -3,8 +3,8 @@ package io.ringstore;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.ringstore.build.BackendList;
-import io.ringstore.build.RingBuilder;
+import io.ringstore.builder.BackendList;
+import io.ringstore.builder.RingBuilder;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -293,7 +293,7 @@ class NginxParityTest {
         Files.writeString(backends, text);
         Path file = dir.resolve("view.ring");
         RingBuilder.of(BackendList.parse(backends))
-                .views(io.ringstore.build.Views.ALL)
+                .views(io.ringstore.builder.Views.ALL)
                 .build(file);
         try (RingStore store = RingStore.open(file)) {
             store.verify();

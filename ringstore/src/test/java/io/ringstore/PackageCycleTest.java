@@ -27,7 +27,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The library's packages point one way: {@code internal} and {@code internal.format} at the bottom,
- * {@code io.ringstore} above them, {@code build}, {@code migration}, {@code balance}, {@code state} above
+ * {@code io.ringstore} above them, {@code builder}, {@code migration}, {@code balance}, {@code state} above
  * that, {@code live} at the top. Read from the compiled classes of the main module (each class file's
  * constant pool: the classes it names, and every type in its descriptors and signatures), so an
  * import, a fully qualified name or a type used only in a method signature all count, and javadoc does

@@ -10,11 +10,11 @@ import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
 import io.ringstore.VectorFiles.Candidate;
 import io.ringstore.VectorFiles.Collision;
-import io.ringstore.build.BackendList;
-import io.ringstore.build.BackendsFileException;
-import io.ringstore.build.BuildResult;
-import io.ringstore.build.RingBuilder;
-import io.ringstore.build.Views;
+import io.ringstore.builder.BackendList;
+import io.ringstore.builder.BackendsFileException;
+import io.ringstore.builder.BuildResult;
+import io.ringstore.builder.RingBuilder;
+import io.ringstore.builder.Views;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.nio.file.Files;

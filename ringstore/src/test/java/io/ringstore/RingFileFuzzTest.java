@@ -4,7 +4,7 @@ import static io.ringstore.TestRings.builder;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
-import io.ringstore.build.Views;
+import io.ringstore.builder.Views;
 import io.ringstore.internal.format.RingFileDescriptor;
 import java.lang.reflect.Method;
 import java.nio.ByteBuffer;

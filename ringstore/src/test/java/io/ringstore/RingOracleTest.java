@@ -4,11 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.ringstore.build.BackendList;
-import io.ringstore.build.BackendsFileException;
-import io.ringstore.build.BuildResult;
-import io.ringstore.build.RingBuilder;
-import io.ringstore.build.Views;
+import io.ringstore.builder.BackendList;
+import io.ringstore.builder.BackendsFileException;
+import io.ringstore.builder.BuildResult;
+import io.ringstore.builder.RingBuilder;
+import io.ringstore.builder.Views;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;

@@ -1,7 +1,7 @@
 package io.ringstore;
 
-import io.ringstore.build.BackendList;
-import io.ringstore.build.RingBuilder;
+import io.ringstore.builder.BackendList;
+import io.ringstore.builder.RingBuilder;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;

@@ -1,9 +1,9 @@
 package io.ringstore;
 
-import io.ringstore.build.BackendList;
-import io.ringstore.build.BackendsFileException;
-import io.ringstore.build.BuildResult;
-import io.ringstore.build.RingBuilder;
+import io.ringstore.builder.BackendList;
+import io.ringstore.builder.BackendsFileException;
+import io.ringstore.builder.BuildResult;
+import io.ringstore.builder.RingBuilder;
 import io.ringstore.internal.format.RingFileDescriptor;
 import java.io.IOException;
 import java.nio.ByteBuffer;

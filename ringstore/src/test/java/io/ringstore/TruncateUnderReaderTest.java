@@ -5,8 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import io.ringstore.build.BackendList;
-import io.ringstore.build.RingBuilder;
+import io.ringstore.builder.BackendList;
+import io.ringstore.builder.RingBuilder;
 import io.ringstore.live.RingRouter;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;

@@ -2,9 +2,9 @@ package io.ringstore;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import io.ringstore.build.BackendList;
-import io.ringstore.build.RingBuilder;
-import io.ringstore.build.TwemproxyConfig;
+import io.ringstore.builder.BackendList;
+import io.ringstore.builder.RingBuilder;
+import io.ringstore.builder.TwemproxyConfig;
 import io.ringstore.testing.KeyPlacement;
 import io.ringstore.testing.Memcached;
 import io.ringstore.testing.MemcachedClient;

@@ -3,8 +3,8 @@ package io.ringstore;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import io.ringstore.build.BackendList;
-import io.ringstore.build.RingBuilder;
+import io.ringstore.builder.BackendList;
+import io.ringstore.builder.RingBuilder;
 import io.ringstore.testing.KeyPlacement;
 import io.ringstore.testing.Memcached;
 import io.ringstore.testing.MemcachedClient;

@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.ringstore.build.BuildResult;
+import io.ringstore.builder.BuildResult;
 import io.ringstore.internal.format.RingFileDescriptor;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;

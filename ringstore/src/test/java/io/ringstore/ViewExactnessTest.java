@@ -6,10 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.ringstore.balance.BoundedLoad;
 import io.ringstore.balance.LoadView;
-import io.ringstore.build.BackendList;
-import io.ringstore.build.BuildResult;
-import io.ringstore.build.RingBuilder;
-import io.ringstore.build.Views;
+import io.ringstore.builder.BackendList;
+import io.ringstore.builder.BuildResult;
+import io.ringstore.builder.RingBuilder;
+import io.ringstore.builder.Views;
 import io.ringstore.migration.RingDiff;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;

@@ -5,9 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.ringstore.build.BackendList;
-import io.ringstore.build.RingBuilder;
-import io.ringstore.build.Views;
+import io.ringstore.builder.BackendList;
+import io.ringstore.builder.RingBuilder;
+import io.ringstore.builder.Views;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.Files;

@@ -1,7 +1,7 @@
 package io.ringstore.bench;
 
 import io.ringstore.RingVersion;
-import io.ringstore.build.BuildResult;
+import io.ringstore.builder.BuildResult;
 import io.ringstore.internal.PointGenerator;
 import io.ringstore.internal.PointSorter;
 import java.nio.file.Path;

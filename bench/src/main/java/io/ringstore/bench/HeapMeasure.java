@@ -2,8 +2,8 @@ package io.ringstore.bench;
 
 import io.ringstore.Ring;
 import io.ringstore.RingStore;
-import io.ringstore.build.BackendList;
-import io.ringstore.build.RingBuilder;
+import io.ringstore.builder.BackendList;
+import io.ringstore.builder.RingBuilder;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryMXBean;
 import java.lang.ref.Reference;

@@ -2,8 +2,8 @@ package io.ringstore.bench;
 
 import io.ringstore.Backend;
 import io.ringstore.RingVersion;
-import io.ringstore.build.BackendList;
-import io.ringstore.build.RingBuilder;
+import io.ringstore.builder.BackendList;
+import io.ringstore.builder.RingBuilder;
 import io.ringstore.live.RingRouter;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;

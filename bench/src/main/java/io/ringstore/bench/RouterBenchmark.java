@@ -4,7 +4,7 @@ import io.ringstore.Backend;
 import io.ringstore.Ring;
 import io.ringstore.RingStore;
 import io.ringstore.RingVersion;
-import io.ringstore.build.RingBuilder;
+import io.ringstore.builder.RingBuilder;
 import io.ringstore.live.RingRouter;
 import io.ringstore.migration.RolloutPolicy;
 import java.lang.foreign.Arena;

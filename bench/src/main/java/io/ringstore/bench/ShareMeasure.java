@@ -2,8 +2,8 @@ package io.ringstore.bench;
 
 import io.ringstore.Ring;
 import io.ringstore.RingStore;
-import io.ringstore.build.BackendList;
-import io.ringstore.build.RingBuilder;
+import io.ringstore.builder.BackendList;
+import io.ringstore.builder.RingBuilder;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;

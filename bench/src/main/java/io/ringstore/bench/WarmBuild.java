@@ -1,8 +1,8 @@
 package io.ringstore.bench;
 
-import io.ringstore.build.BackendList;
-import io.ringstore.build.BuildResult;
-import io.ringstore.build.RingBuilder;
+import io.ringstore.builder.BackendList;
+import io.ringstore.builder.BuildResult;
+import io.ringstore.builder.RingBuilder;
 import java.nio.file.Path;
 import java.util.Arrays;
 

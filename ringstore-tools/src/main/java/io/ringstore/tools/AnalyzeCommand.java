@@ -1,7 +1,7 @@
 package io.ringstore.tools;
 
 import io.ringstore.RingFileException;
-import io.ringstore.build.BackendsFileException;
+import io.ringstore.builder.BackendsFileException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.PrintStream;

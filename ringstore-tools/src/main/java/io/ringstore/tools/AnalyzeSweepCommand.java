@@ -3,7 +3,7 @@ package io.ringstore.tools;
 import static io.ringstore.tools.Command.count;
 
 import io.ringstore.RingFamily;
-import io.ringstore.build.BackendList;
+import io.ringstore.builder.BackendList;
 import io.ringstore.internal.format.RingFileDescriptor;
 import io.ringstore.tools.Command.FailedException;
 import io.ringstore.tools.Command.UsageException;

@@ -1,7 +1,7 @@
 package io.ringstore.tools;
 
 import io.ringstore.RingFileException;
-import io.ringstore.build.BackendsFileException;
+import io.ringstore.builder.BackendsFileException;
 import io.ringstore.state.StateFileException;
 import io.ringstore.tools.Command.FailedException;
 import java.io.IOException;

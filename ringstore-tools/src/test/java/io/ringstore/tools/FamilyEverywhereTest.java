@@ -15,7 +15,7 @@ import io.ringstore.RingFileLayout;
 import io.ringstore.RingStore;
 import io.ringstore.RingVersion;
 import io.ringstore.balance.BoundedLoad;
-import io.ringstore.build.BackendList;
+import io.ringstore.builder.BackendList;
 import io.ringstore.live.PolicyFileWatcher;
 import io.ringstore.live.RingRouter;
 import io.ringstore.migration.RolloutPolicy;

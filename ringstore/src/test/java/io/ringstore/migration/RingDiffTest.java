@@ -10,7 +10,7 @@ import io.ringstore.RingFileException;
 import io.ringstore.RingStore;
 import io.ringstore.RingVersion;
 import io.ringstore.TestRings;
-import io.ringstore.build.BackendsFileException;
+import io.ringstore.builder.BackendsFileException;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;

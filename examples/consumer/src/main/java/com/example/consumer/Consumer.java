@@ -2,8 +2,8 @@ package com.example.consumer;
 
 import io.ringstore.Ring;
 import io.ringstore.RingStore;
-import io.ringstore.build.BackendList;
-import io.ringstore.build.RingBuilder;
+import io.ringstore.builder.BackendList;
+import io.ringstore.builder.RingBuilder;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

@@ -2,7 +2,7 @@ package io.ringstore.tools.analysis;
 
 import io.ringstore.Backend;
 import io.ringstore.RingVersion;
-import io.ringstore.build.BackendList;
+import io.ringstore.builder.BackendList;
 import io.ringstore.internal.format.RingFileDescriptor;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;

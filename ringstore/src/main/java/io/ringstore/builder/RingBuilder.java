@@ -1,4 +1,4 @@
-package io.ringstore.build;
+package io.ringstore.builder;
 
 import io.ringstore.Backend;
 import io.ringstore.RingFamily;

@@ -1,4 +1,4 @@
-package io.ringstore.build;
+package io.ringstore.builder;
 
 import io.ringstore.RingVersion;
 import java.nio.file.Path;

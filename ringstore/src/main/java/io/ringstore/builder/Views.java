@@ -1,4 +1,4 @@
-package io.ringstore.build;
+package io.ringstore.builder;
 
 /**
  * How a build stores feature rings ({@link RingBuilder#views(Views)}, {@code ringstore build --views}).

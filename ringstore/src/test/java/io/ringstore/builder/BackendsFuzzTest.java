@@ -1,4 +1,4 @@
-package io.ringstore.build;
+package io.ringstore.builder;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
