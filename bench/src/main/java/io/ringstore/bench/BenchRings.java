@@ -135,7 +135,7 @@ final class BenchRings {
 
     /**
      * The points of {@code ring} mapped on their own, read-only: the segment the library searches, for
-     * searches written outside it ({@link PointSearch}).
+     * its search called directly ({@link io.ringstore.internal.format.PointSearch}).
      */
     static MemorySegment mapPoints(Ring ring, Arena arena) throws IOException {
         try (FileChannel ch = FileChannel.open(ring.store().path(), StandardOpenOption.READ)) {

@@ -6,6 +6,7 @@ import static io.ringstore.internal.format.RingFileDescriptor.U16;
 
 import io.ringstore.Ring;
 import io.ringstore.RingStore;
+import io.ringstore.internal.format.PointSearch;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.Set;
@@ -30,7 +31,8 @@ import org.openjdk.jmh.annotations.Warmup;
  * Plain binary search against the library's search, over the same mapped points, each as a whole
  * lookup (search, then the point's backend) so the times compare with {@link LookupBenchmark}'s
  * {@code *Hash} benchmarks: {@code library} is {@link Ring#lookupHash(int)} itself (the sliced
- * interpolation search), {@code binary} is {@link PointSearch#binary} over a second read-only mapping
+ * interpolation search), {@code binary} is the library's search without its index (a binary search of
+ * all points, {@link PointSearch#pointIndex(MemorySegment, int, int)}) over a second read-only mapping
  * of the same points. Keys are LookupBenchmark's, hashed beforehand.
  *
  * <p>Setup checks that the binary search returns {@link Ring#pointIndex(int)}'s answer for 100,000
@@ -71,7 +73,7 @@ public class SearchBenchmark {
         backendCount = store.backendCount();
         hashes = BenchRings.hashes(BenchRings.urlKeys(keyCount, BenchRings.KEY_SEED));
         mask = keyCount - 1;
-        check("binary", h -> PointSearch.binary(points, pointCount, h));
+        check("binary", h -> PointSearch.pointIndex(points, pointCount, h));
     }
 
     @TearDown(Level.Trial)
@@ -118,6 +120,6 @@ public class SearchBenchmark {
 
     @Benchmark
     public int binary(KeyCursor cursor) {
-        return backendAt(PointSearch.binary(points, pointCount, hashes[cursor.next(mask)]));
+        return backendAt(PointSearch.pointIndex(points, pointCount, hashes[cursor.next(mask)]));
     }
 }

@@ -5,6 +5,8 @@ import static io.ringstore.internal.format.RingFileDescriptor.POINT_LENGTH;
 
 import io.ringstore.Ring;
 import io.ringstore.RingStore;
+import io.ringstore.internal.format.PointSearch;
+import io.ringstore.internal.format.SearchTrace;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
@@ -17,14 +19,14 @@ import java.util.function.IntUnaryOperator;
 /**
  * How many cache lines each search reads that a cache would not hold: replays the reads of lookups
  * with random hashes (search, then the point's backend) through least-recently-used caches of a few
- * sizes, for plain binary search and for the library's search ({@link PointSearch.Sliced}, a traced
- * copy whose every answer is checked against {@link Ring#pointIndex(int)}). The machine's counters are
- * not available in a VM, so this is a model: fully associative, no prefetching, nothing else competing
- * for the cache.
+ * sizes, for plain binary search and for the library's search with its index, as the library itself
+ * runs them ({@link PointSearch}, its reads reported through {@link SearchTrace}). The machine's counters
+ * are not available in a VM, so this is a model: fully associative, no prefetching, nothing else
+ * competing for the cache.
  *
  * <p>Misses are counted twice: every line missed ({@code miss}), and the waits ({@code wait}): rounds
  * of reads with at least one miss, where a round is reads issued together because none of their
- * addresses depends on another's answer ({@link PointSearch#endRound()}). Each miss of a binary search
+ * addresses depends on another's answer ({@link ReadTrace}). Each miss of a binary search
  * is a wait of its own; the library's five window reads miss up to five lines in one wait.
  *
  * <pre>java -Xmx4g -cp bench/target/benchmarks.jar io.ringstore.bench.SearchCacheModel [--lookups N] [--tsv FILE] [SIZE...]</pre>
@@ -35,10 +37,12 @@ public final class SearchCacheModel {
     private SearchCacheModel() {}
 
     public static void main(String[] args) throws Exception {
-        System.setProperty("ringstore.bench.traceReads", "true"); // before PointSearch is initialised
-        if (!PointSearch.TRACING) {
-            throw new IllegalStateException("PointSearch was initialised before tracing was turned on");
+        System.setProperty("ringstore.traceSearch", "true"); // before SearchTrace is initialised
+        if (!SearchTrace.ON) {
+            throw new IllegalStateException("SearchTrace was initialised before tracing was turned on");
         }
+        ReadTrace tracer = new ReadTrace();
+        SearchTrace.listen(tracer);
         int lookups = 1_000_000;
         String tsvPath = null;
         List<String> sizes = new ArrayList<>();
@@ -72,13 +76,8 @@ public final class SearchCacheModel {
                     Ring ring = store.ring(java.util.Set.of());
                     MemorySegment points = BenchRings.mapPoints(ring, arena);
                     int n = ring.pointCount();
-                    PointSearch.Sliced sliced = PointSearch.Sliced.build(points, n);
-                    long indexBytes = io.ringstore.internal.format.PointSearch.index(points, n)
-                            .bytes();
-                    if (sliced.bytes() != indexBytes) {
-                        throw new IllegalStateException("the traced copy's table has " + sliced.bytes()
-                                + " bytes, the library's " + indexBytes + " (size=" + size + ")");
-                    }
+                    PointSearch.Index index = PointSearch.index(points, n);
+                    long indexBytes = index.bytes();
                     System.out.printf(
                             "%-12s index: %,d bytes of heap for %,d points (%.2f %% of their %,d bytes)%n",
                             size,
@@ -86,20 +85,12 @@ public final class SearchCacheModel {
                             n,
                             100.0 * indexBytes / ((double) n * POINT_LENGTH),
                             (long) n * POINT_LENGTH);
-                    PointSearch.drainRounds();
+                    tracer.drainRounds(); // the index's own reads
                     Map<String, IntUnaryOperator> searches = new LinkedHashMap<>();
-                    searches.put("binary", h -> PointSearch.binary(points, n, h));
-                    searches.put("library", h -> {
-                        int p = sliced.pointIndex(points, n, h);
-                        if (p != ring.pointIndex(h)) {
-                            throw new IllegalStateException("the traced copy of the library's search finds point " + p
-                                    + " for hash " + Integer.toUnsignedString(h) + "; Ring.pointIndex finds "
-                                    + ring.pointIndex(h) + " (size=" + size + ")");
-                        }
-                        return p;
-                    });
+                    searches.put("binary", h -> PointSearch.pointIndex(points, n, h));
+                    searches.put("library", h -> PointSearch.pointIndex(points, n, index, h));
                     for (Map.Entry<String, IntUnaryOperator> e : searches.entrySet()) {
-                        double[] r = model(e.getValue(), lookups);
+                        double[] r = model(tracer, e.getValue(), lookups);
                         System.out.printf(
                                 "%-12s %-8s %8.2f %8.2f %10.2f %10.2f %10.2f %10.2f%n",
                                 size, e.getKey(), r[0], r[1], r[2], r[3], r[4], r[5]);
@@ -111,7 +102,7 @@ public final class SearchCacheModel {
     }
 
     /** Per lookup: reads, distinct lines, misses in each cache, waits in each cache; after {@code lookups / 5} warm-up lookups. */
-    private static double[] model(IntUnaryOperator search, int lookups) {
+    private static double[] model(ReadTrace tracer, IntUnaryOperator search, int lookups) {
         Lru[] caches = new Lru[CACHE_BYTES.length];
         for (int c = 0; c < caches.length; c++) {
             caches[c] = new Lru((int) (CACHE_BYTES[c] >> ReadTrace.LINE_SHIFT));
@@ -123,8 +114,8 @@ public final class SearchCacheModel {
         long[] misses = new long[caches.length];
         long[] waits = new long[caches.length];
         for (int i = 0; i < warmup + lookups; i++) {
-            lookup(search, random.nextInt());
-            List<long[]> rounds = PointSearch.drainRounds();
+            lookup(tracer, search, random.nextInt());
+            List<long[]> rounds = tracer.drainRounds();
             long[] trace =
                     rounds.stream().flatMapToLong(java.util.Arrays::stream).toArray();
             boolean measured = i >= warmup;
@@ -162,11 +153,10 @@ public final class SearchCacheModel {
     }
 
     /** A search as a lookup does it: the point, then its backend (a round of its own). */
-    private static void lookup(IntUnaryOperator search, int hash) {
+    private static void lookup(ReadTrace tracer, IntUnaryOperator search, int hash) {
         int p = search.applyAsInt(hash);
         if (p >= 0) {
-            PointSearch.endRound();
-            ReadTrace.read((long) p * POINT_LENGTH + POINT_BACKEND_OFFSET, 2);
+            tracer.read((long) p * POINT_LENGTH + POINT_BACKEND_OFFSET, 2);
         }
     }
 

@@ -91,6 +91,9 @@ public final class PointSearch {
         // key · S < 2^32 · 2^31: the slice in the high 32 bits, the key's place inside it in the low.
         long scaled = Integer.toUnsignedLong(hash) * index.slices;
         int k = (int) (scaled >>> 32);
+        if (SearchTrace.ON) {
+            SearchTrace.slice(k);
+        }
         long p = searchSlice(
                 points, Integer.toUnsignedLong(hash), index.starts[k], index.starts[k + 1], scaled & 0xFFFF_FFFFL);
         return p == n ? 0 : (int) p;
@@ -125,6 +128,9 @@ public final class PointSearch {
         long p1 = Math.max(guess - STEP, lo);
         long p3 = Math.min(guess + STEP, hi - 1);
         long p4 = Math.min(guess + 2 * STEP, hi - 1);
+        if (SearchTrace.ON) {
+            SearchTrace.together(5);
+        }
         int below = below(points, p0, key)
                 + below(points, p1, key)
                 + below(points, guess, key)
@@ -181,6 +187,9 @@ public final class PointSearch {
     }
 
     private static long hashAt(MemorySegment points, long position) {
+        if (SearchTrace.ON) {
+            SearchTrace.point(position);
+        }
         return Integer.toUnsignedLong(points.get(U32, position * POINT_LENGTH + POINT_HASH_OFFSET));
     }
 }
