@@ -12,8 +12,8 @@
 #          build and its heap baselines several seconds to fill per JMH fork); JMH 1 fork, 2 warm-up and
 #          4 measurement iterations of 0.5 s; one build and one sort round; sharing measured on the
 #          3.3 M ring and the example; a 100,000-lookup cache model.
-#   full   (about 12 minutes here before issue 14's programs, which add roughly 10 more: views,
-#          build phases, verify, pointer chase, each into its own log): all three sizes; JMH 2 forks, 3 warm-up and 5 measurement iterations of
+#   full   (about 12 minutes here for lookups, builds, heap, sharing and the cache model; views,
+#          build phases, verify and the pointer chase add more, each into its own log): all three sizes; JMH 2 forks, 3 warm-up and 5 measurement iterations of
 #          1 s; key and hash variants; TreeMap skipped at 204.8 M points (it would need 13 GB of heap);
 #          4,194,304 keys at 204.8 M points so that lookups go to memory; 5 build rounds (3 for the
 #          204.8 M ring), sharing on the 1.2 GB ring, the 3.3 M ring and the example.
@@ -87,7 +87,7 @@ if [ "$mode" = quick ]; then
   run share.log "$java" $cp io.ringstore.bench.ShareMeasure --lookups 200000 --tsv "$out/share.tsv" 2048x10x160 examples/backends.conf
   run cache.log "$java" -Xmx4g $cp io.ringstore.bench.SearchCacheModel --lookups 100000 --tsv "$out/cache.tsv" 100x160 2048x10x160
   run state.log "$java" $cp io.ringstore.bench.StateMeasure --seconds 0.5
-  run shared-load.log "$java" $cp io.ringstore.bench.SharedLoadMeasure --seconds 0.5
+  run shared-load.log "$java" -jar "$jar" 'StateBenchmark|StrictBoundBenchmark' "${jmh[@]}"
   run lookup.log "$java" -jar "$jar" '\.LookupBenchmark\.' -p size=$sizes "${jmh[@]}" -rf json -rff "$out/lookup-1.json"
   run search.log "$java" -jar "$jar" SearchBenchmark -p size=$sizes "${jmh[@]}" -rf json -rff "$out/search-1.json"
 else
@@ -99,12 +99,16 @@ else
   run share.log "$java" $cp io.ringstore.bench.ShareMeasure --tsv "$out/share.tsv" 2048x100000 2048x10x160 examples/backends.conf
   run cache.log "$java" -Xmx4g $cp io.ringstore.bench.SearchCacheModel --tsv "$out/cache.tsv" 100x160 2048x10x160 2048x100000
   run state.log "$java" $cp io.ringstore.bench.StateMeasure --seconds 3
-  run shared-load.log "$java" $cp io.ringstore.bench.SharedLoadMeasure --seconds 3
-  # Issue 14's measuring programs (each prints its own tables into its log; BENCHMARKS.md quotes them).
+  for t in 1 2; do
+    run shared-load-t$t.log "$java" -jar "$jar" 'StateBenchmark|StrictBoundBenchmark' "${jmh[@]}" -t $t
+  done
+  run shared-load-over.log "$java" -jar "$jar" 'StrictBoundBenchmark.(choose|request)Bounded' -p overBound=10 "${jmh[@]}"
+  # Views, build phases, verify, the pointer chase: each into its own log (BENCHMARKS.md quotes them).
   run views.log "$java" -Xmx4g $cp io.ringstore.bench.ViewMeasure
+  run view-lookups.log "$java" -jar "$jar" ViewLookupBenchmark -f 1 -wi 2 -w 1s -i 5 -r 1s
   run build-phases.log "$java" -Xmx4g $cp io.ringstore.bench.BuildPhases
-  run verify.log "$java" -Xmx4g $cp io.ringstore.bench.VerifyMeasure
-  run pointer-chase.log "$java" -Xmx4g $cp io.ringstore.bench.PointerChase
+  run verify.log "$java" -jar "$jar" VerifyBenchmark
+  run pointer-chase.log "$java" -jar "$jar" PointerChaseBenchmark
   run lookup-1.log "$java" -jar "$jar" '\.LookupBenchmark\.' -p size=$sizes "${jmh[@]}" -rf json -rff "$out/lookup-1.json"
   # TreeMap skipped at 204.8 M points: about 13 GB of heap (Baselines.TREEMAP_MAX_POINTS).
   run lookup-2.log "$java" -jar "$jar" 'LookupBenchmark.(ringstore|heapArrays|longPoints)' "${big[@]}" "${jmh[@]}" -rf json -rff "$out/lookup-2.json"

@@ -40,9 +40,9 @@ import org.openjdk.jmh.infra.ThreadParams;
  * after the first pass; {@code -p keyCount=4194304} makes lookups there go to memory.
  *
  * <p>From several threads ({@code -t 2}): the ring, keys and hashes are shared and only read; each
- * thread has its own {@link Cursor}, starting at its own share of the keys. Compare {@code -t 1} and {@code -t 2} only on a machine doing
- * nothing else: a thread that shares its core with another process halves the figure, and JMH cannot
- * tell. On a shared machine {@link LookupScaling} measures the same lookups with each thread's CPU time.
+ * thread has its own {@link Cursor}, starting at its own share of the keys. Compare {@code -t 1} and
+ * {@code -t 2} only on a machine doing nothing else: a thread that shares its core with another process
+ * halves the figure, and JMH cannot tell.
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)

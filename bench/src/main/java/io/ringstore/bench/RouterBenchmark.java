@@ -1,6 +1,7 @@
 package io.ringstore.bench;
 
 import io.ringstore.Backend;
+import io.ringstore.KeyHash;
 import io.ringstore.Ring;
 import io.ringstore.RingStore;
 import io.ringstore.RingVersion;
@@ -30,25 +31,38 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
+import org.openjdk.jmh.infra.Blackhole;
 
 /**
  * What a router's handle costs a lookup: a {@link RingRouter.Route} with a rollout policy against a
- * plain {@link Ring} of the same file, per key form, and the failover walk of both.
+ * plain {@link Ring} of the same file, per key form, the failover walk of both, and where a rollout
+ * lookup's time goes.
  *
  * <p>The file holds two versions of the size's ring (v1 and v2 with 160 points per weight unit, so
- * both rings have the size's point count); the router rolls out from v1 to v2 at {@code percent} %
- * (50 by default: half the keys are answered by each ring and the rollout bucket, a CRC-32C of the
- * key, is computed on every call; {@code -p percent=0} measures the handle without that hash), and a
- * counter per version is incremented. The plain ring is v1's, in a store opened
- * with {@link RingStore#open}. Both answer a {@link Backend} (what a router needs to connect), so the
- * plain side pays the backend-table read too. Keys are the same bytes in every form: {@code byte[]},
- * heap and direct {@link ByteBuffer}s, native {@link MemorySegment}s.
+ * both rings have the size's point count). The plain ring is v1's, in a store opened with
+ * {@link RingStore#open}; {@code plain*} answer from it. The router ({@link Rollout}) rolls out from v1
+ * to {@code rolloutTo} at {@code percent} % (50 by default: half the keys are answered by each ring and
+ * the rollout bucket, a CRC-32C of the key, is computed on every call; {@code -p percent=0} measures
+ * the handle without that hash; {@code -p rolloutTo=v1}, both versions on one ring, the bucket and the
+ * branch without a second ring in the caches), and a counter per version is incremented; {@code route*}
+ * answer from it. Both answer a {@link Backend} (what a router needs to connect), so the plain side pays
+ * the backend-table read too. Keys are the same bytes in every form: {@code byte[]}, heap and direct
+ * {@link ByteBuffer}s, native {@link MemorySegment}s.
+ *
+ * <p>The parts of a rollout lookup, each alone: {@code ringHash*} the key's hash in the plain ring's
+ * family, {@code bucket*} the rollout bucket ({@link RolloutPolicy#bucket}: CRC-32C and the finaliser),
+ * {@code plainAndBucket*} the plain lookup and the bucket, both kept (the second hash without a
+ * branch). Only the {@code route*} benchmarks take the rollout's parameters.
  *
  * <p>Failover ({@code *Select}): the nginx walk of at most {@link Ring#NGINX_MAX_POINTS} points with
  * an accept test rejecting every tenth backend (as down or unhealthy), from {@code byte[]} keys;
  * {@link Ring#select} takes an {@link IntPredicate} on indexes, the route a {@link Predicate} on
  * {@link Backend}s. Run with {@code -prof gc}: {@code gc.alloc.rate.norm} is the bytes allocated per
  * call.
+ *
+ * <pre>
+ * java -jar bench/target/benchmarks.jar RouterBenchmark -p percent=0,50,100 -p rolloutTo=v2,v1 -prof gc
+ * </pre>
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
@@ -58,18 +72,16 @@ import org.openjdk.jmh.annotations.Warmup;
 public class RouterBenchmark {
     static final RingVersion NEW_VERSION = RingVersion.v2(RingVersion.V1.pointMultiple());
 
+    /** The two-version file, its plain v1 ring and the keys in every form. */
     @State(Scope.Benchmark)
     public static class Data {
         @Param({BenchRings.MEDIUM})
         public String size;
-        /** The rollout: 50 % answers half the keys from each version; 0 skips the rollout hash (the handle alone). */
-        @Param({"50"})
-        public double percent;
 
+        Path file;
         RingStore plain;
         Ring plainRing;
-        RingRouter router;
-        RingRouter.Route route;
+        KeyHash keyHash;
         Arena arena;
         byte[][] keys;
         ByteBuffer[] heapBuffers;
@@ -77,20 +89,14 @@ public class RouterBenchmark {
         MemorySegment[] segments;
         int mask;
         IntPredicate acceptIndex;
-        Predicate<Backend> acceptBackend;
+        boolean[] rejected;
 
         @Setup(Level.Trial)
         public void open() throws Exception {
-            Path file = twoVersionFile(BenchRings.Shape.of(size));
+            file = twoVersionFile(BenchRings.Shape.of(size));
             plain = RingStore.open(file);
             plainRing = plain.ring(Set.of(), RingVersion.V1);
-            router = RingRouter.builder(file)
-                    .versions(RingVersion.V1, NEW_VERSION)
-                    .policy(RolloutPolicy.everywhere(percent))
-                    .pollMillis(0)
-                    .jmx(false) // no poller: the file does not change here
-                    .open();
-            route = router.route(Set.of());
+            keyHash = plainRing.keyHash();
             keys = BenchRings.urlKeys(65_536, BenchRings.KEY_SEED);
             mask = keys.length - 1;
             arena = Arena.ofShared();
@@ -103,32 +109,70 @@ public class RouterBenchmark {
                         ByteBuffer.allocateDirect(keys[k].length).put(keys[k]).flip();
                 segments[k] = arena.allocate(keys[k].length).copyFrom(MemorySegment.ofArray(keys[k]));
             }
-            boolean[] rejected = new boolean[plain.backendCount()];
+            rejected = new boolean[plain.backendCount()];
             for (int b = 0; b < rejected.length; b += 10) {
                 rejected[b] = true;
             }
             acceptIndex = b -> !rejected[b];
-            acceptBackend = b -> !rejected[b.index()];
-            check();
+        }
+
+        @TearDown(Level.Trial)
+        public void close() {
+            plain.close();
+            arena.close();
+        }
+    }
+
+    /** A router over the same file, rolling out from v1 to {@code rolloutTo} at {@code percent} %. */
+    @State(Scope.Benchmark)
+    public static class Rollout {
+        /** The rollout: 50 % answers half the keys from each version; 0 skips the rollout hash (the handle alone). */
+        @Param({"50"})
+        public double percent;
+        /** The version rolled out to: {@code v2} (v2 with 160 points per weight unit), or {@code v1} (one ring). */
+        @Param({"v2"})
+        public String rolloutTo;
+
+        RingRouter router;
+        RingRouter.Route route;
+        Predicate<Backend> acceptBackend;
+
+        @Setup(Level.Trial)
+        public void open(Data data) throws Exception {
+            RingVersion to = switch (rolloutTo) {
+                case "v2" -> NEW_VERSION;
+                case "v1" -> RingVersion.V1;
+                default -> throw new IllegalArgumentException("rolloutTo must be v2 or v1: " + rolloutTo);
+            };
+            router = RingRouter.builder(data.file)
+                    .versions(RingVersion.V1, to)
+                    .policy(RolloutPolicy.everywhere(percent))
+                    .pollMillis(0)
+                    .jmx(false) // no poller: the file does not change here
+                    .open();
+            route = router.route(Set.of());
+            acceptBackend = b -> !data.rejected[b.index()];
+            check(data, data.plain.ring(Set.of(), to));
         }
 
         /** Every form answers what the ring of the version the policy picks answers, before anything is measured. */
-        private void check() {
-            Ring newRing = plain.ring(Set.of(), NEW_VERSION);
+        private void check(Data data, Ring newRing) {
             RolloutPolicy policy = router.policy();
+            byte[][] keys = data.keys;
             int migrated = 0;
             for (int k = 0; k < keys.length; k++) {
                 boolean migrates = policy.migrates(keys[k], 0, keys[k].length);
                 migrated += migrates ? 1 : 0;
-                Ring ring = migrates ? newRing : plainRing;
+                Ring ring = migrates ? newRing : data.plainRing;
                 int hash = Ring.hash(keys[k]);
-                String expected = plain.backend(ring.lookupHash(hash)).address();
-                String selected = plain.backend(ring.select(hash, Ring.NGINX_MAX_POINTS, acceptIndex))
+                String expected = data.plain.backend(ring.lookupHash(hash)).address();
+                String selected = data.plain
+                        .backend(ring.select(hash, Ring.NGINX_MAX_POINTS, data.acceptIndex))
                         .address();
                 if (!route.backend(keys[k]).address().equals(expected)
-                        || !route.backend(heapBuffers[k]).address().equals(expected)
-                        || !route.backend(directBuffers[k]).address().equals(expected)
-                        || !route.backend(segments[k]).address().equals(expected)
+                        || !route.backend(data.heapBuffers[k]).address().equals(expected)
+                        || !route.backend(data.directBuffers[k]).address().equals(expected)
+                        || !route.backend(data.segments[k]).address().equals(expected)
                         || !route.select(keys[k], Ring.NGINX_MAX_POINTS, acceptBackend)
                                 .address()
                                 .equals(selected)) {
@@ -145,8 +189,6 @@ public class RouterBenchmark {
         @TearDown(Level.Trial)
         public void close() {
             router.close();
-            plain.close();
-            arena.close();
         }
     }
 
@@ -182,8 +224,8 @@ public class RouterBenchmark {
     }
 
     @Benchmark
-    public Backend routeBytes(Data data, KeyCursor cursor) {
-        return data.route.backend(data.keys[cursor.next(data.mask)]);
+    public Backend routeBytes(Data data, Rollout rollout, KeyCursor cursor) {
+        return rollout.route.backend(data.keys[cursor.next(data.mask)]);
     }
 
     @Benchmark
@@ -192,8 +234,8 @@ public class RouterBenchmark {
     }
 
     @Benchmark
-    public Backend routeHeapBuffer(Data data, KeyCursor cursor) {
-        return data.route.backend(data.heapBuffers[cursor.next(data.mask)]);
+    public Backend routeHeapBuffer(Data data, Rollout rollout, KeyCursor cursor) {
+        return rollout.route.backend(data.heapBuffers[cursor.next(data.mask)]);
     }
 
     @Benchmark
@@ -202,8 +244,8 @@ public class RouterBenchmark {
     }
 
     @Benchmark
-    public Backend routeDirectBuffer(Data data, KeyCursor cursor) {
-        return data.route.backend(data.directBuffers[cursor.next(data.mask)]);
+    public Backend routeDirectBuffer(Data data, Rollout rollout, KeyCursor cursor) {
+        return rollout.route.backend(data.directBuffers[cursor.next(data.mask)]);
     }
 
     @Benchmark
@@ -212,8 +254,8 @@ public class RouterBenchmark {
     }
 
     @Benchmark
-    public Backend routeSegment(Data data, KeyCursor cursor) {
-        return data.route.backend(data.segments[cursor.next(data.mask)]);
+    public Backend routeSegment(Data data, Rollout rollout, KeyCursor cursor) {
+        return rollout.route.backend(data.segments[cursor.next(data.mask)]);
     }
 
     @Benchmark
@@ -225,7 +267,59 @@ public class RouterBenchmark {
     }
 
     @Benchmark
-    public Backend routeSelect(Data data, KeyCursor cursor) {
-        return data.route.select(data.keys[cursor.next(data.mask)], Ring.NGINX_MAX_POINTS, data.acceptBackend);
+    public Backend routeSelect(Data data, Rollout rollout, KeyCursor cursor) {
+        return rollout.route.select(data.keys[cursor.next(data.mask)], Ring.NGINX_MAX_POINTS, rollout.acceptBackend);
+    }
+
+    @Benchmark
+    public int ringHashBytes(Data data, KeyCursor cursor) {
+        return data.keyHash.hash(data.keys[cursor.next(data.mask)]);
+    }
+
+    @Benchmark
+    public int ringHashDirectBuffer(Data data, KeyCursor cursor) {
+        return data.keyHash.hash(data.directBuffers[cursor.next(data.mask)]);
+    }
+
+    @Benchmark
+    public int ringHashSegment(Data data, KeyCursor cursor) {
+        return data.keyHash.hash(data.segments[cursor.next(data.mask)]);
+    }
+
+    @Benchmark
+    public int bucketBytes(Data data, KeyCursor cursor) {
+        byte[] key = data.keys[cursor.next(data.mask)];
+        return RolloutPolicy.bucket(key, 0, key.length);
+    }
+
+    @Benchmark
+    public int bucketDirectBuffer(Data data, KeyCursor cursor) {
+        return RolloutPolicy.bucket(data.directBuffers[cursor.next(data.mask)]);
+    }
+
+    @Benchmark
+    public int bucketSegment(Data data, KeyCursor cursor) {
+        return RolloutPolicy.bucket(data.segments[cursor.next(data.mask)]);
+    }
+
+    @Benchmark
+    public void plainAndBucketBytes(Data data, KeyCursor cursor, Blackhole sink) {
+        byte[] key = data.keys[cursor.next(data.mask)];
+        sink.consume(backend(data.plain, data.plainRing.lookup(key)));
+        sink.consume(RolloutPolicy.bucket(key, 0, key.length));
+    }
+
+    @Benchmark
+    public void plainAndBucketDirectBuffer(Data data, KeyCursor cursor, Blackhole sink) {
+        ByteBuffer key = data.directBuffers[cursor.next(data.mask)];
+        sink.consume(backend(data.plain, data.plainRing.lookup(key)));
+        sink.consume(RolloutPolicy.bucket(key));
+    }
+
+    @Benchmark
+    public void plainAndBucketSegment(Data data, KeyCursor cursor, Blackhole sink) {
+        MemorySegment key = data.segments[cursor.next(data.mask)];
+        sink.consume(backend(data.plain, data.plainRing.lookup(key)));
+        sink.consume(RolloutPolicy.bucket(key));
     }
 }

@@ -1,6 +1,12 @@
 package io.ringstore.bench;
 
+import io.ringstore.Backend;
+import io.ringstore.balance.BoundedLoad;
+import io.ringstore.builder.BackendList;
+import io.ringstore.builder.RingBuilder;
+import io.ringstore.live.RingRouter;
 import io.ringstore.state.HostState;
+import io.ringstore.state.SharedLoad;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
@@ -9,54 +15,71 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.concurrent.CyclicBarrier;
+import java.util.Set;
 
 /**
- * What the host-wide state costs a router, in ns per operation: acquiring and releasing an in-flight
- * slot (two atomic adds, two CAS decrements on the shared mapping), an availability check (drain and
- * health words of one cache line), the host-wide in-flight count of a backend (the sum of its lease
- * cells, two cache lines) and the mean over the tracked backends. With 1 and 2 threads of one process
- * on the same backend (the contended case: one cache line bouncing between cores) and on different
- * backends; then the same acquire+release loop in 4 processes at once, on one backend and on four.
+ * The host-wide state under {@code --procs} processes at once (4 by default), each a JVM of its own on
+ * the same ring and state file, in ns per operation of one process: acquire + release on one backend
+ * for every process and on a backend each, and a router's request path: {@code Route.backend} (the ring
+ * alone), {@code Route.choose} with c = 1.25, and choose + acquire + release. Each process runs its
+ * loop for a warm-up second, then {@code --seconds}; the figure is the mean over the processes. Threads
+ * of one process, and every other figure of the state: the JMH benchmarks {@link StateBenchmark} and
+ * {@link StrictBoundBenchmark}; JMH cannot run processes side by side.
  *
  * <pre>
- * java -cp bench/target/benchmarks.jar io.ringstore.bench.StateMeasure [--seconds S]
+ * java -cp bench/target/benchmarks.jar io.ringstore.bench.StateMeasure [--procs N] [--seconds S]
  * </pre>
- * The state file lives in a temporary directory, removed afterwards.
+ * The ring (100 backends, 160 points each) and state files live in a temporary directory, removed
+ * afterwards.
  */
 public final class StateMeasure {
-    private static final List<String> ENDPOINTS = List.of("10.0.0.1:80", "10.0.0.2:80", "10.0.0.3:80", "10.0.0.4:80");
+    private static final int BACKENDS = 100;
+    private static final int KEYS = 1 << 16;
+    private static final int BATCH = 1 << 12;
+
     private static volatile long sink;
 
     private StateMeasure() {}
 
+    /** What each process does, one operation at a time, and the line it is reported under. */
+    private enum Operation {
+        ONE_BACKEND("acquire+release, one backend"),
+        A_BACKEND_EACH("acquire+release, a backend each"),
+        BACKEND("Route.backend (plain)"),
+        CHOOSE("Route.choose, c=1.25"),
+        REQUEST("choose + acquire + release, c=1.25");
+
+        final String title;
+
+        Operation(String title) {
+            this.title = title;
+        }
+    }
+
     public static void main(String[] args) throws Exception {
         if (args.length > 0 && args[0].equals("--child")) {
-            child(Path.of(args[1]), Integer.parseInt(args[2]), Double.parseDouble(args[3]));
+            child(Operation.valueOf(args[1]), Path.of(args[2]), Integer.parseInt(args[3]), Double.parseDouble(args[4]));
             return;
         }
-        double seconds = args.length == 2 && args[0].equals("--seconds") ? Double.parseDouble(args[1]) : 2;
+        int procs = 4;
+        double seconds = 2;
+        for (int i = 0; i < args.length; i++) {
+            switch (args[i]) {
+                case "--procs" -> procs = Integer.parseInt(args[++i]);
+                case "--seconds" -> seconds = Double.parseDouble(args[++i]);
+                default ->
+                    throw new IllegalArgumentException(
+                            "unknown argument: " + args[i] + " (usage: StateMeasure [--procs N] [--seconds S])");
+            }
+        }
         Path dir = Files.createTempDirectory("ringstore-state-measure");
         Path ring = dir.resolve("fleet.ring");
-        try (HostState state = HostState.open(ring)) {
-            int[] slots = state.track(ENDPOINTS);
-            System.out.printf("%-44s %8s %12s%n", "operation", "threads", "ns/op");
-            for (int threads : new int[] {1, 2}) {
-                report("acquire+release, one backend", threads, measure(threads, seconds, t -> pairs(state, slots[0])));
-                report(
-                        "acquire+release, a backend per thread",
-                        threads,
-                        measure(threads, seconds, t -> pairs(state, slots[t])));
-                report("available(slot, now)", threads, measure(threads, seconds, t -> checks(state, slots[t])));
-                report(
-                        "inFlight(slot), 32 lease cells",
-                        threads,
-                        measure(threads, seconds, t -> counts(state, slots[t])));
-                report("meanInFlight(), 32 lease totals", threads, measure(threads, seconds, t -> means(state)));
-            }
-            for (boolean spread : new boolean[] {false, true}) {
+        try {
+            RingBuilder.of(BackendList.parse("bench", fleet())).build(ring);
+            System.out.printf("%-40s %8s %10s%n", "operation", "procs", "ns/op");
+            for (Operation op : Operation.values()) {
                 List<Process> children = new ArrayList<>();
-                for (int p = 0; p < 4; p++) {
+                for (int p = 0; p < procs; p++) {
                     children.add(new ProcessBuilder(
                                     Path.of(System.getProperty("java.home"), "bin", "java")
                                             .toString(),
@@ -64,8 +87,9 @@ public final class StateMeasure {
                                     System.getProperty("java.class.path"),
                                     StateMeasure.class.getName(),
                                     "--child",
+                                    op.name(),
                                     ring.toString(),
-                                    String.valueOf(spread ? p : 0),
+                                    String.valueOf(p),
                                     String.valueOf(seconds))
                             .redirectError(ProcessBuilder.Redirect.INHERIT)
                             .start());
@@ -76,14 +100,11 @@ public final class StateMeasure {
                             new BufferedReader(new InputStreamReader(c.getInputStream(), StandardCharsets.US_ASCII))) {
                         sum += Double.parseDouble(r.readLine());
                     }
-                    c.waitFor();
+                    if (c.waitFor() != 0) {
+                        throw new IllegalStateException("a child process of " + op + " exited " + c.exitValue());
+                    }
                 }
-                System.out.printf(
-                        Locale.ROOT,
-                        "%-44s %8s %12.1f%n",
-                        "acquire+release, 4 processes, " + (spread ? "a backend each" : "one backend"),
-                        "4 procs",
-                        sum / children.size());
+                System.out.printf(Locale.ROOT, "%-40s %8d %10.1f%n", op.title, procs, sum / procs);
             }
         } finally {
             try (var files = Files.list(dir)) {
@@ -95,98 +116,99 @@ public final class StateMeasure {
         }
     }
 
-    /** One of four processes: ns per acquire+release pair after a warm-up, printed as one number. */
-    private static void child(Path ring, int backend, double seconds) throws Exception {
-        try (HostState state = HostState.open(ring)) {
-            int slot = state.track(ENDPOINTS)[backend];
-            System.out.println(measure(1, seconds, t -> pairs(state, slot)));
+    private static String fleet() {
+        StringBuilder fleet = new StringBuilder();
+        for (int b = 0; b < BACKENDS; b++) {
+            fleet.append("server 10.0.")
+                    .append(b / 250)
+                    .append('.')
+                    .append(b % 250 + 1)
+                    .append(":80\n");
+        }
+        return fleet.toString();
+    }
+
+    /** Process {@code index} of the run: prints its ns per operation, one number. */
+    private static void child(Operation op, Path ring, int index, double seconds) throws Exception {
+        byte[][] keys = BenchRings.urlKeys(KEYS, BenchRings.KEY_SEED);
+        try (RingRouter router =
+                        RingRouter.builder(ring).pollMillis(0).jmx(false).open();
+                HostState state = HostState.open(ring);
+                RingRouter.Route route = router.route(Set.of())) {
+            SharedLoad bounded = SharedLoad.open(state, router::current, BoundedLoad.of(BoundedLoad.DEFAULT_C));
+            List<Backend> backends = router.current().backends();
+            int[] slots = state.track(List.of(
+                    backends.get(0).address(),
+                    backends.get(1).address(),
+                    backends.get(2).address(),
+                    backends.get(3).address()));
+            int slot = op == Operation.A_BACKEND_EACH ? slots[index % slots.length] : slots[0];
+            int start = (int) ((long) KEYS * index / 8); // each process from its own place in the keys
+            Batch batch = switch (op) {
+                case ONE_BACKEND, A_BACKEND_EACH ->
+                    from -> {
+                        for (int i = 0; i < BATCH; i++) {
+                            state.acquire(slot);
+                            state.release(slot);
+                        }
+                        return 0;
+                    };
+                case BACKEND ->
+                    from -> {
+                        long n = 0;
+                        for (int i = 0; i < BATCH; i++) {
+                            n += route.backend(keys[(from + i) & (KEYS - 1)]).index();
+                        }
+                        return n;
+                    };
+                case CHOOSE ->
+                    from -> {
+                        long n = 0;
+                        for (int i = 0; i < BATCH; i++) {
+                            n += route.choose(keys[(from + i) & (KEYS - 1)], bounded)
+                                    .index();
+                        }
+                        return n;
+                    };
+                case REQUEST ->
+                    from -> {
+                        long n = 0;
+                        for (int i = 0; i < BATCH; i++) {
+                            Backend b = route.choose(keys[(from + i) & (KEYS - 1)], bounded);
+                            bounded.release(bounded.acquire(b));
+                            n += b.index();
+                        }
+                        return n;
+                    };
+            };
+            System.out.println(measure(batch, start, seconds));
         }
     }
 
-    private static void report(String operation, int threads, double nsPerOp) {
-        System.out.printf(Locale.ROOT, "%-44s %8d %12.1f%n", operation, threads, nsPerOp);
-    }
-
-    private static final int BATCH = 1 << 14;
-
-    private static long pairs(HostState state, int slot) {
-        for (int i = 0; i < BATCH; i++) {
-            state.acquire(slot);
-            state.release(slot);
-        }
-        return 0;
-    }
-
-    private static long checks(HostState state, int slot) {
-        long n = 0;
-        long now = System.nanoTime();
-        for (int i = 0; i < BATCH; i++) {
-            n += state.available(slot, now + i) ? 1 : 0;
-        }
-        return n;
-    }
-
-    private static long counts(HostState state, int slot) {
-        long n = 0;
-        for (int i = 0; i < BATCH; i++) {
-            n += state.inFlight(slot);
-        }
-        return n;
-    }
-
-    private static long means(HostState state) {
-        double n = 0;
-        for (int i = 0; i < BATCH; i++) {
-            n += state.meanInFlight();
-        }
-        return (long) n;
-    }
-
-    /** A batch of {@link #BATCH} operations by thread {@code t}, returning something to keep. */
+    /** {@value #BATCH} operations from key {@code from} on, returning something to keep. */
     private interface Batch {
-        long run(int t);
+        long run(int from);
     }
 
-    /**
-     * Runs {@code batch} on {@code threads} threads for a warm-up second and then {@code seconds};
-     * returns the mean ns per operation of one thread (each thread's time over its own operations).
-     */
-    private static double measure(int threads, double seconds, Batch batch) throws Exception {
-        CyclicBarrier start = new CyclicBarrier(threads);
-        double[] ns = new double[threads];
-        List<Thread> running = new ArrayList<>();
-        for (int t = 0; t < threads; t++) {
-            int id = t;
-            running.add(Thread.ofPlatform().start(() -> {
-                try {
-                    long keep = 0;
-                    long warm = System.nanoTime() + 1_000_000_000L;
-                    while (System.nanoTime() < warm) {
-                        keep += batch.run(id);
-                    }
-                    start.await();
-                    long ops = 0;
-                    long begin = System.nanoTime();
-                    long end = begin + (long) (seconds * 1e9);
-                    long now;
-                    do {
-                        keep += batch.run(id);
-                        ops += BATCH;
-                    } while ((now = System.nanoTime()) < end);
-                    ns[id] = (double) (now - begin) / ops;
-                    sink += keep;
-                } catch (Exception e) {
-                    throw new IllegalStateException(e);
-                }
-            }));
+    /** Runs {@code batch} for a warm-up second and then {@code seconds}; returns ns per operation. */
+    private static double measure(Batch batch, int start, double seconds) {
+        long keep = 0;
+        int from = start;
+        long warm = System.nanoTime() + 1_000_000_000L;
+        while (System.nanoTime() < warm) {
+            keep += batch.run(from);
+            from += BATCH;
         }
-        for (Thread t : running) {
-            t.join();
-        }
-        double sum = 0;
-        for (double v : ns) {
-            sum += v;
-        }
-        return sum / threads;
+        long ops = 0;
+        long begin = System.nanoTime();
+        long end = begin + (long) (seconds * 1e9);
+        long now;
+        do {
+            keep += batch.run(from);
+            from += BATCH;
+            ops += BATCH;
+        } while ((now = System.nanoTime()) < end);
+        sink += keep;
+        return (double) (now - begin) / ops;
     }
 }
