@@ -30,10 +30,14 @@ public final class RingFileLayout {
         POINTS_WITH_TIES,
         /** No points of its own: the ring reads its version's ring of all backends, keeping its members' points. */
         VIEW,
-        /** As {@link #POINTS_WITH_TIES}, followed by the points' feature bits, by which its views find their members. */
+        /**
+         * As {@link #POINTS_WITH_TIES}, followed by the points' feature bits, by which its views find their members.
+         */
         POINTS_WITH_TIES_AND_FEATURE_BITS;
 
-        /** {@return the name FORMAT.md and the CLI use: "points", "points with ties", "view", "points with ties and feature bits"} */
+        /**
+         * {@return the name FORMAT.md and the CLI use: "points", "points with ties", "view", "points with ties and feature bits"}
+         */
         public String label() {
             return name().toLowerCase(java.util.Locale.ROOT).replace('_', ' ');
         }

@@ -28,7 +28,10 @@ final class AnalyzeCommand extends Command {
         /** The synopsis after "ringstore analyze", as {@link Command#forms()} writes one. */
         String form();
 
-        /** Checks the arguments it was given and does the work: the table to {@code out}, progress lines to {@code progress}. */
+        /**
+         * Checks the arguments it was given and does the work: the table to {@code out}, progress lines to
+         * {@code progress}.
+         */
         void run(Args args, PrintStream out, Consumer<String> progress)
                 throws UsageException, FailedException, BackendsFileException, RingFileException;
     }

@@ -157,7 +157,9 @@ final class AnalyzeFileCommand implements AnalyzeCommand.Mode {
         return rings;
     }
 
-    /** The only place analyze asks a ring where its segment is: rings (not views) with equal keys share their points. */
+    /**
+     * The only place analyze asks a ring where its segment is: rings (not views) with equal keys share their points.
+     */
     private static long segmentKey(Ring r) {
         return r.store().layout().segmentOf(r).offset();
     }

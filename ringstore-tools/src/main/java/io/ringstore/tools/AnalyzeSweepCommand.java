@@ -117,7 +117,9 @@ final class AnalyzeSweepCommand implements AnalyzeCommand.Mode {
         }
     }
 
-    /** Runs {@code sweep} (its largest ring {@code largest} points), handing each row to {@code done} as it is finished. */
+    /**
+     * Runs {@code sweep} (its largest ring {@code largest} points), handing each row to {@code done} as it is finished.
+     */
     private static SweepReport simulate(
             SweepSetup setup, Sweep sweep, long largest, Consumer<String> progress, Consumer<Sweep.Row> done)
             throws FailedException {

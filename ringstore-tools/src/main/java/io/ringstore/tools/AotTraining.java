@@ -16,8 +16,9 @@ import java.util.stream.Collectors;
  * method profiles), run by the build under {@code -XX:AOTCacheOutput}, each in one JVM on the bundled
  * example fleet:
  * <ul>
- * <li>{@code commands}: a build and verify of a 3.3 M-point fleet, then the commands a user runs first (build, lookup, verify, dump, {@code --version},
- *     {@code --help}), into {@code ringstore.aot}, the cache of every command but one;</li>
+ * <li>{@code commands}: a build and verify of a 3.3 M-point fleet, then the commands a user runs first (build, lookup,
+ *     verify, dump, {@code --version}, {@code --help}), into {@code ringstore.aot}, the cache of every command but
+ *     one;</li>
  * <li>{@code lookup}: lookups of KEY arguments in the file the first run built, into
  *     {@code ringstore-lookup.aot}, the cache {@code bin/ringstore} gives such a one-shot lookup: it holds
  *     only the classes a lookup loads (fewer to map and link at start-up) and is made without method
@@ -30,7 +31,8 @@ import java.util.stream.Collectors;
  * <pre>
  * java -XX:AOTCacheOutput=target/ringstore.aot -cp target/ringstore.jar:target/ringstore-tools.jar \
  *      io.ringstore.tools.AotTraining commands EXAMPLES_DIR WORK_DIR
- * java -XX:AOTCacheOutput=target/ringstore-lookup.aot ... io.ringstore.tools.AotTraining lookup EXAMPLES_DIR WORK_DIR target/ringstore.aot.jdk
+ * java -XX:AOTCacheOutput=target/ringstore-lookup.aot ... \
+ *      io.ringstore.tools.AotTraining lookup EXAMPLES_DIR WORK_DIR target/ringstore.aot.jdk
  * </pre>
  *
  * Exit 0 when every command answered as it should; else 1, and no stamp (so no launcher uses the cache).
@@ -104,7 +106,10 @@ public final class AotTraining {
 
     static final int FLEET_WEIGHT = 10;
 
-    /** A backends file of {@code backends} servers 127.1.x.y:8080 (loopback; nothing is contacted), each of {@code weight}. */
+    /**
+     * A backends file of {@code backends} servers 127.1.x.y:8080 (loopback; nothing is contacted), each of
+     * {@code weight}.
+     */
     static String fleet(int backends, int weight) {
         StringBuilder sb = new StringBuilder("upstream training {\n");
         for (int i = 0; i < backends; i++) {

@@ -30,7 +30,10 @@ final class Args {
         return parse(argv, ArgumentBytes.utf8(argv), declared);
     }
 
-    /** Values are stored under the option's last name; two spellings of one option are an error, as is a value option given twice. */
+    /**
+     * Values are stored under the option's last name; two spellings of one option are an error, as is a value option
+     * given twice.
+     */
     static Args parse(String[] argv, byte[][] rawArgv, List<Option> declared) throws UsageException {
         Map<String, Option> byName = new HashMap<>();
         for (Option o : declared) {

@@ -154,7 +154,10 @@ final class BuildCommand extends Command {
         }
     }
 
-    /** A key, the ring that answered it (the file's default: all backends, first version), and the address ({@code -} for none). */
+    /**
+     * A key, the ring that answered it (the file's default: all backends, first version), and the address ({@code -}
+     * for none).
+     */
     private record Sample(String key, String ring, String address) {}
 
     @Override

@@ -102,7 +102,9 @@ final class DumpCommand extends Command {
                         + b.maxConns();
     }
 
-    /** What dump shows: the open file (header and backends) and its rings, with the first {@code points} points of each. */
+    /**
+     * What dump shows: the open file (header and backends) and its rings, with the first {@code points} points of each.
+     */
     private record Report(RingStore store, List<RingReport> rings, int points) implements Result {
         @Override
         public void text(PrintStream out) {

@@ -39,7 +39,10 @@ enum InputFormat {
         this.word = word;
     }
 
-    /** What was read: the backends, the versions to build, and warnings about what the configuration says that a ring file does not do. */
+    /**
+     * What was read: the backends, the versions to build, and warnings about what the configuration says that a ring
+     * file does not do.
+     */
     record Input(BackendList backends, List<RingVersion> versions, List<String> warnings) {}
 
     /** The format {@code --from} names (default nginx); {@code --pool} only with twemproxy. */
@@ -56,7 +59,10 @@ enum InputFormat {
         return format;
     }
 
-    /** Reads {@code file} in this format, and the versions {@code --algorithm} (and {@code --point-multiple}) give for it. */
+    /**
+     * Reads {@code file} in this format, and the versions {@code --algorithm} (and {@code --point-multiple}) give for
+     * it.
+     */
     Input read(Args args, Path path) throws UsageException, BackendsFileException {
         return switch (this) {
             case NGINX -> {

@@ -369,7 +369,9 @@ final class LookupCommand extends Command {
             }
         }
 
-        /** The key's backend: hashed by the ring's family's key hash, past unusable backends by the family's failover. */
+        /**
+         * The key's backend: hashed by the ring's family's key hash, past unusable backends by the family's failover.
+         */
         int backend(Ring ring, byte[] key, int length) {
             if (up == null) {
                 return ring.lookup(key, 0, length);

@@ -9,11 +9,17 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
-/** Files a command writes besides stdout (a ring file, {@code --csv}, {@code --svg}): checked before the work, written whole or row by row. */
+/**
+ * Files a command writes besides stdout (a ring file, {@code --csv}, {@code --svg}): checked before the work, written
+ * whole or row by row.
+ */
 final class OutputFiles {
     private OutputFiles() {}
 
-    /** An output file that can be created ({@link Args#file} made the path): not a directory, in a directory that exists. */
+    /**
+     * An output file that can be created ({@link Args#file} made the path): not a directory, in a directory that
+     * exists.
+     */
     static Path writableTarget(Path p) throws FailedException {
         String name = p.toString();
         if (name.isEmpty()) {
@@ -37,7 +43,9 @@ final class OutputFiles {
         }
     }
 
-    /** A CSV file written row by row (flushed, so a long sweep can be watched), or nothing when no file was asked for. */
+    /**
+     * A CSV file written row by row (flushed, so a long sweep can be watched), or nothing when no file was asked for.
+     */
     static final class Csv implements AutoCloseable {
         private final BufferedWriter writer;
         private final String name;

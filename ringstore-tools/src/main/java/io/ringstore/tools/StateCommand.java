@@ -97,7 +97,10 @@ final class StateCommand extends Command {
      */
     static final long CREDIBLE_COUNT = Integer.MAX_VALUE;
 
-    /** {@return whether a count read from the state file is out of its possible range: negative, or above {@link #CREDIBLE_COUNT}} */
+    /**
+     * {@return whether a count read from the state file is out of its possible range: negative, or above
+     * {@link #CREDIBLE_COUNT}}
+     */
     static boolean corrupt(long count) {
         return count < 0 || count > CREDIBLE_COUNT;
     }

@@ -133,7 +133,9 @@ public final class Crc32 {
         private long left;
         private boolean first;
 
-        /** Starts the chain of the backend whose address leaves the CRC state {@code base}, for {@code points} points. */
+        /**
+         * Starts the chain of the backend whose address leaves the CRC state {@code base}, for {@code points} points.
+         */
         public void start(int base, long points) {
             if (points < 0) {
                 throw new IllegalArgumentException("points cannot be negative: points=" + points);

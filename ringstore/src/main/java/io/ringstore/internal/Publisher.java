@@ -45,7 +45,10 @@ import java.util.regex.Pattern;
  * }</pre>
  */
 public final class Publisher {
-    /** Lock files this process holds or waits for, one thread each: {@link FileChannel#lock()} is per process. Guarded by itself. */
+    /**
+     * Lock files this process holds or waits for, one thread each: {@link FileChannel#lock()} is per process. Guarded
+     * by itself.
+     */
     private static final Set<Path> HELD = new HashSet<>();
 
     private static final AtomicLong TOKENS = new AtomicLong();
@@ -143,7 +146,10 @@ public final class Publisher {
             committed = true;
         }
 
-        /** {@return the names of the temporary files of the target, left by publishers that died, that {@link #write} deleted} */
+        /**
+         * {@return the names of the temporary files of the target, left by publishers that died, that {@link #write}
+         * deleted}
+         */
         public List<String> leftoversRemoved() {
             return leftoversRemoved;
         }

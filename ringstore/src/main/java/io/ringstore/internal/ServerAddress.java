@@ -272,7 +272,9 @@ public final class ServerAddress implements Comparable<ServerAddress> {
         return port;
     }
 
-    /** Whether the text gives a port; without one, each ring family takes its own default (nginx 80, memcached 11211). */
+    /**
+     * Whether the text gives a port; without one, each ring family takes its own default (nginx 80, memcached 11211).
+     */
     public boolean portWritten() {
         return portWritten;
     }
@@ -293,7 +295,9 @@ public final class ServerAddress implements Comparable<ServerAddress> {
         return colon < 0 ? text : text.substring(0, colon);
     }
 
-    /** The IP in canonical form: dotted quad ({@code 10.0.0.1}), or RFC 5952 ({@code ::1}) without brackets or scope. */
+    /**
+     * The IP in canonical form: dotted quad ({@code 10.0.0.1}), or RFC 5952 ({@code ::1}) without brackets or scope.
+     */
     public String ipText() {
         return isIpv6() ? rustIp() : ipv4Text();
     }

@@ -4,7 +4,9 @@ import java.util.regex.Pattern;
 
 /** The one comment rule of ringstore's text files (backends files, policy files), and how messages quote them. */
 public final class TextLines {
-    /** The most characters of input a message quotes; the rest is cut (a 10 MB token must not make a 10 MB error line). */
+    /**
+     * The most characters of input a message quotes; the rest is cut (a 10 MB token must not make a 10 MB error line).
+     */
     public static final int MAX_QUOTED = 200;
 
     private TextLines() {}
@@ -52,7 +54,10 @@ public final class TextLines {
         return value;
     }
 
-    /** A decimal as {@link #percent} reads it: what people write, not what {@code Double.parseDouble} takes ({@code NaN}, {@code 1e3}, {@code 0x1p3}, {@code 5d}). */
+    /**
+     * A decimal as {@link #percent} reads it: what people write, not what {@code Double.parseDouble} takes
+     * ({@code NaN}, {@code 1e3}, {@code 0x1p3}, {@code 5d}).
+     */
     private static final Pattern DECIMAL = Pattern.compile("-?[0-9]{1,9}(\\.[0-9]{1,9})?");
 
     /**

@@ -119,7 +119,10 @@ public final class PolicyFile {
         }
     }
 
-    /** Input as a message quotes it: one line (control characters as {@code \\xNN}), cut at {@value TextLines#MAX_QUOTED} characters. */
+    /**
+     * Input as a message quotes it: one line (control characters as {@code \\xNN}), cut at
+     * {@value TextLines#MAX_QUOTED} characters.
+     */
     private static String quote(String input) {
         return TextLines.quote(TextLines.oneLine(input));
     }

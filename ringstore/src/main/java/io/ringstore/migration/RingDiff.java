@@ -42,7 +42,8 @@ public record RingDiff(
     }
 
     /**
-     * {@return the exact difference between two rings: each backend's share of the hash line before and after, and what moved}
+     * {@return the exact difference between two rings: each backend's share of the hash line before and after, and
+     * what moved}
      *
      * @param a the ring keys leave
      * @param b the ring keys move to

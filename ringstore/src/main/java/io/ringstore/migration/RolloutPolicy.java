@@ -37,7 +37,8 @@ public record RolloutPolicy(int basisPoints, Set<String> scope, String localData
     /**
      * Checks the policy and copies the scope.
      *
-     * @throws IllegalArgumentException for basis points outside 0 to {@value #FULL} or a data-centre name that is not a plain word
+     * @throws IllegalArgumentException for basis points outside 0 to {@value #FULL} or a data-centre name that is not a
+     *     plain word
      */
     public RolloutPolicy {
         if (basisPoints < 0 || basisPoints > FULL) {

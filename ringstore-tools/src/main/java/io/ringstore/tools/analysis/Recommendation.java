@@ -30,7 +30,9 @@ public final class Recommendation {
         this.maxK = (int) Math.min(Integer.MAX_VALUE, RingFileDescriptor.MAX_POINTS_PER_RING / heaviest);
     }
 
-    /** The largest k every ring can hold (a ring holds at most {@link RingFileDescriptor#MAX_POINTS_PER_RING} points). */
+    /**
+     * The largest k every ring can hold (a ring holds at most {@link RingFileDescriptor#MAX_POINTS_PER_RING} points).
+     */
     public int maxPointMultiple() {
         return maxK;
     }

@@ -51,7 +51,9 @@ public final class RingSimulator {
         return generator.generateSorted(ring.chains(), hashBits, progress);
     }
 
-    /** Builds and measures {@code ring}; {@code progress} gets lines as the phases go, each prefixed with {@code label}. */
+    /**
+     * Builds and measures {@code ring}; {@code progress} gets lines as the phases go, each prefixed with {@code label}.
+     */
     public Measurement simulate(SimulatedRing ring, int hashBits, String label, Consumer<String> progress) {
         Consumer<String> labelled = line -> progress.accept(label + ": " + line);
         try {

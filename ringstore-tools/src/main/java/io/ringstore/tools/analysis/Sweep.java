@@ -76,7 +76,9 @@ public final class Sweep {
             return simulatedCv / predictedCv - 1;
         }
 
-        /** Standard scores of the simulated CV² against the formula's and the 32-bit model's (see {@link #z(double)}). */
+        /**
+         * Standard scores of the simulated CV² against the formula's and the 32-bit model's (see {@link #z(double)}).
+         */
         public double z() {
             return z(predictedCv);
         }

@@ -246,7 +246,9 @@ public final class Md5 {
         return paddingWord(key, from, length, prefix, prefixLength, lengthAt, p);
     }
 
-    /** A word of the padded message that is not four key bytes: prefix, the key's last bytes, 0x80, zeros, the length. */
+    /**
+     * A word of the padded message that is not four key bytes: prefix, the key's last bytes, 0x80, zeros, the length.
+     */
     private static int paddingWord(
             Object key, long from, long length, int prefix, int prefixLength, long lengthAt, long p) {
         long message = prefixLength + length;
