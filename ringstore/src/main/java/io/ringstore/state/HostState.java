@@ -2,6 +2,7 @@ package io.ringstore.state;
 
 import static io.ringstore.state.StateFileLayout.*;
 
+import io.ringstore.Backend;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -314,6 +315,7 @@ public final class HostState implements AutoCloseable {
      * {@code failTimeoutNanos} have passed since it was last checked; once that time has passed, one
      * caller on the host (the one whose CAS moves {@code checked} to now) gets {@code true} and probes
      * it; the others skip it for another {@code failTimeout}, unless {@link #reportSuccess} clears it.
+     * A ring file's backend is judged by all it says of itself as well: {@link #availableBackends(List, int[])}.
      *
      * @param slot the backend's slot in the state file ({@link #slot(String)})
      * @param nowNanos now, by {@link System#nanoTime()}
@@ -483,8 +485,20 @@ public final class HostState implements AutoCloseable {
     }
 
     /**
-     * {@return availability of backends by their index in a ring file, for a failover lookup: {@code slots[i]}
-     * is backend i's slot (from {@link #track}), and the check uses {@link System#nanoTime()}}
+     * {@return the {@link Availability} of a ring file's backends by their index, for a failover lookup: not
+     * down, drained, failed by its own health settings, nor at its {@code max_conns} host-wide}
+     *
+     * @param backends the ring file's backends ({@link io.ringstore.RingStore#backends()})
+     * @param slots    the slot of each, by backend index (from {@link #track})
+     */
+    public Availability availableBackends(List<Backend> backends, int[] slots) {
+        return new Availability(this, backends, slots, System::nanoTime);
+    }
+
+    /**
+     * {@return availability of backends by their slots alone: not drained, not failed by this state's
+     * options} What a ring file says of its backends ({@code down}, their own health settings, {@code
+     * max_conns}) is not known here: {@link #availableBackends(List, int[])} judges by it.
      *
      * @param slots the slot of each backend of a ring file, by backend index (from {@link #track})
      */
