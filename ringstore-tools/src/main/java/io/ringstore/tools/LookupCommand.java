@@ -7,6 +7,7 @@ import io.ringstore.RingFileException;
 import io.ringstore.RingStore;
 import io.ringstore.RingVersion;
 import io.ringstore.live.RingRouter;
+import io.ringstore.state.Availability;
 import io.ringstore.state.HostState;
 import io.ringstore.state.StateFileException;
 import java.io.BufferedOutputStream;
@@ -16,7 +17,6 @@ import java.io.OutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.Arrays;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -338,35 +338,20 @@ final class LookupCommand extends Command {
             this.store = store;
             this.version = version;
             this.addresses = new byte[store.backendCount()][];
-            boolean[] down = new boolean[addresses.length];
-            boolean anyDown = false;
-            for (int i = 0; i < addresses.length; i++) {
-                down[i] = store.backend(i).down();
-                anyDown |= down[i];
-            }
+            List<Backend> backends = store.backends();
             this.withState = failover && state != null;
-            if (withState) {
-                // Looked at, not probed: a failed backend past its fail_timeout counts as available (the
-                // routers' next request probes it), and the check writes nothing. Each backend by the
-                // health settings its ring file stores, as the routers judge it (max_conns: host-wide).
-                List<Backend> backends = store.backends();
-                int[] slots = state.slots(
-                        backends.stream().map(Backend::socketAddress).toList());
-                this.up = b -> !down[b]
-                        && (slots[b] < 0
-                                || (backends.get(b).maxConns() == 0
-                                                || state.inFlight(slots[b])
-                                                        < backends.get(b).maxConns())
-                                        && state.peekAvailable(
-                                                slots[b],
-                                                System.nanoTime(),
-                                                backends.get(b).maxFails(),
-                                                Duration.ofSeconds(
-                                                                backends.get(b).failTimeoutSeconds())
-                                                        .toNanos()));
-            } else {
-                this.up = failover && anyDown ? b -> !down[b] : null;
-            }
+            // Looked at, not probed: a failed backend past its fail_timeout counts as available (the
+            // routers' next request probes it), and the check writes nothing. Each backend by the
+            // health settings its ring file stores, as the routers judge it (max_conns: host-wide).
+            Availability available = withState
+                    ? state.availableBackends(
+                            backends,
+                            state.slots(backends.stream()
+                                    .map(Backend::socketAddress)
+                                    .toList()))
+                    : Availability.of(backends);
+            // Without state and without a server marked down, every key gets the ring's own answer.
+            this.up = withState || failover && backends.stream().anyMatch(Backend::down) ? available.peeking() : null;
         }
 
         /**

@@ -1,6 +1,7 @@
 package io.ringstore.live;
 
 import io.ringstore.internal.BoundedOpen;
+import io.ringstore.internal.FollowedFile;
 import io.ringstore.internal.IoErrors;
 import io.ringstore.internal.Poller;
 import io.ringstore.migration.PolicyFile;
@@ -29,6 +30,10 @@ import java.util.function.Supplier;
  * opened). The poller keeps polling whatever happens, and applies the next valid file. Replace the
  * file by rename (write a temporary file, then {@code mv} it over the policy), so that a poll never
  * reads a half-written file.
+ *
+ * <p>A refused file is logged once: not again while the same file (inode) is at the path, rewritten in
+ * place or not (appended to while it grows, say: other text, another size, at every poll), until a
+ * policy is applied; a refusal naming no file (none at the path) once per reason.
  */
 public final class PolicyFileWatcher implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(PolicyFileWatcher.class.getName());
@@ -41,25 +46,12 @@ public final class PolicyFileWatcher implements AutoCloseable {
     private final Consumer<RolloutPolicy> target;
     private final String localDataCentre;
     private final ScheduledExecutorService timer;
-    /** What the last check found, to tell whether anything changed. */
-    private Read lastRead;
-
-    private volatile String lastError;
+    /** The file followed: its text is its identity, the policy it states what is opened of it (a value, never let go of). */
+    private final FollowedFile<RolloutPolicy> file;
     /** The file (its {@link BasicFileAttributes#fileKey()}) the last check read, null when there was none. */
     private Object readKey;
-    /** The file last refused, until a policy is applied: rewritten in place it is refused without a new log line. */
-    private Object refusedKey;
     /** Test hook: runs in a check between the regular-file check and the open. */
     Runnable afterRegularCheck = () -> {};
-
-    /** What a check found at the path: the file's text, no file, or a file that cannot be read. */
-    private sealed interface Read {
-        record Text(String text) implements Read {}
-
-        record Missing() implements Read {}
-
-        record Unreadable(String reason) implements Read {}
-    }
 
     private PolicyFileWatcher(
             Path path,
@@ -71,6 +63,7 @@ public final class PolicyFileWatcher implements AutoCloseable {
         this.inForce = inForce;
         this.target = target;
         this.localDataCentre = localDataCentre;
+        this.file = new FollowedFile<>(path, new Text(), this, 0, null, null);
         this.timer = Poller.start("policy", path, pollMillis, this::checkNow);
     }
 
@@ -123,55 +116,97 @@ public final class PolicyFileWatcher implements AutoCloseable {
      *
      * @return true when a new policy was applied
      */
-    public synchronized boolean checkNow() {
-        Read read = read(path);
-        if (read.equals(lastRead)) {
-            return false;
-        }
-        lastRead = read;
-        return switch (read) {
-            case Read.Missing() -> refuse(path + ": policy file does not exist");
-            case Read.Unreadable(String reason) -> refuse(path + ": cannot read policy file: " + reason);
-            case Read.Text(String text) -> apply(text);
-        };
+    public boolean checkNow() {
+        return file.check();
     }
 
-    /**
-     * The whole file: it is small, so its content is compared rather than its modification time or
-     * size, and an edit is seen even when it keeps both (cp -p, rsync -t, two writes within one
-     * timestamp tick). What is read is bounded: only a regular file is opened (a FIFO would block
-     * the watcher until someone writes to it, a device could be read forever), and a file over
-     * {@value #MAX_BYTES} bytes is refused without being read.
-     */
-    private Read read(Path path) {
-        readKey = null;
-        try {
-            BasicFileAttributes a = Files.readAttributes(path, BasicFileAttributes.class);
-            readKey = a.fileKey();
-            if (!a.isRegularFile()) {
-                return new Read.Unreadable(
-                        a.isDirectory()
-                                ? "is a directory"
-                                : "not a regular file (a FIFO, socket or device?); not opened");
+    /** A policy file as the follower sees it: its text is its identity, a policy what is opened of it. */
+    private final class Text implements FollowedFile.Kind<RolloutPolicy> {
+        /**
+         * The whole file: it is small, so its content is compared rather than its modification time or
+         * size, and an edit is seen even when it keeps both (cp -p, rsync -t, two writes within one
+         * timestamp tick). What is read is bounded: only a regular file is opened (a FIFO would block
+         * the watcher until someone writes to it, a device could be read forever), and a file over
+         * {@value #MAX_BYTES} bytes is refused without being read.
+         */
+        @Override
+        public Object look(Path path) throws FollowedFile.Refused {
+            readKey = null;
+            try {
+                BasicFileAttributes a = Files.readAttributes(path, BasicFileAttributes.class);
+                readKey = a.fileKey();
+                if (!a.isRegularFile()) {
+                    throw unreadable(
+                            a.isDirectory()
+                                    ? "is a directory"
+                                    : "not a regular file (a FIFO, socket or device?); not opened");
+                }
+                if (a.size() > MAX_BYTES) {
+                    throw unreadable(tooLarge(a.size()));
+                }
+                byte[] bytes;
+                afterRegularCheck.run();
+                try (InputStream in = Channels.newInputStream(
+                        BoundedOpen.read(path))) { // a FIFO renamed in since the check would block a plain open
+                    bytes = in.readNBytes(MAX_BYTES + 1);
+                }
+                if (bytes.length > MAX_BYTES) {
+                    throw unreadable(
+                            "grew past " + MAX_BYTES + " bytes while being read, more than a policy file may have");
+                }
+                return decode(bytes);
+            } catch (NoSuchFileException e) {
+                throw new FollowedFile.Refused(path + ": policy file does not exist", null, e);
+            } catch (IOException e) {
+                throw unreadable(IoErrors.describe(e));
             }
-            if (a.size() > MAX_BYTES) {
-                return new Read.Unreadable(tooLarge(a.size()));
+        }
+
+        private FollowedFile.Refused unreadable(String reason) {
+            return new FollowedFile.Refused(path + ": cannot read policy file: " + reason, readKey, null);
+        }
+
+        /** Strict UTF-8: a malformed byte is named, not replaced. */
+        private String decode(byte[] bytes) throws FollowedFile.Refused {
+            ByteBuffer in = ByteBuffer.wrap(bytes);
+            CharBuffer out = CharBuffer.allocate(bytes.length);
+            CoderResult r = StandardCharsets.UTF_8.newDecoder().decode(in, out, true);
+            if (r.isError()) {
+                throw unreadable("not UTF-8 text at byte " + in.position());
             }
-            byte[] bytes;
-            afterRegularCheck.run();
-            try (InputStream in = Channels.newInputStream(
-                    BoundedOpen.read(path))) { // a FIFO renamed in since the check would block a plain open
-                bytes = in.readNBytes(MAX_BYTES + 1);
+            return out.flip().toString();
+        }
+
+        @Override
+        public RolloutPolicy open(Path path, Object text, RolloutPolicy parsed) throws FollowedFile.Refused {
+            try {
+                return PolicyFile.parse(path, (String) text, localDataCentre);
+            } catch (IllegalArgumentException e) {
+                throw new FollowedFile.Refused(e.getMessage() + "; keeping " + inForce.get(), readKey, e);
             }
-            if (bytes.length > MAX_BYTES) {
-                return new Read.Unreadable(
-                        "grew past " + MAX_BYTES + " bytes while being read, more than a policy file may have");
-            }
-            return decode(bytes);
-        } catch (NoSuchFileException e) {
-            return new Read.Missing();
-        } catch (IOException e) {
-            return new Read.Unreadable(IoErrors.describe(e));
+        }
+
+        /** The text parsed is the text looked at: no second read. */
+        @Override
+        public Object identity(Path path, Object text, RolloutPolicy parsed) {
+            return text;
+        }
+
+        @Override
+        public void switched(RolloutPolicy parsedBefore, RolloutPolicy p) {
+            RolloutPolicy before = inForce.get();
+            target.accept(p);
+            LOG.log(System.Logger.Level.INFO, "{0}: rollout policy {1} (was {2})", path, p, before);
+        }
+
+        @Override
+        public void refused(RolloutPolicy parsed, String reason) {
+            LOG.log(System.Logger.Level.WARNING, reason);
+        }
+
+        @Override
+        public boolean release(RolloutPolicy old) {
+            return true; // a value: nothing to let go of
         }
     }
 
@@ -179,49 +214,9 @@ public final class PolicyFileWatcher implements AutoCloseable {
         return "is " + size + " bytes, more than the " + MAX_BYTES + " a policy file may have (not a policy file?)";
     }
 
-    /** Strict UTF-8: a malformed byte is named, not replaced. */
-    private static Read decode(byte[] bytes) {
-        ByteBuffer in = ByteBuffer.wrap(bytes);
-        CharBuffer out = CharBuffer.allocate(bytes.length);
-        CoderResult r = StandardCharsets.UTF_8.newDecoder().decode(in, out, true);
-        if (r.isError()) {
-            return new Read.Unreadable("not UTF-8 text at byte " + in.position());
-        }
-        return new Read.Text(out.flip().toString());
-    }
-
-    private boolean apply(String text) {
-        try {
-            RolloutPolicy p = PolicyFile.parse(path, text, localDataCentre);
-            RolloutPolicy before = inForce.get();
-            lastError = null; // before the policy takes effect: whoever sees the new policy sees no stale error
-            refusedKey = null;
-            target.accept(p);
-            LOG.log(System.Logger.Level.INFO, "{0}: rollout policy {1} (was {2})", path, p, before);
-            return true;
-        } catch (IllegalArgumentException e) {
-            return refuse(e.getMessage() + "; keeping " + inForce.get());
-        }
-    }
-
-    /**
-     * Logs a refusal once: not again for the same message, nor for the same file rewritten in place
-     * (appended to while it grows, say: other text, another size, at every poll), until a policy is
-     * applied or another file takes the path.
-     */
-    private boolean refuse(String message) {
-        boolean sameFile = readKey != null && readKey.equals(refusedKey);
-        if (!message.equals(lastError) && !sameFile) {
-            LOG.log(System.Logger.Level.WARNING, message);
-        }
-        lastError = message;
-        refusedKey = readKey;
-        return false;
-    }
-
     /** {@return the last refusal's message, or null when the file in force was valid} */
     public String lastError() {
-        return lastError;
+        return file.lastError();
     }
 
     @Override

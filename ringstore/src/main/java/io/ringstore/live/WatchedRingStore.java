@@ -7,6 +7,7 @@ import io.ringstore.RingStore;
 import io.ringstore.RingVersion;
 import io.ringstore.internal.BackendAccess;
 import io.ringstore.internal.BoundedOpen;
+import io.ringstore.internal.FollowedFile;
 import io.ringstore.internal.IoErrors;
 import io.ringstore.internal.Poller;
 import io.ringstore.internal.format.RingFileDescriptor;
@@ -17,7 +18,6 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Instant;
-import java.util.ArrayDeque;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
@@ -27,6 +27,7 @@ import java.util.WeakHashMap;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Consumer;
 
 /**
  * The engine of a {@link RingRouter}: a ring file that follows its path: it keeps answering from the
@@ -73,15 +74,15 @@ import java.util.concurrent.atomic.LongAdder;
  * <p>Switches and refusals go to {@link System.Logger}, to JFR ({@code io.ringstore.Switch},
  * {@code io.ringstore.Refusal}) and to a {@link RingListener} when one was given.
  *
- * <p>Thread-safe. {@link #current()} is one volatile read.
+ * <p>The path is followed by a {@link FollowedFile}, of which this class is the ring file's kind:
+ * the stamp below is its identity, opening is the check above, and a generation is let go by
+ * unmapping it. Thread-safe. {@link #current()} is one volatile read.
  */
-final class WatchedRingStore implements AutoCloseable {
+final class WatchedRingStore implements AutoCloseable, FollowedFile.Kind<RingStore> {
     /** How often the path is checked by default. */
     static final long DEFAULT_POLL_MILLIS = 200;
     /** How long a replaced generation stays mapped, by default: far longer than any lookup takes. */
     static final long DEFAULT_GRACE_MILLIS = 500;
-    /** A check gives up (until the next) when the file is replaced again each time it is being opened. */
-    private static final int MAX_OPEN_ATTEMPTS = 3;
 
     private static final System.Logger LOG = System.getLogger(WatchedRingStore.class.getName());
     /** What only a watcher may do with a {@link RingStore}: map it for watching, unmap it, ask whether it is mapped. */
@@ -92,22 +93,18 @@ final class WatchedRingStore implements AutoCloseable {
     /** Handles whose features and version every new file must have; weak: see {@link Handle}. Guarded by this. */
     private final Map<Handle, Boolean> handles = new WeakHashMap<>();
 
+    /** The generation serving, and the replaced ones in their grace period; checks hold this object's lock. */
+    private final FollowedFile<RingStore> file;
+    /**
+     * The generation serving, as lookups read it: the follower's, set at each switch. Its own field, since
+     * reading it through the follower would cost every lookup a load more.
+     */
     private volatile RingStore current;
-    private volatile Instant lastSwitch;
-    private volatile String lastError;
-    private volatile long switches;
-    private Object stamp;
-    private final long graceNanos;
+
     private final boolean allowOlderGeneration;
     private final RingListener listener;
-    /** Replaced generations still mapped, oldest first. Guarded by this. */
-    private final ArrayDeque<Retired> retired = new ArrayDeque<>();
     /** Lookups through {@link Handle}s that met an unmapped generation and were done again on the current one. */
     private final LongAdder retries = new LongAdder();
-    /** Set once by {@link #close()}; then every generation is unmapped. Guarded by this. */
-    private boolean closed;
-    /** A fixed store's engine: no path is looked at, and the store is its owner's to close. */
-    private final boolean fixed;
     /** Test hooks, to force the interleavings a check must survive: after the identity is taken, before a switch. */
     Runnable afterStamp = () -> {};
     /** Test hook: runs in a poll's stamp between the regular-file check and the open. */
@@ -115,9 +112,7 @@ final class WatchedRingStore implements AutoCloseable {
 
     Runnable beforeSwitch = () -> {};
 
-    /** A generation replaced at {@code since} (System.nanoTime), unmapped once the grace period passed. */
-    private record Retired(RingStore store, long since) {}
-
+    /** {@code stamp} null: the engine of a router over a store already open, its owner's, never switched. */
     private WatchedRingStore(
             Path path,
             RingStore first,
@@ -125,17 +120,15 @@ final class WatchedRingStore implements AutoCloseable {
             long pollMillis,
             long graceMillis,
             boolean allowOlderGeneration,
-            RingListener listener,
-            boolean fixed) {
+            RingListener listener) {
         this.path = path;
-        this.fixed = fixed;
-        this.current = first;
-        this.stamp = stamp;
-        this.lastSwitch = Instant.now();
-        this.graceNanos = TimeUnit.MILLISECONDS.toNanos(graceMillis);
         this.allowOlderGeneration = allowOlderGeneration;
         this.listener = listener;
-        this.timer = fixed ? null : Poller.start("watch", path, pollMillis, this::checkNow);
+        this.current = first;
+        this.file = stamp == null
+                ? FollowedFile.fixed(first, this)
+                : new FollowedFile<>(path, this, this, TimeUnit.MILLISECONDS.toNanos(graceMillis), first, stamp);
+        this.timer = stamp == null ? null : Poller.start("watch", path, pollMillis, this::checkNow);
     }
 
     /**
@@ -148,7 +141,7 @@ final class WatchedRingStore implements AutoCloseable {
     static WatchedRingStore fixed(RingStore store, RingListener listener) {
         Objects.requireNonNull(store, "store");
         Objects.requireNonNull(listener, "listener");
-        return new WatchedRingStore(store.path(), store, null, 0, 0, false, listener, true);
+        return new WatchedRingStore(store.path(), store, null, 0, 0, false, listener);
     }
 
     /**
@@ -176,7 +169,7 @@ final class WatchedRingStore implements AutoCloseable {
             STORES.release(first);
             throw e;
         }
-        return new WatchedRingStore(path, first, stamp, pollMillis, graceMillis, allowOlderGeneration, listener, false);
+        return new WatchedRingStore(path, first, stamp, pollMillis, graceMillis, allowOlderGeneration, listener);
     }
 
     /**
@@ -194,17 +187,17 @@ final class WatchedRingStore implements AutoCloseable {
 
     /** {@return when the current generation started serving (for the first, when watching started)} */
     Instant lastSwitch() {
-        return lastSwitch;
+        return file.lastSwitch();
     }
 
     /** {@return number of switches to a new generation so far} */
     long switches() {
-        return switches;
+        return file.switches();
     }
 
     /** {@return why the last file seen at the path was refused, or null if the newest file is serving} */
     String lastError() {
-        return lastError;
+        return file.lastError();
     }
 
     /** {@return the watched path} */
@@ -213,8 +206,8 @@ final class WatchedRingStore implements AutoCloseable {
     }
 
     /** {@return replaced generations still mapped (in their grace period)} */
-    synchronized int retiredGenerations() {
-        return retired.size();
+    int retiredGenerations() {
+        return file.retiredCount();
     }
 
     /** {@return lookups that met a generation unmapped under them and were answered by the current one instead} */
@@ -228,41 +221,42 @@ final class WatchedRingStore implements AutoCloseable {
      *
      * @return true when it switched to a new file
      */
-    synchronized boolean checkNow() {
-        if (closed || fixed) {
-            return false;
+    boolean checkNow() {
+        return file.check();
+    }
+
+    /** The file's stamp ({@link #stampOf}); one that is not a regular file, or none, is refused unopened. */
+    @Override
+    public Object look(Path path) throws FollowedFile.Refused {
+        try {
+            return stampOf(path, afterRegularCheck);
+        } catch (RingFileException e) {
+            throw new FollowedFile.Refused(e.getMessage(), null, e);
+        } catch (OutOfMemoryError e) {
+            throw new FollowedFile.Refused(outOfHeap(e), null, e);
         }
-        releaseRetired(System.nanoTime());
-        Object seen = null;
+    }
+
+    /**
+     * Opens and verifies the file; refuses one older than the generation serving (unless allowed), and
+     * one lacking what a handle uses. The serving file published again (same generation and input
+     * digest) is nothing to switch to.
+     */
+    @Override
+    public RingStore open(Path path, Object seen, RingStore serving) throws FollowedFile.Refused {
         RingStore next = null;
         try {
-            for (int attempt = 0; next == null; attempt++) {
-                if (attempt == MAX_OPEN_ATTEMPTS) {
-                    return false; // replaced faster than it can be opened: the next check looks again
-                }
-                seen = stampOf(path, afterRegularCheck);
-                if (seen.equals(stamp)) {
-                    return false;
-                }
-                afterStamp.run();
-                next = STORES.openWatched(path);
-                if (!seen.equals(stampOf(path, afterRegularCheck))) {
-                    STORES.release(next); // replaced while being opened: what was opened may not be what was stamped
-                    next = null;
-                    seen = null;
-                }
-            }
+            afterStamp.run();
+            next = STORES.openWatched(path);
             next.verify();
-            if (next.generation() == current.generation() && Arrays.equals(next.inputDigest(), current.inputDigest())) {
-                stamp = seen; // the serving file published again: nothing to switch to
-                lastError = null;
+            if (next.generation() == serving.generation() && Arrays.equals(next.inputDigest(), serving.inputDigest())) {
                 STORES.release(next);
-                return false;
+                return null;
             }
-            if (Long.compareUnsigned(next.generation(), current.generation()) < 0 && !allowOlderGeneration) {
+            if (Long.compareUnsigned(next.generation(), serving.generation()) < 0 && !allowOlderGeneration) {
                 throw new IllegalArgumentException(
                         "generation " + Long.toUnsignedString(next.generation())
-                                + " is lower than generation " + Long.toUnsignedString(current.generation())
+                                + " is lower than generation " + Long.toUnsignedString(serving.generation())
                                 + " serving (an old file copied into place? publish with a higher generation, or allow older generations)");
             }
             for (Handle h : handles.keySet()) {
@@ -271,31 +265,36 @@ final class WatchedRingStore implements AutoCloseable {
                         h.version); // throws IllegalArgumentException when the new file lacks what a handle uses
             }
             beforeSwitch.run();
-            switchTo(next, seen);
-            next = null;
-            return true;
+            return next;
         } catch (RingFileException | IllegalArgumentException e) {
-            return refuse(e.getMessage(), seen, next);
+            throw refusal(e.getMessage(), seen, next, e);
         } catch (OutOfMemoryError e) {
             // What did not fit is this file's tables (the points stay mapped, off the heap): refuse the
             // file rather than retry it on every poll, which would only churn the serving heap.
-            return refuse(
-                    "not enough heap to open and check it (" + e.getMessage()
-                            + "); raise -Xmx or publish a smaller file",
-                    seen,
-                    next);
+            throw refusal(outOfHeap(e), seen, next, e);
+        } catch (RuntimeException | Error e) {
+            if (next != null) {
+                STORES.release(next);
+            }
+            throw e;
         }
     }
 
-    private void switchTo(RingStore next, Object seen) {
-        RingStore before = current;
+    /** The refusal of the file stamped {@code seen}; {@code opened}, when not null, is unmapped now: nobody else has it. */
+    private static FollowedFile.Refused refusal(String reason, Object seen, RingStore opened, Throwable cause) {
+        if (opened != null) {
+            STORES.release(opened);
+        }
+        return new FollowedFile.Refused(reason, seen, cause);
+    }
+
+    private static String outOfHeap(OutOfMemoryError e) {
+        return "not enough heap to open and check it (" + e.getMessage() + "); raise -Xmx or publish a smaller file";
+    }
+
+    @Override
+    public void switched(RingStore before, RingStore next) {
         current = next;
-        long now = System.nanoTime();
-        retired.addLast(new Retired(before, now));
-        lastSwitch = Instant.now();
-        lastError = null;
-        stamp = seen;
-        switches++;
         LOG.log(
                 System.Logger.Level.INFO,
                 "{0}: now serving generation {1} (was {2})",
@@ -307,58 +306,38 @@ final class WatchedRingStore implements AutoCloseable {
             event.path = path.toString();
             event.fromGeneration = before.generation();
             event.toGeneration = next.generation();
-            event.switches = switches;
+            event.switches = file.switches();
             event.commit();
         }
         tell(l -> l.switched(path, before.generation(), next.generation()));
-        releaseRetired(now); // a grace period of 0 unmaps the replaced generation at once
     }
 
-    /** Unmaps the replaced generations whose grace period has passed at {@code now}. */
-    private void releaseRetired(long now) {
-        while (!retired.isEmpty() && now - retired.peekFirst().since() >= graceNanos) {
-            if (!STORES.release(retired.peekFirst().store())) {
-                return; // still in use (a JDK that refuses to close an arena being read): the next check tries again
-            }
-            retired.removeFirst();
+    @Override
+    public void refused(RingStore serving, String reason) {
+        LOG.log(
+                System.Logger.Level.WARNING,
+                "{0}: refused, still serving generation {1}: {2}",
+                path,
+                Long.toUnsignedString(serving.generation()),
+                reason);
+        RingEvents.Refusal event = new RingEvents.Refusal();
+        if (event.shouldCommit()) {
+            event.path = path.toString();
+            event.servingGeneration = serving.generation();
+            event.reason = reason;
+            event.commit();
         }
+        tell(l -> l.refused(path, serving.generation(), reason));
     }
 
-    /**
-     * Keeps the current generation. {@code opened}, when not null, is the refused file's mapping:
-     * unmapped now, nobody else has it. The same reason again for an unstamped path (a missing file
-     * polled again) is reported once; each refused file is reported.
-     */
-    private boolean refuse(String reason, Object seen, RingStore opened) {
-        if (opened != null) {
-            STORES.release(opened);
-        }
-        if (!reason.equals(lastError) || seen != null && !seen.equals(stamp)) {
-            LOG.log(
-                    System.Logger.Level.WARNING,
-                    "{0}: refused, still serving generation {1}: {2}",
-                    path,
-                    Long.toUnsignedString(current.generation()),
-                    reason);
-            RingEvents.Refusal event = new RingEvents.Refusal();
-            if (event.shouldCommit()) {
-                event.path = path.toString();
-                event.servingGeneration = current.generation();
-                event.reason = reason;
-                event.commit();
-            }
-            long serving = current.generation();
-            tell(l -> l.refused(path, serving, reason));
-        }
-        lastError = reason;
-        if (seen != null) {
-            stamp = seen; // do not retry the same bad file on every poll
-        }
-        return false;
+    /** Unmaps a replaced generation; false while a JDK refuses to close an arena being read (the next check tries again). */
+    @Override
+    public boolean release(RingStore old) {
+        return STORES.release(old);
     }
 
     /** Calls the listener; what it throws is logged, and changes nothing. */
-    void tell(java.util.function.Consumer<RingListener> call) {
+    void tell(Consumer<RingListener> call) {
         try {
             call.accept(listener);
         } catch (RuntimeException e) {
@@ -502,19 +481,12 @@ final class WatchedRingStore implements AutoCloseable {
             timer.shutdownNow();
         }
         synchronized (this) {
-            closed = true;
             for (Handle h : handles.keySet()) {
                 h.closed = true; // lookups through it throw from now on, also over a fixed store left open
                 h.ring = null;
             }
             handles.clear();
-            for (Retired r : retired) {
-                STORES.release(r.store());
-            }
-            retired.clear();
-            if (!fixed) {
-                STORES.release(current);
-            }
+            file.close().forEach(STORES::release);
         }
     }
 }

@@ -2,20 +2,11 @@ package io.ringstore.state;
 
 import static io.ringstore.state.StateFileLayout.*;
 
-import java.io.IOException;
-import java.lang.System.Logger.Level;
-import java.nio.file.Files;
+import io.ringstore.Backend;
 import java.nio.file.Path;
-import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
-import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.locks.LockSupport;
 import java.util.function.IntPredicate;
 import java.util.function.ToIntFunction;
 import java.util.function.ToLongFunction;
@@ -52,26 +43,19 @@ import java.util.function.ToLongFunction;
  *
  * <p><b>Slots come and go.</b> While a router tracks an endpoint, its heartbeat keeps the slot
  * "named"; a slot named by no router for {@link Options#reclaimAfter()}, with nothing in flight and not
- * drained, is freed for another endpoint. Slot allocation is the one step under a lock (a CAS-held
- * word whose dead holder is broken), off the lookup path.
+ * drained, is freed for another endpoint. Slot allocation is the one step under a lock (a POSIX record
+ * lock, waited for, never broken: the kernel releases a dead holder's), off the lookup path.
  *
  * <p>Time is {@link System#nanoTime()}, which on Linux is the host-wide monotonic clock, so processes
  * compare each other's stamps.
  *
- * <p>This class puts four package-private parts together and runs the heartbeat: {@code StateMapping}
- * (the file: mapped, checked, created, a corrupt one replaced), {@code SlotDirectory} (which endpoint
- * has which slot), {@code BackendHealth} (drain and passive health) and {@code LeaseTable} (leases,
- * their liveness and reaping, the requests in flight).
+ * <p>A facade over package-private parts: {@code StateFollower} (the file at the path followed, the
+ * caller's slots across files, the heartbeat, a mapping that faults) and, per file, {@code
+ * AttachedFile}: {@code StateMapping} (mapped, checked, created, a corrupt one replaced), {@code
+ * SlotDirectory} (which endpoint has which slot), {@code BackendHealth} (drain and passive health) and
+ * {@code LeaseTable} (leases, their liveness and reaping, the requests in flight).
  */
 public final class HostState implements AutoCloseable {
-    /**
-     * The logger, made when first used: {@code System.getLogger} starts java.util.logging (about 10 ms),
-     * which a lookup that only checks whether a state file exists does not need.
-     */
-    private static final class Log {
-        static final System.Logger LOG = System.getLogger(HostState.class.getName());
-    }
-
     /**
      * How a state file is created and used.
      *
@@ -186,113 +170,31 @@ public final class HostState implements AutoCloseable {
      */
     public record LeaseState(int lease, long pid, boolean alive, long inFlight) {}
 
-    /**
-     * The file as this instance uses it now: one mapping and its parts. Replaced, by the heartbeat (or
-     * {@link #refresh}), when another file takes the path (the old one deleted, replaced, or found
-     * truncated): the caller's slots stay what they were, mapped to the new file's by {@link #toFile}.
-     */
-    private static final class Attached {
-        /** {@link #route} of a file that shrank: no slot maps to it. */
-        static final int[] LOST = new int[0];
-
-        final StateMapping file;
-        final SlotDirectory directory;
-        final BackendHealth health;
-        final LeaseTable leases;
-        /** The caller's slot to this file's slot; {@code null} while they are the same (the first file of the instance). */
-        volatile int[] toFile;
-        /**
-         * What the request path maps a caller's slot through: {@code null} for the same slot, {@link #LOST}
-         * once the file shrank (every slot answered without state), else {@link #toFile}. One read.
-         */
-        volatile int[] route;
-        /** Set when a call faulted on the mapping (the file shrank under it): calls then skip it, as without state. */
-        volatile boolean lost;
-        /** Whether {@link #sayLost} has told of it (guarded by the instance). */
-        boolean told;
-        /** When it was replaced (heartbeat thread): its lease is given back and its mapping closed a second later. */
-        long retiredAt;
-
-        Attached(StateMapping file, Duration staleAfter, boolean router, int[] toFile) throws StateFileException {
-            try {
-                if (file.writable()) {
-                    BootCheck.adopt(file); // before the leases: times of an earlier boot reset first
-                }
-                this.file = file;
-                this.directory = new SlotDirectory(file);
-                this.health = new BackendHealth(file);
-                this.leases = new LeaseTable(file, staleAfter, router);
-                this.toFile = toFile;
-                this.route = toFile;
-            } catch (StateFileException | RuntimeException | Error e) {
-                file.close();
-                throw e;
-            }
-        }
-
-        /** {@return the file slot of the caller's {@code slot}, or -1 when this file has none for it} */
-        /** {@return {@code r[slot]}, or -1 for a slot out of its range} */
-        static int map(int[] r, int slot) {
-            return slot >= 0 && slot < r.length ? r[slot] : -1;
-        }
-
-        int fileSlot(int slot) {
-            int[] t = toFile;
-            return t == null ? slot : map(t, slot);
-        }
-    }
-
     private final Path path;
     private final Options options;
-    private final boolean router;
     private final long failTimeoutNanos;
-    private volatile Attached at;
-    /** Files replaced, until their lease is given back (guarded by this). */
-    private final List<Attached> retired = new ArrayList<>();
-    /** The caller's slots handed out by this instance: slot to endpoint, and back (guarded by this). */
-    private String[] endpointOf = new String[0];
+    /** The file followed, the caller's slots, a router's heartbeat, and what a call does when the mapping faults. */
+    final StateFollower follower;
+    /**
+     * The file in use, as calls read it: the follower's, set by it at each move to another file. Its own
+     * field, since reading it through the follower would cost every call a load more.
+     */
+    private volatile AttachedFile at;
 
-    private final Map<String, Integer> slotOf = new HashMap<>();
-    /** The endpoints of the last {@link #track} (guarded by this). */
-    private List<String> tracked = List.of();
-    /** Files this instance has moved to since it opened: part of {@link #directoryVersion}. */
-    private volatile long moves;
-
-    private final Thread heartbeat;
-    /** Test hook: runs at the start of every beat. */
-    volatile Runnable beforeBeat = () -> {};
-
-    private volatile boolean closed;
-    /** The heartbeat's last failure, logged once until a beat succeeds (heartbeat thread only). */
-    private String lastFailure;
-    /** The last failure to move to a new file, logged once (guarded by this). */
-    private String lastMoveFailure;
-
-    private HostState(StateMapping file, Options options, boolean router) throws StateFileException {
-        this.path = file.path;
+    private HostState(StateMapping m, Options options, boolean router) throws StateFileException {
+        this.path = m.path;
         this.options = options;
-        this.router = router;
         this.failTimeoutNanos = options.failTimeout().toNanos();
-        this.at = new Attached(file, options.staleAfter(), router, null);
-        if (router) {
-            this.heartbeat = Thread.ofPlatform()
-                    .daemon()
-                    .name("ringstore-state " + path.getFileName())
-                    .unstarted(this::beat);
-            heartbeat.start();
-        } else {
-            this.heartbeat = null;
-        }
+        this.at = new AttachedFile(m, options.staleAfter(), router, null);
+        this.follower = new StateFollower(at, options, router, this, n -> at = n);
     }
 
     /** A new instance on {@code m} ({@code m} is unmapped again if it cannot be made: no lease left). */
     private static HostState of(StateMapping m, Options options, boolean router) throws StateFileException {
         try {
             return new HostState(m, options, router);
-        } catch (
-                InternalError
-                        e) { // SIGBUS on a page of the file (check touched each, but a file can shrink since); Attached
-            // unmapped m
+        } catch (InternalError e) {
+            // SIGBUS on a page of the file (mapping touched each, but a file can shrink since); m is unmapped
             throw StateMapping.unreadable(m.path, e);
         }
     }
@@ -396,8 +298,6 @@ public final class HostState implements AutoCloseable {
         return at.file.slots;
     }
 
-    // ---- the lookup path -------------------------------------------------------------------------
-
     /**
      * {@return whether the backend in {@code slot} may be chosen now, with this state's {@code maxFails} and
      * {@code failTimeout}: see {@link #available(int, long, int, long)}}
@@ -415,6 +315,7 @@ public final class HostState implements AutoCloseable {
      * {@code failTimeoutNanos} have passed since it was last checked; once that time has passed, one
      * caller on the host (the one whose CAS moves {@code checked} to now) gets {@code true} and probes
      * it; the others skip it for another {@code failTimeout}, unless {@link #reportSuccess} clears it.
+     * A ring file's backend is judged by all it says of itself as well: {@link #availableBackends(List, int[])}.
      *
      * @param slot the backend's slot in the state file ({@link #slot(String)})
      * @param nowNanos now, by {@link System#nanoTime()}
@@ -422,25 +323,7 @@ public final class HostState implements AutoCloseable {
      * @param failTimeoutNanos nginx's {@code fail_timeout}, in nanoseconds
      */
     public boolean available(int slot, long nowNanos, int maxFails, long failTimeoutNanos) {
-        Attached a = at;
-        int[] r = a.route;
-        int f = r == null ? slot : Attached.map(r, slot);
-        try {
-            return f >= 0 ? a.health.available(f, nowNanos, maxFails, failTimeoutNanos, true) : noState(a, slot);
-        } catch (RuntimeException | InternalError e) {
-            return availableFailed(e, a, slot, nowNanos, maxFails, failTimeoutNanos, true);
-        }
-    }
-
-    /** {@link #available} or {@link #peekAvailable} after {@code e}: retried on a new file, or answered without state. */
-    private boolean availableFailed(
-            Throwable e, Attached a, int slot, long nowNanos, int maxFails, long failTimeoutNanos, boolean probe) {
-        if (!retry(a, e)) {
-            return true;
-        }
-        return probe
-                ? available(slot, nowNanos, maxFails, failTimeoutNanos)
-                : peekAvailable(slot, nowNanos, maxFails, failTimeoutNanos);
+        return available(slot, nowNanos, maxFails, failTimeoutNanos, true);
     }
 
     /**
@@ -454,13 +337,20 @@ public final class HostState implements AutoCloseable {
      * @param failTimeoutNanos nginx's {@code fail_timeout}, in nanoseconds
      */
     public boolean peekAvailable(int slot, long nowNanos, int maxFails, long failTimeoutNanos) {
-        Attached a = at;
-        int[] r = a.route;
-        int f = r == null ? slot : Attached.map(r, slot);
+        return available(slot, nowNanos, maxFails, failTimeoutNanos, false);
+    }
+
+    /** {@link #available(int, long, int, long)}, taking the probe when {@code probe}, else {@link #peekAvailable}. */
+    private boolean available(int slot, long nowNanos, int maxFails, long failTimeoutNanos, boolean probe) {
+        AttachedFile a = at;
+        int f = a.route(slot);
         try {
-            return f >= 0 ? a.health.available(f, nowNanos, maxFails, failTimeoutNanos, false) : noState(a, slot);
+            return f >= 0
+                    ? a.health.available(f, nowNanos, maxFails, failTimeoutNanos, probe)
+                    : follower.noState(a, slot);
         } catch (RuntimeException | InternalError e) {
-            return availableFailed(e, a, slot, nowNanos, maxFails, failTimeoutNanos, false);
+            // retried on the file in use, or answered without state
+            return !follower.retry(a, e) || available(slot, nowNanos, maxFails, failTimeoutNanos, probe);
         }
     }
 
@@ -472,23 +362,13 @@ public final class HostState implements AutoCloseable {
      * @param slot the backend's slot in the state file ({@link #slot(String)})
      */
     public long inFlight(int slot) {
-        Attached a = at;
-        int[] r = a.route;
-        int f = r == null ? slot : Attached.map(r, slot);
+        AttachedFile a = at;
+        int f = a.route(slot);
         try {
-            return f >= 0 ? a.leases.inFlight(f) : nothingInFlight(a, slot);
+            return f >= 0 ? a.leases.inFlight(f) : follower.nothingInFlight(a, slot);
         } catch (RuntimeException | InternalError e) {
-            return inFlightFailed(e, a, slot);
+            return follower.retry(a, e) ? inFlight(slot) : 0;
         }
-    }
-
-    private long nothingInFlight(Attached a, int slot) {
-        noState(a, slot);
-        return 0;
-    }
-
-    private long inFlightFailed(Throwable e, Attached a, int slot) {
-        return retry(a, e) ? inFlight(slot) : 0;
     }
 
     /**
@@ -504,15 +384,14 @@ public final class HostState implements AutoCloseable {
      * total (plain loads of one cache line), not of the backends' counts}
      */
     public long totalInFlight() {
-        Attached a = at;
+        AttachedFile a = at;
         if (a.lost) {
-            noState(a, 0);
-            return 0;
+            return follower.nothingInFlight(a, 0);
         }
         try {
             return a.leases.totalInFlight();
         } catch (RuntimeException | InternalError e) {
-            return retry(a, e) ? totalInFlight() : 0;
+            return follower.retry(a, e) ? totalInFlight() : 0;
         }
     }
 
@@ -522,17 +401,16 @@ public final class HostState implements AutoCloseable {
      * @param slot the backend's slot in the state file ({@link #slot(String)})
      */
     public void acquire(int slot) {
-        Attached a = at;
-        int[] r = a.route;
-        int f = r == null ? slot : Attached.map(r, slot);
+        AttachedFile a = at;
+        int f = a.route(slot);
         try {
             if (f >= 0) {
                 a.leases.acquire(f);
             } else {
-                noState(a, slot);
+                follower.noState(a, slot);
             }
         } catch (RuntimeException | InternalError e) {
-            if (retry(a, e)) {
+            if (follower.retry(a, e)) {
                 acquire(slot);
             }
         }
@@ -546,17 +424,16 @@ public final class HostState implements AutoCloseable {
      * @param slot the backend's slot in the state file ({@link #slot(String)})
      */
     public void release(int slot) {
-        Attached a = at;
-        int[] r = a.route;
-        int f = r == null ? slot : Attached.map(r, slot);
+        AttachedFile a = at;
+        int f = a.route(slot);
         try {
             if (f >= 0) {
                 a.leases.release(f);
             } else {
-                noState(a, slot);
+                follower.noState(a, slot);
             }
         } catch (RuntimeException | InternalError e) {
-            if (retry(a, e)) {
+            if (follower.retry(a, e)) {
                 release(slot);
             }
         }
@@ -569,17 +446,16 @@ public final class HostState implements AutoCloseable {
      * @param nowNanos now, by {@link System#nanoTime()}
      */
     public void reportFailure(int slot, long nowNanos) {
-        Attached a = at;
-        int[] r = a.route;
-        int f = r == null ? slot : Attached.map(r, slot);
+        AttachedFile a = at;
+        int f = a.route(slot);
         try {
             if (f >= 0) {
                 a.health.reportFailure(f, nowNanos);
             } else {
-                noState(a, slot);
+                follower.noState(a, slot);
             }
         } catch (RuntimeException | InternalError e) {
-            if (retry(a, e)) {
+            if (follower.retry(a, e)) {
                 reportFailure(slot, nowNanos);
             }
         }
@@ -593,25 +469,36 @@ public final class HostState implements AutoCloseable {
      * @param slot the backend's slot in the state file ({@link #slot(String)})
      */
     public void reportSuccess(int slot) {
-        Attached a = at;
-        int[] r = a.route;
-        int f = r == null ? slot : Attached.map(r, slot);
+        AttachedFile a = at;
+        int f = a.route(slot);
         try {
             if (f >= 0) {
                 a.health.reportSuccess(f);
             } else {
-                noState(a, slot);
+                follower.noState(a, slot);
             }
         } catch (RuntimeException | InternalError e) {
-            if (retry(a, e)) {
+            if (follower.retry(a, e)) {
                 reportSuccess(slot);
             }
         }
     }
 
     /**
-     * {@return availability of backends by their index in a ring file, for a failover lookup: {@code slots[i]}
-     * is backend i's slot (from {@link #track}), and the check uses {@link System#nanoTime()}}
+     * {@return the {@link Availability} of a ring file's backends by their index, for a failover lookup: not
+     * down, drained, failed by its own health settings, nor at its {@code max_conns} host-wide}
+     *
+     * @param backends the ring file's backends ({@link io.ringstore.RingStore#backends()})
+     * @param slots    the slot of each, by backend index (from {@link #track})
+     */
+    public Availability availableBackends(List<Backend> backends, int[] slots) {
+        return new Availability(this, backends, slots, System::nanoTime);
+    }
+
+    /**
+     * {@return availability of backends by their slots alone: not drained, not failed by this state's
+     * options} What a ring file says of its backends ({@code down}, their own health settings, {@code
+     * max_conns}) is not known here: {@link #availableBackends(List, int[])} judges by it.
      *
      * @param slots the slot of each backend of a ring file, by backend index (from {@link #track})
      */
@@ -619,8 +506,6 @@ public final class HostState implements AutoCloseable {
         int[] copy = slots.clone();
         return i -> available(copy[i], System.nanoTime());
     }
-
-    // ---- the directory ---------------------------------------------------------------------------
 
     /**
      * Slots for {@code endpoints} ({@code result[i]} for {@code endpoints.get(i)}), given to endpoints
@@ -639,21 +524,7 @@ public final class HostState implements AutoCloseable {
      * @throws IllegalStateException    the file has no free slot left ({@link Options#slots()})
      */
     public synchronized int[] track(List<String> endpoints) {
-        Attached a = at;
-        int[] found;
-        if (a.lost) {
-            found = new int[endpoints.size()];
-            Arrays.fill(found, -1);
-        } else {
-            try {
-                found = a.directory.track(endpoints);
-            } catch (InternalError e) {
-                lost(a);
-                return track(endpoints);
-            }
-        }
-        tracked = List.copyOf(endpoints);
-        return callerSlots(a, endpoints, found, true);
+        return follower.track(endpoints);
     }
 
     /**
@@ -671,94 +542,7 @@ public final class HostState implements AutoCloseable {
      * @param endpoints backend addresses, as a ring file's backend table writes them
      */
     public synchronized int[] slots(List<String> endpoints) {
-        Attached a = at;
-        int[] found = new int[endpoints.size()];
-        Arrays.fill(found, -1);
-        if (!a.lost) {
-            try {
-                found = a.directory.slots(endpoints, false);
-            } catch (InternalError e) {
-                lost(a);
-                Arrays.fill(found, -1);
-            }
-        }
-        return callerSlots(a, endpoints, found, false);
-    }
-
-    /**
-     * The caller's slots for {@code endpoints}, whose slots in {@code a}'s file are {@code found} (-1:
-     * none): the same numbers in the first file; after a move, each endpoint's earlier slot, or a new
-     * one ({@code all}: also for an endpoint the file has no slot for, so that it is counted once it has).
-     */
-    private int[] callerSlots(Attached a, List<String> endpoints, int[] found, boolean all) {
-        int[] result = new int[found.length];
-        int[] toFile = a.toFile;
-        for (int i = 0; i < found.length; i++) {
-            String e = endpoints.get(i);
-            int f = found[i];
-            if (toFile == null && !a.lost) { // the first file: its slots are the caller's
-                if (f >= 0) {
-                    name(f, e);
-                }
-                result[i] = f;
-                continue;
-            }
-            if (f < 0 && !all) {
-                result[i] = -1;
-                continue;
-            }
-            Integer known = slotOf.get(e);
-            int slot = known != null
-                    ? known
-                    : f >= 0 && (f >= endpointOf.length || endpointOf[f] == null) ? f : freeSlot();
-            name(slot, e);
-            if (toFile != null) {
-                if (slot >= toFile.length) {
-                    int old = toFile.length;
-                    toFile = Arrays.copyOf(toFile, Math.max(slot + 1, old * 2));
-                    Arrays.fill(toFile, old, toFile.length, -1);
-                } else {
-                    toFile = toFile.clone();
-                }
-                toFile[slot] = f;
-            }
-            result[i] = slot;
-        }
-        if (toFile != null) {
-            synchronized (a) {
-                a.toFile = toFile;
-                if (!a.lost) {
-                    a.route = toFile;
-                }
-            }
-        }
-        return result;
-    }
-
-    /** Records that the caller's {@code slot} names {@code endpoint} (guarded by this). */
-    private void name(int slot, String endpoint) {
-        if (slot >= endpointOf.length) {
-            endpointOf = Arrays.copyOf(endpointOf, Math.max(slot + 1, endpointOf.length * 2));
-        }
-        String before = endpointOf[slot];
-        if (before != null && !before.equals(endpoint)) {
-            slotOf.remove(before, slot);
-        }
-        Integer old = slotOf.put(endpoint, slot);
-        if (old != null && old != slot && old < endpointOf.length && endpoint.equals(endpointOf[old])) {
-            endpointOf[old] = null;
-        }
-        endpointOf[slot] = endpoint;
-    }
-
-    /** {@return a caller's slot no endpoint has (guarded by this)} */
-    private int freeSlot() {
-        for (int i = 0; i < endpointOf.length; i++) {
-            if (endpointOf[i] == null) {
-                return i;
-            }
-        }
-        return endpointOf.length;
+        return follower.slots(endpoints);
     }
 
     /**
@@ -770,12 +554,7 @@ public final class HostState implements AutoCloseable {
      * @throws IllegalStateException when the state file shrank under this instance
      */
     public boolean drain(String endpoint) {
-        Attached a = usable();
-        try {
-            return a.health.drain(a.directory.slots(List.of(endpoint), true)[0], true);
-        } catch (InternalError e) {
-            throw shrank(a);
-        }
+        return follower.operate(a -> a.health.drain(a.directory.slots(List.of(endpoint), true)[0], true));
     }
 
     /**
@@ -786,13 +565,10 @@ public final class HostState implements AutoCloseable {
      * @throws IllegalStateException when the state file shrank under this instance
      */
     public boolean undrain(String endpoint) {
-        Attached a = usable();
-        try {
+        return follower.operate(a -> {
             int slot = a.directory.slots(List.of(endpoint), false)[0];
             return slot >= 0 && a.health.drain(slot, false);
-        } catch (InternalError e) {
-            throw shrank(a);
-        }
+        });
     }
 
     /**
@@ -801,321 +577,21 @@ public final class HostState implements AutoCloseable {
      * slot: when this changes, look them up again. A plain read of one header word.
      */
     public long directoryVersion() {
-        Attached a = at;
-        long moved = moves << 48;
-        if (a.lost) {
-            return moved;
-        }
-        try {
-            return moved ^ a.directory.generation();
-        } catch (RuntimeException | InternalError e) {
-            return retry(a, e) ? directoryVersion() : moved;
-        }
-    }
-
-    // ---- a file replaced, deleted or truncated -----------------------------------------------------
-
-    /**
-     * What a call answers without state (the file shrank under this instance): every backend
-     * available, nothing in flight, nothing counted.
-     */
-    private boolean noState(Attached a, int slot) {
-        if (closed) {
-            throw new IllegalStateException(path + ": closed");
-        }
-        if (!a.lost && a.toFile == null) {
-            Objects.checkIndex(
-                    slot, a.file.slots); // the first file's slots are the caller's: a negative one is a mistake
-        }
-        return true;
-    }
-
-    /**
-     * A call on {@code a} threw {@code e}. A fault of the mapping (InternalError: the file shrank)
-     * makes {@code a} lost; a closed mapping of a file replaced meanwhile is retried on the new one.
-     *
-     * @return whether to retry the call on {@link #at}
-     */
-    private boolean retry(Attached a, Throwable e) {
-        if (e instanceof InternalError) {
-            if (closed) {
-                throw new IllegalStateException(path + ": closed", e);
-            }
-            lost(a);
-            return false;
-        }
-        if (e instanceof IllegalStateException && !closed && a != at) {
-            return true; // retired under the call: the new file answers
-        }
-        throw (RuntimeException) e;
-    }
-
-    /**
-     * Marks {@code a} lost and wakes the heartbeat to find a new file; the one log line comes from the
-     * move, or, if there is no good file to move to, from {@link #sayLost} (an inspector: at once).
-     */
-    private void lost(Attached a) {
-        synchronized (a) {
-            if (a.lost) {
-                return;
-            }
-            a.lost = true;
-            a.route = Attached.LOST;
-        }
-        if (heartbeat != null) {
-            LockSupport.unpark(heartbeat);
-        } else {
-            sayLost(a);
-        }
-    }
-
-    /** The one line for a file that shrank under {@code a} and was not followed by a good one. */
-    private void sayLost(Attached a) {
-        synchronized (a) {
-            if (a.told) {
-                return;
-            }
-            a.told = true;
-        }
-        Log.LOG.log(
-                Level.WARNING,
-                "{0}: the state file shrank while in use (truncated?); this process routes without the host''s "
-                        + "drain, health and load {1}",
-                path,
-                router
-                        ? "until a good state file is at the path"
-                        : "(reopen it, or refresh, when a good file is in place)");
-    }
-
-    private Attached usable() {
-        Attached a = at;
-        if (a.lost) {
-            throw shrank(a);
-        }
-        return a;
-    }
-
-    private IllegalStateException shrank(Attached a) {
-        lost(a);
-        return new IllegalStateException(
-                path + ": the state file shrank while in use (truncated?); remove it when no router runs, "
-                        + "and the next one makes a new one");
+        return follower.directoryVersion();
     }
 
     /**
      * Looks whether another file took the path since this instance mapped its file (replaced, or
      * removed and made again, or truncated in place), and if so moves to it: a router (whose heartbeat
-     * does this every beat) replaces a truncated or corrupt one, re-registers its requests in flight there and takes a lease; an
-     * inspector maps the file at the path if there is one. For a long-running inspector, such as
-     * {@code lookup --watch}, which calls it every 100 ms or so.
+     * does this every beat) replaces a truncated or corrupt one, re-registers its requests in flight there
+     * and takes a lease; an inspector maps the file at the path if there is one. For a long-running
+     * inspector, such as {@code lookup --watch}, which calls it every 100 ms or so.
      *
      * @return whether this instance moved to another file
      */
     public boolean refresh() {
-        if (closed) {
-            throw new IllegalStateException(path + ": closed");
-        }
-        return check(at);
+        return follower.refresh();
     }
-
-    /** {@link #refresh}: one stat of the path and one of the descriptor. */
-    private boolean check(Attached a) {
-        Object key = fileKey(path);
-        boolean replaced = !Objects.equals(key, a.file.key());
-        if (!replaced && !a.lost && a.file.sizeNow() >= a.file.segment.byteSize()) {
-            return false;
-        }
-        if (key == null && !a.lost) {
-            // Removed, and nothing at the path yet: the file this instance has is still shared by every
-            // process that has it, until one makes a new one (a router starting, ringstore state drain).
-            // Not made here: a directory being removed (a test's, a container's) would get it back.
-            return false;
-        }
-        return move(a, key == null ? "removed" : replaced ? "replaced" : "truncated");
-    }
-
-    private static Object fileKey(Path path) {
-        try {
-            return Files.readAttributes(path, BasicFileAttributes.class).fileKey();
-        } catch (IOException e) {
-            return null;
-        }
-    }
-
-    /**
-     * Moves this instance to the file now at the path: maps it (a router creates or rebuilds it),
-     * gives each of the caller's slots its endpoint's slot there (tracking what was tracked), copies
-     * this process's requests in flight from {@code a} (unless it faulted), and retires {@code a},
-     * whose lease is given back a second later.
-     */
-    private synchronized boolean move(Attached a, String why) {
-        if (a != at || closed) {
-            return false;
-        }
-        Attached n;
-        try {
-            StateMapping m = router
-                    ? StateMapping.mapOrRebuild(path, options.leases(), options.slots())
-                    : StateMapping.map(path, at.file.writable());
-            if (m == null) {
-                return false; // an inspector, and nothing at the path: what it has is all there is
-            }
-            if (Objects.equals(m.key(), a.file.key())) {
-                m.close(); // the same file after all (it shrank, and was extended again?)
-                return false;
-            }
-            n = new Attached(m, options.staleAfter(), router, new int[0]);
-        } catch (StateFileException | RuntimeException e) {
-            String message = e.getMessage();
-            if (!Objects.equals(message, lastMoveFailure)) {
-                lastMoveFailure = message;
-                Log.LOG.log(
-                        Level.WARNING,
-                        "{0}: the state file was {1}, and the file now at the path cannot be used: {2}",
-                        path,
-                        why,
-                        message);
-            }
-            return false;
-        }
-        lastMoveFailure = null;
-        List<String> known = new ArrayList<>();
-        for (String e : endpointOf) {
-            if (e != null) {
-                known.add(e);
-            }
-        }
-        int[] toFile = new int[endpointOf.length];
-        Arrays.fill(toFile, -1);
-        try {
-            if (router && !tracked.isEmpty()) {
-                n.directory.track(tracked);
-            }
-            int[] found = n.directory.slots(known, false);
-            for (int i = 0; i < found.length; i++) {
-                toFile[slotOf.get(known.get(i))] = found[i];
-            }
-        } catch (RuntimeException | InternalError e) {
-            Log.LOG.log(
-                    Level.WARNING,
-                    "{0}: the state file was {1}, and its endpoints cannot be tracked in the new file: {2}",
-                    path,
-                    why,
-                    e.toString());
-        }
-        n.toFile = toFile;
-        n.route = toFile;
-        long moved = 0;
-        boolean unknown = a.lost;
-        if (!unknown && a.leases.counts() && n.leases.counts()) {
-            try {
-                for (int slot = 0; slot < toFile.length; slot++) {
-                    int from = a.fileSlot(slot);
-                    int count = from < 0 ? 0 : a.leases.own(from);
-                    if (count > 0 && toFile[slot] >= 0) {
-                        n.leases.add(toFile[slot], count);
-                        moved += count;
-                    }
-                }
-            } catch (RuntimeException | InternalError e) {
-                unknown = true;
-            }
-        }
-        at = n;
-        moves++;
-        a.retiredAt = System.nanoTime();
-        retired.add(a);
-        Log.LOG.log(
-                Level.WARNING,
-                "{0}: the state file was {1}; this process moved to the file now at the path{2}{3}",
-                path,
-                why,
-                router
-                        ? (n.leases.counts()
-                                ? ", " + moved + " of its requests in flight counted there"
-                                : ", without a lease (its requests uncounted)")
-                        : "",
-                unknown && router ? " (those in flight when it shrank are not: they end uncounted)" : "");
-        return true;
-    }
-
-    /** Gives back the leases of files replaced more than a second ago, and unmaps them (heartbeat thread). */
-    private void retireOld(long now) {
-        List<Attached> done = new ArrayList<>();
-        synchronized (this) {
-            for (var it = retired.iterator(); it.hasNext(); ) {
-                Attached r = it.next();
-                if (now - r.retiredAt > 1_000_000_000L) {
-                    it.remove();
-                    done.add(r);
-                }
-            }
-        }
-        done.forEach(HostState::unmap);
-    }
-
-    /** Gives {@code a}'s lease back (what it can of a file that shrank) and unmaps it. */
-    private static void unmap(Attached a) {
-        a.leases.stopCounting();
-        try {
-            a.leases.giveBack();
-        } catch (InternalError e) { // a mapped page gone: the lease goes with its lock alone
-        }
-        a.file.close();
-    }
-
-    // ---- the heartbeat ---------------------------------------------------------------------------
-
-    /** The heartbeat thread: never dies of an exception or of a truncated file, ends when closed. */
-    private void beat() {
-        long lastReclaim = System.nanoTime();
-        long period = options.heartbeat().toNanos();
-        while (!closed) {
-            try {
-                beforeBeat.run();
-                long now = System.nanoTime();
-                Attached before = at;
-                if (!check(before) && before.lost) {
-                    sayLost(before); // truncated, and no good file to move to yet
-                }
-                Attached a = at;
-                if (!a.lost) {
-                    try {
-                        a.leases.beat(now);
-                        a.directory.nameTracked(now);
-                        a.leases.reapDead();
-                        if (now - lastReclaim > 10 * period) {
-                            a.directory.reclaim(
-                                    now,
-                                    options.reclaimAfter().toNanos(),
-                                    slot -> !a.health.drained(slot) && a.leases.inFlight(slot) == 0);
-                            lastReclaim = now;
-                        }
-                    } catch (InternalError e) { // a mapped page gone: the file truncated under the mapping
-                        lost(a);
-                    }
-                }
-                retireOld(now);
-                lastFailure = null;
-            } catch (RuntimeException
-                    | Error e) { // an OutOfMemoryError too: the next beat tries again, the thread never dies
-                if (closed) {
-                    return;
-                }
-                String why = String.valueOf(e);
-                if (!why.equals(lastFailure)) { // once per kind of failure, not ten times a second
-                    Log.LOG.log(Level.WARNING, "{0}: heartbeat failed, retrying: {1}", path, why);
-                    Log.LOG.log(Level.DEBUG, "heartbeat failure", e);
-                    lastFailure = why;
-                }
-            }
-            // Parked, not slept: close() must not interrupt this thread, since an interrupt during a lock
-            // call closes the file's channel, and with it every lock of the process (StateChannels).
-            LockSupport.parkNanos(this, period);
-        }
-    }
-
-    // ---- what operators see ----------------------------------------------------------------------
 
     /**
      * {@return every backend slot in use, in slot order, with this state's health options}
@@ -1136,27 +612,7 @@ public final class HostState implements AutoCloseable {
      * @throws IllegalStateException when the state file shrank under this instance
      */
     public List<BackendState> backends(ToIntFunction<String> maxFails, ToLongFunction<String> failTimeoutNanos) {
-        Attached a = usable();
-        try {
-            long now = System.nanoTime();
-            List<BackendState> list = new ArrayList<>();
-            for (int slot = 0; slot < a.file.slots; slot++) {
-                if (a.directory.used(slot)) {
-                    String endpoint = a.directory.endpoint(slot);
-                    String shown = endpoint == null ? "(corrupt endpoint)" : endpoint;
-                    list.add(a.health.state(
-                            slot,
-                            shown,
-                            now,
-                            maxFails.applyAsInt(shown),
-                            failTimeoutNanos.applyAsLong(shown),
-                            a.leases.inFlight(slot)));
-                }
-            }
-            return list;
-        } catch (InternalError e) {
-            throw shrank(a);
-        }
+        return follower.operate(a -> a.backends(System.nanoTime(), maxFails, failTimeoutNanos));
     }
 
     /**
@@ -1166,7 +622,7 @@ public final class HostState implements AutoCloseable {
      * while the file has shrunk under it.
      */
     public boolean counted() {
-        Attached a = at;
+        AttachedFile a = at;
         return !a.lost && a.leases.counts();
     }
 
@@ -1176,12 +632,7 @@ public final class HostState implements AutoCloseable {
      * @throws IllegalStateException when the state file shrank under this instance
      */
     public List<LeaseState> leases() {
-        Attached a = usable();
-        try {
-            return a.leases.states();
-        } catch (InternalError e) {
-            throw shrank(a);
-        }
+        return follower.operate(a -> a.leases.states());
     }
 
     /**
@@ -1190,40 +641,6 @@ public final class HostState implements AutoCloseable {
      */
     @Override
     public void close() {
-        List<Attached> all;
-        synchronized (this) {
-            if (closed) {
-                return;
-            }
-            closed = true;
-            all = new ArrayList<>(retired);
-            all.add(at);
-            retired.clear();
-        }
-        all.forEach(a -> a.leases.stopCounting());
-        if (heartbeat != null) {
-            LockSupport.unpark(heartbeat);
-            try {
-                heartbeat.join();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }
-        for (Attached a : all) { // after the heartbeat
-            if (a == at && !a.lost) {
-                try {
-                    a.leases.giveBack();
-                } catch (InternalError e) { // a mapped page gone: the file was truncated under the mapping
-                    Log.LOG.log(
-                            Level.WARNING,
-                            "{0}: the state file shrank while in use (truncated?); this process''s lease is given back "
-                                    + "by its lock alone",
-                            path);
-                }
-                a.file.close();
-            } else {
-                unmap(a);
-            }
-        }
+        follower.close();
     }
 }

@@ -35,7 +35,8 @@ import java.util.function.Supplier;
  * }
  * }</pre>
  *
- * <p><b>Available</b> means: not {@link Backend#down()} in the ring file, not drained by the operator,
+ * <p><b>Available</b> means ({@link Availability}, as {@code ringstore lookup} judges it too): not
+ * {@link Backend#down()} in the ring file, not drained by the operator,
  * not failed host-wide by the backend's own {@link Backend#maxFails()} within its
  * {@link Backend#failTimeoutSeconds()} (once that time has passed, one request on the host probes it:
  * {@link HostState#available(int, long, int, long)}), and, when it has a {@link Backend#maxConns()},
@@ -84,7 +85,6 @@ public final class SharedLoad {
     /** {@link Generation#slotOf}: not a backend of that generation. */
     private static final int NO_SLOT = Integer.MIN_VALUE;
 
-    private static final long NANOS_PER_SECOND = 1_000_000_000L;
     /** How old the count of a pool's available backends may be: see {@code Pool.availableBackends()}. */
     static final long COUNT_REFRESH_NANOS = 1_000_000L;
 
@@ -395,20 +395,12 @@ public final class SharedLoad {
         return new Generation(store, backends.toArray(Backend[]::new), slots);
     }
 
-    private static long failTimeoutNanos(Backend b) {
-        return Math.min(b.failTimeoutSeconds(), Long.MAX_VALUE / NANOS_PER_SECOND) * NANOS_PER_SECOND;
-    }
-
-    /** One generation's backends, their slots and health settings; availability as an {@link IntPredicate} for {@link Ring#select}. */
+    /** One generation's backends and their slots; their {@link Availability} as an {@link IntPredicate} for {@link Ring#select}. */
     private final class Generation implements IntPredicate {
         final RingStore store;
         final Backend[] backends;
         final int[] slots;
-        final boolean[] down;
-        final int[] maxFails;
-        final long[] failTimeoutNanos;
-        /** nginx's max_conns (0: no limit): a backend holding this many requests host-wide is skipped. */
-        final int[] maxConns;
+        final Availability availability;
         /** One per ring used so far, in {@link #rings}' order; copied on write. */
         private volatile Pool[] pools = new Pool[0];
 
@@ -416,16 +408,7 @@ public final class SharedLoad {
             this.store = store;
             this.backends = backends;
             this.slots = slots;
-            this.down = new boolean[backends.length];
-            this.maxFails = new int[backends.length];
-            this.failTimeoutNanos = new long[backends.length];
-            this.maxConns = new int[backends.length];
-            for (int i = 0; i < backends.length; i++) {
-                down[i] = backends[i].down();
-                maxFails[i] = backends[i].maxFails();
-                failTimeoutNanos[i] = SharedLoad.failTimeoutNanos(backends[i]);
-                maxConns[i] = backends[i].maxConns();
-            }
+            this.availability = new Availability(state, Arrays.asList(backends), slots, clock);
         }
 
         /** {@code b}'s slot if it is a backend of this generation (-1: it has none), else {@link #NO_SLOT}. */
@@ -437,24 +420,7 @@ public final class SharedLoad {
         /** Available, taking the probe of a failed backend whose fail_timeout has passed: for the backend a request goes to. */
         @Override
         public boolean test(int b) {
-            // No slot (a full state file): nothing shared is known of it, so only `down` rules it out.
-            return !down[b]
-                    && (slots[b] < 0
-                            || belowMaxConns(b)
-                                    && state.available(slots[b], clock.getAsLong(), maxFails[b], failTimeoutNanos[b]));
-        }
-
-        /** Available, without the probe: for counting. */
-        boolean peek(int b, long now) {
-            return !down[b]
-                    && (slots[b] < 0
-                            || belowMaxConns(b)
-                                    && state.peekAvailable(slots[b], now, maxFails[b], failTimeoutNanos[b]));
-        }
-
-        /** Below its max_conns host-wide, or without one (the default: nothing read). Checked before the probe, which it must not take. */
-        private boolean belowMaxConns(int b) {
-            return maxConns[b] == 0 || state.inFlight(slots[b]) < maxConns[b];
+            return availability.test(b);
         }
 
         Pool pool(Ring ring) {
@@ -502,7 +468,7 @@ public final class SharedLoad {
             /** Read-only: a candidate the bound passes over must not use up a failed backend's probe. */
             @Override
             public boolean available(int backend) {
-                return peek(backend, clock.getAsLong());
+                return availability.peek(backend);
             }
 
             @Override
@@ -554,7 +520,7 @@ public final class SharedLoad {
                 }
                 int n = 0;
                 for (int b : members) {
-                    if (peek(b, now)) {
+                    if (availability.peek(b, now)) {
                         n++;
                     }
                 }

@@ -2,6 +2,7 @@ package io.ringstore.state;
 
 import static io.ringstore.state.StateFileLayout.*;
 
+import io.ringstore.internal.FollowedFile;
 import io.ringstore.internal.IoErrors;
 import io.ringstore.internal.TextLines;
 import java.io.IOException;
@@ -193,7 +194,7 @@ final class StateMapping {
      */
     static StateMapping mapOrRebuild(Path path, int leases, int slots) throws StateFileException {
         for (int attempt = 0; ; attempt++) {
-            Object key = fileKey(path);
+            Object key = FollowedFile.fileKey(path); // to move aside only the file found bad
             try {
                 StateMapping m = map(path, true);
                 if (m != null) {
@@ -461,19 +462,10 @@ final class StateMapping {
         }
     }
 
-    /** The file's identity (inode), or {@code null} if it is gone: to move aside only the file found bad. */
-    private static Object fileKey(Path path) {
-        try {
-            return Files.readAttributes(path, BasicFileAttributes.class).fileKey();
-        } catch (IOException e) {
-            return null;
-        }
-    }
-
     /** Moves the bad file aside to {@code NAME.bad} if {@code path} still names the file with {@code key}. */
     private static Path moveAside(Path path, Object key) throws StateFileException {
         Path bad = path.resolveSibling(path.getFileName() + ".bad");
-        if (key == null || !Objects.equals(key, fileKey(path))) {
+        if (key == null || !Objects.equals(key, FollowedFile.fileKey(path))) {
             return null; // another process replaced it already
         }
         try {

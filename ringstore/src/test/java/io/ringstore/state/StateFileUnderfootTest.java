@@ -126,7 +126,7 @@ class StateFileUnderfootTest {
         try (LogCapture log = new LogCapture(HostState.class);
                 HostState router = HostState.open(ring(), FAST)) {
             java.util.concurrent.atomic.AtomicInteger beats = new java.util.concurrent.atomic.AtomicInteger();
-            router.beforeBeat = () -> {
+            router.follower.beforeBeat = () -> {
                 if (beats.incrementAndGet() == 1) {
                     throw new OutOfMemoryError("Java heap space (thrown by the test)");
                 }
