@@ -486,7 +486,7 @@ public abstract class RingFamily {
 
     /** The address of {@code backend} as parsed: for the family classes. */
     static ServerAddress address(Backend backend) {
-        return BackendAccess.address(backend);
+        return BackendAccess.record(backend).address();
     }
 
     /** Every family's version syntax, for the parse error: {@code v1, v2 or v2:K with K from 1 to …}. */

@@ -4,9 +4,9 @@ import static io.ringstore.internal.format.RingFileDescriptor.HEADER_LENGTH;
 import static io.ringstore.internal.format.RingFileDescriptor.STORAGE_VIEW;
 
 import io.ringstore.internal.BackendAccess;
+import io.ringstore.internal.BackendRecord;
 import io.ringstore.internal.BoundedOpen;
 import io.ringstore.internal.IoErrors;
-import io.ringstore.internal.format.BackendRecord;
 import io.ringstore.internal.format.ParsedRingFile;
 import io.ringstore.internal.format.PointRing;
 import io.ringstore.internal.format.RingFileReader;
@@ -299,8 +299,7 @@ public final class RingStore implements AutoCloseable {
                 }
                 return names;
             });
-            list.add(BackendAccess.create(
-                    list.size(), r.address(), r.weight(), own, r.featureMask(), r.parameters(), 0));
+            list.add(BackendAccess.create(list.size(), r, own, 0));
         }
         return List.copyOf(list);
     }
@@ -443,7 +442,7 @@ public final class RingStore implements AutoCloseable {
     private long[] memberBitmap(int mask) {
         long[] bits = new long[(backends.size() + 63) >>> 6];
         for (Backend b : backends) {
-            if ((BackendAccess.featureMask(b) & mask) == mask) {
+            if ((BackendAccess.record(b).featureMask() & mask) == mask) {
                 bits[b.index() >>> 6] |= 1L << b.index();
             }
         }
@@ -533,7 +532,7 @@ public final class RingStore implements AutoCloseable {
             public long points(int v, int b, int featureMask) {
                 RingVersion version = versions.get(v);
                 List<Backend> members = backends.stream()
-                        .filter(m -> (BackendAccess.featureMask(m) & featureMask) == featureMask)
+                        .filter(m -> (BackendAccess.record(m).featureMask() & featureMask) == featureMask)
                         .toList();
                 return version.family().memberPoints(members, version)[members.indexOf(backends.get(b))];
             }
@@ -544,7 +543,7 @@ public final class RingStore implements AutoCloseable {
                 List<Integer> memberIndexes = new ArrayList<>();
                 List<Backend> members = new ArrayList<>();
                 for (int b = 0; b < backends.size(); b++) {
-                    if ((BackendAccess.featureMask(backends.get(b)) & featureMask) == featureMask) {
+                    if ((BackendAccess.record(backends.get(b)).featureMask() & featureMask) == featureMask) {
                         memberIndexes.add(b);
                         members.add(backends.get(b));
                     }
@@ -561,7 +560,9 @@ public final class RingStore implements AutoCloseable {
                 path,
                 layout.metadataLength(),
                 features.size(),
-                backends.stream().mapToInt(BackendAccess::featureMask).toArray(),
+                backends.stream()
+                        .mapToInt(b -> BackendAccess.record(b).featureMask())
+                        .toArray(),
                 backends.stream().map(Backend::address).toArray(String[]::new),
                 byFamily,
                 stored,

@@ -6,15 +6,14 @@ import io.ringstore.RingFileException;
 import io.ringstore.RingStore;
 import io.ringstore.RingVersion;
 import io.ringstore.internal.BackendAccess;
+import io.ringstore.internal.BackendRecord;
 import io.ringstore.internal.FeatureMasks;
 import io.ringstore.internal.PointGenerator;
 import io.ringstore.internal.PointSorter;
 import io.ringstore.internal.Publisher;
 import io.ringstore.internal.ServerAddress;
-import io.ringstore.internal.ServerParameters;
 import io.ringstore.internal.TextLines;
 import io.ringstore.internal.WidePoints;
-import io.ringstore.internal.format.BackendRecord;
 import io.ringstore.internal.format.RingFileDescriptor;
 import io.ringstore.internal.format.RingFileWriter;
 import java.io.IOException;
@@ -343,7 +342,7 @@ public final class RingBuilder {
         List<RingFamily> families =
                 vs.stream().map(RingVersion::family).distinct().toList();
         for (Backend b : backends.backends()) {
-            ServerAddress address = BackendAccess.address(b);
+            ServerAddress address = BackendAccess.record(b).address();
             int length = address.text().length(); // ASCII (the parser accepts nothing else): one byte a character
             if (length > RingFileDescriptor.MAX_ADDRESS_LENGTH) {
                 throw new BackendsFileException(
@@ -472,7 +471,9 @@ public final class RingBuilder {
                 j++;
             }
             if (j == i + 1) {
-                single[BackendAccess.featureMask(backends.backend(PointSorter.backend(a[i])))]++;
+                single[
+                        BackendAccess.record(backends.backend(PointSorter.backend(a[i])))
+                                .featureMask()]++;
             } else {
                 for (int s = 1; s < sets.size(); s++) {
                     for (int k = i; view[s] && k < j; k++) {
@@ -498,7 +499,7 @@ public final class RingBuilder {
         // Group backends by their own feature mask: a mask's members are the union of groups that cover it.
         Map<Integer, BitSet> groups = new HashMap<>();
         for (Backend b : backends.backends()) {
-            groups.computeIfAbsent(BackendAccess.featureMask(b), k -> new BitSet())
+            groups.computeIfAbsent(BackendAccess.record(b).featureMask(), k -> new BitSet())
                     .set(b.index());
         }
         int[] groupMasks =
@@ -664,13 +665,7 @@ public final class RingBuilder {
     }
 
     private List<BackendRecord> backendRecords() {
-        return backends.backends().stream()
-                .map(b -> new BackendRecord(
-                        BackendAccess.address(b),
-                        b.weight(),
-                        BackendAccess.featureMask(b),
-                        new ServerParameters(b.down(), b.maxFails(), b.failTimeoutSeconds(), b.maxConns(), b.name())))
-                .toList();
+        return backends.backends().stream().map(BackendAccess::record).toList();
     }
 
     private static List<RingFileWriter.Version> writerVersions(List<RingVersion> vs) {

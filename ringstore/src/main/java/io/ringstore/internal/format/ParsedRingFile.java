@@ -1,5 +1,6 @@
 package io.ringstore.internal.format;
 
+import io.ringstore.internal.BackendRecord;
 import java.util.List;
 
 /**

@@ -2,6 +2,7 @@ package io.ringstore.internal.format;
 
 import static io.ringstore.internal.format.RingFileDescriptor.*;
 
+import io.ringstore.internal.BackendRecord;
 import io.ringstore.internal.FeatureMasks;
 import io.ringstore.internal.ServerAddress;
 import io.ringstore.internal.ServerParameters;

@@ -12,6 +12,7 @@ import io.ringstore.RingStore;
 import io.ringstore.RingVersion;
 import io.ringstore.builder.BackendList;
 import io.ringstore.builder.RingBuilder;
+import io.ringstore.internal.BackendRecord;
 import java.lang.foreign.MemorySegment;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
