@@ -1,5 +1,6 @@
 package io.ringstore;
 
+import io.ringstore.family.RingFamily;
 import io.ringstore.internal.BackendAccess;
 import io.ringstore.internal.BackendRecord;
 import java.util.Collections;
@@ -123,6 +124,17 @@ public final class Backend {
             socketAddress = a;
         }
         return a;
+    }
+
+    /**
+     * {@return this backend as {@code family}'s original prints the backend it chose: nginx's
+     * {@code $upstream_addr}, Rust's {@code SocketAddr} for pingora, {@code ip:port} for the memcached
+     * clients and Envoy}
+     *
+     * @param family a ring family
+     */
+    public String answer(RingFamily family) {
+        return family.addresses().answer(record);
     }
 
     /** {@return the line of the backends file this came from; 0 when read from a ring file} */

@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.ringstore.family.Families;
+import io.ringstore.family.RingVersion;
 import org.junit.jupiter.api.Test;
 
 /** The version grammar the CLI's {@code --algorithm} reads: every spelling, its default and its messages. */
@@ -20,7 +22,7 @@ class RingVersionTest {
         assertEquals("v1", RingVersion.V1.name());
         assertEquals("v2:16", RingVersion.v2(16).toString());
         assertArrayEquals(new int[] {160}, RingVersion.V1.parameters());
-        assertEquals(RingFamily.NGINX, RingVersion.V1.family());
+        assertEquals(Families.NGINX, RingVersion.V1.family());
     }
 
     @Test
@@ -69,7 +71,7 @@ class RingVersionTest {
         assertEquals("dubbo:160", RingVersion.parse("dubbo").name());
         assertEquals(
                 "v1 always has 160 points per weight unit (nginx): pointMultiple=16",
-                assertThrows(IllegalArgumentException.class, () -> new RingVersion(RingFamily.NGINX, 16))
+                assertThrows(IllegalArgumentException.class, () -> new RingVersion(Families.NGINX, 16))
                         .getMessage());
         assertEquals(
                 "point multiple must be at least 1: pointMultiple=0",

@@ -1,8 +1,9 @@
 package io.ringstore.tools;
 
-import io.ringstore.RingFamily;
 import io.ringstore.RingStore;
-import io.ringstore.RingVersion;
+import io.ringstore.family.Families;
+import io.ringstore.family.RingFamily;
+import io.ringstore.family.RingVersion;
 import io.ringstore.tools.Command.UsageException;
 import java.util.List;
 
@@ -65,7 +66,7 @@ final class AlgorithmOption {
     RingFamily forSweep(Args args) throws UsageException {
         RingFamily family;
         try {
-            family = RingFamily.forName(args.has(algorithm.name()) ? args.get(algorithm.name()) : "v2");
+            family = Families.forName(args.has(algorithm.name()) ? args.get(algorithm.name()) : "v2");
         } catch (IllegalArgumentException e) {
             throw new UsageException(e.getMessage() + " (one algorithm with --backends)");
         }

@@ -3,7 +3,7 @@ package io.ringstore.tools;
 import io.ringstore.Ring;
 import io.ringstore.RingFileException;
 import io.ringstore.RingStore;
-import io.ringstore.RingVersion;
+import io.ringstore.family.RingVersion;
 import io.ringstore.internal.TextLines;
 import io.ringstore.migration.RingDiff;
 import java.io.InputStream;

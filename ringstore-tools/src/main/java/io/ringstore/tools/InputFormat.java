@@ -1,10 +1,10 @@
 package io.ringstore.tools;
 
-import io.ringstore.RingVersion;
 import io.ringstore.builder.BackendList;
 import io.ringstore.builder.BackendsFileException;
 import io.ringstore.builder.LibketamaServers;
 import io.ringstore.builder.TwemproxyConfig;
+import io.ringstore.family.RingVersion;
 import io.ringstore.internal.TextLines;
 import io.ringstore.tools.Command.UsageException;
 import java.nio.file.Path;

@@ -2,10 +2,10 @@ package io.ringstore.tools;
 
 import io.ringstore.Backend;
 import io.ringstore.Ring;
-import io.ringstore.RingFamily;
 import io.ringstore.RingFileException;
 import io.ringstore.RingStore;
-import io.ringstore.RingVersion;
+import io.ringstore.family.Failover;
+import io.ringstore.family.RingVersion;
 import io.ringstore.live.RingRouter;
 import io.ringstore.state.HostState;
 import io.ringstore.state.StateFileException;
@@ -392,9 +392,9 @@ final class LookupCommand extends Command {
 
         void reportGaveUp(PrintStream err, String prefix) {
             if (gaveUp > 0) {
-                RingFamily family = version.family();
-                String tries = family.failover() == RingFamily.Failover.REHASH
-                        ? "the " + family.rehashTries(store.backendCount()) + " tries of " + family
+                Failover failover = version.family().failover();
+                String tries = failover.rehashesKey()
+                        ? "the " + failover.lookups(store.backendCount()) + " tries of " + version.family()
                                 + "'s rehash sequence"
                         : "the " + Ring.NGINX_MAX_POINTS + " points nginx tries";
                 err.println(prefix + gaveUp + (gaveUp == 1 ? " key" : " keys") + " found only servers marked down"

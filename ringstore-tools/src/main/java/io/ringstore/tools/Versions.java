@@ -2,7 +2,7 @@ package io.ringstore.tools;
 
 import io.ringstore.Backend;
 import io.ringstore.RingStore;
-import io.ringstore.RingVersion;
+import io.ringstore.family.RingVersion;
 import io.ringstore.internal.TextLines;
 import java.util.ArrayList;
 import java.util.List;
@@ -110,7 +110,7 @@ final class Versions {
         try {
             return takesPointMultiple(name)
                     ? name.version(k)
-                    : name.version(name.family().defaultParameters());
+                    : name.version(name.family().parameters().defaults());
         } catch (IllegalArgumentException e) {
             throw new Command.UsageException(e.getMessage());
         }
@@ -118,11 +118,11 @@ final class Versions {
 
     /** Whether {@code --point-multiple} gives the name's parameter: a bare name of a family whose one written parameter is a point count ({@code v2}, {@code spymemcached}, {@code dubbo}). */
     private static boolean takesPointMultiple(RingVersion.Name name) {
-        return name.leavesOutParameters() && name.family().writtenPointMultiple();
+        return name.leavesOutParameters() && name.family().parameters().takesPointMultiple();
     }
 
     /** How an answer is printed: as the family's original prints it (nginx's {@code $upstream_addr} for v1, Rust's socket address for v2). */
     static String address(Backend b, RingVersion v) {
-        return v.family().answer(b);
+        return b.answer(v.family());
     }
 }

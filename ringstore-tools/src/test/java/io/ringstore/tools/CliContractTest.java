@@ -11,7 +11,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.ringstore.RingStore;
-import io.ringstore.RingVersion;
+import io.ringstore.family.RingVersion;
 import io.ringstore.internal.TextLines;
 import java.nio.file.Path;
 import java.util.List;

@@ -11,7 +11,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.ringstore.Backend;
 import io.ringstore.RingFileException;
 import io.ringstore.RingStore;
-import io.ringstore.RingVersion;
+import io.ringstore.family.RingVersion;
 import io.ringstore.internal.BackendAccess;
 import io.ringstore.internal.ServerAddress;
 import io.ringstore.internal.format.RingFileDescriptor;
