@@ -52,7 +52,7 @@ final class AnalyzeSweepCommand implements AnalyzeCommand.Mode {
         }
         if (args.has(AnalyzeCommand.ALGORITHM.pointMultiple.name())) {
             throw new UsageException(
-                    Versions.POINT_MULTIPLE + " is for a BACKENDS_FILE; with --backends give --points");
+                    AlgorithmOption.POINT_MULTIPLE + " is for a BACKENDS_FILE; with --backends give --points");
         }
         for (Option o : List.of(InputFormat.FROM, InputFormat.POOL)) {
             if (args.has(o.name())) {

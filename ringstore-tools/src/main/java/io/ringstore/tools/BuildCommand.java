@@ -246,7 +246,9 @@ final class BuildCommand extends Command {
             for (String key : SAMPLE_KEYS) {
                 int b = ring.lookup(key.getBytes(StandardCharsets.UTF_8));
                 samples.add(new Sample(
-                        key, ring.toString(), b < 0 ? "-" : Versions.address(store.backend(b), ring.version())));
+                        key,
+                        ring.toString(),
+                        b < 0 ? "-" : store.backend(b).answer(ring.version().family())));
             }
             return samples;
         } catch (RingFileException e) {

@@ -384,7 +384,7 @@ final class LookupCommand extends Command {
         byte[] address(int b) {
             byte[] a = addresses[b];
             if (a == null) {
-                a = Versions.address(store.backend(b), version).getBytes(StandardCharsets.US_ASCII);
+                a = store.backend(b).answer(version.family()).getBytes(StandardCharsets.US_ASCII);
                 addresses[b] = a;
             }
             return a;
