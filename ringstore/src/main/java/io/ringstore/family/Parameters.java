@@ -1,6 +1,7 @@
 package io.ringstore.family;
 
 import io.ringstore.internal.TextLines;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
@@ -24,7 +25,7 @@ public final class Parameters {
 
     private final int[] defaults;
     private final int written;
-    private final long minWritten;
+    /** The largest written value (the least is 1). */
     private final long maxWritten;
     /** A written value's names, the first for value 1 (twemproxy's hashes); null: decimal. */
     private final List<String> names;
@@ -39,7 +40,6 @@ public final class Parameters {
     private Parameters(
             int[] defaults,
             int written,
-            long minWritten,
             long maxWritten,
             List<String> names,
             boolean ordered,
@@ -48,7 +48,6 @@ public final class Parameters {
             Rule rule) {
         this.defaults = defaults;
         this.written = written;
-        this.minWritten = minWritten;
         this.maxWritten = maxWritten;
         this.names = names;
         this.ordered = ordered;
@@ -62,7 +61,7 @@ public final class Parameters {
      * 160 points per weight unit).
      */
     static Parameters fixedPointMultiple(int value, String why) {
-        return new Parameters(new int[] {value}, 0, 0, 0, null, false, false, List.of(), (family, p) -> {
+        return new Parameters(new int[] {value}, 0, 0, null, false, false, List.of(), (family, p) -> {
             String problem = pointMultipleProblem(p);
             return problem != null || p[0] == value
                     ? problem
@@ -74,7 +73,6 @@ public final class Parameters {
     static Parameters pointMultiple(int dflt) {
         return new Parameters(
                 new int[] {dflt},
-                1,
                 1,
                 Integer.MAX_VALUE,
                 null,
@@ -88,7 +86,6 @@ public final class Parameters {
     static Parameters fixed(int value) {
         return new Parameters(
                 new int[] {value},
-                0,
                 0,
                 0,
                 null,
@@ -111,7 +108,6 @@ public final class Parameters {
         return new Parameters(
                 new int[] {dflt},
                 1,
-                1,
                 max,
                 null,
                 false,
@@ -127,7 +123,6 @@ public final class Parameters {
     static Parameters named(String what, String placeholder, List<String> names, String dflt) {
         return new Parameters(
                 new int[] {names.indexOf(dflt) + 1},
-                1,
                 1,
                 names.size(),
                 List.copyOf(names),
@@ -149,7 +144,6 @@ public final class Parameters {
         return new Parameters(
                 new int[] {dfltMin, dfltMax},
                 2,
-                1,
                 max,
                 null,
                 true,
@@ -198,9 +192,9 @@ public final class Parameters {
      * @param family the family's name as written
      */
     public List<String> syntax(String family) {
-        return java.util.stream.Stream.concat(
-                        java.util.stream.Stream.of(family), forms.stream().map(f -> family + f))
-                .toList();
+        List<String> all = new ArrayList<>(List.of(family));
+        forms.forEach(f -> all.add(family + f));
+        return List.copyOf(all);
     }
 
     /** The reason {@code parameters} are no version of {@code family}, in the family's words; null when they are one. */
@@ -215,7 +209,7 @@ public final class Parameters {
             return at < 0 ? -1 : at + 1;
         }
         long value = TextLines.decimal(text, maxWritten);
-        return value >= minWritten && value <= maxWritten ? (int) value : -1;
+        return value >= 1 && value <= maxWritten ? (int) value : -1;
     }
 
     /** {@code value} as a name writes it: decimal, or the name at its position. */

@@ -101,22 +101,6 @@ public final class BackendAccess {
         return ops;
     }
 
-    public static Backend create(
-            int index, ServerAddress address, long weight, Set<String> features, int featureMask, int line) {
-        return create(index, address, weight, features, featureMask, ServerParameters.DEFAULTS, line);
-    }
-
-    public static Backend create(
-            int index,
-            ServerAddress address,
-            long weight,
-            Set<String> features,
-            int featureMask,
-            ServerParameters parameters,
-            int line) {
-        return create(index, new BackendRecord(address, weight, featureMask, parameters), features, line);
-    }
-
     public static Backend create(int index, BackendRecord record, Set<String> features, int line) {
         return get().create(index, record, features, line);
     }
