@@ -44,8 +44,7 @@ public final class RingFileReader {
 
     /**
      * Parses the mapped file {@code f} (at least {@link RingFileDescriptor#HEADER_LENGTH} bytes);
-     * {@code path} names it in errors; the ring families ({@link Families}) judge the ring index's family
-     * codes and parameters.
+     * {@code path} names it in errors; the ring families ({@link Families}) judge its codes and parameters.
      */
     public static ParsedRingFile read(Path path, MemorySegment f) throws RingFormatException {
         return new RingFileReader(path, f).parse();
@@ -464,9 +463,7 @@ public final class RingFileReader {
             }
             RingVersion version;
             try {
-                version = parameters == 2
-                        ? new RingVersion(family, (int) multiple, parameter2)
-                        : new RingVersion(family, (int) multiple);
+                version = new RingVersion(family, Arrays.copyOf(new int[] {(int) multiple, parameter2}, parameters));
             } catch (IllegalArgumentException problem) {
                 throw bad(e + ENTRY_POINT_MULTIPLE_OFFSET, "ring " + i + ": " + problem.getMessage());
             }
