@@ -1,9 +1,9 @@
 import io.ringstore.Backend;
 import io.ringstore.Ring;
-import io.ringstore.RingVersion;
 import io.ringstore.builder.BackendList;
 import io.ringstore.builder.BuildResult;
 import io.ringstore.builder.RingBuilder;
+import io.ringstore.family.RingVersion;
 import io.ringstore.live.PolicyFileWatcher;
 import io.ringstore.live.RingListener;
 import io.ringstore.live.RingRouter;

@@ -2,8 +2,11 @@
  * ringstore: consistent-hash rings built offline into one file and memory-mapped by routers.
  *
  * <ul>
+ *   <li>{@code io.ringstore.family}: the ring families, each a row of small parts ({@code Families},
+ *       {@code RingFamily}), a family with its parameters ({@code RingVersion}), key hashes
+ *       ({@code KeyHash}).</li>
  *   <li>{@code io.ringstore}: a ring file and its rings, the offline handle for tools ({@code RingStore},
- *       {@code Ring}), and what a file is made of ({@code Backend}, {@code RingVersion}).</li>
+ *       {@code Ring}), and its backends ({@code Backend}).</li>
  *   <li>{@code io.ringstore.builder}: parsing a backends file and building a ring file.</li>
  *   <li>{@code io.ringstore.migration}: moving between ring versions, as values: rollout policy and
  *       its file format, exact diff between rings.</li>
@@ -14,10 +17,13 @@
  *       {@code Route}): it follows a published file, or serves a fixed one, and answers
  *       {@code Backend}s; its listener, JFR events and MBean; the policy-file watcher.</li>
  * </ul>
- * Packages point one way: {@code internal} and {@code internal.format} at the bottom (they name no
- * public type but through the one bridge, {@code internal.BackendAccess}), {@code io.ringstore}
- * above them, {@code builder}, {@code migration}, {@code balance} and {@code state} above that, and
- * {@code live} at the top; {@code PackageCycleTest} fails the build on a cycle.
+ * Packages point one way, in layers: {@code internal} (and {@code internal.hash}) at the bottom, the
+ * families ({@code family}) on it, the file format ({@code internal.format}, which calls the
+ * families' rules) on them, {@code io.ringstore} above, {@code builder}, {@code migration},
+ * {@code balance} and {@code state} above that, and {@code live} at the top. The floor (the
+ * internal packages and the families) names no public type above it but through the one bridge,
+ * {@code internal.BackendAccess}; {@code PackageCycleTest} fails the build on a cycle or an edge
+ * pointing up.
  * {@code io.ringstore.internal} is exported to the command-line tool only.
  */
 module io.ringstore {
@@ -25,6 +31,7 @@ module io.ringstore {
     requires java.management;
 
     exports io.ringstore;
+    exports io.ringstore.family;
     exports io.ringstore.builder;
     exports io.ringstore.migration;
     exports io.ringstore.balance;

@@ -1,8 +1,8 @@
 package io.ringstore;
 
+import io.ringstore.family.RingFamily;
 import io.ringstore.internal.BackendAccess;
-import io.ringstore.internal.ServerAddress;
-import io.ringstore.internal.ServerParameters;
+import io.ringstore.internal.BackendRecord;
 import java.util.Collections;
 import java.util.LinkedHashSet;
 import java.util.Set;
@@ -14,56 +14,33 @@ public final class Backend {
     static {
         BackendAccess.register(new BackendAccess.Operations() {
             @Override
-            public Backend create(
-                    int index,
-                    ServerAddress address,
-                    long weight,
-                    Set<String> features,
-                    int featureMask,
-                    ServerParameters parameters,
-                    int line) {
-                return new Backend(index, address, weight, features, featureMask, parameters, line);
+            public Backend create(int index, BackendRecord record, Set<String> features, int line) {
+                return new Backend(index, record, features, line);
             }
 
             @Override
-            public int featureMask(Backend backend) {
-                return backend.featureMask;
-            }
-
-            @Override
-            public ServerAddress address(Backend backend) {
-                return backend.address;
+            public BackendRecord record(Backend backend) {
+                return backend.record;
             }
         });
     }
 
     private final int index;
-    private final ServerAddress address;
-    private final long weight;
+    /** Address, weight, feature mask, down flag, name and health settings: what the file stores and the families read. */
+    private final BackendRecord record;
+
     private final Set<String> features;
-    private final int featureMask;
-    private final ServerParameters parameters;
     private final int line;
     /** Made on first use (a one-shot lookup of a 2,048-backend file prints one): racy, a String is safe so. */
     private String upstreamAddress;
 
     private String socketAddress;
 
-    private Backend(
-            int index,
-            ServerAddress address,
-            long weight,
-            Set<String> features,
-            int featureMask,
-            ServerParameters parameters,
-            int line) {
+    private Backend(int index, BackendRecord record, Set<String> features, int line) {
         this.index = index;
-        this.address = address;
-        this.weight = weight;
+        this.record = record;
         // Most fleets have no features: one shared empty set, not a copy a backend (2,048 of them on open).
         this.features = features.isEmpty() ? Set.of() : Collections.unmodifiableSet(new LinkedHashSet<>(features));
-        this.featureMask = featureMask;
-        this.parameters = parameters;
         this.line = line;
     }
 
@@ -74,12 +51,12 @@ public final class Backend {
 
     /** {@return the address exactly as written in the backends file (the text nginx hashes)} */
     public String address() {
-        return address.text();
+        return record.address().text();
     }
 
     /** {@return weight as written (default 1)} */
     public long weight() {
-        return weight;
+        return record.weight();
     }
 
     /** {@return the features this server has, as the backends file lists them; unmodifiable} */
@@ -94,7 +71,7 @@ public final class Backend {
      * @return whether the server is marked {@code down}
      */
     public boolean down() {
-        return parameters.down();
+        return record.parameters().down();
     }
 
     /**
@@ -103,21 +80,21 @@ public final class Backend {
      * default: a backend read from a ring file has the backends file's values. It changes no ring.
      */
     public int maxFails() {
-        return parameters.maxFails();
+        return record.parameters().maxFails();
     }
 
     /**
      * {@return nginx's {@code fail_timeout=} in seconds (default 10); stored like {@link #maxFails()}}
      */
     public long failTimeoutSeconds() {
-        return parameters.failTimeoutSeconds();
+        return record.parameters().failTimeoutSeconds();
     }
 
     /**
      * {@return nginx's {@code max_conns=} (default 0: no limit); stored like {@link #maxFails()}}
      */
     public int maxConns() {
-        return parameters.maxConns();
+        return record.parameters().maxConns();
     }
 
     /**
@@ -126,14 +103,14 @@ public final class Backend {
      * spymemcached's host name); null without one. Stored in the ring file}
      */
     public String name() {
-        return parameters.name();
+        return record.parameters().name();
     }
 
     /** {@return the address as nginx writes {@code $upstream_addr}: {@code 127.0.0.1:80}, {@code [::1]:9001}} */
     public String upstreamAddress() {
         String a = upstreamAddress;
         if (a == null) {
-            a = address.upstreamAddress();
+            a = record.address().upstreamAddress();
             upstreamAddress = a;
         }
         return a;
@@ -143,10 +120,21 @@ public final class Backend {
     public String socketAddress() {
         String a = socketAddress;
         if (a == null) {
-            a = address.socketAddress();
+            a = record.address().socketAddress();
             socketAddress = a;
         }
         return a;
+    }
+
+    /**
+     * {@return this backend as {@code family}'s original prints the backend it chose: nginx's
+     * {@code $upstream_addr}, Rust's {@code SocketAddr} for pingora, {@code ip:port} for the memcached
+     * clients and Envoy}
+     *
+     * @param family a ring family
+     */
+    public String answer(RingFamily family) {
+        return family.addresses().answer(record);
     }
 
     /** {@return the line of the backends file this came from; 0 when read from a ring file} */
@@ -156,8 +144,11 @@ public final class Backend {
 
     @Override
     public String toString() {
-        return address.text() + " weight=" + weight
+        return record.address().text() + " weight=" + record.weight()
                 + (features.isEmpty() ? "" : " features=" + String.join(",", features))
-                + (parameters.down() ? " down" : "") + (parameters.name() == null ? "" : " name=" + parameters.name());
+                + (record.parameters().down() ? " down" : "")
+                + (record.parameters().name() == null
+                        ? ""
+                        : " name=" + record.parameters().name());
     }
 }

@@ -1,5 +1,8 @@
 package io.ringstore;
 
+import io.ringstore.family.Failover;
+import io.ringstore.family.KeyHash;
+import io.ringstore.family.RingVersion;
 import io.ringstore.internal.BackendAccess;
 import io.ringstore.internal.format.PointRing;
 import io.ringstore.internal.format.RingFileDescriptor;
@@ -62,9 +65,6 @@ public final class Ring {
     /** The walk over the points by cursor: every lookup goes through it. */
     private final PointRing walk;
 
-    private final MemorySegment points;
-    /** A 64-bit ring's low words; null for a 32-bit ring. */
-    private final MemorySegment low;
     /** Whether the ring's points (and its family's key hash) are 64-bit: lookups by key then search by {@link PointRing#cursor64}. */
     private final boolean wide;
     /** Points in the segment: the ring's own for stored points, more for ties and views. */
@@ -78,7 +78,7 @@ public final class Ring {
 
     private final int storage;
     private final RingVersion version;
-    /** The version's key hash ({@link RingFamily#keyHash()}), what {@link #lookup(byte[])} and its overloads hash keys with. */
+    /** The version's key hash ({@link RingVersion#keyHash()}), what {@link #lookup(byte[])} and its overloads hash keys with. */
     private final KeyHash keyHash;
 
     private final Set<String> features;
@@ -100,13 +100,11 @@ public final class Ring {
             int featureMask) {
         this.store = store;
         this.position = position;
-        this.points = stored.segment();
         this.storedCount = stored.count();
         this.pointCount = pointCount;
         this.storage = storage;
         this.ties = storage != RingFileDescriptor.STORAGE_POINTS;
         this.walk = new PointRing(stored, members, featureMask, backendCount, ties);
-        this.low = stored.low();
         this.wide = stored.low() != null;
         this.backendCount = backendCount;
         this.version = version;
@@ -123,7 +121,7 @@ public final class Ring {
      * @param length the key's length in bytes
      */
     public static int hash(byte[] key, int offset, int length) {
-        return Crc32KeyHash.of(key, offset, length);
+        return KeyHash.CRC32.hash(key, offset, length);
     }
 
     /**
@@ -144,7 +142,7 @@ public final class Ring {
      * @param key the key
      */
     public static int hash(ByteBuffer key) {
-        return Crc32KeyHash.of(key);
+        return KeyHash.CRC32.hash(key);
     }
 
     /**
@@ -153,7 +151,7 @@ public final class Ring {
      * @param key the key
      */
     public static int hash(MemorySegment key) {
-        return Crc32KeyHash.of(key);
+        return KeyHash.CRC32.hash(key);
     }
 
     /**
@@ -282,12 +280,11 @@ public final class Ring {
     }
 
     /**
-     * Failover from {@code key} as the ring's family does it ({@link RingFamily#failover()}): nginx's and
+     * Failover from {@code key} as the ring's family does it ({@link Failover}): nginx's and
      * pingora's walk and Envoy's next entry as {@link #select(int, int, IntPredicate)} from the key's
-     * point (at most {@code maxPoints} points); spymemcached's and xmemcached's rehash sequence
-     * ({@link RingFamily.Failover#REHASH}): the key's backend, then the backend of each rehash of the
-     * key, {@link RingFamily#rehashTries} lookups in all ({@code maxPoints} does not shorten the
-     * client's sequence). Allocation-free.
+     * point (at most {@code maxPoints} points); spymemcached's and xmemcached's rehash sequence: the
+     * key's backend, then the backend of each rehash of the key, {@link Failover#lookups} lookups in all
+     * ({@code maxPoints} does not shorten the client's sequence). Allocation-free.
      *
      * @param key       the key
      * @param offset    where the key starts
@@ -317,34 +314,23 @@ public final class Ring {
 
     private int selectKey(
             byte[] key, int offset, int length, int maxPoints, IntPredicate byIndex, Predicate<Backend> byBackend) {
-        RingFamily family = version.family();
-        if (family.failover() != RingFamily.Failover.REHASH) {
-            return walkFrom(
-                    wide
-                            ? walk.cursor64(keyHash.hash64(key, offset, length))
-                            : walk.cursor(keyHash.hash(key, offset, length)),
-                    maxPoints,
-                    byIndex,
-                    byBackend);
-        }
         if (maxPoints < 1) {
             throw new IllegalArgumentException("maxPoints " + maxPoints + " must be at least 1");
         }
-        int h = keyHash.hash(key, offset, length);
-        int tries = family.rehashTries(store.backendCount());
-        for (int attempt = 0; attempt < tries; attempt++) {
-            if (attempt > 0) {
-                h = family.rehash(h, key, offset, length, attempt);
-            }
-            int b = lookupHash(h);
-            if (b == NO_BACKEND) {
-                return NO_BACKEND;
-            }
-            if (byIndex != null ? byIndex.test(b) : byBackend.test(store.backend(b))) {
+        // The family's failover: a walk from the key's point, or a lookup of each try's hash in turn.
+        Failover failover = version.family().failover();
+        int lookups = failover.lookups(store.backendCount());
+        int points = failover.pointsPerLookup(maxPoints);
+        int h = wide ? 0 : keyHash.hash(key, offset, length);
+        int p = wide ? walk.cursor64(keyHash.hash64(key, offset, length)) : walk.cursor(h);
+        for (int attempt = 1; ; attempt++) {
+            int b = walkFrom(p, points, byIndex, byBackend);
+            if (b != GAVE_UP || attempt == lookups) {
                 return b;
             }
+            h = failover.rehash(h, key, offset, length, attempt);
+            p = walk.cursor(h);
         }
-        return GAVE_UP;
     }
 
     /**
@@ -507,7 +493,7 @@ public final class Ring {
     /**
      * {@return failover order: each distinct backend of the ring once, in the order its first point follows
      * the key's point} The first is {@link #lookup(byte[])}'s answer. For a family that fails over by
-     * rehashing the key ({@link RingFamily.Failover#REHASH}: spymemcached, xmemcached), the distinct
+     * rehashing the key ({@link Failover#rehashesKey()}: spymemcached, xmemcached), the distinct
      * backends of its sequence of tries instead, in order, which need not be every backend.
      *
      * <p>Memory: besides the iterator itself, nothing for the first {@value #LINEAR_SEEN_POINTS}
@@ -519,7 +505,7 @@ public final class Ring {
      * @param key the key
      */
     public PrimitiveIterator.OfInt backends(byte[] key) {
-        if (version.family().failover() == RingFamily.Failover.REHASH) {
+        if (version.family().failover().rehashesKey()) {
             return rehashSequence(key);
         }
         int start = startPosition(key);
@@ -588,14 +574,14 @@ public final class Ring {
 
     /** A rehash family's failover order: the distinct backends of its tries, in order. */
     private PrimitiveIterator.OfInt rehashSequence(byte[] key) {
-        RingFamily family = version.family();
-        int tries = family.rehashTries(store.backendCount());
+        Failover failover = version.family().failover();
+        int tries = failover.lookups(store.backendCount());
         int[] order = new int[tries];
         int n = 0;
         int h = keyHash.hash(key, 0, key.length);
         for (int attempt = 0; attempt < tries; attempt++) {
             if (attempt > 0) {
-                h = family.rehash(h, key, 0, key.length, attempt);
+                h = failover.rehash(h, key, 0, key.length, attempt);
             }
             int b = lookupHash(h);
             boolean seen = b < 0;
@@ -657,7 +643,7 @@ public final class Ring {
         return version;
     }
 
-    /** {@return how this ring hashes a key: its family's {@link RingFamily#keyHash()}} */
+    /** {@return how this ring hashes a key: its family's {@link RingVersion#keyHash()}} */
     public KeyHash keyHash() {
         return keyHash;
     }
@@ -681,20 +667,6 @@ public final class Ring {
         return featureMask;
     }
 
-    MemorySegment points() {
-        return points;
-    }
-
-    /** A 64-bit ring's low words, null for a 32-bit ring. */
-    MemorySegment lowWords() {
-        return low;
-    }
-
-    /** The feature bits after the points of the segment this ring reads (storage 3), null when it has none. */
-    MemorySegment featureBits() {
-        return walk.segmentFeatureBits();
-    }
-
     /** Points in the segment this ring reads: its own, or more with ties or as a view. */
     int storedCount() {
         return storedCount;
@@ -708,17 +680,6 @@ public final class Ring {
     /** Whether the position table exists (tests: lookups, select and bounded load must not build it). */
     boolean positionTableBuilt() {
         return positions != null;
-    }
-
-    /** Whether a point of {@code hash} is stored in this ring's segment (for a view: of any backend). */
-    boolean hasStoredHash(int hash) {
-        int p = walk.search(hash);
-        return p >= 0 && walk.storedHash(p) == hash;
-    }
-
-    /** Whether {@code backend} is a member of this view (always true for rings stored as points). */
-    boolean isMember(int backend) {
-        return walk.isMember(backend);
     }
 
     @Override

@@ -3,12 +3,14 @@ package io.ringstore;
 import static io.ringstore.internal.format.RingFileDescriptor.HEADER_LENGTH;
 import static io.ringstore.internal.format.RingFileDescriptor.STORAGE_VIEW;
 
+import io.ringstore.family.RingVersion;
 import io.ringstore.internal.BackendAccess;
+import io.ringstore.internal.BackendRecord;
 import io.ringstore.internal.BoundedOpen;
 import io.ringstore.internal.IoErrors;
-import io.ringstore.internal.format.BackendRecord;
 import io.ringstore.internal.format.ParsedRingFile;
 import io.ringstore.internal.format.PointRing;
+import io.ringstore.internal.format.RingFileDescriptor;
 import io.ringstore.internal.format.RingFileReader;
 import io.ringstore.internal.format.RingFileVerifier;
 import io.ringstore.internal.format.RingFormatException;
@@ -28,7 +30,6 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeMap;
 
 /**
  * A ring file mapped read-only into memory: every process that opens the same file shares one copy of
@@ -49,6 +50,9 @@ public final class RingStore implements AutoCloseable {
     private final List<String> features;
     private final Map<String, Integer> featureBits;
     private final List<RingVersion> versions;
+    /** What the reader found: the verifier reads the file by it. */
+    private final ParsedRingFile parsed;
+
     private final Ring[] rings;
     private final RingFileLayout layout;
     private final boolean watched;
@@ -90,29 +94,19 @@ public final class RingStore implements AutoCloseable {
         for (int i = 0; i < features.size(); i++) {
             featureBits.put(features.get(i), i);
         }
-        List<RingVersion> vs = new ArrayList<>(p.versions().size()); // a loop, as below: no stream classes at open
-        for (ParsedRingFile.Version v : p.versions()) {
-            vs.add(version(v));
-        }
-        this.versions = List.copyOf(vs);
+        this.versions = p.versions();
+        this.parsed = p;
         List<ParsedRingFile.Entry> entries = p.entries();
-        // Distinct segments in file order; the reader has checked that rings sharing an offset agree.
-        TreeMap<Long, ParsedRingFile.Entry> byOffset = new TreeMap<>();
-        for (ParsedRingFile.Entry e : entries) {
-            if (e.pointCount() > 0) {
-                byOffset.putIfAbsent(e.offset(), e);
-            }
-        }
         List<RingFileLayout.Segment> segments = new ArrayList<>();
         Map<Long, Integer> segmentAt = new HashMap<>();
-        PointRing.Points[] stored = new PointRing.Points[byOffset.size()];
-        for (ParsedRingFile.Entry e : byOffset.values()) {
+        List<ParsedRingFile.Entry> distinct = p.segments();
+        PointRing.Points[] stored = new PointRing.Points[distinct.size()];
+        for (ParsedRingFile.Entry e : distinct) {
             segmentAt.put(e.offset(), segments.size());
-            boolean wide = version(e.version()).family().pointBits() == 64;
-            long pointBytes = (long) e.pointCount() * io.ringstore.internal.format.RingFileDescriptor.POINT_LENGTH;
+            boolean wide = e.version().family().pointBits() == 64;
+            long pointBytes = (long) e.pointCount() * RingFileDescriptor.POINT_LENGTH;
             MemorySegment after = file.asSlice(e.offset() + pointBytes, e.length() - pointBytes);
-            boolean withBits =
-                    e.storage() == io.ringstore.internal.format.RingFileDescriptor.STORAGE_POINTS_WITH_FEATURE_BITS;
+            boolean withBits = e.storage() == RingFileDescriptor.STORAGE_POINTS_WITH_FEATURE_BITS;
             stored[segments.size()] = new PointRing.Points(
                     file.asSlice(e.offset(), pointBytes),
                     e.pointCount(),
@@ -139,7 +133,7 @@ public final class RingStore implements AutoCloseable {
                     e.storage(),
                     members,
                     backends.size(),
-                    version(e.version()),
+                    e.version(),
                     featureSet(e.mask()),
                     e.mask());
         }
@@ -203,7 +197,7 @@ public final class RingStore implements AutoCloseable {
             throw new RingFileException(path, -1, "cannot map: " + e, e);
         }
         try {
-            return new RingStore(path, arena, watched, file, RingFileReader.read(path, file, FAMILIES));
+            return new RingStore(path, arena, watched, file, RingFileReader.read(path, file));
         } catch (RingFormatException | RuntimeException | InternalError e) {
             arena.close();
             switch (e) {
@@ -215,74 +209,6 @@ public final class RingStore implements AutoCloseable {
             arena.close();
             throw e;
         }
-    }
-
-    /** The ring families as the reader asks about a ring index entry's code and parameter word. */
-    private static final ParsedRingFile.Families FAMILIES = new ParsedRingFile.Families() {
-        @Override
-        public boolean known(int code) {
-            return RingFamily.forCode(code).isPresent();
-        }
-
-        @Override
-        public String codes() {
-            return RingFamily.names(RingFamily.all().stream()
-                    .map(f -> f.code() + " = " + f.name())
-                    .toList());
-        }
-
-        @Override
-        public String parameterProblem(int code, int parameter) {
-            try {
-                new RingVersion(RingFamily.forCode(code).orElseThrow(), parameter);
-                return null;
-            } catch (IllegalArgumentException e) {
-                return e.getMessage();
-            }
-        }
-
-        @Override
-        public String name(ParsedRingFile.Version version) {
-            return version(version).name();
-        }
-
-        @Override
-        public int parameterCount(int code) {
-            return RingFamily.forCode(code).orElseThrow().parameterCount();
-        }
-
-        @Override
-        public boolean viewable(int code) {
-            return RingFamily.forCode(code).orElseThrow().viewable();
-        }
-
-        @Override
-        public boolean wide(int code) {
-            return RingFamily.forCode(code).orElseThrow().pointBits() == 64;
-        }
-
-        @Override
-        public String parameterProblem(int code, int parameter, int parameter2) {
-            try {
-                new RingVersion(RingFamily.forCode(code).orElseThrow(), parameter, parameter2);
-                return null;
-            } catch (IllegalArgumentException e) {
-                return e.getMessage();
-            }
-        }
-
-        @Override
-        public long pointBound(ParsedRingFile.Version v, long totalWeight, int backends) {
-            return version(v).family().pointBound(version(v), totalWeight, backends);
-        }
-    };
-
-    /** The version a ring index entry names (the reader has checked it with {@link #FAMILIES}). */
-    private static RingVersion version(ParsedRingFile.Version v) {
-        RingFamily family = RingFamily.forCode(v.family()).orElseThrow();
-        return family.parameterCount() == 2
-                ? new RingVersion(family, v.parameter(), v.parameter2())
-                : new RingVersion(family, v.parameter());
     }
 
     /** The backends of the file's backend table. */
@@ -299,8 +225,7 @@ public final class RingStore implements AutoCloseable {
                 }
                 return names;
             });
-            list.add(BackendAccess.create(
-                    list.size(), r.address(), r.weight(), own, r.featureMask(), r.parameters(), 0));
+            list.add(BackendAccess.create(list.size(), r, own, 0));
         }
         return List.copyOf(list);
     }
@@ -441,10 +366,11 @@ public final class RingStore implements AutoCloseable {
 
     /** The backends having every feature of {@code mask}, as a bitmap by index: a view's members. */
     private long[] memberBitmap(int mask) {
-        long[] bits = new long[(backends.size() + 63) >>> 6];
-        for (Backend b : backends) {
-            if ((BackendAccess.featureMask(b) & mask) == mask) {
-                bits[b.index() >>> 6] |= 1L << b.index();
+        List<BackendRecord> records = parsed.backends();
+        long[] bits = new long[(records.size() + 63) >>> 6];
+        for (int b = 0; b < records.size(); b++) {
+            if ((records.get(b).featureMask() & mask) == mask) {
+                bits[b >>> 6] |= 1L << b;
             }
         }
         return bits;
@@ -475,7 +401,7 @@ public final class RingStore implements AutoCloseable {
      */
     public long verify() throws RingFileException {
         try {
-            return verifier().verify();
+            return new RingFileVerifier(path, file, parsed).verify();
         } catch (RingFormatException e) {
             throw exposed(e);
         } catch (InternalError e) {
@@ -496,145 +422,6 @@ public final class RingStore implements AutoCloseable {
                 "the file shrank while mapped (rewritten in place? publish new files by rename only): "
                         + e.getMessage(),
                 e);
-    }
-
-    /** The verifier of this file's segments, the rings and versions answered by this store and the families. */
-    private RingFileVerifier verifier() {
-        List<RingFileLayout.Segment> segments = layout.segments();
-        List<StoredRing> stored = new ArrayList<>(rings.length);
-        for (Ring r : rings) {
-            stored.add(new StoredRing(r, versions.indexOf(r.version()), layout.segmentIndex(r)));
-        }
-        RingFileVerifier.Versions byFamily = new RingFileVerifier.Versions() {
-            @Override
-            public String name(int v) {
-                return versions.get(v).name();
-            }
-
-            @Override
-            public int[] tieRanks(int v) {
-                return versions.get(v).family().tieRanks(backends);
-            }
-
-            @Override
-            public int[] pointHashes(int v, int b, int count) {
-                long[] h = new long[count];
-                RingVersion version = versions.get(v);
-                version.family().pointHashes(backends.get(b), version, count, h);
-                int shift = version.family().pointBits() == 64 ? 32 : 0;
-                int[] out = new int[count];
-                for (int i = 0; i < count; i++) {
-                    out[i] = (int) (h[i] >>> shift);
-                }
-                return out;
-            }
-
-            @Override
-            public long points(int v, int b, int featureMask) {
-                RingVersion version = versions.get(v);
-                List<Backend> members = backends.stream()
-                        .filter(m -> (BackendAccess.featureMask(m) & featureMask) == featureMask)
-                        .toList();
-                return version.family().memberPoints(members, version)[members.indexOf(backends.get(b))];
-            }
-
-            @Override
-            public long[] memberPoints(int v, int featureMask) {
-                RingVersion version = versions.get(v);
-                List<Integer> memberIndexes = new ArrayList<>();
-                List<Backend> members = new ArrayList<>();
-                for (int b = 0; b < backends.size(); b++) {
-                    if ((BackendAccess.featureMask(backends.get(b)) & featureMask) == featureMask) {
-                        memberIndexes.add(b);
-                        members.add(backends.get(b));
-                    }
-                }
-                long[] perMember = version.family().memberPoints(members, version);
-                long[] byBackend = new long[backends.size()];
-                for (int m = 0; m < perMember.length; m++) {
-                    byBackend[memberIndexes.get(m)] = perMember[m];
-                }
-                return byBackend;
-            }
-        };
-        return new RingFileVerifier(
-                path,
-                layout.metadataLength(),
-                features.size(),
-                backends.stream().mapToInt(BackendAccess::featureMask).toArray(),
-                backends.stream().map(Backend::address).toArray(String[]::new),
-                byFamily,
-                stored,
-                segments.stream().mapToLong(RingFileLayout.Segment::offset).toArray(),
-                segments.stream().mapToInt(RingFileLayout.Segment::crc32c).toArray());
-    }
-
-    /** A ring as the verifier reads it. */
-    private record StoredRing(Ring ring, int version, int segment) implements RingFileVerifier.StoredRing {
-        @Override
-        public int position() {
-            return ring.position();
-        }
-
-        @Override
-        public int featureMask() {
-            return ring.featureMask();
-        }
-
-        @Override
-        public int storage() {
-            return ring.storage();
-        }
-
-        @Override
-        public int pointCount() {
-            return ring.pointCount();
-        }
-
-        @Override
-        public int storedCount() {
-            return ring.storedCount();
-        }
-
-        @Override
-        public MemorySegment points() {
-            return ring.points();
-        }
-
-        @Override
-        public MemorySegment lowWords() {
-            return ring.lowWords();
-        }
-
-        @Override
-        public MemorySegment featureBits() {
-            return ring.featureBits();
-        }
-
-        @Override
-        public int storedHash(int p) {
-            return ring.storedHash(p);
-        }
-
-        @Override
-        public int storedBackend(int p) {
-            return ring.storedBackend(p);
-        }
-
-        @Override
-        public boolean hasStoredHash(int hash) {
-            return ring.hasStoredHash(hash);
-        }
-
-        @Override
-        public boolean isMember(int backend) {
-            return ring.isMember(backend);
-        }
-
-        @Override
-        public String name() {
-            return ring.toString();
-        }
     }
 
     /**

@@ -2,6 +2,9 @@ package io.ringstore;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import io.ringstore.family.Families;
+import io.ringstore.family.RingFamily;
+import io.ringstore.family.RingVersion;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
@@ -19,7 +22,7 @@ class CouchbaseFamilyTest extends RingFamilyContract {
 
     @Override
     RingFamily family() {
-        return RingFamily.COUCHBASE;
+        return Families.COUCHBASE;
     }
 
     @Override
@@ -74,7 +77,7 @@ class CouchbaseFamilyTest extends RingFamilyContract {
 
     /** What the SDK prints for a node: its host name if it has one, else its address, then the KV port. */
     String hostname(Backend b) {
-        String answer = family().answer(b);
+        String answer = b.answer(family());
         return b.name() == null ? answer : b.name() + answer.substring(answer.lastIndexOf(':'));
     }
 

@@ -2,6 +2,9 @@ package io.ringstore;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import io.ringstore.family.Families;
+import io.ringstore.family.RingFamily;
+import io.ringstore.family.RingVersion;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.util.Comparator;
@@ -25,7 +28,7 @@ import org.junit.jupiter.api.Test;
 class DubboFamilyTest extends RingFamilyContract {
     @Override
     RingFamily family() {
-        return RingFamily.DUBBO;
+        return Families.DUBBO;
     }
 
     @Override
@@ -119,14 +122,17 @@ class DubboFamilyTest extends RingFamilyContract {
                     for (Map.Entry<Long, String> e : model.entrySet()) {
                         assertEquals(e.getKey(), Integer.toUnsignedLong(ring.pointHash(p)), v + " point " + p);
                         assertEquals(
-                                e.getValue(), family().answer(store.backend(ring.pointBackend(p))), v + " point " + p);
+                                e.getValue(),
+                                store.backend(ring.pointBackend(p)).answer(family()),
+                                v + " point " + p);
                         p++;
                     }
                     for (int k = 0; k < 5_000; k++) {
                         String key = Long.toString(random.nextLong());
                         assertEquals(
                                 modelSelect(model, key),
-                                family().answer(store.backend(ring.lookup(key.getBytes(StandardCharsets.UTF_8)))),
+                                store.backend(ring.lookup(key.getBytes(StandardCharsets.UTF_8)))
+                                        .answer(family()),
                                 v + " key " + key);
                     }
                 }
@@ -156,7 +162,7 @@ class DubboFamilyTest extends RingFamilyContract {
                         assertEquals(hash, ring.pointHash(ring.pointIndex(hash)), order + " digest " + i);
                         assertEquals(
                                 order.get(1),
-                                family().answer(store.backend(ring.lookupHash(hash))),
+                                store.backend(ring.lookupHash(hash)).answer(family()),
                                 order + ": the last listed keeps it");
                         assertEquals(order.get(1), model.get(Integer.toUnsignedLong(hash)), "the model agrees");
                     }

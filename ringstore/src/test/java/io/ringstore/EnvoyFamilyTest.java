@@ -2,6 +2,10 @@ package io.ringstore;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import io.ringstore.family.Families;
+import io.ringstore.family.KeyHash;
+import io.ringstore.family.RingFamily;
+import io.ringstore.family.RingVersion;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -17,7 +21,7 @@ import org.junit.jupiter.api.Test;
 class EnvoyFamilyTest extends RingFamilyContract {
     @Override
     RingFamily family() {
-        return RingFamily.ENVOY;
+        return Families.ENVOY;
     }
 
     @Override
@@ -162,6 +166,6 @@ class EnvoyFamilyTest extends RingFamilyContract {
                 assertEquals(1024, hits[0] + hits[2]);
             }
         }
-        assertEquals(family().keyHash() == KeyHash.XXH64 ? 1 : 0, small.size());
+        assertEquals(RingVersion.parse(family().name()).keyHash() == KeyHash.XXH64 ? 1 : 0, small.size());
     }
 }

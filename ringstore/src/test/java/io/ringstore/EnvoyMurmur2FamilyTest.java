@@ -1,5 +1,8 @@
 package io.ringstore;
 
+import io.ringstore.family.Families;
+import io.ringstore.family.RingFamily;
+import io.ringstore.family.RingVersion;
 import java.util.List;
 import java.util.Map;
 
@@ -12,7 +15,7 @@ import java.util.Map;
 class EnvoyMurmur2FamilyTest extends EnvoyFamilyTest {
     @Override
     RingFamily family() {
-        return RingFamily.ENVOY_MURMUR2;
+        return Families.ENVOY_MURMUR2;
     }
 
     @Override

@@ -3,6 +3,7 @@ package io.ringstore;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.ringstore.family.RingVersion;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;

@@ -5,6 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.ringstore.balance.BoundedLoad;
+import io.ringstore.family.Families;
+import io.ringstore.family.KeyHash;
+import io.ringstore.family.RingFamily;
+import io.ringstore.family.RingVersion;
 import io.ringstore.live.RingRouter;
 import io.ringstore.state.HostState;
 import io.ringstore.state.SharedLoad;
@@ -79,7 +83,7 @@ class FamilyLookupAllocationTest {
         for (String v : VERSIONS) {
             measured.add(RingVersion.parse(v).family());
         }
-        assertEquals(RingFamily.all(), List.copyOf(measured), "families in RingFamily.all() order, each measured");
+        assertEquals(Families.all(), List.copyOf(measured), "families in Families.all() order, each measured");
     }
 
     @Test

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.ringstore.builder.BackendList;
 import io.ringstore.builder.RingBuilder;
+import io.ringstore.family.RingVersion;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.HexFormat;

@@ -3,6 +3,7 @@ package io.ringstore;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.ringstore.family.KeyHash;
 import io.ringstore.internal.hash.Md5;
 import io.ringstore.internal.hash.Murmur2x64;
 import io.ringstore.internal.hash.Xxh64;

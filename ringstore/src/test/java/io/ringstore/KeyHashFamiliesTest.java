@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import io.ringstore.family.KeyHash;
 import io.ringstore.internal.hash.Murmur2x64;
 import io.ringstore.internal.hash.Xxh64;
 import java.lang.foreign.Arena;

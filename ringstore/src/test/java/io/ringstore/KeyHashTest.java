@@ -2,6 +2,8 @@ package io.ringstore;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import io.ringstore.family.KeyHash;
+import io.ringstore.family.RingVersion;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
@@ -25,8 +27,8 @@ class KeyHashTest {
     @Test
     void ringHashIsTheFamiliesKeyHash() {
         byte[] key = "some key".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
-        assertEquals(RingFamily.NGINX.keyHash().hash(key), Ring.hash(key));
-        assertEquals(RingFamily.PINGORA_V2.keyHash().hash(ByteBuffer.wrap(key)), Ring.hash(MemorySegment.ofArray(key)));
+        assertEquals(RingVersion.V1.keyHash().hash(key), Ring.hash(key));
+        assertEquals(RingVersion.v2(160).keyHash().hash(ByteBuffer.wrap(key)), Ring.hash(MemorySegment.ofArray(key)));
     }
 
     private static void check(KeyHash hash, Checksum jdk) {

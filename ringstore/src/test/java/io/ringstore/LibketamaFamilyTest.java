@@ -2,6 +2,9 @@ package io.ringstore;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import io.ringstore.family.Families;
+import io.ringstore.family.RingFamily;
+import io.ringstore.family.RingVersion;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.util.Comparator;
@@ -21,7 +24,7 @@ class LibketamaFamilyTest extends RingFamilyContract {
 
     @Override
     RingFamily family() {
-        return RingFamily.LIBKETAMA;
+        return Families.LIBKETAMA;
     }
 
     @Override

@@ -4,6 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.ringstore.family.Families;
+import io.ringstore.family.RingFamily;
+import io.ringstore.family.RingVersion;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
@@ -22,7 +25,7 @@ class LibmemcachedFamilyTest extends RingFamilyContract {
 
     @Override
     RingFamily family() {
-        return RingFamily.LIBMEMCACHED;
+        return Families.LIBMEMCACHED;
     }
 
     @Override
@@ -90,7 +93,7 @@ class LibmemcachedFamilyTest extends RingFamilyContract {
                         row + " hash2");
                 assertEquals(
                         row.get("server") + ":11211",
-                        family().answer(store.backend(ring.lookup(key))),
+                        store.backend(ring.lookup(key)).answer(family()),
                         row + " server");
             }
             assertEquals(99, rows.size());
@@ -157,7 +160,7 @@ class LibmemcachedFamilyTest extends RingFamilyContract {
                 assertEquals(row.integer("expected_node_index"), b, row.toString());
                 Backend chosen = store.backend(b);
                 assertEquals(
-                        row.get("expected_to_string"), chosen.name() + "/" + family().answer(chosen), row.toString());
+                        row.get("expected_to_string"), chosen.name() + "/" + chosen.answer(family()), row.toString());
             }
             assertEquals(4, rows.size());
         }

@@ -3,6 +3,9 @@ package io.ringstore;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.ringstore.family.Families;
+import io.ringstore.family.RingFamily;
+import io.ringstore.family.RingVersion;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
@@ -20,7 +23,7 @@ class LibmemcachedSpyFamilyTest extends RingFamilyContract {
 
     @Override
     RingFamily family() {
-        return RingFamily.LIBMEMCACHED_SPY;
+        return Families.LIBMEMCACHED_SPY;
     }
 
     @Override
@@ -69,7 +72,7 @@ class LibmemcachedSpyFamilyTest extends RingFamilyContract {
                         row + " hash1 (the key's hash)");
                 assertEquals(
                         row.get("server") + ":11211",
-                        family().answer(store.backend(ring.lookup(key))),
+                        store.backend(ring.lookup(key)).answer(family()),
                         row + " server");
             }
             assertEquals(99, rows.size());

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import io.ringstore.family.KeyHash;
 import io.ringstore.internal.hash.Md5;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;

@@ -1,5 +1,8 @@
 package io.ringstore;
 
+import io.ringstore.family.Families;
+import io.ringstore.family.RingFamily;
+import io.ringstore.family.RingVersion;
 import java.nio.file.Path;
 import java.util.Comparator;
 import java.util.List;
@@ -9,11 +12,16 @@ import java.util.Map;
 class NginxFamilyTest extends RingFamilyContract {
     @Override
     RingFamily family() {
-        return RingFamily.NGINX;
+        return Families.NGINX;
     }
 
     @Override
     String expectedName() {
+        return "nginx";
+    }
+
+    @Override
+    String expectedWrittenName() {
         return "v1";
     }
 

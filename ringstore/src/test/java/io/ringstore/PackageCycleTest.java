@@ -26,9 +26,11 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
- * The library's packages point one way: {@code internal} and {@code internal.format} at the bottom,
- * {@code io.ringstore} above them, {@code builder}, {@code migration}, {@code balance}, {@code state} above
- * that, {@code live} at the top. Read from the compiled classes of the main module (each class file's
+ * The library's packages point one way, in layers ({@link #LAYERS}): {@code internal} and
+ * {@code internal.hash} at the bottom, the ring families ({@code family}) on them, the file format
+ * ({@code internal.format}, which calls the families' rules) on those, {@code io.ringstore} above,
+ * {@code builder}, {@code migration}, {@code balance}, {@code state} above that, {@code live} at the
+ * top. Read from the compiled classes of the main module (each class file's
  * constant pool: the classes it names, and every type in its descriptors and signatures), so an
  * import, a fully qualified name or a type used only in a method signature all count, and javadoc does
  * not. A constant inlined by the compiler leaves no trace, which is harmless: it creates no dependency.
@@ -42,6 +44,18 @@ class PackageCycleTest {
     /** The bridge: its outgoing edges are not dependencies of its package (see the class comment). */
     static final String BRIDGE = "io.ringstore.internal.BackendAccess";
 
+    /**
+     * The layers, bottom first: a package names types of its own layer (without a cycle) and of the
+     * layers below it, never of one above. Every package of the module is in one.
+     */
+    static final List<List<String>> LAYERS = List.of(
+            List.of("io.ringstore.internal", "io.ringstore.internal.hash"),
+            List.of("io.ringstore.family"),
+            List.of("io.ringstore.internal.format"),
+            List.of("io.ringstore"),
+            List.of("io.ringstore.builder", "io.ringstore.migration", "io.ringstore.balance", "io.ringstore.state"),
+            List.of("io.ringstore.live"));
+
     private static final String ROOT = "io/ringstore/";
     private static final Pattern TYPE_IN_DESCRIPTOR = Pattern.compile("L(io/ringstore/[A-Za-z0-9_/$]+)[;<]");
 
@@ -54,9 +68,9 @@ class PackageCycleTest {
     }
 
     /**
-     * The ground floor ({@code internal}, {@code internal.format}) names no class of the packages above
-     * it, but through the bridge: stricter than no cycle (an upward edge nobody points back along yet
-     * is one too).
+     * The ground floor (the internal packages, and the families their format calls) names no class of
+     * the packages above it, but through the bridge: stricter than no cycle (an upward edge nobody points
+     * back along yet is one too).
      */
     @Test
     void theGroundFloorNamesNoPublicTypeButThroughTheBridge() throws Exception {
@@ -76,7 +90,31 @@ class PackageCycleTest {
     }
 
     private static boolean isGroundFloor(String pkg) {
-        return pkg.equals("io.ringstore.internal") || pkg.startsWith("io.ringstore.internal.");
+        return pkg.equals("io.ringstore.internal")
+                || pkg.startsWith("io.ringstore.internal.")
+                || pkg.equals("io.ringstore.family");
+    }
+
+    /** Every package is in a layer of {@link #LAYERS}, and every edge points to its own layer or one below. */
+    @Test
+    void everyEdgePointsDownTheLayers() throws Exception {
+        Graph graph = Graph.of(mainClasses());
+        Map<String, Integer> layer = new HashMap<>();
+        for (int i = 0; i < LAYERS.size(); i++) {
+            for (String p : LAYERS.get(i)) {
+                layer.put(p, i);
+            }
+        }
+        List<String> unplaced =
+                graph.edges.keySet().stream().filter(p -> !layer.containsKey(p)).toList();
+        assertEquals(List.of(), unplaced, "packages in no layer of LAYERS");
+        List<String> upward = new ArrayList<>();
+        graph.edges.forEach((from, targets) -> targets.forEach((to, why) -> {
+            if (layer.get(to) > layer.get(from)) {
+                upward.add(from + " -> " + to + ": " + why.iterator().next());
+            }
+        }));
+        assertEquals(List.of(), upward, () -> "edges pointing up the layers:\n" + String.join("\n", upward));
     }
 
     /** A planted cycle is found and named with the classes that make it: the test can fail. */
@@ -85,7 +123,7 @@ class PackageCycleTest {
         Graph graph = new Graph();
         graph.add("io.ringstore.Ring", "io.ringstore.internal.format.PointRing");
         graph.add("io.ringstore.internal.format.PointRing", "io.ringstore.internal.Crc32");
-        graph.add("io.ringstore.internal.Crc32", "io.ringstore.RingVersion");
+        graph.add("io.ringstore.internal.Crc32", "io.ringstore.RingStore");
         graph.add(BRIDGE, "io.ringstore.Backend"); // the bridge: no edge
         graph.add("io.ringstore.live.RingRouter", "io.ringstore.Ring");
         List<String> cycles = graph.cycles();
@@ -96,13 +134,13 @@ class PackageCycleTest {
                                 "io.ringstore -> io.ringstore.internal.format -> io.ringstore.internal -> io.ringstore"
                                         + " (io.ringstore.Ring -> io.ringstore.internal.format.PointRing;"
                                         + " io.ringstore.internal.format.PointRing -> io.ringstore.internal.Crc32;"
-                                        + " io.ringstore.internal.Crc32 -> io.ringstore.RingVersion)\n"
+                                        + " io.ringstore.internal.Crc32 -> io.ringstore.RingStore)\n"
                                         + "  packages in the cycle: [io.ringstore, io.ringstore.internal, io.ringstore.internal.format]"),
                 cycles.getFirst());
         assertTrue(
                 cycles.getFirst()
                         .contains(
-                                "io.ringstore.internal -> io.ringstore: 1 reference, io.ringstore.internal.Crc32 -> io.ringstore.RingVersion"),
+                                "io.ringstore.internal -> io.ringstore: 1 reference, io.ringstore.internal.Crc32 -> io.ringstore.RingStore"),
                 cycles.getFirst());
         assertTrue(!cycles.getFirst().contains("Backend"), "the bridge's edge is not one: " + cycles.getFirst());
     }

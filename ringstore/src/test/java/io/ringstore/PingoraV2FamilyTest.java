@@ -1,5 +1,8 @@
 package io.ringstore;
 
+import io.ringstore.family.Families;
+import io.ringstore.family.RingFamily;
+import io.ringstore.family.RingVersion;
 import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.nio.file.Path;
@@ -13,11 +16,16 @@ import java.util.Map;
 class PingoraV2FamilyTest extends RingFamilyContract {
     @Override
     RingFamily family() {
-        return RingFamily.PINGORA_V2;
+        return Families.PINGORA;
     }
 
     @Override
     String expectedName() {
+        return "pingora";
+    }
+
+    @Override
+    String expectedWrittenName() {
         return "v2";
     }
 

@@ -15,6 +15,8 @@ import io.ringstore.builder.BackendsFileException;
 import io.ringstore.builder.BuildResult;
 import io.ringstore.builder.RingBuilder;
 import io.ringstore.builder.Views;
+import io.ringstore.family.Families;
+import io.ringstore.family.RingVersion;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -169,7 +171,7 @@ class PingoraVectorsTest {
             this.version = versionName.equals("v1")
                     ? RingVersion.V1
                     : RingVersion.v2(Integer.parseInt(versionName.substring("v2-".length())));
-            this.v1 = version.family() == RingFamily.NGINX;
+            this.v1 = version.family() == Families.NGINX;
         }
 
         synchronized void build() throws Exception {

@@ -8,6 +8,11 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import io.ringstore.builder.BackendList;
 import io.ringstore.builder.RingBuilder;
+import io.ringstore.family.Families;
+import io.ringstore.family.RingFamily;
+import io.ringstore.family.RingVersion;
+import io.ringstore.internal.BackendAccess;
+import io.ringstore.internal.BackendRecord;
 import java.io.BufferedReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -44,6 +49,11 @@ abstract class RingFamilyContract {
 
     /** Its command-line name and ring index code, as documented (FORMAT.md). */
     abstract String expectedName();
+
+    /** The name its versions are written with, which names it too: its name but for nginx ({@code v1}) and pingora ({@code v2}). */
+    String expectedWrittenName() {
+        return expectedName();
+    }
 
     abstract int expectedCode();
 
@@ -119,13 +129,14 @@ abstract class RingFamilyContract {
 
     /**
      * Whether the family can place {@code address} (the seeded fleets keep only those): its own
-     * address check ({@link RingFamily#addressProblem}) on the address alone.
+     * address check ({@link io.ringstore.family.Addresses#problem}) on the address alone.
      */
     final boolean accepts(String address) {
         try {
-            return family().addressProblem(BackendList.parse("address", "server " + address + ";\n")
-                            .backends()
-                            .getFirst())
+            return family().addresses()
+                            .problem(BackendAccess.record(BackendList.parse("address", "server " + address + ";\n")
+                                    .backends()
+                                    .getFirst()))
                     == null;
         } catch (Exception e) {
             throw new IllegalStateException(address, e);
@@ -149,14 +160,20 @@ abstract class RingFamilyContract {
         RingFamily f = family();
         assertEquals(expectedName(), f.name());
         assertEquals(expectedCode(), f.code());
-        assertSame(f, RingFamily.forName(expectedName()));
-        assertSame(f, RingFamily.forCode(expectedCode()).orElseThrow());
-        assertTrue(RingFamily.all().contains(f));
+        assertSame(f, Families.forName(expectedName()));
+        assertEquals(expectedWrittenName(), f.toString());
+        assertSame(f, Families.forName(expectedWrittenName()));
+        assertSame(f, Families.forCode(expectedCode()).orElseThrow());
+        assertTrue(Families.all().contains(f));
         for (RingVersion v : goldenChecksums().keySet()) {
             assertSame(f, v.family());
             assertEquals(v, RingVersion.parse(v.name()), "the name reads back: " + v.name());
             assertTrue(RingVersion.Name.parse(f.name()).matches(v), "the bare name selects " + v);
-            assertEquals(f.parameterCount(), v.parameters().length);
+            assertTrue(RingVersion.Name.parse(expectedWrittenName()).matches(v), "the bare written name selects " + v);
+            assertTrue(
+                    v.name().startsWith(expectedWrittenName()),
+                    "a version is written with the family's written name: " + v);
+            assertEquals(f.parameters().count(), v.parameters().length);
         }
     }
 
@@ -177,7 +194,7 @@ abstract class RingFamilyContract {
                     String where = vector + " point " + n;
                     assertEquals(Integer.parseUnsignedInt(f[1]), ring.pointHash(n), where);
                     if (vectorSurvivorsAreExact() || !shared.contains(ring.pointHash(n))) {
-                        assertEquals(f[2], family().answer(store.backend(ring.pointBackend(n))), where);
+                        assertEquals(f[2], store.backend(ring.pointBackend(n)).answer(family()), where);
                     }
                 }
                 assertEquals(n, ring.pointCount(), vector + " point count");
@@ -201,14 +218,14 @@ abstract class RingFamilyContract {
                     int tab = line.indexOf('\t');
                     byte[] key = VectorFiles.bytes(line.substring(0, tab));
                     String expected = line.substring(tab + 1).split("\t")[0];
-                    int h = family().keyHash().hash(key);
+                    int h = vector.version().keyHash().hash(key);
                     int p = ring.pointIndex(h);
                     if (!vectorSurvivorsAreExact() && shared.contains(ring.pointHash(p))) {
                         continue;
                     }
                     assertEquals(
                             expected,
-                            family().answer(store.backend(ring.lookupHash(h))),
+                            store.backend(ring.lookupHash(h)).answer(family()),
                             vector + " key " + line.substring(0, tab));
                     compared++;
                 }
@@ -235,7 +252,7 @@ abstract class RingFamilyContract {
         for (Map.Entry<RingVersion, String> e : goldenChecksums().entrySet()) {
             assertEquals(
                     e.getValue(),
-                    SeededFleets.checksum(dir, e.getKey(), family()::answer, this::accepts),
+                    SeededFleets.checksum(dir, e.getKey(), b -> b.answer(family()), this::accepts),
                     e.getKey().name());
         }
     }
@@ -412,14 +429,17 @@ abstract class RingFamilyContract {
     }
 
     /**
-     * Every point of every backend, regenerated by the family's point hashes
-     * ({@link RingFamily#pointHashes}) and weight rule ({@link RingFamily#memberPoints}), is one point
+     * Every point of every backend, regenerated by the family's point source
+     * ({@link io.ringstore.family.PointSource#hashes}) and weight rule
+     * ({@link io.ringstore.family.WeightRule#memberPoints}), is one point
      * of the ring (on all 64 bits in a 64-bit ring), owned by its {@link #tieKeeper} among its
      * producers; returns the number of hashes produced by several backends.
      */
     private long checkTies(RingStore store, Ring ring) {
         List<Backend> backends = store.backends();
-        long[] counts = family().memberPoints(backends, ring.version());
+        List<BackendRecord> records =
+                backends.stream().map(BackendAccess::record).toList();
+        long[] counts = family().weights().memberPoints(records, ring.version());
         int total = Math.toIntExact(Arrays.stream(counts).sum());
         long[] hashes = new long[total];
         int[] owners = new int[total];
@@ -427,7 +447,7 @@ abstract class RingFamilyContract {
         for (Backend b : backends) {
             int c = Math.toIntExact(counts[b.index()]);
             long[] out = new long[c];
-            family().pointHashes(b, ring.version(), c, out);
+            family().points().hashes(BackendAccess.record(b), c, out);
             for (long h : out) {
                 hashes[n] = family().pointBits() == 64 ? h : h & 0xFFFF_FFFFL;
                 owners[n++] = b.index();
@@ -486,11 +506,11 @@ abstract class RingFamilyContract {
         }
         List<Backend> backends =
                 BackendList.parse("candidates", text.toString()).backends();
-        int count = Math.toIntExact(family().points(new long[] {1, 1}, v)[0]);
+        int count = Math.toIntExact(family().weights().points(new long[] {1, 1}, v)[0]);
         long[] all = new long[candidates * count];
         long[] out = new long[count];
         for (Backend b : backends) {
-            family().pointHashes(b, v, count, out);
+            family().points().hashes(BackendAccess.record(b), count, out);
             for (int j = 0; j < count; j++) {
                 all[b.index() * count + j] = (out[j] & 0xFFFF_FFFFL) << 32 | b.index();
             }
@@ -551,8 +571,8 @@ abstract class RingFamilyContract {
                 "server 10.0.0.1:80;\nserver [2001:db8::1]:443;\n",
                 goldenChecksums().keySet().iterator().next())) {
             for (Backend b : store.backends()) {
-                assertEquals(null, family().addressProblem(b), b.address());
-                assertNotEquals("", family().answer(b));
+                assertEquals(null, family().addresses().problem(BackendAccess.record(b)), b.address());
+                assertNotEquals("", b.answer(family()));
             }
         }
     }

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import io.ringstore.builder.Views;
+import io.ringstore.family.RingVersion;
 import io.ringstore.internal.format.RingFileDescriptor;
 import java.lang.reflect.Method;
 import java.nio.ByteBuffer;

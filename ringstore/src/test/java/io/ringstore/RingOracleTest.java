@@ -9,6 +9,8 @@ import io.ringstore.builder.BackendsFileException;
 import io.ringstore.builder.BuildResult;
 import io.ringstore.builder.RingBuilder;
 import io.ringstore.builder.Views;
+import io.ringstore.family.Families;
+import io.ringstore.family.RingVersion;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -266,12 +268,12 @@ class RingOracleTest {
                 int[][] p = new int[gens.size()][];
                 for (int b = 0; b < gens.size(); b++) {
                     Gen g = gens.get(b);
-                    byte[] input = v.family() == RingFamily.NGINX ? g.v1Input() : v2Input(g, parsed.backend(b));
+                    byte[] input = v.family() == Families.NGINX ? g.v1Input() : v2Input(g, parsed.backend(b));
                     p[b] = points(input, g.weight() * v.pointMultiple());
                 }
                 points.put(v, p);
                 Integer[] order = IntStream.range(0, gens.size()).boxed().toArray(Integer[]::new);
-                if (v.family() == RingFamily.PINGORA_V2) {
+                if (v.family() == Families.PINGORA) {
                     Arrays.sort(order, Comparator.comparing(gens::get, SOCKET_ORDER)); // smallest socket address first
                 } // v1: the backend listed first
                 tieOrder.put(v, Arrays.stream(order).mapToInt(Integer::intValue).toArray());

@@ -17,6 +17,8 @@ import io.ringstore.builder.BackendList;
 import io.ringstore.builder.BackendsFileException;
 import io.ringstore.builder.BuildResult;
 import io.ringstore.builder.RingBuilder;
+import io.ringstore.family.Families;
+import io.ringstore.family.RingVersion;
 import io.ringstore.internal.format.RingFileDescriptor;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -288,7 +290,7 @@ class RingStoreTest {
         b.version(RingVersion.V1);
         assertThrows(IllegalArgumentException.class, () -> b.version(RingVersion.V1));
         assertThrows(IllegalArgumentException.class, () -> b.generation(-1));
-        assertThrows(IllegalArgumentException.class, () -> new RingVersion(RingFamily.NGINX, 16));
+        assertThrows(IllegalArgumentException.class, () -> new RingVersion(Families.NGINX, 16));
         assertThrows(IllegalArgumentException.class, () -> RingVersion.v2(0));
         RingBuilder many = builder("server 127.0.0.1");
         for (int k = 1; k <= 16; k++) {

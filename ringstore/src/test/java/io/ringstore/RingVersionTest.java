@@ -3,9 +3,12 @@ package io.ringstore;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.ringstore.family.Families;
+import io.ringstore.family.RingVersion;
 import org.junit.jupiter.api.Test;
 
 /** The version grammar the CLI's {@code --algorithm} reads: every spelling, its default and its messages. */
@@ -20,7 +23,32 @@ class RingVersionTest {
         assertEquals("v1", RingVersion.V1.name());
         assertEquals("v2:16", RingVersion.v2(16).toString());
         assertArrayEquals(new int[] {160}, RingVersion.V1.parameters());
-        assertEquals(RingFamily.NGINX, RingVersion.V1.family());
+        assertEquals(Families.NGINX, RingVersion.V1.family());
+    }
+
+    /** nginx and pingora are the families' names, v1 and v2 the names their versions are written with: both read. */
+    @Test
+    void theFamilysNameReadsAsItsVersionsName() {
+        assertEquals("nginx", Families.NGINX.name());
+        assertEquals("pingora", Families.PINGORA.name());
+        assertSame(Families.NGINX, Families.forName("v1"));
+        assertSame(Families.PINGORA, Families.forName("v2"));
+        assertEquals(RingVersion.V1, RingVersion.parse("nginx"));
+        assertEquals(RingVersion.v2(160), RingVersion.parse("pingora"));
+        assertEquals(RingVersion.v2(16), RingVersion.parse("pingora:16"));
+        assertEquals("v2:16", RingVersion.parse("pingora:16").name(), "a version prints as it always did");
+        assertArrayEquals(
+                RingVersion.V1.digestEncoding(), RingVersion.parse("nginx").digestEncoding());
+        assertTrue(RingVersion.Name.parse("pingora").matches(RingVersion.v2(7)));
+        assertTrue(RingVersion.Name.parse("pingora:7").matches(RingVersion.v2(7)));
+        assertEquals(
+                "bad version 'nginx:160' (expected nginx)",
+                assertThrows(IllegalArgumentException.class, () -> RingVersion.parse("nginx:160"))
+                        .getMessage());
+        assertEquals(
+                "bad version 'pingora:x' (expected pingora or pingora:K with K from 1 to 2147483647)",
+                assertThrows(IllegalArgumentException.class, () -> RingVersion.parse("pingora:x"))
+                        .getMessage());
     }
 
     @Test
@@ -69,7 +97,7 @@ class RingVersionTest {
         assertEquals("dubbo:160", RingVersion.parse("dubbo").name());
         assertEquals(
                 "v1 always has 160 points per weight unit (nginx): pointMultiple=16",
-                assertThrows(IllegalArgumentException.class, () -> new RingVersion(RingFamily.NGINX, 16))
+                assertThrows(IllegalArgumentException.class, () -> new RingVersion(Families.NGINX, 16))
                         .getMessage());
         assertEquals(
                 "point multiple must be at least 1: pointMultiple=0",

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.ringstore.family.RingVersion;
 import io.ringstore.live.RingRouter;
 import java.io.File;
 import java.io.PrintWriter;

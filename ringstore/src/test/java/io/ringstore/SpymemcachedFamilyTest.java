@@ -2,6 +2,9 @@ package io.ringstore;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import io.ringstore.family.Families;
+import io.ringstore.family.RingFamily;
+import io.ringstore.family.RingVersion;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -32,7 +35,7 @@ class SpymemcachedFamilyTest extends RingFamilyContract {
 
     @Override
     RingFamily family() {
-        return RingFamily.SPYMEMCACHED;
+        return Families.SPYMEMCACHED;
     }
 
     @Override
@@ -109,7 +112,7 @@ class SpymemcachedFamilyTest extends RingFamilyContract {
      * {@code testSequence1}, {@code testSequence2}: {@code getSequence(key)} yields exactly these 7
      * nodes, repeats included. Read twice: as the tries of {@link Ring#select(byte[], int, int, int,
      * java.util.function.IntPredicate)} (refusing every node), and restated from the family's
-     * {@link RingFamily#rehash} and {@link Ring#lookupHash}. Catches a try counter that starts at 1
+     * {@link io.ringstore.family.Failover#rehash} and {@link Ring#lookupHash}. Catches a try counter that starts at 1
      * (xmemcached's) instead of 0, and an unsigned add in place of the {@code (int)} one.
      */
     @Test
@@ -130,9 +133,9 @@ class SpymemcachedFamilyTest extends RingFamilyContract {
 
                 List<Integer> restated = new ArrayList<>();
                 int h = ring.keyHash().hash(key);
-                for (int attempt = 0; attempt < family().rehashTries(store.backendCount()); attempt++) {
+                for (int attempt = 0; attempt < family().failover().lookups(store.backendCount()); attempt++) {
                     if (attempt > 0) {
-                        h = family().rehash(h, key, 0, key.length, attempt);
+                        h = family().failover().rehash(h, key, 0, key.length, attempt);
                     }
                     restated.add(ring.lookupHash(h));
                 }
@@ -186,7 +189,8 @@ class SpymemcachedFamilyTest extends RingFamilyContract {
             for (ProjectVectors.Row row : rows) {
                 assertEquals(
                         row.get("server"),
-                        family().answer(store.backend(ring.lookup(row.get("key").getBytes(StandardCharsets.US_ASCII)))),
+                        store.backend(ring.lookup(row.get("key").getBytes(StandardCharsets.US_ASCII)))
+                                .answer(family()),
                         row.toString());
             }
             return rows.size();

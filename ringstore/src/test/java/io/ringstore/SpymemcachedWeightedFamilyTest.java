@@ -2,6 +2,9 @@ package io.ringstore;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import io.ringstore.family.Families;
+import io.ringstore.family.RingFamily;
+import io.ringstore.family.RingVersion;
 import java.nio.charset.StandardCharsets;
 import java.util.Comparator;
 import java.util.List;
@@ -22,7 +25,7 @@ class SpymemcachedWeightedFamilyTest extends RingFamilyContract {
 
     @Override
     RingFamily family() {
-        return RingFamily.SPYMEMCACHED_WEIGHTED;
+        return Families.SPYMEMCACHED_WEIGHTED;
     }
 
     @Override
@@ -63,8 +66,8 @@ class SpymemcachedWeightedFamilyTest extends RingFamilyContract {
                 for (ProjectVectors.Row row : ProjectVectors.rows(file)) {
                     assertEquals(
                             row.get("server"),
-                            family().answer(store.backend(
-                                    ring.lookup(row.get("key").getBytes(StandardCharsets.US_ASCII)))),
+                            store.backend(ring.lookup(row.get("key").getBytes(StandardCharsets.US_ASCII)))
+                                    .answer(family()),
                             row.toString());
                     rows++;
                 }

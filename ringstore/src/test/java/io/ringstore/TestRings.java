@@ -4,6 +4,7 @@ import io.ringstore.builder.BackendList;
 import io.ringstore.builder.BackendsFileException;
 import io.ringstore.builder.BuildResult;
 import io.ringstore.builder.RingBuilder;
+import io.ringstore.family.RingVersion;
 import io.ringstore.internal.format.RingFileDescriptor;
 import java.io.IOException;
 import java.nio.ByteBuffer;

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import io.ringstore.builder.BackendList;
 import io.ringstore.builder.RingBuilder;
 import io.ringstore.builder.TwemproxyConfig;
+import io.ringstore.family.RingVersion;
 import io.ringstore.testing.KeyPlacement;
 import io.ringstore.testing.Memcached;
 import io.ringstore.testing.MemcachedClient;

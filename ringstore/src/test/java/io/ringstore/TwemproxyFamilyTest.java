@@ -2,6 +2,11 @@ package io.ringstore;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import io.ringstore.family.Families;
+import io.ringstore.family.KeyHash;
+import io.ringstore.family.RingFamily;
+import io.ringstore.family.RingVersion;
+import io.ringstore.internal.BackendAccess;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.Comparator;
@@ -23,7 +28,7 @@ import org.junit.jupiter.api.Test;
 class TwemproxyFamilyTest extends RingFamilyContract {
     @Override
     RingFamily family() {
-        return RingFamily.TWEMPROXY;
+        return Families.TWEMPROXY;
     }
 
     @Override
@@ -124,7 +129,7 @@ class TwemproxyFamilyTest extends RingFamilyContract {
                 int expected = (int) row.unsigned("expected");
                 assertEquals(expected, ring.pointHash(ring.pointIndex(expected)), row + ": a point of server1");
                 long[] out = new long[36];
-                family().pointHashes(store.backend(0), v, 36, out);
+                family().points().hashes(BackendAccess.record(store.backend(0)), 36, out);
                 assertEquals(
                         row.unsigned("expected"),
                         out[32 + row.integer("alignment")],
@@ -175,7 +180,7 @@ class TwemproxyFamilyTest extends RingFamilyContract {
                         row + " hash2");
                 assertEquals(
                         row.get("server") + ":11211",
-                        family().answer(store.backend(ring.lookup(key))),
+                        store.backend(ring.lookup(key)).answer(family()),
                         row + " server");
             }
         }

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.ringstore.builder.BuildResult;
+import io.ringstore.family.RingVersion;
 import io.ringstore.internal.format.RingFileDescriptor;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;

@@ -10,6 +10,7 @@ import io.ringstore.builder.BackendList;
 import io.ringstore.builder.BuildResult;
 import io.ringstore.builder.RingBuilder;
 import io.ringstore.builder.Views;
+import io.ringstore.family.RingVersion;
 import io.ringstore.migration.RingDiff;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;

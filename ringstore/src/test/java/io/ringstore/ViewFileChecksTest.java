@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.ringstore.builder.BackendList;
 import io.ringstore.builder.RingBuilder;
 import io.ringstore.builder.Views;
+import io.ringstore.family.RingVersion;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.Files;

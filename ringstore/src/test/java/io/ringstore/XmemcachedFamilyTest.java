@@ -2,6 +2,9 @@ package io.ringstore;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import io.ringstore.family.Families;
+import io.ringstore.family.RingFamily;
+import io.ringstore.family.RingVersion;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
@@ -28,7 +31,7 @@ class XmemcachedFamilyTest extends RingFamilyContract {
 
     @Override
     RingFamily family() {
-        return RingFamily.XMEMCACHED;
+        return Families.XMEMCACHED;
     }
 
     @Override

@@ -2,6 +2,9 @@ package io.ringstore;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import io.ringstore.family.Families;
+import io.ringstore.family.RingFamily;
+import io.ringstore.family.RingVersion;
 import java.net.InetAddress;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -21,7 +24,7 @@ class XmemcachedNginxFamilyTest extends RingFamilyContract {
 
     @Override
     RingFamily family() {
-        return RingFamily.XMEMCACHED_NGINX;
+        return Families.XMEMCACHED_NGINX;
     }
 
     @Override

@@ -63,7 +63,7 @@ public final class BoundedLoadMeasure {
             }
         }
         try (RingStore store = BenchRings.open(backends + "x160")) {
-            Ring ring = store.ring(java.util.Set.of(), io.ringstore.RingVersion.V1);
+            Ring ring = store.ring(java.util.Set.of(), io.ringstore.family.RingVersion.V1);
             Workload workload = new Workload(ring, keys, zipf, seed);
             System.out.printf(
                     "ring %dx160 (%,d points), %,d keys Zipf(%.2f) (rank 1: %.1f %% of requests), "

@@ -1,15 +1,15 @@
 package io.ringstore.bench;
 
-import io.ringstore.Backend;
-import io.ringstore.RingFamily;
-import io.ringstore.RingVersion;
 import io.ringstore.builder.BackendList;
 import io.ringstore.builder.BuildResult;
 import io.ringstore.builder.RingBuilder;
-import io.ringstore.internal.BackendAccess;
+import io.ringstore.family.RingFamily;
+import io.ringstore.family.RingVersion;
+import io.ringstore.internal.BackendRecord;
 import io.ringstore.internal.PointGenerator;
 import io.ringstore.internal.PointSorter;
 import io.ringstore.internal.ServerAddress;
+import io.ringstore.internal.ServerParameters;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryMXBean;
@@ -20,7 +20,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
@@ -236,25 +235,25 @@ public final class BuildMeasure {
                 phaseNanos[5] / 1e9);
     }
 
-    /** The v1 point chains of every backend of {@code shape}, as the builder computes them from the family. */
-    static PointGenerator.Chains v1Chains(BenchRings.Shape shape) {
-        List<Backend> backends = new ArrayList<>(shape.backends());
+    /** The v1 ring of every backend of {@code shape}, as the builder makes it from the family. */
+    static PointGenerator.Members v1Members(BenchRings.Shape shape) {
+        List<BackendRecord> backends = new ArrayList<>(shape.backends());
         for (int b = 0; b < shape.backends(); b++) {
-            backends.add(
-                    BackendAccess.create(b, ServerAddress.parse(shape.address(b)), shape.weight(), Set.of(), 0, 0));
+            backends.add(new BackendRecord(
+                    ServerAddress.parse(shape.address(b)), shape.weight(), 0, ServerParameters.DEFAULTS));
         }
         RingFamily v1 = RingVersion.V1.family();
-        long[] points = v1.points(backends.stream().mapToLong(Backend::weight).toArray(), RingVersion.V1);
-        return new PointGenerator.Chains(
-                backends.stream().mapToInt(v1::chainBase).toArray(),
-                v1.tieRanks(backends),
+        long[] points = v1.weights().memberPoints(backends, RingVersion.V1);
+        return new PointGenerator.Members(
+                v1.points().source(backends),
+                v1.ties().ranks(backends),
                 Arrays.stream(points).mapToInt(Math::toIntExact).toArray());
     }
 
     private static void measureSort(BenchRings.Shape shape, int rounds, Tsv tsv) throws IOException {
         int n = Math.toIntExact(shape.points());
         PointGenerator generator = new PointGenerator(line -> {});
-        PointGenerator.Chains chains = v1Chains(shape);
+        PointGenerator.Members chains = v1Members(shape);
         long expected = 0;
         for (int r = 1; r <= rounds; r++) {
             long g = System.nanoTime();

@@ -1,7 +1,7 @@
 package io.ringstore.bench;
 
-import io.ringstore.RingVersion;
 import io.ringstore.builder.BuildResult;
+import io.ringstore.family.RingVersion;
 import io.ringstore.internal.PointGenerator;
 import io.ringstore.internal.PointSorter;
 import java.nio.file.Path;
@@ -97,7 +97,7 @@ public final class BuildPhases {
 
     /** The in-memory part once: nanoseconds per {@link #MEMORY_PHASES} phase, then the total. */
     private static long[] memory(BenchRings.Shape shape) throws Exception {
-        PointGenerator.Chains chains = BuildMeasure.v1Chains(shape);
+        PointGenerator.Members chains = BuildMeasure.v1Members(shape);
         Phases phases = new Phases(MEMORY_PHASES, "counting", "placing", "sorting", "writing");
         long start = System.nanoTime();
         PointGenerator generator = new PointGenerator(phases);

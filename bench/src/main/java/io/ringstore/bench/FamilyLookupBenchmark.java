@@ -1,9 +1,9 @@
 package io.ringstore.bench;
 
-import io.ringstore.KeyHash;
 import io.ringstore.Ring;
 import io.ringstore.RingStore;
-import io.ringstore.RingVersion;
+import io.ringstore.family.KeyHash;
+import io.ringstore.family.RingVersion;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -2,7 +2,7 @@ package io.ringstore.bench;
 
 import io.ringstore.Ring;
 import io.ringstore.RingStore;
-import io.ringstore.RingVersion;
+import io.ringstore.family.RingVersion;
 import java.lang.ref.Reference;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -2,10 +2,10 @@ package io.ringstore.bench;
 
 import io.ringstore.RingFileException;
 import io.ringstore.RingStore;
-import io.ringstore.RingVersion;
 import io.ringstore.builder.BackendList;
 import io.ringstore.builder.BackendsFileException;
 import io.ringstore.builder.RingBuilder;
+import io.ringstore.family.RingVersion;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.SplittableRandom;

@@ -1,9 +1,9 @@
 package io.ringstore.bench;
 
 import io.ringstore.Backend;
-import io.ringstore.RingVersion;
 import io.ringstore.builder.BackendList;
 import io.ringstore.builder.RingBuilder;
+import io.ringstore.family.RingVersion;
 import io.ringstore.live.RingRouter;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;

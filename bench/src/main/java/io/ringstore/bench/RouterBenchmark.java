@@ -1,11 +1,11 @@
 package io.ringstore.bench;
 
 import io.ringstore.Backend;
-import io.ringstore.KeyHash;
 import io.ringstore.Ring;
 import io.ringstore.RingStore;
-import io.ringstore.RingVersion;
 import io.ringstore.builder.RingBuilder;
+import io.ringstore.family.KeyHash;
+import io.ringstore.family.RingVersion;
 import io.ringstore.live.RingRouter;
 import io.ringstore.migration.RolloutPolicy;
 import java.lang.foreign.Arena;

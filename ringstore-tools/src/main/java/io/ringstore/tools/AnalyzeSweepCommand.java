@@ -2,8 +2,8 @@ package io.ringstore.tools;
 
 import static io.ringstore.tools.Command.count;
 
-import io.ringstore.RingFamily;
 import io.ringstore.builder.BackendList;
+import io.ringstore.family.RingFamily;
 import io.ringstore.internal.format.RingFileDescriptor;
 import io.ringstore.tools.Command.FailedException;
 import io.ringstore.tools.Command.UsageException;
@@ -52,7 +52,7 @@ final class AnalyzeSweepCommand implements AnalyzeCommand.Mode {
         }
         if (args.has(AnalyzeCommand.ALGORITHM.pointMultiple.name())) {
             throw new UsageException(
-                    Versions.POINT_MULTIPLE + " is for a BACKENDS_FILE; with --backends give --points");
+                    AlgorithmOption.POINT_MULTIPLE + " is for a BACKENDS_FILE; with --backends give --points");
         }
         for (Option o : List.of(InputFormat.FROM, InputFormat.POOL)) {
             if (args.has(o.name())) {
@@ -148,7 +148,7 @@ final class AnalyzeSweepCommand implements AnalyzeCommand.Mode {
                 ks.size() == 1 ? ks.getFirst().toString() : ks.getFirst() + ".." + ks.getLast(),
                 count(ks.size(), "value", "values"),
                 count(s.seeds(), "seed", "seeds"),
-                s.family().name(),
+                s.family(),
                 count(s.threads(), "thread", "threads"));
         out.println(
                 "predicted: formula sqrt((N-1)/(N*k+1)); pred_32bit: 32-bit model (points on equal hashes dropped in tie order)");
@@ -207,7 +207,7 @@ final class AnalyzeSweepCommand implements AnalyzeCommand.Mode {
                 s.n(),
                 s.seeds(),
                 s.seeds() == 1 ? "fleet" : "fleets",
-                s.family().name());
+                s.family());
         return CvChart.render(report.rows(), CollisionModel.LINE_32, subtitle);
     }
 

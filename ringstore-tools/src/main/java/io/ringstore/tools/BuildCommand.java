@@ -3,11 +3,11 @@ package io.ringstore.tools;
 import io.ringstore.Ring;
 import io.ringstore.RingFileException;
 import io.ringstore.RingStore;
-import io.ringstore.RingVersion;
 import io.ringstore.builder.BackendsFileException;
 import io.ringstore.builder.BuildResult;
 import io.ringstore.builder.RingBuilder;
 import io.ringstore.builder.Views;
+import io.ringstore.family.RingVersion;
 import io.ringstore.internal.IoErrors;
 import io.ringstore.internal.TextLines;
 import java.io.IOException;
@@ -249,7 +249,9 @@ final class BuildCommand extends Command {
             for (String key : SAMPLE_KEYS) {
                 int b = ring.lookup(key.getBytes(StandardCharsets.UTF_8));
                 samples.add(new Sample(
-                        key, ring.toString(), b < 0 ? "-" : Versions.address(store.backend(b), ring.version())));
+                        key,
+                        ring.toString(),
+                        b < 0 ? "-" : store.backend(b).answer(ring.version().family())));
             }
             return samples;
         } catch (RingFileException e) {

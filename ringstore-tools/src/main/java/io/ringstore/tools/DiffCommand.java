@@ -3,7 +3,7 @@ package io.ringstore.tools;
 import io.ringstore.Ring;
 import io.ringstore.RingFileException;
 import io.ringstore.RingStore;
-import io.ringstore.RingVersion;
+import io.ringstore.family.RingVersion;
 import io.ringstore.internal.TextLines;
 import io.ringstore.migration.RingDiff;
 import java.io.InputStream;
@@ -158,8 +158,8 @@ final class DiffCommand extends Command {
         Set<String> features = LookupCommand.features(args);
         try (RingStore a = RingStore.open(args.file(0));
                 RingStore b = RingStore.open(args.file(1))) {
-            RingVersion va = Versions.select(args.get(ALGORITHM_A.name()), a);
-            RingVersion vb = Versions.select(args.get(ALGORITHM_B.name()), b);
+            RingVersion va = AlgorithmOption.select(args.get(ALGORITHM_A.name()), a);
+            RingVersion vb = AlgorithmOption.select(args.get(ALGORITHM_B.name()), b);
             Ring ra;
             Ring rb;
             try {

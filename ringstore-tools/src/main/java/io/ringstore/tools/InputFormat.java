@@ -1,10 +1,10 @@
 package io.ringstore.tools;
 
-import io.ringstore.RingVersion;
 import io.ringstore.builder.BackendList;
 import io.ringstore.builder.BackendsFileException;
 import io.ringstore.builder.LibketamaServers;
 import io.ringstore.builder.TwemproxyConfig;
+import io.ringstore.family.RingVersion;
 import io.ringstore.internal.TextLines;
 import io.ringstore.tools.Command.UsageException;
 import java.nio.file.Path;
@@ -66,24 +66,24 @@ enum InputFormat {
     Input read(Args args, Path path) throws UsageException, BackendsFileException {
         return switch (this) {
             case NGINX -> {
-                List<RingVersion> versions = Versions.forBuild(args);
+                List<RingVersion> versions = AlgorithmOption.toBuild(args, AlgorithmOption.DEFAULT_BUILD);
                 yield new Input(BackendList.parse(path), versions, List.of());
             }
             case LIBKETAMA -> {
-                List<RingVersion> versions = Versions.forBuild(args, LIBKETAMA.word);
+                List<RingVersion> versions = AlgorithmOption.toBuild(args, LIBKETAMA.word);
                 yield new Input(LibketamaServers.parse(path), versions, List.of());
             }
             case TWEMPROXY -> {
                 TwemproxyConfig config = TwemproxyConfig.parse(path, args.get(POOL.name()));
                 List<RingVersion> versions =
-                        Versions.forBuild(args, config.version().name());
+                        AlgorithmOption.toBuild(args, config.version().name());
                 if (!versions.getFirst().equals(config.version())) {
-                    throw new UsageException(
-                            Versions.ALGORITHM + " " + TextLines.quote(args.get(Versions.ALGORITHM)) + " starts with "
-                                    + versions.getFirst() + ", but pool " + TextLines.quote(config.pool()) + " of "
-                                    + path + " hashes with "
-                                    + config.hash() + ": the first version must be the pool's, " + config.version()
-                                    + " (others may follow it)");
+                    throw new UsageException(AlgorithmOption.ALGORITHM + " "
+                            + TextLines.quote(args.get(AlgorithmOption.ALGORITHM)) + " starts with "
+                            + versions.getFirst() + ", but pool " + TextLines.quote(config.pool()) + " of "
+                            + path + " hashes with "
+                            + config.hash() + ": the first version must be the pool's, " + config.version()
+                            + " (others may follow it)");
                 }
                 yield new Input(config.backends(), versions, warnings(config));
             }

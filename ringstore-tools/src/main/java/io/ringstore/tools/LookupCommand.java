@@ -2,10 +2,10 @@ package io.ringstore.tools;
 
 import io.ringstore.Backend;
 import io.ringstore.Ring;
-import io.ringstore.RingFamily;
 import io.ringstore.RingFileException;
 import io.ringstore.RingStore;
-import io.ringstore.RingVersion;
+import io.ringstore.family.Failover;
+import io.ringstore.family.RingVersion;
 import io.ringstore.live.RingRouter;
 import io.ringstore.state.Availability;
 import io.ringstore.state.HostState;
@@ -371,7 +371,7 @@ final class LookupCommand extends Command {
         byte[] address(int b) {
             byte[] a = addresses[b];
             if (a == null) {
-                a = Versions.address(store.backend(b), version).getBytes(StandardCharsets.US_ASCII);
+                a = store.backend(b).answer(version.family()).getBytes(StandardCharsets.US_ASCII);
                 addresses[b] = a;
             }
             return a;
@@ -379,9 +379,9 @@ final class LookupCommand extends Command {
 
         void reportGaveUp(PrintStream err, String prefix) {
             if (gaveUp > 0) {
-                RingFamily family = version.family();
-                String tries = family.failover() == RingFamily.Failover.REHASH
-                        ? "the " + family.rehashTries(store.backendCount()) + " tries of " + family
+                Failover failover = version.family().failover();
+                String tries = failover.rehashesKey()
+                        ? "the " + failover.lookups(store.backendCount()) + " tries of " + version.family()
                                 + "'s rehash sequence"
                         : "the " + Ring.NGINX_MAX_POINTS + " points nginx tries";
                 err.println(prefix + gaveUp + (gaveUp == 1 ? " key" : " keys") + " found only servers marked down"

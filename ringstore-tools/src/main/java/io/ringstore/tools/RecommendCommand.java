@@ -1,8 +1,8 @@
 package io.ringstore.tools;
 
-import io.ringstore.RingVersion;
 import io.ringstore.builder.BackendList;
 import io.ringstore.builder.BackendsFileException;
+import io.ringstore.family.RingVersion;
 import io.ringstore.internal.TextLines;
 import io.ringstore.internal.format.RingFileDescriptor;
 import io.ringstore.tools.analysis.CollisionModel;

@@ -11,7 +11,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.ringstore.RingStore;
-import io.ringstore.RingVersion;
+import io.ringstore.family.RingVersion;
 import io.ringstore.internal.TextLines;
 import java.nio.file.Path;
 import java.util.List;
@@ -52,6 +52,48 @@ class CliContractTest {
         assertEquals(byName.out(), bareV2.out());
         String twoV2 = run("lookup", ring.toString(), "--algorithm", "v2", "/a").assertError(Main.USAGE, "lookup");
         assertTrue(twoV2.contains("say which: v2:16 or v2:160"), twoV2);
+    }
+
+    /**
+     * nginx and pingora are the families' names; v1 and v2[:K] stay their versions' names: {@code
+     * --algorithm nginx} builds and reads what {@code v1} does, {@code pingora:K} what {@code v2:K}
+     * does, byte for byte and answer for answer, and the versions print as before.
+     */
+    @Test
+    void familyNamesAreTheVersionNamesToo(@TempDir Path dir) throws Exception {
+        Path in = backends(dir, "f.conf", FLEET);
+        Path byFamily = dir.resolve("family.ring");
+        Path byVersion = dir.resolve("version.ring");
+        build(in, byFamily, "--algorithm", "nginx,pingora:16,pingora", "--point-multiple", "40", "--generation", "1");
+        build(in, byVersion, "--algorithm", "v1,v2:16,v2", "--point-multiple", "40", "--generation", "1");
+        assertEquals(
+                java.util.HexFormat.of().formatHex(java.nio.file.Files.readAllBytes(byVersion)),
+                java.util.HexFormat.of().formatHex(java.nio.file.Files.readAllBytes(byFamily)));
+        try (RingStore store = RingStore.open(byFamily)) {
+            assertEquals(List.of(RingVersion.V1, RingVersion.v2(16), RingVersion.v2(40)), store.versions());
+        }
+        for (String[] same : new String[][] {{"nginx", "v1"}, {"pingora:16", "v2:16"}, {"pingora:40", "v2:40"}}) {
+            assertEquals(
+                    run("lookup", byVersion.toString(), "--algorithm", same[1], "/a", "/b")
+                            .assertOk()
+                            .out(),
+                    run("lookup", byVersion.toString(), "--algorithm", same[0], "/a", "/b")
+                            .assertOk()
+                            .out(),
+                    same[0]);
+        }
+        assertEquals(
+                run("lookup", byVersion.toString(), "--algorithm", "v2", "--point-multiple", "16", "/a")
+                        .assertOk()
+                        .out(),
+                run("lookup", byVersion.toString(), "--algorithm", "pingora", "--point-multiple", "16", "/a")
+                        .assertOk()
+                        .out());
+        String help = run("build", "--help").assertOk().out();
+        for (io.ringstore.family.RingFamily f : io.ringstore.family.Families.all()) {
+            assertTrue(help.contains("\n" + " ".repeat(26) + f.name()), () -> "build --help lacks " + f.name());
+        }
+        assertTrue(help.contains("pingora = v2: v2:K with K from 1 to 2147483647; v2 is v2:160"), help);
     }
 
     @Test

@@ -10,9 +10,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.ringstore.Backend;
 import io.ringstore.Ring;
-import io.ringstore.RingFamily;
 import io.ringstore.RingStore;
-import io.ringstore.RingVersion;
+import io.ringstore.family.Families;
+import io.ringstore.family.RingVersion;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -439,7 +439,7 @@ class CliLookupTest {
     }
 
     private static String form(Backend b, RingVersion v) {
-        return v.family() == RingFamily.NGINX ? b.upstreamAddress() : b.socketAddress();
+        return v.family() == Families.NGINX ? b.upstreamAddress() : b.socketAddress();
     }
 
     /** nginx's $upstream_addr for the IPv4 and plain IPv6 addresses of {@link CliFleet#FEATURED}. */

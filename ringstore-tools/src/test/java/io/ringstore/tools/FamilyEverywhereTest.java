@@ -10,12 +10,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.ringstore.Backend;
 import io.ringstore.Ring;
-import io.ringstore.RingFamily;
 import io.ringstore.RingFileLayout;
 import io.ringstore.RingStore;
-import io.ringstore.RingVersion;
 import io.ringstore.balance.BoundedLoad;
 import io.ringstore.builder.BackendList;
+import io.ringstore.family.Failover;
+import io.ringstore.family.Families;
+import io.ringstore.family.RingFamily;
+import io.ringstore.family.RingVersion;
+import io.ringstore.internal.BackendAccess;
 import io.ringstore.live.PolicyFileWatcher;
 import io.ringstore.live.RingRouter;
 import io.ringstore.migration.RolloutPolicy;
@@ -90,7 +93,7 @@ class FamilyEverywhereTest {
 
         /** How the family prints this server as an answer: {@code ip:port}, the family's default port when none is written. */
         String answer(RingFamily family) {
-            return host + ":" + (port == 0 ? family.defaultPort() : port);
+            return host + ":" + (port == 0 ? family.addresses().defaultPort() : port);
         }
 
         boolean ipv6() {
@@ -135,7 +138,7 @@ class FamilyEverywhereTest {
     /** Every family's default version, then the parameterized ones. */
     static Stream<RingVersion> versions() {
         return Stream.concat(
-                RingFamily.all().stream().map(f -> RingVersion.parse(f.name())),
+                Families.all().stream().map(f -> RingVersion.parse(f.name())),
                 PARAMETERIZED.stream().map(RingVersion::parse));
     }
 
@@ -147,13 +150,13 @@ class FamilyEverywhereTest {
     /** The families the list covers: each once by its default version, and each with written parameters once more. */
     @Test
     void everyFamilyAndEachFamilysParametersAreCovered() {
-        for (RingFamily f : RingFamily.all()) {
+        for (RingFamily f : Families.all()) {
             long parameterized = PARAMETERIZED.stream()
                     .map(RingVersion::parse)
                     .filter(v -> v.family() == f)
                     .count();
             assertEquals(
-                    f.writtenParameters() > 0,
+                    f.parameters().written() > 0,
                     parameterized > 0,
                     () -> f
                             + ": a family with written parameters needs a parameterized version in PARAMETERIZED, one without none");
@@ -223,7 +226,7 @@ class FamilyEverywhereTest {
     }
 
     /**
-     * The fleet as {@code family} takes it: an IPv6 server the family refuses ({@link RingFamily#addressProblem})
+     * The fleet as {@code family} takes it: an IPv6 server the family refuses ({@link io.ringstore.family.Addresses#problem})
      * becomes an IPv4 one on the same port; nothing else may be refused.
      */
     private static List<Server> fleetFor(RingFamily family) throws Exception {
@@ -231,7 +234,7 @@ class FamilyEverywhereTest {
         List<Server> fleet = new ArrayList<>();
         for (int i = 0; i < FLEET.size(); i++) {
             Server s = FLEET.get(i);
-            String problem = family.addressProblem(parsed.backend(i));
+            String problem = family.addresses().problem(BackendAccess.record(parsed.backend(i)));
             if (problem != null) {
                 assertTrue(s.ipv6(), () -> family + " refuses " + s.address() + ": " + problem);
                 fleet.add(new Server("127.0.1." + i, s.port(), s.weight(), s.features(), s.name(), s.down()));
@@ -385,7 +388,7 @@ class FamilyEverywhereTest {
     }
 
     /**
-     * An IPv6 server with a scope id: built where the family can place it ({@link RingFamily#addressProblem}
+     * An IPv6 server with a scope id: built where the family can place it ({@link io.ringstore.family.Addresses#problem}
      * says nothing) and answered with its scope, refused in one line naming the file's line otherwise.
      */
     @ParameterizedTest(name = "{0}")
@@ -395,7 +398,9 @@ class FamilyEverywhereTest {
         List<Server> fleet = new ArrayList<>(f.fleet());
         fleet.add(new Server("[::1%1]", 11218, 1, List.of(), null, false));
         Path conf = Files.writeString(f.conf().resolveSibling("scoped.conf"), text(fleet));
-        String problem = v.family().addressProblem(BackendList.parse(conf).backend(fleet.size() - 1));
+        String problem = v.family()
+                .addresses()
+                .problem(BackendAccess.record(BackendList.parse(conf).backend(fleet.size() - 1)));
         Path ring = f.conf().resolveSibling("scoped.ring");
         CliRun r = run("build", conf.toString(), "-o", ring.toString(), "--algorithm", v.name(), "--quiet");
         if (problem == null) {
@@ -443,7 +448,7 @@ class FamilyEverywhereTest {
         try (RingStore store = RingStore.open(f.ring());
                 RingStore two = RingStore.open(f.twoVersions())) {
             for (int i = 0; i < store.backendCount(); i++) {
-                assertEquals(expectedText.get(i), v.family().answer(store.backend(i)), "the family prints ip:port");
+                assertEquals(expectedText.get(i), store.backend(i).answer(v.family()), "the family prints ip:port");
             }
             for (Set<String> features : FEATURE_SETS) {
                 Ring ring = store.ring(features);
@@ -485,7 +490,7 @@ class FamilyEverywhereTest {
             Ring other = two.ring(Set.of(), f.other());
             List<String> otherAnswers = new ArrayList<>();
             for (byte[] k : KEY_BYTES) {
-                otherAnswers.add(f.other().family().answer(two.backend(other.lookup(k))));
+                otherAnswers.add(two.backend(other.lookup(k)).answer(f.other().family()));
             }
             assertAnswers(
                     otherAnswers,
@@ -756,7 +761,7 @@ class FamilyEverywhereTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource("versions")
     void analyzeSweepTakesTheCrcFamiliesAndRefusesTheOthers(RingVersion v) {
-        if (v.family().writtenParameters() > 0
+        if (v.family().parameters().written() > 0
                 && !v.equals(RingVersion.parse(v.family().name()))) {
             return; // the sweep takes a family's bare name: once a family
         }
@@ -799,12 +804,12 @@ class FamilyEverywhereTest {
      * @return the first backend {@code ok} accepts, or {@link Ring#GAVE_UP}
      */
     private static int failover(Ring ring, byte[] key, IntPredicate ok) {
-        RingFamily family = ring.version().family();
-        if (family.failover() == RingFamily.Failover.REHASH) {
+        Failover failover = ring.version().family().failover();
+        if (failover.rehashesKey()) {
             int h = ring.keyHash().hash(key, 0, key.length);
-            for (int attempt = 0; attempt < family.rehashTries(ring.store().backendCount()); attempt++) {
+            for (int attempt = 0; attempt < failover.lookups(ring.store().backendCount()); attempt++) {
                 if (attempt > 0) {
-                    h = family.rehash(h, key, 0, key.length, attempt);
+                    h = failover.rehash(h, key, 0, key.length, attempt);
                 }
                 int b = ring.lookupHash(h);
                 if (ok.test(b)) {

@@ -171,7 +171,7 @@ public final class BoundedLoad {
     }
 
     /**
-     * {@link #choose(Ring, int, LoadView)} for a key's 64-bit hash ({@link io.ringstore.KeyHash#hash64}):
+     * {@link #choose(Ring, int, LoadView)} for a key's 64-bit hash ({@link io.ringstore.family.KeyHash#hash64}):
      * in a ring of 64-bit points (Envoy's, gRPC's) the key's point is the one the whole hash lands on;
      * in a 32-bit ring this is {@code choose(ring, (int) hash, load)}.
      *

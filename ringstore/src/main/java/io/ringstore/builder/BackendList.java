@@ -2,6 +2,7 @@ package io.ringstore.builder;
 
 import io.ringstore.Backend;
 import io.ringstore.internal.BackendAccess;
+import io.ringstore.internal.BackendRecord;
 import io.ringstore.internal.IoErrors;
 import io.ringstore.internal.ServerAddress;
 import io.ringstore.internal.ServerParameters;
@@ -254,7 +255,8 @@ public final class BackendList {
         for (String f : ownSet) {
             mask |= 1 << features.indexOf(f);
         }
-        Backend backend = BackendAccess.create(previous.size(), address, weight, ownSet, mask, parameters, line);
+        Backend backend = BackendAccess.create(
+                previous.size(), new BackendRecord(address, weight, mask, parameters), ownSet, line);
         endpoints.put(endpoint, backend);
         previous.add(backend);
         return backend;

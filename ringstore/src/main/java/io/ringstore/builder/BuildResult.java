@@ -1,6 +1,6 @@
 package io.ringstore.builder;
 
-import io.ringstore.RingVersion;
+import io.ringstore.family.RingVersion;
 import java.nio.file.Path;
 import java.util.List;
 

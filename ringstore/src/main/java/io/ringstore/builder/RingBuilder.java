@@ -1,20 +1,18 @@
 package io.ringstore.builder;
 
 import io.ringstore.Backend;
-import io.ringstore.RingFamily;
 import io.ringstore.RingFileException;
 import io.ringstore.RingStore;
-import io.ringstore.RingVersion;
+import io.ringstore.family.RingFamily;
+import io.ringstore.family.RingVersion;
 import io.ringstore.internal.BackendAccess;
+import io.ringstore.internal.BackendRecord;
 import io.ringstore.internal.FeatureMasks;
 import io.ringstore.internal.PointGenerator;
 import io.ringstore.internal.PointSorter;
 import io.ringstore.internal.Publisher;
 import io.ringstore.internal.ServerAddress;
-import io.ringstore.internal.ServerParameters;
 import io.ringstore.internal.TextLines;
-import io.ringstore.internal.WidePoints;
-import io.ringstore.internal.format.BackendRecord;
 import io.ringstore.internal.format.RingFileDescriptor;
 import io.ringstore.internal.format.RingFileWriter;
 import java.io.IOException;
@@ -203,19 +201,15 @@ public final class RingBuilder {
                 int viewRings = 0;
                 long points = 0;
                 long collisions = 0;
-                RingFileWriter writer =
-                        new RingFileWriter(ch, backendRecords(), backends.features(), writerVersions(vs));
+                List<BackendRecord> records = records();
+                RingFileWriter writer = new RingFileWriter(ch, records, backends.features(), vs);
                 PointGenerator generator = new PointGenerator(progress);
                 boolean[] view = chooseViews(memberSets);
                 for (int vi = 0; vi < vs.size(); vi++) {
                     RingVersion version = vs.get(vi);
                     RingFamily family = version.family();
-                    int[] rank = family.tieRanks(backends.backends());
-                    int[] bases = family.crcChain()
-                            ? backends.backends().stream()
-                                    .mapToInt(family::chainBase)
-                                    .toArray()
-                            : null;
+                    int[] rank = family.ties().ranks(records);
+                    PointGenerator.Source source = family.points().source(records);
                     boolean[] versionViews = family.viewable()
                             ? view
                             : new boolean[view.length]; // a view needs points that do not depend on the members
@@ -228,18 +222,9 @@ public final class RingBuilder {
                         }
                         progress.accept("building " + version + " ring " + (s + 1) + "/" + memberSets.size() + " ("
                                 + memberSets.get(s).cardinality() + " backends)");
-                        if (family.pointBits() == 64) {
-                            WidePoints wide = widePoints(version, memberSets.get(s), rank);
-                            progress.accept("writing " + wide.count() + " points of " + version);
-                            written[s] = writer.writeWideSegment(wide);
-                            points += written[s].pointCount();
-                            collisions += written[s].collisions();
-                            continue;
-                        }
-                        PointGenerator.Sorted sorted = bases != null
-                                ? generator.generateSorted(new PointGenerator.Chains(
-                                        bases, rank, memberPoints(version, memberSets.get(s))))
-                                : familyPoints(version, memberSets.get(s), rank);
+                        PointGenerator.Sorted sorted = generator.generateSorted(
+                                new PointGenerator.Members(source, rank, memberPoints(version, memberSets.get(s))));
+                        family.ties().settle(sorted, records);
                         progress.accept("writing " + sorted.count() + " points of " + version);
                         if (s == 0 && viewCount(versionViews) > 0) {
                             written[0] = writer.writeSegmentWithFeatureBits(sorted);
@@ -343,7 +328,7 @@ public final class RingBuilder {
         List<RingFamily> families =
                 vs.stream().map(RingVersion::family).distinct().toList();
         for (Backend b : backends.backends()) {
-            ServerAddress address = BackendAccess.address(b);
+            ServerAddress address = BackendAccess.record(b).address();
             int length = address.text().length(); // ASCII (the parser accepts nothing else): one byte a character
             if (length > RingFileDescriptor.MAX_ADDRESS_LENGTH) {
                 throw new BackendsFileException(
@@ -357,7 +342,7 @@ public final class RingBuilder {
                         source, b.line(), "weight " + b.weight() + " outside 1-" + RingFileDescriptor.MAX_WEIGHT);
             }
             for (RingFamily family : families) {
-                String problem = family.addressProblem(b);
+                String problem = family.addresses().problem(BackendAccess.record(b));
                 if (problem != null) {
                     throw new BackendsFileException(source, b.line(), problem);
                 }
@@ -472,7 +457,9 @@ public final class RingBuilder {
                 j++;
             }
             if (j == i + 1) {
-                single[BackendAccess.featureMask(backends.backend(PointSorter.backend(a[i])))]++;
+                single[
+                        BackendAccess.record(backends.backend(PointSorter.backend(a[i])))
+                                .featureMask()]++;
             } else {
                 for (int s = 1; s < sets.size(); s++) {
                     for (int k = i; view[s] && k < j; k++) {
@@ -498,7 +485,7 @@ public final class RingBuilder {
         // Group backends by their own feature mask: a mask's members are the union of groups that cover it.
         Map<Integer, BitSet> groups = new HashMap<>();
         for (Backend b : backends.backends()) {
-            groups.computeIfAbsent(BackendAccess.featureMask(b), k -> new BitSet())
+            groups.computeIfAbsent(BackendAccess.record(b).featureMask(), k -> new BitSet())
                     .set(b.index());
         }
         int[] groupMasks =
@@ -528,126 +515,30 @@ public final class RingBuilder {
     }
 
     /**
-     * The points of {@code version}'s ring of {@code members} for a family whose points are not a CRC-32
-     * chain: each member's {@link RingFamily#pointHashes}, packed with its tie rank, sorted.
-     */
-    private PointGenerator.Sorted familyPoints(RingVersion version, BitSet members, int[] rank) {
-        RingFamily family = version.family();
-        int[] counts = memberPoints(version, members);
-        long total = 0;
-        int most = 0;
-        for (int c : counts) {
-            total += c;
-            most = Math.max(most, c);
-        }
-        long[] packed = new long[Math.toIntExact(total)];
-        long[] hashes = new long[most];
-        int k = 0;
-        for (Backend b : backends.backends()) {
-            int c = counts[b.index()];
-            if (c == 0) {
-                continue;
-            }
-            family.pointHashes(b, version, c, hashes);
-            for (int j = 0; j < c; j++) {
-                packed[k++] = PointSorter.pack((int) hashes[j], rank[b.index()], b.index());
-            }
-        }
-        PointSorter.sort(packed, k, new long[k]);
-        if (!family.tiesByRank()) {
-            putTieWinnersFirst(family, packed, k);
-        }
-        return new PointGenerator.Sorted(packed, k);
-    }
-
-    /** For a family whose ties depend on the hash: in each run of equal hashes, the point of the backend that keeps it first. */
-    private void putTieWinnersFirst(RingFamily family, long[] packed, int n) {
-        for (int i = 0; i < n; ) {
-            int h = PointSorter.hash(packed[i]);
-            int j = i + 1;
-            while (j < n && PointSorter.hash(packed[j]) == h) {
-                j++;
-            }
-            if (j - i > 1) {
-                List<Backend> tied = new ArrayList<>();
-                List<Integer> at = new ArrayList<>();
-                for (int q = i; q < j; q++) {
-                    Backend b = backends.backend(PointSorter.backend(packed[q]));
-                    if (!tied.contains(b)) {
-                        tied.add(b);
-                        at.add(q);
-                    }
-                }
-                if (tied.size() > 1) {
-                    List<Integer> order = new ArrayList<>(at);
-                    order.sort(
-                            (x, y) -> Integer.compare(PointSorter.backend(packed[x]), PointSorter.backend(packed[y])));
-                    List<Backend> inFileOrder = order.stream()
-                            .map(q -> backends.backend(PointSorter.backend(packed[q])))
-                            .toList();
-                    int w = order.get(family.tieWinner(Integer.toUnsignedLong(h), inFileOrder));
-                    long winner = packed[w];
-                    packed[w] = packed[i];
-                    packed[i] = winner;
-                }
-            }
-            i = j;
-        }
-    }
-
-    /** The points of a 64-bit family's ring of {@code members}: sorted by hash, one kept per hash. */
-    private WidePoints widePoints(RingVersion version, BitSet members, int[] rank) {
-        RingFamily family = version.family();
-        int[] counts = memberPoints(version, members);
-        long total = 0;
-        int most = 0;
-        for (int c : counts) {
-            total += c;
-            most = Math.max(most, c);
-        }
-        int n = Math.toIntExact(total);
-        long[] hashes = new long[n];
-        int[] ranks = new int[n];
-        int[] owners = new int[n];
-        long[] one = new long[most];
-        int k = 0;
-        for (Backend b : backends.backends()) {
-            int c = counts[b.index()];
-            if (c == 0) {
-                continue;
-            }
-            family.pointHashes(b, version, c, one);
-            for (int j = 0; j < c; j++, k++) {
-                hashes[k] = one[j];
-                ranks[k] = rank[b.index()];
-                owners[k] = b.index();
-            }
-        }
-        return WidePoints.sorted(hashes, ranks, owners, n);
-    }
-
-    /**
      * Each backend's points in {@code version}'s ring of {@code members} (all backends when null) by the
-     * family's weight rule ({@link RingFamily#memberPoints}), 0 for the others; saturated at
+     * family's weight rule ({@link io.ringstore.family.WeightRule#memberPoints}), 0 for the others; saturated at
      * {@link Long#MAX_VALUE} (a limit check refuses it).
      */
     private long[] pointsOf(RingVersion version, BitSet members) {
-        List<Backend> all = backends.backends();
-        List<Backend> in = all.stream()
-                .filter(b -> members == null || members.get(b.index()))
-                .toList();
+        List<BackendRecord> all = records();
+        List<BackendRecord> in = new ArrayList<>();
+        for (int b = 0; b < all.size(); b++) {
+            if (members == null || members.get(b)) {
+                in.add(all.get(b));
+            }
+        }
         long[] points;
         try {
-            points = version.family().memberPoints(in, version);
+            points = version.family().weights().memberPoints(in, version);
         } catch (ArithmeticException e) {
             points = new long[in.size()];
             Arrays.fill(points, Long.MAX_VALUE);
         }
         long[] out = new long[all.size()];
         int k = 0;
-        for (Backend b : all) {
-            if (members == null || members.get(b.index())) {
-                out[b.index()] = points[k++];
+        for (int b = 0; b < all.size(); b++) {
+            if (members == null || members.get(b)) {
+                out[b] = points[k++];
             }
         }
         return out;
@@ -663,24 +554,8 @@ public final class RingBuilder {
         return out;
     }
 
-    private List<BackendRecord> backendRecords() {
-        return backends.backends().stream()
-                .map(b -> new BackendRecord(
-                        BackendAccess.address(b),
-                        b.weight(),
-                        BackendAccess.featureMask(b),
-                        new ServerParameters(b.down(), b.maxFails(), b.failTimeoutSeconds(), b.maxConns(), b.name())))
-                .toList();
-    }
-
-    private static List<RingFileWriter.Version> writerVersions(List<RingVersion> vs) {
-        return vs.stream()
-                .map(v -> new RingFileWriter.Version(
-                        v.family().code(),
-                        v.pointMultiple(),
-                        v.family().parameterCount() == 2 ? v.parameters()[1] : 0,
-                        v.family().pointBits() == 64,
-                        v.digestEncoding()))
-                .toList();
+    /** The backends as the writer stores them and the families' rules read them. */
+    private List<BackendRecord> records() {
+        return backends.backends().stream().map(BackendAccess::record).toList();
     }
 }

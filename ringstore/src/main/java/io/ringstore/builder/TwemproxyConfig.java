@@ -1,8 +1,8 @@
 package io.ringstore.builder;
 
 import io.ringstore.Backend;
-import io.ringstore.KeyHash;
-import io.ringstore.RingVersion;
+import io.ringstore.family.KeyHash;
+import io.ringstore.family.RingVersion;
 import io.ringstore.internal.ServerAddress;
 import io.ringstore.internal.ServerParameters;
 import io.ringstore.internal.TextLines;

@@ -13,8 +13,8 @@ import java.util.Set;
  * THE bridge between the public types and the module's internals: the one class of
  * {@code io.ringstore.internal} and {@code io.ringstore.internal.format} that names a public type (the
  * package-cycle test allows it and nothing else). What the builder and the file reader may do with a
- * {@link Backend} that its public API does not offer: make one, and read its feature mask and parsed
- * address; a {@link Ring}'s walk by cursor ({@link PointRing}), which bounded load uses so that a
+ * {@link Backend} that its public API does not offer: make one, and read the record it wraps (parsed
+ * address, feature mask); a {@link Ring}'s walk by cursor ({@link PointRing}), which bounded load uses so that a
  * view needs no position table; and what the live package's file watcher does with a
  * {@link RingStore}'s mapping (map it for watching, unmap it when the grace period passed). {@code
  * Backend}, {@code Ring} and {@code RingStore} register their implementations when their classes
@@ -24,18 +24,9 @@ import java.util.Set;
 public final class BackendAccess {
     /** The operations {@code Backend} grants to the rest of the module. */
     public interface Operations {
-        Backend create(
-                int index,
-                ServerAddress address,
-                long weight,
-                Set<String> features,
-                int featureMask,
-                ServerParameters parameters,
-                int line);
+        Backend create(int index, BackendRecord record, Set<String> features, int line);
 
-        int featureMask(Backend backend);
-
-        ServerAddress address(Backend backend);
+        BackendRecord record(Backend backend);
     }
 
     /** What {@code Ring} grants to the rest of the module. */
@@ -110,27 +101,12 @@ public final class BackendAccess {
         return ops;
     }
 
-    public static Backend create(
-            int index, ServerAddress address, long weight, Set<String> features, int featureMask, int line) {
-        return create(index, address, weight, features, featureMask, ServerParameters.DEFAULTS, line);
+    public static Backend create(int index, BackendRecord record, Set<String> features, int line) {
+        return get().create(index, record, features, line);
     }
 
-    public static Backend create(
-            int index,
-            ServerAddress address,
-            long weight,
-            Set<String> features,
-            int featureMask,
-            ServerParameters parameters,
-            int line) {
-        return get().create(index, address, weight, features, featureMask, parameters, line);
-    }
-
-    public static int featureMask(Backend backend) {
-        return get().featureMask(backend);
-    }
-
-    public static ServerAddress address(Backend backend) {
-        return get().address(backend);
+    /** {@return what {@code backend} wraps: the record the ring families' rules and the file's writer read} */
+    public static BackendRecord record(Backend backend) {
+        return get().record(backend);
     }
 }

@@ -8,16 +8,17 @@ import java.util.Objects;
 import java.util.function.Consumer;
 
 /**
- * Generates the points of a ring in ring order: every point of every member backend (CRC-32 chained
- * from the backend's base state, as nginx and pingora-ketama do), packed with the tie rank that
+ * Generates the points of a ring in ring order: every point of every member backend, as the ring
+ * family's point source makes them ({@link Source}: a CRC-32 chain from the backend's base state, as
+ * nginx and pingora-ketama do, or the hashes of its point texts), packed with the tie rank that
  * decides equal hashes, sorted. The one implementation of point generation: the builder writes what
  * it returns, the analysis measures what it returns, and the bench times it.
  *
- * <p>It knows no ring family: its input is primitive ({@link Chains}: base states, tie ranks and point
- * counts), which the family computes ({@code RingFamily}'s point source, tie rule and weight rule).
- * Two ways in: the builder's ({@link #PointGenerator(Consumer)}, then {@link #generateSorted(Chains)}
- * per ring) and the simulator's ({@link #PointGenerator(int)}, then
- * {@link #generateSorted(Chains, int, Consumer)} with a shorter hash line). Both end in the same generation.
+ * <p>It knows no ring family: its input is a {@link Source} of hashes by backend, tie ranks and point
+ * counts ({@link Members}), which the family makes (its point source, tie rule and weight rule). Two
+ * ways in: the builder's ({@link #PointGenerator(Consumer)}, then {@link #generateSorted(Members)} per
+ * ring) and the simulator's ({@link #PointGenerator(int)}, then
+ * {@link #generateSorted(Members, int, Consumer)} with a shorter hash line). Both end in the same generation.
  *
  * <p>Progress lines go to the consumer from the calling thread only (the share of the work it does
  * itself stands for the whole), so the consumer need not be thread-safe.
@@ -54,17 +55,54 @@ public final class PointGenerator {
     }
 
     /**
-     * The point chains of a ring's backends, index i for backend i: the CRC-32 state its chain starts
-     * from, its tie rank (lower keeps a shared hash) and its number of points (0: not in the ring).
+     * Where a ring's points come from: each backend's point hashes, in the order its family generates
+     * them (which matters to ties of a backend with itself), as {@link Stream}s, one per thread.
      */
-    public record Chains(int[] bases, int[] ranks, int[] points) {
-        public Chains {
-            if (bases.length != ranks.length || bases.length != points.length) {
-                throw new IllegalArgumentException("need a base, a rank and a point count per backend: bases="
-                        + bases.length + " ranks=" + ranks.length + " points=" + points.length);
+    public interface Source {
+        /** {@return the backends it has points of: backend i for index i} */
+        int backends();
+
+        /** {@return the width of a point's hash: 32, or 64 (a ring sorted and kept on all 64 bits)} */
+        int bits();
+
+        /** {@return a new reader of the points, for one thread} */
+        Stream stream();
+
+        /**
+         * {@return whether the generator makes the points again for its second pass rather than keep them
+         * from the first (4 bytes a point): a CRC-32 chain's point costs about what keeping it does, 1 ns;
+         * the hash of a point text 50 to 300 ns}
+         */
+        boolean regenerates();
+    }
+
+    /** One thread's reader of a {@link Source}'s points, backend after backend. */
+    public interface Stream {
+        /** Starts backend {@code backend}'s points: its first {@code count}. */
+        void start(int backend, int count);
+
+        /**
+         * Writes the next point hashes of the backend started into {@code high} (a 64-bit source's high
+         * words) and, for a 64-bit source, their low words into {@code low} (null for a 32-bit one): as
+         * many as {@code high} holds or as remain; returns how many, 0 when the backend's are done.
+         *
+         * @param high its length a positive multiple of 8 (the last round may write past the count returned)
+         */
+        int next(int[] high, int[] low);
+    }
+
+    /**
+     * A ring's members, index i for backend i: where their points come from, their tie ranks (lower
+     * keeps a shared hash) and their numbers of points (0: not in the ring).
+     */
+    public record Members(Source source, int[] ranks, int[] points) {
+        public Members {
+            if (source.backends() != ranks.length || ranks.length != points.length) {
+                throw new IllegalArgumentException("need a source, a rank and a point count per backend: backends="
+                        + source.backends() + " ranks=" + ranks.length + " points=" + points.length);
             }
-            if (bases.length > 65_536) {
-                throw new IllegalArgumentException("at most 65536 backends (16-bit index): backends=" + bases.length);
+            if (ranks.length > 65_536) {
+                throw new IllegalArgumentException("at most 65536 backends (16-bit index): backends=" + ranks.length);
             }
             boolean[] taken = new boolean[ranks.length];
             for (int r : ranks) {
@@ -90,38 +128,48 @@ public final class PointGenerator {
         }
     }
 
-    /** {@link #generateSorted(Chains, int, Consumer)} on the 32-bit line with this generator's progress: what the builder writes. */
-    public Sorted generateSorted(Chains chains) throws InterruptedIOException {
-        return generateSorted(chains, 32, progress);
+    /** {@link #generateSorted(Members, int, Consumer)} on the 32-bit line with this generator's progress: what the builder writes. */
+    public Sorted generateSorted(Members members) throws InterruptedIOException {
+        return generateSorted(members, 32, progress);
     }
 
     /**
-     * Generates every point of {@code chains} into a packed array sorted by (hash, rank): a counting
+     * Generates every point of {@code members} into a packed array sorted by (hash, rank): a counting
      * pass on the top bits of the hash, a second generation pass that places each point in its bucket,
      * then a small sort per bucket ({@link PointSorter}). Nothing is boxed; the array is reused across
      * rings. The backends are split into one share per thread (each thread counts and places its own
      * points into its own slots of every bucket), then the buckets are split between the threads for
      * sorting; the result does not depend on the number of threads.
      *
-     * <p>The chains are computed several points at a time ({@link Crc32.PointChain}) into a small
-     * buffer that stays in L1. Generating again for the second pass (about 1 ns a point on one core,
-     * measured) costs about what keeping the hashes between the passes would (4 bytes a point written
-     * and read back: within L3 at 3.3 M points), and keeping them would take 0.8 GB more heap at 204.8 M.
+     * <p>The hashes are read a chunk at a time into a small buffer that stays in L1 (a CRC-32 chain
+     * several points at a time, {@link Crc32.PointChain}). Generating again for the second pass (about 1
+     * ns a point of a CRC-32 chain on one core, measured) costs about what keeping the hashes between
+     * the passes would (4 bytes a point written and read back: within L3 at 3.3 M points), and keeping
+     * them would take 0.8 GB more heap at 204.8 M.
+     *
+     * <p>A 64-bit source's points ({@link Source#bits()}) are sorted on all 64 bits, one kept per hash
+     * (the lowest rank; {@link WidePoints}), and come with their low words ({@link Sorted#low()}).
      *
      * @param hashBits 32 for the real line; fewer keeps only the top bits of every hash, a smaller line on
-     *                 which collisions come sooner (the analysis's tests use it to reach that regime with small rings)
+     *                 which collisions come sooner (the analysis's tests use it to reach that regime with
+     *                 small rings; a 32-bit source's only)
      * @param progress gets lines as the phases go
      */
-    public Sorted generateSorted(Chains chains, int hashBits, Consumer<String> progress) throws InterruptedIOException {
-        if (hashBits < 1 || hashBits > 32) {
-            throw new IllegalArgumentException("hashBits must be from 1 to 32: hashBits=" + hashBits);
+    public Sorted generateSorted(Members members, int hashBits, Consumer<String> progress)
+            throws InterruptedIOException {
+        if (hashBits < 1 || hashBits > 32 || (hashBits < 32 && members.source().bits() == 64)) {
+            throw new IllegalArgumentException("hashBits must be from 1 to 32 (32 for 64-bit points): hashBits="
+                    + hashBits + ", " + members.source().bits() + "-bit points");
         }
-        long total = chains.totalPoints();
+        long total = members.totalPoints();
         if (total > Integer.MAX_VALUE - 8) {
             throw new IllegalArgumentException(
                     "a ring holds at most " + (Integer.MAX_VALUE - 8) + " points: points=" + total);
         }
         int n = (int) total;
+        if (members.source().bits() == 64) {
+            return generateWide(members, n);
+        }
         if (buffer.length < n) {
             buffer = null; // let the old one go before the new one is allocated
             buffer = new long[n];
@@ -130,15 +178,19 @@ public final class PointGenerator {
         int mask = hashBits == 32 ? -1 : -1 << (32 - hashBits);
         int bits = PointSorter.bucketBits(n);
         int parts = n < PARALLEL_MIN_POINTS ? 1 : threads;
-        int[][] shares = splitByPoints(chains.points(), parts);
+        int[][] shares = splitByPoints(members.points(), parts);
         int last = parts - 1; // the calling thread's share: the one that reports progress
 
         progress.accept("counting " + n + " points per bucket");
         int[][] next = new int[parts][];
+        Kept[] kept = new Kept[parts];
         inParallel(
                 parts,
                 t -> next[t] = countBuckets(
-                        chains,
+                        members.source().regenerates()
+                                ? members.source().stream()
+                                : (kept[t] = new Kept(members, shares[t])).recording(),
+                        members,
                         shares[t],
                         mask,
                         bits,
@@ -160,7 +212,8 @@ public final class PointGenerator {
         inParallel(
                 parts,
                 t -> place(
-                        chains,
+                        kept[t] == null ? members.source().stream() : kept[t].replay(),
+                        members,
                         shares[t],
                         mask,
                         bits,
@@ -173,7 +226,43 @@ public final class PointGenerator {
         progress.accept("sorting " + n + " points within " + starts.length + " buckets");
         int[] firstBucket = splitBuckets(starts, n, parts);
         inParallel(parts, t -> PointSorter.sortBuckets(a, starts, n, firstBucket[t], firstBucket[t + 1]));
-        return new Sorted(a, n);
+        return new Sorted(a, n, null, 0);
+    }
+
+    /**
+     * A 64-bit source's ring: every point's whole hash, sorted by hash then rank (then generation order)
+     * and one kept per hash (64-bit rings are small: Envoy caps them at 8,388,608 entries).
+     */
+    private static Sorted generateWide(Members members, int n) {
+        long[] hashes = new long[n];
+        int[] ranks = new int[n];
+        int[] owners = new int[n];
+        Stream stream = members.source().stream();
+        int[] high = new int[CHUNK];
+        int[] low = new int[CHUNK];
+        int k = 0;
+        for (int b = 0; b < members.points().length; b++) {
+            if (members.points()[b] == 0) {
+                continue;
+            }
+            stream.start(b, members.points()[b]);
+            for (int c; (c = stream.next(high, low)) > 0; ) {
+                for (int j = 0; j < c; j++, k++) {
+                    hashes[k] = (long) high[j] << 32 | Integer.toUnsignedLong(low[j]);
+                    ranks[k] = members.ranks()[b];
+                    owners[k] = b;
+                }
+            }
+        }
+        WidePoints wide = WidePoints.sorted(hashes, ranks, owners, n);
+        long[] packed = new long[wide.count()];
+        int[] lowWords = new int[wide.count()];
+        for (int i = 0; i < wide.count(); i++) {
+            int b = wide.backends()[i];
+            packed[i] = PointSorter.pack((int) (wide.hashes()[i] >>> 32), members.ranks()[b], b);
+            lowWords[i] = (int) wide.hashes()[i];
+        }
+        return new Sorted(packed, wide.count(), lowWords, wide.dropped());
     }
 
     /** Reports "{@code phase}, P % done" whenever P changes: at most 101 lines, however many backends. */
@@ -239,14 +328,13 @@ public final class PointGenerator {
     /** Point hashes a share generates at a time: 16 KiB, in L1 with its tables. */
     private static final int CHUNK = 4096;
 
-    private static int[] countBuckets(Chains chains, int[] share, int mask, int bits, Done done) {
+    private static int[] countBuckets(Stream stream, Members members, int[] share, int mask, int bits, Done done) {
         int[] counts = new int[1 << bits];
-        Crc32.PointChain chain = new Crc32.PointChain();
         int[] hashes = new int[CHUNK];
         for (int i = 0; i < share.length; i++) {
             int b = share[i];
-            chain.start(chains.bases()[b], chains.points()[b]);
-            for (int k; (k = chain.next(hashes)) > 0; ) {
+            stream.start(b, members.points()[b]);
+            for (int k; (k = stream.next(hashes, null)) > 0; ) {
                 for (int j = 0; j < k; j++) {
                     counts[PointSorter.bucket(hashes[j] & mask, bits)]++;
                 }
@@ -258,14 +346,14 @@ public final class PointGenerator {
         return counts;
     }
 
-    private static void place(Chains chains, int[] share, int mask, int bits, int[] next, long[] a, Done done) {
-        Crc32.PointChain chain = new Crc32.PointChain();
+    private static void place(
+            Stream stream, Members members, int[] share, int mask, int bits, int[] next, long[] a, Done done) {
         int[] hashes = new int[CHUNK];
         for (int i = 0; i < share.length; i++) {
             int b = share[i];
-            int rank = chains.ranks()[b];
-            chain.start(chains.bases()[b], chains.points()[b]);
-            for (int k; (k = chain.next(hashes)) > 0; ) {
+            int rank = members.ranks()[b];
+            stream.start(b, members.points()[b]);
+            for (int k; (k = stream.next(hashes, null)) > 0; ) {
                 for (int j = 0; j < k; j++) {
                     int h = hashes[j]
                             & mask; // the chain continues from the full hash; only the point is cut to the line
@@ -275,6 +363,65 @@ public final class PointGenerator {
             if (done != null) {
                 done.backends(i + 1);
             }
+        }
+    }
+
+    /**
+     * A share's hashes as its first pass read them from a source that does not regenerate, for its second
+     * pass to read again in the same order.
+     */
+    private static final class Kept {
+        private final Stream source;
+        private final int[] hashes;
+        private int size;
+
+        Kept(Members members, int[] share) {
+            this.source = members.source().stream();
+            long points = 0;
+            for (int b : share) {
+                points += members.points()[b];
+            }
+            this.hashes = new int[Math.toIntExact(points)];
+        }
+
+        /** The source's stream, keeping what it reads. */
+        Stream recording() {
+            return new Stream() {
+                @Override
+                public void start(int backend, int count) {
+                    source.start(backend, count);
+                }
+
+                @Override
+                public int next(int[] high, int[] low) {
+                    int k = source.next(high, low);
+                    System.arraycopy(high, 0, hashes, size, k);
+                    size += k;
+                    return k;
+                }
+            };
+        }
+
+        /** What {@link #recording()} read, backend after backend as it was read. */
+        Stream replay() {
+            return new Stream() {
+                private int at;
+                private int left;
+
+                @Override
+                public void start(int backend, int count) {
+                    left = count;
+                }
+
+                @Override
+                public int next(int[] high, int[] low) {
+                    int k = Math.min(left, high.length);
+                    System.arraycopy(hashes, at, high, 0, k);
+                    at += k;
+                    left -= k;
+                    return k;
+                }
+            };
         }
     }
 
@@ -354,6 +501,11 @@ public final class PointGenerator {
         }
     }
 
-    /** The first {@code count} entries of {@code points}, packed ({@link PointSorter}) and in ring order. */
-    public record Sorted(long[] points, int count) {}
+    /**
+     * The first {@code count} entries of {@code points}, packed ({@link PointSorter}) and in ring order.
+     *
+     * @param low     a 64-bit ring's low words, one a point (its points are one a hash already); null for a 32-bit ring
+     * @param dropped a 64-bit ring's points another backend's point of the same hash displaced
+     */
+    public record Sorted(long[] points, int count, int[] low, long dropped) {}
 }

@@ -1,5 +1,6 @@
 package io.ringstore.internal;
 
+import java.util.List;
 import java.util.regex.Pattern;
 
 /** The one comment rule of ringstore's text files (backends files, policy files), and how messages quote them. */
@@ -15,6 +16,14 @@ public final class TextLines {
     public static String content(String line) {
         int hash = line.indexOf('#');
         return (hash >= 0 ? line.substring(0, hash) : line).strip();
+    }
+
+    /** {@return the items as a sentence lists them: {@code a}, {@code a or b}, {@code a, b or c}} */
+    public static String list(List<String> items) {
+        if (items.size() == 1) {
+            return items.getFirst();
+        }
+        return String.join(", ", items.subList(0, items.size() - 1)) + " or " + items.getLast();
     }
 
     /**

@@ -1,11 +1,11 @@
 package io.ringstore.live;
 
 import io.ringstore.Backend;
-import io.ringstore.KeyHash;
 import io.ringstore.Ring;
 import io.ringstore.RingFileException;
 import io.ringstore.RingStore;
-import io.ringstore.RingVersion;
+import io.ringstore.family.KeyHash;
+import io.ringstore.family.RingVersion;
 import io.ringstore.internal.KeyCrcs;
 import io.ringstore.migration.RolloutPolicy;
 import io.ringstore.state.SharedLoad;

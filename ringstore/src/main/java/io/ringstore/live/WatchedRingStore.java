@@ -1,10 +1,10 @@
 package io.ringstore.live;
 
-import io.ringstore.KeyHash;
 import io.ringstore.Ring;
 import io.ringstore.RingFileException;
 import io.ringstore.RingStore;
-import io.ringstore.RingVersion;
+import io.ringstore.family.KeyHash;
+import io.ringstore.family.RingVersion;
 import io.ringstore.internal.BackendAccess;
 import io.ringstore.internal.BoundedOpen;
 import io.ringstore.internal.FollowedFile;
@@ -421,7 +421,7 @@ final class WatchedRingStore implements AutoCloseable, FollowedFile.Kind<RingSto
             this.features = features;
             this.version = version;
             this.keyHash = version.keyHash();
-            this.rehashes = version.family().failover() == io.ringstore.RingFamily.Failover.REHASH;
+            this.rehashes = version.family().failover().rehashesKey();
         }
 
         /**

@@ -1,6 +1,6 @@
 package io.ringstore.migration;
 
-import io.ringstore.KeyHash;
+import io.ringstore.family.KeyHash;
 import io.ringstore.internal.KeyCrcs;
 import io.ringstore.internal.TextLines;
 import java.lang.foreign.MemorySegment;

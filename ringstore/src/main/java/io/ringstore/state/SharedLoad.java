@@ -2,7 +2,6 @@ package io.ringstore.state;
 
 import io.ringstore.Backend;
 import io.ringstore.Ring;
-import io.ringstore.RingFamily;
 import io.ringstore.RingStore;
 import io.ringstore.balance.BoundedLoad;
 import io.ringstore.balance.LoadView;
@@ -152,7 +151,7 @@ public final class SharedLoad {
     }
 
     /**
-     * {@link #choose(Ring, int)} for a key's 64-bit hash ({@link io.ringstore.KeyHash#hash64}): in a ring of
+     * {@link #choose(Ring, int)} for a key's 64-bit hash ({@link io.ringstore.family.KeyHash#hash64}): in a ring of
      * 64-bit points (Envoy's, gRPC's) the whole hash places the key; in a 32-bit ring its low 32 bits.
      *
      * @param ring a ring of the router's generation serving (or of one just replaced)
@@ -166,7 +165,7 @@ public final class SharedLoad {
     /**
      * {@return the backend for {@code key} on {@code ring}, or null when none is available}
      * {@link #choose(Ring, long)} of the key's hash by the ring's key hash, except that without a bound
-     * a family that fails over by rehashing the key ({@link RingFamily.Failover#REHASH}: spymemcached,
+     * a family that fails over by rehashing the key ({@link io.ringstore.family.Failover#rehashesKey()}: spymemcached,
      * xmemcached) tries its rehash sequence first ({@link Ring#select(byte[], int, int, int, IntPredicate)}),
      * as its client does, and only then walks the whole ring. Allocation-free.
      *
@@ -176,7 +175,7 @@ public final class SharedLoad {
      * @param length the key's length in bytes
      */
     public Backend choose(Ring ring, byte[] key, int offset, int length) {
-        if (policy != null || ring.version().family().failover() != RingFamily.Failover.REHASH) {
+        if (policy != null || !ring.version().family().failover().rehashesKey()) {
             return choose(ring, ring.keyHash().hash64(key, offset, length));
         }
         Generation g = generation(ring.store());

@@ -6,8 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.ringstore.Ring;
 import io.ringstore.RingStore;
-import io.ringstore.RingVersion;
 import io.ringstore.TestRings;
+import io.ringstore.family.RingVersion;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;

@@ -6,7 +6,7 @@ import io.ringstore.Backend;
 import io.ringstore.MemoryTempDir;
 import io.ringstore.RingFileException;
 import io.ringstore.RingStore;
-import io.ringstore.RingVersion;
+import io.ringstore.family.RingVersion;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -3,7 +3,7 @@ package io.ringstore.builder;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.ringstore.RingVersion;
+import io.ringstore.family.RingVersion;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -11,9 +11,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.ringstore.Backend;
 import io.ringstore.RingFileException;
 import io.ringstore.RingStore;
-import io.ringstore.RingVersion;
+import io.ringstore.family.RingVersion;
 import io.ringstore.internal.BackendAccess;
+import io.ringstore.internal.BackendRecord;
 import io.ringstore.internal.ServerAddress;
+import io.ringstore.internal.ServerParameters;
 import io.ringstore.internal.format.RingFileDescriptor;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -46,7 +48,8 @@ class RingBuilderLimitsTest {
         byte[] before = goodRing(ring);
         // Leading zeros are valid in an IPv4 part, so the address parses; its length does not fit the record.
         String address = "0".repeat(RingFileDescriptor.MAX_ADDRESS_LENGTH) + "10.0.0.1:80";
-        Backend b = BackendAccess.create(0, ServerAddress.parse(address), 1, Set.of(), 0, 7);
+        Backend b = BackendAccess.create(
+                0, new BackendRecord(ServerAddress.parse(address), 1, 0, ServerParameters.DEFAULTS), Set.of(), 7);
         BackendList list = BackendList.of("lz.conf", List.of(b), List.of());
         BackendsFileException e = assertThrows(
                 BackendsFileException.class, () -> RingBuilder.of(list).build(ring));
@@ -62,7 +65,8 @@ class RingBuilderLimitsTest {
     @Test
     void theLongestAddressTheFormatHoldsBuildsAndReadsBack(@TempDir Path dir) throws Exception {
         String address = "0".repeat(RingFileDescriptor.MAX_ADDRESS_LENGTH - "10.0.0.1:80".length()) + "10.0.0.1:80";
-        Backend b = BackendAccess.create(0, ServerAddress.parse(address), 1, Set.of(), 0, 1);
+        Backend b = BackendAccess.create(
+                0, new BackendRecord(ServerAddress.parse(address), 1, 0, ServerParameters.DEFAULTS), Set.of(), 1);
         Path ring = dir.resolve("f.ring");
         RingBuilder.of(BackendList.of("long.conf", List.of(b), List.of())).build(ring);
         try (RingStore store = RingStore.open(ring)) {

@@ -7,8 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.ringstore.Backend;
-import io.ringstore.KeyHash;
-import io.ringstore.RingVersion;
+import io.ringstore.family.KeyHash;
+import io.ringstore.family.RingVersion;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -6,8 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.ringstore.Backend;
-import io.ringstore.RingFamily;
+import io.ringstore.family.Families;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
@@ -99,11 +98,11 @@ class PointGeneratorTest {
                     ServerAddress.parse("10.1." + (i >> 8) + "." + (i & 0xFF) + ":" + (1000 + random.nextInt(9000)));
             points[i] = i % 7 == 0 ? 0 : 1000 + random.nextInt(8000); // some backends not in the ring
         }
-        PointGenerator.Chains chains = v2Chains(addresses, points);
-        assertTrue(chains.totalPoints() > 1 << 20, "large enough to be split: " + chains.totalPoints());
-        PointGenerator.Sorted one = new PointGenerator(1).generateSorted(chains, 32, line -> {});
+        PointGenerator.Members members = v2Members(addresses, points);
+        assertTrue(members.totalPoints() > 1 << 20, "large enough to be split: " + members.totalPoints());
+        PointGenerator.Sorted one = new PointGenerator(1).generateSorted(members, 32, line -> {});
         long[] expected = Arrays.copyOf(one.points(), one.count());
-        PointGenerator.Sorted four = new PointGenerator(4).generateSorted(chains, 32, line -> {});
+        PointGenerator.Sorted four = new PointGenerator(4).generateSorted(members, 32, line -> {});
         assertArrayEquals(expected, Arrays.copyOf(four.points(), four.count()));
         for (int i = 1; i < expected.length; i++) {
             assertTrue(Long.compareUnsigned(expected[i - 1], expected[i]) < 0, "ring order at " + i);
@@ -128,8 +127,8 @@ class PointGeneratorTest {
                     + (1000 + random.nextInt(9000)));
             points[i] = i % 11 == 0 ? random.nextInt(3) : 4000 + random.nextInt(4000);
         }
-        PointGenerator.Chains chains = v2Chains(addresses, points);
-        int total = Math.toIntExact(chains.totalPoints());
+        PointGenerator.Members members = v2Members(addresses, points);
+        int total = Math.toIntExact(members.totalPoints());
         assertEquals(9, PointSorter.bucketBits(total), "a ring of 4 M to 8 M points: " + total);
         for (int hashBits : new int[] {32, 10}) {
             int mask = -1 << (32 - hashBits);
@@ -137,9 +136,10 @@ class PointGeneratorTest {
             int at = 0;
             for (int b = 0; b < n; b++) {
                 int previous = 0;
+                int base = Crc32.update(Crc32.INITIAL, addresses[b].pingoraHashInput()); // pingora's point source
                 for (int j = 0; j < points[b]; j++) {
-                    previous = Crc32.nextPoint(chains.bases()[b], previous);
-                    expected[at++] = PointSorter.pack(previous & mask, chains.ranks()[b], b) ^ Long.MIN_VALUE;
+                    previous = Crc32.nextPoint(base, previous);
+                    expected[at++] = PointSorter.pack(previous & mask, members.ranks()[b], b) ^ Long.MIN_VALUE;
                 }
             }
             Arrays.sort(expected);
@@ -147,7 +147,8 @@ class PointGeneratorTest {
                 expected[i] ^= Long.MIN_VALUE;
             }
             for (int threads : new int[] {1, 2}) {
-                PointGenerator.Sorted sorted = new PointGenerator(threads).generateSorted(chains, hashBits, line -> {});
+                PointGenerator.Sorted sorted =
+                        new PointGenerator(threads).generateSorted(members, hashBits, line -> {});
                 assertEquals(total, sorted.count());
                 assertArrayEquals(
                         expected,
@@ -157,15 +158,15 @@ class PointGeneratorTest {
         }
     }
 
-    /** The v2 chains of {@code addresses}, as the builder makes them from the family. */
-    static PointGenerator.Chains v2Chains(ServerAddress[] addresses, int[] points) {
-        List<Backend> backends = new java.util.ArrayList<>();
+    /** The v2 ring of {@code addresses}, as the builder makes it from the family. */
+    static PointGenerator.Members v2Members(ServerAddress[] addresses, int[] points) {
+        List<BackendRecord> backends = new java.util.ArrayList<>();
         for (ServerAddress a : addresses) {
-            backends.add(BackendAccess.create(backends.size(), a, 1, Set.of(), 0, 0));
+            backends.add(new BackendRecord(a, 1, 0, ServerParameters.DEFAULTS));
         }
-        return new PointGenerator.Chains(
-                backends.stream().mapToInt(RingFamily.PINGORA_V2::chainBase).toArray(),
-                RingFamily.PINGORA_V2.tieRanks(backends),
+        return new PointGenerator.Members(
+                Families.PINGORA.points().source(backends),
+                Families.PINGORA.ties().ranks(backends),
                 points);
     }
 }

@@ -13,7 +13,7 @@ import io.ringstore.Backend;
 import io.ringstore.MemoryTempDir;
 import io.ringstore.Ring;
 import io.ringstore.RingStore;
-import io.ringstore.RingVersion;
+import io.ringstore.family.RingVersion;
 import io.ringstore.migration.RolloutPolicy;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;

@@ -6,9 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.ringstore.Backend;
-import io.ringstore.RingVersion;
 import io.ringstore.TestRings;
 import io.ringstore.balance.BoundedLoad;
+import io.ringstore.family.RingVersion;
 import io.ringstore.live.RingRouter;
 import io.ringstore.migration.RolloutPolicy;
 import java.lang.foreign.Arena;

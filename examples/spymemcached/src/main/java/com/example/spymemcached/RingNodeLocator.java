@@ -2,8 +2,9 @@ package com.example.spymemcached;
 
 import io.ringstore.Backend;
 import io.ringstore.Ring;
-import io.ringstore.RingFamily;
 import io.ringstore.RingStore;
+import io.ringstore.family.Failover;
+import io.ringstore.family.Families;
 import net.spy.memcached.MemcachedNode;
 import net.spy.memcached.MemcachedNodeROImpl;
 import net.spy.memcached.NodeLocator;
@@ -27,8 +28,8 @@ import java.util.Map;
  *   <li>{@link #getPrimary}: the ring's backend for the key's UTF-8 bytes, as
  *       {@code KetamaNodeLocator.getPrimary} (MD5 of the key, the first point at or after it).</li>
  *   <li>{@link #getSequence}: {@code KetamaIterator}'s sequence: seven lookups, the key's hash and then
- *       each time that hash plus the MD5 of the try number (from 0) and the key ({@link RingFamily#rehash}
- *       of {@link RingFamily#SPYMEMCACHED}). Nodes, not distinct ones: the primary comes first and a
+ *       each time that hash plus the MD5 of the try number (from 0) and the key ({@link Failover#rehash}
+ *       of {@link Families#SPYMEMCACHED}). Nodes, not distinct ones: the primary comes first and a
  *       node may come again, as spymemcached's own does.</li>
  *   <li>{@link #getAll}: the client's nodes; {@link #getReadonlyCopy}: the same ring over
  *       {@link MemcachedNodeROImpl} copies of them; {@link #updateLocator}: other nodes, the ring kept.</li>
@@ -48,7 +49,7 @@ import java.util.Map;
 public final class RingNodeLocator implements NodeLocator {
     private static final System.Logger LOG = System.getLogger(RingNodeLocator.class.getName());
     /** The rehash rule of {@code KetamaIterator}, which is the same for weighted and unweighted rings. */
-    private static final RingFamily SEQUENCE = RingFamily.SPYMEMCACHED;
+    private static final Failover SEQUENCE = Families.SPYMEMCACHED.failover();
 
     private final SpymemcachedRing ring;
     private volatile Nodes nodes;
@@ -221,7 +222,7 @@ public final class RingNodeLocator implements NodeLocator {
     }
 
     private static List<MemcachedNode> sequence(Ring r, Placement p, byte[] key) {
-        int tries = SEQUENCE.rehashTries(p.byBackend().length);
+        int tries = SEQUENCE.lookups(p.byBackend().length);
         MemcachedNode[] out = new MemcachedNode[tries];
         int n = 0;
         int h = r.keyHash().hash(key, 0, key.length);

@@ -2,10 +2,10 @@ package com.example.spymemcached;
 
 import io.ringstore.Backend;
 import io.ringstore.Ring;
-import io.ringstore.RingFamily;
 import io.ringstore.RingFileException;
 import io.ringstore.RingStore;
-import io.ringstore.RingVersion;
+import io.ringstore.family.Families;
+import io.ringstore.family.RingVersion;
 import io.ringstore.live.RingRouter;
 import net.spy.memcached.ConnectionFactory;
 import net.spy.memcached.MemcachedNode;
@@ -109,7 +109,7 @@ public final class SpymemcachedRing implements AutoCloseable {
     /** The file's first spymemcached version: the family whose ring equals {@code KetamaNodeLocator}'s. */
     private static RingVersion spymemcachedVersion(RingStore s) {
         for (RingVersion v : s.versions()) {
-            if (v.family() == RingFamily.SPYMEMCACHED || v.family() == RingFamily.SPYMEMCACHED_WEIGHTED) {
+            if (v.family() == Families.SPYMEMCACHED || v.family() == Families.SPYMEMCACHED_WEIGHTED) {
                 return v;
             }
         }
@@ -189,7 +189,7 @@ public final class SpymemcachedRing implements AutoCloseable {
      * and port only).
      */
     InetSocketAddress address(Backend backend, boolean named) {
-        String endpoint = version.family().answer(backend);
+        String endpoint = backend.answer(version.family());
         int colon = endpoint.lastIndexOf(':');
         String ip = endpoint.startsWith("[") ? endpoint.substring(1, colon - 1) : endpoint.substring(0, colon);
         byte[] bytes = InetAddress.ofLiteral(ip).getAddress();

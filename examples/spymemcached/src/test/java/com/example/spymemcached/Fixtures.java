@@ -1,8 +1,8 @@
 package com.example.spymemcached;
 
-import io.ringstore.RingVersion;
 import io.ringstore.builder.BackendList;
 import io.ringstore.builder.RingBuilder;
+import io.ringstore.family.RingVersion;
 import net.spy.memcached.MemcachedNode;
 
 import java.lang.reflect.Proxy;

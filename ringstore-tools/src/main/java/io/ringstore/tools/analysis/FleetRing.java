@@ -1,8 +1,9 @@
 package io.ringstore.tools.analysis;
 
 import io.ringstore.Backend;
-import io.ringstore.RingFamily;
-import io.ringstore.RingVersion;
+import io.ringstore.family.RingFamily;
+import io.ringstore.family.RingVersion;
+import io.ringstore.internal.BackendAccess;
 import java.util.List;
 import java.util.Set;
 
@@ -11,7 +12,7 @@ import java.util.Set;
  * weight rule: weight × point multiple for v1 and v2, a share of 160 for libketama), and what
  * {@link LoadFormula} and {@link CollisionModel} predict for it. The members are the backends that
  * hold points: a {@code down} backend is not one in a family that builds its ring without it
- * ({@link io.ringstore.RingFamily#downLeavesRing()}). The tie order is the family's: listing order
+ * ({@link RingFamily#downLeavesRing()}). The tie order is the family's: listing order
  * for v1, socket-address order for v2.
  */
 public final class FleetRing {
@@ -39,10 +40,10 @@ public final class FleetRing {
         List<Backend> placed = family.downLeavesRing()
                 ? members.stream().filter(b -> !b.down()).toList()
                 : members;
-        long[] points = placed.isEmpty()
-                ? new long[0]
-                : family.points(placed.stream().mapToLong(Backend::weight).toArray(), version);
-        int[] rank = family.tieRanks(placed);
+        long[] points = family.weights()
+                .points(placed.stream().mapToLong(Backend::weight).toArray(), version);
+        int[] rank =
+                family.ties().ranks(placed.stream().map(BackendAccess::record).toList());
         long[] tie = new long[points.length];
         for (int i = 0; i < tie.length; i++) {
             tie[rank[i]] = points[i];

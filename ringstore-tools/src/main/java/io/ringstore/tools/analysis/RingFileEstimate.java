@@ -1,8 +1,8 @@
 package io.ringstore.tools.analysis;
 
 import io.ringstore.Backend;
-import io.ringstore.RingVersion;
 import io.ringstore.builder.BackendList;
+import io.ringstore.family.RingVersion;
 import io.ringstore.internal.format.RingFileDescriptor;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;

@@ -48,7 +48,7 @@ public final class RingSimulator {
      */
     public PointGenerator.Sorted points(SimulatedRing ring, int hashBits, Consumer<String> progress)
             throws InterruptedIOException {
-        return generator.generateSorted(ring.chains(), hashBits, progress);
+        return generator.generateSorted(ring.members(), hashBits, progress);
     }
 
     /**

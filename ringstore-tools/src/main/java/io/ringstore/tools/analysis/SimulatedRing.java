@@ -1,10 +1,10 @@
 package io.ringstore.tools.analysis;
 
-import io.ringstore.Backend;
-import io.ringstore.RingFamily;
-import io.ringstore.internal.BackendAccess;
+import io.ringstore.family.RingFamily;
+import io.ringstore.internal.BackendRecord;
 import io.ringstore.internal.PointGenerator;
 import io.ringstore.internal.ServerAddress;
+import io.ringstore.internal.ServerParameters;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;
@@ -13,16 +13,17 @@ import java.util.Set;
 import java.util.SplittableRandom;
 
 /**
- * The backends of a ring to simulate, as the ring builder sees them ({@link PointGenerator.Chains}):
- * each one's CRC-32 base state (over the address bytes its algorithm hashes), its tie rank (lower
- * keeps a shared hash) and its number of points, at least one. Index i is backend i.
+ * The backends of a ring to simulate, as the ring builder sees them ({@link PointGenerator.Members}):
+ * where their points come from (their family's point source: a CRC-32 chain over the address bytes
+ * it hashes), each one's tie rank (lower keeps a shared hash) and its number of points, at least one.
+ * Index i is backend i.
  */
-public record SimulatedRing(PointGenerator.Chains chains) {
+public record SimulatedRing(PointGenerator.Members members) {
     public SimulatedRing {
-        if (chains.points().length == 0) {
+        if (members.points().length == 0) {
             throw new IllegalArgumentException("need at least one backend");
         }
-        for (int p : chains.points()) {
+        for (int p : members.points()) {
             if (p < 1) {
                 throw new IllegalArgumentException("every backend needs at least one point: points=" + p);
             }
@@ -35,12 +36,12 @@ public record SimulatedRing(PointGenerator.Chains chains) {
      * address and the smallest wins), backend i with {@code points[i]} points.
      */
     public static SimulatedRing of(List<ServerAddress> addresses, RingFamily family, int[] points) {
-        List<Backend> backends = new ArrayList<>(addresses.size());
+        List<BackendRecord> backends = new ArrayList<>(addresses.size());
         for (ServerAddress a : addresses) {
-            backends.add(BackendAccess.create(backends.size(), a, 1, Set.of(), 0, 0));
+            backends.add(new BackendRecord(a, 1, 0, ServerParameters.DEFAULTS));
         }
-        int[] bases = backends.stream().mapToInt(family::chainBase).toArray();
-        return new SimulatedRing(new PointGenerator.Chains(bases, family.tieRanks(backends), points.clone()));
+        return new SimulatedRing(new PointGenerator.Members(
+                family.points().source(backends), family.ties().ranks(backends), points.clone()));
     }
 
     /** {@code n} backends of {@code k} points each. */
@@ -67,24 +68,20 @@ public record SimulatedRing(PointGenerator.Chains chains) {
         return List.of(out);
     }
 
-    public int[] bases() {
-        return chains.bases();
-    }
-
     public int[] ranks() {
-        return chains.ranks();
+        return members.ranks();
     }
 
     public int[] points() {
-        return chains.points();
+        return members.points();
     }
 
     public int backends() {
-        return chains.points().length;
+        return members.points().length;
     }
 
     public long totalPoints() {
-        return chains.totalPoints();
+        return members.totalPoints();
     }
 
     /** Point counts as longs, in backend order. */

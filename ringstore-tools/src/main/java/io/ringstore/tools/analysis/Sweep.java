@@ -1,6 +1,6 @@
 package io.ringstore.tools.analysis;
 
-import io.ringstore.RingFamily;
+import io.ringstore.family.RingFamily;
 import io.ringstore.internal.ServerAddress;
 import java.util.ArrayList;
 import java.util.List;

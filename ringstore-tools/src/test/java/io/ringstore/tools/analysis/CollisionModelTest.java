@@ -3,7 +3,7 @@ package io.ringstore.tools.analysis;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.ringstore.RingFamily;
+import io.ringstore.family.Families;
 import java.util.Arrays;
 import org.junit.jupiter.api.Test;
 
@@ -70,7 +70,7 @@ class CollisionModelTest {
             double sumSq = 0;
             CollisionModel.Result model = null;
             for (int s = 1; s <= seeds; s++) {
-                SimulatedRing ring = SimulatedRing.equal(SimulatedRing.randomAddresses(n, s), RingFamily.PINGORA_V2, k);
+                SimulatedRing ring = SimulatedRing.equal(SimulatedRing.randomAddresses(n, s), Families.PINGORA, k);
                 model = CollisionModel.ring(ring.pointsInTieOrder(), Math.pow(2, bits));
                 RingSimulator.Measurement m = simulator.simulate(ring, bits, "test", x -> {});
                 double cv = ShareStats.of(m.owned(), ring.pointCounts()).cv();

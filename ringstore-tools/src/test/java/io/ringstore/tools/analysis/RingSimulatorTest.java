@@ -5,11 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.ringstore.Ring;
-import io.ringstore.RingFamily;
 import io.ringstore.RingStore;
-import io.ringstore.RingVersion;
 import io.ringstore.builder.BackendList;
 import io.ringstore.builder.RingBuilder;
+import io.ringstore.family.Families;
+import io.ringstore.family.RingVersion;
 import io.ringstore.internal.Crc32;
 import io.ringstore.internal.ServerAddress;
 import java.nio.file.Path;
@@ -99,7 +99,7 @@ class RingSimulatorTest {
         }
         RingSimulator simulator = new RingSimulator(2);
         RingSimulator.Measurement m =
-                simulator.simulate(SimulatedRing.equal(addresses, RingFamily.PINGORA_V2, k), 32, "test", s -> {});
+                simulator.simulate(SimulatedRing.equal(addresses, Families.PINGORA, k), 32, "test", s -> {});
         assertEquals(direct, m.dropped());
         double birthday = CollisionModel.birthdayEstimate((long) n * k);
         assertTrue(
@@ -120,7 +120,7 @@ class RingSimulatorTest {
         for (int k : new int[] {1, 4, 16, 64}) {
             double sum = 0;
             for (int s = 1; s <= seeds; s++) {
-                SimulatedRing ring = SimulatedRing.equal(SimulatedRing.randomAddresses(n, s), RingFamily.PINGORA_V2, k);
+                SimulatedRing ring = SimulatedRing.equal(SimulatedRing.randomAddresses(n, s), Families.PINGORA, k);
                 RingSimulator.Measurement m = simulator.simulate(ring, 32, "test", x -> {});
                 double cv = ShareStats.of(m.owned(), ring.pointCounts()).cv();
                 sum += cv * cv;
@@ -144,14 +144,14 @@ class RingSimulatorTest {
                 ServerAddress.parse("10.0.0.5:80"));
         assertArrayEquals(
                 new int[] {0, 1, 2},
-                SimulatedRing.of(a, RingFamily.NGINX, new int[] {1, 1, 1}).ranks(),
+                SimulatedRing.of(a, Families.NGINX, new int[] {1, 1, 1}).ranks(),
                 "v1: listing order");
         assertArrayEquals(
                 new int[] {2, 0, 1},
-                SimulatedRing.of(a, RingFamily.PINGORA_V2, new int[] {1, 1, 1}).ranks(),
+                SimulatedRing.of(a, Families.PINGORA, new int[] {1, 1, 1}).ranks(),
                 "v2: address order");
         assertArrayEquals(
                 new long[] {3, 5, 4},
-                SimulatedRing.of(a, RingFamily.PINGORA_V2, new int[] {4, 3, 5}).pointsInTieOrder());
+                SimulatedRing.of(a, Families.PINGORA, new int[] {4, 3, 5}).pointsInTieOrder());
     }
 }

@@ -6,11 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.ringstore.Backend;
 import io.ringstore.Ring;
-import io.ringstore.RingFamily;
 import io.ringstore.RingStore;
-import io.ringstore.RingVersion;
 import io.ringstore.builder.BackendList;
 import io.ringstore.builder.RingBuilder;
+import io.ringstore.family.Families;
+import io.ringstore.family.RingVersion;
 import io.ringstore.internal.BackendAccess;
 import io.ringstore.internal.PointGenerator;
 import io.ringstore.internal.PointSorter;
@@ -94,7 +94,9 @@ class SimulationIsTheBuiltFileTest {
                     }
                     int multiple = ring.version().pointMultiple();
                     SimulatedRing sim = SimulatedRing.of(
-                            members.stream().map(BackendAccess::address).toList(),
+                            members.stream()
+                                    .map(b -> BackendAccess.record(b).address())
+                                    .toList(),
                             ring.version().family(),
                             members.stream()
                                     .mapToInt(b -> Math.toIntExact(b.weight() * multiple))
@@ -149,7 +151,7 @@ class SimulationIsTheBuiltFileTest {
                     new String(a.pingoraHashInput(), ISO_8859_1),
                     a.text());
         }
-        int[] rank = SimulatedRing.equal(four, RingFamily.PINGORA_V2, 1).ranks();
+        int[] rank = SimulatedRing.equal(four, Families.PINGORA, 1).ranks();
         assertTrue(rank[0] != 0, "the first listed is not the smallest socket address: ranks " + Arrays.toString(rank));
     }
 }

@@ -3,7 +3,7 @@ package io.ringstore.tools.analysis;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.ringstore.RingFamily;
+import io.ringstore.family.Families;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -29,7 +29,7 @@ class SweepTest {
     @Test
     void rowsStreamInOrder() {
         List<Integer> ks = List.of(3, 30, 300);
-        Sweep sweep = new Sweep(40, ks, 2, RingFamily.NGINX, 32);
+        Sweep sweep = new Sweep(40, ks, 2, Families.NGINX, 32);
         List<Sweep.Row> rows = new ArrayList<>();
         List<String> progress = new ArrayList<>();
         RingSimulator simulator = new RingSimulator(2);

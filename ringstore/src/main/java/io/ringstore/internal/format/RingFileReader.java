@@ -2,6 +2,11 @@ package io.ringstore.internal.format;
 
 import static io.ringstore.internal.format.RingFileDescriptor.*;
 
+import io.ringstore.family.Families;
+import io.ringstore.family.RingFamily;
+import io.ringstore.family.RingVersion;
+import io.ringstore.family.WeightRule;
+import io.ringstore.internal.BackendRecord;
 import io.ringstore.internal.FeatureMasks;
 import io.ringstore.internal.ServerAddress;
 import io.ringstore.internal.ServerParameters;
@@ -31,22 +36,18 @@ public final class RingFileReader {
     private final MemorySegment f;
     private final long size;
 
-    private final ParsedRingFile.Families families;
-
-    private RingFileReader(Path path, MemorySegment f, ParsedRingFile.Families families) {
+    private RingFileReader(Path path, MemorySegment f) {
         this.path = path;
-        this.families = families;
         this.f = f;
         this.size = f.byteSize();
     }
 
     /**
      * Parses the mapped file {@code f} (at least {@link RingFileDescriptor#HEADER_LENGTH} bytes);
-     * {@code path} names it in errors; {@code families} judges the ring index's family codes and parameters.
+     * {@code path} names it in errors; the ring families ({@link Families}) judge its codes and parameters.
      */
-    public static ParsedRingFile read(Path path, MemorySegment f, ParsedRingFile.Families families)
-            throws RingFormatException {
-        return new RingFileReader(path, f, families).parse();
+    public static ParsedRingFile read(Path path, MemorySegment f) throws RingFormatException {
+        return new RingFileReader(path, f).parse();
     }
 
     /**
@@ -198,7 +199,7 @@ public final class RingFileReader {
         List<String> features = parseFeatures(featuresAt, featuresLength, featureCount);
         List<BackendRecord> backends = parseBackends(backendsAt, backendsLength, (int) backendCount, features, version);
         long segmentsStart = metadataEnd + METADATA_CRC_LENGTH;
-        List<ParsedRingFile.Version> versions = new ArrayList<>();
+        List<RingVersion> versions = new ArrayList<>();
         List<ParsedRingFile.Entry> entries =
                 parseIndex(indexAt, (int) ringCount, featureCount, segmentsStart, segmentCount, versions, version);
         checkPointTotals(backends, featureCount, indexAt, entries);
@@ -381,7 +382,7 @@ public final class RingFileReader {
             int featureCount,
             long segmentsStart,
             long segmentCount,
-            List<ParsedRingFile.Version> versions,
+            List<RingVersion> versions,
             int formatVersion)
             throws RingFormatException {
         List<ParsedRingFile.Entry> entries = new ArrayList<>(ringCount);
@@ -396,10 +397,15 @@ public final class RingFileReader {
                     i % masks,
                     "ring " + i + " feature mask (entries are in mask order)");
             int code = Byte.toUnsignedInt(f.get(U8, e + ENTRY_ALGORITHM_OFFSET));
-            if (!families.known(code)) {
+            RingFamily family = Families.forCode(code).orElse(null);
+            if (family == null) {
                 throw bad(
                         e + ENTRY_ALGORITHM_OFFSET,
-                        "ring " + i + " algorithm " + code + " is unknown (expected " + families.codes() + ")");
+                        "ring " + i + " algorithm " + code + " is unknown (expected "
+                                + TextLines.list(Families.all().stream()
+                                        .map(known -> known.code() + " = " + known)
+                                        .toList())
+                                + ")");
             }
             int storage = Byte.toUnsignedInt(f.get(U8, e + ENTRY_STORAGE_OFFSET));
             long ringPoints = u32(e + ENTRY_RING_POINTS_OFFSET);
@@ -418,15 +424,16 @@ public final class RingFileReader {
                     throw bad(e + ENTRY_RESERVED1_OFFSET, "ring " + i + " reserved bytes are not zero");
                 }
             }
-            boolean wide = families.wide(code);
-            if (storage != STORAGE_POINTS && !wide && !families.viewable(code)) {
+            boolean wide = family.pointBits() == 64;
+            int parameters = family.parameters().count();
+            if (storage != STORAGE_POINTS && !wide && !family.viewable()) {
                 throw bad(
                         e + ENTRY_STORAGE_OFFSET,
                         "ring " + i + " storage " + storage + ": algorithm " + code
                                 + " rings are stored as their points (0), as a backend's points there depend on the other members or ties on the hash");
             }
             int parameter2 = 0;
-            if (wide || families.parameterCount(code) == 2) {
+            if (wide || parameters == 2) {
                 if (formatVersion < FORMAT_VERSION_WIDE) {
                     throw bad(
                             e + ENTRY_ALGORITHM_OFFSET,
@@ -438,7 +445,7 @@ public final class RingFileReader {
                             e + ENTRY_STORAGE_OFFSET,
                             "ring " + i + " storage " + storage + ": a 64-bit ring is stored as its points (0)");
                 }
-                if (families.parameterCount(code) == 2) {
+                if (parameters == 2) {
                     if (ringPoints > Integer.MAX_VALUE) {
                         throw bad(
                                 e + ENTRY_RING_POINTS_OFFSET,
@@ -454,24 +461,23 @@ public final class RingFileReader {
                         e + ENTRY_POINT_MULTIPLE_OFFSET,
                         "ring " + i + " point multiple " + multiple + " is more than " + Integer.MAX_VALUE);
             }
-            String problem = families.parameterCount(code) == 2
-                    ? families.parameterProblem(code, (int) multiple, parameter2)
-                    : families.parameterProblem(code, (int) multiple);
-            if (problem != null) {
-                throw bad(e + ENTRY_POINT_MULTIPLE_OFFSET, "ring " + i + ": " + problem);
+            RingVersion version;
+            try {
+                version = new RingVersion(family, Arrays.copyOf(new int[] {(int) multiple, parameter2}, parameters));
+            } catch (IllegalArgumentException problem) {
+                throw bad(e + ENTRY_POINT_MULTIPLE_OFFSET, "ring " + i + ": " + problem.getMessage());
             }
-            ParsedRingFile.Version version = new ParsedRingFile.Version(code, (int) multiple, parameter2);
             int v = i / masks;
             if (i % masks == 0) {
                 if (versions.contains(version)) {
-                    throw bad(e + ENTRY_ALGORITHM_OFFSET, "ring " + i + " repeats version " + families.name(version));
+                    throw bad(e + ENTRY_ALGORITHM_OFFSET, "ring " + i + " repeats version " + version.name());
                 }
                 versions.add(version);
             } else if (!versions.get(v).equals(version)) {
                 throw bad(
                         e + ENTRY_ALGORITHM_OFFSET,
-                        "ring " + i + " is " + families.name(version) + " but its version block is "
-                                + families.name(versions.get(v)));
+                        "ring " + i + " is " + version.name() + " but its version block is "
+                                + versions.get(v).name());
             }
             long points = u32(e + ENTRY_POINT_COUNT_OFFSET);
             long offset = f.get(U64, e + ENTRY_SEGMENT_OFFSET_OFFSET);
@@ -617,17 +623,17 @@ public final class RingFileReader {
         for (int i = 0; i < entries.size(); i++) {
             ParsedRingFile.Entry e = entries.get(i);
             long at = indexAt + (long) i * ENTRY_LENGTH;
-            if (e.mask() == 0
-                    && families.pointBound(e.version(), memberWeight[0], backends.size()) > MAX_POINTS_PER_RING) {
+            RingVersion v = e.version();
+            WeightRule weights = v.family().weights();
+            if (e.mask() == 0 && weights.bound(v, memberWeight[0], backends.size()) > MAX_POINTS_PER_RING) {
                 throw bad(
                         at + ENTRY_POINT_MULTIPLE_OFFSET,
-                        "ring " + i + " (" + families.name(e.version()) + "): the backends' weights total "
+                        "ring " + i + " (" + v.name() + "): the backends' weights total "
                                 + memberWeight[0]
-                                + (families.parameterCount(e.version().family()) == 1
-                                                && !families.wide(e.version().family())
-                                                && families.pointBound(e.version(), 1, 1)
-                                                        == e.version().parameter()
-                                        ? ", × " + e.version().parameter() + " points each"
+                                + (v.parameters().length == 1
+                                                && v.family().pointBits() == 32
+                                                && weights.bound(v, 1, 1) == v.pointMultiple()
+                                        ? ", × " + v.pointMultiple() + " points each"
                                         : ", and its points")
                                 + " is more than a ring can hold (" + MAX_POINTS_PER_RING + ")");
             }

@@ -7,11 +7,17 @@ import static io.ringstore.internal.format.RingFileDescriptor.ENTRY_SEGMENT_OFFS
 import static io.ringstore.internal.format.RingFileDescriptor.FEATURE_BITS_BLOCK_POINTS;
 import static io.ringstore.internal.format.RingFileDescriptor.FEATURE_BITS_WORD_LENGTH;
 import static io.ringstore.internal.format.RingFileDescriptor.POINT_BACKEND_OFFSET;
+import static io.ringstore.internal.format.RingFileDescriptor.POINT_HASH_OFFSET;
 import static io.ringstore.internal.format.RingFileDescriptor.POINT_LENGTH;
+import static io.ringstore.internal.format.RingFileDescriptor.STORAGE_POINTS_WITH_FEATURE_BITS;
 import static io.ringstore.internal.format.RingFileDescriptor.STORAGE_VIEW;
+import static io.ringstore.internal.format.RingFileDescriptor.U16;
+import static io.ringstore.internal.format.RingFileDescriptor.U32;
 import static io.ringstore.internal.format.RingFileDescriptor.keepsTies;
 import static io.ringstore.internal.format.RingFileReader.hex;
 
+import io.ringstore.family.RingVersion;
+import io.ringstore.internal.BackendRecord;
 import io.ringstore.internal.FeatureMasks;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
@@ -29,86 +35,63 @@ import java.util.List;
  * backends generates in that version is there. Each distinct segment is read once, however many
  * rings share it.
  *
- * <p>It knows no ring family and no public type: the rings come as {@link StoredRing}s, what depends
- * on the version (tie ranks, chain bases, point counts, names) as {@link Versions}, which the
- * families answer. One verifier per check; not thread-safe.
+ * <p>It reads the file as the reader parsed it ({@link ParsedRingFile}) and its mapped bytes; what
+ * depends on a ring's version (tie ranks, point hashes, point counts) its family's rules answer. One
+ * verifier per check; not thread-safe.
  */
 public final class RingFileVerifier {
-    /** One ring of the file, as the verifier reads it. */
-    public interface StoredRing {
-        /** {@return the ring's place in the file's ring index (versions in order, then masks)} */
-        int position();
-
-        /** {@return the index of its version in the file's version list} */
-        int version();
-
-        /** {@return the index of its distinct segment, -1 for an empty ring} */
-        int segment();
-
-        int featureMask();
-
-        /** {@return how it is stored: {@code RingFileDescriptor.STORAGE_*}} */
-        int storage();
-
-        /** {@return its own points (distinct hashes)} */
-        int pointCount();
-
-        /** {@return the points of the segment it reads} */
-        int storedCount();
-
-        /** {@return its segment's points} */
-        MemorySegment points();
-
-        /** {@return a 64-bit ring's low words, null for a 32-bit ring} */
-        MemorySegment lowWords();
-
-        /** {@return the feature bits after its segment's points (storage 3), null when the segment has none} */
-        default MemorySegment featureBits() {
-            return null;
+    /**
+     * One ring of the file as the verifier reads it: from its ring index entry, its place in the index,
+     * its features, how it is stored ({@code RingFileDescriptor.STORAGE_*}), its own points (distinct
+     * hashes) and those of the segment it reads; its version's index in the file's list, the index of its
+     * distinct segment (-1 for an empty ring) and that segment's bytes.
+     *
+     * @param lowWords     a 64-bit ring's low words, null for a 32-bit ring
+     * @param featureBits  the feature bits after its segment's points (storage 3), null when the segment has none
+     * @param ringVersion  its version, for messages
+     * @param fileFeatures the file's features, for messages
+     */
+    private record StoredRing(
+            int position,
+            int featureMask,
+            int storage,
+            int pointCount,
+            int storedCount,
+            int version,
+            int segment,
+            MemorySegment points,
+            MemorySegment lowWords,
+            MemorySegment featureBits,
+            RingVersion ringVersion,
+            List<String> fileFeatures) {
+        /** {@return the ring's name in messages, as {@code Ring} prints it: {@code v2:16 (all)}, {@code v1 eu+ssd}} */
+        String name() {
+            List<String> own = new ArrayList<>();
+            for (int f = 0; f < fileFeatures.size(); f++) {
+                if ((featureMask & 1 << f) != 0) {
+                    own.add(fileFeatures.get(f));
+                }
+            }
+            return ringVersion + (own.isEmpty() ? " (all)" : " " + String.join("+", own));
         }
 
-        int storedHash(int p);
+        int storedHash(int p) {
+            return points.get(U32, (long) p * POINT_LENGTH + POINT_HASH_OFFSET);
+        }
 
-        /** {@return the backend of stored point {@code p}, -1 for one outside the backend table} */
-        int storedBackend(int p);
-
-        boolean hasStoredHash(int hash);
-
-        /** {@return whether {@code backend} is a member (always, for a ring stored as its points)} */
-        boolean isMember(int backend);
-
-        /** {@return the ring's name in messages: {@code v2:16 (all)}} */
-        String name();
-    }
-
-    /** What depends on a version's family, for version {@code v} (an index into the file's versions). */
-    public interface Versions {
-        /** {@return the version's name in messages: {@code v2:16}} */
-        String name(int v);
-
-        /** {@return the file's backends' tie ranks (lower keeps a shared hash)} */
-        int[] tieRanks(int v);
-
-        /**
-         * {@return the 32-bit hashes (a 64-bit ring's high words) of backend {@code b}'s first
-         * {@code count} points in version {@code v}, as the family generates them}
-         */
-        int[] pointHashes(int v, int b, int count);
-
-        /** {@return how many points backend {@code b}'s chain has in the ring of the backends having every feature of {@code featureMask}} */
-        long points(int v, int b, int featureMask);
-
-        /** {@return {@link #points} of every backend at once, by backend index (0 for one that is not a member): O(backends)} */
-        long[] memberPoints(int v, int featureMask);
+        boolean hasStoredHash(int hash) {
+            int p = PointSearch.pointIndex(points, storedCount(), hash);
+            return p >= 0 && storedHash(p) == hash;
+        }
     }
 
     private final Path path;
     private final long metadataLength;
     private final int featureCount;
+    private final List<BackendRecord> backends;
     private final int[] backendMasks;
-    private final String[] backendAddresses;
-    private final Versions versions;
-    private final List<? extends StoredRing> rings;
+    private final List<RingVersion> versions;
+    private final List<StoredRing> rings;
     private final int segmentCount;
     private final long[] segmentOffset;
     private final int[] segmentCrc;
@@ -116,33 +99,43 @@ public final class RingFileVerifier {
     /**
      * A verifier of the file at {@code path}.
      *
-     * @param metadataLength   where the ring index ends (its entries are named in errors by offset)
-     * @param backendMasks     each backend's feature mask
-     * @param backendAddresses each backend's address as written, for messages
-     * @param rings            every ring in file order
-     * @param segmentOffset    each distinct segment's offset
-     * @param segmentCrc       each distinct segment's CRC-32C from the ring index
+     * @param file   the file's mapped bytes
+     * @param parsed what the reader found in them
      */
-    public RingFileVerifier(
-            Path path,
-            long metadataLength,
-            int featureCount,
-            int[] backendMasks,
-            String[] backendAddresses,
-            Versions versions,
-            List<? extends StoredRing> rings,
-            long[] segmentOffset,
-            int[] segmentCrc) {
+    public RingFileVerifier(Path path, MemorySegment file, ParsedRingFile parsed) {
         this.path = path;
-        this.metadataLength = metadataLength;
-        this.featureCount = featureCount;
-        this.backendMasks = backendMasks.clone();
-        this.backendAddresses = backendAddresses.clone();
-        this.versions = versions;
-        this.rings = List.copyOf(rings);
-        this.segmentCount = segmentOffset.length;
-        this.segmentOffset = segmentOffset.clone();
-        this.segmentCrc = segmentCrc.clone();
+        this.metadataLength = parsed.metadataLength();
+        this.featureCount = parsed.features().size();
+        this.backends = parsed.backends();
+        this.backendMasks =
+                backends.stream().mapToInt(BackendRecord::featureMask).toArray();
+        this.versions = parsed.versions();
+        List<ParsedRingFile.Entry> segments = parsed.segments();
+        this.segmentCount = segments.size();
+        this.segmentOffset =
+                segments.stream().mapToLong(ParsedRingFile.Entry::offset).toArray();
+        this.segmentCrc = segments.stream().mapToInt(ParsedRingFile.Entry::crc).toArray();
+        List<StoredRing> stored = new ArrayList<>(parsed.entries().size());
+        for (ParsedRingFile.Entry e : parsed.entries()) {
+            int s = e.pointCount() == 0 ? -1 : Arrays.binarySearch(segmentOffset, e.offset());
+            ParsedRingFile.Entry segment = s < 0 ? e : segments.get(s);
+            long pointBytes = (long) e.pointCount() * POINT_LENGTH;
+            MemorySegment after = file.asSlice(e.offset() + pointBytes, e.length() - pointBytes);
+            stored.add(new StoredRing(
+                    stored.size(),
+                    e.mask(),
+                    e.storage(),
+                    e.ringPoints(),
+                    e.pointCount(),
+                    versions.indexOf(e.version()),
+                    s,
+                    file.asSlice(e.offset(), pointBytes),
+                    segment.version().family().pointBits() == 64 ? after : null,
+                    segment.storage() == STORAGE_POINTS_WITH_FEATURE_BITS ? after : null,
+                    e.version(),
+                    parsed.features()));
+        }
+        this.rings = List.copyOf(stored);
     }
 
     /**
@@ -163,10 +156,7 @@ public final class RingFileVerifier {
                 continue;
             }
             checks[s] = segmentCheck.check(
-                    r.points(),
-                    r.lowWords(),
-                    r.featureMask(),
-                    keepsTies(r.storage()) ? versions.tieRanks(r.version()) : null);
+                    r.points(), r.lowWords(), r.featureMask(), keepsTies(r.storage()) ? tieRanks(r.version()) : null);
             int crc = r.featureBits() == null
                     ? checks[s].crc32c()
                     : SegmentCheck.crc32cFollowedBy(checks[s].crc32c(), r.featureBits());
@@ -190,7 +180,7 @@ public final class RingFileVerifier {
             if (s >= 0) {
                 if (firstRing[s] == null) {
                     commonFeatures[s] = scan(r, segmentOffset[s], s, checks[s], distinctBackends, seen);
-                    long[] given = versions.memberPoints(r.version(), r.featureMask());
+                    long[] given = memberPoints(r.version(), r.featureMask());
                     requireChainsStartInRing(r, seen, distinctBackends[s], given);
                     requirePointCountsOfTheVersion(r, given, checks[s].pointCounts());
                     if (r.featureBits() != null) {
@@ -245,11 +235,11 @@ public final class RingFileVerifier {
                 j++;
             }
             if (j == i + 1) {
-                single[backendMasks[base.storedBackend(i)]]++;
+                single[backendMasks[storedBackend(base, i)]]++;
             } else {
                 for (int v = 0; v < views.size(); v++) {
                     for (int k = i; k < j; k++) {
-                        if (views.get(v).isMember(base.storedBackend(k))) {
+                        if (isMember(views.get(v), storedBackend(base, k))) {
                             shared[v]++;
                             break;
                         }
@@ -289,7 +279,7 @@ public final class RingFileVerifier {
             for (int f = 0; f < featureCount; f++) {
                 long expected = 0;
                 for (int p = first; p < end; p++) {
-                    expected |= (long) (backendMasks[r.storedBackend(p)] >>> f & 1) << (p - first);
+                    expected |= (long) (backendMasks[storedBackend(r, p)] >>> f & 1) << (p - first);
                 }
                 long at = ((long) block * featureCount + f) * FEATURE_BITS_WORD_LENGTH;
                 long found = bits.get(RingFileDescriptor.U64, at);
@@ -345,7 +335,7 @@ public final class RingFileVerifier {
                             "ring " + r.name() + ": point " + i + " repeats hash "
                                     + Integer.toUnsignedString(f.hash()) + " with backend " + f.backend()
                                     + ", which is not after backend " + f.previousBackend()
-                                    + " in " + versions.name(r.version())
+                                    + " in " + versions.get(r.version()).name()
                                     + " tie order (equal hashes must be stored in tie order, each backend once)");
                 case NO_BACKEND ->
                     new RingFormatException(
@@ -381,14 +371,14 @@ public final class RingFileVerifier {
             if (given[b] == 0) {
                 continue; // a member with no points of its own (a share rule's rounding): it is checked as absent below
             }
-            int first = versions.pointHashes(r.version(), b, 1)[0];
+            int first = pointHashes(r.version(), b, 1)[0];
             if (!r.hasStoredHash(first)) {
                 throw new RingFormatException(
                         path,
                         indexEntry(r) + ENTRY_SEGMENT_OFFSET_OFFSET,
                         "ring " + r.name() + ": backend " + b
-                                + " (" + backendAddresses[b] + ") has points but not its first "
-                                + versions.name(r.version()) + " point, hash "
+                                + " (" + backends.get(b).address().text() + ") has points but not its first "
+                                + versions.get(r.version()).name() + " point, hash "
                                 + Integer.toUnsignedString(first) + " (are the segment's points of another version?)");
             }
         }
@@ -396,7 +386,7 @@ public final class RingFileVerifier {
 
     /**
      * Each backend's points in {@code r}'s segment against what its version gives it ({@link
-     * Versions#memberPoints}), which catches a ring index entry whose pointMultiple was changed (a
+     * #memberPoints}), which catches a ring index entry whose pointMultiple was changed (a
      * v2:4 segment labelled v2:160): a backend holds at most the points its chain has, and one that
      * holds fewer lost the others to equal hashes (its own chain repeating one, or another backend
      * keeping a tie), so every hash of its chain is still a point of the ring. That holds for every
@@ -421,15 +411,16 @@ public final class RingFileVerifier {
                         path,
                         indexEntry(r) + ENTRY_POINT_MULTIPLE_OFFSET,
                         "ring " + r.name() + ": backend " + b + " ("
-                                + backendAddresses[b] + ") has " + held[b] + " points in the segment at "
+                                + backends.get(b).address().text() + ") has " + held[b] + " points in the segment at "
                                 + segmentOffset[r.segment()]
-                                + ", more than the " + given[b] + " " + versions.name(r.version())
+                                + ", more than the " + given[b] + " "
+                                + versions.get(r.version()).name()
                                 + " gives it (pointMultiple changed, or the points of another version?)");
             }
             if (held[b] > 0 && held[b] < given[b]) {
                 // Bounded by the ring (a forged weight can make given[] anything): a chain of more than
                 // pointCount + 1 hashes, all in the ring, repeats one, as in lostEveryPoint.
-                int[] chain = versions.pointHashes(r.version(), b, (int) Math.min(given[b], r.pointCount() + 1L));
+                int[] chain = pointHashes(r.version(), b, (int) Math.min(given[b], r.pointCount() + 1L));
                 if (batch.count > 0 && batch.count + (long) chain.length > batch.max) {
                     requireChainsInRing(r, batch, held, given);
                 }
@@ -481,17 +472,17 @@ public final class RingFileVerifier {
         }
         int[] sorted = sortedUnsigned(batch.hashes, batch.count);
         if (!SegmentCheck.allHashesStored(r.points(), sorted, batch.count)) {
-            String version = versions.name(r.version());
+            String version = versions.get(r.version()).name();
             for (int b = batch.firstBackend; b <= batch.lastBackend; b++) {
                 if (held[b] > 0 && held[b] < given[b]) {
-                    int[] chain = versions.pointHashes(r.version(), b, (int) Math.min(given[b], r.pointCount() + 1L));
+                    int[] chain = pointHashes(r.version(), b, (int) Math.min(given[b], r.pointCount() + 1L));
                     for (int k = 0; k < chain.length; k++) {
                         if (!r.hasStoredHash(chain[k])) {
                             throw new RingFormatException(
                                     path,
                                     indexEntry(r) + ENTRY_POINT_MULTIPLE_OFFSET,
                                     "ring " + r.name() + ": backend " + b
-                                            + " (" + backendAddresses[b] + ") has " + held[b]
+                                            + " (" + backends.get(b).address().text() + ") has " + held[b]
                                             + " points in the segment at " + segmentOffset[r.segment()]
                                             + ", " + version + " gives it " + given[b] + ", and its point " + k
                                             + " hash " + Integer.toUnsignedString(chain[k])
@@ -529,6 +520,61 @@ public final class RingFileVerifier {
         return a;
     }
 
+    /** The backend of {@code r}'s stored point {@code p}, -1 for one outside the backend table. */
+    private int storedBackend(StoredRing r, int p) {
+        int b = Short.toUnsignedInt(r.points().get(U16, (long) p * POINT_LENGTH + POINT_BACKEND_OFFSET));
+        return b < backendMasks.length ? b : -1;
+    }
+
+    /** Whether {@code backend} is a member of {@code r}: has every feature of its mask. */
+    private boolean isMember(StoredRing r, int backend) {
+        return (backendMasks[backend] & r.featureMask()) == r.featureMask();
+    }
+
+    /** The file's backends' tie ranks in version {@code v} (lower keeps a shared hash). */
+    private int[] tieRanks(int v) {
+        return versions.get(v).family().ties().ranks(backends);
+    }
+
+    /**
+     * The 32-bit hashes (a 64-bit ring's high words) of backend {@code b}'s first {@code count} points in
+     * version {@code v}, as the family generates them.
+     */
+    private int[] pointHashes(int v, int b, int count) {
+        RingVersion version = versions.get(v);
+        long[] hashes = new long[count];
+        version.family().points().hashes(backends.get(b), count, hashes);
+        int shift = version.family().pointBits() == 64 ? 32 : 0;
+        int[] out = new int[count];
+        for (int i = 0; i < count; i++) {
+            out[i] = (int) (hashes[i] >>> shift);
+        }
+        return out;
+    }
+
+    /**
+     * How many points each backend's chain has in version {@code v}'s ring of the backends having every
+     * feature of {@code featureMask}, by backend index (0 for one that is not a member): its family's
+     * weight rule over the members. O(backends).
+     */
+    private long[] memberPoints(int v, int featureMask) {
+        RingVersion version = versions.get(v);
+        List<BackendRecord> members = new ArrayList<>();
+        int[] index = new int[backends.size()];
+        for (int b = 0; b < backends.size(); b++) {
+            if ((backendMasks[b] & featureMask) == featureMask) {
+                index[members.size()] = b;
+                members.add(backends.get(b));
+            }
+        }
+        long[] perMember = version.family().weights().memberPoints(members, version);
+        long[] byBackend = new long[backends.size()];
+        for (int m = 0; m < perMember.length; m++) {
+            byBackend[index[m]] = perMember[m];
+        }
+        return byBackend;
+    }
+
     /** Where {@code r}'s ring index entry starts: the index ends at the metadata end. */
     private long indexEntry(StoredRing r) {
         return metadataLength - (long) (rings.size() - r.position()) * ENTRY_LENGTH;
@@ -544,7 +590,7 @@ public final class RingFileVerifier {
     private void requireAbsentMembersLostEveryPoint(StoredRing r) throws RingFormatException {
         boolean[] present = new boolean[backendMasks.length];
         for (int i = 0; i < r.storedCount(); i++) {
-            present[r.storedBackend(i)] = true;
+            present[storedBackend(r, i)] = true;
         }
         int need = r.featureMask();
         for (int b = 0; b < backendMasks.length; b++) {
@@ -555,7 +601,7 @@ public final class RingFileVerifier {
                     path,
                     indexEntry(r) + ENTRY_SEGMENT_OFFSET_OFFSET,
                     "ring " + r.name() + ": backend " + b
-                            + " (" + backendAddresses[b] + ") is a member but "
+                            + " (" + backends.get(b).address().text() + ") is a member but "
                             + (r.pointCount() == 0
                                     ? "the ring has no points"
                                     : "has no point in the ring's segment at " + segmentOffset[r.segment()])
@@ -565,7 +611,7 @@ public final class RingFileVerifier {
 
     /** Whether every hash of {@code b}'s point chain in {@code r} is a point of {@code r}. */
     private boolean lostEveryPoint(StoredRing r, int b) {
-        if (versions.points(r.version(), b, r.featureMask()) == 0) {
+        if (memberPoints(r.version(), r.featureMask())[b] == 0) {
             return true; // no points of its own: a down backend its family leaves out, or a share rounded to nothing
         }
         if (r.pointCount() == 0) {
@@ -573,8 +619,8 @@ public final class RingFileVerifier {
         }
         // A CRC-32 chain's hash depends only on the one before, so once pointCount + 1 hashes were all
         // found, one of them repeated and the chain only cycles through hashes already found.
-        long steps = Math.min(versions.points(r.version(), b, r.featureMask()), r.pointCount() + 1L);
-        for (int h : versions.pointHashes(r.version(), b, (int) steps)) {
+        long steps = Math.min(memberPoints(r.version(), r.featureMask())[b], r.pointCount() + 1L);
+        for (int h : pointHashes(r.version(), b, (int) steps)) {
             if (!r.hasStoredHash(h)) {
                 return false;
             }
@@ -586,7 +632,7 @@ public final class RingFileVerifier {
     private RingFormatException lacksFeatures(StoredRing r, long segmentOffset) {
         int need = r.featureMask();
         for (int i = 0; ; i++) {
-            int b = r.storedBackend(i);
+            int b = storedBackend(r, i);
             if ((backendMasks[b] & need) != need) {
                 return lacksFeatures(r, segmentOffset, i, b);
             }
@@ -597,7 +643,7 @@ public final class RingFileVerifier {
         return new RingFormatException(
                 path,
                 segmentOffset + (long) point * POINT_LENGTH + POINT_BACKEND_OFFSET,
-                "ring " + r.name() + ": point " + point + " names backend " + backend + " (" + backendAddresses[backend]
-                        + ") which lacks the ring's features");
+                "ring " + r.name() + ": point " + point + " names backend " + backend + " ("
+                        + backends.get(backend).address().text() + ") which lacks the ring's features");
     }
 }

@@ -2,6 +2,8 @@ package io.ringstore.internal.format;
 
 import static io.ringstore.internal.format.RingFileDescriptor.*;
 
+import io.ringstore.family.RingVersion;
+import io.ringstore.internal.BackendRecord;
 import io.ringstore.internal.PointGenerator;
 import io.ringstore.internal.PointSorter;
 import io.ringstore.internal.ServerParameters;
@@ -45,24 +47,8 @@ public final class RingFileWriter {
         }
     }
 
-    /**
-     * A version to write: its ring index family code and parameter word, and its bytes in the input
-     * digest (FORMAT.md: the family's digest tag, its written parameters, a zero byte), which the
-     * family defines.
-     */
-    public record Version(int family, int parameter, int parameter2, boolean wide, byte[] digestEncoding) {
-        public Version {
-            digestEncoding = digestEncoding.clone();
-        }
-
-        /** A version of a one-parameter family with 32-bit points. */
-        public Version(int family, int parameter, byte[] digestEncoding) {
-            this(family, parameter, 0, false, digestEncoding);
-        }
-    }
-
     private final FileChannel ch;
-    private final List<Version> versions;
+    private final List<RingVersion> versions;
     private final int backendCount;
     private final int featureCount;
     /** Each backend's feature bits (bits 0 .. featureCount-1 of its mask), for the feature bits of a segment. */
@@ -88,7 +74,8 @@ public final class RingFileWriter {
      *
      * @throws IllegalArgumentException when a count or an address exceeds a limit of the format
      */
-    public RingFileWriter(FileChannel ch, List<BackendRecord> backends, List<String> features, List<Version> versions) {
+    public RingFileWriter(
+            FileChannel ch, List<BackendRecord> backends, List<String> features, List<RingVersion> versions) {
         require(backends.size() >= 1 && backends.size() <= MAX_BACKENDS, "backends 1-" + MAX_BACKENDS, backends.size());
         require(features.size() <= MAX_FEATURES, "features at most " + MAX_FEATURES, features.size());
         require(versions.size() >= 1 && versions.size() <= MAX_VERSIONS, "versions 1-" + MAX_VERSIONS, versions.size());
@@ -179,17 +166,19 @@ public final class RingFileWriter {
 
     /**
      * Appends the points of one ring at the next aligned offset, keeping one point per hash (the first
-     * in tie order), and returns where they went; {@link Segment#NONE} for no points.
+     * in tie order), and returns where they went; {@link Segment#NONE} for no points. A 64-bit ring's
+     * points ({@link PointGenerator.Sorted#low()}: FORMAT.md, "64-bit rings") go as 6-byte points holding
+     * each hash's high word, then each hash's low word, in the same order; one checksum over both.
      */
     public Segment writeSegment(PointGenerator.Sorted sorted) throws IOException {
-        return count(segments.write(sorted, false, null, 0));
+        return count(sorted.low() != null ? segments.writeWide(sorted) : segments.write(sorted, false, null, 0));
     }
 
     /**
      * Appends every point of one ring at the next aligned offset, equal hashes of different backends
      * included in tie order ({@link RingFileDescriptor#STORAGE_POINTS_WITH_TIES}): the segment views
      * read. Only a backend's own repeated hash (never seen: a point chain is a permutation's cycle) is
-     * stored once.
+     * stored once. A 32-bit ring's only: 64-bit rings are stored as their points.
      */
     public Segment writeSegmentWithTies(PointGenerator.Sorted sorted) throws IOException {
         return count(segments.write(sorted, true, null, 0));
@@ -202,14 +191,6 @@ public final class RingFileWriter {
      */
     public Segment writeSegmentWithFeatureBits(PointGenerator.Sorted sorted) throws IOException {
         return count(segments.write(sorted, true, backendFeatures, featureCount));
-    }
-
-    /**
-     * Appends a 64-bit ring (FORMAT.md, "64-bit rings"): its points as 6-byte points holding each
-     * hash's high word, then each hash's low word, in the same order; one checksum over both.
-     */
-    public Segment writeWideSegment(io.ringstore.internal.WidePoints wide) throws IOException {
-        return count(segments.writeWide(wide));
     }
 
     private Segment count(Segment s) {
@@ -230,20 +211,22 @@ public final class RingFileWriter {
                     "ring " + i + " must be version " + (i < ringCount ? i >> featureCount : "none") + " mask "
                             + (i & ((1 << featureCount) - 1)) + ": got version " + version + " mask " + mask);
         }
-        Version v = versions.get(version);
+        RingVersion v = versions.get(version);
+        int[] parameters = v.parameters();
         long e = ringIndexOffset + (long) i * ENTRY_LENGTH;
         meta.set(U32, e + ENTRY_FEATURE_MASK_OFFSET, mask);
-        meta.set(U8, e + ENTRY_ALGORITHM_OFFSET, (byte) v.family());
+        meta.set(U8, e + ENTRY_ALGORITHM_OFFSET, (byte) v.family().code());
         meta.set(U8, e + ENTRY_STORAGE_OFFSET, (byte) segment.storage());
         if (segment.storage() != STORAGE_POINTS) {
             meta.set(U32, e + ENTRY_RING_POINTS_OFFSET, (int) segment.ringPoints());
             formatVersion = Math.max(formatVersion, FORMAT_VERSION_VIEWS);
         }
-        if (v.wide() || v.parameter2() != 0) {
-            meta.set(U32, e + ENTRY_RING_POINTS_OFFSET, v.parameter2());
+        if (v.family().pointBits() == 64 || parameters.length == 2) {
+            // A second parameter takes the ringPoints word: a ring of such a family is stored as its points.
+            meta.set(U32, e + ENTRY_RING_POINTS_OFFSET, parameters.length == 2 ? parameters[1] : 0);
             formatVersion = FORMAT_VERSION_WIDE;
         }
-        meta.set(U32, e + ENTRY_POINT_MULTIPLE_OFFSET, v.parameter());
+        meta.set(U32, e + ENTRY_POINT_MULTIPLE_OFFSET, parameters[0]);
         meta.set(U32, e + ENTRY_POINT_COUNT_OFFSET, (int) segment.pointCount());
         meta.set(U64, e + ENTRY_SEGMENT_OFFSET_OFFSET, segment.offset());
         meta.set(U64, e + ENTRY_SEGMENT_LENGTH_OFFSET, segment.length());
@@ -304,7 +287,7 @@ public final class RingFileWriter {
         try {
             MessageDigest sha = MessageDigest.getInstance("SHA-256");
             sha.update(metadata, HEADER_LENGTH, (int) (backendTableLength + featureTableLength));
-            for (Version v : versions) {
+            for (RingVersion v : versions) {
                 sha.update(v.digestEncoding());
             }
             return sha.digest();
@@ -330,6 +313,10 @@ public final class RingFileWriter {
          * @param featureCount the file's features (words per block of feature bits)
          */
         Segment write(PointGenerator.Sorted sorted, boolean ties, int[] features, int featureCount) throws IOException {
+            if (sorted.low() != null) {
+                throw new IllegalArgumentException(
+                        "a 64-bit ring is stored as its points, without ties or feature bits");
+            }
             long[] a = sorted.points();
             int n = sorted.count();
             if (n == 0) {
@@ -427,7 +414,9 @@ public final class RingFileWriter {
             return at;
         }
 
-        Segment writeWide(io.ringstore.internal.WidePoints wide) throws IOException {
+        /** A 64-bit ring's points, one a hash already: the high words in 6-byte points, then the low words. */
+        Segment writeWide(PointGenerator.Sorted wide) throws IOException {
+            long[] a = wide.points();
             int n = wide.count();
             if (n == 0) {
                 return Segment.NONE;
@@ -442,15 +431,15 @@ public final class RingFileWriter {
                     at = flush(at);
                 }
                 int p = buf.position();
-                buf.putInt(p + POINT_HASH_OFFSET, (int) (wide.hashes()[i] >>> 32))
-                        .putShort(p + POINT_BACKEND_OFFSET, (short) wide.backends()[i]);
+                buf.putInt(p + POINT_HASH_OFFSET, PointSorter.hash(a[i]))
+                        .putShort(p + POINT_BACKEND_OFFSET, (short) PointSorter.backend(a[i]));
                 buf.position(p + POINT_LENGTH);
             }
             for (int i = 0; i < n; i++) {
                 if (buf.remaining() < LOW_WORD_LENGTH) {
                     at = flush(at);
                 }
-                buf.putInt((int) wide.hashes()[i]);
+                buf.putInt(wide.low()[i]);
             }
             at = flush(at);
             position = at;

@@ -6,12 +6,13 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.ringstore.Ring;
-import io.ringstore.RingFamily;
 import io.ringstore.RingFileLayout;
 import io.ringstore.RingStore;
-import io.ringstore.RingVersion;
 import io.ringstore.builder.BackendList;
 import io.ringstore.builder.RingBuilder;
+import io.ringstore.family.Families;
+import io.ringstore.family.RingVersion;
+import io.ringstore.internal.BackendRecord;
 import java.lang.foreign.MemorySegment;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -104,33 +105,10 @@ class FormatExampleTest {
         }
     }
 
-    /** The reader's questions about codes 1 (v1) and 2 (v2), answered as the families do. */
-    private static final ParsedRingFile.Families FAMILIES = new ParsedRingFile.Families() {
-        @Override
-        public boolean known(int code) {
-            return RingFamily.forCode(code).isPresent();
-        }
-
-        @Override
-        public String codes() {
-            return "1 = v1 or 2 = v2";
-        }
-
-        @Override
-        public String parameterProblem(int code, int parameter) {
-            return null;
-        }
-
-        @Override
-        public String name(ParsedRingFile.Version version) {
-            return version.toString();
-        }
-    };
-
     @Test
     void theReaderFindsEveryAnnotatedField() throws Exception {
         byte[] file = golden();
-        ParsedRingFile p = RingFileReader.read(GOLDEN.resolve("example.ring"), MemorySegment.ofArray(file), FAMILIES);
+        ParsedRingFile p = RingFileReader.read(GOLDEN.resolve("example.ring"), MemorySegment.ofArray(file));
         assertEquals(1, p.formatVersion());
         assertEquals(128, p.headerLength());
         assertEquals(1, p.generation());
@@ -146,16 +124,17 @@ class FormatExampleTest {
                 List.of(1, 0),
                 p.backends().stream().map(BackendRecord::featureMask).toList()); // eu; none
         assertEquals(List.of("eu"), p.features());
-        assertEquals(List.of(new ParsedRingFile.Version(2, 1)), p.versions());
+        assertEquals(List.of(RingVersion.v2(1)), p.versions());
         assertEquals(0xff, p.metadataLength());
         assertEquals(0x0d79d590, p.metadataCrc());
         assertEquals(
                 List.of(
-                        new ParsedRingFile.Entry(0, new ParsedRingFile.Version(2, 1), 320, 18, 3, 0xd14d468e),
-                        new ParsedRingFile.Entry(1, new ParsedRingFile.Version(2, 1), 384, 6, 1, 0x73791b8c)),
+                        new ParsedRingFile.Entry(0, RingVersion.v2(1), 320, 18, 3, 0xd14d468e),
+                        new ParsedRingFile.Entry(1, RingVersion.v2(1), 384, 6, 1, 0x73791b8c)),
                 p.entries());
         assertEquals(2, p.segmentCount());
-        assertEquals(RingFamily.PINGORA_V2.code(), p.versions().getFirst().family());
+        assertEquals(Families.PINGORA, p.versions().getFirst().family());
+        assertEquals(2, p.versions().getFirst().family().code());
         // The descriptor's offsets land on the annotated values.
         MemorySegment f = MemorySegment.ofArray(file);
         assertEquals(390, f.get(U64, FILE_LENGTH_OFFSET));

@@ -1,6 +1,4 @@
-package io.ringstore;
-
-import static io.ringstore.internal.format.RingFileDescriptor.U64;
+package io.ringstore.family;
 
 import io.ringstore.internal.Crc32c;
 import java.lang.foreign.MemorySegment;
@@ -60,7 +58,7 @@ final class Crc32cKeyHash extends KeyHash {
         long n = key.byteSize();
         long words = n & ~7L;
         for (long i = 0; i < words; i += 8) {
-            c = Crc32c.updateLongLE(c, key.get(U64, i));
+            c = Crc32c.updateLongLE(c, key.get(LONG_LE, i));
         }
         for (long i = words; i < n; i++) {
             c = Crc32c.updateByte(c, key.get(ValueLayout.JAVA_BYTE, i));

@@ -1,4 +1,4 @@
-package io.ringstore;
+package io.ringstore.family;
 
 import io.ringstore.internal.hash.Xxh64;
 import java.lang.foreign.MemorySegment;

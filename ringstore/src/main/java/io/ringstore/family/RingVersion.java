@@ -1,19 +1,22 @@
-package io.ringstore;
+package io.ringstore.family;
 
 import io.ringstore.internal.TextLines;
+import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
 /**
- * One way of building a ring: a {@link RingFamily} and its parameters (for v1 and v2, the points per
- * weight unit). A file holds one or more versions of every feature ring (see FORMAT.md). Immutable;
- * equal when family and parameters are.
+ * One way of building a ring: a {@link RingFamily} and its parameters (for nginx and pingora, the
+ * points per weight unit). A file holds one or more versions of every feature ring (see FORMAT.md).
+ * Immutable; equal when family and parameters are.
  *
- * <p>Named as on the command line ({@link #name()}, {@link #parse}): the family's name, then each of
- * its written parameters after a colon: {@code v1}, {@code v2:16}.
+ * <p>Named as on the command line ({@link #name()}, {@link #parse}): the name the family's versions
+ * are written with ({@link RingFamily#toString()}), then each of its written parameters after a colon
+ * ({@link Parameters}): {@code v1}, {@code v2:16}, {@code twemproxy:md5}. {@link #parse} also takes the
+ * family's own name: {@code nginx} is {@code v1}, {@code pingora:16} is {@code v2:16}.
  */
 public final class RingVersion {
     /** nginx-compatible: v1, 160 points per weight unit. */
-    public static final RingVersion V1 = new RingVersion(RingFamily.NGINX, NginxFamily.POINT_MULTIPLE);
+    public static final RingVersion V1 = new RingVersion(Families.NGINX, Families.NGINX_POINT_MULTIPLE);
 
     private final RingFamily family;
     private final int[] parameters;
@@ -22,7 +25,7 @@ public final class RingVersion {
      * A version of {@code family} with {@code parameters}.
      *
      * @param family     the family
-     * @param parameters its parameters ({@link RingFamily#parameterCount()} of them)
+     * @param parameters its parameters ({@link Parameters#count()} of them)
      * @throws IllegalArgumentException for a missing family or parameters the family cannot have
      */
     public RingVersion(RingFamily family, int... parameters) {
@@ -30,7 +33,10 @@ public final class RingVersion {
             throw new IllegalArgumentException("algorithm must not be null");
         }
         int[] p = parameters.clone();
-        family.checkParameters(p);
+        String problem = family.parameters().problem(family.toString(), p);
+        if (problem != null) {
+            throw new IllegalArgumentException(problem);
+        }
         this.family = family;
         this.parameters = p;
     }
@@ -41,12 +47,12 @@ public final class RingVersion {
      * @param pointMultiple points per weight unit, at least 1
      */
     public static RingVersion v2(int pointMultiple) {
-        return new RingVersion(RingFamily.PINGORA_V2, pointMultiple);
+        return new RingVersion(Families.PINGORA, pointMultiple);
     }
 
     /**
      * Reads a version's name: {@code v1}, {@code v2} (the family's default parameters: {@code v2:160})
-     * or {@code v2:K}.
+     * or {@code v2:K}; {@code nginx}, {@code pingora} and {@code pingora:K} likewise.
      *
      * @param text the name
      * @return the version
@@ -54,7 +60,7 @@ public final class RingVersion {
      */
     public static RingVersion parse(String text) {
         Name name = Name.parse(text);
-        return name.version(name.family().defaultParameters());
+        return name.version(name.family().parameters().defaults());
     }
 
     /** {@return the family} */
@@ -75,19 +81,24 @@ public final class RingVersion {
         return parameters[0];
     }
 
-    /** {@return what keys are hashed with in a ring of this version ({@link RingFamily#keyHash(int[])})} */
+    /** {@return what keys are hashed with in a ring of this version: its family's, or the one a parameter names ({@code twemproxy:HASH})} */
     public KeyHash keyHash() {
         return family.keyHash(parameters);
     }
 
     /** {@return the name: {@code v1}, {@code v2:K}} */
     public String name() {
-        return family.versionName(parameters);
+        return family.parameters().name(family.toString(), parameters);
     }
 
-    /** {@return the bytes of this version in the file's input digest ({@link RingFamily#digestEncoding})} */
+    /**
+     * {@return the bytes of this version in the file's input digest (FORMAT.md, "input digest"): its
+     * name in ASCII, then a zero byte} For v1 that is {@code "v1" 00}, for v2:K {@code "v2:" K 00}: the
+     * bytes the digest has always hashed (a family's written name is fixed with its code).
+     */
     public byte[] digestEncoding() {
-        return family.digestEncoding(parameters);
+        byte[] name = name().getBytes(StandardCharsets.US_ASCII);
+        return Arrays.copyOf(name, name.length + 1);
     }
 
     @Override
@@ -127,26 +138,27 @@ public final class RingVersion {
          *
          * @param text the name as written
          * @return the name
-         * @throws IllegalArgumentException {@code unknown algorithm 'x' (expected v1 or v2)} for an unknown
+         * @throws IllegalArgumentException {@code unknown algorithm 'x' (expected v1, v2, …)} for an unknown
          *                                  family, {@code bad version 'x' (expected ...)} for bad parameters
          */
         public static Name parse(String text) {
             int colon = text.indexOf(':');
-            RingFamily family = RingFamily.forName(colon < 0 ? text : text.substring(0, colon));
+            String familyName = colon < 0 ? text : text.substring(0, colon);
+            RingFamily family = Families.forName(familyName);
             if (colon < 0) {
                 return new Name(text, family, null);
             }
+            Parameters grammar = family.parameters();
             String[] parts = text.substring(colon + 1).split(":", -1);
             int[] written = new int[parts.length];
-            boolean ok = parts.length >= Math.max(1, family.minWrittenParameters())
-                    && parts.length <= family.writtenParameters();
+            boolean ok = parts.length <= grammar.written();
             for (int i = 0; ok && i < parts.length; i++) {
-                written[i] = family.parseWritten(i, parts[i]);
+                written[i] = grammar.parse(parts[i]);
                 ok = written[i] >= 0;
             }
             if (!ok) {
                 throw new IllegalArgumentException("bad version " + TextLines.quote(text) + " (expected "
-                        + RingFamily.names(family.syntax()) + ")");
+                        + TextLines.list(grammar.syntax(familyName)) + ")");
             }
             return new Name(text, family, written);
         }
@@ -163,7 +175,7 @@ public final class RingVersion {
 
         /** {@return whether the name leaves out parameters the family's names write (a bare {@code v2})} */
         public boolean leavesOutParameters() {
-            return written == null && family.writtenParameters() > 0;
+            return written == null && family.parameters().written() > 0;
         }
 
         /**
@@ -173,10 +185,8 @@ public final class RingVersion {
          * @param defaults the parameters of a name that leaves them out
          */
         public RingVersion version(int... defaults) {
-            if (written != null && written.length < family.writtenParameters()) { // envoy:MIN: the rest from the family
-                return new RingVersion(family, family.fromWritten(written));
-            }
-            return new RingVersion(family, written == null ? defaults : family.fromWritten(written));
+            return new RingVersion(
+                    family, written == null ? defaults : family.parameters().complete(written));
         }
 
         /**
@@ -191,7 +201,7 @@ public final class RingVersion {
             if (written == null) {
                 return true;
             }
-            int[] all = family.written(v.parameters);
+            int[] all = family.parameters().writtenPart(v.parameters);
             return all.length >= written.length && Arrays.equals(Arrays.copyOf(all, written.length), written);
         }
 

@@ -1,11 +1,9 @@
-package io.ringstore.internal.format;
-
-import io.ringstore.internal.ServerAddress;
-import io.ringstore.internal.ServerParameters;
+package io.ringstore.internal;
 
 /**
- * One backend table record as the file holds it (FORMAT.md, backend table), checked: what
- * {@code RingStore} makes its {@code Backend} from, and what the writer writes.
+ * One backend as the module's internals hold it: what a backend table record of a ring file stores
+ * (FORMAT.md, backend table), what the writer writes, what {@code Backend} wraps, and what the ring
+ * families' rules read (address, weight, name, {@code down}).
  *
  * @param featureMask the features' bits, without the flags
  * @param parameters  the down flag (format 2), the name (flag named) and the health settings (flag

@@ -1,4 +1,4 @@
-package io.ringstore;
+package io.ringstore.family;
 
 import io.ringstore.internal.hash.TwemproxyHash;
 import java.lang.foreign.MemorySegment;

@@ -1,4 +1,4 @@
-package io.ringstore;
+package io.ringstore.family;
 
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;

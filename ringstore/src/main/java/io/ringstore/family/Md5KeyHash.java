@@ -1,4 +1,4 @@
-package io.ringstore;
+package io.ringstore.family;
 
 import io.ringstore.internal.hash.Md5;
 import java.lang.foreign.MemorySegment;

@@ -1,8 +1,10 @@
-package io.ringstore;
+package io.ringstore.family;
 
 import io.ringstore.internal.hash.TwemproxyHash;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.util.Arrays;
 import java.util.List;
 
@@ -20,7 +22,7 @@ import java.util.List;
  * unsigned, a 64-bit hash's all 64 bits.
  *
  * <p>Implementations live in this package ({@link #CRC32}, {@link #CRC32C}, {@link #MD5}, {@link #XXH64},
- * {@link #MURMUR2_64}, {@link #twemproxy(String)}); a ring family names one.
+ * {@link #MURMUR2_64}, {@link #twemproxy(String)}); a ring family names one ({@link RingVersion#keyHash()}).
  */
 public abstract class KeyHash {
     /** CRC-32 (IEEE 802.3), {@link java.util.zip.CRC32}'s checksum: nginx's and pingora-ketama's key hash. */
@@ -44,11 +46,17 @@ public abstract class KeyHash {
     public static final List<String> TWEMPROXY_HASHES =
             Arrays.stream(TwemproxyHash.values()).map(TwemproxyHash::configName).toList();
 
+    /** Eight key bytes as one little-endian word: how the table CRCs read a segment's key. */
+    static final ValueLayout.OfLong LONG_LE = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+
     private static final KeyHash[] TWEMPROXY = new KeyHash[TwemproxyHash.values().length];
+    /** Each of twemproxy's hashes as a pool applies it ({@link TwemproxyPoolKeyHash}). */
+    private static final KeyHash[] TWEMPROXY_POOL = new KeyHash[TwemproxyHash.values().length];
 
     static {
         for (TwemproxyHash h : TwemproxyHash.values()) {
             TWEMPROXY[h.ordinal()] = h == TwemproxyHash.MD5 ? MD5 : new TwemproxyKeyHash(h);
+            TWEMPROXY_POOL[h.ordinal()] = new TwemproxyPoolKeyHash(TWEMPROXY[h.ordinal()]);
         }
     }
 
@@ -79,6 +87,11 @@ public abstract class KeyHash {
                     "unknown twemproxy hash '" + name + "' (expected " + String.join(", ", TWEMPROXY_HASHES) + ")");
         }
         return TWEMPROXY[h.ordinal()];
+    }
+
+    /** twemproxy's hash at {@code position} (from 1) of {@link #TWEMPROXY_HASHES} as a pool applies it: an empty key hashes to 0. */
+    static KeyHash twemproxyPool(int position) {
+        return TWEMPROXY_POOL[position - 1];
     }
 
     /** {@return the hash's name: {@code crc32}, {@code crc32c}, {@code md5}, {@code xxh64}, {@code murmur2}, {@code twemproxy:fnv1a_64}, ...} */

@@ -1,0 +1,371 @@
+package io.ringstore.family;
+
+import io.ringstore.internal.ServerAddress;
+import io.ringstore.internal.TextLines;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The table of ring families: each family one row of parts ({@link RingFamily}), in code order, found
+ * by name ({@link #forName}) and by the code a ring file stores ({@link #forCode}). rings.md and
+ * families.md give each family's rules and sources; the parts' own javadoc gives each rule.
+ *
+ * <p>A row reads: name, the name its versions are written with, code, default port; then the parts:
+ * parameter grammar, key hash, point source (with its point text), weight rule, tie rule, failover,
+ * address rule, answer text.
+ */
+public final class Families {
+    /** nginx's points per weight unit, and the memcached clients' points per server at equal weights. */
+    static final int NGINX_POINT_MULTIPLE = 160;
+    /** The memcached port: the clients leave it out of some texts, and it is a backend's port when none is written. */
+    static final int MEMCACHED_PORT = 11211;
+    /** Dubbo's default protocol port. */
+    private static final int DUBBO_PORT = 20880;
+    /** Couchbase's data (KV) port. */
+    private static final int COUCHBASE_KV_PORT = 11210;
+    /** Points a memcached client gives a server at equal weights: 40 MD5 digests. */
+    private static final int KETAMA_POINTS = 160;
+    /** The most {@code spymemcached:K} repetitions and {@code dubbo:K} nodes a version has. */
+    private static final int MAX_POINT_COUNT = 1 << 20;
+    /** {@code char addr[22]}: the characters of a server libketama keeps, without the zero. */
+    private static final int LIBKETAMA_MAX_SERVER = 21;
+    /** Envoy's {@code minimum_ring_size} default, gRPC's too. */
+    private static final int MIN_RING_SIZE = 1_024;
+    /** Envoy's {@code maximum_ring_size} default, the most either takes. */
+    private static final int ENVOY_MAX_RING_SIZE = 8_388_608;
+    /** gRPC's ring size cap ({@code kRingSizeCapDefault}, {@code RingHashOptions.DEFAULT_RING_SIZE_CAP}). */
+    private static final int GRPC_MAX_RING_SIZE = 4_096;
+    /** libstdc++'s {@code std::_Hash_bytes} seed, Envoy's {@code MurmurHash::STD_HASH_SEED}. */
+    private static final long STD_HASH_SEED = 0xc70f6907L;
+
+    /** twemproxy's server names ({@code conf_add_server}): its point texts and its tie order. */
+    private static final PointText TWEMPROXY_NAMES = PointText.of(PointText::twemproxyName, MEMCACHED_PORT, "-");
+    /** xmemcached's {@code sockStr}: its point texts and its tie pick. */
+    private static final PointText XMEMCACHED_SESSIONS =
+            PointText.of(PointText::javaSocketAddress, MEMCACHED_PORT, "-");
+    /** xmemcached's {@code sockStr} with {@code cwNginxUpstreamConsistent}. */
+    private static final PointText XMEMCACHED_NGINX_SESSIONS =
+            PointText.of(PointText::ipUnlessMemcachedPort, MEMCACHED_PORT, "-");
+    /** spymemcached's node texts. */
+    private static final PointText SPYMEMCACHED_NODES =
+            PointText.of(PointText::javaSocketAddressStripped, MEMCACHED_PORT, "-");
+    /** Envoy's and gRPC's host texts, {@code identity_i}. */
+    private static final PointText ENVOY_HOSTS = PointText.of(PointText::envoyHost, ServerAddress.DEFAULT_PORT, "_");
+
+    /**
+     * nginx {@code hash $key consistent} (ngx_http_upstream_hash_module), written {@code v1}: the
+     * {@code server} text as written is the point source (host, a zero byte, port), 160 points per
+     * weight unit, equal hashes go to the backend listed first, keys hashed with CRC-32, answers printed
+     * as nginx's {@code $upstream_addr}. Its one parameter, the point multiple, is always 160.
+     */
+    public static final RingFamily NGINX = new RingFamily(
+            "nginx",
+            "v1",
+            1,
+            ServerAddress.DEFAULT_PORT,
+            Parameters.fixedPointMultiple(NGINX_POINT_MULTIPLE, "points per weight unit (nginx)"),
+            p -> KeyHash.CRC32,
+            PointSource.crcChain(ServerAddress::nginxHashInput),
+            WeightRule.PER_WEIGHT_UNIT,
+            TieRule.FIRST_LISTED,
+            Failover.WALK,
+            Addresses.NGINX,
+            Addresses.UPSTREAM_ADDRESS);
+
+    /**
+     * pingora-ketama {@code Version::V2 { point_multiple }}, written {@code v2:K}: the parsed socket
+     * address as Rust prints it is the point source (IP, a zero byte, port), K points per weight unit,
+     * equal hashes go to the smallest socket address, keys hashed with CRC-32, answers printed as Rust's
+     * {@code SocketAddr}. A bare {@code v2} is {@code v2:160}.
+     */
+    public static final RingFamily PINGORA = new RingFamily(
+            "pingora",
+            "v2",
+            2,
+            ServerAddress.DEFAULT_PORT,
+            Parameters.pointMultiple(NGINX_POINT_MULTIPLE),
+            p -> KeyHash.CRC32,
+            PointSource.crcChain(ServerAddress::pingoraHashInput),
+            WeightRule.PER_WEIGHT_UNIT,
+            TieRule.SMALLEST_ADDRESS,
+            Failover.WALK,
+            Addresses.ANY,
+            Addresses.SOCKET_ADDRESS);
+
+    /**
+     * libketama (last.fm's C library, {@code libketama/ketama.c}): point texts {@code addr-k} with the
+     * address exactly as written (or the name), four points an MD5; the share rule K; the first listed
+     * keeps a tie (glibc's stable qsort); a {@code down} server leaves the ring (it is not in the
+     * servers file); a server of more than 21 characters is refused ({@code char addr[22]}).
+     */
+    public static final RingFamily LIBKETAMA = new RingFamily(
+            "libketama",
+            "libketama",
+            3,
+            MEMCACHED_PORT,
+            Parameters.fixed(KETAMA_POINTS),
+            p -> KeyHash.MD5,
+            PointSource.md5(PointText.of(PointText::asWritten, MEMCACHED_PORT, "-")),
+            WeightRule.SHARE_K.ejectingDown(),
+            TieRule.FIRST_LISTED,
+            Failover.WALK,
+            Addresses.noScopeAndAtMost(LIBKETAMA_MAX_SERVER),
+            Addresses.ENDPOINT);
+
+    /**
+     * libmemcached's weighted ketama ({@code MEMCACHED_BEHAVIOR_KETAMA_WEIGHTED}, {@code hosts.cc}):
+     * point texts {@code host-i}, or {@code host:port-i} when the port is not 11211; the all-float share
+     * rule L; the lowest host index keeps a tie ({@code continuum_item_cmp}); a {@code down} server
+     * leaves the ring (auto-eject rebuilds the continuum from the live servers).
+     */
+    public static final RingFamily LIBMEMCACHED = new RingFamily(
+            "libmemcached",
+            "libmemcached",
+            4,
+            MEMCACHED_PORT,
+            Parameters.fixed(KETAMA_POINTS),
+            p -> KeyHash.MD5,
+            PointSource.md5(PointText.of(PointText::hostUnlessMemcachedPort, MEMCACHED_PORT, "-")),
+            WeightRule.SHARE_L.ejectingDown(),
+            TieRule.FIRST_LISTED,
+            Failover.WALK,
+            Addresses.NO_SCOPE,
+            Addresses.ENDPOINT);
+
+    /** libmemcached's {@code MEMCACHED_DISTRIBUTION_CONSISTENT_KETAMA_SPY}: {@link #LIBMEMCACHED} with point texts {@code /host:port-i}. */
+    public static final RingFamily LIBMEMCACHED_SPY = new RingFamily(
+            "libmemcached-spy",
+            "libmemcached-spy",
+            5,
+            MEMCACHED_PORT,
+            Parameters.fixed(KETAMA_POINTS),
+            p -> KeyHash.MD5,
+            PointSource.md5(PointText.of(PointText::slashHostPort, MEMCACHED_PORT, "-")),
+            WeightRule.SHARE_L.ejectingDown(),
+            TieRule.FIRST_LISTED,
+            Failover.WALK,
+            Addresses.NO_SCOPE,
+            Addresses.ENDPOINT);
+
+    /**
+     * twemproxy (nutcracker) {@code distribution: ketama} ({@code nc_ketama.c}), {@code twemproxy:HASH}:
+     * point texts {@code name-i} (the server's name, or {@code host} for port 11211 and
+     * {@code host:port} otherwise); the float share rule with a double {@code 0.0000000001} added; the
+     * name that sorts first keeps a tie; keys hashed with the pool's {@code hash} (one of twelve, the one
+     * parameter, written by its name; a bare {@code twemproxy} is {@code fnv1a_64}); a {@code down}
+     * server leaves the ring ({@code auto_eject_hosts}).
+     */
+    public static final RingFamily TWEMPROXY = new RingFamily(
+            "twemproxy",
+            "twemproxy",
+            6,
+            MEMCACHED_PORT,
+            Parameters.named("its hash", "HASH", KeyHash.TWEMPROXY_HASHES, "fnv1a_64"),
+            p -> KeyHash.twemproxyPool(p[0]),
+            PointSource.md5(TWEMPROXY_NAMES),
+            WeightRule.SHARE_FLOAT_PLUS_DOUBLE.ejectingDown(),
+            TieRule.nameOrder(TWEMPROXY_NAMES),
+            Failover.WALK,
+            Addresses.NO_SCOPE,
+            Addresses.ENDPOINT);
+
+    /**
+     * spymemcached's {@code KetamaNodeLocator} with {@code KETAMA_HASH}, {@code spymemcached[:K]}: point
+     * texts {@code String.valueOf(socketAddress)} without its leading {@code /}, K repetitions a node
+     * (default 160, K/4 digests), the weight not used; the last listed keeps a tie ({@code TreeMap.put});
+     * a {@code down} node keeps its points and lookups go on by the rehash sequence
+     * ({@code KetamaIterator}: 7 tries).
+     */
+    public static final RingFamily SPYMEMCACHED = new RingFamily(
+            "spymemcached",
+            "spymemcached",
+            7,
+            MEMCACHED_PORT,
+            Parameters.pointCount(
+                    "the node repetitions", KETAMA_POINTS, PointSource.POINTS_PER_DIGEST, MAX_POINT_COUNT),
+            p -> KeyHash.MD5,
+            PointSource.md5(SPYMEMCACHED_NODES),
+            WeightRule.EQUAL,
+            TieRule.LAST_LISTED,
+            Failover.SPYMEMCACHED,
+            Addresses.NO_SCOPE,
+            Addresses.ENDPOINT);
+
+    /** {@link #SPYMEMCACHED} with a weights map: the float share rule of twemproxy, {@code down} nodes keeping their points. */
+    public static final RingFamily SPYMEMCACHED_WEIGHTED = new RingFamily(
+            "spymemcached-weighted",
+            "spymemcached-weighted",
+            8,
+            MEMCACHED_PORT,
+            Parameters.fixed(KETAMA_POINTS),
+            p -> KeyHash.MD5,
+            PointSource.md5(SPYMEMCACHED_NODES),
+            WeightRule.SHARE_FLOAT_PLUS_DOUBLE,
+            TieRule.LAST_LISTED,
+            Failover.SPYMEMCACHED,
+            Addresses.NO_SCOPE,
+            Addresses.ENDPOINT);
+
+    /**
+     * xmemcached's {@code KetamaMemcachedSessionLocator} with {@code KETAMA_HASH}: point texts
+     * {@code String.valueOf(remoteSocketAddress) + "-" + i}, the leading {@code /} kept; 160 points per
+     * weight unit in whole digests; equal hashes picked by the hash among the sessions' texts; a closed
+     * session makes the lookup go on by the rehash of spymemcached ({@code nextHash}: one retry a server).
+     */
+    public static final RingFamily XMEMCACHED = new RingFamily(
+            "xmemcached",
+            "xmemcached",
+            9,
+            MEMCACHED_PORT,
+            Parameters.fixed(KETAMA_POINTS),
+            p -> KeyHash.MD5,
+            PointSource.md5(XMEMCACHED_SESSIONS),
+            WeightRule.PER_WEIGHT_UNIT_IN_DIGESTS,
+            TieRule.sessionText(XMEMCACHED_SESSIONS),
+            Failover.XMEMCACHED,
+            Addresses.NO_SCOPE,
+            Addresses.ENDPOINT);
+
+    /** {@link #XMEMCACHED} with {@code cwNginxUpstreamConsistent}: point texts the IP, plus {@code :port} when it is not 11211. */
+    public static final RingFamily XMEMCACHED_NGINX = new RingFamily(
+            "xmemcached-nginx",
+            "xmemcached-nginx",
+            10,
+            MEMCACHED_PORT,
+            Parameters.fixed(KETAMA_POINTS),
+            p -> KeyHash.MD5,
+            PointSource.md5(XMEMCACHED_NGINX_SESSIONS),
+            WeightRule.PER_WEIGHT_UNIT_IN_DIGESTS,
+            TieRule.sessionText(XMEMCACHED_NGINX_SESSIONS),
+            Failover.XMEMCACHED,
+            Addresses.NO_SCOPE,
+            Addresses.ENDPOINT);
+
+    /**
+     * Apache Dubbo's {@code ConsistentHashLoadBalance}, {@code dubbo[:K]}: point texts {@code host:port}
+     * and the digest number with no separator, K/4 digests a provider ({@code hash.nodes}, default 160),
+     * the weight not used, the last listed keeps a tie; a provider without a port has Dubbo's 20880; a
+     * {@code down} provider leaves the ring, as it leaves the invoker list.
+     */
+    public static final RingFamily DUBBO = new RingFamily(
+            "dubbo",
+            "dubbo",
+            11,
+            DUBBO_PORT,
+            Parameters.pointCount("hash.nodes", KETAMA_POINTS, PointSource.POINTS_PER_DIGEST, MAX_POINT_COUNT),
+            p -> KeyHash.MD5,
+            PointSource.md5(PointText.of(PointText::hostPort, DUBBO_PORT, "")),
+            WeightRule.EQUAL.ejectingDown(),
+            TieRule.LAST_LISTED,
+            Failover.WALK,
+            Addresses.NO_SCOPE,
+            Addresses.ENDPOINT);
+
+    /**
+     * The Couchbase Java SDK's {@code KetamaRing} (memcached buckets): point texts {@code host:port-i}
+     * (the KV port, 11210 when none is written), 160 points a node whatever its weight, the last listed
+     * keeps a tie; a {@code down} node leaves the ring, as it leaves the cluster map.
+     */
+    public static final RingFamily COUCHBASE = new RingFamily(
+            "couchbase",
+            "couchbase",
+            12,
+            COUCHBASE_KV_PORT,
+            Parameters.fixed(KETAMA_POINTS),
+            p -> KeyHash.MD5,
+            PointSource.md5(PointText.of(PointText::hostPort, COUCHBASE_KV_PORT, "-")),
+            WeightRule.EQUAL.ejectingDown(),
+            TieRule.LAST_LISTED,
+            Failover.WALK,
+            Addresses.NO_SCOPE,
+            Addresses.ENDPOINT);
+
+    /**
+     * Envoy's {@code ring_hash} ({@code ring_hash_lb.cc}), {@code envoy[:MIN[:MAX]]}: 64-bit points,
+     * {@code identity_i} hashed with xxHash64 seed 0 (the identity: the name, or the address as Envoy
+     * prints it); Envoy's scaled entry counts, MIN and MAX the minimum and maximum ring size (defaults
+     * 1,024 and 8,388,608); the first listed keeps a (never seen) 64-bit tie; failover to the next entry;
+     * a {@code down} host leaves the ring (Envoy builds it from the healthy hosts).
+     */
+    public static final RingFamily ENVOY = envoy("envoy", 13, KeyHash.XXH64, ENVOY_MAX_RING_SIZE);
+
+    /** {@link #ENVOY} with {@code MURMUR_HASH_2}: libstdc++'s 64-bit MurmurHash2, seed {@code 0xc70f6907}. */
+    public static final RingFamily ENVOY_MURMUR2 = envoy("envoy-murmur2", 14, KeyHash.MURMUR2_64, ENVOY_MAX_RING_SIZE);
+
+    /** gRPC's {@code ring_hash} as C-core and Go build it (gRFC A42), {@code grpc[:MIN[:MAX]]}: Envoy's ring, MAX 4,096 by default. */
+    public static final RingFamily GRPC = envoy("grpc", 15, KeyHash.XXH64, GRPC_MAX_RING_SIZE);
+
+    private static final List<RingFamily> ALL = List.of(
+            NGINX,
+            PINGORA,
+            LIBKETAMA,
+            LIBMEMCACHED,
+            LIBMEMCACHED_SPY,
+            TWEMPROXY,
+            SPYMEMCACHED,
+            SPYMEMCACHED_WEIGHTED,
+            XMEMCACHED,
+            XMEMCACHED_NGINX,
+            DUBBO,
+            COUCHBASE,
+            ENVOY,
+            ENVOY_MURMUR2,
+            GRPC);
+
+    private Families() {}
+
+    /** Envoy's ring and its kin: they differ in the key hash (and the points' hash with it) and MAX's default. */
+    private static RingFamily envoy(String name, int code, KeyHash hash, int defaultMax) {
+        return new RingFamily(
+                name,
+                name,
+                code,
+                ServerAddress.DEFAULT_PORT,
+                Parameters.minMax("the minimum and maximum ring size", MIN_RING_SIZE, defaultMax, ENVOY_MAX_RING_SIZE),
+                p -> hash,
+                hash == KeyHash.MURMUR2_64
+                        ? PointSource.murmur2(ENVOY_HOSTS, STD_HASH_SEED)
+                        : PointSource.xxh64(ENVOY_HOSTS),
+                WeightRule.ENVOY_SCALE.ejectingDown(),
+                TieRule.FIRST_LISTED,
+                Failover.NEXT_ENTRY,
+                Addresses.ANY,
+                Addresses.ENDPOINT);
+    }
+
+    /** {@return every family, in code order} */
+    public static List<RingFamily> all() {
+        return ALL;
+    }
+
+    /**
+     * {@return the family named {@code name} on the command line: its name ({@code nginx}) or the
+     * name its versions are written with ({@code v1})}
+     *
+     * @param name a family's name
+     * @throws IllegalArgumentException for a name no family has
+     */
+    public static RingFamily forName(String name) {
+        for (RingFamily f : ALL) {
+            if (f.name().equals(name) || f.toString().equals(name)) {
+                return f;
+            }
+        }
+        throw new IllegalArgumentException("unknown algorithm " + TextLines.quote(name) + " (expected "
+                + TextLines.list(ALL.stream().map(RingFamily::toString).toList()) + ")");
+    }
+
+    /**
+     * {@return the family whose ring index byte is {@code code}, if any}
+     *
+     * @param code the ring index's algorithm byte
+     */
+    public static Optional<RingFamily> forCode(int code) {
+        for (RingFamily f : ALL) {
+            if (f.code() == code) {
+                return Optional.of(f);
+            }
+        }
+        return Optional.empty();
+    }
+}

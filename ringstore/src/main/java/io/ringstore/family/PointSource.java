@@ -1,0 +1,297 @@
+package io.ringstore.family;
+
+import io.ringstore.internal.BackendRecord;
+import io.ringstore.internal.Crc32;
+import io.ringstore.internal.PointGenerator;
+import io.ringstore.internal.ServerAddress;
+import io.ringstore.internal.hash.Md5;
+import io.ringstore.internal.hash.Murmur2x64;
+import io.ringstore.internal.hash.Xxh64;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.function.Function;
+import java.util.function.Supplier;
+
+/**
+ * Point source: how a family makes a backend's points, in the order its original generates them
+ * (which matters to a tie of a backend with itself). One of three kinds:
+ *
+ * <ul>
+ *   <li>a CRC-32 chain from bytes of the address (nginx's {@code server} text, pingora's socket
+ *       address): point j + 1 is the CRC-32 of point j fed on from the address's state;</li>
+ *   <li>the MD5 of point texts ({@link PointText}), four points a digest (its four little-endian
+ *       words): the memcached clients' ketama;</li>
+ *   <li>a 64-bit hash of point texts, one point each: Envoy's and gRPC's {@code ring_hash}.</li>
+ * </ul>
+ *
+ * <p>Module-internal in what it takes: the module's backend records, which its clients cannot make.
+ * Immutable and thread-safe.
+ */
+@SuppressWarnings(
+        "exports") // takes the module's BackendRecord: its callers are the module's reader, verifier and builder
+public abstract class PointSource {
+    /** Points per MD5 digest: its four little-endian words. */
+    static final int POINTS_PER_DIGEST = 4;
+    /** Hashes read at a time by {@link #hashes}: a multiple of 8, as streams take them. */
+    private static final int CHUNK = 4096;
+
+    private PointSource() {}
+
+    /** A CRC-32 chain from the bytes {@code input} makes of a backend's address. */
+    static PointSource crcChain(Function<ServerAddress, byte[]> input) {
+        return new CrcChain(input);
+    }
+
+    /** MD5 of each text, four points a digest. */
+    static PointSource md5(PointText text) {
+        return new Md5Texts(text);
+    }
+
+    /** XXH64 with seed 0 of each text, one 64-bit point each (Envoy's default, gRPC's). */
+    static PointSource xxh64(PointText text) {
+        return new Texts64(text, (bytes, length) -> Xxh64.hash(bytes, 0, length, 0));
+    }
+
+    /** libstdc++'s 64-bit MurmurHash2 with {@code seed} of each text, one 64-bit point each. */
+    static PointSource murmur2(PointText text, long seed) {
+        return new Texts64(text, (bytes, length) -> Murmur2x64.hash(bytes, 0, length, seed));
+    }
+
+    /** {@return the width of a point's hash: 32, or 64 for Envoy's and gRPC's rings (FORMAT.md, "64-bit rings")} */
+    public abstract int bits();
+
+    /**
+     * {@return the points of {@code backends} (backend i for index i) as the point generator reads them}
+     *
+     * @param backends the ring file's backends, in file order
+     */
+    public abstract PointGenerator.Source source(List<BackendRecord> backends);
+
+    /**
+     * The first {@code count} point hashes of {@code backend}, in the order the original generates them,
+     * into {@code out[0..count)}: the unsigned hash of a 32-bit point, all of a 64-bit one.
+     *
+     * @param backend a backend
+     * @param count   how many points (its weight rule gives the backend's count)
+     * @param out     receives the hashes
+     */
+    public final void hashes(BackendRecord backend, int count, long[] out) {
+        PointGenerator.Stream stream = source(List.of(backend)).stream();
+        int chunk = Math.clamp((count + 7L) & ~7L, 8, CHUNK);
+        int[] high = new int[chunk];
+        int[] low = bits() == 64 ? new int[chunk] : null;
+        stream.start(0, count);
+        for (int j = 0, k; (k = stream.next(high, low)) > 0; j += k) {
+            for (int i = 0; i < k; i++) {
+                out[j + i] = low == null
+                        ? Integer.toUnsignedLong(high[i])
+                        : (long) high[i] << 32 | Integer.toUnsignedLong(low[i]);
+            }
+        }
+    }
+
+    /** nginx's and pingora's points: a CRC-32 chain; the builder's fast path ({@link Crc32.PointChain}). */
+    static final class CrcChain extends PointSource {
+        private final Function<ServerAddress, byte[]> input;
+
+        private CrcChain(Function<ServerAddress, byte[]> input) {
+            this.input = input;
+        }
+
+        @Override
+        public int bits() {
+            return 32;
+        }
+
+        @Override
+        public PointGenerator.Source source(List<BackendRecord> backends) {
+            int[] bases = new int[backends.size()];
+            for (int b = 0; b < bases.length; b++) {
+                bases[b] =
+                        Crc32.update(Crc32.INITIAL, input.apply(backends.get(b).address()));
+            }
+            return new PointGenerator.Source() {
+                @Override
+                public int backends() {
+                    return bases.length;
+                }
+
+                @Override
+                public int bits() {
+                    return 32;
+                }
+
+                @Override
+                public boolean regenerates() {
+                    return true;
+                }
+
+                @Override
+                public PointGenerator.Stream stream() {
+                    Crc32.PointChain chain = new Crc32.PointChain();
+                    return new PointGenerator.Stream() {
+                        @Override
+                        public void start(int backend, int count) {
+                            chain.start(bases[backend], count);
+                        }
+
+                        @Override
+                        public int next(int[] high, int[] low) {
+                            return chain.next(high);
+                        }
+                    };
+                }
+            };
+        }
+    }
+
+    /** The memcached clients' points: MD5 of each point text, four points a digest. */
+    private static final class Md5Texts extends PointSource {
+        private final PointText text;
+
+        private Md5Texts(PointText text) {
+            this.text = text;
+        }
+
+        @Override
+        public int bits() {
+            return 32;
+        }
+
+        @Override
+        public PointGenerator.Source source(List<BackendRecord> backends) {
+            return new Texts(backends, 32, () -> new TextStream(backends, text) {
+                private final int[] words = new int[POINTS_PER_DIGEST];
+
+                @Override
+                int fill(int[] high, int[] low, int n) {
+                    for (int j = 0; j < n; ) { // a chunk holds whole digests: its length is a multiple of 4
+                        int length = nextText();
+                        Md5.words(text(), 0, length, words);
+                        for (int w = 0; w < POINTS_PER_DIGEST && j < n; w++) {
+                            high[j++] = words[w];
+                        }
+                    }
+                    return n;
+                }
+            });
+        }
+    }
+
+    /** Envoy's and gRPC's points: a 64-bit hash of each point text. */
+    private static final class Texts64 extends PointSource {
+        private final PointText text;
+        private final Hash64 hash;
+
+        private Texts64(PointText text, Hash64 hash) {
+            this.text = text;
+            this.hash = hash;
+        }
+
+        @Override
+        public int bits() {
+            return 64;
+        }
+
+        @Override
+        public PointGenerator.Source source(List<BackendRecord> backends) {
+            return new Texts(backends, 64, () -> new TextStream(backends, text) {
+                @Override
+                int fill(int[] high, int[] low, int n) {
+                    for (int j = 0; j < n; j++) {
+                        long h = hash.hash(text(), nextText());
+                        high[j] = (int) (h >>> 32);
+                        low[j] = (int) h;
+                    }
+                    return n;
+                }
+            });
+        }
+    }
+
+    /** The points of the texts of some backends: one {@link TextStream} a thread. */
+    private record Texts(List<BackendRecord> list, int bits, Supplier<PointGenerator.Stream> streams)
+            implements PointGenerator.Source {
+        @Override
+        public int backends() {
+            return list.size();
+        }
+
+        @Override
+        public PointGenerator.Stream stream() {
+            return streams.get();
+        }
+
+        @Override
+        public boolean regenerates() {
+            return false;
+        }
+    }
+
+    /** A 64-bit hash of the first {@code length} bytes of a text. */
+    @FunctionalInterface
+    private interface Hash64 {
+        long hash(byte[] text, int length);
+    }
+
+    /**
+     * A backend's texts in order ({@code prefix + i}, i counting the texts), as many as its points need,
+     * written into one buffer (the prefix once a backend, then i's digits); {@link #fill} hashes them.
+     */
+    private abstract static class TextStream implements PointGenerator.Stream {
+        /** The digits of an int. */
+        private static final int MAX_DIGITS = 10;
+
+        private final List<BackendRecord> backends;
+        private final PointText text;
+        private byte[] buffer = new byte[64];
+        private int prefixLength;
+        private int nextText;
+        private int left;
+
+        TextStream(List<BackendRecord> backends, PointText text) {
+            this.backends = backends;
+            this.text = text;
+        }
+
+        @Override
+        public final void start(int backend, int count) {
+            byte[] prefix = text.prefix(backends.get(backend)).getBytes(StandardCharsets.UTF_8);
+            if (buffer.length < prefix.length + MAX_DIGITS) {
+                buffer = new byte[prefix.length + MAX_DIGITS];
+            }
+            System.arraycopy(prefix, 0, buffer, 0, prefix.length);
+            prefixLength = prefix.length;
+            nextText = 0;
+            left = count;
+        }
+
+        @Override
+        public final int next(int[] high, int[] low) {
+            int n = Math.min(left, high.length);
+            left -= n;
+            return n == 0 ? 0 : fill(high, low, n);
+        }
+
+        /** Writes the next text ({@code prefix} and its number in decimal) into {@link #text()}; returns its length. */
+        final int nextText() {
+            int i = nextText++;
+            int end = prefixLength + 1;
+            for (int rest = i; rest >= 10; rest /= 10) {
+                end++;
+            }
+            for (int at = end - 1; at >= prefixLength; at--, i /= 10) {
+                buffer[at] = (byte) ('0' + i % 10);
+            }
+            return end;
+        }
+
+        /** The buffer {@link #nextText()} writes into. */
+        final byte[] text() {
+            return buffer;
+        }
+
+        /** Writes the next {@code n} points' hashes; returns {@code n}. */
+        abstract int fill(int[] high, int[] low, int n);
+    }
+}

@@ -1,0 +1,122 @@
+package io.ringstore.family;
+
+import io.ringstore.internal.BackendRecord;
+import io.ringstore.internal.ServerAddress;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
+
+/**
+ * Point text: the text whose hash gives a backend's point i, its identity (as its client writes the
+ * server) then a separator then i ({@code 10.0.1.1:11211-0}). Also what the tie rules that go by a
+ * server's identity compare (twemproxy's names, xmemcached's {@code sockStr}). Immutable.
+ */
+final class PointText {
+    /** How a client writes a server: from the backend and its port ({@code defaultPort} when none is written). */
+    @FunctionalInterface
+    interface Identity {
+        String of(BackendRecord backend, int port);
+    }
+
+    private final Identity identity;
+    private final int defaultPort;
+    private final String separator;
+
+    private PointText(Identity identity, int defaultPort, String separator) {
+        this.identity = identity;
+        this.defaultPort = defaultPort;
+        this.separator = separator;
+    }
+
+    /** The texts {@code identity + separator + i}, a backend without a port having {@code defaultPort}. */
+    static PointText of(Identity identity, int defaultPort, String separator) {
+        return new PointText(identity, defaultPort, separator);
+    }
+
+    /** {@return how {@code backend}'s client writes it} */
+    String identity(BackendRecord backend) {
+        return identity.of(backend, backend.address().port(defaultPort));
+    }
+
+    /** {@return the text of {@code backend}'s point i without i: its identity and the separator} */
+    String prefix(BackendRecord backend) {
+        return identity(backend) + separator;
+    }
+
+    // ---- the clients' identities ----
+
+    /** The name, or the address exactly as written (libketama's servers file). */
+    static String asWritten(BackendRecord b, int port) {
+        return b.name() != null ? b.name() : b.address().text();
+    }
+
+    /** The name or the IP as written, then {@code :port} unless the port is memcached's (libmemcached). */
+    static String hostUnlessMemcachedPort(BackendRecord b, int port) {
+        return port == Families.MEMCACHED_PORT ? host(b) : host(b) + ":" + port;
+    }
+
+    /** The name or the IP, then {@code :port}, after a {@code /} (libmemcached's spy distribution). */
+    static String slashHostPort(BackendRecord b, int port) {
+        return "/" + host(b) + ":" + port;
+    }
+
+    /** The name or the IP, then {@code :port} (Dubbo's and Couchbase's). */
+    static String hostPort(BackendRecord b, int port) {
+        return host(b) + ":" + port;
+    }
+
+    /**
+     * The server's name alone, else {@code host} for memcached's port and {@code host:port} otherwise
+     * (nutcracker's {@code conf_add_server}).
+     */
+    static String twemproxyName(BackendRecord b, int port) {
+        if (b.name() != null) {
+            return b.name();
+        }
+        return port == Families.MEMCACHED_PORT
+                ? b.address().hostText()
+                : b.address().hostText() + ":" + port;
+    }
+
+    /**
+     * {@code String.valueOf(InetSocketAddress)} of a resolved address, as the Java clients build their
+     * texts: {@code /10.0.1.1:11211}, or {@code cache1/10.0.1.1:11211} with a name (the host name the
+     * client resolved); IPv6 as this JDK prints it ({@code /[0:0:0:0:0:0:0:1]:11211} since JDK 14).
+     */
+    static String javaSocketAddress(BackendRecord b, int port) {
+        try {
+            return new InetSocketAddress(
+                            InetAddress.getByAddress(b.name(), b.address().ipBytes()), port)
+                    .toString(); // no lookup: the bytes are given
+        } catch (UnknownHostException e) {
+            throw new IllegalStateException("an address of 4 or 16 bytes is always accepted", e);
+        }
+    }
+
+    /** {@link #javaSocketAddress} without its one leading {@code /} (spymemcached strips it). */
+    static String javaSocketAddressStripped(BackendRecord b, int port) {
+        String s = javaSocketAddress(b, port);
+        return s.startsWith("/") ? s.substring(1) : s;
+    }
+
+    /** The IP as Java prints it, then {@code :port} unless memcached's (xmemcached's {@code cwNginxUpstreamConsistent}). */
+    static String ipUnlessMemcachedPort(BackendRecord b, int port) {
+        String ip;
+        try {
+            ip = InetAddress.getByAddress(b.address().ipBytes()).getHostAddress();
+        } catch (UnknownHostException e) {
+            throw new IllegalStateException("an address of 4 or 16 bytes is always accepted", e);
+        }
+        return port == Families.MEMCACHED_PORT ? ip : ip + ":" + port;
+    }
+
+    /** The name (Envoy's {@code hash_key}), else the address as Envoy prints it ({@code 10.0.0.1:80}, {@code [::1]:80}). */
+    static String envoyHost(BackendRecord b, int port) {
+        return b.name() != null ? b.name() : b.address().endpointText(ServerAddress.DEFAULT_PORT);
+    }
+
+    /** The backend's name, or the IP as written: the host part of the memcached clients' texts. */
+    private static String host(BackendRecord b) {
+        return b.name() != null ? b.name() : b.address().hostText();
+    }
+}
