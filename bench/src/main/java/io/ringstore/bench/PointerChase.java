@@ -19,7 +19,7 @@ import java.util.SplittableRandom;
  * <p>The load: an off-heap region as large as the ring's file, cut into 64-byte slots that hold a
  * random cyclic permutation (Sattolo's shuffle, one cycle through every slot); each step reads the
  * next slot's offset from the current one, so every load waits for the one before. The lookups:
- * {@link Ring#lookupHash(int)} over {@code --lookups} seeded random hashes, twice: one after another
+ * {@link Ring#lookupHash(long)} over {@code --lookups} seeded random hashes, twice: one after another
  * as {@link LookupBenchmark} does (independent: the processor may overlap consecutive lookups), and as a
  * chain in which the next hash's position depends on the backend just found (each lookup waits for
  * the one before, as each load of the chase does). Each round times all three, the chase steps as

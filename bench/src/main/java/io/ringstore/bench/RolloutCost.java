@@ -26,7 +26,7 @@ import java.util.Set;
  *
  * <p>Parts, per shape ({@code byte[]}, direct {@link ByteBuffer}, native {@link MemorySegment}):
  * <ul>
- * <li>{@code ring hash}: the key's CRC-32 alone ({@link Ring#hash});</li>
+ * <li>{@code ring hash}: the key's CRC-32 alone ({@link Ring#hash(byte[])});</li>
  * <li>{@code bucket}: the rollout bucket alone ({@link RolloutPolicy#bucket}: CRC-32C and the finaliser);</li>
  * <li>{@code plain+bucket}: the plain lookup and the bucket, both kept: the second hash without a branch;</li>
  * <li>{@code route 0 %}, {@code route 100 %}: the route's handle on one ring, no bucket computed;</li>
@@ -108,7 +108,7 @@ public final class RolloutCost {
             }));
             parts.add(new Part("byte[]", "ring hash", () -> {
                 long s = 0;
-                for (int i = 0; i < CALLS; i++) s += Ring.hash(keys[i & mask]);
+                for (int i = 0; i < CALLS; i++) s += ring.hash(keys[i & mask]);
                 return s;
             }));
             parts.add(new Part("byte[]", "crc32c", () -> {
@@ -160,7 +160,7 @@ public final class RolloutCost {
             }));
             parts.add(new Part("direct ByteBuffer", "ring hash", () -> {
                 long s = 0;
-                for (int i = 0; i < CALLS; i++) s += Ring.hash(direct[i & mask]);
+                for (int i = 0; i < CALLS; i++) s += ring.hash(direct[i & mask]);
                 return s;
             }));
             parts.add(new Part("direct ByteBuffer", "crc32c", () -> {
@@ -209,7 +209,7 @@ public final class RolloutCost {
             }));
             parts.add(new Part("native MemorySegment", "ring hash", () -> {
                 long s = 0;
-                for (int i = 0; i < CALLS; i++) s += Ring.hash(segments[i & mask]);
+                for (int i = 0; i < CALLS; i++) s += ring.hash(segments[i & mask]);
                 return s;
             }));
             parts.add(new Part("native MemorySegment", "crc32c", () -> {

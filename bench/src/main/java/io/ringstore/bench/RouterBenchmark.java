@@ -121,7 +121,7 @@ public class RouterBenchmark {
                 boolean migrates = policy.migrates(keys[k], 0, keys[k].length);
                 migrated += migrates ? 1 : 0;
                 Ring ring = migrates ? newRing : plainRing;
-                int hash = Ring.hash(keys[k]);
+                long hash = ring.hash(keys[k]);
                 String expected = plain.backend(ring.lookupHash(hash)).address();
                 String selected = plain.backend(ring.select(hash, Ring.NGINX_MAX_POINTS, acceptIndex))
                         .address();
@@ -221,7 +221,9 @@ public class RouterBenchmark {
         return backend(
                 data.plain,
                 data.plainRing.select(
-                        Ring.hash(data.keys[cursor.next(data.mask)]), Ring.NGINX_MAX_POINTS, data.acceptIndex));
+                        data.plainRing.hash(data.keys[cursor.next(data.mask)]),
+                        Ring.NGINX_MAX_POINTS,
+                        data.acceptIndex));
     }
 
     @Benchmark

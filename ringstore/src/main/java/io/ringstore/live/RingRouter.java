@@ -546,7 +546,7 @@ public final class RingRouter implements AutoCloseable {
             for (; ; ) {
                 Ring r = live.ring();
                 try {
-                    int b = r.lookupHash64(hash);
+                    int b = r.lookupHash(hash);
                     return b < 0 ? null : r.store().backend(b);
                 } catch (IllegalStateException e) {
                     live.retryAfter(r, e);
@@ -592,7 +592,7 @@ public final class RingRouter implements AutoCloseable {
             for (; ; ) {
                 Ring r = live.ring();
                 try {
-                    return r.selectBackend64(hash, maxPoints, accept);
+                    return r.selectBackend(hash, maxPoints, accept);
                 } catch (IllegalStateException e) {
                     live.retryAfter(r, e);
                 }
