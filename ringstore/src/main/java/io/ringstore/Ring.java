@@ -9,7 +9,6 @@ import io.ringstore.internal.format.RingFileDescriptor;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
-import java.util.BitSet;
 import java.util.NoSuchElementException;
 import java.util.PrimitiveIterator;
 import java.util.Set;
@@ -28,10 +27,14 @@ import java.util.function.Predicate;
  * call builds a table of where each point lies (4 bytes a point of heap, once per ring).
  * {@link #lookupHash}, the other lookups and {@link #select} never need it.
  *
- * <p>A key goes to the first point whose hash is at or after CRC-32(key), unsigned, wrapping past the
- * last point to the first. Lookups are thread-safe, allocate nothing, and return a backend index
- * ({@link RingStore#backend(int)}) or -1 when the ring has no backend. Even on a corrupt segment a
- * lookup returns -1 or an index inside the backend table, never anything else.
+ * <p>A key goes to the first point whose hash is at or after the key's hash by the ring's family
+ * ({@link #hash(byte[])}: CRC-32 for nginx and pingora, MD5's first word for the ketama clients, XXH64
+ * for Envoy and gRPC, ...), unsigned, wrapping past the last point to the first. A ring hash is one
+ * {@code long} in every method that takes or returns one: a 32-bit ring's hash unsigned (of which it
+ * reads the low 32 bits, so an {@code int} hash widened with its sign lands on the same point), a
+ * 64-bit ring's whole ({@link #isWide()}). Lookups are thread-safe, allocate nothing, and return a
+ * backend index ({@link RingStore#backend(int)}) or -1 when the ring has no backend. Even on a corrupt
+ * segment a lookup returns -1 or an index inside the backend table, never anything else.
  *
  * <p>A file rewritten in place while mapped (not replaced by rename, as FORMAT.md requires; {@code cp
  * new.ring fleet.ring} does it) is outside that promise: a lookup reads whatever bytes the file has
@@ -57,16 +60,17 @@ public final class Ring {
      */
     public static final int NGINX_MAX_POINTS = 21;
 
+    /** What {@link #rehashSequence} answers for a family whose failover walks from the key's point. */
+    static final int WALKS = -3;
+
     static {
         BackendAccess.registerRings(ring -> ring.walk);
     }
 
     private final RingStore store;
-    /** The walk over the points by cursor: every lookup goes through it. */
+    /** The walk over the points by cursor, 32- or 64-bit as the points are: every lookup goes through it. */
     private final PointRing walk;
 
-    /** Whether the ring's points (and its family's key hash) are 64-bit: lookups by key then search by {@link PointRing#cursor64}. */
-    private final boolean wide;
     /** Points in the segment: the ring's own for stored points, more for ties and views. */
     private final int storedCount;
     /** The ring's points: its distinct hashes. */
@@ -78,7 +82,7 @@ public final class Ring {
 
     private final int storage;
     private final RingVersion version;
-    /** The version's key hash ({@link RingVersion#keyHash()}), what {@link #lookup(byte[])} and its overloads hash keys with. */
+    /** The version's key hash ({@link RingVersion#keyHash()}), what {@link #hash(byte[])} and the lookups hash keys with. */
     private final KeyHash keyHash;
 
     private final Set<String> features;
@@ -104,8 +108,7 @@ public final class Ring {
         this.pointCount = pointCount;
         this.storage = storage;
         this.ties = storage != RingFileDescriptor.STORAGE_POINTS;
-        this.walk = new PointRing(stored, members, featureMask, backendCount, ties);
-        this.wide = stored.low() != null;
+        this.walk = PointRing.of(stored, members, featureMask, backendCount, ties);
         this.backendCount = backendCount;
         this.version = version;
         this.keyHash = version.keyHash();
@@ -114,44 +117,47 @@ public final class Ring {
     }
 
     /**
-     * {@return CRC-32 (IEEE) of the key's bytes: the hash nginx and pingora-ketama look keys up by}
+     * {@return the key's hash as this ring looks it up, by its family's key hash ({@link #keyHash()}): what
+     * {@link #lookupHash}, {@link #select(long, int, IntPredicate)} and {@link #pointIndex} take} A 32-bit
+     * family's hash unsigned, a 64-bit family's whole. Allocation-free.
      *
      * @param key the key
-     * @param offset where the key starts in {@code key}
+     */
+    public long hash(byte[] key) {
+        return keyHash.hash64(key, 0, key.length);
+    }
+
+    /**
+     * {@return the hash of the key in {@code key[offset, offset+length)} as this ring looks it up ({@link #hash(byte[])})}
+     *
+     * @param key    the key's array
+     * @param offset where the key starts
      * @param length the key's length in bytes
      */
-    public static int hash(byte[] key, int offset, int length) {
-        return KeyHash.CRC32.hash(key, offset, length);
+    public long hash(byte[] key, int offset, int length) {
+        return keyHash.hash64(key, offset, length);
     }
 
     /**
-     * CRC-32 (IEEE) of all of {@code key}: {@link #hash(byte[], int, int)} of the whole array.
+     * {@return the hash of the key's bytes from {@code position} to {@code limit}, heap or direct, as this
+     * ring looks it up ({@link #hash(byte[])})} The buffer's position, limit and mark are left as they
+     * are (the buffer is never written, so a buffer shared between threads may be hashed by all of them
+     * at once).
      *
      * @param key the key
-     * @return the hash lookups use
      */
-    public static int hash(byte[] key) {
-        return hash(key, 0, key.length);
+    public long hash(ByteBuffer key) {
+        return keyHash.hash64(key);
     }
 
     /**
-     * {@return CRC-32 of the key's bytes from {@code position} to {@code limit}, heap or direct; the buffer's
-     * position, limit and mark are left as they are (the buffer is never written, so a buffer shared
-     * between threads may be hashed by all of them at once)}
+     * {@return the hash of every byte of the segment, heap or native (a confined segment from its own
+     * thread), as this ring looks it up ({@link #hash(byte[])})}
      *
      * @param key the key
      */
-    public static int hash(ByteBuffer key) {
-        return KeyHash.CRC32.hash(key);
-    }
-
-    /**
-     * {@return CRC-32 of every byte of the segment, heap or native (a confined segment from its own thread)}
-     *
-     * @param key the key
-     */
-    public static int hash(MemorySegment key) {
-        return KeyHash.CRC32.hash(key);
+    public long hash(MemorySegment key) {
+        return keyHash.hash64(key);
     }
 
     /**
@@ -160,7 +166,7 @@ public final class Ring {
      * @param key the key
      */
     public int lookup(byte[] key) {
-        return wide ? lookupHash64(keyHash.hash64(key, 0, key.length)) : lookupHash(keyHash.hash(key, 0, key.length));
+        return lookupHash(keyHash.hash64(key, 0, key.length));
     }
 
     /**
@@ -171,7 +177,7 @@ public final class Ring {
      * @param length the key's length in bytes
      */
     public int lookup(byte[] key, int offset, int length) {
-        return wide ? lookupHash64(keyHash.hash64(key, offset, length)) : lookupHash(keyHash.hash(key, offset, length));
+        return lookupHash(keyHash.hash64(key, offset, length));
     }
 
     /**
@@ -180,7 +186,7 @@ public final class Ring {
      * @param key the key
      */
     public int lookup(ByteBuffer key) {
-        return wide ? lookupHash64(keyHash.hash64(key)) : lookupHash(keyHash.hash(key));
+        return lookupHash(keyHash.hash64(key));
     }
 
     /**
@@ -189,35 +195,26 @@ public final class Ring {
      * @param key the key
      */
     public int lookup(MemorySegment key) {
-        return wide ? lookupHash64(keyHash.hash64(key)) : lookupHash(keyHash.hash(key));
+        return lookupHash(keyHash.hash64(key));
     }
 
     /**
      * {@return the backend for a precomputed hash of the key, or -1 when the ring is empty}
      *
-     * @param hash the key's hash by the ring's {@link #keyHash()} (CRC-32 for nginx v1 and pingora v2)
+     * @param hash the key's hash as this ring looks it up ({@link #hash(byte[])}; a 32-bit ring reads its low 32 bits)
      */
-    public int lookupHash(int hash) {
+    public int lookupHash(long hash) {
         PointRing w = walk;
         int p = w.cursor(hash);
         return p < 0 ? NO_BACKEND : w.backend(p);
     }
 
     /**
-     * {@return the backend for a precomputed 64-bit hash of the key in a ring of 64-bit points (Envoy's,
-     * gRPC's), or -1 when the ring is empty} In a 32-bit ring, the hash's low 32 bits are looked up.
-     *
-     * @param hash the key's hash by the ring's {@link #keyHash()} ({@link KeyHash#hash64})
+     * {@return whether the ring's points are 64-bit (Envoy's and gRPC's families; FORMAT.md, "64-bit
+     * rings"): then its hashes are too}
      */
-    public int lookupHash64(long hash) {
-        PointRing w = walk;
-        int p = wide ? w.cursor64(hash) : w.cursor((int) hash);
-        return p < 0 ? NO_BACKEND : w.backend(p);
-    }
-
-    /** {@return whether the ring's points are 64-bit (Envoy's and gRPC's families; FORMAT.md, "64-bit rings")} */
     public boolean isWide() {
-        return wide;
+        return walk.isWide();
     }
 
     int storedHash(int p) {
@@ -251,40 +248,41 @@ public final class Ring {
      * at most {@code max_iterations} points of the ring from the key's, the first accepted backend
      * (pingora tests each distinct backend once; with an {@code accept} that answers the same per
      * backend the result is the same), {@code None} for both of this method's negative answers.
+     * Envoy's and gRPC's retry is the same walk over their 64-bit points (the family's {@link Failover}).
      *
      * <p>Allocation-free and thread-safe; {@code accept} runs on the caller's thread.
      *
-     * @param hash      the key's CRC-32 ({@link #hash(byte[])})
+     * @param hash      the key's hash ({@link #hash(byte[])})
      * @param maxPoints how many points may be looked at, at least 1 ({@link #NGINX_MAX_POINTS} for nginx)
      * @param accept whether a backend may be chosen; asked once per point walked
      * @return the accepted backend; {@link #NO_BACKEND} for an empty ring; {@link #GAVE_UP} when
      *         {@code maxPoints} points were looked at without an accepted backend (nginx then uses
      *         round robin)
      */
-    public int select(int hash, int maxPoints, IntPredicate accept) {
-        return walk(hash, maxPoints, accept, null);
+    public int select(long hash, int maxPoints, IntPredicate accept) {
+        return walkFrom(walk.cursor(hash), maxPoints, accept, null);
     }
 
     /**
-     * {@return {@link #select(int, int, IntPredicate)} with {@code accept} given the {@link Backend}s of this
+     * {@return {@link #select(long, int, IntPredicate)} with {@code accept} given the {@link Backend}s of this
      * ring's file: the accepted backend, or null for both negative answers} For callers that keep
      * health by server rather than by index (an index belongs to one generation); allocates nothing.
      *
-     * @param hash the key's CRC-32 ({@link io.ringstore.Ring#hash(byte[])})
+     * @param hash the key's hash ({@link #hash(byte[])})
      * @param maxPoints the most points to walk ({@link io.ringstore.Ring#NGINX_MAX_POINTS} as nginx)
      * @param accept whether a backend may be chosen; asked once per point walked
      */
-    public Backend selectBackend(int hash, int maxPoints, Predicate<Backend> accept) {
-        int b = walk(hash, maxPoints, null, accept);
-        return b < 0 ? null : store.backend(b);
+    public Backend selectBackend(long hash, int maxPoints, Predicate<Backend> accept) {
+        return backendOf(walkFrom(walk.cursor(hash), maxPoints, null, accept));
     }
 
     /**
      * Failover from {@code key} as the ring's family does it ({@link Failover}): nginx's and
-     * pingora's walk and Envoy's next entry as {@link #select(int, int, IntPredicate)} from the key's
-     * point (at most {@code maxPoints} points); spymemcached's and xmemcached's rehash sequence: the
-     * key's backend, then the backend of each rehash of the key, {@link Failover#lookups} lookups in all
-     * ({@code maxPoints} does not shorten the client's sequence). Allocation-free.
+     * pingora's walk and Envoy's next entry as {@link #select(long, int, IntPredicate)} from the key's
+     * point (at most {@code maxPoints} points); spymemcached's and xmemcached's rehash sequence
+     * ({@link Failover#rehashesKey()}): the key's backend, then the backend of each rehash of the
+     * key, {@link Failover#lookups} lookups in all ({@code maxPoints} does not shorten the
+     * client's sequence). Allocation-free.
      *
      * @param key       the key
      * @param offset    where the key starts
@@ -294,7 +292,7 @@ public final class Ring {
      * @return the accepted backend; {@link #NO_BACKEND} for an empty ring; {@link #GAVE_UP} when none was accepted
      */
     public int select(byte[] key, int offset, int length, int maxPoints, IntPredicate accept) {
-        return selectKey(key, offset, length, maxPoints, accept, null);
+        return failover(hash(key, offset, length), key, offset, length, maxPoints, accept, null);
     }
 
     /**
@@ -308,60 +306,98 @@ public final class Ring {
      * @param accept    whether a backend may be chosen
      */
     public Backend selectBackend(byte[] key, int offset, int length, int maxPoints, Predicate<Backend> accept) {
-        int b = selectKey(key, offset, length, maxPoints, null, accept);
-        return b < 0 ? null : store.backend(b);
-    }
-
-    private int selectKey(
-            byte[] key, int offset, int length, int maxPoints, IntPredicate byIndex, Predicate<Backend> byBackend) {
-        if (maxPoints < 1) {
-            throw new IllegalArgumentException("maxPoints " + maxPoints + " must be at least 1");
-        }
-        // The family's failover: a walk from the key's point, or a lookup of each try's hash in turn.
-        Failover failover = version.family().failover();
-        int lookups = failover.lookups(store.backendCount());
-        int points = failover.pointsPerLookup(maxPoints);
-        int h = wide ? 0 : keyHash.hash(key, offset, length);
-        int p = wide ? walk.cursor64(keyHash.hash64(key, offset, length)) : walk.cursor(h);
-        for (int attempt = 1; ; attempt++) {
-            int b = walkFrom(p, points, byIndex, byBackend);
-            if (b != GAVE_UP || attempt == lookups) {
-                return b;
-            }
-            h = failover.rehash(h, key, offset, length, attempt);
-            p = walk.cursor(h);
-        }
+        return backendOf(failover(hash(key, offset, length), key, offset, length, maxPoints, null, accept));
     }
 
     /**
-     * {@link #select(int, int, IntPredicate)} for a 64-bit hash ({@link KeyHash#hash64}): in a ring of
-     * 64-bit points the walk starts from the point the whole hash lands on, in a 32-bit ring from its low
-     * 32 bits' point.
+     * {@link #select(byte[], int, int, int, IntPredicate)} for a caller that has hashed the key already
+     * ({@code hash} is {@link #hash(byte[], int, int)} of it), as a router does once per request. Only a
+     * family that fails over by rehashing the key reads its bytes ({@link Failover#rehashesKey()}); a
+     * caller holding the key elsewhere than in an array (a buffer, a segment) may pass null for every
+     * other family rather than copy it: without the bytes the failover is the walk from the hash's point
+     * ({@link #select(long, int, IntPredicate)}), which is theirs.
      *
-     * @param hash      the key's hash by the ring's {@link #keyHash()}
-     * @param maxPoints how many points may be looked at, at least 1
-     * @param accept    whether a backend may be chosen; asked once per point walked
-     * @return as {@link #select(int, int, IntPredicate)}
+     * @param hash      the key's hash ({@link #hash(byte[], int, int)})
+     * @param key       the key's bytes, or null (see above)
+     * @param offset    where the key starts
+     * @param length    the key's length in bytes
+     * @param maxPoints how many points a walk may look at, at least 1
+     * @param accept    whether a backend may be chosen
+     * @return as {@link #select(byte[], int, int, int, IntPredicate)}
      */
-    public int select64(long hash, int maxPoints, IntPredicate accept) {
-        return walkFrom(wide ? walk.cursor64(hash) : walk.cursor((int) hash), maxPoints, accept, null);
+    public int select(long hash, byte[] key, int offset, int length, int maxPoints, IntPredicate accept) {
+        return failover(hash, key, offset, length, maxPoints, accept, null);
     }
 
     /**
-     * {@return {@link #select64} with {@code accept} given the {@link Backend}s: the accepted backend, or null for both negative answers}
+     * {@return {@link #select(long, byte[], int, int, int, IntPredicate)} with {@code accept} given the
+     * {@link Backend}s: the accepted backend, or null for both negative answers}
      *
-     * @param hash      the key's hash by the ring's {@link #keyHash()}
-     * @param maxPoints how many points may be looked at, at least 1
+     * @param hash      the key's hash ({@link #hash(byte[], int, int)})
+     * @param key       the key's bytes, or null for a family that does not rehash the key
+     * @param offset    where the key starts
+     * @param length    the key's length in bytes
+     * @param maxPoints how many points a walk may look at, at least 1
      * @param accept    whether a backend may be chosen
      */
-    public Backend selectBackend64(long hash, int maxPoints, Predicate<Backend> accept) {
-        int b = walkFrom(wide ? walk.cursor64(hash) : walk.cursor((int) hash), maxPoints, null, accept);
+    public Backend selectBackend(
+            long hash, byte[] key, int offset, int length, int maxPoints, Predicate<Backend> accept) {
+        return backendOf(failover(hash, key, offset, length, maxPoints, null, accept));
+    }
+
+    private Backend backendOf(int b) {
         return b < 0 ? null : store.backend(b);
     }
 
-    /** The one failover walk; exactly one of the two predicates is given (no adapter object per call). */
-    private int walk(int hash, int maxPoints, IntPredicate byIndex, Predicate<Backend> byBackend) {
-        return walkFrom(walk.cursor(hash), maxPoints, byIndex, byBackend);
+    /** The family's failover from a key: its rehash sequence, or (any family without the key's bytes) the walk. */
+    private int failover(
+            long hash,
+            byte[] key,
+            int offset,
+            int length,
+            int maxPoints,
+            IntPredicate byIndex,
+            Predicate<Backend> byBackend) {
+        // maxPoints < 1 goes to the walk, which refuses it.
+        int b = key == null || maxPoints < 1 ? WALKS : rehashSequence(hash, key, offset, length, byIndex, byBackend);
+        return b != WALKS ? b : walkFrom(walk.cursor(hash), maxPoints, byIndex, byBackend);
+    }
+
+    /**
+     * The ring family's rehash sequence from a key of {@code hash} (spymemcached's and xmemcached's
+     * failover, {@link Failover#rehashesKey()}): the key's backend, then the backend of each rehash of
+     * the key, {@link Failover#lookups} lookups in all, each backend offered to the predicate until
+     * one is accepted; {@link #WALKS} for every other family, whose failover is the walk from the key's
+     * point. The one place in the library that reads a family's failover.
+     *
+     * @return the accepted backend, {@link #NO_BACKEND} when a try finds none, {@link #GAVE_UP}, or {@link #WALKS}
+     */
+    int rehashSequence(
+            long hash, byte[] key, int offset, int length, IntPredicate byIndex, Predicate<Backend> byBackend) {
+        Failover failover = version.family().failover();
+        if (!failover.rehashesKey()) {
+            return WALKS;
+        }
+        int h = (int) hash;
+        int tries = failover.lookups(store.backendCount());
+        for (int attempt = 0; attempt < tries; attempt++) {
+            if (attempt > 0) {
+                h = failover.rehash(h, key, offset, length, attempt);
+            }
+            int b = lookupHash(Integer.toUnsignedLong(h));
+            if (b == NO_BACKEND) {
+                return NO_BACKEND;
+            }
+            if (accepts(b, byIndex, byBackend)) {
+                return b;
+            }
+        }
+        return GAVE_UP;
+    }
+
+    /** Exactly one of the two predicates is given (no adapter object per call). */
+    private boolean accepts(int b, IntPredicate byIndex, Predicate<Backend> byBackend) {
+        return byIndex != null ? byIndex.test(b) : byBackend.test(store.backend(b));
     }
 
     /** The walk from cursor {@code p} (-1: an empty ring). */
@@ -375,7 +411,7 @@ public final class Ring {
         }
         for (int walked = 0; walked < maxPoints; walked++) {
             int b = w.backend(p);
-            if (b >= 0 && (byIndex != null ? byIndex.test(b) : byBackend.test(store.backend(b)))) {
+            if (b >= 0 && accepts(b, byIndex, byBackend)) {
                 return b;
             }
             p = w.next(p); // nginx: point[hp->hash % points->number]
@@ -387,15 +423,14 @@ public final class Ring {
      * {@return position of the point that {@code hash} lands on: the first point with hash ≥ {@code hash}
      * (unsigned), or 0 past the last; -1 for an empty ring}
      *
-     * @param hash the key's CRC-32 ({@link io.ringstore.Ring#hash(byte[])})
+     * @param hash the key's hash ({@link #hash(byte[])})
      */
-    public int pointIndex(int hash) {
-        int p = walk.search(hash);
-        if (p < 0 || !ties) {
+    public int pointIndex(long hash) {
+        int p = walk.cursor(hash);
+        if (!ties || storedCount == 0) {
             return p;
         }
-        int q = walk.isView() ? walk.firstMemberFrom(p) : p;
-        int at = q < 0 ? -1 : Arrays.binarySearch(positions(), q);
+        int at = p < 0 ? -1 : Arrays.binarySearch(positions(), p);
         return Math.max(at, 0); // not found only in a damaged file
     }
 
@@ -428,22 +463,24 @@ public final class Ring {
     }
 
     /**
-     * {@return the hash of the point at {@code position} (0 ≤ position &lt; {@link #pointCount()})}
+     * {@return the hash of the point at {@code position}: a 32-bit ring's unsigned, a 64-bit ring's whole
+     * (its high and low words)}
      *
      * @param position the point's position, 0 ≤ position &lt; {@link #pointCount()}
      */
-    public int pointHash(int position) {
-        return storedHash(storedPosition(position));
+    public long pointHash(int position) {
+        return walk.hash(storedPosition(position));
     }
 
     /**
-     * {@return the whole hash of the point at {@code position}: a 64-bit ring's (high and low words), a
-     * 32-bit ring's zero-extended}
+     * {@return where the point at {@code position} lies on the 32-bit hash line that {@link #lineShares}
+     * and {@code RingDiff} measure: its hash in a 32-bit ring, the high word of its hash in a 64-bit one
+     * (the 6-byte point's word)}
      *
      * @param position the point's position, 0 ≤ position &lt; {@link #pointCount()}
      */
-    public long pointHash64(int position) {
-        return walk.storedHash64(storedPosition(position));
+    public int pointLineHash(int position) {
+        return storedHash(storedPosition(position));
     }
 
     /**
@@ -470,7 +507,7 @@ public final class Ring {
      * @param key the key
      */
     public PrimitiveIterator.OfInt points(byte[] key) {
-        int start = startPosition(key);
+        int start = pointIndex(hash(key));
         return new PrimitiveIterator.OfInt() {
             int done;
 
@@ -499,108 +536,17 @@ public final class Ring {
      * <p>Memory: besides the iterator itself, nothing for the first {@value #LINEAR_SEEN_POINTS}
      * points of the walk (more than nginx ever looks at): whether a point's backend came before is
      * answered by reading the earlier points of the walk again, at most that many. A longer walk
-     * allocates one {@link BitSet} of the backend count, once, so a walk of the whole ring stays
+     * allocates one {@link java.util.BitSet} of the backend count, once, so a walk of the whole ring stays
      * O(points) instead of quadratic.
      *
      * @param key the key
      */
     public PrimitiveIterator.OfInt backends(byte[] key) {
-        if (version.family().failover().rehashesKey()) {
-            return rehashSequence(key);
-        }
-        int start = startPosition(key);
-        return new PrimitiveIterator.OfInt() {
-            int walked; // points of the walk read so far
-            BitSet seen; // backends of those points, once walked > LINEAR_SEEN_POINTS
-            int next = advance();
-
-            private int advance() {
-                while (start >= 0 && walked < pointCount) {
-                    int b = pointBackend(wrap(start + walked));
-                    boolean first = b >= 0 && !seenBefore(b);
-                    walked++;
-                    if (seen != null && b >= 0) {
-                        seen.set(b);
-                    }
-                    if (first) {
-                        return b;
-                    }
-                }
-                return NO_BACKEND;
-            }
-
-            private boolean seenBefore(int b) {
-                if (seen == null && walked > LINEAR_SEEN_POINTS) {
-                    seen = new BitSet(backendCount);
-                    for (int i = 0; i < walked; i++) {
-                        int earlier = pointBackend(wrap(start + i));
-                        if (earlier >= 0) {
-                            seen.set(earlier);
-                        }
-                    }
-                }
-                if (seen != null) {
-                    return seen.get(b);
-                }
-                for (int i = 0; i < walked; i++) {
-                    if (pointBackend(wrap(start + i)) == b) {
-                        return true;
-                    }
-                }
-                return false;
-            }
-
-            @Override
-            public boolean hasNext() {
-                return next >= 0;
-            }
-
-            @Override
-            public int nextInt() {
-                if (next < 0) {
-                    throw new NoSuchElementException();
-                }
-                int b = next;
-                next = advance();
-                return b;
-            }
-        };
-    }
-
-    /** The ring position {@code key} lands on (by the family's key hash), -1 for an empty ring. */
-    private int startPosition(byte[] key) {
-        return wide ? walk.cursor64(keyHash.hash64(key, 0, key.length)) : pointIndex(keyHash.hash(key, 0, key.length));
-    }
-
-    /** A rehash family's failover order: the distinct backends of its tries, in order. */
-    private PrimitiveIterator.OfInt rehashSequence(byte[] key) {
-        Failover failover = version.family().failover();
-        int tries = failover.lookups(store.backendCount());
-        int[] order = new int[tries];
-        int n = 0;
-        int h = keyHash.hash(key, 0, key.length);
-        for (int attempt = 0; attempt < tries; attempt++) {
-            if (attempt > 0) {
-                h = failover.rehash(h, key, 0, key.length, attempt);
-            }
-            int b = lookupHash(h);
-            boolean seen = b < 0;
-            for (int i = 0; i < n && !seen; i++) {
-                seen = order[i] == b;
-            }
-            if (!seen) {
-                order[n++] = b;
-            }
-        }
-        return java.util.Arrays.stream(order, 0, n).iterator();
+        return new FailoverOrder(this, key);
     }
 
     /** How many points {@link #backends} checks again by reading them before it keeps a bit set. */
     static final int LINEAR_SEEN_POINTS = 64;
-
-    private int wrap(int p) {
-        return p >= pointCount ? p - pointCount : p;
-    }
 
     /**
      * {@return each backend's exact share of the 32-bit hash line in this ring (index = backend index, 0 for
@@ -611,9 +557,9 @@ public final class Ring {
         long[] owned = new long[backendCount];
         int n = pointCount;
         if (n > 0) {
-            long previous = Integer.toUnsignedLong(pointHash(n - 1)) - (1L << 32);
+            long previous = Integer.toUnsignedLong(pointLineHash(n - 1)) - (1L << 32);
             for (int i = 0; i < n; i++) {
-                long h = Integer.toUnsignedLong(pointHash(i));
+                long h = Integer.toUnsignedLong(pointLineHash(i));
                 int b = pointBackend(i);
                 if (b >= 0) {
                     owned[b] += h - previous;

@@ -107,7 +107,7 @@ class BackendHealthFormatTest {
                     Ring rc = pc.rings().get(r);
                     assertEquals(ra.pointCount(), rc.pointCount(), v + " ring " + ra);
                     for (int i = 0; i < ra.pointCount(); i++) {
-                        assertEquals(ra.pointHash64(i), rc.pointHash64(i), v + " ring " + ra + " point " + i);
+                        assertEquals(ra.pointHash(i), rc.pointHash(i), v + " ring " + ra + " point " + i);
                         assertEquals(ra.pointBackend(i), rc.pointBackend(i), v + " ring " + ra + " point " + i);
                     }
                 }

@@ -150,7 +150,7 @@ final class EnvoyVectors {
         assertTrue(ring.isWide(), "a 64-bit ring");
         for (ProjectVectors.Row row : rows) {
             int p = row.integer("position");
-            assertEquals(row.unsigned("hash"), ring.pointHash64(p), row.toString());
+            assertEquals(row.unsigned("hash"), ring.pointHash(p), row.toString());
             assertEquals(row.integer("host_index"), ring.pointBackend(p), row + " (" + row.get("label_in_test") + ")");
         }
         return rows.size();
@@ -159,7 +159,7 @@ final class EnvoyVectors {
     /**
      * A phase's lookups of {@code lookups.tsv}: {@code chooseHost(hash, attempt)} for attempts 0 to
      * {@code retry_count}, entry {@code (index + attempt) % size}, until the host is not rejected; when
-     * every attempt is rejected, the last attempt's host. As {@link Ring#select64} with an accept that
+     * every attempt is rejected, the last attempt's host. As {@link Ring#select(long, int, java.util.function.IntPredicate)} with an accept that
      * takes the last attempt's host whatever it is. Rows with retries only when {@code retries}
      * (Envoy's retry host predicate; gRPC has none). Returns how many rows were checked.
      */
@@ -175,10 +175,10 @@ final class EnvoyVectors {
             }
             String reject = row.get("reject");
             int[] calls = {0};
-            int chosen = ring.select64(hash, retry + 1, b -> calls[0]++ == retry || !rejected(reject, b));
+            int chosen = ring.select(hash, retry + 1, b -> calls[0]++ == retry || !rejected(reject, b));
             assertEquals(row.integer("expected_host_index"), chosen, row.toString());
             if (retry == 0) {
-                assertEquals(row.integer("expected_host_index"), ring.lookupHash64(hash), row + ": lookupHash64");
+                assertEquals(row.integer("expected_host_index"), ring.lookupHash(hash), row + ": lookupHash");
             }
             checked++;
         }
@@ -212,7 +212,7 @@ final class EnvoyVectors {
         long step = Long.divideUnsigned(-1L, samples);
         long[] hits = new long[hosts];
         for (long i = 0; i < samples; i++) {
-            hits[ring.lookupHash64(i * step)]++;
+            hits[ring.lookupHash(i * step)]++;
         }
         return hits;
     }

@@ -8,11 +8,14 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.file.Path;
+import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.zip.CRC32;
 import java.util.zip.CRC32C;
 import java.util.zip.Checksum;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** Every key hash gives the JDK checksum's value for every key shape, and moves no buffer. */
 class KeyHashTest {
@@ -25,10 +28,18 @@ class KeyHashTest {
     }
 
     @Test
-    void ringHashIsTheFamiliesKeyHash() {
+    void ringHashIsTheFamiliesKeyHash(@TempDir Path dir) throws Exception {
         byte[] key = "some key".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
-        assertEquals(RingVersion.V1.keyHash().hash(key), Ring.hash(key));
-        assertEquals(RingVersion.v2(160).keyHash().hash(ByteBuffer.wrap(key)), Ring.hash(MemorySegment.ofArray(key)));
+        Path file = dir.resolve("v1-v2.ring");
+        TestRings.build(file, "server 10.0.0.1:80;\nserver 10.0.0.2:80;\n", RingVersion.V1, RingVersion.v2(160));
+        try (RingStore store = RingStore.open(file)) {
+            assertEquals(
+                    Integer.toUnsignedLong(RingVersion.V1.keyHash().hash(key)),
+                    store.ring(Set.of(), RingVersion.V1).hash(key));
+            assertEquals(
+                    Integer.toUnsignedLong(RingVersion.v2(160).keyHash().hash(ByteBuffer.wrap(key))),
+                    store.ring(Set.of(), RingVersion.v2(160)).hash(MemorySegment.ofArray(key)));
+        }
     }
 
     private static void check(KeyHash hash, Checksum jdk) {

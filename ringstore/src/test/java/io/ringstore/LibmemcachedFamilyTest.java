@@ -87,10 +87,7 @@ class LibmemcachedFamilyTest extends RingFamilyContract {
                 byte[] key = row.bytes("key");
                 int h = ring.keyHash().hash(key);
                 assertEquals(row.unsigned("hash1"), Integer.toUnsignedLong(h), row + " hash1");
-                assertEquals(
-                        row.unsigned("hash2"),
-                        Integer.toUnsignedLong(ring.pointHash(ring.pointIndex(h))),
-                        row + " hash2");
+                assertEquals(row.unsigned("hash2"), ring.pointHash(ring.pointIndex(h)), row + " hash2");
                 assertEquals(
                         row.get("server") + ":11211",
                         store.backend(ring.lookup(key)).answer(family()),
@@ -114,7 +111,7 @@ class LibmemcachedFamilyTest extends RingFamilyContract {
                 int h = ring.keyHash().hash(key);
                 assertEquals(row.unsigned("hash"), Integer.toUnsignedLong(h), row.toString());
                 assertTrue(
-                        Integer.compareUnsigned(h, ring.pointHash(ring.pointCount() - 1)) > 0,
+                        Integer.toUnsignedLong(h) > ring.pointHash(ring.pointCount() - 1),
                         row + ": past the last point");
                 assertEquals(ring.pointBackend(0), ring.lookup(key), row.toString());
             }

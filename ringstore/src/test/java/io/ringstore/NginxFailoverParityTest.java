@@ -321,8 +321,8 @@ class NginxFailoverParityTest {
                 continue;
             }
             // The point's own hash and the hash just after the previous point both land on this point.
-            int previous = ring.pointHash((position + n - 1) % n);
-            for (int target : new int[] {ring.pointHash(position), previous + 1}) {
+            int previous = (int) ring.pointHash((position + n - 1) % n);
+            for (int target : new int[] {(int) ring.pointHash(position), previous + 1}) {
                 byte[] uri = CrcForge.forge(
                         ("/" + u.name + "/forged/" + kind + "/").getBytes(StandardCharsets.US_ASCII), target);
                 keys.putIfAbsent(new String(uri, StandardCharsets.ISO_8859_1), new Key(uri, "forged"));
@@ -377,7 +377,7 @@ class NginxFailoverParityTest {
         int edgeContinued = 0;
         List<String> vectors = new ArrayList<>();
         for (Key k : keys) {
-            int hash = Ring.hash(k.uri);
+            int hash = (int) u.ring.hash(k.uri); // nginx's CRC-32, as the walk below computes it
             IntPredicate up = b -> !u.down(b);
             int walked = nginxWalk(u.ring, hash, up);
             int selected = u.ring.select(hash, Ring.NGINX_MAX_POINTS, up);
@@ -514,7 +514,7 @@ class NginxFailoverParityTest {
         int thirdChoices = 0;
         int roundRobin = 0;
         for (Key k : keys) {
-            int hash = Ring.hash(k.uri);
+            int hash = (int) u.ring.hash(k.uri); // nginx's CRC-32, as the walk below computes it
             List<String> fromNginx = List.of(logged.get(k.text()).split(", "));
             BitSet tried = new BitSet();
             for (int t = 0; t < NGINX_TRIES; t++) {

@@ -205,7 +205,7 @@ class NginxParityTest {
         assertEquals(expected.hashes.length, ring.pointCount(), "distinct points");
         for (int i = 0; i < expected.hashes.length; i++) {
             int at = i;
-            assertEquals(expected.hashes[i], ring.pointHash(i), () -> "hash of point " + at);
+            assertEquals(Integer.toUnsignedLong(expected.hashes[i]), ring.pointHash(i), () -> "hash of point " + at);
             assertEquals(
                     expected.firstListed[i],
                     ring.pointBackend(i),
@@ -388,7 +388,7 @@ class NginxParityTest {
                     mismatches.add(String.format(
                             "%n  key %s crc32=%08x%s nginx=%s ringstore=%s",
                             printable(r.uri),
-                            Ring.hash(r.uri),
+                            ring.hash(r.uri),
                             r.target == null ? "" : " (forged)",
                             fromNginx == null ? "(not logged)" : fromNginx,
                             fromRingstore));

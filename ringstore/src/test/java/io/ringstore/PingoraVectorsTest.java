@@ -291,8 +291,8 @@ class PingoraVectorsTest {
                                 + line);
                     }
                     byte[] k = VectorFiles.bytes(key);
-                    int start = ring.pointIndex(Ring.hash(k));
-                    int landedHash = ring.pointHash(start);
+                    int start = ring.pointIndex(ring.hash(k));
+                    int landedHash = (int) ring.pointHash(start);
                     String want = expected(landedHash, f[1]);
                     if (v1 && collisions.containsKey(landedHash)) {
                         onV1Collision++;
@@ -319,7 +319,7 @@ class PingoraVectorsTest {
                                 rows,
                                 key,
                                 "node_iter[" + j + "]",
-                                expected(ring.pointHash(p), f[2 + j]),
+                                expected((int) ring.pointHash(p), f[2 + j]),
                                 points.hasNext() ? address(points.nextInt()) : "<Ring.points ended>");
                         iterCells++;
                     }
@@ -367,7 +367,7 @@ class PingoraVectorsTest {
                     if (ipv4Only() && f[2].startsWith("[")) {
                         ipv6Rows++;
                         int p = ring.pointIndex(hash);
-                        if (ring.pointHash(p) == hash
+                        if (ring.pointHash(p) == Integer.toUnsignedLong(hash)
                                 && address(ring.pointBackend(p)).equals(f[2])) {
                             ipv6Reproduced++;
                         }
@@ -379,7 +379,7 @@ class PingoraVectorsTest {
                     }
                     if (compared < ours.size()) {
                         int p = ours.get(compared);
-                        mismatches.check(rows, "#" + p, "hash", f[1], Integer.toUnsignedString(ring.pointHash(p)));
+                        mismatches.check(rows, "#" + p, "hash", f[1], Long.toString(ring.pointHash(p)));
                         mismatches.check(rows, "#" + p, "address", want, address(ring.pointBackend(p)));
                     }
                     compared++;
@@ -433,8 +433,9 @@ class PingoraVectorsTest {
                     differFromPingora++;
                 }
                 int p = ring.pointIndex(c.hash());
-                String actual =
-                        ring.pointHash(p) == c.hash() ? address(ring.pointBackend(p)) : "<no point with this hash>";
+                String actual = ring.pointHash(p) == Integer.toUnsignedLong(c.hash())
+                        ? address(ring.pointBackend(p))
+                        : "<no point with this hash>";
                 mismatches.check(c.line(), hash, "survivor", want, actual);
             }
             System.out.printf(

@@ -435,7 +435,7 @@ class RingFileFuzzTest {
         for (Ring ring : store.rings()) {
             long previous = -1;
             for (int i = 0; i < ring.pointCount(); i++) {
-                long h = Integer.toUnsignedLong(ring.pointHash(i));
+                long h = Integer.toUnsignedLong(ring.pointLineHash(i));
                 if (h <= previous) {
                     throw new AssertionError(
                             "verified, but " + ring + " point " + i + " is not above the previous one");

@@ -396,10 +396,9 @@ class RingOracleTest {
         int i = 0;
         for (Map.Entry<Long, Integer> e : expected.entrySet()) {
             int position = i++;
-            if (Integer.toUnsignedLong(ring.pointHash(position)) != e.getKey()
-                    || ring.pointBackend(position) != e.getValue()) {
+            if (ring.pointHash(position) != e.getKey() || ring.pointBackend(position) != e.getValue()) {
                 throw new AssertionError("point " + position + ": expected " + e.getKey() + "->" + e.getValue()
-                        + ", found " + Integer.toUnsignedString(ring.pointHash(position)) + "->"
+                        + ", found " + ring.pointHash(position) + "->"
                         + ring.pointBackend(position) + " in " + what);
             }
         }

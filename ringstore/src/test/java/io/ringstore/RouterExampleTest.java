@@ -124,7 +124,7 @@ class RouterExampleTest {
                         ? Set.of()
                         : Set.copyOf(Arrays.asList(m.group(3).split(", ")));
                 int chosen = ring.select(
-                        Ring.hash(key),
+                        ring.hash(key),
                         Ring.NGINX_MAX_POINTS,
                         b -> !store.backend(b).down()
                                 && !unhealthy.contains(store.backend(b).address()));

@@ -92,11 +92,12 @@ final class SeededFleets {
                 for (Ring ring : store.rings()) {
                     sha.update(ByteBuffer.allocate(4).putInt(ring.pointCount()).array());
                     for (int p = 0; p < ring.pointCount(); p++) {
-                        sha.update(
-                                ByteBuffer.allocate(4).putInt(ring.pointHash(p)).array());
+                        sha.update(ByteBuffer.allocate(4)
+                                .putInt(ring.pointLineHash(p))
+                                .array());
                         if (ring.isWide()) {
                             sha.update(ByteBuffer.allocate(4)
-                                    .putInt((int) ring.pointHash64(p))
+                                    .putInt((int) ring.pointHash(p))
                                     .array());
                         }
                         sha.update(answer.apply(store.backend(ring.pointBackend(p)))

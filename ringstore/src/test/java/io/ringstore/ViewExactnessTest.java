@@ -178,9 +178,9 @@ class ViewExactnessTest {
         int n = expected.pointCount();
         for (int i = 0; i < n; i++) {
             if (expected.pointHash(i) != actual.pointHash(i) || expected.pointBackend(i) != actual.pointBackend(i)) {
-                throw new AssertionError(what + ": point " + i + " is " + Integer.toUnsignedString(actual.pointHash(i))
+                throw new AssertionError(what + ": point " + i + " is " + actual.pointHash(i)
                         + "/" + actual.pointBackend(i) + ", stored ring has "
-                        + Integer.toUnsignedString(expected.pointHash(i)) + "/" + expected.pointBackend(i));
+                        + expected.pointHash(i) + "/" + expected.pointBackend(i));
             }
         }
         if (n == 0) {
@@ -193,7 +193,7 @@ class ViewExactnessTest {
         for (int k = 0; k < 4000; k++) {
             int h = random.nextInt();
             if (k % 2 == 1) {
-                h = expected.pointHash(random.nextInt(n)) + (k % 3) - 1; // at, just below, just above a point
+                h = (int) expected.pointHash(random.nextInt(n)) + (k % 3) - 1; // at, just below, just above a point
             }
             assertEquals(
                     expected.lookupHash(h), actual.lookupHash(h), what + ": lookup " + Integer.toUnsignedString(h));

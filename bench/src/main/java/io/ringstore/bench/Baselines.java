@@ -48,9 +48,7 @@ final class Baselines {
             }
             boolean wide = ring.isWide();
             for (int i = 0; i < n; i++) {
-                map.put(
-                        wide ? ring.pointHash64(i) ^ Long.MIN_VALUE : ring.pointHash64(i),
-                        backends[ring.pointBackend(i)]);
+                map.put(wide ? ring.pointHash(i) ^ Long.MIN_VALUE : ring.pointHash(i), backends[ring.pointBackend(i)]);
             }
         }
 
@@ -76,7 +74,7 @@ final class Baselines {
             hashes = new int[n];
             backends = new short[n];
             for (int i = 0; i < n; i++) {
-                hashes[i] = ring.pointHash(i);
+                hashes[i] = (int) ring.pointHash(i);
                 backends[i] = (short) ring.pointBackend(i);
             }
         }
@@ -105,7 +103,7 @@ final class Baselines {
             int n = ring.pointCount();
             points = new long[n];
             for (int i = 0; i < n; i++) {
-                points[i] = (Integer.toUnsignedLong(ring.pointHash(i)) << 32) | ring.pointBackend(i);
+                points[i] = (ring.pointHash(i) << 32) | ring.pointBackend(i);
             }
         }
 

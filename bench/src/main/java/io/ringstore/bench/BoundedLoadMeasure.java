@@ -125,7 +125,7 @@ public final class BoundedLoadMeasure {
             cdf = new double[keys];
             double sum = 0;
             for (int k = 0; k < keys; k++) {
-                hashes[k] = Ring.hash(("/object/" + seed + "/" + k).getBytes(StandardCharsets.US_ASCII));
+                hashes[k] = (int) ring.hash(("/object/" + seed + "/" + k).getBytes(StandardCharsets.US_ASCII));
                 sum += Math.pow(k + 1, -s);
                 cdf[k] = sum;
             }

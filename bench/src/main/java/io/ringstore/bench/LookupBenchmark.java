@@ -26,7 +26,7 @@ import org.openjdk.jmh.infra.ThreadParams;
  * hash ({@code *Hash}).
  *
  * <ul>
- *   <li>{@code ringstore}: {@link Ring#lookup(byte[])} / {@link Ring#lookupHash(int)} on the mapped file
+ *   <li>{@code ringstore}: {@link Ring#lookup(byte[])} / {@link Ring#lookupHash(long)} on the mapped file
  *       (the library's sliced interpolation search);
  *   <li>{@code treemap}: {@link Baselines.TreeMapRing}, "TreeMap ketama";
  *   <li>{@code heapArrays}: {@link Baselines.HeapArrays}, int[] + short[];

@@ -164,7 +164,7 @@ public class RouterBenchmark {
                 boolean migrates = policy.migrates(keys[k], 0, keys[k].length);
                 migrated += migrates ? 1 : 0;
                 Ring ring = migrates ? newRing : data.plainRing;
-                int hash = Ring.hash(keys[k]);
+                long hash = ring.hash(keys[k]);
                 String expected = data.plain.backend(ring.lookupHash(hash)).address();
                 String selected = data.plain
                         .backend(ring.select(hash, Ring.NGINX_MAX_POINTS, data.acceptIndex))
@@ -263,7 +263,9 @@ public class RouterBenchmark {
         return backend(
                 data.plain,
                 data.plainRing.select(
-                        Ring.hash(data.keys[cursor.next(data.mask)]), Ring.NGINX_MAX_POINTS, data.acceptIndex));
+                        data.plainRing.hash(data.keys[cursor.next(data.mask)]),
+                        Ring.NGINX_MAX_POINTS,
+                        data.acceptIndex));
     }
 
     @Benchmark

@@ -30,7 +30,7 @@ import org.openjdk.jmh.annotations.Warmup;
 /**
  * Plain binary search against the library's search, over the same mapped points, each as a whole
  * lookup (search, then the point's backend) so the times compare with {@link LookupBenchmark}'s
- * {@code *Hash} benchmarks: {@code library} is {@link Ring#lookupHash(int)} itself (the sliced
+ * {@code *Hash} benchmarks: {@code library} is {@link Ring#lookupHash(long)} itself (the sliced
  * interpolation search), {@code binary} is the library's search without its index (a binary search of
  * all points, {@link PointSearch#pointIndex(MemorySegment, int, int)}) over a second read-only mapping
  * of the same points. Keys are LookupBenchmark's, hashed beforehand.
@@ -92,7 +92,7 @@ public class SearchBenchmark {
         }
         int step = Math.max(1, pointCount / 200_000);
         for (int p = 0; p < pointCount; p += step) {
-            int h = ring.pointHash(p);
+            int h = (int) ring.pointHash(p);
             check(name, search, h - 1);
             check(name, search, h);
             check(name, search, h + 1);

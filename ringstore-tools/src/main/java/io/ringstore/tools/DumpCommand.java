@@ -196,7 +196,7 @@ final class DumpCommand extends Command {
                         out.printf(
                                 "  %10d  %10s  %s%n",
                                 i,
-                                Long.toUnsignedString(r.pointHash64(i)),
+                                Long.toUnsignedString(r.pointHash(i)),
                                 b < 0 ? "-" : store.backend(b).address());
                     }
                 }
@@ -276,9 +276,9 @@ final class DumpCommand extends Command {
                         j.begin();
                         if (r.isWide()) { // a u64 above 2^53 is not a JSON number every reader keeps exactly: a
                             // decimal string
-                            j.field("hash", Long.toUnsignedString(r.pointHash64(i)));
+                            j.field("hash", Long.toUnsignedString(r.pointHash(i)));
                         } else {
-                            j.field("hash", Integer.toUnsignedLong(r.pointHash(i)));
+                            j.field("hash", r.pointHash(i));
                         }
                         j.field("backend", r.pointBackend(i)).end();
                     }

@@ -50,7 +50,7 @@ class CliLookupDownTest {
                 byte[] key = keys.get(i).getBytes(StandardCharsets.US_ASCII);
                 int ringAnswer = r.lookup(key);
                 int chosen = r.select(
-                        Ring.hash(key),
+                        r.hash(key),
                         Ring.NGINX_MAX_POINTS,
                         b -> !store.backend(b).down());
                 assertEquals(keys.get(i) + "\t" + store.backend(ringAnswer).upstreamAddress(), own.get(i));

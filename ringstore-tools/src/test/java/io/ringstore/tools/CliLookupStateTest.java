@@ -52,7 +52,7 @@ class CliLookupStateTest {
         try (RingStore store = RingStore.open(ring)) {
             Ring r = store.ring(Set.of());
             for (String k : keys) {
-                int b = r.select(Ring.hash(k.getBytes(StandardCharsets.US_ASCII)), Ring.NGINX_MAX_POINTS, up);
+                int b = r.select(r.hash(k.getBytes(StandardCharsets.US_ASCII)), Ring.NGINX_MAX_POINTS, up);
                 lines.add(k + "\t" + (b < 0 ? "-" : store.backend(b).upstreamAddress()));
             }
         }

@@ -560,7 +560,7 @@ class FamilyEverywhereTest {
         Oracle(Ring ring) {
             this.ring = ring;
             for (int p = 0; p < ring.pointCount(); p++) {
-                points.putIfAbsent(Integer.toUnsignedLong(ring.pointHash(p)), ring.pointBackend(p));
+                points.putIfAbsent(Integer.toUnsignedLong(ring.pointLineHash(p)), ring.pointBackend(p));
             }
         }
 

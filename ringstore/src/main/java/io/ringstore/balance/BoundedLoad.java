@@ -18,7 +18,7 @@ import io.ringstore.internal.format.PointRing;
  * integers (1.1 × 10 / 11 is exactly 1, not 1.0000000000000002 rounded up to 2); m is clamped to
  * [0, 2^40] and n to at least 1, so a nonsensical view cannot overflow it.
  *
- * <p><b>Candidates.</b> The first candidate is the key's own point ({@link Ring#lookupHash(int)}'s
+ * <p><b>Candidates.</b> The first candidate is the key's own point ({@link Ring#lookupHash(long)}'s
  * answer). Then, with the default {@link Walk#RANDOM_JUMP}, the points that a SplitMix64 sequence
  * seeded by the key's hash lands on, draw after draw (Chen, Coleman and Shrivastava, "Revisiting
  * consistent hashing with bounded loads", AAAI 2021): each key's overflow goes to its own pseudo-random
@@ -157,39 +157,21 @@ public final class BoundedLoad {
     }
 
     /**
-     * {@return the backend for a key of CRC-32 {@code hash} under the bound, or {@link Ring#NO_BACKEND} when the
+     * {@return the backend for a key of {@code hash} under the bound, or {@link Ring#NO_BACKEND} when the
      * ring is empty or none of its backends is available} With no load and every backend available it
      * is {@code ring.lookupHash(hash)}; for the same ring and the same view it is always the same.
      *
      * @param ring the ring to walk
-     * @param hash the key's CRC-32 ({@link io.ringstore.Ring#hash(byte[])})
+     * @param hash the key's hash ({@link Ring#hash(byte[])})
      * @param load the host's load and availability
-     */
-    public int choose(Ring ring, int hash, LoadView load) {
-        PointRing cursor = RINGS.walk(ring);
-        return choose(ring, cursor, cursor.cursor(hash), hash, load, false);
-    }
-
-    /**
-     * {@link #choose(Ring, int, LoadView)} for a key's 64-bit hash ({@link io.ringstore.family.KeyHash#hash64}):
-     * in a ring of 64-bit points (Envoy's, gRPC's) the key's point is the one the whole hash lands on;
-     * in a 32-bit ring this is {@code choose(ring, (int) hash, load)}.
-     *
-     * @param ring the ring to walk
-     * @param hash the key's hash by the ring's key hash
-     * @param load the host's load and availability
-     * @return as {@link #choose(Ring, int, LoadView)}
      */
     public int choose(Ring ring, long hash, LoadView load) {
-        if (!ring.isWide()) {
-            return choose(ring, (int) hash, load);
-        }
         PointRing cursor = RINGS.walk(ring);
-        return choose(ring, cursor, cursor.cursor64(hash), hash, load, false);
+        return choose(ring, cursor, cursor.cursor(hash), cursor.seed(hash), load, false);
     }
 
     /**
-     * {@link #choose(Ring, int, LoadView)}, and the request counted in flight on the backend chosen
+     * {@link #choose(Ring, long, LoadView)}, and the request counted in flight on the backend chosen
      * ({@link LoadView#acquire}), in one step that keeps the bound strict under concurrency: reserve,
      * then check. A candidate that reads as having room (fewer than the capacity ⌈c · (m + 1) / n⌉, m
      * the total read as the walk begins) is reserved first (its count goes up by this request), then
@@ -209,40 +191,24 @@ public final class BoundedLoad {
      * the caller releases it when the request is done; {@link Ring#NO_BACKEND}: nothing counted.
      *
      * @param ring the ring to walk
-     * @param hash the key's CRC-32 ({@link io.ringstore.Ring#hash(byte[])})
-     * @param load the host's load and availability; it counts ({@link LoadView#acquire})
-     * @return the backend, counted in flight, or {@link Ring#NO_BACKEND}
-     */
-    public int chooseAndAcquire(Ring ring, int hash, LoadView load) {
-        PointRing cursor = RINGS.walk(ring);
-        return choose(ring, cursor, cursor.cursor(hash), hash, load, true);
-    }
-
-    /**
-     * {@link #chooseAndAcquire(Ring, int, LoadView)} for a key's 64-bit hash, as {@link #choose(Ring, long, LoadView)}.
-     *
-     * @param ring the ring to walk
-     * @param hash the key's hash by the ring's key hash
+     * @param hash the key's hash ({@link Ring#hash(byte[])})
      * @param load the host's load and availability; it counts ({@link LoadView#acquire})
      * @return the backend, counted in flight, or {@link Ring#NO_BACKEND}
      */
     public int chooseAndAcquire(Ring ring, long hash, LoadView load) {
-        if (!ring.isWide()) {
-            return chooseAndAcquire(ring, (int) hash, load);
-        }
         PointRing cursor = RINGS.walk(ring);
-        return choose(ring, cursor, cursor.cursor64(hash), hash, load, true);
+        return choose(ring, cursor, cursor.cursor(hash), cursor.seed(hash), load, true);
     }
 
     /** The walk of {@link #choose} and, with {@code reserve}, of {@link #chooseAndAcquire}. */
-    private int choose(Ring ring, PointRing cursor, int home, long hash, LoadView load, boolean reserve) {
+    private int choose(Ring ring, PointRing cursor, int home, long seed, LoadView load, boolean reserve) {
         if (home < 0) {
             return Ring.NO_BACKEND;
         }
         long capacity = capacity(load);
         int probeLimit = Math.min(maxProbes, ring.store().backendCount());
         int point = home;
-        long sequence = hash;
+        long sequence = seed;
         long examinedLow = 0; // backends examined, as bits of their index mod 128: exact up to 128 backends
         long examinedHigh = 0;
         int best = Ring.NO_BACKEND;
@@ -276,7 +242,7 @@ public final class BoundedLoad {
                 point = cursor.next(point);
             } else {
                 sequence += GOLDEN_GAMMA;
-                point = cursor.cursor((int) (mix64(sequence) >>> 32));
+                point = cursor.lineCursor((int) (mix64(sequence) >>> 32));
             }
         }
         if (!reserve) {

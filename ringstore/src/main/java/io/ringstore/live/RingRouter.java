@@ -271,11 +271,21 @@ public final class RingRouter implements AutoCloseable {
      *
      * <p>Keys come in four shapes, the same for every operation: {@code byte[]}, a range of a
      * {@code byte[]}, a {@link ByteBuffer}'s bytes from its position to its limit (heap or direct; the
-     * buffer is not moved) and a {@link MemorySegment}'s bytes (heap or native). Each shape's method
-     * picks the version and hashes the key, then calls the one implementation of the operation.
-     * Allocation-free.
+     * buffer is not moved) and a {@link MemorySegment}'s bytes (heap or native); every shape gets the
+     * version, answer and counts an array of the same bytes gets. Each shape's method picks the version
+     * and hashes the key once, then calls the one implementation of the operation. Allocation-free, but
+     * for the failover of a family that rehashes the key (spymemcached, xmemcached: in {@code select},
+     * and in {@code choose} and {@code chooseAndAcquire} without a bound), which copies a buffer's or
+     * segment's key.
      */
     public final class Route implements AutoCloseable {
+        // The four operations, by number: the one retry loop (answer) runs one of them on the ring of the
+        // generation serving; inlined into each entry point, the number is a constant and the switch folds.
+        private static final int LOOKUP = 0;
+        private static final int SELECT = 1;
+        private static final int CHOOSE = 2;
+        private static final int CHOOSE_AND_ACQUIRE = 3;
+
         private final WatchedRingStore.Handle oldRing;
         private final WatchedRingStore.Handle newRing;
 
@@ -311,7 +321,7 @@ public final class RingRouter implements AutoCloseable {
          */
         public Backend backend(byte[] key, int offset, int length) {
             WatchedRingStore.Handle h = ring(migrates(key, offset, length));
-            return backendFor(h, h.keyHash.hash64(key, offset, length));
+            return lookup(h, h.keyHash.hash64(key, offset, length));
         }
 
         /**
@@ -321,13 +331,11 @@ public final class RingRouter implements AutoCloseable {
          */
         public Backend backend(ByteBuffer key) {
             int t = threshold;
-            if (bothCrc32 && t != 0 && t != RolloutPolicy.FULL && !key.hasArray()) {
-                // Rolling out between two CRC-32 versions: one pass for the ring's CRC-32 and the bucket's CRC-32C.
-                long both = KeyCrcs.of(key);
-                return backendFor(ring(KeyCrcs.bucket(KeyCrcs.crc32c(both)) < t), KeyCrcs.crc32(both));
+            if (!key.hasArray() && onePass(t)) {
+                return lookupRollingOut(KeyCrcs.of(key), t);
             }
             WatchedRingStore.Handle h = ring(migrates(key));
-            return backendFor(h, h.keyHash.hash64(key));
+            return lookup(h, h.keyHash.hash64(key));
         }
 
         /**
@@ -337,12 +345,11 @@ public final class RingRouter implements AutoCloseable {
          */
         public Backend backend(MemorySegment key) {
             int t = threshold;
-            if (bothCrc32 && t != 0 && t != RolloutPolicy.FULL && key.isNative()) {
-                long both = KeyCrcs.of(key); // as for a direct buffer; a heap array goes to the JDK's intrinsics
-                return backendFor(ring(KeyCrcs.bucket(KeyCrcs.crc32c(both)) < t), KeyCrcs.crc32(both));
+            if (key.isNative() && onePass(t)) { // a heap array goes to the JDK's intrinsics
+                return lookupRollingOut(KeyCrcs.of(key), t);
             }
             WatchedRingStore.Handle h = ring(migrates(key));
-            return backendFor(h, h.keyHash.hash64(key));
+            return lookup(h, h.keyHash.hash64(key));
         }
 
         /**
@@ -350,9 +357,11 @@ public final class RingRouter implements AutoCloseable {
          * backend of the first of at most {@code maxPoints} points from the key's that {@code accept}
          * approves, or null when none was approved (nginx then falls back to round robin) or the ring
          * has no backend} With {@link Ring#NGINX_MAX_POINTS} it answers as nginx's {@code hash ...
-         * consistent} does. {@code accept} is given {@link Backend}s, which mean the same server in
-         * every generation; when the generation is unmapped during the walk the walk starts again on
-         * the current one, so {@code accept} may see a backend twice.
+         * consistent} does; a family that fails over by rehashing the key (spymemcached, xmemcached) runs
+         * its rehash sequence instead ({@link Ring#select(byte[], int, int, int, java.util.function.IntPredicate)}).
+         * {@code accept} is given {@link Backend}s, which mean the same server in every generation; when
+         * the generation is unmapped during the walk the walk starts again on the current one, so
+         * {@code accept} may see a backend twice.
          *
          * @param key the key
          * @param maxPoints the most points to walk ({@link io.ringstore.Ring#NGINX_MAX_POINTS} as nginx)
@@ -374,11 +383,11 @@ public final class RingRouter implements AutoCloseable {
          */
         public Backend select(byte[] key, int offset, int length, int maxPoints, Predicate<Backend> accept) {
             WatchedRingStore.Handle h = ring(migrates(key, offset, length));
-            return selectFor(h, key, offset, length, maxPoints, accept);
+            return select(h, h.keyHash.hash64(key, offset, length), key, offset, length, maxPoints, accept);
         }
 
         /**
-         * {@link #select(byte[], int, Predicate)} for the key's bytes from the buffer's position to its limit (the buffer is not moved).
+         * {@link #select(byte[], int, Predicate)} for the key's bytes from the buffer's position to its limit.
          *
          * @param key       the key
          * @param maxPoints the most points to walk
@@ -387,11 +396,8 @@ public final class RingRouter implements AutoCloseable {
          */
         public Backend select(ByteBuffer key, int maxPoints, Predicate<Backend> accept) {
             WatchedRingStore.Handle h = ring(migrates(key));
-            if (h.rehashes) {
-                byte[] copy = bytes(key);
-                return selectFor(h, copy, 0, copy.length, maxPoints, accept);
-            }
-            return selectFor(h, h.keyHash.hash64(key), maxPoints, accept);
+            byte[] bytes = failoverKey(h, key, null);
+            return select(h, h.keyHash.hash64(key), bytes, 0, length(bytes), maxPoints, accept);
         }
 
         /**
@@ -404,11 +410,8 @@ public final class RingRouter implements AutoCloseable {
          */
         public Backend select(MemorySegment key, int maxPoints, Predicate<Backend> accept) {
             WatchedRingStore.Handle h = ring(migrates(key));
-            if (h.rehashes) {
-                byte[] copy = bytes(key);
-                return selectFor(h, copy, 0, copy.length, maxPoints, accept);
-            }
-            return selectFor(h, h.keyHash.hash64(key), maxPoints, accept);
+            byte[] bytes = failoverKey(h, key, null);
+            return select(h, h.keyHash.hash64(key), bytes, 0, length(bytes), maxPoints, accept);
         }
 
         /**
@@ -416,10 +419,8 @@ public final class RingRouter implements AutoCloseable {
          * on the version the policy chooses, unless that backend is down, drained, failed host-wide or
          * (with a load bound) over c × the mean in flight; then the bounded-load candidate, or without a
          * bound the family's failover ({@link #select}'s: for spymemcached and xmemcached the rehash
-         * sequence)} Null when no backend is available. Allocation-free (but for a buffer's or segment's
-         * key of a rehashing family without a bound, copied as {@code select} copies it); like
-         * {@link #backend(byte[])}, it never fails because of a switch (a lookup meeting an unmapped
-         * generation is done again on the current one).
+         * sequence)} Null when no backend is available. Like {@link #backend(byte[])}, it never fails
+         * because of a switch (a lookup meeting an unmapped generation is done again on the current one).
          *
          * @param key the key
          * @param load the host's load and availability
@@ -439,7 +440,33 @@ public final class RingRouter implements AutoCloseable {
          */
         public Backend choose(byte[] key, int offset, int length, SharedLoad load) {
             WatchedRingStore.Handle h = ring(migrates(key, offset, length));
-            return chooseFor(h, key, offset, length, load);
+            return choose(h, h.keyHash.hash64(key, offset, length), key, offset, length, load);
+        }
+
+        /**
+         * {@link #choose(byte[], SharedLoad)} for the key's bytes from the buffer's position to its limit.
+         *
+         * @param key  the key
+         * @param load the host's shared state
+         * @return the chosen backend, or null
+         */
+        public Backend choose(ByteBuffer key, SharedLoad load) {
+            WatchedRingStore.Handle h = ring(migrates(key));
+            byte[] bytes = failoverKey(h, key, load);
+            return choose(h, h.keyHash.hash64(key), bytes, 0, length(bytes), load);
+        }
+
+        /**
+         * {@link #choose(byte[], SharedLoad)} for the segment's bytes as the key.
+         *
+         * @param key  the key
+         * @param load the host's shared state
+         * @return the chosen backend, or null
+         */
+        public Backend choose(MemorySegment key, SharedLoad load) {
+            WatchedRingStore.Handle h = ring(migrates(key));
+            byte[] bytes = failoverKey(h, key, load);
+            return choose(h, h.keyHash.hash64(key), bytes, 0, length(bytes), load);
         }
 
         /**
@@ -466,46 +493,11 @@ public final class RingRouter implements AutoCloseable {
          */
         public Backend chooseAndAcquire(byte[] key, int offset, int length, SharedLoad load) {
             WatchedRingStore.Handle h = ring(migrates(key, offset, length));
-            return chooseAndAcquireFor(h, key, offset, length, load);
+            return chooseAndAcquire(h, h.keyHash.hash64(key, offset, length), key, offset, length, load);
         }
 
         /**
-         * {@link #choose(byte[], SharedLoad)} for the key's bytes from the buffer's position to its limit (the buffer is not moved).
-         *
-         * @param key  the key
-         * @param load the host's shared state
-         * @return the chosen backend, or null
-         */
-        public Backend choose(ByteBuffer key, SharedLoad load) {
-            WatchedRingStore.Handle h = ring(migrates(key));
-            if (h.rehashes && load.policy() == null) {
-                byte[] copy = bytes(key);
-                return chooseFor(h, copy, 0, copy.length, load);
-            }
-            return chooseFor(h, h.keyHash.hash64(key), load);
-        }
-
-        /**
-         * {@link #choose(byte[], SharedLoad)} for the segment's bytes as the key.
-         *
-         * @param key  the key
-         * @param load the host's shared state
-         * @return the chosen backend, or null
-         */
-        public Backend choose(MemorySegment key, SharedLoad load) {
-            WatchedRingStore.Handle h = ring(migrates(key));
-            if (h.rehashes && load.policy() == null) {
-                byte[] copy = bytes(key);
-                return chooseFor(h, copy, 0, copy.length, load);
-            }
-            return chooseFor(h, h.keyHash.hash64(key), load);
-        }
-
-        /**
-         * {@link #chooseAndAcquire(byte[], SharedLoad)} for the key's bytes from the buffer's position to its
-         * limit, heap or direct (the buffer is not moved): the same version, backend and count as for an
-         * array holding those bytes. Allocation-free but for a rehashing family without a bound, whose
-         * key is copied as {@link #choose(ByteBuffer, SharedLoad)} copies it.
+         * {@link #chooseAndAcquire(byte[], SharedLoad)} for the key's bytes from the buffer's position to its limit.
          *
          * @param key  the key
          * @param load the host's shared state
@@ -513,18 +505,12 @@ public final class RingRouter implements AutoCloseable {
          */
         public Backend chooseAndAcquire(ByteBuffer key, SharedLoad load) {
             WatchedRingStore.Handle h = ring(migrates(key));
-            if (h.rehashes && load.policy() == null) {
-                byte[] copy = bytes(key);
-                return chooseAndAcquireFor(h, copy, 0, copy.length, load);
-            }
-            return chooseAndAcquireFor(h, h.keyHash.hash64(key), load);
+            byte[] bytes = failoverKey(h, key, load);
+            return chooseAndAcquire(h, h.keyHash.hash64(key), bytes, 0, length(bytes), load);
         }
 
         /**
-         * {@link #chooseAndAcquire(byte[], SharedLoad)} for the segment's bytes as the key, heap or native:
-         * the same version, backend and count as for an array holding those bytes. Allocation-free but for
-         * a rehashing family without a bound, whose key is copied as {@link #choose(MemorySegment, SharedLoad)}
-         * copies it.
+         * {@link #chooseAndAcquire(byte[], SharedLoad)} for the segment's bytes as the key.
          *
          * @param key  the key
          * @param load the host's shared state
@@ -532,40 +518,65 @@ public final class RingRouter implements AutoCloseable {
          */
         public Backend chooseAndAcquire(MemorySegment key, SharedLoad load) {
             WatchedRingStore.Handle h = ring(migrates(key));
-            if (h.rehashes && load.policy() == null) {
-                byte[] copy = bytes(key);
-                return chooseAndAcquireFor(h, copy, 0, copy.length, load);
-            }
-            return chooseAndAcquireFor(h, h.keyHash.hash64(key), load);
+            byte[] bytes = failoverKey(h, key, load);
+            return chooseAndAcquire(h, h.keyHash.hash64(key), bytes, 0, length(bytes), load);
         }
 
-        // The four operations, once each: on the handle of the version chosen, for the key's hash;
-        // a lookup meeting an unmapped generation is done again on the current one.
+        // The four operations, each on the handle of the version chosen, for the key's hash (and, for a
+        // rehashing family's failover, its bytes), through the one retry loop.
 
-        private static Backend backendFor(WatchedRingStore.Handle live, long hash) {
-            for (; ; ) {
-                Ring r = live.ring();
-                try {
-                    int b = r.lookupHash64(hash);
-                    return b < 0 ? null : r.store().backend(b);
-                } catch (IllegalStateException e) {
-                    live.retryAfter(r, e);
-                }
-            }
+        private static Backend lookup(WatchedRingStore.Handle live, long hash) {
+            return answer(live, LOOKUP, hash, null, 0, 0, 0, null, null);
         }
 
-        /** Failover from the key itself: the family's own (a walk from its point, or spymemcached's rehash sequence). */
-        private static Backend selectFor(
+        private static Backend select(
                 WatchedRingStore.Handle live,
+                long hash,
                 byte[] key,
                 int offset,
                 int length,
                 int maxPoints,
                 Predicate<Backend> accept) {
+            return answer(live, SELECT, hash, key, offset, length, maxPoints, accept, null);
+        }
+
+        private static Backend choose(
+                WatchedRingStore.Handle live, long hash, byte[] key, int offset, int length, SharedLoad load) {
+            return answer(live, CHOOSE, hash, key, offset, length, 0, null, load);
+        }
+
+        private static Backend chooseAndAcquire(
+                WatchedRingStore.Handle live, long hash, byte[] key, int offset, int length, SharedLoad load) {
+            return answer(live, CHOOSE_AND_ACQUIRE, hash, key, offset, length, 0, null, load);
+        }
+
+        /**
+         * The one retry loop: operation {@code op} on the ring of the generation serving; when that
+         * generation is unmapped under it (the ring throws {@link IllegalStateException}), the operation
+         * runs again on the current one.
+         */
+        private static Backend answer(
+                WatchedRingStore.Handle live,
+                int op,
+                long hash,
+                byte[] key,
+                int offset,
+                int length,
+                int maxPoints,
+                Predicate<Backend> accept,
+                SharedLoad load) {
             for (; ; ) {
                 Ring r = live.ring();
                 try {
-                    return r.selectBackend(key, offset, length, maxPoints, accept);
+                    return switch (op) {
+                        case LOOKUP -> {
+                            int b = r.lookupHash(hash);
+                            yield b < 0 ? null : r.store().backend(b);
+                        }
+                        case SELECT -> r.selectBackend(hash, key, offset, length, maxPoints, accept);
+                        case CHOOSE -> load.choose(r, hash, key, offset, length);
+                        default -> load.chooseAndAcquire(r, hash, key, offset, length);
+                    };
                 } catch (IllegalStateException e) {
                     live.retryAfter(r, e);
                 }
@@ -573,78 +584,44 @@ public final class RingRouter implements AutoCloseable {
         }
 
         /**
-         * A rehashing family's failover needs the key's bytes for every try: a buffer's or segment's are
-         * copied (only on {@code select} and an unbounded {@code choose} or {@code chooseAndAcquire}, only
-         * for those families; a lookup allocates nothing).
+         * A lookup rolling out between two CRC-32 versions, from one pass over the key for the ring's CRC-32
+         * and the bucket's CRC-32C ({@link KeyCrcs#of}).
          */
-        private static byte[] bytes(ByteBuffer key) {
+        private Backend lookupRollingOut(long both, int threshold) {
+            return lookup(ring(KeyCrcs.bucket(KeyCrcs.crc32c(both)) < threshold), KeyCrcs.crc32(both));
+        }
+
+        /** Whether a lookup of a key read through tables takes {@link #lookupRollingOut} at threshold {@code t}: both versions CRC-32, rolling out. */
+        private boolean onePass(int t) {
+            return bothCrc32 && t != 0 && t != RolloutPolicy.FULL;
+        }
+
+        /**
+         * The key's bytes for a failover that reads them: a rehashing family's (spymemcached's,
+         * xmemcached's: each try hashes the key again), but for {@code choose} with a bound, which walks
+         * by hash alone. Copied from the buffer; null for every other family, whose failover needs only the
+         * hash, so that their keys are never copied.
+         */
+        private static byte[] failoverKey(WatchedRingStore.Handle h, ByteBuffer key, SharedLoad load) {
+            if (!failoverReadsKey(h, load)) {
+                return null;
+            }
             byte[] b = new byte[key.remaining()];
             key.get(key.position(), b);
             return b;
         }
 
-        private static byte[] bytes(MemorySegment key) {
-            return key.toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
+        /** {@link #failoverKey(WatchedRingStore.Handle, ByteBuffer, SharedLoad)} of a segment's bytes. */
+        private static byte[] failoverKey(WatchedRingStore.Handle h, MemorySegment key, SharedLoad load) {
+            return failoverReadsKey(h, load) ? key.toArray(java.lang.foreign.ValueLayout.JAVA_BYTE) : null;
         }
 
-        private static Backend selectFor(
-                WatchedRingStore.Handle live, long hash, int maxPoints, Predicate<Backend> accept) {
-            for (; ; ) {
-                Ring r = live.ring();
-                try {
-                    return r.selectBackend64(hash, maxPoints, accept);
-                } catch (IllegalStateException e) {
-                    live.retryAfter(r, e);
-                }
-            }
+        private static boolean failoverReadsKey(WatchedRingStore.Handle h, SharedLoad load) {
+            return h.rehashes && (load == null || load.policy() == null);
         }
 
-        /** {@link SharedLoad#choose(Ring, byte[], int, int)}: a rehashing family's sequence needs the key's bytes. */
-        private static Backend chooseFor(
-                WatchedRingStore.Handle live, byte[] key, int offset, int length, SharedLoad load) {
-            for (; ; ) {
-                Ring r = live.ring();
-                try {
-                    return load.choose(r, key, offset, length);
-                } catch (IllegalStateException e) {
-                    live.retryAfter(r, e);
-                }
-            }
-        }
-
-        private static Backend chooseFor(WatchedRingStore.Handle live, long hash, SharedLoad load) {
-            for (; ; ) {
-                Ring r = live.ring();
-                try {
-                    return load.choose(r, hash);
-                } catch (IllegalStateException e) {
-                    live.retryAfter(r, e);
-                }
-            }
-        }
-
-        /** {@link SharedLoad#chooseAndAcquire(Ring, byte[], int, int)}: as {@code chooseFor}, counted. */
-        private static Backend chooseAndAcquireFor(
-                WatchedRingStore.Handle live, byte[] key, int offset, int length, SharedLoad load) {
-            for (; ; ) {
-                Ring r = live.ring();
-                try {
-                    return load.chooseAndAcquire(r, key, offset, length);
-                } catch (IllegalStateException e) {
-                    live.retryAfter(r, e);
-                }
-            }
-        }
-
-        private static Backend chooseAndAcquireFor(WatchedRingStore.Handle live, long hash, SharedLoad load) {
-            for (; ; ) {
-                Ring r = live.ring();
-                try {
-                    return load.chooseAndAcquire(r, hash);
-                } catch (IllegalStateException e) {
-                    live.retryAfter(r, e);
-                }
-            }
+        private static int length(byte[] key) {
+            return key == null ? 0 : key.length;
         }
 
         // Whether the new version answers the key: RolloutPolicy.migrates on the threshold, so the same

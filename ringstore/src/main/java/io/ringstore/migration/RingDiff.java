@@ -74,8 +74,8 @@ public record RingDiff(
         int j = 0;
         long prev = -1; // exclusive lower end; -1 = start of line
         while (i < na || j < nb) {
-            long ha = i < na ? Integer.toUnsignedLong(a.pointHash(i)) : Long.MAX_VALUE;
-            long hb = j < nb ? Integer.toUnsignedLong(b.pointHash(j)) : Long.MAX_VALUE;
+            long ha = i < na ? Integer.toUnsignedLong(a.pointLineHash(i)) : Long.MAX_VALUE;
+            long hb = j < nb ? Integer.toUnsignedLong(b.pointLineHash(j)) : Long.MAX_VALUE;
             long cur = Math.min(ha, hb);
             long len = cur - prev;
             String ea = endpointA[a.pointBackend(i < na ? i : 0) + 1];

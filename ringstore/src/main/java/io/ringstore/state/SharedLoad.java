@@ -138,28 +138,18 @@ public final class SharedLoad {
     }
 
     /**
-     * {@return the backend for a key of CRC-32 {@code hash} on {@code ring} (a ring of the generation serving,
+     * {@return the backend for a key of {@code hash} on {@code ring} (a ring of the generation serving,
      * or of one just replaced), or null when none is available} See the class comment. Called by
      * {@code io.ringstore.live.RingRouter.Route#choose}, which looks up again when the ring's generation is unmapped
-     * under the call (this then throws {@link IllegalStateException}).
+     * under the call (this then throws {@link IllegalStateException}). Without a bound the failover is the
+     * walk from the hash's point, whatever the family: {@link #choose(Ring, byte[], int, int)} tries a
+     * rehashing family's sequence first.
      *
      * @param ring a ring of the router's generation serving (or of one just replaced)
-     * @param hash the key's CRC-32 ({@link io.ringstore.Ring#hash(byte[])})
-     */
-    public Backend choose(Ring ring, int hash) {
-        return choose(ring, Integer.toUnsignedLong(hash), false);
-    }
-
-    /**
-     * {@link #choose(Ring, int)} for a key's 64-bit hash ({@link io.ringstore.family.KeyHash#hash64}): in a ring of
-     * 64-bit points (Envoy's, gRPC's) the whole hash places the key; in a 32-bit ring its low 32 bits.
-     *
-     * @param ring a ring of the router's generation serving (or of one just replaced)
-     * @param hash the key's hash by the ring's key hash
-     * @return the backend, or null when none is available
+     * @param hash the key's hash ({@link Ring#hash(byte[])})
      */
     public Backend choose(Ring ring, long hash) {
-        return choose(ring, hash, ring.isWide());
+        return choose(ring, hash, null, 0, 0);
     }
 
     /**
@@ -175,19 +165,23 @@ public final class SharedLoad {
      * @param length the key's length in bytes
      */
     public Backend choose(Ring ring, byte[] key, int offset, int length) {
-        if (policy != null || !ring.version().family().failover().rehashesKey()) {
-            return choose(ring, ring.keyHash().hash64(key, offset, length));
-        }
-        Generation g = generation(ring.store());
-        int b = ring.select(key, offset, length, Ring.NGINX_MAX_POINTS, g);
-        if (b == Ring.GAVE_UP) {
-            b = ring.select(ring.keyHash().hash(key, offset, length), ring.pointCount(), g);
-        }
-        return b < 0 ? null : g.backends[b];
+        return choose(ring, ring.hash(key, offset, length), key, offset, length);
     }
 
-    private Backend choose(Ring ring, long hash64, boolean wide) {
-        int hash = (int) hash64;
+    /**
+     * {@link #choose(Ring, byte[], int, int)} for a caller that has hashed the key already ({@code hash} is
+     * {@link Ring#hash(byte[], int, int)} of it); null for {@code key} gives {@link #choose(Ring, long)}
+     * (see {@link Ring#select(long, byte[], int, int, int, IntPredicate)}: only a rehashing family reads
+     * the key's bytes, and only without a bound).
+     *
+     * @param ring   a ring of the router's generation serving (or of one just replaced)
+     * @param hash   the key's hash
+     * @param key    the key's bytes, or null
+     * @param offset where the key starts
+     * @param length the key's length in bytes
+     * @return the backend, or null when none is available
+     */
+    public Backend choose(Ring ring, long hash, byte[] key, int offset, int length) {
         Generation g = generation(ring.store());
         int b;
         if (policy != null) {
@@ -195,21 +189,21 @@ public final class SharedLoad {
             // chosen takes the host's one probe of a failed backend whose fail_timeout has passed. If
             // another process took that probe meanwhile, the backend now reads as failed: choose again.
             Generation.Pool pool = g.pool(ring);
-            b = wide ? policy.choose(ring, hash64, pool) : policy.choose(ring, hash, pool);
+            b = policy.choose(ring, hash, pool);
             if (b >= 0 && !g.test(b)) {
-                b = wide ? policy.choose(ring, hash64, pool) : policy.choose(ring, hash, pool);
+                b = policy.choose(ring, hash, pool);
             }
         } else {
-            b = wide ? ring.select64(hash64, Ring.NGINX_MAX_POINTS, g) : ring.select(hash, Ring.NGINX_MAX_POINTS, g);
+            b = ring.select(hash, key, offset, length, Ring.NGINX_MAX_POINTS, g);
             if (b == Ring.GAVE_UP) {
-                b = wide ? ring.select64(hash64, ring.pointCount(), g) : ring.select(hash, ring.pointCount(), g);
+                b = ring.select(hash, ring.pointCount(), g);
             }
         }
         return b < 0 ? null : g.backends[b];
     }
 
     /**
-     * {@link #choose(Ring, int)} and {@link #acquire} in one step: the backend returned (null: none
+     * {@link #choose(Ring, long)} and {@link #acquire} in one step: the backend returned (null: none
      * available, nothing counted) already counts the request host-wide; release it with
      * {@link #token}{@code (b)}. With a bound this is {@link BoundedLoad#chooseAndAcquire}: reserve, then
      * check, so that no request is taken above the bound even when requests of several threads and
@@ -217,26 +211,15 @@ public final class SharedLoad {
      * take it). Without a bound it is {@code choose} then {@code acquire}.
      *
      * @param ring a ring of the router's generation serving (or of one just replaced)
-     * @param hash the key's CRC-32 ({@link io.ringstore.Ring#hash(byte[])})
-     * @return the backend, counted in flight, or null
-     */
-    public Backend chooseAndAcquire(Ring ring, int hash) {
-        return chooseAndAcquire(ring, Integer.toUnsignedLong(hash), false);
-    }
-
-    /**
-     * {@link #chooseAndAcquire(Ring, int)} for a key's 64-bit hash, as {@link #choose(Ring, long)}.
-     *
-     * @param ring a ring of the router's generation serving (or of one just replaced)
-     * @param hash the key's hash by the ring's key hash
+     * @param hash the key's hash ({@link Ring#hash(byte[])})
      * @return the backend, counted in flight, or null
      */
     public Backend chooseAndAcquire(Ring ring, long hash) {
-        return chooseAndAcquire(ring, hash, ring.isWide());
+        return chooseAndAcquire(ring, hash, null, 0, 0);
     }
 
     /**
-     * {@link #chooseAndAcquire(Ring, int)} for {@code key}, as {@link #choose(Ring, byte[], int, int)}.
+     * {@link #chooseAndAcquire(Ring, long)} for {@code key}, as {@link #choose(Ring, byte[], int, int)}.
      *
      * @param ring   a ring of the router's generation serving (or of one just replaced)
      * @param key    the key's array
@@ -245,24 +228,32 @@ public final class SharedLoad {
      * @return the backend, counted in flight, or null
      */
     public Backend chooseAndAcquire(Ring ring, byte[] key, int offset, int length) {
-        if (policy == null) {
-            return acquired(choose(ring, key, offset, length));
-        }
-        return chooseAndAcquire(ring, ring.keyHash().hash64(key, offset, length));
+        return chooseAndAcquire(ring, ring.hash(key, offset, length), key, offset, length);
     }
 
-    private Backend chooseAndAcquire(Ring ring, long hash64, boolean wide) {
+    /**
+     * {@link #chooseAndAcquire(Ring, byte[], int, int)} for a caller that has hashed the key already, as
+     * {@link #choose(Ring, long, byte[], int, int)}.
+     *
+     * @param ring   a ring of the router's generation serving (or of one just replaced)
+     * @param hash   the key's hash
+     * @param key    the key's bytes, or null
+     * @param offset where the key starts
+     * @param length the key's length in bytes
+     * @return the backend, counted in flight, or null
+     */
+    public Backend chooseAndAcquire(Ring ring, long hash, byte[] key, int offset, int length) {
         if (policy == null) {
-            return acquired(choose(ring, hash64, wide));
+            return acquired(choose(ring, hash, key, offset, length));
         }
         Generation g = generation(ring.store());
         Generation.Pool pool = g.pool(ring);
         // As in choose(): only the backend taken uses up a failed backend's probe; if another process
         // took that probe meanwhile, give the place back and choose again.
-        int b = wide ? policy.chooseAndAcquire(ring, hash64, pool) : policy.chooseAndAcquire(ring, (int) hash64, pool);
+        int b = policy.chooseAndAcquire(ring, hash, pool);
         if (b >= 0 && !g.test(b)) {
             pool.release(b);
-            b = wide ? policy.chooseAndAcquire(ring, hash64, pool) : policy.chooseAndAcquire(ring, (int) hash64, pool);
+            b = policy.chooseAndAcquire(ring, hash, pool);
         }
         return b < 0 ? null : g.backends[b];
     }

@@ -444,7 +444,7 @@ class RingRouterTest {
                 assertSame(want, all.select(key, Ring.NGINX_MAX_POINTS, b -> true));
 
                 // Failover: refuse the ring's own answer; the walk goes on to the next point's backend.
-                int next = ring.select(Ring.hash(key), Ring.NGINX_MAX_POINTS, b -> b != want.index());
+                int next = ring.select(ring.hash(key), Ring.NGINX_MAX_POINTS, b -> b != want.index());
                 Backend failover = all.select(nativeKey, Ring.NGINX_MAX_POINTS, b -> b != want);
                 assertSame(next < 0 ? null : store.backend(next), failover);
                 assertNull(all.select(direct, Ring.NGINX_MAX_POINTS, b -> false), "nothing accepted: null");

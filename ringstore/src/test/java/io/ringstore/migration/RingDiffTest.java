@@ -113,7 +113,7 @@ class RingDiffTest {
         TreeSet<Long> hashes = new TreeSet<>();
         for (Ring r : List.of(a, b)) {
             for (int i = 0; i < r.pointCount(); i++) {
-                hashes.add(Integer.toUnsignedLong(r.pointHash(i)));
+                hashes.add(r.pointHash(i));
             }
         }
         return sweep(hashes, h -> owner(a, h), h -> owner(b, h));
@@ -236,7 +236,7 @@ class RingDiffTest {
             long[] sorted = h.clone();
             java.util.Arrays.sort(sorted);
             for (int i = 0; i < 3; i++) {
-                assertEquals(sorted[i], Integer.toUnsignedLong(a.pointHash(i)), "point " + i + " of the built ring");
+                assertEquals(sorted[i], a.pointHash(i), "point " + i + " of the built ring");
             }
             for (int x = 0; x < 3; x++) {
                 int pred = -1;

@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
-import io.ringstore.Ring;
+import io.ringstore.family.KeyHash;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.Set;
@@ -314,7 +314,7 @@ class RolloutPolicyTest {
 
         /** The CRC-32 the rings look the key up by. */
         int ringHash(int i) {
-            return Ring.hash(bytes, offset(i), length(i));
+            return KeyHash.CRC32.hash(bytes, offset(i), length(i));
         }
     }
 }

@@ -207,7 +207,7 @@ class SharedLoadTest {
                 for (RingRouter.Route route : List.of(all, x)) {
                     Ring r = route.oldRing();
                     for (int k = round; k < KEYS; k += 97) {
-                        int hash = Ring.hash(keys[k]);
+                        long hash = r.hash(keys[k]);
                         int expected = bound.choose(r, hash, view(r, backends, inFlight));
                         Backend chosen = route.choose(keys[k], round % 2 == 0 ? mine : theirs);
                         assertNotNull(chosen);

@@ -194,7 +194,7 @@ public final class RingNodeLocator implements NodeLocator {
         }
         // Every try on servers without a node: the first point clockwise from the key's whose server has one.
         MemcachedNode[] byBackend = p.byBackend();
-        b = r.select(r.keyHash().hash(key, 0, key.length), r.pointCount(), i -> byBackend[i] != null);
+        b = r.select(r.hash(key), r.pointCount(), i -> byBackend[i] != null);
         if (b < 0) {
             throw new IllegalStateException(describe(p) + "; no server of the ring has a node");
         }

@@ -111,7 +111,7 @@ class SimulationIsTheBuiltFileTest {
                         assertTrue(
                                 kept < ring.pointCount(),
                                 what + ": more simulated points than the file's " + ring.pointCount());
-                        assertEquals(ring.pointHash(kept), PointSorter.hash(p), what + ": hash of point " + kept);
+                        assertEquals(ring.pointLineHash(kept), PointSorter.hash(p), what + ": hash of point " + kept);
                         assertEquals(
                                 ring.pointBackend(kept),
                                 members.get(PointSorter.backend(p)).index(),

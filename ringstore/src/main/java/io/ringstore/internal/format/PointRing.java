@@ -16,12 +16,19 @@ import java.lang.foreign.MemorySegment;
  * module reaches a ring's walk through {@code internal.BackendAccess} (the one bridge), never through
  * {@code Ring} itself.
  *
+ * <p><b>One hash, two widths.</b> A ring hash is one {@code long}: a 32-bit ring's unsigned (of which it
+ * reads the low 32 bits, so an {@code int} hash widened with its sign lands on the same point), a 64-bit
+ * ring's whole (Envoy's and gRPC's: a 6-byte point holds the high word, the low words follow the points;
+ * FORMAT.md, "64-bit rings"). {@link #of} picks the cursor for the segment's width once, when the ring
+ * opens: {@link #cursor(long)}, {@link #hash(int)} and {@link #seed(long)} are the only operations whose
+ * answer depends on it, and nothing outside this class tests the width to look a hash up.
+ *
  * <p>A key's point is the first stored point at or after the key's hash (wrapping); for a view, the
  * first from there whose backend is a member, which is the point the ring keeps at that hash (points of
  * one hash are stored in tie order). Allocation-free and thread-safe; on a corrupt segment every answer
  * is still -1 or a cursor inside the segment, and every backend -1 or inside the backend table.
  */
-public final class PointRing {
+public abstract sealed class PointRing permits PointRing.Narrow, PointRing.Wide {
     /**
      * A segment's points as rings read them: shared by every ring of one segment (a version's views and
      * the ring they view), so that they share one search index too.
@@ -115,8 +122,6 @@ public final class PointRing {
 
     private final Points stored;
     private final MemorySegment points;
-    /** A 64-bit ring's low words; null for a 32-bit ring. */
-    private final MemorySegment low;
 
     private final int storedCount;
     private final int backendCount;
@@ -133,17 +138,9 @@ public final class PointRing {
     /** Blocks of feature bits: ⌈storedCount / 64⌉. */
     private final int blocks;
 
-    /**
-     * @param stored       the segment the ring reads
-     * @param members      a view's members as a bitmap by backend index, null for a ring stored as its points
-     * @param featureMask  the ring's features: a view's members are the backends having all of them
-     * @param backendCount backends in the file: a stored backend at or above it reads as -1
-     * @param ties         whether the segment keeps points of equal hashes (ties kept, or a view)
-     */
-    public PointRing(Points stored, long[] members, int featureMask, int backendCount, boolean ties) {
+    private PointRing(Points stored, long[] members, int featureMask, int backendCount, boolean ties) {
         this.stored = stored;
         this.points = stored.segment;
-        this.low = stored.low;
         this.storedCount = stored.count;
         this.members = members;
         this.backendCount = backendCount;
@@ -162,49 +159,141 @@ public final class PointRing {
     }
 
     /**
-     * {@return the cursor of the point a key of {@code hash} lands on; -1 for an empty ring, and for a
-     * view without member points (only in a damaged file)}
+     * {@return the walk of a ring over {@code stored}: the 64-bit cursor when the segment has low words,
+     * the 32-bit one otherwise} The one place that looks at the width.
      *
-     * @param hash the key's hash
+     * @param stored       the segment the ring reads
+     * @param members      a view's members as a bitmap by backend index, null for a ring stored as its points
+     * @param featureMask  the ring's features: a view's members are the backends having all of them
+     * @param backendCount backends in the file: a stored backend at or above it reads as -1
+     * @param ties         whether the segment keeps points of equal hashes (ties kept, or a view)
      */
-    public int cursor(int hash) {
-        int p = stored.search(hash);
-        return p < 0 || members == null ? p : firstMemberFrom(p);
+    public static PointRing of(Points stored, long[] members, int featureMask, int backendCount, boolean ties) {
+        return stored.low == null
+                ? new Narrow(stored, members, featureMask, backendCount, ties)
+                : new Wide(stored, members, featureMask, backendCount, ties);
     }
 
     /**
-     * {@return the cursor of the point a key of 64-bit {@code hash} lands on in a 64-bit ring: the first
-     * point whose (high, low) words are at or above the hash's, wrapping; -1 for an empty ring} The
-     * search reads the high words as any ring's; the low words only where a point's high word equals
-     * the hash's (about points / 2^32 of lookups).
+     * {@return the cursor of the point a key of {@code hash} lands on; -1 for an empty ring, and for a
+     * view without member points (only in a damaged file)}
      *
-     * @param hash the key's 64-bit hash
+     * @param hash the key's ring hash (see the class comment)
      */
-    public int cursor64(long hash) {
-        int hi = (int) (hash >>> 32);
-        int p = stored.search(hi);
-        if (p < 0 || low == null) {
-            return p;
-        }
-        int lo = (int) hash;
-        while (points.get(U32, (long) p * POINT_LENGTH + POINT_HASH_OFFSET) == hi
-                && Integer.compareUnsigned(low.get(U32, (long) p * Integer.BYTES), lo) < 0) {
-            if (++p == storedCount) {
-                return 0;
-            }
-        }
-        return p;
-    }
+    public abstract int cursor(long hash);
 
-    /** {@return the 64-bit hash of the stored point at {@code p} (a 32-bit ring's, zero-extended)} */
-    public long storedHash64(int p) {
-        long hi = Integer.toUnsignedLong(storedHash(p));
-        return low == null ? hi : hi << 32 | Integer.toUnsignedLong(low.get(U32, (long) p * Integer.BYTES));
-    }
+    /**
+     * {@return the ring hash of the stored point at {@code p}: what {@link #cursor(long)} compares a key's
+     * hash with (a 32-bit ring's unsigned)}
+     *
+     * @param p a stored position, 0 ≤ p &lt; {@link #storedCount()}
+     */
+    public abstract long hash(int p);
+
+    /**
+     * {@return a key's hash as the seed of a sequence drawn from it (bounded load's random jumps): a
+     * 64-bit ring's as it is, a 32-bit ring's low 32 bits sign-extended, as the jumps were first
+     * defined on {@code int} hashes}
+     *
+     * @param hash the key's ring hash
+     */
+    public abstract long seed(long hash);
 
     /** {@return whether the ring's points are 64-bit} */
-    public boolean isWide() {
-        return low != null;
+    public abstract boolean isWide();
+
+    /** The 32-bit cursor: a 6-byte point's word is its whole hash. */
+    static final class Narrow extends PointRing {
+        private Narrow(Points stored, long[] members, int featureMask, int backendCount, boolean ties) {
+            super(stored, members, featureMask, backendCount, ties);
+        }
+
+        @Override
+        public int cursor(long hash) {
+            return lineCursor((int) hash);
+        }
+
+        @Override
+        public long hash(int p) {
+            return Integer.toUnsignedLong(storedHash(p));
+        }
+
+        @Override
+        public long seed(long hash) {
+            return (int) hash;
+        }
+
+        @Override
+        public boolean isWide() {
+            return false;
+        }
+    }
+
+    /**
+     * The 64-bit cursor: a point's hash is its 6-byte point's word (the high word) and its low word, 4
+     * bytes a point after the points, in point order. The file stores 64-bit rings as their points
+     * only (no ties, no views), so cursors are positions.
+     */
+    static final class Wide extends PointRing {
+        private final MemorySegment low;
+
+        private Wide(Points stored, long[] members, int featureMask, int backendCount, boolean ties) {
+            super(stored, members, featureMask, backendCount, ties);
+            this.low = stored.low;
+        }
+
+        /**
+         * The first point whose (high, low) words are at or above the hash's, wrapping. The search reads
+         * the high words as any ring's; the low words only where a point's high word equals the hash's
+         * (about points / 2^32 of lookups).
+         */
+        @Override
+        public int cursor(long hash) {
+            int hi = (int) (hash >>> 32);
+            int p = search(hi);
+            if (p < 0) {
+                return p;
+            }
+            int lo = (int) hash;
+            int n = storedCount();
+            while (storedHash(p) == hi && Integer.compareUnsigned(lowWord(p), lo) < 0) {
+                if (++p == n) {
+                    return 0;
+                }
+            }
+            return p;
+        }
+
+        @Override
+        public long hash(int p) {
+            return Integer.toUnsignedLong(storedHash(p)) << 32 | Integer.toUnsignedLong(lowWord(p));
+        }
+
+        @Override
+        public long seed(long hash) {
+            return hash;
+        }
+
+        @Override
+        public boolean isWide() {
+            return true;
+        }
+
+        private int lowWord(int p) {
+            return low.get(U32, (long) p * Integer.BYTES);
+        }
+    }
+
+    /**
+     * {@return the cursor of the first point whose 32-bit word (a 64-bit ring's high word) is at or after
+     * {@code word}: where a position drawn on the 32-bit hash line lands (bounded load's random jumps)}
+     * For a 32-bit ring it is {@link #cursor(long)} of the word; -1 as there.
+     *
+     * @param word a position on the 32-bit line (unsigned)
+     */
+    public final int lineCursor(int word) {
+        int p = stored.search(word);
+        return p < 0 || members == null ? p : firstMemberFrom(p);
     }
 
     /**
@@ -212,7 +301,7 @@ public final class PointRing {
      *
      * @param cursor a cursor of this ring
      */
-    public int backend(int cursor) {
+    public final int backend(int cursor) {
         int b = Short.toUnsignedInt(points.get(U16, (long) cursor * POINT_LENGTH + POINT_BACKEND_OFFSET));
         return b < backendCount ? b : -1;
     }
@@ -222,7 +311,7 @@ public final class PointRing {
      *
      * @param cursor a cursor of this ring
      */
-    public int next(int cursor) {
+    public final int next(int cursor) {
         if (ties) {
             return nextRingPoint(cursor);
         }
@@ -230,11 +319,12 @@ public final class PointRing {
     }
 
     /**
-     * {@return the hash of the stored point at {@code p}}
+     * {@return the 32-bit word of the stored point at {@code p}: its hash in a 32-bit ring, the high word of
+     * its hash in a 64-bit one; what the search and the 32-bit hash line read}
      *
      * @param p a stored position, 0 ≤ p &lt; {@link #storedCount()}
      */
-    public int storedHash(int p) {
+    public final int storedHash(int p) {
         return points.get(U32, (long) p * POINT_LENGTH + POINT_HASH_OFFSET);
     }
 
@@ -245,7 +335,7 @@ public final class PointRing {
      *
      * @param p a stored position
      */
-    public int firstMemberFrom(int p) {
+    public final int firstMemberFrom(int p) {
         if (featureBits != null) {
             return firstMemberByBits(p);
         }
@@ -298,7 +388,7 @@ public final class PointRing {
      *
      * @param p a stored position
      */
-    public boolean memberAt(int p) {
+    public final boolean memberAt(int p) {
         int b = Short.toUnsignedInt(points.get(U16, (long) p * POINT_LENGTH + POINT_BACKEND_OFFSET));
         return b < backendCount && (members == null || (members[b >>> 6] & (1L << b)) != 0);
     }
@@ -308,7 +398,7 @@ public final class PointRing {
      *
      * @param backend a backend index inside the table
      */
-    public boolean isMember(int backend) {
+    public final boolean isMember(int backend) {
         return members == null || (members[backend >>> 6] & (1L << backend)) != 0;
     }
 
@@ -318,27 +408,27 @@ public final class PointRing {
      *
      * @param hash a hash
      */
-    public int search(int hash) {
+    public final int search(int hash) {
         return stored.search(hash);
     }
 
     /** {@return whether a view's membership applies (the ring is a view)} */
-    public boolean isView() {
+    public final boolean isView() {
         return members != null;
     }
 
     /** {@return points in the segment this ring reads: its own, or more with ties or as a view} */
-    public int storedCount() {
+    public final int storedCount() {
         return storedCount;
     }
 
     /** {@return the segment this ring reads} */
-    public MemorySegment segment() {
+    public final MemorySegment segment() {
         return points;
     }
 
     /** {@return the feature bits after the points of the segment this ring reads (storage 3), null when it has none} */
-    public MemorySegment segmentFeatureBits() {
+    public final MemorySegment segmentFeatureBits() {
         return stored.featureBits;
     }
 
