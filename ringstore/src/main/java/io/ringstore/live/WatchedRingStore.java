@@ -1,5 +1,6 @@
 package io.ringstore.live;
 
+import io.ringstore.Backend;
 import io.ringstore.Ring;
 import io.ringstore.RingFileException;
 import io.ringstore.RingStore;
@@ -11,7 +12,10 @@ import io.ringstore.internal.FollowedFile;
 import io.ringstore.internal.IoErrors;
 import io.ringstore.internal.Poller;
 import io.ringstore.internal.format.RingFileDescriptor;
+import io.ringstore.state.SharedLoad;
 import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.NoSuchFileException;
@@ -28,12 +32,13 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
+import java.util.function.Predicate;
 
 /**
  * The engine of a {@link RingRouter}: a ring file that follows its path: it keeps answering from the
  * file it has, and switches to a new generation when one is published at the path (the builder's
- * atomic rename). It looks no key up itself: the router's {@link RingRouter.Route}s do, through its
- * {@link Handle}s. A router over a fixed store ({@link RingRouter#builder(RingStore)}) has an engine
+ * atomic rename). It hashes no key itself: the router's {@link RingRouter.Route}s do, and look the
+ * hash up through its {@link Handle}s. A router over a fixed store ({@link RingRouter#builder(RingStore)}) has an engine
  * that never looks at a path and never switches.
  *
  * <p><b>Old generations are unmapped promptly, never under a reader.</b> Each generation is mapped
@@ -399,19 +404,26 @@ final class WatchedRingStore implements AutoCloseable, FollowedFile.Kind<RingSto
     }
 
     /**
-     * One feature ring of one version, resolved to the generation serving; the router's routes look
-     * keys up on {@link #ring()} and, when that throws, ask {@link #retryAfter} whether to look up
-     * again. Close a handle no longer needed: an open one holds back every new file that lacks its
+     * One feature ring of one version, resolved to the generation serving; the router's routes ask it
+     * their operations, which look up on {@link #ring()} and, when that throws, ask {@link #retryAfter}
+     * whether to look up again. Close a handle no longer needed: an open one holds back every new file that lacks its
      * feature or version. A handle that is no longer reachable is released as well (the watcher holds
      * handles weakly), but only when the garbage collector gets to it.
      */
     final class Handle implements AutoCloseable {
+        // The four operations, by number: the one retry loop (answer) runs one of them on the ring of the
+        // generation serving; inlined into each entry point, the number is a constant and the switch folds.
+        private static final int LOOKUP = 0;
+        private static final int SELECT = 1;
+        private static final int CHOOSE = 2;
+        private static final int CHOOSE_AND_ACQUIRE = 3;
+
         private final Set<String> features;
         private final RingVersion version;
         /** The version's key hash: what a route hashes a key with before it looks it up here. */
         final KeyHash keyHash;
         /** Whether the version's family fails over by rehashing the key (spymemcached, xmemcached): select needs the key's bytes. */
-        final boolean rehashes;
+        private final boolean rehashes;
         /** The ring of the generation last used; null once closed. */
         private volatile Ring ring;
 
@@ -448,12 +460,87 @@ final class WatchedRingStore implements AutoCloseable, FollowedFile.Kind<RingSto
             return r;
         }
 
+        // The four operations of a route, for the key's hash (and, for a rehashing family's failover, its
+        // bytes), through the one retry loop.
+
+        Backend lookup(long hash) {
+            return answer(LOOKUP, hash, null, 0, 0, 0, null, null);
+        }
+
+        Backend select(long hash, byte[] key, int offset, int length, int maxPoints, Predicate<Backend> accept) {
+            return answer(SELECT, hash, key, offset, length, maxPoints, accept, null);
+        }
+
+        Backend choose(long hash, byte[] key, int offset, int length, SharedLoad load) {
+            return answer(CHOOSE, hash, key, offset, length, 0, null, load);
+        }
+
+        Backend chooseAndAcquire(long hash, byte[] key, int offset, int length, SharedLoad load) {
+            return answer(CHOOSE_AND_ACQUIRE, hash, key, offset, length, 0, null, load);
+        }
+
+        /**
+         * The one retry loop: operation {@code op} on the ring of the generation serving; when that
+         * generation is unmapped under it (the ring throws {@link IllegalStateException}), the operation
+         * runs again on the current one.
+         */
+        private Backend answer(
+                int op,
+                long hash,
+                byte[] key,
+                int offset,
+                int length,
+                int maxPoints,
+                Predicate<Backend> accept,
+                SharedLoad load) {
+            for (; ; ) {
+                Ring r = ring();
+                try {
+                    return switch (op) {
+                        case LOOKUP -> {
+                            int b = r.lookupHash(hash);
+                            yield b < 0 ? null : r.store().backend(b);
+                        }
+                        case SELECT -> r.selectBackend(hash, key, offset, length, maxPoints, accept);
+                        case CHOOSE -> load.choose(r, hash, key, offset, length);
+                        default -> load.chooseAndAcquire(r, hash, key, offset, length);
+                    };
+                } catch (IllegalStateException e) {
+                    retryAfter(r, e);
+                }
+            }
+        }
+
+        /**
+         * The key's bytes for a failover that reads them: a rehashing family's (spymemcached's,
+         * xmemcached's: each try hashes the key again), but for {@code choose} with a bound, which walks
+         * by hash alone. Copied from the buffer; null for every other family, whose failover needs only the
+         * hash, so that their keys are never copied.
+         */
+        byte[] failoverKey(ByteBuffer key, SharedLoad load) {
+            if (!failoverReadsKey(load)) {
+                return null;
+            }
+            byte[] b = new byte[key.remaining()];
+            key.get(key.position(), b);
+            return b;
+        }
+
+        /** {@link #failoverKey(ByteBuffer, SharedLoad)} of a segment's bytes. */
+        byte[] failoverKey(MemorySegment key, SharedLoad load) {
+            return failoverReadsKey(load) ? key.toArray(ValueLayout.JAVA_BYTE) : null;
+        }
+
+        private boolean failoverReadsKey(SharedLoad load) {
+            return rehashes && (load == null || load.policy() == null);
+        }
+
         /**
          * A lookup on {@code r} threw: when {@code r}'s generation was unmapped after a switch, returns
          * so that the caller looks up again on the current generation (newer each time: this ends);
          * anything else is rethrown.
          */
-        void retryAfter(Ring r, IllegalStateException e) {
+        private void retryAfter(Ring r, IllegalStateException e) {
             if (STORES.mapped(r.store()) || r.store() == current) {
                 throw e; // not a replaced generation's release: the watcher was closed, or a bug
             }
