@@ -98,18 +98,19 @@ public final class RingRouter implements AutoCloseable {
 
     /** How a router is made; every setting has a default. */
     public static final class Builder {
-        private final Path path;
-        /** A fixed store to route over, or null to follow {@link #path}. */
-        private final RingStore store;
-
         private RingVersion oldVersion;
         private RingVersion newVersion;
         private RolloutPolicy policy = RolloutPolicy.NONE;
-        private long pollMillis = WatchedRingStore.DEFAULT_POLL_MILLIS;
-        private long graceMillis = WatchedRingStore.DEFAULT_GRACE_MILLIS;
-        private boolean allowOlderGeneration;
-        private RingListener listener = new RingListener() {};
         private boolean jmx;
+        // The engine's settings, which it reads from here (WatchedRingStore.open).
+        final Path path;
+        /** A fixed store to route over, or null to follow {@link #path}. */
+        final RingStore store;
+
+        long pollMillis = WatchedRingStore.DEFAULT_POLL_MILLIS;
+        long graceMillis = WatchedRingStore.DEFAULT_GRACE_MILLIS;
+        boolean allowOlderGeneration;
+        RingListener listener = new RingListener() {};
 
         /** {@code store} null: a router following {@code path}, with an MBean by default. */
         private Builder(Path path, RingStore store) {
@@ -210,9 +211,7 @@ public final class RingRouter implements AutoCloseable {
          * @throws IllegalArgumentException when the file lacks either version
          */
         public RingRouter open() throws RingFileException {
-            WatchedRingStore w = store != null
-                    ? WatchedRingStore.fixed(store, listener)
-                    : WatchedRingStore.watch(path, pollMillis, graceMillis, allowOlderGeneration, listener);
+            WatchedRingStore w = WatchedRingStore.open(this);
             try {
                 return new RingRouter(this, w);
             } catch (RuntimeException e) {
@@ -292,8 +291,9 @@ public final class RingRouter implements AutoCloseable {
          * @param key the key
          */
         public Backend backend(ByteBuffer key) {
-            int t = rollout.threshold;
-            if (!key.hasArray() && rollout.onePass(t)) {
+            Rollout r = rollout; // one load for the threshold and the one-pass test
+            int t = r.threshold;
+            if (!key.hasArray() && r.onePass(t)) {
                 return lookupRollingOut(KeyCrcs.of(key), t);
             }
             WatchedRingStore.Handle h = ring(rollout.migrates(key));
@@ -306,8 +306,9 @@ public final class RingRouter implements AutoCloseable {
          * @param key the key
          */
         public Backend backend(MemorySegment key) {
-            int t = rollout.threshold;
-            if (key.isNative() && rollout.onePass(t)) { // a heap array goes to the JDK's intrinsics
+            Rollout r = rollout; // one load for the threshold and the one-pass test
+            int t = r.threshold;
+            if (key.isNative() && r.onePass(t)) { // a heap array goes to the JDK's intrinsics
                 return lookupRollingOut(KeyCrcs.of(key), t);
             }
             WatchedRingStore.Handle h = ring(rollout.migrates(key));
@@ -588,22 +589,22 @@ public final class RingRouter implements AutoCloseable {
 
     /** {@return when the current generation started serving (for the first, when the router opened)} */
     public Instant lastSwitch() {
-        return watched.lastSwitch();
+        return watched.file().lastSwitch();
     }
 
     /** {@return number of switches to a new generation so far} */
     public long switches() {
-        return watched.switches();
+        return watched.file().switches();
     }
 
     /** {@return why the last file seen at the path was refused, or null if the newest file is serving} */
     public String lastError() {
-        return watched.lastError();
+        return watched.file().lastError();
     }
 
     /** {@return replaced generations still mapped (in their grace period)} */
     public int retiredGenerations() {
-        return watched.retiredGenerations();
+        return watched.file().retiredCount();
     }
 
     /** {@return lookups that met a generation unmapped under them and were answered by the current one instead} */

@@ -21,7 +21,6 @@ import java.nio.channels.FileChannel;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
-import java.time.Instant;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
@@ -118,54 +117,35 @@ final class WatchedRingStore implements AutoCloseable, FollowedFile.Kind<RingSto
     Runnable beforeSwitch = () -> {};
 
     /** {@code stamp} null: the engine of a router over a store already open, its owner's, never switched. */
-    private WatchedRingStore(
-            Path path,
-            RingStore first,
-            Object stamp,
-            long pollMillis,
-            long graceMillis,
-            boolean allowOlderGeneration,
-            RingListener listener) {
-        this.path = path;
-        this.allowOlderGeneration = allowOlderGeneration;
-        this.listener = listener;
+    private WatchedRingStore(RingRouter.Builder settings, RingStore first, Object stamp) {
+        this.path = settings.path;
+        this.allowOlderGeneration = settings.allowOlderGeneration;
+        this.listener = settings.listener;
         this.current = first;
         this.file = stamp == null
                 ? FollowedFile.fixed(first, this)
-                : new FollowedFile<>(path, this, this, TimeUnit.MILLISECONDS.toNanos(graceMillis), first, stamp);
-        this.timer = stamp == null ? null : Poller.start("watch", path, pollMillis, this::checkNow);
+                : new FollowedFile<>(
+                        path, this, this, TimeUnit.MILLISECONDS.toNanos(settings.graceMillis), first, stamp);
+        this.timer = stamp == null ? null : Poller.start("watch", path, settings.pollMillis, this::checkNow);
     }
 
     /**
-     * {@return the engine of a router over {@code store}, already open: it never switches, and closing
-     * it leaves the store open (its owner closes it)}
-     *
-     * @param store the open store
-     * @param listener told of policy changes
+     * {@return the engine {@code settings} describe} Over the builder's store, already open: it never
+     * switches, and closing it leaves the store open (its owner closes it). Otherwise it opens the
+     * builder's path, verifies it and checks it every {@code pollMillis} ms (0: only on {@link #checkNow()}).
      */
-    static WatchedRingStore fixed(RingStore store, RingListener listener) {
-        Objects.requireNonNull(store, "store");
-        Objects.requireNonNull(listener, "listener");
-        return new WatchedRingStore(store.path(), store, null, 0, 0, false, listener);
-    }
-
-    /**
-     * Opens {@code path}, verifies it and checks it every {@code pollMillis} ms (0: only on
-     * {@link #checkNow()}); see {@link RingRouter.Builder} for the settings.
-     */
-    static WatchedRingStore watch(
-            Path path, long pollMillis, long graceMillis, boolean allowOlderGeneration, RingListener listener)
-            throws RingFileException {
-        Objects.requireNonNull(path, "path");
-        Objects.requireNonNull(listener, "listener");
-        if (pollMillis < 0) {
-            throw new IllegalArgumentException("pollMillis must be 0 or more: pollMillis=" + pollMillis);
+    static WatchedRingStore open(RingRouter.Builder settings) throws RingFileException {
+        if (settings.store != null) {
+            return new WatchedRingStore(settings, settings.store, null);
         }
-        if (graceMillis < 0) {
-            throw new IllegalArgumentException("graceMillis must be 0 or more: graceMillis=" + graceMillis);
+        if (settings.pollMillis < 0) {
+            throw new IllegalArgumentException("pollMillis must be 0 or more: pollMillis=" + settings.pollMillis);
         }
-        Object stamp = stampOf(path, () -> {});
-        RingStore first = STORES.openWatched(path);
+        if (settings.graceMillis < 0) {
+            throw new IllegalArgumentException("graceMillis must be 0 or more: graceMillis=" + settings.graceMillis);
+        }
+        Object stamp = stampOf(settings.path, () -> {});
+        RingStore first = STORES.openWatched(settings.path);
         try {
             first.verify();
         } catch (RingFileException
@@ -174,7 +154,7 @@ final class WatchedRingStore implements AutoCloseable, FollowedFile.Kind<RingSto
             STORES.release(first);
             throw e;
         }
-        return new WatchedRingStore(path, first, stamp, pollMillis, graceMillis, allowOlderGeneration, listener);
+        return new WatchedRingStore(settings, first, stamp);
     }
 
     /**
@@ -190,19 +170,12 @@ final class WatchedRingStore implements AutoCloseable, FollowedFile.Kind<RingSto
         return current.generation();
     }
 
-    /** {@return when the current generation started serving (for the first, when watching started)} */
-    Instant lastSwitch() {
-        return file.lastSwitch();
-    }
-
-    /** {@return number of switches to a new generation so far} */
-    long switches() {
-        return file.switches();
-    }
-
-    /** {@return why the last file seen at the path was refused, or null if the newest file is serving} */
-    String lastError() {
-        return file.lastError();
+    /**
+     * {@return the follower of the path: its switches, last switch, last refusal and retired generations,
+     * and {@link FollowedFile#check()}, which the router shows as they are}
+     */
+    FollowedFile<RingStore> file() {
+        return file;
     }
 
     /** {@return the watched path} */
@@ -210,22 +183,12 @@ final class WatchedRingStore implements AutoCloseable, FollowedFile.Kind<RingSto
         return path;
     }
 
-    /** {@return replaced generations still mapped (in their grace period)} */
-    int retiredGenerations() {
-        return file.retiredCount();
-    }
-
     /** {@return lookups that met a generation unmapped under them and were answered by the current one instead} */
     long lookupRetries() {
         return retries.sum();
     }
 
-    /**
-     * Looks at the path now: if a different file is there, opens and verifies it and switches to it.
-     * Returns true on a switch.
-     *
-     * @return true when it switched to a new file
-     */
+    /** Looks at the path now (see {@link FollowedFile#check()}); true when it switched to a new file. */
     boolean checkNow() {
         return file.check();
     }
