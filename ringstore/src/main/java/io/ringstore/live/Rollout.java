@@ -9,8 +9,9 @@ import java.util.concurrent.atomic.LongAdder;
 
 /**
  * A router's rollout bookkeeping: the policy in force and its changes (logged, a JFR event, told to
- * the listener), what lookups read of it, and the lookups counted per version. A {@link RingRouter.Route} holds it in a final field, so a lookup reads the
- * threshold through one load and one volatile read, as it did from the router itself.
+ * the listener), what lookups read of it, and the lookups counted per version. A
+ * {@link RingRouter.Route} holds it in a final field, so a lookup reads the threshold through one
+ * load and one volatile read, as it did from the router itself.
  */
 final class Rollout {
     /** The router's logger: a policy change is the router's event. */
