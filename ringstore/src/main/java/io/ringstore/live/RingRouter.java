@@ -4,13 +4,11 @@ import io.ringstore.Backend;
 import io.ringstore.Ring;
 import io.ringstore.RingFileException;
 import io.ringstore.RingStore;
-import io.ringstore.family.KeyHash;
 import io.ringstore.family.RingVersion;
 import io.ringstore.internal.KeyCrcs;
 import io.ringstore.migration.RolloutPolicy;
 import io.ringstore.state.SharedLoad;
 import java.lang.foreign.MemorySegment;
-import java.lang.management.ManagementFactory;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -18,11 +16,7 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Predicate;
-import javax.management.InstanceAlreadyExistsException;
-import javax.management.JMException;
-import javax.management.MBeanServer;
 import javax.management.ObjectName;
-import javax.management.StandardMBean;
 
 /**
  * The one serving handle: it follows a published ring file (verify before switching, refuse bad
@@ -61,25 +55,13 @@ import javax.management.StandardMBean;
  * <p>Thread-safe; lookups allocate nothing. Counters per version use {@link LongAdder}.
  */
 public final class RingRouter implements AutoCloseable {
-    private static final System.Logger LOG = System.getLogger(RingRouter.class.getName());
-
     private final WatchedRingStore watched;
     private final RingVersion oldVersion;
     private final RingVersion newVersion;
-    private volatile RolloutPolicy policy;
-    /**
-     * What a lookup reads of the policy: the basis points below which a key's bucket goes to the new
-     * version, 0 out of scope ({@link #threshold(RolloutPolicy)}). Written with {@link #policy}, so a
-     * lookup reads one int instead of the policy's scope set.
-     */
-    private volatile int threshold;
+    private final Rollout rollout;
+    /** A route of all backends, held open so that every new file has the router's versions, whatever the routes. */
+    private final Route pin;
 
-    private final LongAdder oldLookups = new LongAdder();
-    private final LongAdder newLookups = new LongAdder();
-    /** Holds the router's versions in every new file, whatever the routes. */
-    private final WatchedRingStore.Handle oldPin;
-
-    private final WatchedRingStore.Handle newPin;
     private final ObjectName mbeanName;
 
     private RingRouter(Builder b, WatchedRingStore watched) {
@@ -87,11 +69,9 @@ public final class RingRouter implements AutoCloseable {
         RingVersion first = watched.current().versions().getFirst();
         this.oldVersion = b.oldVersion != null ? b.oldVersion : first;
         this.newVersion = b.newVersion != null ? b.newVersion : oldVersion;
-        this.policy = b.policy;
-        this.threshold = threshold(b.policy);
-        this.oldPin = watched.ring(Set.of(), oldVersion);
-        this.newPin = watched.ring(Set.of(), newVersion);
-        this.mbeanName = b.jmx ? register(watched.path(), new Bean()) : null;
+        this.rollout = new Rollout(b.policy, oldVersion, newVersion, watched);
+        this.pin = route(Set.of());
+        this.mbeanName = b.jmx ? RouterBean.register(this, watched.path()) : null;
     }
 
     /**
@@ -103,7 +83,7 @@ public final class RingRouter implements AutoCloseable {
      * @return this builder
      */
     public static Builder builder(RingStore store) {
-        return new Builder(Objects.requireNonNull(store, "store"));
+        return new Builder(Objects.requireNonNull(store, "store").path(), store);
     }
 
     /**
@@ -113,34 +93,30 @@ public final class RingRouter implements AutoCloseable {
      * @return this builder
      */
     public static Builder builder(Path path) {
-        return new Builder(path);
+        return new Builder(Objects.requireNonNull(path, "path"), null);
     }
 
     /** How a router is made; every setting has a default. */
     public static final class Builder {
-        private final Path path;
-        /** A fixed store to route over, or null to follow {@link #path}. */
-        private final RingStore store;
-
         private RingVersion oldVersion;
         private RingVersion newVersion;
         private RolloutPolicy policy = RolloutPolicy.NONE;
-        private long pollMillis = WatchedRingStore.DEFAULT_POLL_MILLIS;
-        private long graceMillis = WatchedRingStore.DEFAULT_GRACE_MILLIS;
-        private boolean allowOlderGeneration;
-        private RingListener listener = new RingListener() {};
         private boolean jmx;
+        // The engine's settings, which it reads from here (WatchedRingStore.open).
+        final Path path;
+        /** A fixed store to route over, or null to follow {@link #path}. */
+        final RingStore store;
 
-        private Builder(Path path) {
-            this.path = Objects.requireNonNull(path, "path");
-            this.store = null;
-            this.jmx = true;
-        }
+        long pollMillis = WatchedRingStore.DEFAULT_POLL_MILLIS;
+        long graceMillis = WatchedRingStore.DEFAULT_GRACE_MILLIS;
+        boolean allowOlderGeneration;
+        RingListener listener = new RingListener() {};
 
-        private Builder(RingStore store) {
-            this.path = store.path();
+        /** {@code store} null: a router following {@code path}, with an MBean by default. */
+        private Builder(Path path, RingStore store) {
+            this.path = path;
             this.store = store;
-            this.jmx = false;
+            this.jmx = store == null;
         }
 
         /**
@@ -179,9 +155,9 @@ public final class RingRouter implements AutoCloseable {
         }
 
         /**
-         * How long a replaced generation stays mapped (500
-         * ms by default). 0 unmaps it at the switch: lookups racing the switch are then looked up again
-         * on the new generation, which is correct but costs them a second lookup.
+         * How long a replaced generation stays mapped (500 ms by default). 0 unmaps it at the switch:
+         * lookups racing the switch are then looked up again on the new generation, which is correct but
+         * costs them a second lookup.
          *
          * @param graceMillis the grace period, in milliseconds
          * @return this builder
@@ -235,9 +211,7 @@ public final class RingRouter implements AutoCloseable {
          * @throws IllegalArgumentException when the file lacks either version
          */
         public RingRouter open() throws RingFileException {
-            WatchedRingStore w = store != null
-                    ? WatchedRingStore.fixed(store, listener)
-                    : WatchedRingStore.watch(path, pollMillis, graceMillis, allowOlderGeneration, listener);
+            WatchedRingStore w = WatchedRingStore.open(this);
             try {
                 return new RingRouter(this, w);
             } catch (RuntimeException e) {
@@ -279,27 +253,14 @@ public final class RingRouter implements AutoCloseable {
      * segment's key.
      */
     public final class Route implements AutoCloseable {
-        // The four operations, by number: the one retry loop (answer) runs one of them on the ring of the
-        // generation serving; inlined into each entry point, the number is a constant and the switch folds.
-        private static final int LOOKUP = 0;
-        private static final int SELECT = 1;
-        private static final int CHOOSE = 2;
-        private static final int CHOOSE_AND_ACQUIRE = 3;
-
         private final WatchedRingStore.Handle oldRing;
         private final WatchedRingStore.Handle newRing;
-
-        /**
-         * Whether both versions hash keys by CRC-32 (v1, v2): then a lookup of a direct buffer or a native
-         * segment rolling out computes the ring's CRC-32 and the bucket's CRC-32C in one pass over the key
-         * ({@code internal.KeyCrcs}), the same answers as hashing twice.
-         */
-        private final boolean bothCrc32;
+        /** The router's, in a field of the route's own: a lookup reaches the threshold and counters in one load. */
+        private final Rollout rollout = RingRouter.this.rollout;
 
         private Route(WatchedRingStore.Handle oldRing, WatchedRingStore.Handle newRing) {
             this.oldRing = oldRing;
             this.newRing = newRing;
-            this.bothCrc32 = oldRing.keyHash == KeyHash.CRC32 && newRing.keyHash == KeyHash.CRC32;
         }
 
         /**
@@ -320,8 +281,8 @@ public final class RingRouter implements AutoCloseable {
          * @return the backend, or null
          */
         public Backend backend(byte[] key, int offset, int length) {
-            WatchedRingStore.Handle h = ring(migrates(key, offset, length));
-            return lookup(h, h.keyHash.hash64(key, offset, length));
+            WatchedRingStore.Handle h = ring(rollout.migrates(key, offset, length));
+            return h.lookup(h.keyHash.hash64(key, offset, length));
         }
 
         /**
@@ -330,12 +291,13 @@ public final class RingRouter implements AutoCloseable {
          * @param key the key
          */
         public Backend backend(ByteBuffer key) {
-            int t = threshold;
-            if (!key.hasArray() && onePass(t)) {
+            Rollout r = rollout; // one load for the threshold and the one-pass test
+            int t = r.threshold;
+            if (!key.hasArray() && r.onePass(t)) {
                 return lookupRollingOut(KeyCrcs.of(key), t);
             }
-            WatchedRingStore.Handle h = ring(migrates(key));
-            return lookup(h, h.keyHash.hash64(key));
+            WatchedRingStore.Handle h = ring(rollout.migrates(key));
+            return h.lookup(h.keyHash.hash64(key));
         }
 
         /**
@@ -344,12 +306,13 @@ public final class RingRouter implements AutoCloseable {
          * @param key the key
          */
         public Backend backend(MemorySegment key) {
-            int t = threshold;
-            if (key.isNative() && onePass(t)) { // a heap array goes to the JDK's intrinsics
+            Rollout r = rollout; // one load for the threshold and the one-pass test
+            int t = r.threshold;
+            if (key.isNative() && r.onePass(t)) { // a heap array goes to the JDK's intrinsics
                 return lookupRollingOut(KeyCrcs.of(key), t);
             }
-            WatchedRingStore.Handle h = ring(migrates(key));
-            return lookup(h, h.keyHash.hash64(key));
+            WatchedRingStore.Handle h = ring(rollout.migrates(key));
+            return h.lookup(h.keyHash.hash64(key));
         }
 
         /**
@@ -382,8 +345,8 @@ public final class RingRouter implements AutoCloseable {
          * @return the accepted backend, or null
          */
         public Backend select(byte[] key, int offset, int length, int maxPoints, Predicate<Backend> accept) {
-            WatchedRingStore.Handle h = ring(migrates(key, offset, length));
-            return select(h, h.keyHash.hash64(key, offset, length), key, offset, length, maxPoints, accept);
+            WatchedRingStore.Handle h = ring(rollout.migrates(key, offset, length));
+            return h.select(h.keyHash.hash64(key, offset, length), key, offset, length, maxPoints, accept);
         }
 
         /**
@@ -395,9 +358,9 @@ public final class RingRouter implements AutoCloseable {
          * @return the accepted backend, or null
          */
         public Backend select(ByteBuffer key, int maxPoints, Predicate<Backend> accept) {
-            WatchedRingStore.Handle h = ring(migrates(key));
-            byte[] bytes = failoverKey(h, key, null);
-            return select(h, h.keyHash.hash64(key), bytes, 0, length(bytes), maxPoints, accept);
+            WatchedRingStore.Handle h = ring(rollout.migrates(key));
+            byte[] bytes = h.failoverKey(key, null);
+            return h.select(h.keyHash.hash64(key), bytes, 0, length(bytes), maxPoints, accept);
         }
 
         /**
@@ -409,9 +372,9 @@ public final class RingRouter implements AutoCloseable {
          * @return the accepted backend, or null
          */
         public Backend select(MemorySegment key, int maxPoints, Predicate<Backend> accept) {
-            WatchedRingStore.Handle h = ring(migrates(key));
-            byte[] bytes = failoverKey(h, key, null);
-            return select(h, h.keyHash.hash64(key), bytes, 0, length(bytes), maxPoints, accept);
+            WatchedRingStore.Handle h = ring(rollout.migrates(key));
+            byte[] bytes = h.failoverKey(key, null);
+            return h.select(h.keyHash.hash64(key), bytes, 0, length(bytes), maxPoints, accept);
         }
 
         /**
@@ -439,8 +402,8 @@ public final class RingRouter implements AutoCloseable {
          * @return the chosen backend, or null
          */
         public Backend choose(byte[] key, int offset, int length, SharedLoad load) {
-            WatchedRingStore.Handle h = ring(migrates(key, offset, length));
-            return choose(h, h.keyHash.hash64(key, offset, length), key, offset, length, load);
+            WatchedRingStore.Handle h = ring(rollout.migrates(key, offset, length));
+            return h.choose(h.keyHash.hash64(key, offset, length), key, offset, length, load);
         }
 
         /**
@@ -451,9 +414,9 @@ public final class RingRouter implements AutoCloseable {
          * @return the chosen backend, or null
          */
         public Backend choose(ByteBuffer key, SharedLoad load) {
-            WatchedRingStore.Handle h = ring(migrates(key));
-            byte[] bytes = failoverKey(h, key, load);
-            return choose(h, h.keyHash.hash64(key), bytes, 0, length(bytes), load);
+            WatchedRingStore.Handle h = ring(rollout.migrates(key));
+            byte[] bytes = h.failoverKey(key, load);
+            return h.choose(h.keyHash.hash64(key), bytes, 0, length(bytes), load);
         }
 
         /**
@@ -464,9 +427,9 @@ public final class RingRouter implements AutoCloseable {
          * @return the chosen backend, or null
          */
         public Backend choose(MemorySegment key, SharedLoad load) {
-            WatchedRingStore.Handle h = ring(migrates(key));
-            byte[] bytes = failoverKey(h, key, load);
-            return choose(h, h.keyHash.hash64(key), bytes, 0, length(bytes), load);
+            WatchedRingStore.Handle h = ring(rollout.migrates(key));
+            byte[] bytes = h.failoverKey(key, load);
+            return h.choose(h.keyHash.hash64(key), bytes, 0, length(bytes), load);
         }
 
         /**
@@ -492,8 +455,8 @@ public final class RingRouter implements AutoCloseable {
          * @return the chosen backend, counted in flight, or null
          */
         public Backend chooseAndAcquire(byte[] key, int offset, int length, SharedLoad load) {
-            WatchedRingStore.Handle h = ring(migrates(key, offset, length));
-            return chooseAndAcquire(h, h.keyHash.hash64(key, offset, length), key, offset, length, load);
+            WatchedRingStore.Handle h = ring(rollout.migrates(key, offset, length));
+            return h.chooseAndAcquire(h.keyHash.hash64(key, offset, length), key, offset, length, load);
         }
 
         /**
@@ -504,9 +467,9 @@ public final class RingRouter implements AutoCloseable {
          * @return the chosen backend, counted in flight, or null
          */
         public Backend chooseAndAcquire(ByteBuffer key, SharedLoad load) {
-            WatchedRingStore.Handle h = ring(migrates(key));
-            byte[] bytes = failoverKey(h, key, load);
-            return chooseAndAcquire(h, h.keyHash.hash64(key), bytes, 0, length(bytes), load);
+            WatchedRingStore.Handle h = ring(rollout.migrates(key));
+            byte[] bytes = h.failoverKey(key, load);
+            return h.chooseAndAcquire(h.keyHash.hash64(key), bytes, 0, length(bytes), load);
         }
 
         /**
@@ -517,70 +480,9 @@ public final class RingRouter implements AutoCloseable {
          * @return the chosen backend, counted in flight, or null
          */
         public Backend chooseAndAcquire(MemorySegment key, SharedLoad load) {
-            WatchedRingStore.Handle h = ring(migrates(key));
-            byte[] bytes = failoverKey(h, key, load);
-            return chooseAndAcquire(h, h.keyHash.hash64(key), bytes, 0, length(bytes), load);
-        }
-
-        // The four operations, each on the handle of the version chosen, for the key's hash (and, for a
-        // rehashing family's failover, its bytes), through the one retry loop.
-
-        private static Backend lookup(WatchedRingStore.Handle live, long hash) {
-            return answer(live, LOOKUP, hash, null, 0, 0, 0, null, null);
-        }
-
-        private static Backend select(
-                WatchedRingStore.Handle live,
-                long hash,
-                byte[] key,
-                int offset,
-                int length,
-                int maxPoints,
-                Predicate<Backend> accept) {
-            return answer(live, SELECT, hash, key, offset, length, maxPoints, accept, null);
-        }
-
-        private static Backend choose(
-                WatchedRingStore.Handle live, long hash, byte[] key, int offset, int length, SharedLoad load) {
-            return answer(live, CHOOSE, hash, key, offset, length, 0, null, load);
-        }
-
-        private static Backend chooseAndAcquire(
-                WatchedRingStore.Handle live, long hash, byte[] key, int offset, int length, SharedLoad load) {
-            return answer(live, CHOOSE_AND_ACQUIRE, hash, key, offset, length, 0, null, load);
-        }
-
-        /**
-         * The one retry loop: operation {@code op} on the ring of the generation serving; when that
-         * generation is unmapped under it (the ring throws {@link IllegalStateException}), the operation
-         * runs again on the current one.
-         */
-        private static Backend answer(
-                WatchedRingStore.Handle live,
-                int op,
-                long hash,
-                byte[] key,
-                int offset,
-                int length,
-                int maxPoints,
-                Predicate<Backend> accept,
-                SharedLoad load) {
-            for (; ; ) {
-                Ring r = live.ring();
-                try {
-                    return switch (op) {
-                        case LOOKUP -> {
-                            int b = r.lookupHash(hash);
-                            yield b < 0 ? null : r.store().backend(b);
-                        }
-                        case SELECT -> r.selectBackend(hash, key, offset, length, maxPoints, accept);
-                        case CHOOSE -> load.choose(r, hash, key, offset, length);
-                        default -> load.chooseAndAcquire(r, hash, key, offset, length);
-                    };
-                } catch (IllegalStateException e) {
-                    live.retryAfter(r, e);
-                }
-            }
+            WatchedRingStore.Handle h = ring(rollout.migrates(key));
+            byte[] bytes = h.failoverKey(key, load);
+            return h.chooseAndAcquire(h.keyHash.hash64(key), bytes, 0, length(bytes), load);
         }
 
         /**
@@ -588,67 +490,20 @@ public final class RingRouter implements AutoCloseable {
          * and the bucket's CRC-32C ({@link KeyCrcs#of}).
          */
         private Backend lookupRollingOut(long both, int threshold) {
-            return lookup(ring(KeyCrcs.bucket(KeyCrcs.crc32c(both)) < threshold), KeyCrcs.crc32(both));
-        }
-
-        /** Whether a lookup of a key read through tables takes {@link #lookupRollingOut} at threshold {@code t}: both versions CRC-32, rolling out. */
-        private boolean onePass(int t) {
-            return bothCrc32 && t != 0 && t != RolloutPolicy.FULL;
-        }
-
-        /**
-         * The key's bytes for a failover that reads them: a rehashing family's (spymemcached's,
-         * xmemcached's: each try hashes the key again), but for {@code choose} with a bound, which walks
-         * by hash alone. Copied from the buffer; null for every other family, whose failover needs only the
-         * hash, so that their keys are never copied.
-         */
-        private static byte[] failoverKey(WatchedRingStore.Handle h, ByteBuffer key, SharedLoad load) {
-            if (!failoverReadsKey(h, load)) {
-                return null;
-            }
-            byte[] b = new byte[key.remaining()];
-            key.get(key.position(), b);
-            return b;
-        }
-
-        /** {@link #failoverKey(WatchedRingStore.Handle, ByteBuffer, SharedLoad)} of a segment's bytes. */
-        private static byte[] failoverKey(WatchedRingStore.Handle h, MemorySegment key, SharedLoad load) {
-            return failoverReadsKey(h, load) ? key.toArray(java.lang.foreign.ValueLayout.JAVA_BYTE) : null;
-        }
-
-        private static boolean failoverReadsKey(WatchedRingStore.Handle h, SharedLoad load) {
-            return h.rehashes && (load == null || load.policy() == null);
+            return ring(KeyCrcs.bucket(KeyCrcs.crc32c(both)) < threshold).lookup(KeyCrcs.crc32(both));
         }
 
         private static int length(byte[] key) {
             return key == null ? 0 : key.length;
         }
 
-        // Whether the new version answers the key: RolloutPolicy.migrates on the threshold, so the same
-        // answer (out of scope, at 0 % and at 100 % the bucket is not computed).
-
-        private boolean migrates(byte[] key, int offset, int length) {
-            int t = threshold;
-            return t != 0 && (t == RolloutPolicy.FULL || RolloutPolicy.bucket(key, offset, length) < t);
-        }
-
-        private boolean migrates(ByteBuffer key) {
-            int t = threshold;
-            return t != 0 && (t == RolloutPolicy.FULL || RolloutPolicy.bucket(key) < t);
-        }
-
-        private boolean migrates(MemorySegment key) {
-            int t = threshold;
-            return t != 0 && (t == RolloutPolicy.FULL || RolloutPolicy.bucket(key) < t);
-        }
-
         /** The handle of the version chosen, counted. */
         private WatchedRingStore.Handle ring(boolean migrates) {
             if (migrates) {
-                newLookups.increment();
+                rollout.newLookups.increment();
                 return newRing;
             }
-            oldLookups.increment();
+            rollout.oldLookups.increment();
             return oldRing;
         }
 
@@ -673,14 +528,9 @@ public final class RingRouter implements AutoCloseable {
         }
     }
 
-    /** {@return the basis points below which a key's bucket migrates under {@code p}: 0 when it is out of scope here} */
-    private static int threshold(RolloutPolicy p) {
-        return p.inScope() ? p.basisPoints() : 0;
-    }
-
     /** {@return the rollout policy in force} */
     public RolloutPolicy policy() {
-        return policy;
+        return rollout.policy();
     }
 
     /**
@@ -689,26 +539,7 @@ public final class RingRouter implements AutoCloseable {
      * @param next the new policy
      */
     public void policy(RolloutPolicy next) {
-        Objects.requireNonNull(next, "policy");
-        RolloutPolicy before;
-        synchronized (this) {
-            before = policy;
-            threshold = threshold(next);
-            policy = next;
-        }
-        if (before.equals(next)) {
-            return;
-        }
-        LOG.log(System.Logger.Level.INFO, "{0}: rollout policy {1} (was {2})", watched.path(), next, before);
-        RingEvents.PolicyChange event = new RingEvents.PolicyChange();
-        if (event.shouldCommit()) {
-            event.path = watched.path().toString();
-            event.before = before.toString();
-            event.after = next.toString();
-            event.basisPoints = next.basisPoints();
-            event.commit();
-        }
-        watched.tell(l -> l.policyChanged(watched.path(), before, next));
+        rollout.replace(Objects.requireNonNull(next, "policy"));
     }
 
     /** {@return the version keys leave} */
@@ -723,18 +554,18 @@ public final class RingRouter implements AutoCloseable {
 
     /** {@return lookups answered by the old version since the router opened (or its counters were reset)} */
     public long oldLookups() {
-        return oldLookups.sum();
+        return rollout.oldLookups.sum();
     }
 
     /** {@return lookups answered by the new version since the router opened (or its counters were reset)} */
     public long newLookups() {
-        return newLookups.sum();
+        return rollout.newLookups.sum();
     }
 
     /** Sets the old and new lookup counts to zero. */
     public void resetCounters() {
-        oldLookups.reset();
-        newLookups.reset();
+        rollout.oldLookups.reset();
+        rollout.newLookups.reset();
     }
 
     /**
@@ -758,22 +589,22 @@ public final class RingRouter implements AutoCloseable {
 
     /** {@return when the current generation started serving (for the first, when the router opened)} */
     public Instant lastSwitch() {
-        return watched.lastSwitch();
+        return watched.file().lastSwitch();
     }
 
     /** {@return number of switches to a new generation so far} */
     public long switches() {
-        return watched.switches();
+        return watched.file().switches();
     }
 
     /** {@return why the last file seen at the path was refused, or null if the newest file is serving} */
     public String lastError() {
-        return watched.lastError();
+        return watched.file().lastError();
     }
 
     /** {@return replaced generations still mapped (in their grace period)} */
     public int retiredGenerations() {
-        return watched.retiredGenerations();
+        return watched.file().retiredCount();
     }
 
     /** {@return lookups that met a generation unmapped under them and were answered by the current one instead} */
@@ -808,97 +639,9 @@ public final class RingRouter implements AutoCloseable {
     @Override
     public void close() {
         if (mbeanName != null) {
-            try {
-                ManagementFactory.getPlatformMBeanServer().unregisterMBean(mbeanName);
-            } catch (JMException e) {
-                LOG.log(System.Logger.Level.DEBUG, "MBean " + mbeanName + " already unregistered", e);
-            }
+            RouterBean.unregister(mbeanName);
         }
-        oldPin.close();
-        newPin.close();
+        pin.close();
         watched.close();
-    }
-
-    /** Registers under the path's name, or the first free {@code instance=N} when another router watches the same path. */
-    private static ObjectName register(Path path, Bean bean) {
-        MBeanServer server = ManagementFactory.getPlatformMBeanServer();
-        String base = "io.ringstore:type=RingRouter,name=" + ObjectName.quote(path.toString());
-        try {
-            StandardMBean mbean = new StandardMBean(bean, RingRouterMXBean.class, true);
-            for (int instance = 1; ; instance++) {
-                ObjectName name = new ObjectName(instance == 1 ? base : base + ",instance=" + instance);
-                try {
-                    server.registerMBean(mbean, name);
-                    return name;
-                } catch (InstanceAlreadyExistsException taken) {
-                    // another router on the same path: try the next instance number
-                }
-            }
-        } catch (JMException e) {
-            throw new IllegalStateException("cannot register the router's MBean for " + path + ": " + e, e);
-        }
-    }
-
-    private final class Bean implements RingRouterMXBean {
-        @Override
-        public String getPath() {
-            return watched.path().toString();
-        }
-
-        @Override
-        public String getGeneration() {
-            return Long.toUnsignedString(watched.generation());
-        }
-
-        @Override
-        public String getLastSwitch() {
-            return watched.lastSwitch().toString();
-        }
-
-        @Override
-        public long getSwitches() {
-            return watched.switches();
-        }
-
-        @Override
-        public String getLastError() {
-            String e = watched.lastError();
-            return e == null ? "" : e;
-        }
-
-        @Override
-        public int getRetiredGenerations() {
-            return watched.retiredGenerations();
-        }
-
-        @Override
-        public long getLookupRetries() {
-            return watched.lookupRetries();
-        }
-
-        @Override
-        public String getOldVersion() {
-            return oldVersion.toString();
-        }
-
-        @Override
-        public String getNewVersion() {
-            return newVersion.toString();
-        }
-
-        @Override
-        public String getPolicy() {
-            return policy.toString();
-        }
-
-        @Override
-        public long getOldLookups() {
-            return oldLookups();
-        }
-
-        @Override
-        public long getNewLookups() {
-            return newLookups();
-        }
     }
 }

@@ -1,5 +1,6 @@
 package io.ringstore.live;
 
+import io.ringstore.Backend;
 import io.ringstore.Ring;
 import io.ringstore.RingFileException;
 import io.ringstore.RingStore;
@@ -11,13 +12,15 @@ import io.ringstore.internal.FollowedFile;
 import io.ringstore.internal.IoErrors;
 import io.ringstore.internal.Poller;
 import io.ringstore.internal.format.RingFileDescriptor;
+import io.ringstore.state.SharedLoad;
 import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
-import java.time.Instant;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
@@ -28,12 +31,13 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
+import java.util.function.Predicate;
 
 /**
  * The engine of a {@link RingRouter}: a ring file that follows its path: it keeps answering from the
  * file it has, and switches to a new generation when one is published at the path (the builder's
- * atomic rename). It looks no key up itself: the router's {@link RingRouter.Route}s do, through its
- * {@link Handle}s. A router over a fixed store ({@link RingRouter#builder(RingStore)}) has an engine
+ * atomic rename). It hashes no key itself: the router's {@link RingRouter.Route}s do, and look the
+ * hash up through its {@link Handle}s. A router over a fixed store ({@link RingRouter#builder(RingStore)}) has an engine
  * that never looks at a path and never switches.
  *
  * <p><b>Old generations are unmapped promptly, never under a reader.</b> Each generation is mapped
@@ -113,54 +117,35 @@ final class WatchedRingStore implements AutoCloseable, FollowedFile.Kind<RingSto
     Runnable beforeSwitch = () -> {};
 
     /** {@code stamp} null: the engine of a router over a store already open, its owner's, never switched. */
-    private WatchedRingStore(
-            Path path,
-            RingStore first,
-            Object stamp,
-            long pollMillis,
-            long graceMillis,
-            boolean allowOlderGeneration,
-            RingListener listener) {
-        this.path = path;
-        this.allowOlderGeneration = allowOlderGeneration;
-        this.listener = listener;
+    private WatchedRingStore(RingRouter.Builder settings, RingStore first, Object stamp) {
+        this.path = settings.path;
+        this.allowOlderGeneration = settings.allowOlderGeneration;
+        this.listener = settings.listener;
         this.current = first;
         this.file = stamp == null
                 ? FollowedFile.fixed(first, this)
-                : new FollowedFile<>(path, this, this, TimeUnit.MILLISECONDS.toNanos(graceMillis), first, stamp);
-        this.timer = stamp == null ? null : Poller.start("watch", path, pollMillis, this::checkNow);
+                : new FollowedFile<>(
+                        path, this, this, TimeUnit.MILLISECONDS.toNanos(settings.graceMillis), first, stamp);
+        this.timer = stamp == null ? null : Poller.start("watch", path, settings.pollMillis, this::checkNow);
     }
 
     /**
-     * {@return the engine of a router over {@code store}, already open: it never switches, and closing
-     * it leaves the store open (its owner closes it)}
-     *
-     * @param store the open store
-     * @param listener told of policy changes
+     * {@return the engine {@code settings} describe} Over the builder's store, already open: it never
+     * switches, and closing it leaves the store open (its owner closes it). Otherwise it opens the
+     * builder's path, verifies it and checks it every {@code pollMillis} ms (0: only on {@link #checkNow()}).
      */
-    static WatchedRingStore fixed(RingStore store, RingListener listener) {
-        Objects.requireNonNull(store, "store");
-        Objects.requireNonNull(listener, "listener");
-        return new WatchedRingStore(store.path(), store, null, 0, 0, false, listener);
-    }
-
-    /**
-     * Opens {@code path}, verifies it and checks it every {@code pollMillis} ms (0: only on
-     * {@link #checkNow()}); see {@link RingRouter.Builder} for the settings.
-     */
-    static WatchedRingStore watch(
-            Path path, long pollMillis, long graceMillis, boolean allowOlderGeneration, RingListener listener)
-            throws RingFileException {
-        Objects.requireNonNull(path, "path");
-        Objects.requireNonNull(listener, "listener");
-        if (pollMillis < 0) {
-            throw new IllegalArgumentException("pollMillis must be 0 or more: pollMillis=" + pollMillis);
+    static WatchedRingStore open(RingRouter.Builder settings) throws RingFileException {
+        if (settings.store != null) {
+            return new WatchedRingStore(settings, settings.store, null);
         }
-        if (graceMillis < 0) {
-            throw new IllegalArgumentException("graceMillis must be 0 or more: graceMillis=" + graceMillis);
+        if (settings.pollMillis < 0) {
+            throw new IllegalArgumentException("pollMillis must be 0 or more: pollMillis=" + settings.pollMillis);
         }
-        Object stamp = stampOf(path, () -> {});
-        RingStore first = STORES.openWatched(path);
+        if (settings.graceMillis < 0) {
+            throw new IllegalArgumentException("graceMillis must be 0 or more: graceMillis=" + settings.graceMillis);
+        }
+        Object stamp = stampOf(settings.path, () -> {});
+        RingStore first = STORES.openWatched(settings.path);
         try {
             first.verify();
         } catch (RingFileException
@@ -169,7 +154,7 @@ final class WatchedRingStore implements AutoCloseable, FollowedFile.Kind<RingSto
             STORES.release(first);
             throw e;
         }
-        return new WatchedRingStore(path, first, stamp, pollMillis, graceMillis, allowOlderGeneration, listener);
+        return new WatchedRingStore(settings, first, stamp);
     }
 
     /**
@@ -185,19 +170,12 @@ final class WatchedRingStore implements AutoCloseable, FollowedFile.Kind<RingSto
         return current.generation();
     }
 
-    /** {@return when the current generation started serving (for the first, when watching started)} */
-    Instant lastSwitch() {
-        return file.lastSwitch();
-    }
-
-    /** {@return number of switches to a new generation so far} */
-    long switches() {
-        return file.switches();
-    }
-
-    /** {@return why the last file seen at the path was refused, or null if the newest file is serving} */
-    String lastError() {
-        return file.lastError();
+    /**
+     * {@return the follower of the path: its switches, last switch, last refusal and retired generations,
+     * and {@link FollowedFile#check()}, which the router shows as they are}
+     */
+    FollowedFile<RingStore> file() {
+        return file;
     }
 
     /** {@return the watched path} */
@@ -205,22 +183,12 @@ final class WatchedRingStore implements AutoCloseable, FollowedFile.Kind<RingSto
         return path;
     }
 
-    /** {@return replaced generations still mapped (in their grace period)} */
-    int retiredGenerations() {
-        return file.retiredCount();
-    }
-
     /** {@return lookups that met a generation unmapped under them and were answered by the current one instead} */
     long lookupRetries() {
         return retries.sum();
     }
 
-    /**
-     * Looks at the path now: if a different file is there, opens and verifies it and switches to it.
-     * Returns true on a switch.
-     *
-     * @return true when it switched to a new file
-     */
+    /** Looks at the path now (see {@link FollowedFile#check()}); true when it switched to a new file. */
     boolean checkNow() {
         return file.check();
     }
@@ -399,19 +367,26 @@ final class WatchedRingStore implements AutoCloseable, FollowedFile.Kind<RingSto
     }
 
     /**
-     * One feature ring of one version, resolved to the generation serving; the router's routes look
-     * keys up on {@link #ring()} and, when that throws, ask {@link #retryAfter} whether to look up
-     * again. Close a handle no longer needed: an open one holds back every new file that lacks its
+     * One feature ring of one version, resolved to the generation serving; the router's routes ask it
+     * their operations, which look up on {@link #ring()} and, when that throws, ask {@link #retryAfter}
+     * whether to look up again. Close a handle no longer needed: an open one holds back every new file that lacks its
      * feature or version. A handle that is no longer reachable is released as well (the watcher holds
      * handles weakly), but only when the garbage collector gets to it.
      */
     final class Handle implements AutoCloseable {
+        // The four operations, by number: the one retry loop (answer) runs one of them on the ring of the
+        // generation serving; inlined into each entry point, the number is a constant and the switch folds.
+        private static final int LOOKUP = 0;
+        private static final int SELECT = 1;
+        private static final int CHOOSE = 2;
+        private static final int CHOOSE_AND_ACQUIRE = 3;
+
         private final Set<String> features;
         private final RingVersion version;
         /** The version's key hash: what a route hashes a key with before it looks it up here. */
         final KeyHash keyHash;
         /** Whether the version's family fails over by rehashing the key (spymemcached, xmemcached): select needs the key's bytes. */
-        final boolean rehashes;
+        private final boolean rehashes;
         /** The ring of the generation last used; null once closed. */
         private volatile Ring ring;
 
@@ -448,12 +423,87 @@ final class WatchedRingStore implements AutoCloseable, FollowedFile.Kind<RingSto
             return r;
         }
 
+        // The four operations of a route, for the key's hash (and, for a rehashing family's failover, its
+        // bytes), through the one retry loop.
+
+        Backend lookup(long hash) {
+            return answer(LOOKUP, hash, null, 0, 0, 0, null, null);
+        }
+
+        Backend select(long hash, byte[] key, int offset, int length, int maxPoints, Predicate<Backend> accept) {
+            return answer(SELECT, hash, key, offset, length, maxPoints, accept, null);
+        }
+
+        Backend choose(long hash, byte[] key, int offset, int length, SharedLoad load) {
+            return answer(CHOOSE, hash, key, offset, length, 0, null, load);
+        }
+
+        Backend chooseAndAcquire(long hash, byte[] key, int offset, int length, SharedLoad load) {
+            return answer(CHOOSE_AND_ACQUIRE, hash, key, offset, length, 0, null, load);
+        }
+
+        /**
+         * The one retry loop: operation {@code op} on the ring of the generation serving; when that
+         * generation is unmapped under it (the ring throws {@link IllegalStateException}), the operation
+         * runs again on the current one.
+         */
+        private Backend answer(
+                int op,
+                long hash,
+                byte[] key,
+                int offset,
+                int length,
+                int maxPoints,
+                Predicate<Backend> accept,
+                SharedLoad load) {
+            for (; ; ) {
+                Ring r = ring();
+                try {
+                    return switch (op) {
+                        case LOOKUP -> {
+                            int b = r.lookupHash(hash);
+                            yield b < 0 ? null : r.store().backend(b);
+                        }
+                        case SELECT -> r.selectBackend(hash, key, offset, length, maxPoints, accept);
+                        case CHOOSE -> load.choose(r, hash, key, offset, length);
+                        default -> load.chooseAndAcquire(r, hash, key, offset, length);
+                    };
+                } catch (IllegalStateException e) {
+                    retryAfter(r, e);
+                }
+            }
+        }
+
+        /**
+         * The key's bytes for a failover that reads them: a rehashing family's (spymemcached's,
+         * xmemcached's: each try hashes the key again), but for {@code choose} with a bound, which walks
+         * by hash alone. Copied from the buffer; null for every other family, whose failover needs only the
+         * hash, so that their keys are never copied.
+         */
+        byte[] failoverKey(ByteBuffer key, SharedLoad load) {
+            if (!failoverReadsKey(load)) {
+                return null;
+            }
+            byte[] b = new byte[key.remaining()];
+            key.get(key.position(), b);
+            return b;
+        }
+
+        /** {@link #failoverKey(ByteBuffer, SharedLoad)} of a segment's bytes. */
+        byte[] failoverKey(MemorySegment key, SharedLoad load) {
+            return failoverReadsKey(load) ? key.toArray(ValueLayout.JAVA_BYTE) : null;
+        }
+
+        private boolean failoverReadsKey(SharedLoad load) {
+            return rehashes && (load == null || load.policy() == null);
+        }
+
         /**
          * A lookup on {@code r} threw: when {@code r}'s generation was unmapped after a switch, returns
          * so that the caller looks up again on the current generation (newer each time: this ends);
          * anything else is rethrown.
          */
-        void retryAfter(Ring r, IllegalStateException e) {
+        private void retryAfter(Ring r, IllegalStateException e) {
             if (STORES.mapped(r.store()) || r.store() == current) {
                 throw e; // not a replaced generation's release: the watcher was closed, or a bug
             }
