@@ -33,6 +33,11 @@ final class PointText {
         return new PointText(identity, defaultPort, separator);
     }
 
+    /** {@return the port of a backend written without one} */
+    int defaultPort() {
+        return defaultPort;
+    }
+
     /** {@return how {@code backend}'s client writes it} */
     String identity(BackendRecord backend) {
         return identity.of(backend, backend.address().port(defaultPort));
