@@ -16,6 +16,6 @@ final class Murmur2x64KeyHash extends CoreKeyHash {
 
     @Override
     long core(Object key, long from, long length) {
-        return Murmur2x64.core(key, from, length, seed);
+        return Murmur2x64.hash(key, from, length, seed);
     }
 }

@@ -10,6 +10,6 @@ final class Xxh64KeyHash extends CoreKeyHash {
 
     @Override
     long core(Object key, long from, long length) {
-        return Xxh64.core(key, from, length, 0);
+        return Xxh64.hash(key, from, length, 0);
     }
 }

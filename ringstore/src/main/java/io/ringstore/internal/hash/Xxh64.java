@@ -16,21 +16,9 @@ public final class Xxh64 {
     private Xxh64() {}
 
     /**
-     * {@return XXH64 of {@code length} bytes of {@code key} from {@code offset}}
-     *
-     * @param key    the key's array
-     * @param offset where the key starts
-     * @param length the key's length in bytes
-     * @param seed   the seed (Envoy and gRPC: 0)
-     */
-    public static long hash(byte[] key, int offset, int length, long seed) {
-        KeyBytes.checkSlice(key, offset, length);
-        return core(key, offset, length, seed);
-    }
-
-    /**
-     * {@return XXH64 of {@code length} bytes of {@code key} from {@code from}}: the one entry of the key
-     * hashes ({@code io.ringstore.family}), which take each key shape to it; unchecked.
+     * {@return XXH64 of {@code length} bytes of {@code key} from {@code from}}: unchecked, the one entry
+     * of the key hashes ({@code io.ringstore.family}), which take each key shape to it, and of
+     * the 64-bit points ({@code PointSource}).
      *
      * @param key    a {@code byte[]}, a {@link java.lang.foreign.MemorySegment} or a {@link java.nio.ByteBuffer}
      *               without an accessible array (as {@link KeyBytes} reads them)
@@ -38,7 +26,7 @@ public final class Xxh64 {
      * @param length the key's length in bytes
      * @param seed   the seed
      */
-    public static long core(Object key, long from, long length, long seed) {
+    public static long hash(Object key, long from, long length, long seed) {
         long p = from;
         long end = from + length;
         long h;
