@@ -43,29 +43,30 @@ public final class Families {
     private static final Parameters KETAMA_FIXED = Parameters.fixed(KETAMA_POINTS);
 
     /** libketama's servers as written. */
-    private static final PointText LIBKETAMA_SERVERS = PointText.of(PointText::asWritten, MEMCACHED_PORT, "-");
+    private static final PointText LIBKETAMA_SERVERS = new PointText(PointText::asWritten, MEMCACHED_PORT, "-");
     /** libmemcached's hosts, the port when it is not memcached's. */
     private static final PointText LIBMEMCACHED_HOSTS =
-            PointText.of(PointText::hostUnlessMemcachedPort, MEMCACHED_PORT, "-");
+            new PointText(PointText::hostUnlessMemcachedPort, MEMCACHED_PORT, "-");
     /** libmemcached's spy distribution's {@code /host:port}. */
-    private static final PointText LIBMEMCACHED_SPY_HOSTS = PointText.of(PointText::slashHostPort, MEMCACHED_PORT, "-");
+    private static final PointText LIBMEMCACHED_SPY_HOSTS =
+            new PointText(PointText::slashHostPort, MEMCACHED_PORT, "-");
     /** twemproxy's server names ({@code conf_add_server}): its point texts and its tie order. */
-    private static final PointText TWEMPROXY_NAMES = PointText.of(PointText::twemproxyName, MEMCACHED_PORT, "-");
+    private static final PointText TWEMPROXY_NAMES = new PointText(PointText::twemproxyName, MEMCACHED_PORT, "-");
     /** spymemcached's node texts. */
     private static final PointText SPYMEMCACHED_NODES =
-            PointText.of(PointText::javaSocketAddressStripped, MEMCACHED_PORT, "-");
+            new PointText(PointText::javaSocketAddressStripped, MEMCACHED_PORT, "-");
     /** xmemcached's {@code sockStr}: its point texts and its tie pick. */
     private static final PointText XMEMCACHED_SESSIONS =
-            PointText.of(PointText::javaSocketAddress, MEMCACHED_PORT, "-");
+            new PointText(PointText::javaSocketAddress, MEMCACHED_PORT, "-");
     /** xmemcached's {@code sockStr} with {@code cwNginxUpstreamConsistent}. */
     private static final PointText XMEMCACHED_NGINX_SESSIONS =
-            PointText.of(PointText::ipUnlessMemcachedPort, MEMCACHED_PORT, "-");
+            new PointText(PointText::ipUnlessMemcachedPort, MEMCACHED_PORT, "-");
     /** Dubbo's providers, {@code host:port} and no separator. */
-    private static final PointText DUBBO_PROVIDERS = PointText.of(PointText::hostPort, DUBBO_PORT, "");
+    private static final PointText DUBBO_PROVIDERS = new PointText(PointText::hostPort, DUBBO_PORT, "");
     /** Couchbase's nodes, {@code host:port} with the KV port. */
-    private static final PointText COUCHBASE_NODES = PointText.of(PointText::hostPort, COUCHBASE_KV_PORT, "-");
+    private static final PointText COUCHBASE_NODES = new PointText(PointText::hostPort, COUCHBASE_KV_PORT, "-");
     /** Envoy's and gRPC's host texts, {@code identity_i}. */
-    private static final PointText ENVOY_HOSTS = PointText.of(PointText::envoyHost, ServerAddress.DEFAULT_PORT, "_");
+    private static final PointText ENVOY_HOSTS = new PointText(PointText::envoyHost, ServerAddress.DEFAULT_PORT, "_");
 
     /**
      * nginx {@code hash $key consistent} (ngx_http_upstream_hash_module), written {@code v1}: the
