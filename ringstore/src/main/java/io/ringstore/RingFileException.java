@@ -1,6 +1,6 @@
 package io.ringstore;
 
-import io.ringstore.internal.TextLines;
+import io.ringstore.internal.FileProblem;
 import java.nio.file.Path;
 
 /**
@@ -37,10 +37,15 @@ public final class RingFileException extends Exception {
      * @param cause  the I/O error or other exception behind it
      */
     public RingFileException(Path path, long offset, String reason, Throwable cause) {
-        super(path + (offset >= 0 ? ": at byte " + offset : "") + ": " + TextLines.oneLine(reason), cause);
-        this.path = path;
-        this.offset = offset;
-        this.reason = TextLines.oneLine(reason);
+        this(new FileProblem(path, offset, reason), cause);
+    }
+
+    /** The problem the format's floor found ({@code RingFormatException}): the same path, offset and reason. */
+    RingFileException(FileProblem problem, Throwable cause) {
+        super(problem.message(), cause);
+        this.path = problem.path();
+        this.offset = problem.offset();
+        this.reason = problem.reason();
     }
 
     /** {@return the ring file's path; null after deserialization (a path is not serializable)} */

@@ -411,7 +411,7 @@ public final class RingStore implements AutoCloseable {
 
     /** The public exception for what the format's floor found: the same path, offset and reason. */
     private static RingFileException exposed(RingFormatException e) {
-        return new RingFileException(e.path(), e.offset(), e.reason());
+        return new RingFileException(e.problem(), null);
     }
 
     /** What a read of a mapped page past the file's end becomes: the JVM reports SIGBUS as an InternalError. */

@@ -78,7 +78,7 @@ class KeyHashAllocationTest {
             });
             calls.put("Md5.le32WithDecimalPrefix", i -> Md5.le32WithDecimalPrefix(i, padded, offset, LENGTH));
             calls.put("Xxh64.hash(seeded)", i -> Xxh64.hash(padded, offset, LENGTH, i));
-            calls.put("Murmur2x64.hash(seeded)", i -> Murmur2x64.hash(nativeSegment, i));
+            calls.put("Murmur2x64.hash(seeded)", i -> Murmur2x64.hash(nativeSegment, 0, nativeSegment.byteSize(), i));
 
             List<String> allocating = new ArrayList<>();
             for (Map.Entry<String, IntToLongFunction> c : calls.entrySet()) {

@@ -451,11 +451,7 @@ public final class RingBuilder {
         long[] a = all.points();
         int n = all.count();
         for (int i = 0; i < n; ) {
-            int h = PointSorter.hash(a[i]);
-            int j = i + 1;
-            while (j < n && PointSorter.hash(a[j]) == h) {
-                j++;
-            }
+            int j = PointSorter.sameHashEnd(a, i, n);
             if (j == i + 1) {
                 single[
                         BackendAccess.record(backends.backend(PointSorter.backend(a[i])))

@@ -4,6 +4,7 @@ import io.ringstore.internal.ServerAddress;
 import io.ringstore.internal.TextLines;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Function;
 
 /**
  * The table of ring families: each family one row of parts ({@link RingFamily}), in code order, found
@@ -38,19 +39,34 @@ public final class Families {
     /** libstdc++'s {@code std::_Hash_bytes} seed, Envoy's {@code MurmurHash::STD_HASH_SEED}. */
     private static final long STD_HASH_SEED = 0xc70f6907L;
 
+    /** The grammar of the clients whose point count is fixed: 160 points a server at equal weights. */
+    private static final Parameters KETAMA_FIXED = Parameters.fixed(KETAMA_POINTS);
+
+    /** libketama's servers as written. */
+    private static final PointText LIBKETAMA_SERVERS = new PointText(PointText::asWritten, MEMCACHED_PORT, "-");
+    /** libmemcached's hosts, the port when it is not memcached's. */
+    private static final PointText LIBMEMCACHED_HOSTS =
+            new PointText(PointText::hostUnlessMemcachedPort, MEMCACHED_PORT, "-");
+    /** libmemcached's spy distribution's {@code /host:port}. */
+    private static final PointText LIBMEMCACHED_SPY_HOSTS =
+            new PointText(PointText::slashHostPort, MEMCACHED_PORT, "-");
     /** twemproxy's server names ({@code conf_add_server}): its point texts and its tie order. */
-    private static final PointText TWEMPROXY_NAMES = PointText.of(PointText::twemproxyName, MEMCACHED_PORT, "-");
-    /** xmemcached's {@code sockStr}: its point texts and its tie pick. */
-    private static final PointText XMEMCACHED_SESSIONS =
-            PointText.of(PointText::javaSocketAddress, MEMCACHED_PORT, "-");
-    /** xmemcached's {@code sockStr} with {@code cwNginxUpstreamConsistent}. */
-    private static final PointText XMEMCACHED_NGINX_SESSIONS =
-            PointText.of(PointText::ipUnlessMemcachedPort, MEMCACHED_PORT, "-");
+    private static final PointText TWEMPROXY_NAMES = new PointText(PointText::twemproxyName, MEMCACHED_PORT, "-");
     /** spymemcached's node texts. */
     private static final PointText SPYMEMCACHED_NODES =
-            PointText.of(PointText::javaSocketAddressStripped, MEMCACHED_PORT, "-");
+            new PointText(PointText::javaSocketAddressStripped, MEMCACHED_PORT, "-");
+    /** xmemcached's {@code sockStr}: its point texts and its tie pick. */
+    private static final PointText XMEMCACHED_SESSIONS =
+            new PointText(PointText::javaSocketAddress, MEMCACHED_PORT, "-");
+    /** xmemcached's {@code sockStr} with {@code cwNginxUpstreamConsistent}. */
+    private static final PointText XMEMCACHED_NGINX_SESSIONS =
+            new PointText(PointText::ipUnlessMemcachedPort, MEMCACHED_PORT, "-");
+    /** Dubbo's providers, {@code host:port} and no separator. */
+    private static final PointText DUBBO_PROVIDERS = new PointText(PointText::hostPort, DUBBO_PORT, "");
+    /** Couchbase's nodes, {@code host:port} with the KV port. */
+    private static final PointText COUCHBASE_NODES = new PointText(PointText::hostPort, COUCHBASE_KV_PORT, "-");
     /** Envoy's and gRPC's host texts, {@code identity_i}. */
-    private static final PointText ENVOY_HOSTS = PointText.of(PointText::envoyHost, ServerAddress.DEFAULT_PORT, "_");
+    private static final PointText ENVOY_HOSTS = new PointText(PointText::envoyHost, ServerAddress.DEFAULT_PORT, "_");
 
     /**
      * nginx {@code hash $key consistent} (ngx_http_upstream_hash_module), written {@code v1}: the
@@ -58,17 +74,13 @@ public final class Families {
      * weight unit, equal hashes go to the backend listed first, keys hashed with CRC-32, answers printed
      * as nginx's {@code $upstream_addr}. Its one parameter, the point multiple, is always 160.
      */
-    public static final RingFamily NGINX = new RingFamily(
+    public static final RingFamily NGINX = crcChain(
             "nginx",
             "v1",
             1,
-            ServerAddress.DEFAULT_PORT,
             Parameters.fixedPointMultiple(NGINX_POINT_MULTIPLE, "points per weight unit (nginx)"),
-            p -> KeyHash.CRC32,
-            PointSource.crcChain(ServerAddress::nginxHashInput),
-            WeightRule.PER_WEIGHT_UNIT,
+            ServerAddress::nginxHashInput,
             TieRule.FIRST_LISTED,
-            Failover.WALK,
             Addresses.NGINX,
             Addresses.UPSTREAM_ADDRESS);
 
@@ -78,17 +90,13 @@ public final class Families {
      * equal hashes go to the smallest socket address, keys hashed with CRC-32, answers printed as Rust's
      * {@code SocketAddr}. A bare {@code v2} is {@code v2:160}.
      */
-    public static final RingFamily PINGORA = new RingFamily(
+    public static final RingFamily PINGORA = crcChain(
             "pingora",
             "v2",
             2,
-            ServerAddress.DEFAULT_PORT,
             Parameters.pointMultiple(NGINX_POINT_MULTIPLE),
-            p -> KeyHash.CRC32,
-            PointSource.crcChain(ServerAddress::pingoraHashInput),
-            WeightRule.PER_WEIGHT_UNIT,
+            ServerAddress::pingoraHashInput,
             TieRule.SMALLEST_ADDRESS,
-            Failover.WALK,
             Addresses.ANY,
             Addresses.SOCKET_ADDRESS);
 
@@ -103,9 +111,9 @@ public final class Families {
             "libketama",
             3,
             MEMCACHED_PORT,
-            Parameters.fixed(KETAMA_POINTS),
+            KETAMA_FIXED,
             p -> KeyHash.MD5,
-            PointSource.md5(PointText.of(PointText::asWritten, MEMCACHED_PORT, "-")),
+            PointSource.md5(LIBKETAMA_SERVERS),
             WeightRule.SHARE_K.ejectingDown(),
             TieRule.FIRST_LISTED,
             Failover.WALK,
@@ -118,34 +126,10 @@ public final class Families {
      * rule L; the lowest host index keeps a tie ({@code continuum_item_cmp}); a {@code down} server
      * leaves the ring (auto-eject rebuilds the continuum from the live servers).
      */
-    public static final RingFamily LIBMEMCACHED = new RingFamily(
-            "libmemcached",
-            "libmemcached",
-            4,
-            MEMCACHED_PORT,
-            Parameters.fixed(KETAMA_POINTS),
-            p -> KeyHash.MD5,
-            PointSource.md5(PointText.of(PointText::hostUnlessMemcachedPort, MEMCACHED_PORT, "-")),
-            WeightRule.SHARE_L.ejectingDown(),
-            TieRule.FIRST_LISTED,
-            Failover.WALK,
-            Addresses.NO_SCOPE,
-            Addresses.ENDPOINT);
+    public static final RingFamily LIBMEMCACHED = libmemcached("libmemcached", 4, LIBMEMCACHED_HOSTS);
 
     /** libmemcached's {@code MEMCACHED_DISTRIBUTION_CONSISTENT_KETAMA_SPY}: {@link #LIBMEMCACHED} with point texts {@code /host:port-i}. */
-    public static final RingFamily LIBMEMCACHED_SPY = new RingFamily(
-            "libmemcached-spy",
-            "libmemcached-spy",
-            5,
-            MEMCACHED_PORT,
-            Parameters.fixed(KETAMA_POINTS),
-            p -> KeyHash.MD5,
-            PointSource.md5(PointText.of(PointText::slashHostPort, MEMCACHED_PORT, "-")),
-            WeightRule.SHARE_L.ejectingDown(),
-            TieRule.FIRST_LISTED,
-            Failover.WALK,
-            Addresses.NO_SCOPE,
-            Addresses.ENDPOINT);
+    public static final RingFamily LIBMEMCACHED_SPY = libmemcached("libmemcached-spy", 5, LIBMEMCACHED_SPY_HOSTS);
 
     /**
      * twemproxy (nutcracker) {@code distribution: ketama} ({@code nc_ketama.c}), {@code twemproxy:HASH}:
@@ -176,35 +160,12 @@ public final class Families {
      * a {@code down} node keeps its points and lookups go on by the rehash sequence
      * ({@code KetamaIterator}: 7 tries).
      */
-    public static final RingFamily SPYMEMCACHED = new RingFamily(
-            "spymemcached",
-            "spymemcached",
-            7,
-            MEMCACHED_PORT,
-            Parameters.pointCount(
-                    "the node repetitions", KETAMA_POINTS, PointSource.POINTS_PER_DIGEST, MAX_POINT_COUNT),
-            p -> KeyHash.MD5,
-            PointSource.md5(SPYMEMCACHED_NODES),
-            WeightRule.EQUAL,
-            TieRule.LAST_LISTED,
-            Failover.SPYMEMCACHED,
-            Addresses.NO_SCOPE,
-            Addresses.ENDPOINT);
+    public static final RingFamily SPYMEMCACHED =
+            spymemcached("spymemcached", 7, pointCount("the node repetitions"), WeightRule.EQUAL);
 
     /** {@link #SPYMEMCACHED} with a weights map: the float share rule of twemproxy, {@code down} nodes keeping their points. */
-    public static final RingFamily SPYMEMCACHED_WEIGHTED = new RingFamily(
-            "spymemcached-weighted",
-            "spymemcached-weighted",
-            8,
-            MEMCACHED_PORT,
-            Parameters.fixed(KETAMA_POINTS),
-            p -> KeyHash.MD5,
-            PointSource.md5(SPYMEMCACHED_NODES),
-            WeightRule.SHARE_FLOAT_PLUS_DOUBLE,
-            TieRule.LAST_LISTED,
-            Failover.SPYMEMCACHED,
-            Addresses.NO_SCOPE,
-            Addresses.ENDPOINT);
+    public static final RingFamily SPYMEMCACHED_WEIGHTED =
+            spymemcached("spymemcached-weighted", 8, KETAMA_FIXED, WeightRule.SHARE_FLOAT_PLUS_DOUBLE);
 
     /**
      * xmemcached's {@code KetamaMemcachedSessionLocator} with {@code KETAMA_HASH}: point texts
@@ -212,34 +173,10 @@ public final class Families {
      * weight unit in whole digests; equal hashes picked by the hash among the sessions' texts; a closed
      * session makes the lookup go on by the rehash of spymemcached ({@code nextHash}: one retry a server).
      */
-    public static final RingFamily XMEMCACHED = new RingFamily(
-            "xmemcached",
-            "xmemcached",
-            9,
-            MEMCACHED_PORT,
-            Parameters.fixed(KETAMA_POINTS),
-            p -> KeyHash.MD5,
-            PointSource.md5(XMEMCACHED_SESSIONS),
-            WeightRule.PER_WEIGHT_UNIT_IN_DIGESTS,
-            TieRule.sessionText(XMEMCACHED_SESSIONS),
-            Failover.XMEMCACHED,
-            Addresses.NO_SCOPE,
-            Addresses.ENDPOINT);
+    public static final RingFamily XMEMCACHED = xmemcached("xmemcached", 9, XMEMCACHED_SESSIONS);
 
     /** {@link #XMEMCACHED} with {@code cwNginxUpstreamConsistent}: point texts the IP, plus {@code :port} when it is not 11211. */
-    public static final RingFamily XMEMCACHED_NGINX = new RingFamily(
-            "xmemcached-nginx",
-            "xmemcached-nginx",
-            10,
-            MEMCACHED_PORT,
-            Parameters.fixed(KETAMA_POINTS),
-            p -> KeyHash.MD5,
-            PointSource.md5(XMEMCACHED_NGINX_SESSIONS),
-            WeightRule.PER_WEIGHT_UNIT_IN_DIGESTS,
-            TieRule.sessionText(XMEMCACHED_NGINX_SESSIONS),
-            Failover.XMEMCACHED,
-            Addresses.NO_SCOPE,
-            Addresses.ENDPOINT);
+    public static final RingFamily XMEMCACHED_NGINX = xmemcached("xmemcached-nginx", 10, XMEMCACHED_NGINX_SESSIONS);
 
     /**
      * Apache Dubbo's {@code ConsistentHashLoadBalance}, {@code dubbo[:K]}: point texts {@code host:port}
@@ -247,38 +184,14 @@ public final class Families {
      * the weight not used, the last listed keeps a tie; a provider without a port has Dubbo's 20880; a
      * {@code down} provider leaves the ring, as it leaves the invoker list.
      */
-    public static final RingFamily DUBBO = new RingFamily(
-            "dubbo",
-            "dubbo",
-            11,
-            DUBBO_PORT,
-            Parameters.pointCount("hash.nodes", KETAMA_POINTS, PointSource.POINTS_PER_DIGEST, MAX_POINT_COUNT),
-            p -> KeyHash.MD5,
-            PointSource.md5(PointText.of(PointText::hostPort, DUBBO_PORT, "")),
-            WeightRule.EQUAL.ejectingDown(),
-            TieRule.LAST_LISTED,
-            Failover.WALK,
-            Addresses.NO_SCOPE,
-            Addresses.ENDPOINT);
+    public static final RingFamily DUBBO = clusterMember("dubbo", 11, pointCount("hash.nodes"), DUBBO_PROVIDERS);
 
     /**
      * The Couchbase Java SDK's {@code KetamaRing} (memcached buckets): point texts {@code host:port-i}
      * (the KV port, 11210 when none is written), 160 points a node whatever its weight, the last listed
      * keeps a tie; a {@code down} node leaves the ring, as it leaves the cluster map.
      */
-    public static final RingFamily COUCHBASE = new RingFamily(
-            "couchbase",
-            "couchbase",
-            12,
-            COUCHBASE_KV_PORT,
-            Parameters.fixed(KETAMA_POINTS),
-            p -> KeyHash.MD5,
-            PointSource.md5(PointText.of(PointText::hostPort, COUCHBASE_KV_PORT, "-")),
-            WeightRule.EQUAL.ejectingDown(),
-            TieRule.LAST_LISTED,
-            Failover.WALK,
-            Addresses.NO_SCOPE,
-            Addresses.ENDPOINT);
+    public static final RingFamily COUCHBASE = clusterMember("couchbase", 12, KETAMA_FIXED, COUCHBASE_NODES);
 
     /**
      * Envoy's {@code ring_hash} ({@code ring_hash_lb.cc}), {@code envoy[:MIN[:MAX]]}: 64-bit points,
@@ -313,6 +226,97 @@ public final class Families {
             GRPC);
 
     private Families() {}
+
+    /** nginx's ring and pingora's: a CRC-32 chain from bytes of the address, keys hashed with CRC-32, K points a weight unit. */
+    private static RingFamily crcChain(
+            String name,
+            String writtenName,
+            int code,
+            Parameters parameters,
+            Function<ServerAddress, byte[]> input,
+            TieRule ties,
+            Addresses.Rule addressRule,
+            Addresses.Answer answer) {
+        return new RingFamily(
+                name,
+                writtenName,
+                code,
+                ServerAddress.DEFAULT_PORT,
+                parameters,
+                p -> KeyHash.CRC32,
+                PointSource.crcChain(input),
+                WeightRule.PER_WEIGHT_UNIT,
+                ties,
+                Failover.WALK,
+                addressRule,
+                answer);
+    }
+
+    /** libmemcached's ketama and its spy distribution: they differ in the point texts. */
+    private static RingFamily libmemcached(String name, int code, PointText text) {
+        return ketama(
+                name, code, KETAMA_FIXED, text, WeightRule.SHARE_L.ejectingDown(), TieRule.FIRST_LISTED, Failover.WALK);
+    }
+
+    /** spymemcached's ring without a weights map and with one: they differ in the grammar and the weight rule. */
+    private static RingFamily spymemcached(String name, int code, Parameters parameters, WeightRule weights) {
+        return ketama(name, code, parameters, SPYMEMCACHED_NODES, weights, TieRule.LAST_LISTED, Failover.SPYMEMCACHED);
+    }
+
+    /** xmemcached's ring and its nginx-compatible kin: they differ in the session texts, which also pick a tie. */
+    private static RingFamily xmemcached(String name, int code, PointText sessions) {
+        return ketama(
+                name,
+                code,
+                KETAMA_FIXED,
+                sessions,
+                WeightRule.PER_WEIGHT_UNIT_IN_DIGESTS,
+                TieRule.sessionText(sessions),
+                Failover.XMEMCACHED);
+    }
+
+    /**
+     * Dubbo's ring and Couchbase's: a member's points whatever its weight, the last listed keeps a tie,
+     * a {@code down} member leaves the ring as it leaves the member list; they differ in the grammar and
+     * the point texts.
+     */
+    private static RingFamily clusterMember(String name, int code, Parameters parameters, PointText text) {
+        return ketama(
+                name, code, parameters, text, WeightRule.EQUAL.ejectingDown(), TieRule.LAST_LISTED, Failover.WALK);
+    }
+
+    /**
+     * A memcached client's ketama ring: the MD5 of its point texts, four points a digest, keys hashed
+     * with MD5, the port of its texts the default port, backends with a scope refused, answers printed
+     * as endpoints.
+     */
+    private static RingFamily ketama(
+            String name,
+            int code,
+            Parameters parameters,
+            PointText text,
+            WeightRule weights,
+            TieRule ties,
+            Failover failover) {
+        return new RingFamily(
+                name,
+                name,
+                code,
+                text.defaultPort(),
+                parameters,
+                p -> KeyHash.MD5,
+                PointSource.md5(text),
+                weights,
+                ties,
+                failover,
+                Addresses.NO_SCOPE,
+                Addresses.ENDPOINT);
+    }
+
+    /** The grammar of {@code spymemcached:K} and {@code dubbo:K}: K points a member, 160 by default, whole digests. */
+    private static Parameters pointCount(String what) {
+        return Parameters.pointCount(what, KETAMA_POINTS, PointSource.POINTS_PER_DIGEST, MAX_POINT_COUNT);
+    }
 
     /** Envoy's ring and its kin: they differ in the key hash (and the points' hash with it) and MAX's default. */
     private static RingFamily envoy(String name, int code, KeyHash hash, int defaultMax) {

@@ -9,28 +9,14 @@ import java.net.UnknownHostException;
 /**
  * Point text: the text whose hash gives a backend's point i, its identity (as its client writes the
  * server) then a separator then i ({@code 10.0.1.1:11211-0}). Also what the tie rules that go by a
- * server's identity compare (twemproxy's names, xmemcached's {@code sockStr}). Immutable.
+ * server's identity compare (twemproxy's names, xmemcached's {@code sockStr}): the texts
+ * {@code identity + separator + i}, a backend without a port having {@code defaultPort}.
  */
-final class PointText {
+record PointText(Identity identity, int defaultPort, String separator) {
     /** How a client writes a server: from the backend and its port ({@code defaultPort} when none is written). */
     @FunctionalInterface
     interface Identity {
         String of(BackendRecord backend, int port);
-    }
-
-    private final Identity identity;
-    private final int defaultPort;
-    private final String separator;
-
-    private PointText(Identity identity, int defaultPort, String separator) {
-        this.identity = identity;
-        this.defaultPort = defaultPort;
-        this.separator = separator;
-    }
-
-    /** The texts {@code identity + separator + i}, a backend without a port having {@code defaultPort}. */
-    static PointText of(Identity identity, int defaultPort, String separator) {
-        return new PointText(identity, defaultPort, separator);
     }
 
     /** {@return how {@code backend}'s client writes it} */

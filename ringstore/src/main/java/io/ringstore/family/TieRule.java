@@ -111,11 +111,7 @@ public final class TieRule {
         long[] packed = sorted.points();
         int n = sorted.count();
         for (int i = 0; i < n; ) {
-            int h = PointSorter.hash(packed[i]);
-            int j = i + 1;
-            while (j < n && PointSorter.hash(packed[j]) == h) {
-                j++;
-            }
+            int j = PointSorter.sameHashEnd(packed, i, n);
             if (j - i > 1) {
                 putKeeperFirst(packed, i, j, backends);
             }

@@ -1,14 +1,12 @@
 package io.ringstore.family;
 
 import io.ringstore.internal.hash.TwemproxyHash;
-import java.lang.foreign.MemorySegment;
-import java.nio.ByteBuffer;
 
 /**
  * One of twemproxy's key hashes but md5 ({@link KeyHash#twemproxy(String)}), as twemproxy computes it on
  * x86-64 Linux ({@link TwemproxyHash}); allocation-free.
  */
-final class TwemproxyKeyHash extends KeyHash {
+final class TwemproxyKeyHash extends CoreKeyHash {
     private final TwemproxyHash algorithm;
 
     TwemproxyKeyHash(TwemproxyHash algorithm) {
@@ -17,17 +15,7 @@ final class TwemproxyKeyHash extends KeyHash {
     }
 
     @Override
-    public int hash(byte[] key, int offset, int length) {
-        return algorithm.hash(key, offset, length);
-    }
-
-    @Override
-    public int hash(ByteBuffer key) {
-        return algorithm.hash(key);
-    }
-
-    @Override
-    public int hash(MemorySegment key) {
-        return algorithm.hash(key);
+    long core(Object key, long from, long length) {
+        return Integer.toUnsignedLong(algorithm.core(key, from, length));
     }
 }

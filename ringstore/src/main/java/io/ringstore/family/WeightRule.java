@@ -21,6 +21,15 @@ public final class WeightRule {
         long[] of(long[] weights, int[] parameters);
     }
 
+    /**
+     * A share rule's digests for a member whose share of the total weight is {@code pct}, among
+     * {@code n} members, in its client's own float and double arithmetic, before the floor.
+     */
+    @FunctionalInterface
+    private interface Digests {
+        float of(float pct, float n);
+    }
+
     /** The most points a ring of the members can have: what a reader checks before trusting a file. */
     @FunctionalInterface
     private interface Bound {
@@ -35,18 +44,19 @@ public final class WeightRule {
      * the float share times the double 40.0 times the float count in double, rounded once to float by
      * {@code floorf}'s parameter, floored; 4 points a digest.
      */
-    static final WeightRule SHARE_K = share(WeightRule::shareK);
+    static final WeightRule SHARE_K = share((pct, n) -> (float) (pct * 40.0 * n));
     /**
      * libmemcached's rule L: {@code floor((float)(pct * 160 / 4 * (float) n + 0.0000000001F)) * 4}, all
      * float ({@code hosts.cc} {@code update_continuum}).
      */
-    static final WeightRule SHARE_L = share(WeightRule::shareL);
+    static final WeightRule SHARE_L = share((pct, n) -> pct * 160f / 4f * n + 0.0000000001F);
     /**
      * twemproxy's and spymemcached's weighted rule: the float product {@code pct * 160 / 4 * (float) n}
      * plus the double {@code 0.0000000001}, rounded to float, floored, times 4 ({@code nc_ketama.c},
      * {@code KetamaNodeLocator}).
      */
-    static final WeightRule SHARE_FLOAT_PLUS_DOUBLE = share(WeightRule::shareFloatPlusDouble);
+    static final WeightRule SHARE_FLOAT_PLUS_DOUBLE =
+            share((pct, n) -> (float) ((double) (pct * 160f / 4f * n) + 0.0000000001));
     /** The first parameter's points for every member, rounded down to whole digests; the weight is not used. */
     static final WeightRule EQUAL = new WeightRule(
             (w, p) -> equal(w.length, p[0]), (p, total, backends) -> (long) p[0] * backends, true, false);
@@ -78,8 +88,12 @@ public final class WeightRule {
     private static final int SHARE_POINTS = 160;
 
     /** A share rule: a member's count is its share of the members' weight, 160 points a member at equal weights. */
-    private static WeightRule share(Counts counts) {
-        return new WeightRule(counts, (p, total, backends) -> (long) SHARE_POINTS * backends, false, false);
+    private static WeightRule share(Digests digests) {
+        return new WeightRule(
+                (weights, parameters) -> shares(weights, digests),
+                (p, total, backends) -> (long) SHARE_POINTS * backends,
+                false,
+                false);
     }
 
     /** {@return this rule, with a {@code down} member leaving the ring: no points, and not counted in the others'} */
@@ -162,38 +176,14 @@ public final class WeightRule {
         return totalWeight > Long.MAX_VALUE / parameters[0] ? Long.MAX_VALUE : totalWeight * parameters[0];
     }
 
-    private static long[] shareK(long[] weights, int[] parameters) {
+    /** The share rules' loop: each member's float share of the total, its digests floored, 4 points a digest. */
+    private static long[] shares(long[] weights, Digests digests) {
         long total = Arrays.stream(weights).sum();
         float n = weights.length;
         long[] points = new long[weights.length];
         for (int i = 0; i < weights.length; i++) {
             float pct = (float) weights[i] / (float) total;
-            float product = (float) (pct * 40.0 * n);
-            points[i] = (long) Math.floor(product) * PointSource.POINTS_PER_DIGEST;
-        }
-        return points;
-    }
-
-    private static long[] shareL(long[] weights, int[] parameters) {
-        long total = Arrays.stream(weights).sum();
-        float n = weights.length;
-        long[] points = new long[weights.length];
-        for (int i = 0; i < weights.length; i++) {
-            float pct = (float) weights[i] / (float) total;
-            float x = pct * 160f / 4f * n + 0.0000000001F;
-            points[i] = (long) Math.floor(x) * PointSource.POINTS_PER_DIGEST;
-        }
-        return points;
-    }
-
-    private static long[] shareFloatPlusDouble(long[] weights, int[] parameters) {
-        long total = Arrays.stream(weights).sum();
-        float n = weights.length;
-        long[] points = new long[weights.length];
-        for (int i = 0; i < weights.length; i++) {
-            float pct = (float) weights[i] / (float) total;
-            float x = (float) ((double) (pct * 160f / 4f * n) + 0.0000000001);
-            points[i] = (long) Math.floor(x) * PointSource.POINTS_PER_DIGEST;
+            points[i] = (long) Math.floor(digests.of(pct, n)) * PointSource.POINTS_PER_DIGEST;
         }
         return points;
     }

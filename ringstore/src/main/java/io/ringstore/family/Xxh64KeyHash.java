@@ -1,27 +1,15 @@
 package io.ringstore.family;
 
 import io.ringstore.internal.hash.Xxh64;
-import java.lang.foreign.MemorySegment;
-import java.nio.ByteBuffer;
 
 /** XXH64 with seed 0 ({@link KeyHash#XXH64}), Envoy's and gRPC's ring hash; allocation-free ({@link Xxh64}). */
-final class Xxh64KeyHash extends KeyHash64 {
+final class Xxh64KeyHash extends CoreKeyHash {
     Xxh64KeyHash() {
-        super("xxh64");
+        super("xxh64", 64);
     }
 
     @Override
-    public long hash64(byte[] key, int offset, int length) {
-        return Xxh64.hash(key, offset, length, 0);
-    }
-
-    @Override
-    public long hash64(ByteBuffer key) {
-        return Xxh64.hash(key, 0);
-    }
-
-    @Override
-    public long hash64(MemorySegment key) {
-        return Xxh64.hash(key, 0);
+    long core(Object key, long from, long length) {
+        return Xxh64.hash(key, from, length, 0);
     }
 }

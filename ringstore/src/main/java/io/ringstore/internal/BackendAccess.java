@@ -8,6 +8,7 @@ import io.ringstore.internal.format.PointRing;
 import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.util.Set;
+import java.util.function.Supplier;
 
 /**
  * THE bridge between the public types and the module's internals: the one class of
@@ -69,12 +70,7 @@ public final class BackendAccess {
 
     /** {@return what {@code Ring} grants: a caller on a hot path keeps it in a static final field} */
     public static RingOperations rings() {
-        RingOperations ops = rings;
-        if (ops == null) {
-            SharedSecrets.initialize(Ring.class);
-            ops = rings;
-        }
-        return ops;
+        return granted(rings, Ring.class, () -> rings);
     }
 
     /** Called once, by {@code RingStore}'s static initialiser. */
@@ -84,21 +80,23 @@ public final class BackendAccess {
 
     /** {@return what {@code RingStore} grants the file watcher} */
     public static StoreOperations stores() {
-        StoreOperations ops = stores;
-        if (ops == null) {
-            SharedSecrets.initialize(RingStore.class);
-            ops = stores;
-        }
-        return ops;
+        return granted(stores, RingStore.class, () -> stores);
     }
 
     public static Operations get() {
-        Operations ops = operations;
-        if (ops == null) {
-            SharedSecrets.initialize(Backend.class);
-            ops = operations;
+        return granted(operations, Backend.class, () -> operations);
+    }
+
+    /**
+     * {@return {@code ops}, or, when {@code owner}'s static initialiser has not run yet (a caller that
+     * reached here first), what it registers once run}
+     */
+    private static <T> T granted(T ops, Class<?> owner, Supplier<T> registered) {
+        if (ops != null) {
+            return ops;
         }
-        return ops;
+        SharedSecrets.initialize(owner);
+        return registered.get();
     }
 
     public static Backend create(int index, BackendRecord record, Set<String> features, int line) {

@@ -36,13 +36,7 @@ public final class Crc32 {
     private static final int[] J3 = new int[256];
 
     static {
-        for (int b = 0; b < 256; b++) {
-            int c = b;
-            for (int k = 0; k < 8; k++) {
-                c = (c & 1) != 0 ? (c >>> 1) ^ 0xEDB8_8320 : c >>> 1;
-            }
-            T0[b] = c;
-        }
+        System.arraycopy(byteTable(0xEDB8_8320), 0, T0, 0, 256);
         for (int b = 0; b < 256; b++) {
             T1[b] = (T0[b] >>> 8) ^ T0[T0[b] & 0xFF];
             T2[b] = (T1[b] >>> 8) ^ T0[T1[b] & 0xFF];
@@ -65,6 +59,22 @@ public final class Crc32 {
     }
 
     private Crc32() {}
+
+    /**
+     * {@return the register after each byte b, from a zero register, of the reflected CRC-32 of
+     * {@code polynomial}}: the first table of slicing-by-8, here and in {@link Crc32c}
+     */
+    static int[] byteTable(int polynomial) {
+        int[] table = new int[256];
+        for (int b = 0; b < 256; b++) {
+            int c = b;
+            for (int k = 0; k < 8; k++) {
+                c = (c & 1) != 0 ? (c >>> 1) ^ polynomial : c >>> 1;
+            }
+            table[b] = c;
+        }
+        return table;
+    }
 
     public static int update(int state, byte[] bytes) {
         for (byte b : bytes) {

@@ -13,13 +13,7 @@ public final class Crc32c {
     private static final int[] TABLE = new int[8 * 256];
 
     static {
-        for (int b = 0; b < 256; b++) {
-            int c = b;
-            for (int k = 0; k < 8; k++) {
-                c = (c & 1) != 0 ? (c >>> 1) ^ 0x82F6_3B78 : c >>> 1;
-            }
-            TABLE[b] = c;
-        }
+        System.arraycopy(Crc32.byteTable(0x82F6_3B78), 0, TABLE, 0, 256);
         for (int k = 1; k < 8; k++) {
             for (int b = 0; b < 256; b++) {
                 int prev = TABLE[(k - 1) * 256 + b];

@@ -57,6 +57,16 @@ public final class PointSorter {
         return (int) (packed >>> 32);
     }
 
+    /** {@return the end of the run of points from {@code i} that share point i's hash, in sorted {@code packed[0..n)}} */
+    public static int sameHashEnd(long[] packed, int i, int n) {
+        int h = hash(packed[i]);
+        int j = i + 1;
+        while (j < n && hash(packed[j]) == h) {
+            j++;
+        }
+        return j;
+    }
+
     public static int backend(long packed) {
         return (int) (packed & 0xFFFF);
     }

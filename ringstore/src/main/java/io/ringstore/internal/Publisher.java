@@ -399,17 +399,7 @@ public final class Publisher {
     }
 
     /** A held {@link #lock(Path)}; close to let the next publisher go. */
-    private static final class Lock implements AutoCloseable {
-        private final Path file;
-        private final FileChannel locked;
-        private final FileChannel atPath;
-
-        private Lock(Path file, FileChannel locked, FileChannel atPath) {
-            this.file = file;
-            this.locked = locked;
-            this.atPath = atPath;
-        }
-
+    private record Lock(Path file, FileChannel locked, FileChannel atPath) implements AutoCloseable {
         /** Deletes the lock file (still holding it, so nobody else can have taken it over) and releases it. */
         @Override
         public void close() throws IOException {

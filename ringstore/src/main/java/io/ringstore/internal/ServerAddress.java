@@ -1,5 +1,6 @@
 package io.ringstore.internal;
 
+import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
 /**
@@ -95,32 +96,10 @@ public final class ServerAddress implements Comparable<ServerAddress> {
     public static ServerAddress parseIpv4(String text, byte[] b, int off, int len) {
         int end = off + len;
         byte[] ip = new byte[4];
-        int part = 0;
-        int value = -1;
-        int i = off;
-        for (; i < end; i++) {
-            int c = b[i];
-            if (c >= '0' && c <= '9') {
-                value = (value < 0 ? 0 : value) * 10 + (c - '0');
-                if (value > 255) {
-                    return null;
-                }
-            } else if (c == '.') {
-                if (value < 0 || part == 3) {
-                    return null;
-                }
-                ip[part++] = (byte) value;
-                value = -1;
-            } else if (c == ':') {
-                break;
-            } else {
-                return null;
-            }
-        }
-        if (value < 0 || part != 3) {
+        int i = dottedQuad(b, off, end, ip);
+        if (i < 0) {
             return null;
         }
-        ip[3] = (byte) value;
         int port = DEFAULT_PORT;
         if (i < end) {
             if (i + 1 == end) {
@@ -167,27 +146,44 @@ public final class ServerAddress implements Comparable<ServerAddress> {
 
     /** Dotted quad, each part decimal 0-255 (leading zeros allowed, as nginx does); null when not one. */
     static byte[] parseIpv4(String s) {
+        byte[] b = s.getBytes(StandardCharsets.ISO_8859_1); // a char above 0xFF becomes '?', no digit
         byte[] out = new byte[4];
+        return dottedQuad(b, 0, b.length, out) == b.length ? out : null;
+    }
+
+    /**
+     * Reads a dotted quad from {@code b[off, end)} into {@code ip}, each part decimal 0-255 (leading
+     * zeros allowed, as nginx does), up to a ':' or the end; {@return where it stopped, or -1 when no
+     * dotted quad is there}
+     */
+    private static int dottedQuad(byte[] b, int off, int end, byte[] ip) {
         int part = 0;
         int value = -1;
-        for (int i = 0; i <= s.length(); i++) {
-            char c = i < s.length() ? s.charAt(i) : '.';
+        int i = off;
+        for (; i < end; i++) {
+            int c = b[i];
             if (c >= '0' && c <= '9') {
                 value = (value < 0 ? 0 : value) * 10 + (c - '0');
                 if (value > 255) {
-                    return null;
+                    return -1;
                 }
             } else if (c == '.') {
-                if (value < 0 || part == 4) {
-                    return null;
+                if (value < 0 || part == 3) {
+                    return -1;
                 }
-                out[part++] = (byte) value;
+                ip[part++] = (byte) value;
                 value = -1;
+            } else if (c == ':') {
+                break;
             } else {
-                return null;
+                return -1;
             }
         }
-        return part == 4 ? out : null;
+        if (value < 0 || part != 3) {
+            return -1;
+        }
+        ip[3] = (byte) value;
+        return i;
     }
 
     private static byte[] parseIpv6(String text, String s) {

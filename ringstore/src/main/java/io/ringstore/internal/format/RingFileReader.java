@@ -107,6 +107,13 @@ public final class RingFileReader {
         return v;
     }
 
+    /** Reads a u64 field that must be {@code expected}; {@code why} says, after the name, what it must be. */
+    private long u64Expected(long at, String what, long expected, String why) throws RingFormatException {
+        long v = u64(at, what);
+        expect(at, v, expected, what + why);
+        return v;
+    }
+
     private void expect(long at, long actual, long expected, String what) throws RingFormatException {
         if (actual != expected) {
             throw bad(at, what + ": expected " + expected + ", found " + actual);
@@ -159,28 +166,21 @@ public final class RingFileReader {
                     SEGMENT_COUNT_OFFSET,
                     "segment count " + segmentCount + " is more than the ring count " + ringCount);
         }
-        long backendsAt = u64(BACKEND_TABLE_OFFSET_OFFSET, "backend table offset");
-        expect(BACKEND_TABLE_OFFSET_OFFSET, backendsAt, HEADER_LENGTH, "backend table offset");
+        long backendsAt = u64Expected(BACKEND_TABLE_OFFSET_OFFSET, "backend table offset", HEADER_LENGTH, "");
         long backendsLength = u64(BACKEND_TABLE_LENGTH_OFFSET, "backend table length");
-        long featuresAt = u64(FEATURE_TABLE_OFFSET_OFFSET, "feature table offset");
-        expect(
+        long featuresAt = u64Expected(
                 FEATURE_TABLE_OFFSET_OFFSET,
-                featuresAt,
+                "feature table offset",
                 backendsAt + backendsLength,
-                "feature table offset (end of backend table)");
+                " (end of backend table)");
         long featuresLength = u64(FEATURE_TABLE_LENGTH_OFFSET, "feature table length");
-        long indexAt = u64(RING_INDEX_OFFSET_OFFSET, "ring index offset");
-        expect(
-                RING_INDEX_OFFSET_OFFSET,
-                indexAt,
-                featuresAt + featuresLength,
-                "ring index offset (end of feature table)");
-        long indexLength = u64(RING_INDEX_LENGTH_OFFSET, "ring index length");
-        expect(
+        long indexAt = u64Expected(
+                RING_INDEX_OFFSET_OFFSET, "ring index offset", featuresAt + featuresLength, " (end of feature table)");
+        long indexLength = u64Expected(
                 RING_INDEX_LENGTH_OFFSET,
-                indexLength,
+                "ring index length",
                 ringCount * ENTRY_LENGTH,
-                "ring index length (ring count × " + ENTRY_LENGTH + ")");
+                " (ring count × " + ENTRY_LENGTH + ")");
         long metadataEnd = indexAt + indexLength;
         if (metadataEnd + METADATA_CRC_LENGTH > size) {
             throw bad(

@@ -1,7 +1,5 @@
 package io.ringstore.internal.hash;
 
-import java.lang.foreign.MemorySegment;
-import java.nio.ByteBuffer;
 import java.util.Objects;
 
 /**
@@ -43,26 +41,17 @@ public final class Md5 {
     }
 
     /**
-     * {@return word 0 of the MD5 digest of the buffer's bytes from its position to its limit}; the
-     * buffer is left as it was
+     * {@return word 0 of the MD5 digest of {@code length} bytes of {@code key} from {@code from}}: the
+     * one entry of the key hashes ({@code io.ringstore.family}), which take each key shape to it;
+     * unchecked.
      *
-     * @param key the key, heap or direct
+     * @param key    a {@code byte[]}, a {@link java.lang.foreign.MemorySegment} or a {@link java.nio.ByteBuffer}
+     *               without an accessible array (as {@link KeyBytes} reads them)
+     * @param from   where the key starts
+     * @param length the key's length in bytes
      */
-    public static int le32(ByteBuffer key) {
-        int from = key.position();
-        int length = key.limit() - from;
-        return key.hasArray()
-                ? digest(key.array(), key.arrayOffset() + from, length, 0, 0, null)
-                : digest(key, from, length, 0, 0, null);
-    }
-
-    /**
-     * {@return word 0 of the MD5 digest of all of the segment's bytes}
-     *
-     * @param key the key, heap or native
-     */
-    public static int le32(MemorySegment key) {
-        return digest(key, 0, key.byteSize(), 0, 0, null);
+    public static int core(Object key, long from, long length) {
+        return digest(key, from, length, 0, 0, null);
     }
 
     /**

@@ -1,8 +1,5 @@
 package io.ringstore.internal.hash;
 
-import java.lang.foreign.MemorySegment;
-import java.nio.ByteBuffer;
-
 /**
  * The 64-bit MurmurHash2 variant of libstdc++'s {@code std::_Hash_bytes} on a 64-bit {@code size_t}
  * ({@code libstdc++-v3/libsupc++/hash_bytes.cc}), which Envoy copies as {@code MurmurHash::murmurHash2}
@@ -19,43 +16,17 @@ public final class Murmur2x64 {
     private Murmur2x64() {}
 
     /**
-     * {@return the hash of {@code length} bytes of {@code key} from {@code offset}}
+     * {@return the hash of {@code length} bytes of {@code key} from {@code from}}: unchecked, the one entry
+     * of the key hashes ({@code io.ringstore.family}), which take each key shape to it, and of
+     * the 64-bit points ({@code PointSource}).
      *
-     * @param key    the key's array
-     * @param offset where the key starts
+     * @param key    a {@code byte[]}, a {@link java.lang.foreign.MemorySegment} or a {@link java.nio.ByteBuffer}
+     *               without an accessible array (as {@link KeyBytes} reads them)
+     * @param from   where the key starts
      * @param length the key's length in bytes
-     * @param seed   the seed (Envoy: 0xc70f6907)
+     * @param seed   the seed
      */
-    public static long hash(byte[] key, int offset, int length, long seed) {
-        KeyBytes.checkSlice(key, offset, length);
-        return core(key, offset, length, seed);
-    }
-
-    /**
-     * {@return the hash of the buffer's bytes from its position to its limit}; the buffer is left as it was
-     *
-     * @param key  the key, heap or direct
-     * @param seed the seed
-     */
-    public static long hash(ByteBuffer key, long seed) {
-        int from = key.position();
-        int length = key.limit() - from;
-        return key.hasArray()
-                ? core(key.array(), key.arrayOffset() + from, length, seed)
-                : core(key, from, length, seed);
-    }
-
-    /**
-     * {@return the hash of all of the segment's bytes}
-     *
-     * @param key  the key, heap or native
-     * @param seed the seed
-     */
-    public static long hash(MemorySegment key, long seed) {
-        return core(key, 0, key.byteSize(), seed);
-    }
-
-    private static long core(Object key, long from, long length, long seed) {
+    public static long hash(Object key, long from, long length, long seed) {
         long h = seed ^ (length * MUL);
         long wordsEnd = from + (length & ~7L);
         for (long p = from; p < wordsEnd; p += 8) {

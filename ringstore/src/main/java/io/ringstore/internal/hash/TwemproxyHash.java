@@ -2,7 +2,6 @@ package io.ringstore.internal.hash;
 
 import io.ringstore.internal.Crc32;
 import java.lang.foreign.MemorySegment;
-import java.nio.ByteBuffer;
 
 /**
  * twemproxy's twelve key hashes ({@code hash:} in a pool's configuration), in the order of its
@@ -95,44 +94,18 @@ public enum TwemproxyHash {
     }
 
     /**
-     * {@return the hash of {@code length} bytes of {@code key} from {@code offset}}
+     * {@return the hash of {@code length} bytes of {@code key} from {@code from}}: the one entry of the
+     * key hashes ({@code io.ringstore.family}), which take each key shape to it; unchecked.
      *
-     * @param key    the key's array
-     * @param offset where the key starts
+     * @param key    a {@code byte[]}, a {@link MemorySegment} or a {@link java.nio.ByteBuffer} without an
+     *               accessible array (as {@link KeyBytes} reads them)
+     * @param from   where the key starts
      * @param length the key's length in bytes
      */
-    public int hash(byte[] key, int offset, int length) {
-        KeyBytes.checkSlice(key, offset, length);
-        return core(key, offset, length);
-    }
-
-    /**
-     * {@return the hash of the buffer's bytes from its position to its limit}; the buffer is left as it was
-     *
-     * @param key the key, heap or direct
-     */
-    public int hash(ByteBuffer key) {
-        int from = key.position();
-        int length = key.limit() - from;
-        return key.hasArray() ? core(key.array(), key.arrayOffset() + from, length) : core(key, from, length);
-    }
-
-    /**
-     * {@return the hash of all of the segment's bytes}
-     *
-     * @param key the key, heap or native
-     */
-    public int hash(MemorySegment key) {
-        return core(key, 0, key.byteSize());
-    }
-
-    private int core(Object key, long from, long length) {
+    public int core(Object key, long from, long length) {
         return switch (this) {
             case ONE_AT_A_TIME -> oneAtATime(key, from, length);
-            case MD5 ->
-                key instanceof byte[] array
-                        ? Md5.le32(array, (int) from, (int) length)
-                        : key instanceof MemorySegment segment ? Md5.le32(segment) : Md5.le32((ByteBuffer) key);
+            case MD5 -> Md5.core(key, from, length);
             case CRC16 -> crc16(key, from, length);
             case CRC32 -> (~crc32State(key, from, length) >>> 16) & 0x7FFF;
             case CRC32A -> ~crc32State(key, from, length);

@@ -1,8 +1,5 @@
 package io.ringstore.internal.hash;
 
-import java.lang.foreign.MemorySegment;
-import java.nio.ByteBuffer;
-
 /**
  * XXH64, the 64-bit xxHash (Cyan4973/xxHash, {@code doc/xxhash_spec.md}): Envoy's default ring hash
  * ({@code HashUtil::xxHash64}, seed 0) and gRPC's {@code ring_hash} (seed 0), for point texts and
@@ -19,43 +16,17 @@ public final class Xxh64 {
     private Xxh64() {}
 
     /**
-     * {@return XXH64 of {@code length} bytes of {@code key} from {@code offset}}
+     * {@return XXH64 of {@code length} bytes of {@code key} from {@code from}}: unchecked, the one entry
+     * of the key hashes ({@code io.ringstore.family}), which take each key shape to it, and of
+     * the 64-bit points ({@code PointSource}).
      *
-     * @param key    the key's array
-     * @param offset where the key starts
+     * @param key    a {@code byte[]}, a {@link java.lang.foreign.MemorySegment} or a {@link java.nio.ByteBuffer}
+     *               without an accessible array (as {@link KeyBytes} reads them)
+     * @param from   where the key starts
      * @param length the key's length in bytes
-     * @param seed   the seed (Envoy and gRPC: 0)
+     * @param seed   the seed
      */
-    public static long hash(byte[] key, int offset, int length, long seed) {
-        KeyBytes.checkSlice(key, offset, length);
-        return core(key, offset, length, seed);
-    }
-
-    /**
-     * {@return XXH64 of the buffer's bytes from its position to its limit}; the buffer is left as it was
-     *
-     * @param key  the key, heap or direct
-     * @param seed the seed
-     */
-    public static long hash(ByteBuffer key, long seed) {
-        int from = key.position();
-        int length = key.limit() - from;
-        return key.hasArray()
-                ? core(key.array(), key.arrayOffset() + from, length, seed)
-                : core(key, from, length, seed);
-    }
-
-    /**
-     * {@return XXH64 of all of the segment's bytes}
-     *
-     * @param key  the key, heap or native
-     * @param seed the seed
-     */
-    public static long hash(MemorySegment key, long seed) {
-        return core(key, 0, key.byteSize(), seed);
-    }
-
-    private static long core(Object key, long from, long length, long seed) {
+    public static long hash(Object key, long from, long length, long seed) {
         long p = from;
         long end = from + length;
         long h;
