@@ -57,6 +57,7 @@ class FamilyLookupAllocationTest {
      * lookup of a heap MemorySegment allocated its heapBase Optional in all 20, and passed alone).
      */
     private static final int ROUNDS = 200;
+
     private static final long LIMIT = 1024;
     private static final int SERVERS = 40;
     /** A power of two: keys are cycled with a mask. */
