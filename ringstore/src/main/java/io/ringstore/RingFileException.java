@@ -8,14 +8,8 @@ import java.nio.file.Path;
  * Names the file, the byte offset where the problem was found (-1 when it concerns the whole file)
  * and what was expected.
  */
-public final class RingFileException extends Exception {
+public final class RingFileException extends UnusableFileException {
     private static final long serialVersionUID = 1L;
-
-    private final transient Path path;
-    /** The byte offset where the problem lies, or -1 when it concerns the whole file. */
-    private final long offset;
-    /** What was wrong, without the path and offset. */
-    private final String reason;
 
     /**
      * A problem at {@code offset} of {@code path}.
@@ -37,29 +31,11 @@ public final class RingFileException extends Exception {
      * @param cause  the I/O error or other exception behind it
      */
     public RingFileException(Path path, long offset, String reason, Throwable cause) {
-        this(new FileProblem(path, offset, reason), cause);
+        super(path, offset, reason, cause);
     }
 
     /** The problem the format's floor found ({@code RingFormatException}): the same path, offset and reason. */
     RingFileException(FileProblem problem, Throwable cause) {
-        super(problem.message(), cause);
-        this.path = problem.path();
-        this.offset = problem.offset();
-        this.reason = problem.reason();
-    }
-
-    /** {@return the ring file's path; null after deserialization (a path is not serializable)} */
-    public Path path() {
-        return path;
-    }
-
-    /** {@return byte offset in the file, or -1} */
-    public long offset() {
-        return offset;
-    }
-
-    /** {@return what was wrong, without the path and offset} */
-    public String reason() {
-        return reason;
+        super(problem.path(), problem.offset(), problem.reason(), cause);
     }
 }

@@ -126,10 +126,7 @@ public final class LibketamaServers {
     /** {@code [blanks] ADDRESS blanks MEMORY [\r]}, then the line end. */
     private static Server server(String source, int lineNo, String line, boolean ended) throws BackendsFileException {
         String body = line.endsWith("\r") ? line.substring(0, line.length() - 1) : line;
-        int i = 0;
-        while (i < body.length() && isBlank(body.charAt(i))) {
-            i++;
-        }
+        int i = skip(body, 0, true);
         if (i == body.length()) {
             throw new BackendsFileException(
                     source,
@@ -143,15 +140,9 @@ public final class LibketamaServers {
                     lineNo,
                     "a comment after blanks: libketama reads a comment only with '#' in the first column");
         }
-        int addressEnd = i;
-        while (addressEnd < body.length() && !isBlank(body.charAt(addressEnd))) {
-            addressEnd++;
-        }
+        int addressEnd = skip(body, i, false);
         String address = body.substring(i, addressEnd);
-        int memoryStart = addressEnd;
-        while (memoryStart < body.length() && isBlank(body.charAt(memoryStart))) {
-            memoryStart++;
-        }
+        int memoryStart = skip(body, addressEnd, true);
         if (memoryStart == body.length()) {
             throw new BackendsFileException(
                     source,
@@ -159,10 +150,7 @@ public final class LibketamaServers {
                     "server " + TextLines.quote(TextLines.printable(address.getBytes(StandardCharsets.ISO_8859_1)))
                             + " without a memory: libketama's lines are ADDRESS<TAB>MEMORY");
         }
-        int memoryEnd = memoryStart;
-        while (memoryEnd < body.length() && !isBlank(body.charAt(memoryEnd))) {
-            memoryEnd++;
-        }
+        int memoryEnd = skip(body, memoryStart, false);
         String memory = body.substring(memoryStart, memoryEnd);
         long value = TextLines.decimal(memory, BackendList.MAX_WEIGHT);
         if (value < 0) {
@@ -203,6 +191,15 @@ public final class LibketamaServers {
     /** The memory as libketama reads it when its last character is not the line end: one digit fewer (0 when none is left). */
     private static String dropLast(String digits) {
         return digits.length() == 1 ? "0" : digits.substring(0, digits.length() - 1);
+    }
+
+    /** {@return the first index from {@code from} whose character is not a blank ({@code blanks}) or is one} */
+    private static int skip(String body, int from, boolean blanks) {
+        int i = from;
+        while (i < body.length() && isBlank(body.charAt(i)) == blanks) {
+            i++;
+        }
+        return i;
     }
 
     private static boolean isBlank(char c) {

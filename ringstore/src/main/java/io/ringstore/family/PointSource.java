@@ -44,17 +44,17 @@ public abstract class PointSource {
 
     /** MD5 of each text, four points a digest. */
     static PointSource md5(PointText text) {
-        return new Md5Texts(text);
+        return new HashedTexts(text, null);
     }
 
     /** XXH64 with seed 0 of each text, one 64-bit point each (Envoy's default, gRPC's). */
     static PointSource xxh64(PointText text) {
-        return new Texts64(text, (bytes, length) -> Xxh64.hash(bytes, 0, length, 0));
+        return new HashedTexts(text, (bytes, length) -> Xxh64.hash(bytes, 0, length, 0));
     }
 
     /** libstdc++'s 64-bit MurmurHash2 with {@code seed} of each text, one 64-bit point each. */
     static PointSource murmur2(PointText text, long seed) {
-        return new Texts64(text, (bytes, length) -> Murmur2x64.hash(bytes, 0, length, seed));
+        return new HashedTexts(text, (bytes, length) -> Murmur2x64.hash(bytes, 0, length, seed));
     }
 
     /** {@return the width of a point's hash: 32, or 64 for Envoy's and gRPC's rings (FORMAT.md, "64-bit rings")} */
@@ -145,67 +145,72 @@ public abstract class PointSource {
         }
     }
 
-    /** The memcached clients' points: MD5 of each point text, four points a digest. */
-    private static final class Md5Texts extends PointSource {
+    /**
+     * The points of hashed point texts: the memcached clients' (MD5, four points a digest), Envoy's and
+     * gRPC's (a 64-bit hash, one point a text).
+     */
+    private static final class HashedTexts extends PointSource {
         private final PointText text;
-
-        private Md5Texts(PointText text) {
-            this.text = text;
-        }
-
-        @Override
-        public int bits() {
-            return 32;
-        }
-
-        @Override
-        public PointGenerator.Source source(List<BackendRecord> backends) {
-            return new Texts(backends, 32, () -> new TextStream(backends, text) {
-                private final int[] words = new int[POINTS_PER_DIGEST];
-
-                @Override
-                int fill(int[] high, int[] low, int n) {
-                    for (int j = 0; j < n; ) { // a chunk holds whole digests: its length is a multiple of 4
-                        int length = nextText();
-                        Md5.words(text(), 0, length, words);
-                        for (int w = 0; w < POINTS_PER_DIGEST && j < n; w++) {
-                            high[j++] = words[w];
-                        }
-                    }
-                    return n;
-                }
-            });
-        }
-    }
-
-    /** Envoy's and gRPC's points: a 64-bit hash of each point text. */
-    private static final class Texts64 extends PointSource {
-        private final PointText text;
+        /** The 64-bit hash of a text; null for MD5, four 32-bit points a digest. */
         private final Hash64 hash;
 
-        private Texts64(PointText text, Hash64 hash) {
+        private HashedTexts(PointText text, Hash64 hash) {
             this.text = text;
             this.hash = hash;
         }
 
         @Override
         public int bits() {
-            return 64;
+            return hash == null ? 32 : 64;
         }
 
         @Override
         public PointGenerator.Source source(List<BackendRecord> backends) {
-            return new Texts(backends, 64, () -> new TextStream(backends, text) {
-                @Override
-                int fill(int[] high, int[] low, int n) {
-                    for (int j = 0; j < n; j++) {
-                        long h = hash.hash(text(), nextText());
-                        high[j] = (int) (h >>> 32);
-                        low[j] = (int) h;
-                    }
-                    return n;
+            return new Texts(
+                    backends,
+                    bits(),
+                    () -> hash == null ? new Md5Stream(backends, text) : new Hash64Stream(backends, text, hash));
+        }
+    }
+
+    /** MD5 of each text, its four little-endian words four points. */
+    private static final class Md5Stream extends TextStream {
+        private final int[] words = new int[POINTS_PER_DIGEST];
+
+        Md5Stream(List<BackendRecord> backends, PointText text) {
+            super(backends, text);
+        }
+
+        @Override
+        int fill(int[] high, int[] low, int n) {
+            for (int j = 0; j < n; ) { // a chunk holds whole digests: its length is a multiple of 4
+                int length = nextText();
+                Md5.words(text(), 0, length, words);
+                for (int w = 0; w < POINTS_PER_DIGEST && j < n; w++) {
+                    high[j++] = words[w];
                 }
-            });
+            }
+            return n;
+        }
+    }
+
+    /** A 64-bit hash of each text, one point each: its high word and its low word. */
+    private static final class Hash64Stream extends TextStream {
+        private final Hash64 hash;
+
+        Hash64Stream(List<BackendRecord> backends, PointText text, Hash64 hash) {
+            super(backends, text);
+            this.hash = hash;
+        }
+
+        @Override
+        int fill(int[] high, int[] low, int n) {
+            for (int j = 0; j < n; j++) {
+                long h = hash.hash(text(), nextText());
+                high[j] = (int) (h >>> 32);
+                low[j] = (int) h;
+            }
+            return n;
         }
     }
 

@@ -1,5 +1,9 @@
 package io.ringstore.live;
 
+import static io.ringstore.live.WatchedRingStore.Handle.CHOOSE;
+import static io.ringstore.live.WatchedRingStore.Handle.CHOOSE_AND_ACQUIRE;
+import static io.ringstore.live.WatchedRingStore.Handle.SELECT;
+
 import io.ringstore.Backend;
 import io.ringstore.Ring;
 import io.ringstore.RingFileException;
@@ -345,8 +349,7 @@ public final class RingRouter implements AutoCloseable {
          * @return the accepted backend, or null
          */
         public Backend select(byte[] key, int offset, int length, int maxPoints, Predicate<Backend> accept) {
-            WatchedRingStore.Handle h = ring(rollout.migrates(key, offset, length));
-            return h.select(h.keyHash.hash64(key, offset, length), key, offset, length, maxPoints, accept);
+            return onBytes(key, offset, length, SELECT, maxPoints, accept, null);
         }
 
         /**
@@ -358,9 +361,7 @@ public final class RingRouter implements AutoCloseable {
          * @return the accepted backend, or null
          */
         public Backend select(ByteBuffer key, int maxPoints, Predicate<Backend> accept) {
-            WatchedRingStore.Handle h = ring(rollout.migrates(key));
-            byte[] bytes = h.failoverKey(key, null);
-            return h.select(h.keyHash.hash64(key), bytes, 0, length(bytes), maxPoints, accept);
+            return onBuffer(key, SELECT, maxPoints, accept, null);
         }
 
         /**
@@ -372,9 +373,7 @@ public final class RingRouter implements AutoCloseable {
          * @return the accepted backend, or null
          */
         public Backend select(MemorySegment key, int maxPoints, Predicate<Backend> accept) {
-            WatchedRingStore.Handle h = ring(rollout.migrates(key));
-            byte[] bytes = h.failoverKey(key, null);
-            return h.select(h.keyHash.hash64(key), bytes, 0, length(bytes), maxPoints, accept);
+            return onSegment(key, SELECT, maxPoints, accept, null);
         }
 
         /**
@@ -402,8 +401,7 @@ public final class RingRouter implements AutoCloseable {
          * @return the chosen backend, or null
          */
         public Backend choose(byte[] key, int offset, int length, SharedLoad load) {
-            WatchedRingStore.Handle h = ring(rollout.migrates(key, offset, length));
-            return h.choose(h.keyHash.hash64(key, offset, length), key, offset, length, load);
+            return onBytes(key, offset, length, CHOOSE, 0, null, load);
         }
 
         /**
@@ -414,9 +412,7 @@ public final class RingRouter implements AutoCloseable {
          * @return the chosen backend, or null
          */
         public Backend choose(ByteBuffer key, SharedLoad load) {
-            WatchedRingStore.Handle h = ring(rollout.migrates(key));
-            byte[] bytes = h.failoverKey(key, load);
-            return h.choose(h.keyHash.hash64(key), bytes, 0, length(bytes), load);
+            return onBuffer(key, CHOOSE, 0, null, load);
         }
 
         /**
@@ -427,9 +423,7 @@ public final class RingRouter implements AutoCloseable {
          * @return the chosen backend, or null
          */
         public Backend choose(MemorySegment key, SharedLoad load) {
-            WatchedRingStore.Handle h = ring(rollout.migrates(key));
-            byte[] bytes = h.failoverKey(key, load);
-            return h.choose(h.keyHash.hash64(key), bytes, 0, length(bytes), load);
+            return onSegment(key, CHOOSE, 0, null, load);
         }
 
         /**
@@ -455,8 +449,7 @@ public final class RingRouter implements AutoCloseable {
          * @return the chosen backend, counted in flight, or null
          */
         public Backend chooseAndAcquire(byte[] key, int offset, int length, SharedLoad load) {
-            WatchedRingStore.Handle h = ring(rollout.migrates(key, offset, length));
-            return h.chooseAndAcquire(h.keyHash.hash64(key, offset, length), key, offset, length, load);
+            return onBytes(key, offset, length, CHOOSE_AND_ACQUIRE, 0, null, load);
         }
 
         /**
@@ -467,9 +460,7 @@ public final class RingRouter implements AutoCloseable {
          * @return the chosen backend, counted in flight, or null
          */
         public Backend chooseAndAcquire(ByteBuffer key, SharedLoad load) {
-            WatchedRingStore.Handle h = ring(rollout.migrates(key));
-            byte[] bytes = h.failoverKey(key, load);
-            return h.chooseAndAcquire(h.keyHash.hash64(key), bytes, 0, length(bytes), load);
+            return onBuffer(key, CHOOSE_AND_ACQUIRE, 0, null, load);
         }
 
         /**
@@ -480,9 +471,7 @@ public final class RingRouter implements AutoCloseable {
          * @return the chosen backend, counted in flight, or null
          */
         public Backend chooseAndAcquire(MemorySegment key, SharedLoad load) {
-            WatchedRingStore.Handle h = ring(rollout.migrates(key));
-            byte[] bytes = h.failoverKey(key, load);
-            return h.chooseAndAcquire(h.keyHash.hash64(key), bytes, 0, length(bytes), load);
+            return onSegment(key, CHOOSE_AND_ACQUIRE, 0, null, load);
         }
 
         /**
@@ -493,8 +482,28 @@ public final class RingRouter implements AutoCloseable {
             return ring(KeyCrcs.bucket(KeyCrcs.crc32c(both)) < threshold).lookup(KeyCrcs.crc32(both));
         }
 
-        private static int length(byte[] key) {
-            return key == null ? 0 : key.length;
+        // One operation of the Handle for each key shape: the key hashed once, in place; a buffer's or a
+        // segment's bytes copied only for a failover that reads them (WatchedRingStore.Handle#failoverKey).
+
+        private Backend onBytes(
+                byte[] key, int offset, int length, int op, int maxPoints, Predicate<Backend> accept, SharedLoad load) {
+            WatchedRingStore.Handle h = ring(rollout.migrates(key, offset, length));
+            return h.answer(op, h.keyHash.hash64(key, offset, length), key, offset, length, maxPoints, accept, load);
+        }
+
+        private Backend onBuffer(ByteBuffer key, int op, int maxPoints, Predicate<Backend> accept, SharedLoad load) {
+            WatchedRingStore.Handle h = ring(rollout.migrates(key));
+            byte[] bytes = h.failoverKey(key, load);
+            int length = bytes == null ? 0 : bytes.length;
+            return h.answer(op, h.keyHash.hash64(key), bytes, 0, length, maxPoints, accept, load);
+        }
+
+        private Backend onSegment(
+                MemorySegment key, int op, int maxPoints, Predicate<Backend> accept, SharedLoad load) {
+            WatchedRingStore.Handle h = ring(rollout.migrates(key));
+            byte[] bytes = h.failoverKey(key, load);
+            int length = bytes == null ? 0 : bytes.length;
+            return h.answer(op, h.keyHash.hash64(key), bytes, 0, length, maxPoints, accept, load);
         }
 
         /** The handle of the version chosen, counted. */

@@ -376,10 +376,10 @@ final class WatchedRingStore implements AutoCloseable, FollowedFile.Kind<RingSto
     final class Handle implements AutoCloseable {
         // The four operations, by number: the one retry loop (answer) runs one of them on the ring of the
         // generation serving; inlined into each entry point, the number is a constant and the switch folds.
-        private static final int LOOKUP = 0;
-        private static final int SELECT = 1;
-        private static final int CHOOSE = 2;
-        private static final int CHOOSE_AND_ACQUIRE = 3;
+        static final int LOOKUP = 0;
+        static final int SELECT = 1;
+        static final int CHOOSE = 2;
+        static final int CHOOSE_AND_ACQUIRE = 3;
 
         private final Set<String> features;
         private final RingVersion version;
@@ -423,23 +423,11 @@ final class WatchedRingStore implements AutoCloseable, FollowedFile.Kind<RingSto
             return r;
         }
 
-        // The four operations of a route, for the key's hash (and, for a rehashing family's failover, its
-        // bytes), through the one retry loop.
+        // The four operations of a route (LOOKUP, SELECT, CHOOSE, CHOOSE_AND_ACQUIRE), for the key's hash
+        // (and, for a rehashing family's failover, its bytes), through the one retry loop.
 
         Backend lookup(long hash) {
             return answer(LOOKUP, hash, null, 0, 0, 0, null, null);
-        }
-
-        Backend select(long hash, byte[] key, int offset, int length, int maxPoints, Predicate<Backend> accept) {
-            return answer(SELECT, hash, key, offset, length, maxPoints, accept, null);
-        }
-
-        Backend choose(long hash, byte[] key, int offset, int length, SharedLoad load) {
-            return answer(CHOOSE, hash, key, offset, length, 0, null, load);
-        }
-
-        Backend chooseAndAcquire(long hash, byte[] key, int offset, int length, SharedLoad load) {
-            return answer(CHOOSE_AND_ACQUIRE, hash, key, offset, length, 0, null, load);
         }
 
         /**
@@ -447,7 +435,7 @@ final class WatchedRingStore implements AutoCloseable, FollowedFile.Kind<RingSto
          * generation is unmapped under it (the ring throws {@link IllegalStateException}), the operation
          * runs again on the current one.
          */
-        private Backend answer(
+        Backend answer(
                 int op,
                 long hash,
                 byte[] key,

@@ -401,19 +401,7 @@ public final class HostState implements AutoCloseable {
      * @param slot the backend's slot in the state file ({@link #slot(String)})
      */
     public void acquire(int slot) {
-        AttachedFile a = at;
-        int f = a.route(slot);
-        try {
-            if (f >= 0) {
-                a.leases.acquire(f);
-            } else {
-                follower.noState(a, slot);
-            }
-        } catch (RuntimeException | InternalError e) {
-            if (follower.retry(a, e)) {
-                acquire(slot);
-            }
-        }
+        write(slot, 0, (a, f, now) -> a.leases.acquire(f));
     }
 
     /**
@@ -424,19 +412,7 @@ public final class HostState implements AutoCloseable {
      * @param slot the backend's slot in the state file ({@link #slot(String)})
      */
     public void release(int slot) {
-        AttachedFile a = at;
-        int f = a.route(slot);
-        try {
-            if (f >= 0) {
-                a.leases.release(f);
-            } else {
-                follower.noState(a, slot);
-            }
-        } catch (RuntimeException | InternalError e) {
-            if (follower.retry(a, e)) {
-                release(slot);
-            }
-        }
+        write(slot, 0, (a, f, now) -> a.leases.release(f));
     }
 
     /**
@@ -446,19 +422,7 @@ public final class HostState implements AutoCloseable {
      * @param nowNanos now, by {@link System#nanoTime()}
      */
     public void reportFailure(int slot, long nowNanos) {
-        AttachedFile a = at;
-        int f = a.route(slot);
-        try {
-            if (f >= 0) {
-                a.health.reportFailure(f, nowNanos);
-            } else {
-                follower.noState(a, slot);
-            }
-        } catch (RuntimeException | InternalError e) {
-            if (follower.retry(a, e)) {
-                reportFailure(slot, nowNanos);
-            }
-        }
+        write(slot, nowNanos, (a, f, now) -> a.health.reportFailure(f, now));
     }
 
     /**
@@ -469,17 +433,31 @@ public final class HostState implements AutoCloseable {
      * @param slot the backend's slot in the state file ({@link #slot(String)})
      */
     public void reportSuccess(int slot) {
+        write(slot, 0, (a, f, now) -> a.health.reportSuccess(f));
+    }
+
+    /** A write to one backend's cells in the attached file, at {@code field}, the slot's place in it. */
+    private interface SlotWrite {
+        void apply(AttachedFile a, int field, long nowNanos);
+    }
+
+    /**
+     * The write on the file attached; a slot the file does not have is reported once ({@code noState});
+     * a file replaced or unmapped under the write has it done again on the new one when the follower
+     * says so (non-capturing lambdas: no allocation on the hot path).
+     */
+    private void write(int slot, long nowNanos, SlotWrite op) {
         AttachedFile a = at;
         int f = a.route(slot);
         try {
             if (f >= 0) {
-                a.health.reportSuccess(f);
+                op.apply(a, f, nowNanos);
             } else {
                 follower.noState(a, slot);
             }
         } catch (RuntimeException | InternalError e) {
             if (follower.retry(a, e)) {
-                reportSuccess(slot);
+                write(slot, nowNanos, op);
             }
         }
     }

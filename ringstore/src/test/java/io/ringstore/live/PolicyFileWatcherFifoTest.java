@@ -17,6 +17,7 @@ import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -30,6 +31,7 @@ class PolicyFileWatcherFifoTest {
     Path dir;
 
     @Test
+    @Tag("slow") // waits out the bounded open's 5 s
     void aFifoRenamedInBetweenCheckAndOpenDoesNotBlockTheWatcher() throws Exception {
         Path file = write(dir.resolve("rollout.policy"), "percent = 1\nscope = all\n");
         Path fifo = dir.resolve("planted.fifo");

@@ -524,6 +524,7 @@ public class WatchedRingStoreTest {
      * good, and the next file published is picked up. The limit only detects a hang.
      */
     @Test
+    @Tag("slow") // waits out the bounded open's 5 s
     void aFifoRenamedInBetweenCheckAndOpenDoesNotBlockTheWatcher() throws Exception {
         publish(1);
         Path fifo = dir.resolve("planted.fifo");

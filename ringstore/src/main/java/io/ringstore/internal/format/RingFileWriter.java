@@ -324,19 +324,9 @@ public final class RingFileWriter {
             }
             long kept = 0;
             long distinct = 0;
-            int previousHash = 0;
-            int previousBackend = -1;
             for (int i = 0; i < n; i++) {
-                int h = PointSorter.hash(a[i]);
-                int b = PointSorter.backend(a[i]);
-                if (i == 0 || h != previousHash) {
-                    kept++;
-                    distinct++;
-                } else if (ties && b != previousBackend) {
-                    kept++;
-                }
-                previousHash = h;
-                previousBackend = b;
+                kept += repeats(a, i, ties) ? 0 : 1;
+                distinct += repeats(a, i, false) ? 0 : 1;
             }
             long length = kept * POINT_LENGTH + (features == null ? 0 : featureBitsLength(kept, featureCount));
             long offset = align(position, alignmentFor(length));
@@ -344,19 +334,10 @@ public final class RingFileWriter {
             long at = offset;
             buf.clear();
             for (int i = 0; i < n; i++) {
-                int h = PointSorter.hash(a[i]);
-                int b = PointSorter.backend(a[i]);
-                if (i > 0 && h == previousHash && (!ties || b == previousBackend)) {
+                if (repeats(a, i, ties)) {
                     continue; // a backend earlier in tie order already holds this hash
                 }
-                previousHash = h;
-                previousBackend = b;
-                if (buf.remaining() < POINT_LENGTH) {
-                    at = flush(at);
-                }
-                int p = buf.position();
-                buf.putInt(p + POINT_HASH_OFFSET, h).putShort(p + POINT_BACKEND_OFFSET, (short) b);
-                buf.position(p + POINT_LENGTH);
+                at = putPoint(a[i], at);
             }
             if (features != null) {
                 at = writeFeatureBits(a, n, features, featureCount, at);
@@ -382,16 +363,11 @@ public final class RingFileWriter {
         private long writeFeatureBits(long[] a, int n, int[] features, int featureCount, long at) throws IOException {
             long[] words = new long[featureCount];
             int inBlock = 0;
-            int previousHash = 0;
-            int previousBackend = -1;
             for (int i = 0; i < n; i++) {
-                int h = PointSorter.hash(a[i]);
-                int b = PointSorter.backend(a[i]);
-                if (i > 0 && h == previousHash && b == previousBackend) {
+                if (repeats(a, i, true)) {
                     continue; // as the points: a backend's own repeated hash is stored once
                 }
-                previousHash = h;
-                previousBackend = b;
+                int b = PointSorter.backend(a[i]);
                 for (int f = 0, m = features[b]; f < featureCount; f++) {
                     words[f] |= (long) (m >>> f & 1) << inBlock;
                 }
@@ -401,6 +377,28 @@ public final class RingFileWriter {
                 }
             }
             return inBlock == 0 ? at : putBlock(words, at);
+        }
+
+        /**
+         * Whether sorted point {@code i} is left out of the file: it has the hash of the point before it
+         * and, when ties are kept, that point's backend too (the earlier one in tie order holds the hash).
+         */
+        private static boolean repeats(long[] sorted, int i, boolean ties) {
+            return i > 0
+                    && PointSorter.hash(sorted[i]) == PointSorter.hash(sorted[i - 1])
+                    && (!ties || PointSorter.backend(sorted[i]) == PointSorter.backend(sorted[i - 1]));
+        }
+
+        /** Puts the sorted point's hash and backend as a 6-byte point, flushing first when the buffer is full. */
+        private long putPoint(long sorted, long at) throws IOException {
+            if (buf.remaining() < POINT_LENGTH) {
+                at = flush(at);
+            }
+            int p = buf.position();
+            buf.putInt(p + POINT_HASH_OFFSET, PointSorter.hash(sorted))
+                    .putShort(p + POINT_BACKEND_OFFSET, (short) PointSorter.backend(sorted));
+            buf.position(p + POINT_LENGTH);
+            return at;
         }
 
         private long putBlock(long[] words, long at) throws IOException {
@@ -427,13 +425,7 @@ public final class RingFileWriter {
             long at = offset;
             buf.clear();
             for (int i = 0; i < n; i++) {
-                if (buf.remaining() < POINT_LENGTH) {
-                    at = flush(at);
-                }
-                int p = buf.position();
-                buf.putInt(p + POINT_HASH_OFFSET, PointSorter.hash(a[i]))
-                        .putShort(p + POINT_BACKEND_OFFSET, (short) PointSorter.backend(a[i]));
-                buf.position(p + POINT_LENGTH);
+                at = putPoint(a[i], at);
             }
             for (int i = 0; i < n; i++) {
                 if (buf.remaining() < LOW_WORD_LENGTH) {
