@@ -349,7 +349,8 @@ public final class RingRouter implements AutoCloseable {
          * @return the accepted backend, or null
          */
         public Backend select(byte[] key, int offset, int length, int maxPoints, Predicate<Backend> accept) {
-            return onBytes(key, offset, length, SELECT, maxPoints, accept, null);
+            return ring(rollout.migrates(key, offset, length))
+                    .answer(SELECT, key, offset, length, maxPoints, accept, null);
         }
 
         /**
@@ -361,7 +362,7 @@ public final class RingRouter implements AutoCloseable {
          * @return the accepted backend, or null
          */
         public Backend select(ByteBuffer key, int maxPoints, Predicate<Backend> accept) {
-            return onBuffer(key, SELECT, maxPoints, accept, null);
+            return ring(rollout.migrates(key)).answer(SELECT, key, maxPoints, accept, null);
         }
 
         /**
@@ -373,7 +374,7 @@ public final class RingRouter implements AutoCloseable {
          * @return the accepted backend, or null
          */
         public Backend select(MemorySegment key, int maxPoints, Predicate<Backend> accept) {
-            return onSegment(key, SELECT, maxPoints, accept, null);
+            return ring(rollout.migrates(key)).answer(SELECT, key, maxPoints, accept, null);
         }
 
         /**
@@ -401,7 +402,7 @@ public final class RingRouter implements AutoCloseable {
          * @return the chosen backend, or null
          */
         public Backend choose(byte[] key, int offset, int length, SharedLoad load) {
-            return onBytes(key, offset, length, CHOOSE, 0, null, load);
+            return ring(rollout.migrates(key, offset, length)).answer(CHOOSE, key, offset, length, 0, null, load);
         }
 
         /**
@@ -412,7 +413,7 @@ public final class RingRouter implements AutoCloseable {
          * @return the chosen backend, or null
          */
         public Backend choose(ByteBuffer key, SharedLoad load) {
-            return onBuffer(key, CHOOSE, 0, null, load);
+            return ring(rollout.migrates(key)).answer(CHOOSE, key, 0, null, load);
         }
 
         /**
@@ -423,7 +424,7 @@ public final class RingRouter implements AutoCloseable {
          * @return the chosen backend, or null
          */
         public Backend choose(MemorySegment key, SharedLoad load) {
-            return onSegment(key, CHOOSE, 0, null, load);
+            return ring(rollout.migrates(key)).answer(CHOOSE, key, 0, null, load);
         }
 
         /**
@@ -449,7 +450,8 @@ public final class RingRouter implements AutoCloseable {
          * @return the chosen backend, counted in flight, or null
          */
         public Backend chooseAndAcquire(byte[] key, int offset, int length, SharedLoad load) {
-            return onBytes(key, offset, length, CHOOSE_AND_ACQUIRE, 0, null, load);
+            return ring(rollout.migrates(key, offset, length))
+                    .answer(CHOOSE_AND_ACQUIRE, key, offset, length, 0, null, load);
         }
 
         /**
@@ -460,7 +462,7 @@ public final class RingRouter implements AutoCloseable {
          * @return the chosen backend, counted in flight, or null
          */
         public Backend chooseAndAcquire(ByteBuffer key, SharedLoad load) {
-            return onBuffer(key, CHOOSE_AND_ACQUIRE, 0, null, load);
+            return ring(rollout.migrates(key)).answer(CHOOSE_AND_ACQUIRE, key, 0, null, load);
         }
 
         /**
@@ -471,7 +473,7 @@ public final class RingRouter implements AutoCloseable {
          * @return the chosen backend, counted in flight, or null
          */
         public Backend chooseAndAcquire(MemorySegment key, SharedLoad load) {
-            return onSegment(key, CHOOSE_AND_ACQUIRE, 0, null, load);
+            return ring(rollout.migrates(key)).answer(CHOOSE_AND_ACQUIRE, key, 0, null, load);
         }
 
         /**
@@ -480,30 +482,6 @@ public final class RingRouter implements AutoCloseable {
          */
         private Backend lookupRollingOut(long both, int threshold) {
             return ring(KeyCrcs.bucket(KeyCrcs.crc32c(both)) < threshold).lookup(KeyCrcs.crc32(both));
-        }
-
-        // One operation of the Handle for each key shape: the key hashed once, in place; a buffer's or a
-        // segment's bytes copied only for a failover that reads them (WatchedRingStore.Handle#failoverKey).
-
-        private Backend onBytes(
-                byte[] key, int offset, int length, int op, int maxPoints, Predicate<Backend> accept, SharedLoad load) {
-            WatchedRingStore.Handle h = ring(rollout.migrates(key, offset, length));
-            return h.answer(op, h.keyHash.hash64(key, offset, length), key, offset, length, maxPoints, accept, load);
-        }
-
-        private Backend onBuffer(ByteBuffer key, int op, int maxPoints, Predicate<Backend> accept, SharedLoad load) {
-            WatchedRingStore.Handle h = ring(rollout.migrates(key));
-            byte[] bytes = h.failoverKey(key, load);
-            int length = bytes == null ? 0 : bytes.length;
-            return h.answer(op, h.keyHash.hash64(key), bytes, 0, length, maxPoints, accept, load);
-        }
-
-        private Backend onSegment(
-                MemorySegment key, int op, int maxPoints, Predicate<Backend> accept, SharedLoad load) {
-            WatchedRingStore.Handle h = ring(rollout.migrates(key));
-            byte[] bytes = h.failoverKey(key, load);
-            int length = bytes == null ? 0 : bytes.length;
-            return h.answer(op, h.keyHash.hash64(key), bytes, 0, length, maxPoints, accept, load);
         }
 
         /** The handle of the version chosen, counted. */

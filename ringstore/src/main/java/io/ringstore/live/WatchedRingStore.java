@@ -462,24 +462,31 @@ final class WatchedRingStore implements AutoCloseable, FollowedFile.Kind<RingSto
             }
         }
 
-        /**
-         * The key's bytes for a failover that reads them: a rehashing family's (spymemcached's,
-         * xmemcached's: each try hashes the key again), but for {@code choose} with a bound, which walks
-         * by hash alone. Copied from the buffer; null for every other family, whose failover needs only the
-         * hash, so that their keys are never copied.
-         */
-        byte[] failoverKey(ByteBuffer key, SharedLoad load) {
-            if (!failoverReadsKey(load)) {
-                return null;
-            }
-            byte[] b = new byte[key.remaining()];
-            key.get(key.position(), b);
-            return b;
+        /** Operation {@code op} for the key in {@code key[offset, offset+length)}, hashed in place. */
+        Backend answer(
+                int op, byte[] key, int offset, int length, int maxPoints, Predicate<Backend> accept, SharedLoad load) {
+            return answer(op, keyHash.hash64(key, offset, length), key, offset, length, maxPoints, accept, load);
         }
 
-        /** {@link #failoverKey(ByteBuffer, SharedLoad)} of a segment's bytes. */
-        byte[] failoverKey(MemorySegment key, SharedLoad load) {
-            return failoverReadsKey(load) ? key.toArray(ValueLayout.JAVA_BYTE) : null;
+        /**
+         * Operation {@code op} for the buffer's bytes from its position to its limit, hashed in place. They
+         * are copied only for a failover that reads them: a rehashing family's (spymemcached's,
+         * xmemcached's: each try hashes the key again), but for {@code choose} with a bound, which walks
+         * by hash alone; every other family's failover needs only the hash.
+         */
+        Backend answer(int op, ByteBuffer key, int maxPoints, Predicate<Backend> accept, SharedLoad load) {
+            byte[] b = null;
+            if (failoverReadsKey(load)) {
+                b = new byte[key.remaining()];
+                key.get(key.position(), b);
+            }
+            return answer(op, keyHash.hash64(key), b, 0, b == null ? 0 : b.length, maxPoints, accept, load);
+        }
+
+        /** {@link #answer(int, ByteBuffer, int, Predicate, SharedLoad)} for the segment's bytes. */
+        Backend answer(int op, MemorySegment key, int maxPoints, Predicate<Backend> accept, SharedLoad load) {
+            byte[] b = failoverReadsKey(load) ? key.toArray(ValueLayout.JAVA_BYTE) : null;
+            return answer(op, keyHash.hash64(key), b, 0, b == null ? 0 : b.length, maxPoints, accept, load);
         }
 
         private boolean failoverReadsKey(SharedLoad load) {
