@@ -70,7 +70,7 @@ final class LeaseTable {
         this.staleAfter = staleAfter;
         this.token = (ProcessHandle.current().pid() << 32) | (NONCE << 1);
         this.nextTry = new long[file.leases];
-        reap(true);
+        reap(true, NO_LEASE); // before this process has a lease: every dead one, lease 0 too
         Claimed c = claim ? claim() : null;
         if (c != null) {
             this.lease = c.lease;
@@ -252,22 +252,23 @@ final class LeaseTable {
 
     /** Zeroes the leases of dead processes; returns how many. Leases beating now are not tried. */
     int reapDead() {
-        return reap(false);
+        return reap(false, lease);
     }
 
     /**
      * Zeroes the leases whose lock no process holds. With {@code all} false, a lease whose heartbeat is
      * younger than staleAfter is skipped, to spare a system call per lease per heartbeat; a heartbeat in
-     * the future (a file from before a reboot, or forged) is stale.
+     * the future (a file from before a reboot, or forged) is stale. {@code mine}, this process's own
+     * lease (or {@link #NO_LEASE}), is never tried.
      */
-    private int reap(boolean all) {
+    private int reap(boolean all, int mine) {
         if (!file.writable) {
             return 0; // a read-only view: reaping writes
         }
         int reaped = 0;
         long now = System.nanoTime();
         for (int l = 0; l < file.leases; l++) {
-            if (l == lease) {
+            if (l == mine) {
                 continue;
             }
             long o = file.lease(l);

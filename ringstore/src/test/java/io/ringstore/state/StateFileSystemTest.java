@@ -141,6 +141,28 @@ class StateFileSystemTest {
     }
 
     /**
+     * A dead lease 0 (its owner word set, its lock free: the first router on the host died) is reaped by
+     * the next process to open the file, an inspector too, and its requests in flight returned. The
+     * constructor reaped before its own lease was known, and took lease 0 for its own: "lease 0: dead,
+     * 3 in flight" stayed for good and a {@code max_conns=3} backend looked full.
+     */
+    @Test
+    void aDeadLeaseZeroIsReapedByTheNextInspector() throws Exception {
+        Path state = dir.resolve("fleet.ring.state");
+        StateMapping.create(state, SMALL.leases(), SMALL.slots());
+        long lease0 = StateFileLayout.leaseOffset(SMALL.leases(), 0);
+        forgeLong(state, lease0 + StateFileLayout.LEASE_OWNER_OFFSET, 1L << 33);
+        forgeLong(state, lease0 + StateFileLayout.LEASE_PID_OFFSET, 4242);
+        forgeInt(state, StateFileLayout.LEASE_TOTALS_OFFSET, 3);
+        try (HostState view = HostState.inspectReadOnly(state, SMALL).orElseThrow()) {
+            assertEquals(List.of(new HostState.LeaseState(0, 4242, false, 3)), view.leases(), "forged as dead");
+        }
+        try (HostState inspector = HostState.inspect(state, SMALL, false).orElseThrow()) {
+            assertEquals(List.of(), inspector.leases(), "lease 0 reaped, its 3 in flight returned");
+        }
+    }
+
+    /**
      * Through a read-only mapping a lease held by another process is alive (a shared lock test fails
      * while the holder lives) and a dead one dead, and the dead one is not reaped (nothing written).
      */
@@ -236,6 +258,12 @@ class StateFileSystemTest {
         } finally {
             StateChannels.afterRegularCheck = () -> {};
             StateChannels.openTimeoutMillis = timeout;
+        }
+    }
+
+    private static void forgeInt(Path file, long offset, int value) throws IOException {
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.WRITE)) {
+            ch.write(ByteBuffer.allocate(4).order(ByteOrder.nativeOrder()).putInt(0, value), offset);
         }
     }
 
