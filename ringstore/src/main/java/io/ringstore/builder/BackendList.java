@@ -10,7 +10,9 @@ import io.ringstore.internal.TextLines;
 import io.ringstore.internal.format.RingFileDescriptor;
 import java.io.IOException;
 import java.io.InputStream;
-import java.nio.charset.CharacterCodingException;
+import java.nio.ByteBuffer;
+import java.nio.CharBuffer;
+import java.nio.charset.CoderResult;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -125,18 +127,29 @@ public final class BackendList {
         return bytes;
     }
 
-    /** {@code bytes} decoded as UTF-8, refused when they are not; a byte order mark is kept. */
+    /**
+     * {@code bytes} decoded as UTF-8, refused when they are not, naming the line and the byte offset of
+     * the first byte that is not (for example {@code f:3: not UTF-8 text: byte 0xff at byte 17}); a byte
+     * order mark is kept.
+     */
     static String utf8(String source, byte[] bytes) throws BackendsFileException {
-        try {
-            return StandardCharsets.UTF_8
-                    .newDecoder()
-                    .onMalformedInput(CodingErrorAction.REPORT)
-                    .onUnmappableCharacter(CodingErrorAction.REPORT)
-                    .decode(java.nio.ByteBuffer.wrap(bytes))
-                    .toString();
-        } catch (CharacterCodingException e) {
-            throw new BackendsFileException(source, 0, "not UTF-8 text");
+        ByteBuffer in = ByteBuffer.wrap(bytes);
+        CharBuffer out = CharBuffer.allocate(bytes.length);
+        CoderResult r = StandardCharsets.UTF_8
+                .newDecoder()
+                .onMalformedInput(CodingErrorAction.REPORT)
+                .onUnmappableCharacter(CodingErrorAction.REPORT)
+                .decode(in, out, true);
+        if (r.isError()) {
+            int at = in.position();
+            int line = 1;
+            for (int i = 0; i < at; i++) {
+                line += bytes[i] == '\n' ? 1 : 0;
+            }
+            throw new BackendsFileException(
+                    source, line, String.format("not UTF-8 text: byte 0x%02x at byte %d", bytes[at] & 0xff, at));
         }
+        return out.flip().toString();
     }
 
     /** {@code text} without a leading byte order mark, refused when longer than {@value #MAX_FILE_BYTES} characters. */

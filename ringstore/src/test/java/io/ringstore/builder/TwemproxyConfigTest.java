@@ -279,9 +279,9 @@ class TwemproxyConfigTest {
                 file
                         + ":4: bad name 'caché' (1 to 255 printable ASCII characters without blanks, ',', ';', '#', quotes or '\\')",
                 e.getMessage());
-        Files.write(file, new byte[] {'p', ':', (byte) 0xff, '\n'});
+        Files.write(file, new byte[] {'#', '\n', 'p', ':', (byte) 0xff, '\n'});
         assertEquals(
-                file + ": not UTF-8 text",
+                file + ":2: not UTF-8 text: byte 0xff at byte 4",
                 assertThrows(BackendsFileException.class, () -> TwemproxyConfig.parse(file, null))
                         .getMessage());
         BackendsFileException missing =
