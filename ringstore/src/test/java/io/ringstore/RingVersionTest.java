@@ -92,7 +92,13 @@ class RingVersionTest {
         assertEquals("envoy:1024:8388608", RingVersion.parse("envoy").name());
         assertEquals("envoy:2048:8388608", RingVersion.parse("envoy:2048").name());
         assertEquals("grpc:1024:4096", RingVersion.parse("grpc").name());
-        assertEquals("grpc:8192:8192", RingVersion.parse("grpc:8192").name());
+        assertEquals("grpc:8192:8192", RingVersion.parse("grpc:8192:8192").name());
+        // A MIN above MAX's default (gRPC's cap) is refused, not read as MIN:MIN (issue 31, item 8).
+        assertEquals(
+                "bad version 'grpc:4097': MIN 4097 is above MAX's default, 4096: write MAX too (grpc:4097:MAX with"
+                        + " MAX from 4097 to 8388608)",
+                assertThrows(IllegalArgumentException.class, () -> RingVersion.parse("grpc:4097"))
+                        .getMessage());
         assertEquals("spymemcached:40", RingVersion.parse("spymemcached:40").name());
         assertEquals("dubbo:160", RingVersion.parse("dubbo").name());
         assertEquals(

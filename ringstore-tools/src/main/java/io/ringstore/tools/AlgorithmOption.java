@@ -189,7 +189,13 @@ final class AlgorithmOption {
     RingFamily forSweep(Args args) throws UsageException {
         RingFamily family;
         try {
-            family = Families.forName(args.has(algorithm.name()) ? args.get(algorithm.name()) : "v2");
+            RingVersion.Name name =
+                    RingVersion.Name.parse(args.has(algorithm.name()) ? args.get(algorithm.name()) : "v2");
+            family = name.family();
+            if (!name.leavesOutParameters() && family.parameters().written() > 0) {
+                throw new UsageException("--backends N takes an algorithm without parameters (--points gives k): "
+                        + TextLines.quote(name.text()) + " (write " + family + ")");
+            }
         } catch (IllegalArgumentException e) {
             throw new UsageException(e.getMessage() + " (one algorithm with --backends)");
         }

@@ -187,6 +187,15 @@ class AnalyzeCommandTest {
                 new String[] {"analyze", "--backends", "65535", "--points", "40000"})) {
             run(args).assertError(Main.USAGE, "analyze");
         }
+        // A family with its parameters: the sweep takes none, and says so (it said "unknown algorithm").
+        CliRun withParameters = run("analyze", "--backends", "10", "--points", "10", "--algorithm", "grpc:8388608");
+        withParameters.assertError(Main.USAGE, "analyze");
+        assertTrue(
+                withParameters
+                        .stderr()
+                        .contains("--backends N takes an algorithm without parameters (--points gives k):"
+                                + " 'grpc:8388608' (write grpc)"),
+                withParameters.stderr());
         run("analyze", dir.resolve("missing.conf").toString()).assertError(Main.FAILED, "analyze");
         run(
                         "analyze",

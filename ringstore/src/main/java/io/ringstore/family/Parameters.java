@@ -11,8 +11,8 @@ import java.util.List;
  * {@code v1} none), their defaults and ranges, how a written value reads and prints (decimal, or
  * one of twemproxy's hash names), and the syntax an error message shows. A version's name is the
  * family's name then each written parameter after a colon; a name that writes fewer takes the rest
- * from the defaults ({@code envoy:2048} is {@code envoy:2048:8388608}), a later parameter at least
- * the one before it when the parameters are ordered (Envoy's MIN ≤ MAX).
+ * from the defaults ({@code envoy:2048} is {@code envoy:2048:8388608}); when the parameters are
+ * ordered (Envoy's MIN ≤ MAX) a written one above the next one's default is refused.
  *
  * <p>Immutable and thread-safe. The families' grammars are made by this class's factories.
  */
@@ -137,7 +137,8 @@ public final class Parameters {
 
     /**
      * Two ordered parameters, {@code MIN} and {@code MAX}, both written and both optional: 1 ≤ MIN ≤ MAX ≤
-     * {@code max} (Envoy's and gRPC's ring sizes); a left-out MAX is the default, or MIN when larger.
+     * {@code max} (Envoy's and gRPC's ring sizes); a left-out MAX is the default, and a name whose MIN
+     * is above it is refused rather than read as {@code MIN:MIN} ({@code grpc:4097}: above gRPC's cap).
      */
     static Parameters minMax(String what, int dfltMin, int dfltMax, int max) {
         String range = "1 ≤ MIN ≤ MAX ≤ " + max;
@@ -224,12 +225,20 @@ public final class Parameters {
         return Arrays.copyOf(parameters, written);
     }
 
-    /** The parameters of a name writing {@code values} (1 to {@link #written()} of them): the rest from the defaults. */
-    int[] complete(int[] values) {
+    /**
+     * The parameters of name {@code text} writing {@code values} (1 to {@link #written()} of them): the
+     * rest from the defaults.
+     *
+     * @throws IllegalArgumentException when the parameters are ordered and a written one is above the
+     *                                  default of the next, left out ({@code grpc:4097}: MIN above MAX's 4,096)
+     */
+    int[] complete(String text, int[] values) {
         int[] p = defaults.clone();
         System.arraycopy(values, 0, p, 0, values.length);
-        for (int i = values.length; ordered && i > 0 && i < p.length; i++) {
-            p[i] = Math.max(p[i], p[i - 1]);
+        if (ordered && values.length < p.length && p[values.length - 1] > p[values.length]) {
+            throw new IllegalArgumentException("bad version " + TextLines.quote(text) + ": MIN "
+                    + p[values.length - 1] + " is above MAX's default, " + p[values.length] + ": write MAX too ("
+                    + text + ":MAX with MAX from " + p[values.length - 1] + " to " + maxWritten + ")");
         }
         return p;
     }

@@ -186,7 +186,7 @@ public final class RingVersion {
          */
         public RingVersion version(int... defaults) {
             return new RingVersion(
-                    family, written == null ? defaults : family.parameters().complete(written));
+                    family, written == null ? defaults : family.parameters().complete(text, written));
         }
 
         /**
