@@ -16,6 +16,7 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.LinkedHashSet;
@@ -155,7 +156,7 @@ final class LookupCommand extends Command {
             throws UsageException, FailedException, RingFileException, IOException {
         Path path = args.file(0);
         try (RingRouter opened = RingRouter.builder(path).jmx(false).open();
-                HostState state = state(args, path, err);
+                WatchedState state = new WatchedState(args, path, err);
                 RingRouter reopened = onVersion(args, opened)) {
             RingRouter watched = reopened != null ? reopened : opened;
             RingVersion version = watched.oldVersion();
@@ -173,27 +174,19 @@ final class LookupCommand extends Command {
             RingStore[] faulted = {null};
             long[] unanswered = {0};
             long[] lineNumber = {0};
-            long[] stateSeen = {state == null ? 0 : state.directoryVersion(), System.nanoTime()};
             LineSink sink = (key, length) -> {
                 lineNumber[0]++;
                 Ring ring = live.oldRing();
                 RingStore store = ring.store();
-                if (state != null && System.nanoTime() - stateSeen[1] > STATE_CHECK_NANOS) {
-                    // A state file replaced (or removed and made again) is followed, and an endpoint given a slot
-                    // since the answers were made (drained when no router had it) is looked up again.
-                    stateSeen[1] = System.nanoTime();
-                    state.refresh();
-                    long seen = state.directoryVersion();
-                    if (seen != stateSeen[0]) {
-                        stateSeen[0] = seen;
-                        answers[0] = null;
-                    }
+                if (state.changed() && answers[0] != null) {
+                    gaveUp[0] += answers[0].gaveUp;
+                    answers[0] = null; // drained or given slots since the answers were made: look again
                 }
                 if (answers[0] == null || store != answers[0].store) {
                     if (answers[0] != null) {
                         gaveUp[0] += answers[0].gaveUp;
                     }
-                    answers[0] = new Answers(store, version, failover, state);
+                    answers[0] = new Answers(store, version, failover, state.state);
                 }
                 int b;
                 try {
@@ -291,6 +284,69 @@ final class LookupCommand extends Command {
     private static void flushWhenIdle(InputStream in, OutputStream o) throws IOException {
         if (in.available() == 0) {
             o.flush();
+        }
+    }
+
+    /**
+     * The state file beside the ring for {@code --watch}: followed when replaced (or removed and made
+     * again), and taken when it is made after the start (a router started later, or a first drain), so
+     * that a drain is never ignored for having come after lookup. Looked at every
+     * {@link #STATE_CHECK_NANOS}, when a key comes.
+     */
+    private final class WatchedState implements AutoCloseable {
+        private final Args args;
+        private final Path ring;
+        private final PrintStream err;
+        private final boolean wanted;
+        /** The state file open, or null while there is none (or it cannot be used). */
+        HostState state;
+
+        private long directoryVersion;
+        private long checkedAt = System.nanoTime();
+        /** A state file made later was refused, and said so: not said again at every check. */
+        private boolean refusalSaid;
+
+        WatchedState(Args args, Path ring, PrintStream err) {
+            this.args = args;
+            this.ring = ring;
+            this.err = err;
+            this.wanted = !args.has(NO_STATE.name()) && !args.has(NO_FAILOVER.name());
+            this.state = state(args, ring, err);
+            this.directoryVersion = state == null ? 0 : state.directoryVersion();
+        }
+
+        /** {@return whether the answers must be made again: a state file taken, or its directory changed} */
+        boolean changed() {
+            if (!wanted || System.nanoTime() - checkedAt <= STATE_CHECK_NANOS) {
+                return false;
+            }
+            checkedAt = System.nanoTime();
+            if (state == null) {
+                if (!Files.exists(HostState.statePath(ring))) {
+                    return false;
+                }
+                state = state(args, ring, refusalSaid ? new PrintStream(OutputStream.nullOutputStream()) : err);
+                refusalSaid = state == null;
+                if (state == null) {
+                    return false;
+                }
+                directoryVersion = state.directoryVersion();
+                return true;
+            }
+            state.refresh();
+            long seen = state.directoryVersion();
+            if (seen == directoryVersion) {
+                return false;
+            }
+            directoryVersion = seen;
+            return true;
+        }
+
+        @Override
+        public void close() {
+            if (state != null) {
+                state.close();
+            }
         }
     }
 

@@ -154,6 +154,44 @@ class CliWatchTest {
         });
     }
 
+    /**
+     * A {@code lookup --watch} started while the ring has no state file takes the one a later drain
+     * makes, and keeps following it across a republish of the ring (issue 31, item 4): before, it kept
+     * answering without a state file for good and the drain was ignored.
+     */
+    @Test
+    void aStateFileMadeAfterTheWatchStartedIsTaken() throws Exception {
+        Path ring = dir.resolve("late.ring");
+        publish(FIRST, 1, ring);
+        Path state = ring.resolveSibling("late.ring.state");
+        assertFalse(Files.exists(state));
+        String key = "/watch/0";
+        String owner = expected(ring, List.of(key)).getFirst();
+        assertTimeoutPreemptively(Duration.ofSeconds(60), () -> {
+            Watch w = Watch.start(ring);
+            assertEquals(
+                    key + "\t" + owner, ask(w.stdin, w.stdout, List.of(key)).getFirst());
+
+            run("state", ring.toString(), "drain", owner).assertOk(); // makes the state file
+            assertTrue(Files.exists(state));
+            String other = awaitAnswerOtherThan(w.stdin, w.stdout, key, owner);
+            assertNotEquals(owner, other);
+
+            publish(FIRST, 2, ring); // the same fleet, a new generation: the drain still holds
+            Thread.sleep(300);
+            assertEquals(
+                    key + "\t" + other, ask(w.stdin, w.stdout, List.of(key)).getFirst());
+
+            run("state", ring.toString(), "undrain", owner).assertOk();
+            awaitAnswer(w.stdin, w.stdout, key, owner);
+
+            w.stdin.close();
+            w.cli.join(10_000);
+            assertFalse(w.cli.isAlive());
+            assertEquals(Main.OK, w.exit.get(), () -> "exit code; stderr:\n" + w.stderr);
+        });
+    }
+
     /** Asks for {@code key} until its backend is not {@code owner}; {@return the backend it got} */
     private static String awaitAnswerOtherThan(OutputStream stdin, LineQueue stdout, String key, String owner)
             throws Exception {
