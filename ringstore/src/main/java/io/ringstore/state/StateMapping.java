@@ -42,6 +42,11 @@ final class StateMapping {
     private static final class Log {
         static final System.Logger LOG = System.getLogger(HostState.class.getName());
     }
+    /** How long {@link #lockDirectory} waits before it says so. */
+    static final long LOCK_WAIT_SAID_AFTER_NANOS = 1_000_000_000L;
+    /** How often, after that, it says it still waits. */
+    static final long LOCK_WAIT_SAID_EVERY_NANOS = 30_000_000_000L;
+
     /** Where {@link #check} leaves the sum of the bytes it touched (see there). */
     @SuppressWarnings("unused")
     private static volatile int touched;
@@ -96,7 +101,10 @@ final class StateMapping {
     /**
      * Takes the directory lock: first among this process's instances, then the POSIX record lock of
      * the directory word's range, waited for (polled) while another process holds it, never broken: the
-     * kernel releases it when its holder dies. A caller's interrupt is kept for after.
+     * kernel releases it when its holder dies. A caller's interrupt is kept for after. Waiting is said:
+     * after {@link #LOCK_WAIT_SAID_AFTER_NANOS} one warning names the holder (the process whose word is in
+     * the lock field: a stopped router holds it until it resumes or dies), and every
+     * {@link #LOCK_WAIT_SAID_EVERY_NANOS} after that another says how long; waiting goes on.
      *
      * @return the record lock, for {@link #unlockDirectory}
      * @throws IllegalStateException when the file cannot be locked
@@ -105,10 +113,30 @@ final class StateMapping {
         channel.directory.lock();
         boolean interrupted = Thread.interrupted();
         try {
+            long start = System.nanoTime();
+            long sayAt = start + LOCK_WAIT_SAID_AFTER_NANOS;
             for (int spins = 0; ; spins++) {
                 FileLock lock = channel.channel.tryLock(DIRECTORY_LOCK_OFFSET, 8, false);
                 if (lock != null) {
+                    if (sayAt - start > LOCK_WAIT_SAID_AFTER_NANOS) {
+                        Log.LOG.log(
+                                Level.INFO,
+                                "{0}: directory lock taken after {1} ms",
+                                path,
+                                String.valueOf((System.nanoTime() - start) / 1_000_000));
+                    }
                     return lock;
+                }
+                if (System.nanoTime() - sayAt >= 0) {
+                    long holder = (long) segment.get(ValueLayout.JAVA_LONG, DIRECTORY_LOCK_OFFSET) >>> 32;
+                    Log.LOG.log(
+                            Level.WARNING,
+                            "{0}: waiting {1} s for the directory lock, held by {2} (a stopped process holds it"
+                                    + " until it resumes or dies); still waiting",
+                            path,
+                            String.valueOf((System.nanoTime() - start) / 1_000_000_000),
+                            holder == 0 ? "a process that wrote no word" : "process " + holder);
+                    sayAt += LOCK_WAIT_SAID_EVERY_NANOS;
                 }
                 if (spins < 100) {
                     Thread.onSpinWait();

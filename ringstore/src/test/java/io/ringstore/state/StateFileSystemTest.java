@@ -141,6 +141,61 @@ class StateFileSystemTest {
     }
 
     /**
+     * A drain behind a process that holds the directory lock and does not let go (a stopped router)
+     * waits, and says so, naming the holder from the lock word, then completes once the lock is
+     * released (issue 31, item 5): before, it waited without a word.
+     */
+    @Test
+    void aDrainBehindAHeldDirectoryLockSaysWhoHoldsIt() throws Exception {
+        assumeTrue(Files.isExecutable(Path.of("/usr/bin/python3")), "needs python3 to hold the lock");
+        Path state = dir.resolve("fleet.ring.state");
+        StateMapping.create(state, SMALL.leases(), SMALL.slots());
+        forgeLong(state, StateFileLayout.DIRECTORY_LOCK_OFFSET, 4242L << 32 | 1);
+        String holder = """
+                import fcntl, os, sys
+                fd = os.open(sys.argv[1], os.O_RDWR)
+                fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB, 8, int(sys.argv[2]), 0)
+                print('locked', flush=True)
+                sys.stdin.read()
+                """;
+        Process p = new ProcessBuilder(
+                        "python3",
+                        "-c",
+                        holder,
+                        state.toString(),
+                        String.valueOf(StateFileLayout.DIRECTORY_LOCK_OFFSET))
+                .redirectError(ProcessBuilder.Redirect.INHERIT)
+                .start();
+        try (io.ringstore.LogCapture log = new io.ringstore.LogCapture(HostState.class);
+                HostState inspector = HostState.inspect(state, SMALL, false).orElseThrow()) {
+            assertEquals(
+                    "locked",
+                    new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.US_ASCII))
+                            .readLine());
+            java.util.concurrent.CompletableFuture<Boolean> drain =
+                    java.util.concurrent.CompletableFuture.supplyAsync(() -> inspector.drain("10.0.0.1:80"));
+            long deadline = System.nanoTime() + 20_000_000_000L;
+            while (log.containing("held by process 4242").isEmpty()) {
+                assertTrue(System.nanoTime() < deadline, "no word of the wait in 20 s: " + log.lines());
+                assertFalse(drain.isDone(), "the drain did not wait for the lock");
+                Thread.sleep(20);
+            }
+            assertTrue(
+                    log.containing("held by process 4242").getFirst().contains("waiting 1 s for the directory lock"),
+                    log.lines().toString());
+            p.getOutputStream().close(); // the holder exits: the kernel releases its lock
+            assertFalse(drain.get(20, java.util.concurrent.TimeUnit.SECONDS), "not drained before");
+            assertTrue(inspector.undrain("10.0.0.1:80"), "drained by the drain that waited");
+            assertEquals(
+                    1,
+                    log.containing("directory lock taken after").size(),
+                    log.lines().toString());
+        } finally {
+            p.destroyForcibly().waitFor();
+        }
+    }
+
+    /**
      * A dead lease 0 (its owner word set, its lock free: the first router on the host died) is reaped by
      * the next process to open the file, an inspector too, and its requests in flight returned. The
      * constructor reaped before its own lease was known, and took lease 0 for its own: "lease 0: dead,
