@@ -187,6 +187,38 @@ class CliBuildTest {
         assertArrayEquals(before, Files.readAllBytes(ring), "the live file must not change");
     }
 
+    /**
+     * Two servers that a family's point texts name alike (one name twice, or a name equal to another
+     * server's address as the family writes it) are refused with both lines named: built, one of them
+     * got no key and the build said nothing (issue 31, item 3). nginx and pingora hash the address, so
+     * the same names are fine there.
+     */
+    @Test
+    void serversThatAFamilyNamesAlikeAreRefused(@TempDir Path dir) throws Exception {
+        Path ring = dir.resolve("named.ring");
+        Path twice = backends(
+                dir,
+                "twice.conf",
+                "server 10.0.0.1:11211 # ringstore: name=x\nserver 10.0.0.2:11211\n"
+                        + "server 10.0.0.3:11211 # ringstore: name=x\n");
+        for (String algorithm : List.of("twemproxy:md5", "libketama", "envoy", "libmemcached")) {
+            String error = run("build", twice.toString(), "-o", ring.toString(), "--algorithm", algorithm)
+                    .assertError(Main.FAILED, "build");
+            assertTrue(
+                    error.contains(twice + ":3: this server is 'x' to " + algorithm.replaceFirst(":.*", "")
+                            + ", as the one on line 1 is"),
+                    error);
+            assertFalse(Files.exists(ring), "no file written");
+        }
+        Path asAddress =
+                backends(dir, "address.conf", "server 10.0.0.2:80 # ringstore: name=10.0.0.1:80\nserver 10.0.0.1:80\n");
+        String error = run("build", asAddress.toString(), "-o", ring.toString(), "--algorithm", "envoy")
+                .assertError(Main.FAILED, "build");
+        assertTrue(
+                error.contains(asAddress + ":2: this server is '10.0.0.1:80' to envoy, as the one on line 1"), error);
+        build(twice, ring, "--algorithm", "v1,v2"); // the address is hashed: names do not matter
+    }
+
     @Test
     void replacingAFileThatIsNotARingFileNeedsAGeneration(@TempDir Path dir) throws Exception {
         Path input = backends(dir, "fleet.conf", CliFleet.text(FEATURED));

@@ -348,7 +348,35 @@ public final class RingBuilder {
                 }
             }
         }
+        for (RingFamily family : families) {
+            checkIdentities(family);
+        }
         checkPointCounts(vs);
+    }
+
+    /**
+     * Refuses two backends that {@code family}'s point texts name alike (two servers of one name, or a
+     * name equal to another server's address as the family writes it): their points would be the same
+     * and one of them would get no key, without a word. (nutcracker refuses such a pool; the others do
+     * not, and the server listed second, or first, is silently left without keys.)
+     */
+    private void checkIdentities(RingFamily family) throws BackendsFileException {
+        Map<String, Backend> seen = new HashMap<>();
+        for (Backend b : backends.backends()) {
+            String identity = family.points().identity(BackendAccess.record(b));
+            if (identity == null) {
+                return;
+            }
+            Backend first = seen.putIfAbsent(identity, b);
+            if (first != null) {
+                throw new BackendsFileException(
+                        backends.source(),
+                        b.line(),
+                        "this server is " + TextLines.quote(identity) + " to " + family + ", as the one on line "
+                                + first.line() + " is: both would have the same points and one would get no key"
+                                + " (give each its own name)");
+            }
+        }
     }
 
     private void checkPointCounts(List<RingVersion> vs) throws BackendsFileException {

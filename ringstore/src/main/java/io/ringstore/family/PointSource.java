@@ -90,6 +90,17 @@ public abstract class PointSource {
         }
     }
 
+    /**
+     * {@return the server as the family's point texts name it ({@code cache1}, {@code 10.0.0.1:11212}),
+     * for texts made from a backend's identity; null for points from its address bytes (nginx, pingora)}
+     * Two backends of one identity have the same points: one of them would get no key.
+     *
+     * @param backend a backend
+     */
+    public String identity(BackendRecord backend) {
+        return null;
+    }
+
     /** nginx's and pingora's points: a CRC-32 chain; the builder's fast path ({@link Crc32.PointChain}). */
     static final class CrcChain extends PointSource {
         private final Function<ServerAddress, byte[]> input;
@@ -157,6 +168,11 @@ public abstract class PointSource {
         private HashedTexts(PointText text, Hash64 hash) {
             this.text = text;
             this.hash = hash;
+        }
+
+        @Override
+        public String identity(BackendRecord backend) {
+            return text.identity(backend);
         }
 
         @Override
