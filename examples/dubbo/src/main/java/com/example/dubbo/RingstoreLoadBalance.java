@@ -16,6 +16,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.RandomAccess;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.atomic.LongAdder;
@@ -76,6 +77,14 @@ public class RingstoreLoadBalance extends AbstractLoadBalance implements Disposa
         boolean isOf(DubboRing.Generation g, List<? extends Invoker<?>> invokers) {
             if (generation != g || list.length != invokers.size()) {
                 return false;
+            }
+            if (invokers instanceof RandomAccess) { // no iterator
+                for (int i = 0; i < list.length; i++) {
+                    if (list[i] != invokers.get(i)) {
+                        return false;
+                    }
+                }
+                return true;
             }
             int i = 0;
             for (Invoker<?> invoker : invokers) {
@@ -185,7 +194,7 @@ public class RingstoreLoadBalance extends AbstractLoadBalance implements Disposa
         return p;
     }
 
-    private DubboRing ring(String file) {
+    DubboRing ring(String file) {
         if (file == null || file.isEmpty()) {
             throw new RpcException("loadbalance=" + NAME + " needs the parameter " + FILE + " (the ring file)");
         }
