@@ -188,15 +188,23 @@ public final class DubboRing implements AutoCloseable {
     /** The index of {@code r}'s generation: built once per generation, its problems logged then. */
     Generation generation(Ring r) {
         Generation g = generation;
-        if (g == null || g.store() != r.store()) {
-            g = index(r);
-            if (!g.problems().isEmpty()) {
-                LOG.log(System.Logger.Level.WARNING, describe(g));
-            }
-            generation = g;
-            generationsIndexed.incrementAndGet();
+        if (g != null && g.store() == r.store()) {
+            return g;
         }
-        return g;
+        synchronized (this) { // one index a generation, however many calls arrive with it
+            g = generation;
+            if (g == null || g.store() != r.store()) {
+                g = index(r);
+                if (!g.problems().isEmpty()) {
+                    LOG.log(System.Logger.Level.WARNING, describe(g));
+                }
+                generationsIndexed.incrementAndGet();
+                if (r.store() == ring().store()) { // a call still on a replaced generation keeps its index to itself
+                    generation = g;
+                }
+            }
+            return g;
+        }
     }
 
     String describe(Generation g) {

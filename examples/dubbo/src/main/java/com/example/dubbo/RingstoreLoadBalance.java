@@ -112,7 +112,8 @@ public class RingstoreLoadBalance extends AbstractLoadBalance implements Disposa
     protected <T> Invoker<T> doSelect(List<Invoker<T>> invokers, URL url, Invocation invocation) {
         String method = RpcUtils.getMethodName(invocation);
         URL first = invokers.get(0).getUrl();
-        DubboRing ring = ring(first.getMethodParameter(method, FILE, url.getMethodParameter(method, FILE)));
+        String file = first.getMethodParameter(method, FILE);
+        DubboRing ring = ring(file != null ? file : url.getMethodParameter(method, FILE)); // direct URLs: the reference's
         int nodes = first.getMethodParameter(method, ConsistentHashLoadBalance.HASH_NODES, DEFAULT_HASH_NODES);
         if (nodes / 4 != ring.pointsPerProvider() / 4) {
             throw new RpcException(first.getServiceKey() + "." + method + " has hash.nodes=" + nodes + " but "
