@@ -80,6 +80,7 @@ final class NutcrackerYaml {
                         "line of " + lines[i].length() + " characters, longer than ringstore reads ("
                                 + BackendList.MAX_LINE_CHARS + ")");
             }
+            reader.printable(i + 1, lines[i]);
             reader.line(i + 1, lines[i]);
         }
         reader.closePool();
@@ -91,6 +92,23 @@ final class NutcrackerYaml {
                             + "followed by the pool's indented 'key: value' lines and its 'servers:' list");
         }
         return reader.pools;
+    }
+
+    /**
+     * Refuses a control character other than a tab, and DEL, as libyaml (nutcracker's reader) refuses
+     * them anywhere in the stream: a NUL in a pool's name made a pool nutcracker never has.
+     */
+    private void printable(int lineNo, String text) throws BackendsFileException {
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            if (c < 0x20 && c != '\t' || c == 0x7f || c >= 0x80 && c <= 0x9f && c != 0x85) {
+                throw error(
+                        lineNo,
+                        String.format(
+                                "control character U+%04X at column %d (nutcracker's YAML reader refuses the file)",
+                                (int) c, i + 1));
+            }
+        }
     }
 
     private BackendsFileException error(int line, String reason) {

@@ -6,12 +6,15 @@ import io.ringstore.family.RingVersion;
 import io.ringstore.internal.ServerAddress;
 import io.ringstore.internal.ServerParameters;
 import io.ringstore.internal.TextLines;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.regex.Pattern;
 
 /**
  * One pool of a twemproxy (nutcracker) configuration file, read as nutcracker reads it
@@ -162,6 +165,10 @@ public final class TwemproxyConfig {
         return new Reading(source, chosen).config();
     }
 
+    /** A host name's syntax (RFC 1123 labels): what is worth a lookup. */
+    private static final Pattern HOST_NAME = Pattern.compile(
+            "[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\\.?");
+
     /** The checks and the servers of the chosen pool. */
     private static final class Reading {
         private final String source;
@@ -263,14 +270,49 @@ public final class TwemproxyConfig {
                     }
                 }
                 case "listen" -> {
-                    if (!v.startsWith("/") && (v.indexOf(':') < 0 || !validPort(v.substring(v.lastIndexOf(':') + 1)))) {
-                        throw error(
-                                line,
-                                "listen " + TextLines.quote(v)
-                                        + ": nutcracker takes host:port (port 1-65535) or /path/to/socket");
+                    String problem = listenProblem(v);
+                    if (problem != null) {
+                        throw error(line, "listen " + TextLines.quote(v) + ": " + problem);
                     }
                 }
                 default -> {}
+            }
+        }
+
+        /**
+         * Why nutcracker refuses {@code listen: v}, or null: it takes {@code /path/to/socket [mode]} or
+         * {@code host:port}, split at the last colon, port 1-65535, the host an IP address (as
+         * getaddrinfo reads one: {@code 127.1} too) or a host name that resolves ({@code nc_resolve} at
+         * start; {@code nutcracker -t} refuses the file when it does not). A text that is neither an
+         * address nor a host name ({@code 12:7.0.0.1}, a U+FEFF inside) is refused without a lookup.
+         */
+        private static String listenProblem(String v) {
+            if (v.startsWith("/")) {
+                return null;
+            }
+            int colon = v.lastIndexOf(':');
+            if (colon < 0 || !validPort(v.substring(colon + 1))) {
+                return "nutcracker takes host:port (port 1-65535) or /path/to/socket";
+            }
+            String host = v.substring(0, colon);
+            try {
+                if (!host.startsWith("[")) { // getaddrinfo takes no brackets
+                    InetAddress.ofLiteral(host);
+                    return null;
+                }
+            } catch (IllegalArgumentException notAnAddress) {
+                // a host name, or nothing nutcracker can resolve
+            }
+            if (!HOST_NAME.matcher(host).matches() || host.length() > 253 || host.matches("[0-9.]*")) {
+                return "host " + TextLines.quote(host)
+                        + " is neither an IP address nor a host name (nutcracker refuses it)";
+            }
+            try {
+                InetAddress.getByName(host);
+                return null;
+            } catch (UnknownHostException e) {
+                return "host " + TextLines.quote(host)
+                        + " does not resolve on this machine (nutcracker resolves it at start, and refuses the file)";
             }
         }
 

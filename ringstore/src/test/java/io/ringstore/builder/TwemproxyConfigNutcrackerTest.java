@@ -129,6 +129,26 @@ class TwemproxyConfigNutcrackerTest {
                     "p:\n  listen: 127.0.0.1:22121\n  redis_auth: pw\n" + TAIL),
             new Case("listen without port", Verdict.BOTH_REFUSE, "p:\n  listen: 22121\n" + TAIL),
             new Case("listen on port 0", Verdict.BOTH_REFUSE, "p:\n  listen: 127.0.0.1:0\n" + TAIL),
+            // issue 31, item 6: files ringstore built from, which nutcracker refuses
+            new Case("listen host with a colon", Verdict.BOTH_REFUSE, "p:\n  listen: 12:7.0.0.1:22121\n" + TAIL),
+            new Case("listen host in brackets", Verdict.BOTH_REFUSE, "p:\n  listen: [::1]:22121\n" + TAIL),
+            new Case(
+                    "U+FEFF inside the listen address",
+                    Verdict.BOTH_REFUSE,
+                    "p:\n  listen: 127.0.0.1\uFEFF:22121\n" + TAIL),
+            new Case("NUL in a pool name", Verdict.BOTH_REFUSE, "p\u0000q:\n  listen: 127.0.0.1:22121\n" + TAIL),
+            new Case(
+                    "control character in a pool name",
+                    Verdict.BOTH_REFUSE,
+                    "p\u0001q:\n  listen: 127.0.0.1:22121\n" + TAIL),
+            new Case(
+                    "DEL in a value",
+                    Verdict.BOTH_REFUSE,
+                    "p:\n  listen: 127.0.0.1:22121\n  hash_tag: \"{\u007f\"\n" + TAIL),
+            new Case("listen on localhost", Verdict.BOTH_TAKE, "p:\n  listen: localhost:22121\n" + TAIL),
+            new Case("listen on 127.1", Verdict.BOTH_TAKE, "p:\n  listen: 127.1:22121\n" + TAIL),
+            new Case("listen on ::1", Verdict.BOTH_TAKE, "p:\n  listen: ::1:22121\n" + TAIL),
+            new Case("tab in a pool name", Verdict.BOTH_TAKE, "p\tq:\n  listen: 127.0.0.1:22121\n" + TAIL),
             new Case("no listen", Verdict.BOTH_REFUSE, "p:\n  hash: md5\n" + TAIL),
             // both refuse: the YAML
             new Case("key indented more", Verdict.BOTH_REFUSE, "p:\n  listen: 127.0.0.1:22121\n   hash: md5\n" + TAIL),
