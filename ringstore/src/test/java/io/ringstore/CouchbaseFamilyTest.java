@@ -35,10 +35,14 @@ class CouchbaseFamilyTest extends RingFamilyContract {
         return 12;
     }
 
-    /** Recorded by {@link SeededFleets#checksum} when this test was added (branch h/contract on 95f3c34): a regression guard. */
+    /**
+     * Recorded by {@link SeededFleets#checksum} when this test was added (branch h/contract on 95f3c34), a
+     * regression guard; recorded again when IPv6 nodes' texts became the JDK's {@code 2001:db8:0:0:0:0:0:a}
+     * (issue 30: the seeded fleets have IPv6 servers, whose points the old text {@code 2001:db8::a} gave).
+     */
     @Override
     Map<RingVersion, String> goldenChecksums() {
-        return Map.of(VERSION, "684db748ac91d18946bbb2778d5524b43bd3466e555f350d70d1eaf6336facbc");
+        return Map.of(VERSION, "71a68b0b770b20cacc27e882d3e04c760cde69074a0bd9e6fa8252ea4707c0fb");
     }
 
     /** 160 points a node whatever the weights. */

@@ -61,10 +61,11 @@ public final class Families {
     /** xmemcached's {@code sockStr} with {@code cwNginxUpstreamConsistent}. */
     private static final PointText XMEMCACHED_NGINX_SESSIONS =
             new PointText(PointText::ipUnlessMemcachedPort, MEMCACHED_PORT, "-");
-    /** Dubbo's providers, {@code host:port} and no separator. */
-    private static final PointText DUBBO_PROVIDERS = new PointText(PointText::hostPort, DUBBO_PORT, "");
-    /** Couchbase's nodes, {@code host:port} with the KV port. */
-    private static final PointText COUCHBASE_NODES = new PointText(PointText::hostPort, COUCHBASE_KV_PORT, "-");
+    /** Dubbo's providers, {@code host:port} ({@code [v6]:port}) and no separator. */
+    private static final PointText DUBBO_PROVIDERS = new PointText(PointText::dubboAddress, DUBBO_PORT, "");
+    /** Couchbase's nodes, {@code host:port} with the KV port, IPv6 as the JDK prints it. */
+    private static final PointText COUCHBASE_NODES =
+            new PointText(PointText::couchbaseAuthority, COUCHBASE_KV_PORT, "-");
     /** Envoy's and gRPC's host texts, {@code identity_i}. */
     private static final PointText ENVOY_HOSTS = new PointText(PointText::envoyHost, ServerAddress.DEFAULT_PORT, "_");
 
@@ -180,7 +181,7 @@ public final class Families {
 
     /**
      * Apache Dubbo's {@code ConsistentHashLoadBalance}, {@code dubbo[:K]}: point texts {@code host:port}
-     * and the digest number with no separator, K/4 digests a provider ({@code hash.nodes}, default 160),
+     * ({@code URL.getAddress()}: IPv6 in brackets, as written) and the digest number with no separator, K/4 digests a provider ({@code hash.nodes}, default 160),
      * the weight not used, the last listed keeps a tie; a provider without a port has Dubbo's 20880; a
      * {@code down} provider leaves the ring, as it leaves the invoker list.
      */
@@ -188,7 +189,7 @@ public final class Families {
 
     /**
      * The Couchbase Java SDK's {@code KetamaRing} (memcached buckets): point texts {@code host:port-i}
-     * (the KV port, 11210 when none is written), 160 points a node whatever its weight, the last listed
+     * (IPv6 as the JDK prints it, {@code 0:0:0:0:0:0:0:1}; the KV port, 11210 when none is written), 160 points a node whatever its weight, the last listed
      * keeps a tie; a {@code down} node leaves the ring, as it leaves the cluster map.
      */
     public static final RingFamily COUCHBASE = clusterMember("couchbase", 12, KETAMA_FIXED, COUCHBASE_NODES);

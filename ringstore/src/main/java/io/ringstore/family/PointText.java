@@ -46,8 +46,28 @@ record PointText(Identity identity, int defaultPort, String separator) {
         return "/" + host(b) + ":" + port;
     }
 
-    /** The name or the IP, then {@code :port} (Dubbo's and Couchbase's). */
-    static String hostPort(BackendRecord b, int port) {
+    /**
+     * Dubbo's {@code URL.getAddress()}: the name, or the IP as written (an IPv6 address in its brackets,
+     * as a URL writes it: Dubbo keeps the URL's host as it is, zero runs and brackets included), then
+     * {@code :port}: {@code 10.0.0.1:20880}, {@code [2001:db8::a]:20880}.
+     */
+    static String dubboAddress(BackendRecord b, int port) {
+        if (b.name() == null && b.address().isIpv6()) {
+            return "[" + b.address().hostText() + "]:" + port;
+        }
+        return host(b) + ":" + port;
+    }
+
+    /**
+     * Couchbase's KV authority ({@code HostAndPort}): the name, or the IP, then {@code :port}; an IPv6
+     * address as the JDK prints it ({@code 0:0:0:0:0:0:0:1}, {@code 2001:db8:0:0:0:0:0:a}: every group,
+     * no zero run), since {@code HostAndPort} takes a host with a {@code :} through
+     * {@code InetSocketAddress.getHostString()} (an IPv4-mapped one becoming its IPv4 address).
+     */
+    static String couchbaseAuthority(BackendRecord b, int port) {
+        if (b.name() == null && b.address().isIpv6()) {
+            return javaHostAddress(b) + ":" + port;
+        }
         return host(b) + ":" + port;
     }
 
@@ -87,13 +107,17 @@ record PointText(Identity identity, int defaultPort, String separator) {
 
     /** The IP as Java prints it, then {@code :port} unless memcached's (xmemcached's {@code cwNginxUpstreamConsistent}). */
     static String ipUnlessMemcachedPort(BackendRecord b, int port) {
-        String ip;
+        String ip = javaHostAddress(b);
+        return port == Families.MEMCACHED_PORT ? ip : ip + ":" + port;
+    }
+
+    /** The IP as Java's {@code getHostAddress()} prints it: {@code 10.0.0.1}, {@code 0:0:0:0:0:0:0:1}. */
+    private static String javaHostAddress(BackendRecord b) {
         try {
-            ip = InetAddress.getByAddress(b.address().ipBytes()).getHostAddress();
+            return InetAddress.getByAddress(b.address().ipBytes()).getHostAddress();
         } catch (UnknownHostException e) {
             throw new IllegalStateException("an address of 4 or 16 bytes is always accepted", e);
         }
-        return port == Families.MEMCACHED_PORT ? ip : ip + ":" + port;
     }
 
     /** The name (Envoy's {@code hash_key}), else the address as Envoy prints it ({@code 10.0.0.1:80}, {@code [::1]:80}). */
