@@ -279,11 +279,22 @@ public final class Families {
     /**
      * Dubbo's ring and Couchbase's: a member's points whatever its weight, the last listed keeps a tie,
      * a {@code down} member leaves the ring as it leaves the member list; they differ in the grammar and
-     * the point texts.
+     * the point texts (whose IPv6 form was fixed in issue 30: the old one stays their legacy texts).
      */
     private static RingFamily clusterMember(String name, int code, Parameters parameters, PointText text) {
-        return ketama(
-                name, code, parameters, text, WeightRule.EQUAL.ejectingDown(), TieRule.LAST_LISTED, Failover.WALK);
+        return new RingFamily(
+                name,
+                name,
+                code,
+                text.defaultPort(),
+                parameters,
+                p -> KeyHash.MD5,
+                PointSource.md5(text, new PointText(PointText::legacyHostPort, text.defaultPort(), text.separator())),
+                WeightRule.EQUAL.ejectingDown(),
+                TieRule.LAST_LISTED,
+                Failover.WALK,
+                Addresses.NO_SCOPE,
+                Addresses.ENDPOINT);
     }
 
     /**

@@ -44,17 +44,22 @@ public abstract class PointSource {
 
     /** MD5 of each text, four points a digest. */
     static PointSource md5(PointText text) {
-        return new HashedTexts(text, null);
+        return new HashedTexts(text, null, null);
+    }
+
+    /** {@link #md5(PointText)}, with the texts of files built before as {@link #legacy}. */
+    static PointSource md5(PointText text, PointText legacy) {
+        return new HashedTexts(text, null, legacy);
     }
 
     /** XXH64 with seed 0 of each text, one 64-bit point each (Envoy's default, gRPC's). */
     static PointSource xxh64(PointText text) {
-        return new HashedTexts(text, (bytes, length) -> Xxh64.hash(bytes, 0, length, 0));
+        return new HashedTexts(text, (bytes, length) -> Xxh64.hash(bytes, 0, length, 0), null);
     }
 
     /** libstdc++'s 64-bit MurmurHash2 with {@code seed} of each text, one 64-bit point each. */
     static PointSource murmur2(PointText text, long seed) {
-        return new HashedTexts(text, (bytes, length) -> Murmur2x64.hash(bytes, 0, length, seed));
+        return new HashedTexts(text, (bytes, length) -> Murmur2x64.hash(bytes, 0, length, seed), null);
     }
 
     /** {@return the width of a point's hash: 32, or 64 for Envoy's and gRPC's rings (FORMAT.md, "64-bit rings")} */
@@ -98,6 +103,16 @@ public abstract class PointSource {
      * @param backend a backend
      */
     public String identity(BackendRecord backend) {
+        return null;
+    }
+
+    /**
+     * {@return the points files built before made, where they differ from today's for some backends,
+     * or null} Dubbo's and Couchbase's IPv6 texts were fixed in issue 30 ({@code [v6]:port}, the
+     * JDK's uncompressed text); a ring built before keeps the old points, and {@code verify} takes a
+     * ring of either. Lookups read the stored points, so such a file answers as it always did.
+     */
+    public PointSource legacy() {
         return null;
     }
 
@@ -165,9 +180,18 @@ public abstract class PointSource {
         /** The 64-bit hash of a text; null for MD5, four 32-bit points a digest. */
         private final Hash64 hash;
 
-        private HashedTexts(PointText text, Hash64 hash) {
+        /** The texts of files built before, or null ({@link #legacy}). */
+        private final PointText legacy;
+
+        private HashedTexts(PointText text, Hash64 hash, PointText legacy) {
             this.text = text;
             this.hash = hash;
+            this.legacy = legacy;
+        }
+
+        @Override
+        public PointSource legacy() {
+            return legacy == null ? null : new HashedTexts(legacy, hash, null);
         }
 
         @Override

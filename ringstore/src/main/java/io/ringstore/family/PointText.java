@@ -47,6 +47,15 @@ record PointText(Identity identity, int defaultPort, String separator) {
     }
 
     /**
+     * The name or the IP as written (an IPv6 address without brackets, zero runs compressed as
+     * written), then {@code :port}: the Dubbo and Couchbase texts of files built before issue 30, which
+     * {@code verify} still takes ({@link PointSource#legacy}). IPv4 and named backends as today.
+     */
+    static String legacyHostPort(BackendRecord b, int port) {
+        return host(b) + ":" + port;
+    }
+
+    /**
      * Dubbo's {@code URL.getAddress()}: the name, or the IP as written (an IPv6 address in its brackets,
      * as a URL writes it: Dubbo keeps the URL's host as it is, zero runs and brackets included), then
      * {@code :port}: {@code 10.0.0.1:20880}, {@code [2001:db8::a]:20880}.

@@ -16,6 +16,7 @@ import static io.ringstore.internal.format.RingFileDescriptor.U32;
 import static io.ringstore.internal.format.RingFileDescriptor.keepsTies;
 import static io.ringstore.internal.format.RingFileReader.hex;
 
+import io.ringstore.family.PointSource;
 import io.ringstore.family.RingVersion;
 import io.ringstore.internal.BackendRecord;
 import io.ringstore.internal.FeatureMasks;
@@ -24,7 +25,9 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The full check of an open ring file's segments (Lucene's {@code checkIntegrity} to the reader's
@@ -51,6 +54,9 @@ public final class RingFileVerifier {
      * @param ringVersion  its version, for messages
      * @param fileFeatures the file's features, for messages
      */
+    /** Per ring, the point source its points came from ({@link #sourceOf}). */
+    private final Map<StoredRing, PointSource> sources = new HashMap<>();
+
     private record StoredRing(
             int position,
             int featureMask,
@@ -371,7 +377,7 @@ public final class RingFileVerifier {
             if (given[b] == 0) {
                 continue; // a member with no points of its own (a share rule's rounding): it is checked as absent below
             }
-            int first = pointHashes(r.version(), b, 1)[0];
+            int first = pointHashes(r, b, 1)[0];
             if (!r.hasStoredHash(first)) {
                 throw new RingFormatException(
                         path,
@@ -420,7 +426,7 @@ public final class RingFileVerifier {
             if (held[b] > 0 && held[b] < given[b]) {
                 // Bounded by the ring (a forged weight can make given[] anything): a chain of more than
                 // pointCount + 1 hashes, all in the ring, repeats one, as in lostEveryPoint.
-                int[] chain = pointHashes(r.version(), b, (int) Math.min(given[b], r.pointCount() + 1L));
+                int[] chain = pointHashes(r, b, (int) Math.min(given[b], r.pointCount() + 1L));
                 if (batch.count > 0 && batch.count + (long) chain.length > batch.max) {
                     requireChainsInRing(r, batch, held, given);
                 }
@@ -475,7 +481,7 @@ public final class RingFileVerifier {
             String version = versions.get(r.version()).name();
             for (int b = batch.firstBackend; b <= batch.lastBackend; b++) {
                 if (held[b] > 0 && held[b] < given[b]) {
-                    int[] chain = pointHashes(r.version(), b, (int) Math.min(given[b], r.pointCount() + 1L));
+                    int[] chain = pointHashes(r, b, (int) Math.min(given[b], r.pointCount() + 1L));
                     for (int k = 0; k < chain.length; k++) {
                         if (!r.hasStoredHash(chain[k])) {
                             throw new RingFormatException(
@@ -538,18 +544,51 @@ public final class RingFileVerifier {
 
     /**
      * The 32-bit hashes (a 64-bit ring's high words) of backend {@code b}'s first {@code count} points in
-     * version {@code v}, as the family generates them.
+     * ring {@code r}, as its family generates them ({@link #sourceOf}).
      */
-    private int[] pointHashes(int v, int b, int count) {
-        RingVersion version = versions.get(v);
+    private int[] pointHashes(StoredRing r, int b, int count) {
+        return pointHashes(sourceOf(r), b, count);
+    }
+
+    private int[] pointHashes(PointSource source, int b, int count) {
         long[] hashes = new long[count];
-        version.family().points().hashes(backends.get(b), count, hashes);
-        int shift = version.family().pointBits() == 64 ? 32 : 0;
+        source.hashes(backends.get(b), count, hashes);
+        int shift = source.bits() == 64 ? 32 : 0;
         int[] out = new int[count];
         for (int i = 0; i < count; i++) {
             out[i] = (int) (hashes[i] >>> shift);
         }
         return out;
+    }
+
+    /**
+     * The point source {@code r}'s points come from: its family's, or the family's {@link
+     * PointSource#legacy} one for a ring built before its texts were fixed (Dubbo's and Couchbase's IPv6
+     * texts, issue 30), told by the first backend whose two texts differ and whose first point one of
+     * them has in the ring. A file built before thus still verifies, and answers as it always did.
+     */
+    private PointSource sourceOf(StoredRing r) {
+        return sources.computeIfAbsent(r, this::chooseSource);
+    }
+
+    private PointSource chooseSource(StoredRing r) {
+        PointSource current = versions.get(r.version()).family().points();
+        PointSource legacy = current.legacy();
+        if (legacy == null) {
+            return current;
+        }
+        for (int b = 0; b < backends.size(); b++) {
+            if (current.identity(backends.get(b)).equals(legacy.identity(backends.get(b)))) {
+                continue;
+            }
+            if (r.hasStoredHash(pointHashes(current, b, 1)[0])) {
+                return current;
+            }
+            if (r.hasStoredHash(pointHashes(legacy, b, 1)[0])) {
+                return legacy;
+            }
+        }
+        return current;
     }
 
     /**
@@ -620,7 +659,7 @@ public final class RingFileVerifier {
         // A CRC-32 chain's hash depends only on the one before, so once pointCount + 1 hashes were all
         // found, one of them repeated and the chain only cycles through hashes already found.
         long steps = Math.min(memberPoints(r.version(), r.featureMask())[b], r.pointCount() + 1L);
-        for (int h : pointHashes(r.version(), b, (int) steps)) {
+        for (int h : pointHashes(r, b, (int) steps)) {
             if (!r.hasStoredHash(h)) {
                 return false;
             }
