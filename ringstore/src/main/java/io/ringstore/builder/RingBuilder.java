@@ -209,7 +209,7 @@ public final class RingBuilder {
                     RingVersion version = vs.get(vi);
                     RingFamily family = version.family();
                     int[] rank = family.ties().ranks(records);
-                    PointGenerator.Source source = family.points().source(records);
+                    PointGenerator.Source source = version.points().source(records);
                     boolean[] versionViews = family.viewable()
                             ? view
                             : new boolean[view.length]; // a view needs points that do not depend on the members
