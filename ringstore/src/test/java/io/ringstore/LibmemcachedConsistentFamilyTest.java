@@ -8,6 +8,7 @@ import io.ringstore.family.RingFamily;
 import io.ringstore.family.RingVersion;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
@@ -87,7 +88,7 @@ class LibmemcachedConsistentFamilyTest extends RingFamilyContract {
     void aHundredPointsAServerWhateverItsWeight() throws Exception {
         RingVersion v = RingVersion.parse(expectedName());
         String text = "server 10.0.1.1:11211 weight=1;\nserver 10.0.1.2:11212 weight=7;\nserver 10.0.1.3 weight=100;\n";
-        assertEquals(java.util.List.of(100L, 100L, 100L), pointsPerBackend(text, v));
+        assertEquals(List.of(100L, 100L, 100L), pointsPerBackend(text, v));
         try (RingStore store = build(text, v)) {
             Ring ring = store.ring(Set.of(), v);
             KeyHash oaat = KeyHash.libmemcached("default");
@@ -98,5 +99,24 @@ class LibmemcachedConsistentFamilyTest extends RingFamilyContract {
             assertEquals(1, ring.pointBackend(ring.pointIndex(last)));
             assertEquals(Integer.toUnsignedLong(last), ring.pointHash(ring.pointIndex(last)));
         }
+    }
+
+    /**
+     * libhashkit's own table ({@code test/fixtures/hashes.hpp}, {@code vectors/libmemcached/hashes.tsv}):
+     * 26 inputs under each of the eleven hashes, hsieh too (the values of a build with
+     * {@code HAVE_HSIEH_HASH}, which Debian's lacks). Catches a hash that differs from libmemcached's
+     * where twemproxy's same-named function was assumed to be it.
+     */
+    @Test
+    void libhashkitTestVectors() {
+        List<ProjectVectors.Row> rows = ProjectVectors.rows("libmemcached/hashes.tsv");
+        for (ProjectVectors.Row row : rows) {
+            byte[] input = row.get("input").getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+            assertEquals(
+                    row.unsigned("expected"),
+                    Integer.toUnsignedLong(KeyHash.libmemcached(row.get("hash")).hash(input)),
+                    row.toString());
+        }
+        assertEquals(26 * KeyHash.LIBMEMCACHED_HASHES.size(), rows.size());
     }
 }
