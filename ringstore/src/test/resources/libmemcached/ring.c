@@ -3,9 +3,11 @@
  * compiles this file with cc and runs it. No memcached is contacted: the ring is built and searched in
  * the client.
  *
- * stdin:  line 1: the distribution, "consistent" (MEMCACHED_DISTRIBUTION_CONSISTENT) or "spy"
- *                 (MEMCACHED_DISTRIBUTION_CONSISTENT_KETAMA_SPY);
- *         line 2: the key hash, a name of libhashkit_string_hash() in lower case ("default", "md5", ...);
+ * stdin:  line 1: the distribution, "consistent" (MEMCACHED_DISTRIBUTION_CONSISTENT), "spy"
+ *                 (MEMCACHED_DISTRIBUTION_CONSISTENT_KETAMA_SPY), or "weighted" / "spy-weighted" (the same
+ *                 after MEMCACHED_BEHAVIOR_KETAMA_WEIGHTED, which makes the key hash MD5);
+ *         line 2: the key hash, a name of libmemcached_string_hash() in lower case ("default", "md5", ...;
+ *                 "md5" for the weighted ones);
  *         line 3: the order, "servers-first" (servers added, then the behaviors set: pylibmc's order) or
  *                 "behaviors-first" (PHP's setOption before addServer);
  *         line 4: N, then N lines "host port weight down" (down 1: in retry delay under auto-eject);
@@ -64,8 +66,13 @@ static memcached_hash_t hash_named(const char *name) {
 }
 
 static void set_behaviors(memcached_st *memc, memcached_server_distribution_t distribution,
-                          memcached_hash_t hash) {
+                          memcached_hash_t hash, int weighted) {
   check(memc, memcached_behavior_set(memc, MEMCACHED_BEHAVIOR_AUTO_EJECT_HOSTS, 1), "AUTO_EJECT_HOSTS");
+  if (weighted) { /* libmemcached's memcached_ketama_compat test: the key hash becomes MD5 */
+    check(memc, memcached_behavior_set(memc, MEMCACHED_BEHAVIOR_KETAMA_WEIGHTED, 1), "KETAMA_WEIGHTED");
+    check(memc, memcached_behavior_set(memc, MEMCACHED_BEHAVIOR_DISTRIBUTION, distribution), "DISTRIBUTION");
+    return;
+  }
   if (memcached_behavior_set(memc, MEMCACHED_BEHAVIOR_HASH, hash) != MEMCACHED_SUCCESS) {
     /* a hash the library was built without (Debian's has no hsieh): the client keeps its hash */
     fprintf(stderr, "unsupported %s\n", libmemcached_string_hash(hash));
@@ -80,10 +87,17 @@ int main(void) {
     die("input", "no distribution");
   }
   memcached_server_distribution_t distribution;
+  int weighted = 0;
   if (strcmp(line, "consistent") == 0) {
     distribution = MEMCACHED_DISTRIBUTION_CONSISTENT;
   } else if (strcmp(line, "spy") == 0) {
     distribution = MEMCACHED_DISTRIBUTION_CONSISTENT_KETAMA_SPY;
+  } else if (strcmp(line, "weighted") == 0) {
+    distribution = MEMCACHED_DISTRIBUTION_CONSISTENT_WEIGHTED;
+    weighted = 1;
+  } else if (strcmp(line, "spy-weighted") == 0) {
+    distribution = MEMCACHED_DISTRIBUTION_CONSISTENT_KETAMA_SPY;
+    weighted = 1;
   } else {
     die("unknown distribution", line);
   }
@@ -99,7 +113,7 @@ int main(void) {
     die("unknown order", line);
   }
   if (behaviors_first) {
-    set_behaviors(memc, distribution, hash);
+    set_behaviors(memc, distribution, hash, weighted);
   }
   if (!read_line()) {
     die("input", "no server count");
@@ -115,7 +129,7 @@ int main(void) {
     check(memc, memcached_server_add_with_weight(memc, host, (in_port_t) port, weight), "memcached_server_add_with_weight");
   }
   if (!behaviors_first) {
-    set_behaviors(memc, distribution, hash);
+    set_behaviors(memc, distribution, hash, weighted);
   }
   int any_down = 0;
   for (int i = 0; i < n; i++) {

@@ -44,9 +44,10 @@ import org.junit.jupiter.api.io.TempDir;
  * as {@code memcached_servers_parse} leaves it (a backend name); 100 servers; 257 servers; 5 of 20
  * servers down (in retry delay under auto-eject). Seeded keys, 100,000 for the weighted and IPv6
  * fleets and the first 20,000 of them for the others: ASCII, UTF-8 with bytes of 0x80 and more, long
- * (up to 2,000 bytes), empty, raw bytes. Every one of libmemcached's
- * hashes the installed library has (Debian's has no hsieh: it refuses the setting, and the test says
- * so in its output).
+ * (up to 2,000 bytes), empty, raw bytes. Every one of libmemcached's hashes the installed library has
+ * (Debian's has no hsieh: it refuses the setting, and the test says so in its output). The weighted
+ * families ({@code libmemcached}, {@code libmemcached-spy}: {@code KETAMA_WEIGHTED}) on four of the
+ * fleets too.
  *
  * <p>Needs {@code cc} and the libmemcached headers: skipped without them, unless
  * {@code RINGSTORE_REQUIRE_LIBMEMCACHED=true} (or {@code -Dringstore.requireLibmemcached=true}), which
@@ -336,7 +337,8 @@ class LibmemcachedParityTest {
             }
             return;
         }
-        RingVersion version = RingVersion.parse(family + ":" + hash);
+        boolean weighted = distribution.endsWith("weighted");
+        RingVersion version = RingVersion.parse(weighted ? family : family + ":" + hash);
         StringBuilder text = new StringBuilder();
         servers.forEach(s -> text.append(s.backendLine()));
         Path file = Files.createTempFile(dir, "parity", ".ring");
@@ -348,7 +350,9 @@ class LibmemcachedParityTest {
         try (RingStore store = RingStore.open(file)) {
             Ring ring = store.ring(Set.of(), version);
             long live = servers.stream().filter(s -> !s.down()).count();
-            assertEquals(100 * live, ref.values().length, where + ": libmemcached's points, 100 a live server");
+            if (!weighted) {
+                assertEquals(100 * live, ref.values().length, where + ": libmemcached's points, 100 a live server");
+            }
             // the stored ring: each distinct value once, with the lowest host index producing it
             int p = 0;
             for (int i = 0; i < ref.values().length; i++) {
@@ -386,6 +390,27 @@ class LibmemcachedParityTest {
         for (String hash : KeyHash.LIBMEMCACHED_HASHES) {
             compare("libmemcached-consistent", "consistent", hash, "servers-first", servers, fleet, keyCount);
             compare("libmemcached-spy-unweighted", "spy", hash, "servers-first", servers, fleet, keyCount);
+        }
+    }
+
+    /**
+     * The weighted families ({@code libmemcached}, {@code libmemcached-spy}: {@code KETAMA_WEIGHTED}, MD5
+     * points by the share rule, MD5 keys) on the same fleets: they had only libmemcached's 99-key tables.
+     */
+    @Test
+    void theWeightedFamiliesToo() throws Exception {
+        SplittableRandom random = new SplittableRandom(SEED + 10);
+        List<List<Server>> fleets = List.of(
+                ipv4(random, 60, true),
+                ipv6(random, 40),
+                names(random, 30),
+                withDown(ipv4(random, 20, true), random, 5));
+        List<String> what =
+                List.of("60 IPv4, weights 1-100", "40 IPv6, weights 1-100", "30 host names", "20 IPv4, 5 down");
+        for (int f = 0; f < fleets.size(); f++) {
+            int keyCount = f < 2 ? KEYS : FEW_KEYS;
+            compare("libmemcached", "weighted", "md5", "servers-first", fleets.get(f), what.get(f), keyCount);
+            compare("libmemcached-spy", "spy-weighted", "md5", "servers-first", fleets.get(f), what.get(f), keyCount);
         }
     }
 
