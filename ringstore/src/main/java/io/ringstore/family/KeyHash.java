@@ -65,8 +65,9 @@ public abstract class KeyHash {
         }
     }
 
+    /** libmemcached's hashes; its md5 is {@link #MD5}, so that rings of it and of the other ketama clients compare as one hash. */
     private static final KeyHash[] LIBMEMCACHED = Arrays.stream(LibmemcachedHash.values())
-            .map(LibmemcachedKeyHash::new)
+            .map(h -> h == LibmemcachedHash.MD5 ? MD5 : new LibmemcachedKeyHash(h))
             .toArray(KeyHash[]::new);
 
     private final String name;
@@ -107,7 +108,7 @@ public abstract class KeyHash {
      * {@return libmemcached's key hash of that name ({@code MEMCACHED_BEHAVIOR_HASH}), as libhashkit 1.1
      * computes it on x86-64 Linux (bytes read through a signed {@code char} where the C does so, as
      * twemproxy's)}: the hash of every key, the empty one too. Its {@link #name()} is
-     * {@code libmemcached:} and the name.
+     * {@code libmemcached:} and the name, but for {@code md5}, which is {@link #MD5}.
      *
      * @param name one of {@link #LIBMEMCACHED_HASHES}
      * @throws IllegalArgumentException if libmemcached has no hash of that name
