@@ -81,6 +81,10 @@ class FamilyLookupAllocationTest {
                 "envoy",
                 "envoy-murmur2",
                 "grpc"));
+        for (String hash : KeyHash.LIBMEMCACHED_HASHES) {
+            all.add("libmemcached-consistent:" + hash);
+        }
+        all.add("libmemcached-spy-unweighted");
         return List.copyOf(all);
     }
 

@@ -42,6 +42,11 @@ class KeyHashFamiliesTest {
                 all.add(KeyHash.twemproxy(name));
             }
         }
+        for (String name : KeyHash.LIBMEMCACHED_HASHES) {
+            if (!all.contains(KeyHash.libmemcached(name))) {
+                all.add(KeyHash.libmemcached(name));
+            }
+        }
         return all;
     }
 
@@ -619,7 +624,10 @@ class KeyHashFamiliesTest {
             assertEquals(wide ? 64 : 32, hash.bits(), hash.name());
             assertEquals(hash.name(), hash.toString());
         }
-        assertEquals(16, allHashes().size(), "crc32, crc32c, md5, xxh64, murmur2 and twemproxy's 11 others");
+        assertEquals(
+                16 + 10,
+                allHashes().size(),
+                "crc32, crc32c, md5, xxh64, murmur2, twemproxy's 11 others, libmemcached's 10 others");
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> KeyHash.twemproxy("fnv1a"));
         assertEquals(
                 "unknown twemproxy hash 'fnv1a' (expected one_at_a_time, md5, crc16, crc32, crc32a, fnv1_64, "
@@ -629,6 +637,34 @@ class KeyHashFamiliesTest {
                 IllegalArgumentException.class,
                 () -> KeyHash.twemproxy("MD5"),
                 "names are case-sensitive, as twemproxy's");
+    }
+
+    @Test
+    void theLibmemcachedRegistry() {
+        // memcached_hash_t's order, HASHKIT_HASH_DEFAULT to HASHKIT_HASH_MURMUR3 (libhashkit-1.0/types.h)
+        assertEquals(
+                List.of(
+                        "default",
+                        "md5",
+                        "crc",
+                        "fnv1_64",
+                        "fnv1a_64",
+                        "fnv1_32",
+                        "fnv1a_32",
+                        "hsieh",
+                        "murmur",
+                        "jenkins",
+                        "murmur3"),
+                KeyHash.LIBMEMCACHED_HASHES);
+        assertEquals("libmemcached:default", KeyHash.libmemcached("default").name());
+        assertSame(
+                KeyHash.MD5, KeyHash.libmemcached("md5"), "one MD5: diff compares a libmemcached ring's keys exactly");
+        IllegalArgumentException e =
+                assertThrows(IllegalArgumentException.class, () -> KeyHash.libmemcached("one_at_a_time"));
+        assertEquals(
+                "unknown libmemcached hash 'one_at_a_time' (expected default, md5, crc, fnv1_64, fnv1a_64, fnv1_32, "
+                        + "fnv1a_32, hsieh, murmur, jenkins, murmur3)",
+                e.getMessage());
     }
 
     static byte[] ascii(String s) {

@@ -445,7 +445,7 @@ abstract class RingFamilyContract {
         for (Backend b : backends) {
             int c = Math.toIntExact(counts[b.index()]);
             long[] out = new long[c];
-            family().points().hashes(BackendAccess.record(b), c, out);
+            ring.version().points().hashes(BackendAccess.record(b), c, out);
             for (long h : out) {
                 hashes[n] = family().pointBits() == 64 ? h : h & 0xFFFF_FFFFL;
                 owners[n++] = b.index();
@@ -504,7 +504,7 @@ abstract class RingFamilyContract {
         long[] all = new long[candidates * count];
         long[] out = new long[count];
         for (Backend b : backends) {
-            family().points().hashes(BackendAccess.record(b), count, out);
+            v.points().hashes(BackendAccess.record(b), count, out);
             for (int j = 0; j < count; j++) {
                 all[b.index() * count + j] = (out[j] & 0xFFFF_FFFFL) << 32 | b.index();
             }

@@ -132,7 +132,7 @@ class TwemproxyFamilyTest extends RingFamilyContract {
                         ring.pointHash(ring.pointIndex(expected)),
                         row + ": a point of server1");
                 long[] out = new long[36];
-                family().points().hashes(BackendAccess.record(store.backend(0)), 36, out);
+                ring.version().points().hashes(BackendAccess.record(store.backend(0)), 36, out);
                 assertEquals(
                         row.unsigned("expected"),
                         out[32 + row.integer("alignment")],

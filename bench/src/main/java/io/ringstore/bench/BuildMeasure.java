@@ -245,7 +245,7 @@ public final class BuildMeasure {
         RingFamily v1 = RingVersion.V1.family();
         long[] points = v1.weights().memberPoints(backends, RingVersion.V1);
         return new PointGenerator.Members(
-                v1.points().source(backends),
+                RingVersion.V1.points().source(backends),
                 v1.ties().ranks(backends),
                 Arrays.stream(points).mapToInt(Math::toIntExact).toArray());
     }

@@ -69,7 +69,11 @@ public class FamilyLookupBenchmark {
             "couchbase",
             "envoy",
             "envoy-murmur2",
-            "grpc"
+            "grpc",
+            "libmemcached-consistent",
+            "libmemcached-consistent:md5",
+            "libmemcached-consistent:murmur3",
+            "libmemcached-spy-unweighted"
         })
         public String version;
 

@@ -5,6 +5,8 @@ import io.ringstore.Ring;
 import io.ringstore.RingFileException;
 import io.ringstore.RingStore;
 import io.ringstore.family.Failover;
+import io.ringstore.family.Families;
+import io.ringstore.family.RingFamily;
 import io.ringstore.family.RingVersion;
 import io.ringstore.live.RingRouter;
 import io.ringstore.state.Availability;
@@ -42,8 +44,10 @@ final class LookupCommand extends Command {
                 + "tried, at most " + Ring.NGINX_MAX_POINTS
                 + " in all (the key's and 20 more, as nginx's hash consistent does);\n"
                 + "spymemcached and xmemcached try their rehash sequence instead.\n"
-                + "When all of those are down the address is '-' (nginx then picks a server by round robin: no\n"
-                + "fixed answer), and stderr says how many keys that happened to.\n"
+                + "When all of those are down the address is '-' (v1: nginx then picks a server by round robin, no\n"
+                + "fixed answer), and stderr says how many keys that happened to. A family whose client builds its\n"
+                + "ring without its down servers (libmemcached's auto-eject, Envoy's healthy hosts) never answers\n"
+                + "one; the others keep a down server's points and go past it.\n"
                 + "When the ring file has a state file beside it (RINGFILE.state, shared by the routers of this\n"
                 + "host), a backend drained there, or failed host-wide (max_fails failures within fail_timeout),\n"
                 + "is skipped as a down one is; --no-state ignores the state file. A state file that cannot be\n"
@@ -436,14 +440,29 @@ final class LookupCommand extends Command {
         void reportGaveUp(PrintStream err, String prefix) {
             if (gaveUp > 0) {
                 Failover failover = version.family().failover();
+                RingFamily family = version.family();
                 String tries = failover.rehashesKey()
-                        ? "the " + failover.lookups(store.backendCount()) + " tries of " + version.family()
-                                + "'s rehash sequence"
-                        : "the " + Ring.NGINX_MAX_POINTS + " points nginx tries";
+                        ? "the " + failover.lookups(store.backendCount()) + " tries of " + family + "'s rehash sequence"
+                        : "the " + Ring.NGINX_MAX_POINTS + " points "
+                                + (family == Families.NGINX ? "nginx tries" : "tried");
                 err.println(prefix + gaveUp + (gaveUp == 1 ? " key" : " keys") + " found only servers marked down"
-                        + (withState ? ", drained or failed" : "") + " in " + tries
-                        + ", printed '-' (nginx then picks a server by round robin)");
+                        + (withState ? ", drained or failed" : "") + " in " + tries + ", printed '-' ("
+                        + whenAllAreDown(family) + ")");
             }
+        }
+
+        /** What the family's own client does about down servers, said where every server a key tried was down. */
+        private static String whenAllAreDown(RingFamily family) {
+            if (family == Families.NGINX) {
+                return "nginx then picks a server by round robin";
+            }
+            if (family.downLeavesRing()) {
+                return family + " builds its ring without its down servers: the state file's drained or failed"
+                        + " backends were left";
+            }
+            return family + " keeps a down server's points and fails over past it "
+                    + (family.failover().rehashesKey() ? "by its rehash sequence" : "to the next points")
+                    + ": it has no answer when every try is down";
         }
     }
 

@@ -80,4 +80,33 @@ class CliLookupDownTest {
         assertTrue(own.outLines().getFirst().matches("/a\t127\\.0\\.0\\.1:800[12]"), own.out());
         assertEquals("", own.stderr());
     }
+
+    /**
+     * The note says what the family's client does, not nginx's round robin: spymemcached keeps a down
+     * node's points and tries its rehash sequence; pingora keeps them and walks on.
+     */
+    @Test
+    void theAllDownNoteIsTheFamilys() throws Exception {
+        Path conf = backends(dir, "alldown-spy.conf", "server 127.0.0.1:8001 down;\nserver 127.0.0.1:8002 down;\n");
+        Path spy = dir.resolve("alldown-spy.ring");
+        build(conf, spy, "--algorithm", "spymemcached");
+        CliRun r = run("lookup", spy.toString(), "/a");
+        r.assertOk();
+        assertEquals(List.of("/a\t-"), r.outLines());
+        assertTrue(
+                r.stderr()
+                        .contains("1 key found only servers marked down in the 7 tries of spymemcached's rehash"
+                                + " sequence, printed '-' (spymemcached keeps a down server's points and fails over past it"
+                                + " by its rehash sequence"),
+                r.stderr());
+        assertTrue(!r.stderr().contains("round robin"), r.stderr());
+        Path v2 = dir.resolve("alldown-v2.ring");
+        build(conf, v2, "--algorithm", "v2");
+        CliRun w = run("lookup", v2.toString(), "/a");
+        assertTrue(
+                w.stderr()
+                        .contains("in the 21 points tried, printed '-' (v2 keeps a down server's points and"
+                                + " fails over past it to the next points"),
+                w.stderr());
+    }
 }

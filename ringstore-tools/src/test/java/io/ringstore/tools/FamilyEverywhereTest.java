@@ -127,7 +127,10 @@ class FamilyEverywhereTest {
             "dubbo:40",
             "envoy:256:2048",
             "envoy-murmur2:512",
-            "grpc:256:1024");
+            "grpc:256:1024",
+            "libmemcached-consistent:murmur3",
+            "libmemcached-consistent:jenkins",
+            "libmemcached-spy-unweighted:md5");
 
     @TempDir
     static Path dir;

@@ -209,7 +209,7 @@ public final class RingBuilder {
                     RingVersion version = vs.get(vi);
                     RingFamily family = version.family();
                     int[] rank = family.ties().ranks(records);
-                    PointGenerator.Source source = family.points().source(records);
+                    PointGenerator.Source source = version.points().source(records);
                     boolean[] versionViews = family.viewable()
                             ? view
                             : new boolean[view.length]; // a view needs points that do not depend on the members
@@ -348,22 +348,23 @@ public final class RingBuilder {
                 }
             }
         }
-        for (RingFamily family : families) {
-            checkIdentities(family);
+        for (RingVersion v : vs) {
+            checkIdentities(v);
         }
         checkPointCounts(vs);
     }
 
     /**
-     * Refuses two backends that {@code family}'s point texts name alike (two servers of one name, or a
+     * Refuses two backends that {@code version}'s point texts name alike (two servers of one name, or a
      * name equal to another server's address as the family writes it): their points would be the same
      * and one of them would get no key, without a word. (nutcracker refuses such a pool; the others do
      * not, and the server listed second, or first, is silently left without keys.)
      */
-    private void checkIdentities(RingFamily family) throws BackendsFileException {
+    private void checkIdentities(RingVersion version) throws BackendsFileException {
+        RingFamily family = version.family();
         Map<String, Backend> seen = new HashMap<>();
         for (Backend b : backends.backends()) {
-            String identity = family.points().identity(BackendAccess.record(b));
+            String identity = version.points().identity(BackendAccess.record(b));
             if (identity == null) {
                 return;
             }

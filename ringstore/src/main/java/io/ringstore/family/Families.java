@@ -39,6 +39,9 @@ public final class Families {
     /** libstdc++'s {@code std::_Hash_bytes} seed, Envoy's {@code MurmurHash::STD_HASH_SEED}. */
     private static final long STD_HASH_SEED = 0xc70f6907L;
 
+    /** libmemcached's {@code MEMCACHED_POINTS_PER_SERVER}: a server's points in its unweighted continuum. */
+    private static final int LIBMEMCACHED_UNWEIGHTED_POINTS = 100;
+
     /** The grammar of the clients whose point count is fixed: 160 points a server at equal weights. */
     private static final Parameters KETAMA_FIXED = Parameters.fixed(KETAMA_POINTS);
 
@@ -209,6 +212,27 @@ public final class Families {
     /** gRPC's {@code ring_hash} as C-core and Go build it (gRFC A42), {@code grpc[:MIN[:MAX]]}: Envoy's ring, MAX 4,096 by default. */
     public static final RingFamily GRPC = envoy("grpc", 15, KeyHash.XXH64, GRPC_MAX_RING_SIZE);
 
+    /**
+     * libmemcached's {@code MEMCACHED_DISTRIBUTION_CONSISTENT} without {@code KETAMA_WEIGHTED}
+     * ({@code hosts.cc} {@code update_continuum}), {@code libmemcached-consistent:HASH}: PHP's
+     * {@code Memcached::DISTRIBUTION_CONSISTENT} with {@code OPT_HASH}, pylibmc's {@code "ketama": True}
+     * (the {@code default} hash). Point texts {@code host-i}, or {@code host:port-i} when the port is not
+     * 11211, i from 0; 100 points a server ({@code MEMCACHED_POINTS_PER_SERVER}), each the key hash of
+     * one text; the weight not used; keys hashed with HASH (one of eleven, {@code memcached_hash_t}, the
+     * one parameter, written by its name; a bare name is {@code default}, one-at-a-time); the lowest host
+     * index keeps a tie ({@code continuum_item_cmp}); a {@code down} server leaves the ring (auto-eject).
+     */
+    public static final RingFamily LIBMEMCACHED_CONSISTENT =
+            libmemcachedUnweighted("libmemcached-consistent", 16, LIBMEMCACHED_HOSTS);
+
+    /**
+     * libmemcached's {@code MEMCACHED_DISTRIBUTION_CONSISTENT_KETAMA_SPY} without {@code KETAMA_WEIGHTED},
+     * {@code libmemcached-spy-unweighted:HASH}: {@link #LIBMEMCACHED_CONSISTENT} with point texts
+     * {@code /host:port-i}.
+     */
+    public static final RingFamily LIBMEMCACHED_SPY_UNWEIGHTED =
+            libmemcachedUnweighted("libmemcached-spy-unweighted", 17, LIBMEMCACHED_SPY_HOSTS);
+
     private static final List<RingFamily> ALL = List.of(
             NGINX,
             PINGORA,
@@ -224,7 +248,9 @@ public final class Families {
             COUCHBASE,
             ENVOY,
             ENVOY_MURMUR2,
-            GRPC);
+            GRPC,
+            LIBMEMCACHED_CONSISTENT,
+            LIBMEMCACHED_SPY_UNWEIGHTED);
 
     private Families() {}
 
@@ -257,6 +283,26 @@ public final class Families {
     private static RingFamily libmemcached(String name, int code, PointText text) {
         return ketama(
                 name, code, KETAMA_FIXED, text, WeightRule.SHARE_L.ejectingDown(), TieRule.FIRST_LISTED, Failover.WALK);
+    }
+
+    /**
+     * libmemcached's unweighted continuum and its spy kin: the key hash the parameter names, of each point
+     * text too; they differ in the point texts.
+     */
+    private static RingFamily libmemcachedUnweighted(String name, int code, PointText text) {
+        return new RingFamily(
+                name,
+                name,
+                code,
+                MEMCACHED_PORT,
+                Parameters.named("its hash", "HASH", KeyHash.LIBMEMCACHED_HASHES, "default"),
+                p -> KeyHash.libmemcached(p[0]),
+                p -> PointSource.keyHashed(text, KeyHash.libmemcached(p[0])),
+                WeightRule.perMember(LIBMEMCACHED_UNWEIGHTED_POINTS).ejectingDown(),
+                TieRule.FIRST_LISTED,
+                Failover.WALK,
+                Addresses.NO_SCOPE,
+                Addresses.ENDPOINT);
     }
 
     /** spymemcached's ring without a weights map and with one: they differ in the grammar and the weight rule. */

@@ -1,5 +1,6 @@
 package io.ringstore.family;
 
+import io.ringstore.internal.hash.LibmemcachedHash;
 import io.ringstore.internal.hash.TwemproxyHash;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -22,7 +23,7 @@ import java.util.List;
  * unsigned, a 64-bit hash's all 64 bits.
  *
  * <p>Implementations live in this package ({@link #CRC32}, {@link #CRC32C}, {@link #MD5}, {@link #XXH64},
- * {@link #MURMUR2_64}, {@link #twemproxy(String)}); a ring family names one ({@link RingVersion#keyHash()}).
+ * {@link #MURMUR2_64}, {@link #twemproxy(String)}, {@link #libmemcached(String)}); a ring family names one ({@link RingVersion#keyHash()}).
  */
 public abstract class KeyHash {
     /** CRC-32 (IEEE 802.3), {@link java.util.zip.CRC32}'s checksum: nginx's and pingora-ketama's key hash. */
@@ -45,6 +46,10 @@ public abstract class KeyHash {
     /** twemproxy's hash names ({@code hash:} in a pool's configuration), in twemproxy's own order. */
     public static final List<String> TWEMPROXY_HASHES =
             Arrays.stream(TwemproxyHash.values()).map(TwemproxyHash::configName).toList();
+    /** libmemcached's hash names ({@code memcached_hash_t}, lower case), in libmemcached's own order. */
+    public static final List<String> LIBMEMCACHED_HASHES = Arrays.stream(LibmemcachedHash.values())
+            .map(LibmemcachedHash::configName)
+            .toList();
 
     /** Eight key bytes as one little-endian word: how the table CRCs read a segment's key. */
     static final ValueLayout.OfLong LONG_LE = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
@@ -59,6 +64,11 @@ public abstract class KeyHash {
             TWEMPROXY_POOL[h.ordinal()] = new TwemproxyPoolKeyHash(TWEMPROXY[h.ordinal()]);
         }
     }
+
+    /** libmemcached's hashes; its md5 is {@link #MD5}, so that rings of it and of the other ketama clients compare as one hash. */
+    private static final KeyHash[] LIBMEMCACHED = Arrays.stream(LibmemcachedHash.values())
+            .map(h -> h == LibmemcachedHash.MD5 ? MD5 : new LibmemcachedKeyHash(h))
+            .toArray(KeyHash[]::new);
 
     private final String name;
     private final int bits;
@@ -92,6 +102,29 @@ public abstract class KeyHash {
     /** twemproxy's hash at {@code position} (from 1) of {@link #TWEMPROXY_HASHES} as a pool applies it: an empty key hashes to 0. */
     static KeyHash twemproxyPool(int position) {
         return TWEMPROXY_POOL[position - 1];
+    }
+
+    /**
+     * {@return libmemcached's key hash of that name ({@code MEMCACHED_BEHAVIOR_HASH}), as libhashkit 1.1
+     * computes it on x86-64 Linux (bytes read through a signed {@code char} where the C does so, as
+     * twemproxy's)}: the hash of every key, the empty one too. Its {@link #name()} is
+     * {@code libmemcached:} and the name, but for {@code md5}, which is {@link #MD5}.
+     *
+     * @param name one of {@link #LIBMEMCACHED_HASHES}
+     * @throws IllegalArgumentException if libmemcached has no hash of that name
+     */
+    public static KeyHash libmemcached(String name) {
+        int at = LIBMEMCACHED_HASHES.indexOf(name);
+        if (at < 0) {
+            throw new IllegalArgumentException("unknown libmemcached hash '" + name + "' (expected "
+                    + String.join(", ", LIBMEMCACHED_HASHES) + ")");
+        }
+        return LIBMEMCACHED[at];
+    }
+
+    /** libmemcached's hash at {@code position} (from 1) of {@link #LIBMEMCACHED_HASHES}. */
+    static KeyHash libmemcached(int position) {
+        return LIBMEMCACHED[position - 1];
     }
 
     /** {@return the hash's name: {@code crc32}, {@code crc32c}, {@code md5}, {@code xxh64}, {@code murmur2}, {@code twemproxy:fnv1a_64}, ...} */

@@ -14,14 +14,16 @@ import java.util.function.Supplier;
 
 /**
  * Point source: how a family makes a backend's points, in the order its original generates them
- * (which matters to a tie of a backend with itself). One of three kinds:
+ * (which matters to a tie of a backend with itself). One of four kinds:
  *
  * <ul>
  *   <li>a CRC-32 chain from bytes of the address (nginx's {@code server} text, pingora's socket
  *       address): point j + 1 is the CRC-32 of point j fed on from the address's state;</li>
  *   <li>the MD5 of point texts ({@link PointText}), four points a digest (its four little-endian
  *       words): the memcached clients' ketama;</li>
- *   <li>a 64-bit hash of point texts, one point each: Envoy's and gRPC's {@code ring_hash}.</li>
+ *   <li>a 64-bit hash of point texts, one point each: Envoy's and gRPC's {@code ring_hash};</li>
+ *   <li>the key hash of point texts, one point each: libmemcached's unweighted consistent
+ *       distributions.</li>
  * </ul>
  *
  * <p>Module-internal in what it takes: the module's backend records, which its clients cannot make.
@@ -44,22 +46,30 @@ public abstract class PointSource {
 
     /** MD5 of each text, four points a digest. */
     static PointSource md5(PointText text) {
-        return new HashedTexts(text, null, null);
+        return new HashedTexts(text, null, null, null);
     }
 
     /** {@link #md5(PointText)}, with the texts of files built before as {@link #legacy}. */
     static PointSource md5(PointText text, PointText legacy) {
-        return new HashedTexts(text, null, legacy);
+        return new HashedTexts(text, null, null, legacy);
     }
 
     /** XXH64 with seed 0 of each text, one 64-bit point each (Envoy's default, gRPC's). */
     static PointSource xxh64(PointText text) {
-        return new HashedTexts(text, (bytes, length) -> Xxh64.hash(bytes, 0, length, 0), null);
+        return new HashedTexts(text, (bytes, length) -> Xxh64.hash(bytes, 0, length, 0), null, null);
     }
 
     /** libstdc++'s 64-bit MurmurHash2 with {@code seed} of each text, one 64-bit point each. */
     static PointSource murmur2(PointText text, long seed) {
-        return new HashedTexts(text, (bytes, length) -> Murmur2x64.hash(bytes, 0, length, seed), null);
+        return new HashedTexts(text, (bytes, length) -> Murmur2x64.hash(bytes, 0, length, seed), null, null);
+    }
+
+    /** A 32-bit key hash of each text, one point each (libmemcached's {@code hashkit_digest} of its texts). */
+    static PointSource keyHashed(PointText text, KeyHash hash) {
+        if (hash.bits() != 32) {
+            throw new IllegalArgumentException("a text's key hash is one 32-bit point: bits=" + hash.bits());
+        }
+        return new HashedTexts(text, null, hash, null);
     }
 
     /** {@return the width of a point's hash: 32, or 64 for Envoy's and gRPC's rings (FORMAT.md, "64-bit rings")} */
@@ -173,25 +183,29 @@ public abstract class PointSource {
 
     /**
      * The points of hashed point texts: the memcached clients' (MD5, four points a digest), Envoy's and
-     * gRPC's (a 64-bit hash, one point a text).
+     * gRPC's (a 64-bit hash, one point a text), libmemcached's unweighted ones (a 32-bit key hash, one
+     * point a text).
      */
     private static final class HashedTexts extends PointSource {
         private final PointText text;
-        /** The 64-bit hash of a text; null for MD5, four 32-bit points a digest. */
+        /** The 64-bit hash of a text; null for a 32-bit one. */
         private final Hash64 hash;
+        /** The 32-bit key hash of a text; null for MD5, four 32-bit points a digest, or a 64-bit hash. */
+        private final KeyHash keyHash;
 
         /** The texts of files built before, or null ({@link #legacy}). */
         private final PointText legacy;
 
-        private HashedTexts(PointText text, Hash64 hash, PointText legacy) {
+        private HashedTexts(PointText text, Hash64 hash, KeyHash keyHash, PointText legacy) {
             this.text = text;
             this.hash = hash;
+            this.keyHash = keyHash;
             this.legacy = legacy;
         }
 
         @Override
         public PointSource legacy() {
-            return legacy == null ? null : new HashedTexts(legacy, hash, null);
+            return legacy == null ? null : new HashedTexts(legacy, hash, keyHash, null);
         }
 
         @Override
@@ -206,10 +220,30 @@ public abstract class PointSource {
 
         @Override
         public PointGenerator.Source source(List<BackendRecord> backends) {
-            return new Texts(
-                    backends,
-                    bits(),
-                    () -> hash == null ? new Md5Stream(backends, text) : new Hash64Stream(backends, text, hash));
+            return new Texts(backends, bits(), () -> {
+                if (hash != null) {
+                    return new Hash64Stream(backends, text, hash);
+                }
+                return keyHash != null ? new KeyHashStream(backends, text, keyHash) : new Md5Stream(backends, text);
+            });
+        }
+    }
+
+    /** A 32-bit key hash of each text, one point each. */
+    private static final class KeyHashStream extends TextStream {
+        private final KeyHash hash;
+
+        KeyHashStream(List<BackendRecord> backends, PointText text, KeyHash hash) {
+            super(backends, text);
+            this.hash = hash;
+        }
+
+        @Override
+        int fill(int[] high, int[] low, int n) {
+            for (int j = 0; j < n; j++) {
+                high[j] = hash.hash(text(), 0, nextText());
+            }
+            return n;
         }
     }
 

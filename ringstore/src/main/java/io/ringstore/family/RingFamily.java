@@ -10,7 +10,7 @@ package io.ringstore.family;
  *       index stores (FORMAT.md);</li>
  *   <li>its {@link #parameters()}: the grammar of a {@link RingVersion}'s parameters and name;</li>
  *   <li>its key hash: what keys are looked up by ({@link RingVersion#keyHash()});</li>
- *   <li>its {@link #points()} source (a CRC-32 chain, the MD5 of point texts, a 64-bit hash of them),
+ *   <li>its {@link #points(int[])} source (a CRC-32 chain, the MD5 of point texts, a 64-bit hash of them),
  *       {@link #weights()} rule (how many points each member gets, and whether a {@code down} one
  *       leaves the ring) and {@link #ties()} rule (who keeps a hash two backends produce);</li>
  *   <li>its {@link #failover()}: how a lookup goes on past a backend it cannot use;</li>
@@ -30,7 +30,7 @@ public final class RingFamily {
     private final int code;
     private final Parameters parameters;
     private final KeyHashChoice keyHash;
-    private final PointSource points;
+    private final PointChoice points;
     private final WeightRule weights;
     private final TieRule ties;
     private final Failover failover;
@@ -40,6 +40,41 @@ public final class RingFamily {
     @FunctionalInterface
     interface KeyHashChoice {
         KeyHash of(int[] parameters);
+    }
+
+    /** How a version's points are made: the family's source, or one its parameters choose (the hash of libmemcached's texts). */
+    @FunctionalInterface
+    interface PointChoice {
+        PointSource of(int[] parameters);
+    }
+
+    /** A row of the table whose points do not depend on the version's parameters. */
+    RingFamily(
+            String name,
+            String writtenName,
+            int code,
+            int defaultPort,
+            Parameters parameters,
+            KeyHashChoice keyHash,
+            PointSource points,
+            WeightRule weights,
+            TieRule ties,
+            Failover failover,
+            Addresses.Rule addressRule,
+            Addresses.Answer answer) {
+        this(
+                name,
+                writtenName,
+                code,
+                defaultPort,
+                parameters,
+                keyHash,
+                p -> points,
+                weights,
+                ties,
+                failover,
+                addressRule,
+                answer);
     }
 
     /**
@@ -58,7 +93,7 @@ public final class RingFamily {
             int defaultPort,
             Parameters parameters,
             KeyHashChoice keyHash,
-            PointSource points,
+            PointChoice points,
             WeightRule weights,
             TieRule ties,
             Failover failover,
@@ -94,9 +129,13 @@ public final class RingFamily {
         return parameters;
     }
 
-    /** {@return how its points are made} */
-    public PointSource points() {
-        return points;
+    /**
+     * {@return how the points of a version with {@code parameters} are made ({@link RingVersion#points()})}
+     *
+     * @param parameters a version's parameters
+     */
+    public PointSource points(int[] parameters) {
+        return points.of(parameters);
     }
 
     /** {@return how many points each member of a ring gets} */
@@ -139,12 +178,12 @@ public final class RingFamily {
 
     /** {@return the width of a point's hash: 32, or 64 for Envoy's and gRPC's rings (FORMAT.md, "64-bit rings")} */
     public int pointBits() {
-        return points.bits();
+        return points(parameters.defaults()).bits(); // one width a family
     }
 
     /** {@return whether its points are a CRC-32 chain (nginx, pingora): the builder's fast path, what the analysis simulates} */
     public boolean crcChain() {
-        return points instanceof PointSource.CrcChain;
+        return points(parameters.defaults()) instanceof PointSource.CrcChain;
     }
 
     /** What keys of a version with {@code parameters} are hashed with. */

@@ -86,6 +86,11 @@ public final class RingVersion {
         return family.keyHash(parameters);
     }
 
+    /** {@return how its points are made: its family's point source for its parameters} */
+    public PointSource points() {
+        return family.points(parameters);
+    }
+
     /** {@return the name: {@code v1}, {@code v2:K}} */
     public String name() {
         return family.parameters().name(family.toString(), parameters);

@@ -72,6 +72,22 @@ public final class WeightRule {
     static final WeightRule ENVOY_SCALE = new WeightRule(
             (w, p) -> envoyEntries(w, p[0], p[1]), (p, total, backends) -> (long) p[1] + backends, false, false);
 
+    /**
+     * {@code count} points for every member, whatever its weight and the version's parameters (libmemcached's
+     * unweighted continuum: {@code MEMCACHED_POINTS_PER_SERVER}, one point a text).
+     */
+    static WeightRule perMember(int count) {
+        return new WeightRule(
+                (w, p) -> {
+                    long[] points = new long[w.length];
+                    Arrays.fill(points, count);
+                    return points;
+                },
+                (p, total, backends) -> (long) count * backends,
+                true,
+                false);
+    }
+
     private final Counts counts;
     private final Bound bound;
     private final boolean ownWeightOnly;

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.ringstore.family.Families;
+import io.ringstore.family.RingVersion;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
@@ -165,7 +166,7 @@ class PointGeneratorTest {
             backends.add(new BackendRecord(a, 1, 0, ServerParameters.DEFAULTS));
         }
         return new PointGenerator.Members(
-                Families.PINGORA.points().source(backends),
+                RingVersion.v2(160).points().source(backends),
                 Families.PINGORA.ties().ranks(backends),
                 points);
     }

@@ -41,7 +41,9 @@ public record SimulatedRing(PointGenerator.Members members) {
             backends.add(new BackendRecord(a, 1, 0, ServerParameters.DEFAULTS));
         }
         return new SimulatedRing(new PointGenerator.Members(
-                family.points().source(backends), family.ties().ranks(backends), points.clone()));
+                family.points(family.parameters().defaults()).source(backends),
+                family.ties().ranks(backends),
+                points.clone()));
     }
 
     /** {@code n} backends of {@code k} points each. */

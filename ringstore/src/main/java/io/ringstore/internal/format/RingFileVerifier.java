@@ -572,7 +572,7 @@ public final class RingFileVerifier {
     }
 
     private PointSource chooseSource(StoredRing r) {
-        PointSource current = versions.get(r.version()).family().points();
+        PointSource current = versions.get(r.version()).points();
         PointSource legacy = current.legacy();
         if (legacy == null) {
             return current;
