@@ -169,9 +169,24 @@ public abstract sealed class PointRing permits PointRing.Narrow, PointRing.Wide 
      * @param ties         whether the segment keeps points of equal hashes (ties kept, or a view)
      */
     public static PointRing of(Points stored, long[] members, int featureMask, int backendCount, boolean ties) {
-        return stored.low == null
-                ? new Narrow(stored, members, featureMask, backendCount, ties)
-                : new Wide(stored, members, featureMask, backendCount, ties);
+        return of(stored, members, featureMask, backendCount, ties, true);
+    }
+
+    /**
+     * {@return the walk of {@link #of(Points, long[], int, int, boolean)}, where a hash past the last point
+     * lands on the first ({@code wraps}) or, for a 64-bit ring, on the last (grpc-java's search)}
+     *
+     * @param wraps whether a hash past the last point lands on the first; false only for 64-bit points
+     */
+    public static PointRing of(
+            Points stored, long[] members, int featureMask, int backendCount, boolean ties, boolean wraps) {
+        if (stored.low == null) {
+            if (!wraps) {
+                throw new IllegalArgumentException("only a 64-bit ring's search stops at its last point");
+            }
+            return new Narrow(stored, members, featureMask, backendCount, ties);
+        }
+        return new Wide(stored, members, featureMask, backendCount, ties, wraps);
     }
 
     /**
@@ -202,6 +217,9 @@ public abstract sealed class PointRing permits PointRing.Narrow, PointRing.Wide 
     /** {@return whether the ring's points are 64-bit} */
     public abstract boolean isWide();
 
+    /** {@return whether a hash past the last point lands on the first point (else on the last: grpc-java's 64-bit rings)} */
+    public abstract boolean wraps();
+
     /** The 32-bit cursor: a 6-byte point's word is its whole hash. */
     static final class Narrow extends PointRing {
         private Narrow(Points stored, long[] members, int featureMask, int backendCount, boolean ties) {
@@ -227,6 +245,11 @@ public abstract sealed class PointRing permits PointRing.Narrow, PointRing.Wide 
         public boolean isWide() {
             return false;
         }
+
+        @Override
+        public boolean wraps() {
+            return true;
+        }
     }
 
     /**
@@ -236,16 +259,19 @@ public abstract sealed class PointRing permits PointRing.Narrow, PointRing.Wide 
      */
     static final class Wide extends PointRing {
         private final MemorySegment low;
+        /** Where a hash past the last point lands: on the first point (0) or on the last (-1, grpc-java). */
+        private final int pastLast;
 
-        private Wide(Points stored, long[] members, int featureMask, int backendCount, boolean ties) {
+        private Wide(Points stored, long[] members, int featureMask, int backendCount, boolean ties, boolean wraps) {
             super(stored, members, featureMask, backendCount, ties);
             this.low = stored.low;
+            this.pastLast = wraps ? 0 : -1;
         }
 
         /**
-         * The first point whose (high, low) words are at or above the hash's, wrapping. The search reads
-         * the high words as any ring's; the low words only where a point's high word equals the hash's
-         * (about points / 2^32 of lookups).
+         * The first point whose (high, low) words are at or above the hash's; past the last point, the
+         * first (wrapping) or the last. The search reads the high words as any ring's; the low words only
+         * where a point's high word equals the hash's (about points / 2^32 of lookups).
          */
         @Override
         public int cursor(long hash) {
@@ -256,12 +282,20 @@ public abstract sealed class PointRing permits PointRing.Narrow, PointRing.Wide 
             }
             int lo = (int) hash;
             int n = storedCount();
+            if (p == 0 && pastLast < 0 && Long.compareUnsigned(hash, hash(n - 1)) > 0) {
+                return n - 1; // the search wrapped: past the last point
+            }
             while (storedHash(p) == hi && Integer.compareUnsigned(lowWord(p), lo) < 0) {
                 if (++p == n) {
-                    return 0;
+                    return pastLast < 0 ? n - 1 : 0;
                 }
             }
             return p;
+        }
+
+        @Override
+        public boolean wraps() {
+            return pastLast == 0;
         }
 
         @Override
