@@ -80,7 +80,8 @@ class FamilyLookupAllocationTest {
                 "couchbase",
                 "envoy",
                 "envoy-murmur2",
-                "grpc"));
+                "grpc",
+                "grpc-java"));
         return List.copyOf(all);
     }
 
