@@ -69,7 +69,8 @@ public class FamilyLookupBenchmark {
             "couchbase",
             "envoy",
             "envoy-murmur2",
-            "grpc"
+            "grpc",
+            "grpc-java"
         })
         public String version;
 
