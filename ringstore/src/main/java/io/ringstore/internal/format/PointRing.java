@@ -23,7 +23,8 @@ import java.lang.foreign.MemorySegment;
  * opens: {@link #cursor(long)}, {@link #hash(int)} and {@link #seed(long)} are the only operations whose
  * answer depends on it, and nothing outside this class tests the width to look a hash up.
  *
- * <p>A key's point is the first stored point at or after the key's hash (wrapping); for a view, the
+ * <p>A key's point is the first stored point at or after the key's hash (wrapping; a 64-bit ring of
+ * grpc-java's stays on the last point, {@link #wraps()}); for a view, the
  * first from there whose backend is a member, which is the point the ring keeps at that hash (points of
  * one hash are stored in tie order). Allocation-free and thread-safe; on a corrupt segment every answer
  * is still -1 or a cursor inside the segment, and every backend -1 or inside the backend table.
@@ -167,26 +168,14 @@ public abstract sealed class PointRing permits PointRing.Narrow, PointRing.Wide 
      * @param featureMask  the ring's features: a view's members are the backends having all of them
      * @param backendCount backends in the file: a stored backend at or above it reads as -1
      * @param ties         whether the segment keeps points of equal hashes (ties kept, or a view)
-     */
-    public static PointRing of(Points stored, long[] members, int featureMask, int backendCount, boolean ties) {
-        return of(stored, members, featureMask, backendCount, ties, true);
-    }
-
-    /**
-     * {@return the walk of {@link #of(Points, long[], int, int, boolean)}, where a hash past the last point
-     * lands on the first ({@code wraps}) or, for a 64-bit ring, on the last (grpc-java's search)}
-     *
-     * @param wraps whether a hash past the last point lands on the first; false only for 64-bit points
+     * @param wraps        whether a hash past the last point lands on the first, else on the last (grpc-java's
+     *                     search; read by the 64-bit cursor, every 32-bit ring wraps)
      */
     public static PointRing of(
             Points stored, long[] members, int featureMask, int backendCount, boolean ties, boolean wraps) {
-        if (stored.low == null) {
-            if (!wraps) {
-                throw new IllegalArgumentException("only a 64-bit ring's search stops at its last point");
-            }
-            return new Narrow(stored, members, featureMask, backendCount, ties);
-        }
-        return new Wide(stored, members, featureMask, backendCount, ties, wraps);
+        return stored.low == null
+                ? new Narrow(stored, members, featureMask, backendCount, ties)
+                : new Wide(stored, members, featureMask, backendCount, ties, wraps);
     }
 
     /**
