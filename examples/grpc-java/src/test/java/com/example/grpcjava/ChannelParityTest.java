@@ -21,7 +21,8 @@ import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Real channels to real servers on loopback: a channel whose policy is grpc-java's own
+ * Real channels to real servers on loopback (127.0.0.1, 127.0.0.2 and ::1 where
+ * there is one): a channel whose policy is grpc-java's own
  * {@code ring_hash_experimental} and one whose policy is {@link RingFileLoadBalancerProvider} over the
  * fleet's {@code grpc-java} ring file send every RPC (the request hash from a header) to the same
  * server; with a server stopped, both go on to the same next server; a file published again (weights
@@ -49,13 +50,14 @@ class ChannelParityTest {
         }
     }
 
-    /** Starts {@code n} servers; their fleet with weights from {@code weights}. */
-    private List<Fleet.Server> start(int[] weights) throws Exception {
+    /** Starts a server for each weight, on the loopback addresses in turn; their fleet with those weights. */
+    private List<Fleet.Server> start(int[] weights, String... ips) throws Exception {
         List<Fleet.Server> fleet = new ArrayList<>();
-        for (int w : weights) {
-            Server s = Loopback.server();
+        for (int i = 0; i < weights.length; i++) {
+            String ip = ips.length == 0 ? "127.0.0.1" : ips[i % ips.length];
+            Server s = Loopback.server(ip);
             servers.add(s);
-            fleet.add(new Fleet.Server("127.0.0.1", s.getPort()).weight(w));
+            fleet.add(new Fleet.Server(ip, s.getPort()).weight(weights[i]));
         }
         return fleet;
     }
@@ -67,17 +69,21 @@ class ChannelParityTest {
 
     @Test
     void everyCallGoesWhereRingHashSendsIt() throws Exception {
-        List<Fleet.Server> fleet = start(new int[] {1, 2, 3, 5, 8, 13, 1, 4});
+        List<Fleet.Server> fleet = start(
+                new int[] {1, 2, 3, 5, 8, 13, 1, 4, 2},
+                "127.0.0.1",
+                Loopback.hasIpv6Loopback() ? "::1" : "127.0.0.3",
+                "127.0.0.2");
         Path file = dir.resolve("fleet.ring");
         Fleet.publish(fleet, RingVersion.parse("grpc-java"), file);
         String target = Loopback.fleet("parity", fleet);
         ManagedChannel stock = keep(Loopback.ringHashChannel(target, 1024, 4096));
         ManagedChannel ours = keep(Loopback.ringFileChannel(target, file));
         SplittableRandom random = new SplittableRandom(0xCA11);
-        Map<Integer, Integer> perServer = new HashMap<>();
+        Map<String, Integer> perServer = new HashMap<>();
         for (int k = 0; k < 3_000; k++) {
             String key = Fleet.key(random).strip();
-            int expected = Loopback.call(stock, key);
+            String expected = Loopback.call(stock, key);
             assertEquals(expected, Loopback.call(ours, key), "key " + key);
             perServer.merge(expected, 1, Integer::sum);
         }
@@ -97,18 +103,18 @@ class ChannelParityTest {
         for (int k = 0; k < 500; k++) {
             keys.add("user-" + random.nextInt(1_000_000));
         }
-        int stopped = servers.get(2).getPort();
+        String stopped = Loopback.id("127.0.0.1", servers.get(2).getPort());
         int onStopped = 0;
         for (String key : keys) {
-            int before = Loopback.call(stock, key);
+            String before = Loopback.call(stock, key);
             assertEquals(before, Loopback.call(ours, key), key);
-            onStopped += before == stopped ? 1 : 0;
+            onStopped += before.equals(stopped) ? 1 : 0;
         }
         assertTrue(onStopped > 0, "no key on the server to be stopped");
         servers.get(2).shutdownNow().awaitTermination(10, TimeUnit.SECONDS);
         for (String key : keys) {
-            int expected = Loopback.call(stock, key);
-            assertTrue(expected != stopped, key + " still answered by the stopped server");
+            String expected = Loopback.call(stock, key);
+            assertTrue(!expected.equals(stopped), key + " still answered by the stopped server");
             assertEquals(expected, Loopback.call(ours, key), key + " with " + stopped + " stopped");
         }
     }
@@ -138,7 +144,7 @@ class ChannelParityTest {
     private static int differences(ManagedChannel stock, ManagedChannel ours, List<String> keys) {
         int d = 0;
         for (String key : keys) {
-            d += Loopback.call(stock, key) == Loopback.call(ours, key) ? 0 : 1;
+            d += Loopback.call(stock, key).equals(Loopback.call(ours, key)) ? 0 : 1;
         }
         return d;
     }

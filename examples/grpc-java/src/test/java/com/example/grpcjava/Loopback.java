@@ -25,6 +25,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.lang.reflect.Field;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
@@ -41,7 +42,7 @@ import java.util.concurrent.TimeUnit;
  * grpc-java's own {@code ring_hash_experimental} or {@link RingFileLoadBalancerProvider}.
  */
 final class Loopback {
-    /** The method: a string in, the answering server's port out. */
+    /** The method: a string in, the answering server's {@code ip:port} out. */
     static final MethodDescriptor<String, String> WHO = MethodDescriptor.<String, String>newBuilder()
             .setType(MethodDescriptor.MethodType.UNARY)
             .setFullMethodName("ringstore.Test/Who")
@@ -57,18 +58,40 @@ final class Loopback {
     private Loopback() {
     }
 
-    /** Starts a server on 127.0.0.1 (a free port) answering {@link #WHO} with its port. */
+    /** Starts a server on 127.0.0.1 (a free port) answering {@link #WHO}. */
     static Server server() throws IOException {
-        int[] port = new int[1];
+        return server("127.0.0.1");
+    }
+
+    /** Starts a server on the loopback address {@code ip} (a free port) answering {@link #WHO} with {@link #id}. */
+    static Server server(String ip) throws IOException {
+        String[] id = new String[1];
         ServerServiceDefinition service = ServerServiceDefinition.builder("ringstore.Test")
                 .addMethod(WHO, ServerCalls.asyncUnaryCall((String request, io.grpc.stub.StreamObserver<String> out) -> {
-                    out.onNext(String.valueOf(port[0]));
+                    out.onNext(id[0]);
                     out.onCompleted();
                 }))
                 .build();
-        Server s = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0)).addService(service).build().start();
-        port[0] = s.getPort();
+        Server s = NettyServerBuilder.forAddress(new InetSocketAddress(InetAddress.ofLiteral(ip), 0))
+                .addService(service)
+                .build()
+                .start();
+        id[0] = id(ip, s.getPort());
         return s;
+    }
+
+    /** {@return whether a socket binds to ::1 here (a container without IPv6 has none)} */
+    static boolean hasIpv6Loopback() {
+        try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, InetAddress.ofLiteral("::1"))) {
+            return true;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    /** {@return how a server answers: its IP as written and its port} */
+    static String id(String ip, int port) {
+        return ip + " " + port;
     }
 
     /** {@return the target of a fleet of these servers with these weights, as a name resolver gives them} */
@@ -102,16 +125,15 @@ final class Loopback {
                 "ringFile", ringFile.toString(), "requestHashHeader", ReferenceRingHash.HEADER));
     }
 
-    /** {@return the port of the server that answered a call whose header is {@code key}; waits for a ready server} */
-    static int call(ManagedChannel channel, String key) {
+    /** {@return the server ({@link #id}) that answered a call whose header is {@code key}; waits for a ready server} */
+    static String call(ManagedChannel channel, String key) {
         Metadata headers = new Metadata();
         headers.put(Metadata.Key.of(ReferenceRingHash.HEADER, Metadata.ASCII_STRING_MARSHALLER), key);
-        String port = ClientCalls.blockingUnaryCall(
+        return ClientCalls.blockingUnaryCall(
                 ClientInterceptors.intercept(channel, MetadataUtils.newAttachHeadersInterceptor(headers)),
                 WHO,
                 CallOptions.DEFAULT.withWaitForReady().withDeadlineAfter(20, TimeUnit.SECONDS),
                 key);
-        return Integer.parseInt(port);
     }
 
     static void close(ManagedChannel channel) throws InterruptedException {
