@@ -29,7 +29,9 @@ import java.util.function.Predicate;
  *
  * <p>A key goes to the first point whose hash is at or after the key's hash by the ring's family
  * ({@link #hash(byte[])}: CRC-32 for nginx and pingora, MD5's first word for the ketama clients, XXH64
- * for Envoy and gRPC, ...), unsigned, wrapping past the last point to the first. A ring hash is one
+ * for Envoy and gRPC, ...), unsigned, wrapping past the last point to the first (grpc-java's search
+ * stays on the last: {@link #wraps()}; its hashes are stored sign-flipped, so that unsigned order is its
+ * signed order). A ring hash is one
  * {@code long} in every method that takes or returns one: a 32-bit ring's hash unsigned (of which it
  * reads the low 32 bits, so an {@code int} hash widened with its sign lands on the same point), a
  * 64-bit ring's whole ({@link #isWide()}). Lookups are thread-safe, allocate nothing, and return a
@@ -108,7 +110,13 @@ public final class Ring {
         this.pointCount = pointCount;
         this.storage = storage;
         this.ties = storage != RingFileDescriptor.STORAGE_POINTS;
-        this.walk = PointRing.of(stored, members, featureMask, backendCount, ties);
+        this.walk = PointRing.of(
+                stored,
+                members,
+                featureMask,
+                backendCount,
+                ties,
+                version.family().failover().wraps());
         this.backendCount = backendCount;
         this.version = version;
         this.keyHash = version.keyHash();
@@ -215,6 +223,11 @@ public final class Ring {
      */
     public boolean isWide() {
         return walk.isWide();
+    }
+
+    /** {@return whether a hash past the last point lands on the first, as in every family but grpc-java (on the last)} */
+    public boolean wraps() {
+        return walk.wraps();
     }
 
     int storedHash(int p) {
@@ -551,13 +564,16 @@ public final class Ring {
     /**
      * {@return each backend's exact share of the 32-bit hash line in this ring (index = backend index, 0 for
      * backends not in the ring): point i owns the hashes after point i-1 up to its own, the first point
-     * also the wrap-around past the last} Reads every point: O(points).
+     * also the wrap-around past the last (the last point, in a ring that does not wrap: grpc-java's)}
+     * Reads every point: O(points).
      */
     public double[] lineShares() {
         long[] owned = new long[backendCount];
         int n = pointCount;
         if (n > 0) {
-            long previous = Integer.toUnsignedLong(pointLineHash(n - 1)) - (1L << 32);
+            boolean wraps = walk.wraps();
+            long last = Integer.toUnsignedLong(pointLineHash(n - 1));
+            long previous = wraps ? last - (1L << 32) : 0;
             for (int i = 0; i < n; i++) {
                 long h = Integer.toUnsignedLong(pointLineHash(i));
                 int b = pointBackend(i);
@@ -565,6 +581,10 @@ public final class Ring {
                     owned[b] += h - previous;
                 }
                 previous = h;
+            }
+            int b = pointBackend(n - 1);
+            if (!wraps && b >= 0) {
+                owned[b] += (1L << 32) - last;
             }
         }
         double[] shares = new double[backendCount];

@@ -85,6 +85,7 @@ class FamilyLookupAllocationTest {
             all.add("libmemcached-consistent:" + hash);
         }
         all.add("libmemcached-spy-unweighted");
+        all.add("grpc-java");
         return List.copyOf(all);
     }
 

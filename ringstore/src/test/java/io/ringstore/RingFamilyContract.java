@@ -313,7 +313,7 @@ abstract class RingFamilyContract {
     /** A ring point: its whole hash and its backend. */
     record Point(long hash, int backend) {}
 
-    /** The point a key of (whole) hash {@code h} lands on: the first at or above it, wrapping. */
+    /** The point a key of (whole) hash {@code h} lands on: the first at or above it, wrapping (grpc-java's: past the last, the last). */
     static Point pointOf(Ring ring, long h) {
         int lo = 0;
         int hi = ring.pointCount();
@@ -325,7 +325,7 @@ abstract class RingFamilyContract {
                 hi = mid;
             }
         }
-        int p = lo == ring.pointCount() ? 0 : lo;
+        int p = lo < ring.pointCount() ? lo : ring.wraps() ? 0 : lo - 1;
         return new Point(ring.pointHash(p), ring.pointBackend(p));
     }
 

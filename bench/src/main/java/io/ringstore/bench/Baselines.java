@@ -33,6 +33,8 @@ final class Baselines {
      */
     static final class TreeMapRing implements IntUnaryOperator {
         final TreeMap<Long, Integer> map = new TreeMap<>();
+        /** Whether a hash past the last point goes to the first (else to the last: grpc-java's). */
+        private final boolean wraps;
 
         /** @throws IllegalStateException for rings of more than {@link #TREEMAP_MAX_POINTS} points */
         TreeMapRing(Ring ring, int backendCount) {
@@ -47,6 +49,7 @@ final class Baselines {
                 backends[b] = b;
             }
             boolean wide = ring.isWide();
+            wraps = ring.wraps();
             for (int i = 0; i < n; i++) {
                 map.put(wide ? ring.pointHash(i) ^ Long.MIN_VALUE : ring.pointHash(i), backends[ring.pointBackend(i)]);
             }
@@ -55,13 +58,13 @@ final class Baselines {
         @Override
         public int applyAsInt(int hash) {
             Map.Entry<Long, Integer> e = map.ceilingEntry(Integer.toUnsignedLong(hash));
-            return (e != null ? e : map.firstEntry()).getValue();
+            return (e != null ? e : wraps ? map.firstEntry() : map.lastEntry()).getValue();
         }
 
         /** {@return the backend of a 64-bit hash in a ring of 64-bit points} */
         int backend64(long hash) {
             Map.Entry<Long, Integer> e = map.ceilingEntry(hash ^ Long.MIN_VALUE);
-            return (e != null ? e : map.firstEntry()).getValue();
+            return (e != null ? e : wraps ? map.firstEntry() : map.lastEntry()).getValue();
         }
     }
 

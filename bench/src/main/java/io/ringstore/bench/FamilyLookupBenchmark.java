@@ -73,7 +73,8 @@ public class FamilyLookupBenchmark {
             "libmemcached-consistent",
             "libmemcached-consistent:md5",
             "libmemcached-consistent:murmur3",
-            "libmemcached-spy-unweighted"
+            "libmemcached-spy-unweighted",
+            "grpc-java"
         })
         public String version;
 

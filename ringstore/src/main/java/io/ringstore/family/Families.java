@@ -71,6 +71,9 @@ public final class Families {
             new PointText(PointText::couchbaseAuthority, COUCHBASE_KV_PORT, "-");
     /** Envoy's and gRPC's host texts, {@code identity_i}. */
     private static final PointText ENVOY_HOSTS = new PointText(PointText::envoyHost, ServerAddress.DEFAULT_PORT, "_");
+    /** grpc-java's endpoints, {@code String.valueOf(InetSocketAddress)} and {@code _i}: its point texts, its order of hosts. */
+    private static final PointText GRPC_JAVA_ENDPOINTS =
+            new PointText(PointText::javaSocketAddress, ServerAddress.DEFAULT_PORT, "_");
 
     /**
      * nginx {@code hash $key consistent} (ngx_http_upstream_hash_module), written {@code v1}: the
@@ -233,6 +236,32 @@ public final class Families {
     public static final RingFamily LIBMEMCACHED_SPY_UNWEIGHTED =
             libmemcachedUnweighted("libmemcached-spy-unweighted", 17, LIBMEMCACHED_SPY_HOSTS);
 
+    /**
+     * grpc-java's {@code ring_hash} ({@code io.grpc.xds.RingHashLoadBalancer}, 1.85),
+     * {@code grpc-java[:MIN[:MAX]]}: 64-bit points, {@code String.valueOf(InetSocketAddress) + "_" + i}
+     * ({@code /10.0.0.1:8080_0}, {@code /[2001:db8:0:0:0:0:0:a]:8080_0}) hashed with xxHash64 seed 0;
+     * Envoy's scaled entry counts over the hosts in the order of grpc-java's {@code HashMap} of them; the
+     * ring in signed order (stored with each hash's sign bit flipped, and so the key hash); a hash past
+     * the last entry lands on the last (no wrap); failover to the next entry, wrapping; the first in that
+     * {@code HashMap} order keeps a (never seen) 64-bit tie; a {@code down} host leaves the ring. MIN and
+     * MAX as {@code RingHashOptions} leaves them: 1,024 and 4,096 by default, a MAX above 4,096 only for a
+     * client that raised {@code setRingSizeCap} (at most 8,388,608).
+     */
+    public static final RingFamily GRPC_JAVA = new RingFamily(
+            "grpc-java",
+            "grpc-java",
+            19,
+            ServerAddress.DEFAULT_PORT,
+            Parameters.minMax(
+                    "the minimum and maximum ring size", MIN_RING_SIZE, GRPC_MAX_RING_SIZE, ENVOY_MAX_RING_SIZE),
+            p -> KeyHash.XXH64_SIGNED,
+            PointSource.xxh64Signed(GRPC_JAVA_ENDPOINTS),
+            WeightRule.ENVOY_SCALE.visitingIn(GRPC_JAVA_ENDPOINTS::hashMapOrder).ejectingDown(),
+            TieRule.hashMapOrder(GRPC_JAVA_ENDPOINTS),
+            Failover.NEXT_ENTRY_FROM_LAST,
+            Addresses.NO_SCOPE,
+            Addresses.ENDPOINT);
+
     private static final List<RingFamily> ALL = List.of(
             NGINX,
             PINGORA,
@@ -250,7 +279,8 @@ public final class Families {
             ENVOY_MURMUR2,
             GRPC,
             LIBMEMCACHED_CONSISTENT,
-            LIBMEMCACHED_SPY_UNWEIGHTED);
+            LIBMEMCACHED_SPY_UNWEIGHTED,
+            GRPC_JAVA);
 
     private Families() {}
 

@@ -22,7 +22,7 @@ import java.util.List;
  * a 32-bit hash, the high word of a 64-bit one. {@link #hash64} is the whole value: a 32-bit hash's
  * unsigned, a 64-bit hash's all 64 bits.
  *
- * <p>Implementations live in this package ({@link #CRC32}, {@link #CRC32C}, {@link #MD5}, {@link #XXH64},
+ * <p>Implementations live in this package ({@link #CRC32}, {@link #CRC32C}, {@link #MD5}, {@link #XXH64}, {@link #XXH64_SIGNED},
  * {@link #MURMUR2_64}, {@link #twemproxy(String)}, {@link #libmemcached(String)}); a ring family names one ({@link RingVersion#keyHash()}).
  */
 public abstract class KeyHash {
@@ -37,7 +37,14 @@ public abstract class KeyHash {
      */
     public static final KeyHash MD5 = new Md5KeyHash();
     /** XXH64 with seed 0, 64 bits: Envoy's default {@code ring_hash} hash and gRPC's. */
-    public static final KeyHash XXH64 = new Xxh64KeyHash();
+    public static final KeyHash XXH64 = new Xxh64KeyHash("xxh64", 0);
+    /**
+     * XXH64 with seed 0, its sign bit flipped: grpc-java's request hash ({@code XxHash64.hashAsciiString})
+     * as a {@code grpc-java} ring looks it up. grpc-java orders its ring by signed {@code long}; flipping
+     * the sign bit of the key hash and of every point maps that order onto the unsigned one the rings
+     * search (FORMAT.md, "64-bit rings").
+     */
+    public static final KeyHash XXH64_SIGNED = new Xxh64KeyHash("xxh64-signed", Long.MIN_VALUE);
     /**
      * libstdc++'s 64-bit {@code std::_Hash_bytes} (a MurmurHash2 variant) with seed 0xc70f6907, 64 bits:
      * Envoy's {@code MURMUR_HASH_2} ring hash ({@code MurmurHash::murmurHash2} with {@code STD_HASH_SEED}).

@@ -59,6 +59,14 @@ public abstract class PointSource {
         return new HashedTexts(text, (bytes, length) -> Xxh64.hash(bytes, 0, length, 0), null, null);
     }
 
+    /**
+     * XXH64 with seed 0 of each text, its sign bit flipped, one 64-bit point each: grpc-java's ring,
+     * whose signed order the flip makes the stored unsigned one ({@link KeyHash#XXH64_SIGNED}).
+     */
+    static PointSource xxh64Signed(PointText text) {
+        return new HashedTexts(text, (bytes, length) -> Xxh64.hash(bytes, 0, length, 0) ^ Long.MIN_VALUE, null, null);
+    }
+
     /** libstdc++'s 64-bit MurmurHash2 with {@code seed} of each text, one 64-bit point each. */
     static PointSource murmur2(PointText text, long seed) {
         return new HashedTexts(text, (bytes, length) -> Murmur2x64.hash(bytes, 0, length, seed), null, null);

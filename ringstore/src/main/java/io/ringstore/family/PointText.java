@@ -5,6 +5,9 @@ import io.ringstore.internal.ServerAddress;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
 
 /**
  * Point text: the text whose hash gives a backend's point i, its identity (as its client writes the
@@ -99,13 +102,53 @@ record PointText(Identity identity, int defaultPort, String separator) {
      * client resolved); IPv6 as this JDK prints it ({@code /[0:0:0:0:0:0:0:1]:11211} since JDK 14).
      */
     static String javaSocketAddress(BackendRecord b, int port) {
+        return socketAddress(b, port).toString();
+    }
+
+    /** {@return the resolved {@code InetSocketAddress} a Java client holds for {@code backend}: its IP, the name it resolved} */
+    static InetSocketAddress socketAddress(BackendRecord b, int port) {
         try {
             return new InetSocketAddress(
-                            InetAddress.getByAddress(b.name(), b.address().ipBytes()), port)
-                    .toString(); // no lookup: the bytes are given
+                    InetAddress.getByAddress(b.name(), b.address().ipBytes()), port); // no lookup: the bytes are given
         } catch (UnknownHostException e) {
             throw new IllegalStateException("an address of 4 or 16 bytes is always accepted", e);
         }
+    }
+
+    /**
+     * {@return the indexes of {@code backends} in the order grpc-java's ring builder visits them (a
+     * backend without a port having {@code defaultPort}): the
+     * iteration order of a {@code new HashMap<EquivalentAddressGroup, Long>()} into which they are put in
+     * file order} An {@code EquivalentAddressGroup} of one address hashes as {@code List.of(address)}
+     * ({@code 31 + address.hashCode()}); the map is a JDK {@code HashMap} of keys of that hash, so its
+     * capacity, its buckets and their order are the JDK's own. Within a bucket the map keeps insertion
+     * order (file order); only a bucket of more than 8 hosts in a table of 64 or more becomes a tree,
+     * whose order grpc-java's keys' identity hash codes decide (no two runs of grpc-java share it), and
+     * here their file order.
+     */
+    int[] hashMapOrder(List<BackendRecord> backends) {
+        record Key(int hash, int index) implements Comparable<Key> {
+            @Override
+            public int hashCode() {
+                return hash;
+            }
+
+            @Override
+            public int compareTo(Key other) {
+                return Integer.compare(index, other.index);
+            }
+        }
+        Map<Key, Boolean> map = new HashMap<>();
+        for (int i = 0; i < backends.size(); i++) {
+            BackendRecord b = backends.get(i);
+            map.put(
+                    new Key(
+                            List.of(socketAddress(b, b.address().port(defaultPort)))
+                                    .hashCode(),
+                            i),
+                    true);
+        }
+        return map.keySet().stream().mapToInt(Key::index).toArray();
     }
 
     /** {@link #javaSocketAddress} without its one leading {@code /} (spymemcached strips it). */

@@ -70,6 +70,37 @@ public final class TieRule {
     }
 
     /**
+     * grpc-java's: its ring is sorted stably ({@code Collections.sort}) from entries made in the order of
+     * its {@code HashMap} of hosts ({@link PointText#hashMapOrder}), and its search finds the first of
+     * equal hashes, so the host first in that order keeps a tie; ranked so among the backends that are
+     * not {@code down} (a down one makes no entry), the down ones after them.
+     */
+    static TieRule hashMapOrder(PointText endpoints) {
+        return new TieRule(
+                b -> {
+                    List<Integer> live = new ArrayList<>();
+                    for (int i = 0; i < b.size(); i++) {
+                        if (!b.get(i).down()) {
+                            live.add(i);
+                        }
+                    }
+                    int[] rank = new int[b.size()];
+                    int r = 0;
+                    for (int k :
+                            endpoints.hashMapOrder(live.stream().map(b::get).toList())) {
+                        rank[live.get(k)] = r++;
+                    }
+                    for (int i = 0; i < b.size(); i++) {
+                        if (b.get(i).down()) {
+                            rank[i] = r++;
+                        }
+                    }
+                    return rank;
+                },
+                null);
+    }
+
+    /**
      * xmemcached's: each point holds a list of the sessions producing it, sorted by their text
      * ({@code sockStr}, {@code String.compareTo}); the pick is {@code list.get((int) (pointHash % list.size()))}.
      * Ranked last listed first, as its {@code TreeMap} puts them, before the pick.

@@ -3,6 +3,7 @@ package io.ringstore.family;
 import io.ringstore.internal.BackendRecord;
 import java.util.Arrays;
 import java.util.List;
+import java.util.function.Function;
 
 /**
  * Weight rule: how many points each member of a ring gets, from the members' weights and the
@@ -92,12 +93,24 @@ public final class WeightRule {
     private final Bound bound;
     private final boolean ownWeightOnly;
     private final boolean ejectsDown;
+    /** The order in which the rule visits a ring's members (their indexes), null for their order in the file. */
+    private final Function<List<BackendRecord>, int[]> order;
 
     private WeightRule(Counts counts, Bound bound, boolean ownWeightOnly, boolean ejectsDown) {
+        this(counts, bound, ownWeightOnly, ejectsDown, null);
+    }
+
+    private WeightRule(
+            Counts counts,
+            Bound bound,
+            boolean ownWeightOnly,
+            boolean ejectsDown,
+            Function<List<BackendRecord>, int[]> order) {
         this.counts = counts;
         this.bound = bound;
         this.ownWeightOnly = ownWeightOnly;
         this.ejectsDown = ejectsDown;
+        this.order = order;
     }
 
     /** The points of a share rule's member at equal weights: 40 digests. */
@@ -114,7 +127,17 @@ public final class WeightRule {
 
     /** {@return this rule, with a {@code down} member leaving the ring: no points, and not counted in the others'} */
     WeightRule ejectingDown() {
-        return new WeightRule(counts, bound, ownWeightOnly, true);
+        return new WeightRule(counts, bound, ownWeightOnly, true, order);
+    }
+
+    /**
+     * {@return this rule, visiting a ring's members in the order {@code order} gives (their indexes among
+     * the counted members) instead of file order} grpc-java's entry counts
+     * ({@code RingHashLoadBalancer.buildRing}) are Envoy's, its running target taken over the hosts in
+     * its {@code HashMap}'s order ({@link PointText#hashMapOrder}).
+     */
+    WeightRule visitingIn(Function<List<BackendRecord>, int[]> order) {
+        return new WeightRule(counts, bound, ownWeightOnly, ejectsDown, order);
     }
 
     /** {@return whether a member's count depends on its own weight alone, not on who else is in the ring} */
@@ -149,11 +172,23 @@ public final class WeightRule {
      * @throws ArithmeticException when a count does not fit a long
      */
     public long[] memberPoints(List<BackendRecord> members, RingVersion version) {
-        long[] weights = members.stream()
-                .filter(b -> !ejectsDown || !b.down())
-                .mapToLong(BackendRecord::weight)
-                .toArray();
-        long[] live = points(weights, version);
+        List<BackendRecord> counted =
+                members.stream().filter(b -> !ejectsDown || !b.down()).toList();
+        long[] live;
+        if (order == null) {
+            live = points(counted.stream().mapToLong(BackendRecord::weight).toArray(), version);
+        } else { // counted in the rule's order, given back in file order
+            int[] visit = order.apply(counted);
+            long[] weights = new long[visit.length];
+            for (int i = 0; i < visit.length; i++) {
+                weights[i] = counted.get(visit[i]).weight();
+            }
+            long[] inOrder = points(weights, version);
+            live = new long[visit.length];
+            for (int i = 0; i < visit.length; i++) {
+                live[visit[i]] = inOrder[i];
+            }
+        }
         long[] out = new long[members.size()];
         int k = 0;
         for (int i = 0; i < out.length; i++) {

@@ -69,7 +69,8 @@ public record RingDiff(
             return independent(a, endpointA, b, endpointB);
         }
         // Sweep the union of boundaries. Interval (prev, cur] belongs in each ring to the first point
-        // with hash >= cur; the part above the last point of a ring wraps to its point 0.
+        // with hash >= cur; the part above the last point of a ring wraps to its point 0 (or stays on
+        // its last point: grpc-java's).
         int i = 0;
         int j = 0;
         long prev = -1; // exclusive lower end; -1 = start of line
@@ -78,8 +79,8 @@ public record RingDiff(
             long hb = j < nb ? Integer.toUnsignedLong(b.pointLineHash(j)) : Long.MAX_VALUE;
             long cur = Math.min(ha, hb);
             long len = cur - prev;
-            String ea = endpointA[a.pointBackend(i < na ? i : 0) + 1];
-            String eb = endpointB[b.pointBackend(j < nb ? j : 0) + 1];
+            String ea = endpointA[a.pointBackend(i < na ? i : pastLast(a)) + 1];
+            String eb = endpointB[b.pointBackend(j < nb ? j : pastLast(b)) + 1];
             moved += account(ea, eb, len, before, after, out, in);
             prev = cur;
             if (ha == cur) {
@@ -89,13 +90,24 @@ public record RingDiff(
                 j++;
             }
         }
-        // Past both last points up to 2^32 - 1: each wraps to its point 0.
+        // Past both last points up to 2^32 - 1: each wraps to its point 0 (grpc-java's stays on its last).
         long tail = 0xFFFF_FFFFL - prev;
         if (tail > 0) {
             moved += account(
-                    endpointA[a.pointBackend(0) + 1], endpointB[b.pointBackend(0) + 1], tail, before, after, out, in);
+                    endpointA[a.pointBackend(pastLast(a)) + 1],
+                    endpointB[b.pointBackend(pastLast(b)) + 1],
+                    tail,
+                    before,
+                    after,
+                    out,
+                    in);
         }
         return new RingDiff(moved / LINE, shares(before), shares(after), shares(out), shares(in));
+    }
+
+    /** The point a hash past {@code r}'s last point lands on: its first, or its last where the search does not wrap. */
+    private static int pastLast(Ring r) {
+        return r.wraps() ? 0 : r.pointCount() - 1;
     }
 
     /**

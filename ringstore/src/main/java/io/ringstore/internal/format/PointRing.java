@@ -23,7 +23,8 @@ import java.lang.foreign.MemorySegment;
  * opens: {@link #cursor(long)}, {@link #hash(int)} and {@link #seed(long)} are the only operations whose
  * answer depends on it, and nothing outside this class tests the width to look a hash up.
  *
- * <p>A key's point is the first stored point at or after the key's hash (wrapping); for a view, the
+ * <p>A key's point is the first stored point at or after the key's hash (wrapping; a 64-bit ring of
+ * grpc-java's stays on the last point, {@link #wraps()}); for a view, the
  * first from there whose backend is a member, which is the point the ring keeps at that hash (points of
  * one hash are stored in tie order). Allocation-free and thread-safe; on a corrupt segment every answer
  * is still -1 or a cursor inside the segment, and every backend -1 or inside the backend table.
@@ -167,11 +168,14 @@ public abstract sealed class PointRing permits PointRing.Narrow, PointRing.Wide 
      * @param featureMask  the ring's features: a view's members are the backends having all of them
      * @param backendCount backends in the file: a stored backend at or above it reads as -1
      * @param ties         whether the segment keeps points of equal hashes (ties kept, or a view)
+     * @param wraps        whether a hash past the last point lands on the first, else on the last (grpc-java's
+     *                     search; read by the 64-bit cursor, every 32-bit ring wraps)
      */
-    public static PointRing of(Points stored, long[] members, int featureMask, int backendCount, boolean ties) {
+    public static PointRing of(
+            Points stored, long[] members, int featureMask, int backendCount, boolean ties, boolean wraps) {
         return stored.low == null
                 ? new Narrow(stored, members, featureMask, backendCount, ties)
-                : new Wide(stored, members, featureMask, backendCount, ties);
+                : new Wide(stored, members, featureMask, backendCount, ties, wraps);
     }
 
     /**
@@ -202,6 +206,9 @@ public abstract sealed class PointRing permits PointRing.Narrow, PointRing.Wide 
     /** {@return whether the ring's points are 64-bit} */
     public abstract boolean isWide();
 
+    /** {@return whether a hash past the last point lands on the first point (else on the last: grpc-java's 64-bit rings)} */
+    public abstract boolean wraps();
+
     /** The 32-bit cursor: a 6-byte point's word is its whole hash. */
     static final class Narrow extends PointRing {
         private Narrow(Points stored, long[] members, int featureMask, int backendCount, boolean ties) {
@@ -227,6 +234,11 @@ public abstract sealed class PointRing permits PointRing.Narrow, PointRing.Wide 
         public boolean isWide() {
             return false;
         }
+
+        @Override
+        public boolean wraps() {
+            return true;
+        }
     }
 
     /**
@@ -236,16 +248,19 @@ public abstract sealed class PointRing permits PointRing.Narrow, PointRing.Wide 
      */
     static final class Wide extends PointRing {
         private final MemorySegment low;
+        /** Where a hash past the last point lands: on the first point (0) or on the last (-1, grpc-java). */
+        private final int pastLast;
 
-        private Wide(Points stored, long[] members, int featureMask, int backendCount, boolean ties) {
+        private Wide(Points stored, long[] members, int featureMask, int backendCount, boolean ties, boolean wraps) {
             super(stored, members, featureMask, backendCount, ties);
             this.low = stored.low;
+            this.pastLast = wraps ? 0 : -1;
         }
 
         /**
-         * The first point whose (high, low) words are at or above the hash's, wrapping. The search reads
-         * the high words as any ring's; the low words only where a point's high word equals the hash's
-         * (about points / 2^32 of lookups).
+         * The first point whose (high, low) words are at or above the hash's; past the last point, the
+         * first (wrapping) or the last. The search reads the high words as any ring's; the low words only
+         * where a point's high word equals the hash's (about points / 2^32 of lookups).
          */
         @Override
         public int cursor(long hash) {
@@ -256,12 +271,20 @@ public abstract sealed class PointRing permits PointRing.Narrow, PointRing.Wide 
             }
             int lo = (int) hash;
             int n = storedCount();
+            if (p == 0 && pastLast < 0 && Long.compareUnsigned(hash, hash(n - 1)) > 0) {
+                return n - 1; // the search wrapped: past the last point
+            }
             while (storedHash(p) == hi && Integer.compareUnsigned(lowWord(p), lo) < 0) {
                 if (++p == n) {
-                    return 0;
+                    return pastLast < 0 ? n - 1 : 0;
                 }
             }
             return p;
+        }
+
+        @Override
+        public boolean wraps() {
+            return pastLast == 0;
         }
 
         @Override
