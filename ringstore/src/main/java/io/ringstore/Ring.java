@@ -108,7 +108,13 @@ public final class Ring {
         this.pointCount = pointCount;
         this.storage = storage;
         this.ties = storage != RingFileDescriptor.STORAGE_POINTS;
-        this.walk = PointRing.of(stored, members, featureMask, backendCount, ties);
+        this.walk = PointRing.of(
+                stored,
+                members,
+                featureMask,
+                backendCount,
+                ties,
+                version.family().landing().nearest());
         this.backendCount = backendCount;
         this.version = version;
         this.keyHash = version.keyHash();
@@ -557,14 +563,21 @@ public final class Ring {
         long[] owned = new long[backendCount];
         int n = pointCount;
         if (n > 0) {
+            // Point i owns the line from the boundary with point i - 1 to the boundary with point i + 1
+            // (the point itself for a ring whose keys go to the next point, the midpoint for HAProxy's).
+            PointRing w = walk;
+            long first = Integer.toUnsignedLong(pointLineHash(0));
             long previous = Integer.toUnsignedLong(pointLineHash(n - 1)) - (1L << 32);
+            long start = w.lineBoundary(previous, first);
             for (int i = 0; i < n; i++) {
                 long h = Integer.toUnsignedLong(pointLineHash(i));
+                long after = i + 1 < n ? Integer.toUnsignedLong(pointLineHash(i + 1)) : first + (1L << 32);
+                long end = w.lineBoundary(h, after);
                 int b = pointBackend(i);
                 if (b >= 0) {
-                    owned[b] += h - previous;
+                    owned[b] += end - start;
                 }
-                previous = h;
+                start = end;
             }
         }
         double[] shares = new double[backendCount];

@@ -175,20 +175,38 @@ final class NginxBackendsParser {
                 features = features(lineNo, word.substring("features=".length()));
             } else if (word.startsWith("name=") && name == null) {
                 name = BackendList.checkName(source, lineNo, word.substring("name=".length()));
+            } else if (word.startsWith("id=") && name == null) {
+                name = haproxyId(lineNo, word.substring("id=".length()));
             } else {
                 throw error(
                         lineNo,
-                        "a '# " + ANNOTATION + "' comment holds 'features=a,b' and 'name=NAME', each at most once, not "
+                        "a '# " + ANNOTATION
+                                + "' comment holds 'features=a,b' and 'name=NAME' (or 'id=N'), each at most once, not "
                                 + TextLines.quote(body));
             }
         }
         if (features == null && name == null) {
             throw error(
                     lineNo,
-                    "a '# " + ANNOTATION + "' comment holds 'features=a,b' and 'name=NAME', each at most once, not "
+                    "a '# " + ANNOTATION
+                            + "' comment holds 'features=a,b' and 'name=NAME' (or 'id=N'), each at most once, not "
                             + TextLines.quote(body));
         }
         return new Annotation(features, name);
+    }
+
+    /**
+     * A HAProxy server id ({@code # ringstore: id=N}): 1 to 2,147,483,647 in decimal, as HAProxy's
+     * {@code id} takes it; kept as the backend's name, which the {@code haproxy} family reads as the id
+     * (the other families hash a name: give a fleet of other families no ids).
+     */
+    private String haproxyId(int lineNo, String id) throws BackendsFileException {
+        if (!id.matches("[1-9][0-9]{0,9}") || Long.parseLong(id) > Integer.MAX_VALUE) {
+            throw error(
+                    lineNo,
+                    "'id=' takes a HAProxy server id, 1 to " + Integer.MAX_VALUE + ", not " + TextLines.quote(id));
+        }
+        return BackendList.checkName(source, lineNo, id);
     }
 
     private List<String> features(int lineNo, String list) throws BackendsFileException {

@@ -208,6 +208,32 @@ public final class Families {
     /** gRPC's {@code ring_hash} as C-core and Go build it (gRFC A42), {@code grpc[:MIN[:MAX]]}: Envoy's ring, MAX 4,096 by default. */
     public static final RingFamily GRPC = envoy("grpc", 15, KeyHash.XXH64, GRPC_MAX_RING_SIZE);
 
+    /**
+     * HAProxy 2.6's {@code hash-type consistent} ({@code lb_chash.c}), {@code haproxy:HASH}: 16 nodes a
+     * unit of weight ({@code BE_WEIGHT_SCALE}), node j of the server of id {@code puid} at
+     * {@code full_hash(puid * 4096 + j)}; the id is the backend's {@code # ringstore: id=N}, else
+     * HAProxy's own numbering ({@link HaproxyIds}); a key goes to the <em>nearer</em> of the nodes
+     * around its hash, the one before at equal distance ({@link Landing#NEAREST}); the first listed
+     * keeps a (rare: ids 2^20 apart) shared node; keys hashed with the backend's function, {@code sdbm},
+     * {@code djb2}, {@code wt6} or {@code crc32}, and {@code full_hash} of it with {@code -avalanche}: a
+     * bare {@code haproxy} is a bare {@code hash-type consistent}, {@code sdbm-avalanche}; a {@code down}
+     * server leaves the tree; failover walks on to the next node, as HAProxy's {@code avoid} does.
+     */
+    public static final RingFamily HAPROXY = new RingFamily(
+            "haproxy",
+            "haproxy",
+            18,
+            ServerAddress.DEFAULT_PORT,
+            Parameters.named("its hash", "HASH", KeyHash.HAPROXY_HASHES, "sdbm-avalanche"),
+            p -> KeyHash.haproxy(p[0]),
+            PointSource.haproxyNodes(),
+            WeightRule.HAPROXY_NODES,
+            TieRule.FIRST_LISTED,
+            Failover.WALK,
+            Landing.NEAREST,
+            Addresses.HAPROXY_SERVER,
+            Addresses.ENDPOINT);
+
     private static final List<RingFamily> ALL = List.of(
             NGINX,
             PINGORA,
@@ -223,7 +249,8 @@ public final class Families {
             COUCHBASE,
             ENVOY,
             ENVOY_MURMUR2,
-            GRPC);
+            GRPC,
+            HAPROXY);
 
     private Families() {}
 

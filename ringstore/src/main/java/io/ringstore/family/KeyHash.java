@@ -1,5 +1,6 @@
 package io.ringstore.family;
 
+import io.ringstore.internal.hash.HaproxyHash;
 import io.ringstore.internal.hash.TwemproxyHash;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -46,6 +47,15 @@ public abstract class KeyHash {
     public static final List<String> TWEMPROXY_HASHES =
             Arrays.stream(TwemproxyHash.values()).map(TwemproxyHash::configName).toList();
 
+    /**
+     * HAProxy's hash names ({@code hash-type consistent FUNCTION [avalanche]}): each function, then each
+     * with {@value #AVALANCHE} ({@code full_hash} of its value).
+     */
+    public static final List<String> HAPROXY_HASHES = haproxyNames();
+
+    /** The suffix of a HAProxy hash name that applies {@code full_hash} to the function's value. */
+    static final String AVALANCHE = "-avalanche";
+
     /** Eight key bytes as one little-endian word: how the table CRCs read a segment's key. */
     static final ValueLayout.OfLong LONG_LE = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
 
@@ -57,6 +67,16 @@ public abstract class KeyHash {
         for (TwemproxyHash h : TwemproxyHash.values()) {
             TWEMPROXY[h.ordinal()] = h == TwemproxyHash.MD5 ? MD5 : new TwemproxyKeyHash(h);
             TWEMPROXY_POOL[h.ordinal()] = new TwemproxyPoolKeyHash(TWEMPROXY[h.ordinal()]);
+        }
+    }
+
+    /** HAProxy's hashes in the order of {@link #HAPROXY_HASHES}. */
+    private static final KeyHash[] HAPROXY = new KeyHash[2 * HaproxyHash.values().length];
+
+    static {
+        for (HaproxyHash h : HaproxyHash.values()) {
+            HAPROXY[2 * h.ordinal()] = new HaproxyKeyHash(h, false);
+            HAPROXY[2 * h.ordinal() + 1] = new HaproxyKeyHash(h, true);
         }
     }
 
@@ -92,6 +112,34 @@ public abstract class KeyHash {
     /** twemproxy's hash at {@code position} (from 1) of {@link #TWEMPROXY_HASHES} as a pool applies it: an empty key hashes to 0. */
     static KeyHash twemproxyPool(int position) {
         return TWEMPROXY_POOL[position - 1];
+    }
+
+    /**
+     * {@return HAProxy 2.6's key hash of that name, as a backend with {@code hash-type consistent}
+     * applies it}: {@code sdbm}, {@code djb2}, {@code wt6} or {@code crc32}, with {@code -avalanche}
+     * when the backend says {@code avalanche}. Its {@link #name()} is {@code haproxy:} and the name.
+     *
+     * @param name one of {@link #HAPROXY_HASHES}
+     * @throws IllegalArgumentException if HAProxy has no hash of that name
+     */
+    public static KeyHash haproxy(String name) {
+        int i = HAPROXY_HASHES.indexOf(name);
+        if (i < 0) {
+            throw new IllegalArgumentException(
+                    "unknown HAProxy hash '" + name + "' (expected " + String.join(", ", HAPROXY_HASHES) + ")");
+        }
+        return HAPROXY[i];
+    }
+
+    /** HAProxy's hash at {@code position} (from 1) of {@link #HAPROXY_HASHES}. */
+    static KeyHash haproxy(int position) {
+        return HAPROXY[position - 1];
+    }
+
+    private static List<String> haproxyNames() {
+        return Arrays.stream(HaproxyHash.values())
+                .flatMap(h -> java.util.stream.Stream.of(h.configName(), h.configName() + "-avalanche"))
+                .toList();
     }
 
     /** {@return the hash's name: {@code crc32}, {@code crc32c}, {@code md5}, {@code xxh64}, {@code murmur2}, {@code twemproxy:fnv1a_64}, ...} */

@@ -543,7 +543,7 @@ public final class RingFileVerifier {
     private int[] pointHashes(int v, int b, int count) {
         RingVersion version = versions.get(v);
         long[] hashes = new long[count];
-        version.family().points().hashes(backends.get(b), count, hashes);
+        version.family().points().hashes(backends, b, count, hashes);
         int shift = version.family().pointBits() == 64 ? 32 : 0;
         int[] out = new int[count];
         for (int i = 0; i < count; i++) {
