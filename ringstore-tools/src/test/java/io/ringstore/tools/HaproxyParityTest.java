@@ -52,12 +52,15 @@ import org.junit.jupiter.api.io.TempDir;
 class HaproxyParityTest {
     private static final long SEED = 0x4A9_0C0_2026L;
     private static final int ORIGINS = 200;
-    private static final int RANDOM_KEYS = 1_500;
-    private static final int FORGE_CANDIDATES = 600_000;
+    private static final int RANDOM_KEYS = 1_000;
+    private static final int FORGE_CANDIDATES = 400_000;
     private static final int BATCH = 64;
     private static final String[] HASH_TYPES = {
         "sdbm", "sdbm avalanche", "djb2", "djb2 avalanche", "wt6", "wt6 avalanche", "crc32", "crc32 avalanche", ""
     };
+
+    /** The tie backend's ids: 3 and 3 + 2^20 share their nodes; the third server is numbered (4). */
+    private static final long[] TIE_IDS = {3, 3 + (1L << 20), 0};
 
     @TempDir
     static Path dir;
@@ -124,6 +127,12 @@ class HaproxyParityTest {
                 cfg.append(s.disabled() ? " disabled" : "").append(s.backup() ? " backup" : "");
                 cfg.append('\n');
             }
+        }
+        // ids 2^20 apart: the two servers share every node
+        cfg.append("backend tie\n    balance hdr(X-Key)\n    hash-type consistent sdbm\n");
+        for (int i = 0; i < TIE_IDS.length; i++) {
+            cfg.append("    server t").append(i).append(' ').append(origins.address(i));
+            cfg.append(TIE_IDS[i] > 0 ? " id " + TIE_IDS[i] : "").append('\n');
         }
         String template = cfg.toString().replace("%[", "%%[");
         haproxy = HaproxyServer.start(dir, port -> {
@@ -218,6 +227,63 @@ class HaproxyParityTest {
         assertTrue(FORGED.getOrDefault("node", 0) >= 8, "keys forged onto nodes: " + FORGED);
         assertTrue(FORGED.getOrDefault("midpoint", 0) >= 4, "keys forged onto exact midpoints: " + FORGED);
         assertTrue(FORGED.getOrDefault("past midpoint", 0) >= 8, "keys forged one past a midpoint: " + FORGED);
+    }
+
+    /**
+     * Two servers whose ids are 2^20 apart share their nodes, and HAProxy's tree splits each shared node
+     * (eb32 keeps both, in insertion order): a key on it or below it goes to the first inserted
+     * ({@code eb32_lookup_ge} finds the first of equal keys), a key above it nearer to it to the last
+     * ({@code eb32_prev} from the next key is the last of them). A ring file keeps one server a node, so
+     * {@code build --from haproxy} refuses such a backend, and ringstore built from a backends file
+     * giving those ids (the first listed keeps a node) differs exactly on the keys above a shared node.
+     */
+    @Test
+    void serversWithIdsTwoToTheTwentyApartSplitTheirNodesAsRingstoreSays() throws Exception {
+        Exception refused = org.junit.jupiter.api.Assertions.assertThrows(
+                io.ringstore.builder.BackendsFileException.class,
+                () -> HaproxyConfig.parse("haproxy.cfg", config, "tie"));
+        assertTrue(refused.getMessage().contains("ids 3 (server 't0'"), refused.getMessage());
+        StringBuilder backends = new StringBuilder();
+        for (int i = 0; i < TIE_IDS.length; i++) {
+            backends.append("server ").append(origins.address(i)).append(';');
+            backends.append(TIE_IDS[i] > 0 ? "  # ringstore: id=" + TIE_IDS[i] : "")
+                    .append('\n');
+        }
+        Path ring = dir.resolve("tie.ring");
+        RingBuilder.of(io.ringstore.builder.BackendList.parse("tie", backends.toString()))
+                .version(io.ringstore.family.RingVersion.parse("haproxy:sdbm"))
+                .build(ring);
+        SplittableRandom random = new SplittableRandom(SEED + 2);
+        List<String> keys = new ArrayList<>();
+        List<HaproxyServer.Request> requests = new ArrayList<>();
+        for (int i = 0; i < 2_000; i++) {
+            String k = randomKey(random, false);
+            keys.add(k);
+            requests.add(new HaproxyServer.Request("/x", List.of("X-Backend: tie", "X-Key: " + k)));
+        }
+        List<String> answers = haproxy.send(requests, BATCH);
+        int same = 0;
+        int split = 0;
+        try (RingStore store = RingStore.open(ring)) {
+            Ring r = store.ring(Set.of());
+            for (int i = 0; i < keys.size(); i++) {
+                byte[] key = keys.get(i).getBytes(StandardCharsets.ISO_8859_1);
+                int p = r.pointIndex(r.hash(key));
+                String ours = store.backend(r.lookup(key)).answer(Families.HAPROXY);
+                if (ours.equals(answers.get(i))) {
+                    same++;
+                    continue;
+                }
+                // a shared node's key (ringstore keeps the first server's), the key above it
+                assertEquals(origins.address(0), ours, keys.get(i));
+                assertEquals(origins.address(1), answers.get(i), keys.get(i));
+                assertTrue(Long.compareUnsigned(r.hash(key), r.pointHash(p)) > 0, keys.get(i) + " above its node");
+                split++;
+            }
+        }
+        System.out.printf(
+                "HaproxyParityTest: ids 2^20 apart: %d keys agree, %d above a shared node differ%n", same, split);
+        assertTrue(split > 100 && same > 1000, same + " agree, " + split + " differ");
     }
 
     /** What HAProxy hashes of a request: the target up to the first {@code ?} (balance uri), the header's value (hdr). */

@@ -32,7 +32,10 @@ import java.util.Set;
  * an id the first free id at or above it), which the backend records as its name ({@code # ringstore:
  * id=N} in a backends file), so the ring does not depend on the servers left out. A {@code backup}
  * server is left out: HAProxy looks up its active tree alone while one active server is up (the
- * backups only when none is, then the first backup alone unless {@code option allbackups}). A server
+ * backups only when none is, then the first backup alone unless {@code option allbackups}). Two active
+ * servers whose ids are a multiple of 2^20 apart are refused: they share their nodes, which HAProxy's
+ * tree splits between them (a key on a shared node or below it goes to the first, one above it to the
+ * second), and a ring file keeps one server a node. A server
  * with {@code weight 0} or {@code disabled} is kept {@code down}: it is not in HAProxy's tree. Addresses
  * are IPv4 or bracketed IPv6 with a port; a host name, a server without a port, a {@code server-template}
  * are refused, and every error names the file and line.
@@ -60,6 +63,8 @@ public final class HaproxyConfig {
             "traces");
     /** The {@code balance} algorithms that hash a key, which a consistent tree looks up. */
     private static final List<String> HASHING = List.of("uri", "url_param", "hdr", "rdp-cookie", "source", "hash");
+    /** Ids this far apart have the same nodes: {@code puid * SRV_EWGHT_RANGE} (4,096) wraps at 2^32. */
+    private static final long SHARED_NODES_PERIOD = 1L << 20;
     /** {@code SRV_UWGHT_MAX}. */
     private static final int MAX_WEIGHT = 256;
 
@@ -453,6 +458,22 @@ public final class HaproxyConfig {
                     taken.add(next);
                 }
                 next++;
+            }
+            Map<Long, Server> nodes = new HashMap<>();
+            for (Server s : servers) {
+                if (s.backup || s.disabled || s.weight == 0) {
+                    continue; // not in the active tree
+                }
+                Server other = nodes.putIfAbsent(s.id % SHARED_NODES_PERIOD, s);
+                if (other != null) {
+                    throw error(
+                            s.line,
+                            "ids " + other.id + " (server " + TextLines.quote(other.name) + ", line " + other.line
+                                    + ") and " + s.id + " (server " + TextLines.quote(s.name) + ") are a multiple of "
+                                    + SHARED_NODES_PERIOD + " apart, so the two servers share their nodes"
+                                    + " (id * 4096 wraps at 2^32), which HAProxy gives to the first on one side and"
+                                    + " to the second on the other: a ring file keeps one server a node; change one id");
+                }
             }
         }
     }
