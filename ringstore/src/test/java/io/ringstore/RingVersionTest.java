@@ -55,7 +55,7 @@ class RingVersionTest {
     void badNamesSayWhatIsExpected() {
         String families =
                 "v1, v2, libketama, libmemcached, libmemcached-spy, twemproxy, spymemcached, spymemcached-weighted, xmemcached,"
-                        + " xmemcached-nginx, dubbo, couchbase, envoy, envoy-murmur2 or grpc";
+                        + " xmemcached-nginx, dubbo, couchbase, envoy, envoy-murmur2, grpc or haproxy";
         assertEquals(
                 "unknown algorithm 'v3' (expected " + families + ")",
                 assertThrows(IllegalArgumentException.class, () -> RingVersion.parse("v3"))

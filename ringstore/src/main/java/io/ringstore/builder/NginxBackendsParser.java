@@ -181,7 +181,7 @@ final class NginxBackendsParser {
                 throw error(
                         lineNo,
                         "a '# " + ANNOTATION
-                                + "' comment holds 'features=a,b' and 'name=NAME' (or 'id=N'), each at most once, not "
+                                + "' comment holds 'features=a,b' and 'name=NAME', each at most once ('id=N', a HAProxy id, in place of the name), not "
                                 + TextLines.quote(body));
             }
         }
@@ -189,7 +189,7 @@ final class NginxBackendsParser {
             throw error(
                     lineNo,
                     "a '# " + ANNOTATION
-                            + "' comment holds 'features=a,b' and 'name=NAME' (or 'id=N'), each at most once, not "
+                            + "' comment holds 'features=a,b' and 'name=NAME', each at most once ('id=N', a HAProxy id, in place of the name), not "
                             + TextLines.quote(body));
         }
         return new Annotation(features, name);
