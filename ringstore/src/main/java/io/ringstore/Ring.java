@@ -29,7 +29,8 @@ import java.util.function.Predicate;
  *
  * <p>A key goes to the first point whose hash is at or after the key's hash by the ring's family
  * ({@link #hash(byte[])}: CRC-32 for nginx and pingora, MD5's first word for the ketama clients, XXH64
- * for Envoy and gRPC, ...), unsigned, wrapping past the last point to the first. A ring hash is one
+ * for Envoy and gRPC, ...), unsigned, wrapping past the last point to the first; in HAProxy's family
+ * ({@code Landing.NEAREST}) to the nearer of that point and the one before it. A ring hash is one
  * {@code long} in every method that takes or returns one: a 32-bit ring's hash unsigned (of which it
  * reads the low 32 bits, so an {@code int} hash widened with its sign lands on the same point), a
  * 64-bit ring's whole ({@link #isWide()}). Lookups are thread-safe, allocate nothing, and return a
@@ -556,7 +557,8 @@ public final class Ring {
 
     /**
      * {@return each backend's exact share of the 32-bit hash line in this ring (index = backend index, 0 for
-     * backends not in the ring): point i owns the hashes after point i-1 up to its own, the first point
+     * backends not in the ring): point i owns the hashes after point i-1 up to its own (in HAProxy's family
+     * those from the midpoint with point i-1 to the midpoint with point i+1), the first point
      * also the wrap-around past the last} Reads every point: O(points).
      */
     public double[] lineShares() {
