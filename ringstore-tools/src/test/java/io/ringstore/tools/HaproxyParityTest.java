@@ -62,6 +62,12 @@ class HaproxyParityTest {
     /** The tie backend's ids: 3 and 3 + 2^20 share their nodes; the third server is numbered (4). */
     private static final long[] TIE_IDS = {3, 3 + (1L << 20), 0};
 
+    /** The failover backend: so many servers, this one not listening. */
+    private static final int FAILOVER_SERVERS = 12;
+
+    private static final int FAILOVER_DEAD = 5;
+    private static String deadAddress;
+
     @TempDir
     static Path dir;
 
@@ -133,6 +139,16 @@ class HaproxyParityTest {
         for (int i = 0; i < TIE_IDS.length; i++) {
             cfg.append("    server t").append(i).append(' ').append(origins.address(i));
             cfg.append(TIE_IDS[i] > 0 ? " id " + TIE_IDS[i] : "").append('\n');
+        }
+        // a server nothing listens on: HAProxy (no health checks) picks it, fails to connect, and
+        // redispatches its last retry past it
+        deadAddress = "127.0.0.1:" + HaproxyServer.freePort();
+        cfg.append("backend failover\n    balance hdr(X-Key)\n    hash-type consistent djb2 avalanche\n");
+        cfg.append("    option redispatch\n    retries 1\n");
+        for (int i = 0; i < FAILOVER_SERVERS; i++) {
+            String address = i == FAILOVER_DEAD ? deadAddress : origins.address(10 + i);
+            cfg.append("    server f").append(i).append(' ').append(address);
+            cfg.append(" weight ").append(1 + i % 4).append('\n');
         }
         String template = cfg.toString().replace("%[", "%%[");
         haproxy = HaproxyServer.start(dir, port -> {
@@ -284,6 +300,50 @@ class HaproxyParityTest {
         System.out.printf(
                 "HaproxyParityTest: ids 2^20 apart: %d keys agree, %d above a shared node differ%n", same, split);
         assertTrue(split > 100 && same > 1000, same + " agree, " + split + " differ");
+    }
+
+    /**
+     * Failover: a server HAProxy believes up (no health checks) refuses the connection, and HAProxy's
+     * last retry ({@code option redispatch}, {@code retries 1}) asks {@code chash_get_server_hash} again
+     * with that server to avoid, which walks on from the key's node ({@code eb32_next}) to the first
+     * node of another server. ringstore's failover walk from the key's node, refusing that server,
+     * must answer the same for every key: the keys of the dead server land where HAProxy sends them.
+     */
+    @Test
+    void aServerThatRefusesIsWalkedPastAsHaproxyRedispatches() throws Exception {
+        HaproxyConfig parsed = HaproxyConfig.parse("haproxy.cfg", config, "failover");
+        Path ring = dir.resolve("failover.ring");
+        RingBuilder.of(parsed.backends()).version(parsed.version()).build(ring);
+        SplittableRandom random = new SplittableRandom(SEED + 3);
+        List<String> keys = new ArrayList<>();
+        List<HaproxyServer.Request> requests = new ArrayList<>();
+        for (int i = 0; i < 1_500; i++) {
+            String k = randomKey(random, false);
+            keys.add(k);
+            requests.add(new HaproxyServer.Request("/x", List.of("X-Backend: failover", "X-Key: " + k)));
+        }
+        List<String> answers = haproxy.send(requests, BATCH);
+        int walked = 0;
+        try (RingStore store = RingStore.open(ring)) {
+            Ring r = store.ring(Set.of());
+            int dead = -1;
+            for (int b = 0; b < store.backendCount(); b++) {
+                if (store.backend(b).answer(Families.HAPROXY).equals(deadAddress)) {
+                    dead = b;
+                }
+            }
+            assertEquals(FAILOVER_DEAD, dead);
+            int refused = dead;
+            for (int i = 0; i < keys.size(); i++) {
+                byte[] key = keys.get(i).getBytes(StandardCharsets.ISO_8859_1);
+                int chosen = r.select(key, 0, key.length, r.pointCount(), b -> b != refused);
+                assertEquals(answers.get(i), store.backend(chosen).answer(Families.HAPROXY), keys.get(i));
+                walked += r.lookup(key) == refused ? 1 : 0;
+            }
+        }
+        System.out.printf(
+                "HaproxyParityTest: failover: %d keys, %d walked past the refusing server%n", keys.size(), walked);
+        assertTrue(walked > 50, "keys of the refusing server: " + walked);
     }
 
     /** What HAProxy hashes of a request: the target up to the first {@code ?} (balance uri), the header's value (hdr). */
