@@ -179,6 +179,14 @@ class HaproxyFamilyTest extends RingFamilyContract {
         }
         assertThrows(
                 BackendsFileException.class, () -> BackendList.parse("x", "server 10.0.0.1:80;  # ringstore: id=0\n"));
+        assertEquals(
+                "x:2: id=3 again: the server on line 1 has it (HAProxy refuses an id used twice)",
+                assertThrows(
+                                BackendsFileException.class,
+                                () -> BackendList.parse(
+                                        "x",
+                                        "server 10.0.0.1:80;  # ringstore: id=3\nserver 10.0.0.2:80;  # ringstore: id=3\n"))
+                        .getMessage());
         assertThrows(
                 BackendsFileException.class,
                 () -> BackendList.parse("x", "server 10.0.0.1:80;  # ringstore: id=2147483648\n"));

@@ -40,6 +40,7 @@ final class NginxBackendsParser {
     private final List<String> features = new ArrayList<>();
     private final Map<Object, Backend> endpoints = new HashMap<>();
     private final Set<String> onceOnly = new HashSet<>(); // the keepalive directives given so far
+    private final Map<String, Integer> idLines = new HashMap<>(); // each 'id=N' given so far, and its line
     private int upstreamLine; // line of 'upstream NAME {' while the block is open
     private boolean upstreamClosed;
 
@@ -205,6 +206,13 @@ final class NginxBackendsParser {
             throw error(
                     lineNo,
                     "'id=' takes a HAProxy server id, 1 to " + Integer.MAX_VALUE + ", not " + TextLines.quote(id));
+        }
+        Integer earlier = idLines.putIfAbsent(id, lineNo);
+        if (earlier != null) {
+            throw error(
+                    lineNo,
+                    "id=" + id + " again: the server on line " + earlier
+                            + " has it (HAProxy refuses an id used twice)");
         }
         return BackendList.checkName(source, lineNo, id);
     }
