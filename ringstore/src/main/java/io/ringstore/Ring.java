@@ -31,7 +31,8 @@ import java.util.function.Predicate;
  * ({@link #hash(byte[])}: CRC-32 for nginx and pingora, MD5's first word for the ketama clients, XXH64
  * for Envoy and gRPC, ...), unsigned, wrapping past the last point to the first (grpc-java's search
  * stays on the last: {@link #wraps()}; its hashes are stored sign-flipped, so that unsigned order is its
- * signed order). A ring hash is one
+ * signed order); in HAProxy's family ({@code Landing.NEAREST}) to the nearer of that point and the one
+ * before it. A ring hash is one
  * {@code long} in every method that takes or returns one: a 32-bit ring's hash unsigned (of which it
  * reads the low 32 bits, so an {@code int} hash widened with its sign lands on the same point), a
  * 64-bit ring's whole ({@link #isWide()}). Lookups are thread-safe, allocate nothing, and return a
@@ -116,7 +117,8 @@ public final class Ring {
                 featureMask,
                 backendCount,
                 ties,
-                version.family().failover().wraps());
+                version.family().failover().wraps(),
+                version.family().landing().nearest());
         this.backendCount = backendCount;
         this.version = version;
         this.keyHash = version.keyHash();
@@ -563,24 +565,32 @@ public final class Ring {
 
     /**
      * {@return each backend's exact share of the 32-bit hash line in this ring (index = backend index, 0 for
-     * backends not in the ring): point i owns the hashes after point i-1 up to its own, the first point
-     * also the wrap-around past the last (the last point, in a ring that does not wrap: grpc-java's)}
-     * Reads every point: O(points).
+     * backends not in the ring): point i owns the hashes after point i-1 up to its own (in HAProxy's family
+     * those from the midpoint with point i-1 to the midpoint with point i+1), the first point also the
+     * wrap-around past the last (the last point, in a ring that does not wrap: grpc-java's)} Reads every
+     * point: O(points).
      */
     public double[] lineShares() {
         long[] owned = new long[backendCount];
         int n = pointCount;
         if (n > 0) {
-            boolean wraps = walk.wraps();
+            // Point i owns the line from the boundary with point i - 1 to the boundary with point i + 1
+            // (the point itself for a ring whose keys go to the next point, the midpoint for HAProxy's);
+            // in a ring that does not wrap, point 0 owns the line from 0 and the last point its end.
+            PointRing w = walk;
+            boolean wraps = w.wraps();
+            long first = Integer.toUnsignedLong(pointLineHash(0));
             long last = Integer.toUnsignedLong(pointLineHash(n - 1));
-            long previous = wraps ? last - (1L << 32) : 0;
+            long start = wraps ? w.lineBoundary(last - (1L << 32), first) : 0;
             for (int i = 0; i < n; i++) {
                 long h = Integer.toUnsignedLong(pointLineHash(i));
+                long after = i + 1 < n ? Integer.toUnsignedLong(pointLineHash(i + 1)) : first + (1L << 32);
+                long end = w.lineBoundary(h, after);
                 int b = pointBackend(i);
                 if (b >= 0) {
-                    owned[b] += h - previous;
+                    owned[b] += end - start;
                 }
-                previous = h;
+                start = end;
             }
             int b = pointBackend(n - 1);
             if (!wraps && b >= 0) {

@@ -30,7 +30,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A lookup from the key allocates nothing, in every ring family and every key shape: for each version
- * ({@link #VERSIONS}: every family, twemproxy with each of its twelve hashes), {@value #CALLS}
+ * ({@link #VERSIONS}: every family, twemproxy with each of its twelve hashes, HAProxy with each of its eight), {@value #CALLS}
  * {@link Ring#lookup} calls after a warm-up must allocate under {@value #LIMIT} bytes in all, by the
  * thread's allocation counter ({@link AllocationMeter}), for keys as {@code byte[]}, an array slice,
  * heap, read-only and direct {@link ByteBuffer}s, and heap and native {@link MemorySegment}s. One small
@@ -85,6 +85,9 @@ class FamilyLookupAllocationTest {
             all.add("libmemcached-consistent:" + hash);
         }
         all.add("libmemcached-spy-unweighted");
+        for (String hash : KeyHash.HAPROXY_HASHES) {
+            all.add("haproxy:" + hash);
+        }
         all.add("grpc-java");
         return List.copyOf(all);
     }

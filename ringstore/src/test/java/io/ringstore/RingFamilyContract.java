@@ -445,7 +445,7 @@ abstract class RingFamilyContract {
         for (Backend b : backends) {
             int c = Math.toIntExact(counts[b.index()]);
             long[] out = new long[c];
-            ring.version().points().hashes(BackendAccess.record(b), c, out);
+            ring.version().points().hashes(records, b.index(), c, out); // HAProxy's ids depend on the list
             for (long h : out) {
                 hashes[n] = family().pointBits() == 64 ? h : h & 0xFFFF_FFFFL;
                 owners[n++] = b.index();

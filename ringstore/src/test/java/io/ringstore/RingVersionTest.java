@@ -56,7 +56,7 @@ class RingVersionTest {
         String families =
                 "v1, v2, libketama, libmemcached, libmemcached-spy, twemproxy, spymemcached, spymemcached-weighted, xmemcached,"
                         + " xmemcached-nginx, dubbo, couchbase, envoy, envoy-murmur2, grpc, libmemcached-consistent,"
-                        + " libmemcached-spy-unweighted or grpc-java";
+                        + " libmemcached-spy-unweighted, haproxy or grpc-java";
         assertEquals(
                 "unknown algorithm 'v3' (expected " + families + ")",
                 assertThrows(IllegalArgumentException.class, () -> RingVersion.parse("v3"))

@@ -35,6 +35,8 @@ final class Baselines {
         final TreeMap<Long, Integer> map = new TreeMap<>();
         /** Whether a hash past the last point goes to the first (else to the last: grpc-java's). */
         private final boolean wraps;
+        /** Whether a key goes to the nearer of the two points around it (HAProxy's family), as HAProxy's eb32 tree looks up. */
+        final boolean nearest;
 
         /** @throws IllegalStateException for rings of more than {@link #TREEMAP_MAX_POINTS} points */
         TreeMapRing(Ring ring, int backendCount) {
@@ -50,6 +52,7 @@ final class Baselines {
             }
             boolean wide = ring.isWide();
             wraps = ring.wraps();
+            nearest = ring.version().family().landing().nearest();
             for (int i = 0; i < n; i++) {
                 map.put(wide ? ring.pointHash(i) ^ Long.MIN_VALUE : ring.pointHash(i), backends[ring.pointBackend(i)]);
             }
@@ -57,8 +60,17 @@ final class Baselines {
 
         @Override
         public int applyAsInt(int hash) {
-            Map.Entry<Long, Integer> e = map.ceilingEntry(Integer.toUnsignedLong(hash));
-            return (e != null ? e : wraps ? map.firstEntry() : map.lastEntry()).getValue();
+            long h = Integer.toUnsignedLong(hash);
+            Map.Entry<Long, Integer> e = map.ceilingEntry(h);
+            e = e != null ? e : wraps ? map.firstEntry() : map.lastEntry();
+            if (nearest) {
+                Map.Entry<Long, Integer> prev = map.lowerEntry(e.getKey());
+                prev = prev != null ? prev : map.lastEntry();
+                if (((h - prev.getKey()) & 0xFFFF_FFFFL) <= ((e.getKey() - h) & 0xFFFF_FFFFL)) {
+                    return prev.getValue();
+                }
+            }
+            return e.getValue();
         }
 
         /** {@return the backend of a 64-bit hash in a ring of 64-bit points} */

@@ -32,7 +32,8 @@ import org.openjdk.jmh.annotations.Warmup;
  *   <li>{@code keyHash}: the ring's {@link KeyHash} of the key's bytes ({@link KeyHash#hash(byte[])},
  *       {@link KeyHash#hash64(byte[], int, int)} for a ring of 64-bit points);
  *   <li>{@code lookup}: {@link Ring#lookup(byte[])} on the mapped file: that hash, then the search;
- *   <li>{@code treemap}: the same hash, then {@code ceilingEntry} wrapping to {@code firstEntry} in a
+ *   <li>{@code treemap}: the same hash, then {@code ceilingEntry} wrapping to {@code firstEntry} (for
+ *       HAProxy's family also the entry before it, the nearer of the two) in a
  *       {@code TreeMap<Long, Integer>} of the ring's points ({@link Baselines.TreeMapRing}), as
  *       spymemcached's {@code KetamaNodeLocator} and Dubbo's {@code ConsistentHashSelector} look up.
  * </ul>
@@ -74,6 +75,7 @@ public class FamilyLookupBenchmark {
             "libmemcached-consistent:md5",
             "libmemcached-consistent:murmur3",
             "libmemcached-spy-unweighted",
+            "haproxy",
             "grpc-java"
         })
         public String version;

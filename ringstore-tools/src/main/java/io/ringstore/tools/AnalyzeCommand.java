@@ -65,6 +65,7 @@ final class AnalyzeCommand extends Command {
                 AnalyzeSweepCommand.SEEDS,
                 InputFormat.FROM,
                 InputFormat.POOL,
+                InputFormat.BACKEND,
                 ALGORITHM.algorithm,
                 ALGORITHM.pointMultiple,
                 BuildCommand.VIEWS,

@@ -41,7 +41,7 @@ final class AnalyzeFileCommand implements AnalyzeCommand.Mode {
 
     @Override
     public String form() {
-        return "BACKENDS_FILE [{--from} [{--pool}]] [{--algorithm}] [{--point-multiple}] [{--views}] [{--csv}] [{--quiet}]";
+        return "BACKENDS_FILE [{--from} [{--pool} | {--backend}]] [{--algorithm}] [{--point-multiple}] [{--views}] [{--csv}] [{--quiet}]";
     }
 
     @Override

@@ -54,7 +54,7 @@ final class AnalyzeSweepCommand implements AnalyzeCommand.Mode {
             throw new UsageException(
                     AlgorithmOption.POINT_MULTIPLE + " is for a BACKENDS_FILE; with --backends give --points");
         }
-        for (Option o : List.of(InputFormat.FROM, InputFormat.POOL)) {
+        for (Option o : List.of(InputFormat.FROM, InputFormat.POOL, InputFormat.BACKEND)) {
             if (args.has(o.name())) {
                 throw new UsageException(o.name() + " says what a BACKENDS_FILE is; a --backends sweep reads none");
             }

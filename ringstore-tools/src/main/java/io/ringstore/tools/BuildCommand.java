@@ -33,7 +33,7 @@ final class BuildCommand extends Command {
     String description() {
         return "Builds every feature ring of a backends file (nginx 'server' syntax) into one ring file,\n"
                 + "published atomically (temporary file, fsync, rename). Prints a summary. With --from, BACKENDS\n"
-                + "is the configuration a twemproxy or libketama fleet already has (docs/from-config.md).";
+                + "is the configuration a twemproxy, libketama or HAProxy fleet already has (docs/from-config.md).";
     }
 
     private static final AlgorithmOption ALGORITHM = AlgorithmOption.BUILD;
@@ -64,6 +64,7 @@ final class BuildCommand extends Command {
                 OUTPUT,
                 InputFormat.FROM,
                 InputFormat.POOL,
+                InputFormat.BACKEND,
                 ALGORITHM.algorithm,
                 ALGORITHM.pointMultiple,
                 VIEWS,
@@ -75,7 +76,7 @@ final class BuildCommand extends Command {
     @Override
     List<String> forms() {
         return List.of(
-                "BACKENDS {-o} [{--from} [{--pool}]] [{--algorithm}] [{--point-multiple}] [{--views}] [{--generation}] [{--quiet} | {--json}]");
+                "BACKENDS {-o} [{--from} [{--pool} | {--backend}]] [{--algorithm}] [{--point-multiple}] [{--views}] [{--generation}] [{--quiet} | {--json}]");
     }
 
     /** What a build did, and what three sample keys look up to in the file it wrote. */

@@ -2,6 +2,7 @@ package io.ringstore.tools;
 
 import io.ringstore.builder.BackendList;
 import io.ringstore.builder.BackendsFileException;
+import io.ringstore.builder.HaproxyConfig;
 import io.ringstore.builder.LibketamaServers;
 import io.ringstore.builder.TwemproxyConfig;
 import io.ringstore.family.RingVersion;
@@ -23,15 +24,21 @@ enum InputFormat {
     /** One pool of a nutcracker configuration; versions: the pool's {@code twemproxy:HASH} first. */
     TWEMPROXY("twemproxy"),
     /** A libketama servers file; versions {@code libketama} by default. */
-    LIBKETAMA("libketama");
+    LIBKETAMA("libketama"),
+    /** One backend of an HAProxy configuration; versions: the backend's {@code haproxy:HASH} first. */
+    HAPROXY("haproxy");
 
     static final Option FROM = Option.valued("--from", "FORMAT", """
             what BACKENDS is: nginx (a backends file, the default); twemproxy
             (nutcracker's YAML config: a pool's servers, and --algorithm starts with
             the pool's twemproxy:HASH, its default); libketama (a libketama servers
-            file, ADDRESS<TAB>MEMORY; --algorithm default libketama)""").shownAs("nginx|twemproxy|libketama");
+            file, ADDRESS<TAB>MEMORY; --algorithm default libketama); haproxy
+            (haproxy.cfg: a backend's servers, and --algorithm starts with the
+            backend's haproxy:HASH, its default)""").shownAs("nginx|twemproxy|libketama|haproxy");
     static final Option POOL =
             Option.valued("--pool", "NAME", "the pool to build of a twemproxy config with several (--from twemproxy)");
+    static final Option BACKEND = Option.valued(
+            "--backend", "NAME", "the backend to build of an HAProxy config with several (--from haproxy)");
 
     private final String word;
 
@@ -52,9 +59,13 @@ enum InputFormat {
                 .filter(f -> f.word.equals(from))
                 .findFirst()
                 .orElseThrow(() -> new UsageException(
-                        "--from " + TextLines.quote(from) + ": expected nginx, twemproxy or libketama"));
+                        "--from " + TextLines.quote(from) + ": expected nginx, twemproxy, libketama or haproxy"));
         if (args.has(POOL.name()) && format != TWEMPROXY) {
             throw new UsageException("--pool names a pool of a twemproxy configuration: it goes with --from twemproxy");
+        }
+        if (args.has(BACKEND.name()) && format != HAPROXY) {
+            throw new UsageException(
+                    "--backend names a backend of an HAProxy configuration: it goes with --from haproxy");
         }
         return format;
     }
@@ -86,6 +97,24 @@ enum InputFormat {
                             + " (others may follow it)");
                 }
                 yield new Input(config.backends(), versions, warnings(config));
+            }
+            case HAPROXY -> {
+                HaproxyConfig config = HaproxyConfig.parse(path, args.get(BACKEND.name()));
+                List<RingVersion> versions =
+                        AlgorithmOption.toBuild(args, config.version().name());
+                if (!versions.getFirst().equals(config.version())) {
+                    throw new UsageException(AlgorithmOption.ALGORITHM + " "
+                            + TextLines.quote(args.get(AlgorithmOption.ALGORITHM)) + " starts with "
+                            + versions.getFirst() + ", but backend " + TextLines.quote(config.backend()) + " of "
+                            + path + " hashes with " + config.hash() + ": the first version must be the backend's, "
+                            + config.version() + " (others may follow it)");
+                }
+                List<String> warnings = new ArrayList<>();
+                config.notes().forEach(n -> warnings.add("note: " + n));
+                warnings.add("note: backend " + TextLines.quote(config.backend()) + " hashes 'balance "
+                        + config.balance() + "': look up the bytes HAProxy hashes (balance uri: the request"
+                        + " target up to the first '?'; docs/from-config.md)");
+                yield new Input(config.backends(), versions, warnings);
             }
         };
     }

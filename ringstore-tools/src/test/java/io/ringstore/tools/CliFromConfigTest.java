@@ -17,7 +17,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * {@code build --from twemproxy|libketama|nginx} and {@code --pool} (docs/from-config.md): the configuration
+ * {@code build --from twemproxy|libketama|haproxy|nginx}, {@code --pool} and {@code --backend} (docs/from-config.md): the configuration
  * files twemproxy and libketama ship (ringstore/src/test/resources/configs, README.md there), exit codes,
  * and nothing written on an error; {@code analyze --from} too.
  */
@@ -234,6 +234,133 @@ class CliFromConfigTest {
         assertEquals(List.of(), otherFiles(dir, servers), "nothing written");
     }
 
+    // ---- haproxy ----
+
+    /** Two backends and a frontend, as an operator writes them. */
+    private static final String HAPROXY_CFG = """
+            global
+                maxconn 100
+            defaults
+                mode http
+                timeout connect 1s
+                timeout client 5s
+                timeout server 5s
+            frontend fe
+                bind 127.0.0.1:8080
+                default_backend web
+            backend web
+                balance uri
+                hash-type consistent djb2 avalanche
+                server a 10.0.0.1:80 id 5 weight 2 check
+                server b 10.0.0.2:80
+                server c 10.0.0.3:80 backup
+                server d 10.0.0.4:80 disabled
+                server e 10.0.0.5:80 weight 0
+                server f [::1]:8081
+            backend api
+                balance roundrobin
+                server x 10.0.1.1:80
+            """;
+
+    @Test
+    void aBackendBuildsItsOwnVersionWithHaproxysIds(@TempDir Path dir) throws Exception {
+        Path cfg = Files.writeString(dir.resolve("haproxy.cfg"), HAPROXY_CFG);
+        Path ring = dir.resolve("web.ring");
+        CliRun r = run("build", "--from", "haproxy", cfg.toString(), "--backend", "web", "-o", ring.toString())
+                .assertOk();
+        assertEquals("haproxy:djb2-avalanche", r.field("versions"));
+        assertEquals("5", r.field("backends"));
+        assertEquals(
+                "ringstore build: note: backend 'web' has 1 backup server(s), left out: HAProxy looks up its backups"
+                        + " only when no active server is up (docs/from-config.md)\n"
+                        + "ringstore build: note: backend 'web' hashes 'balance uri': look up the bytes HAProxy hashes"
+                        + " (balance uri: the request target up to the first '?'; docs/from-config.md)\n",
+                r.stderr());
+        try (RingStore store = RingStore.open(ring)) {
+            // a has id 5; b takes 2 (the counter is 2 after a), c (backup) 3, d 4, e 6 (5 is a's), f 7
+            assertEquals(
+                    List.of("5", "2", "4", "6", "7"),
+                    store.backends().stream().map(Backend::name).toList());
+            assertEquals(
+                    List.of(false, false, true, true, false),
+                    store.backends().stream().map(Backend::down).toList());
+            assertEquals(32 + 16 + 16, store.ring(java.util.Set.of()).pointCount(), "16 nodes a unit of weight");
+        }
+        assertTrue(run("lookup", ring.toString(), "/x")
+                .assertOk()
+                .out()
+                .matches("/x\t(10\\.0\\.0\\.[12]:80|\\[::1\\]:8081)\n"));
+        assertEquals(
+                dir.resolve("haproxy.cfg")
+                        + ":20: backend 'api' has no 'hash-type consistent' (HAProxy's default is map-based, which is no ring)",
+                run("build", "--from", "haproxy", cfg.toString(), "--backend", "api", "-o", ring.toString())
+                        .assertError(Main.FAILED, "build"));
+    }
+
+    @Test
+    void aBackendWithoutConsistentHashingOrOneOfSeveralUnnamedIsRefused(@TempDir Path dir) throws Exception {
+        Path cfg = Files.writeString(dir.resolve("haproxy.cfg"), HAPROXY_CFG);
+        Path ring = dir.resolve("x.ring");
+        assertEquals(
+                cfg + ": 2 backends (web, api): name the one to build (--backend NAME)",
+                run("build", "--from", "haproxy", cfg.toString(), "-o", ring.toString())
+                        .assertError(Main.FAILED, "build"));
+        assertEquals(
+                cfg + ": no backend 'db' (the file's backends: web, api)",
+                run("build", "--from", "haproxy", cfg.toString(), "--backend", "db", "-o", ring.toString())
+                        .assertError(Main.FAILED, "build"));
+        Path mapBased = Files.writeString(
+                dir.resolve("map.cfg"),
+                "backend m\n    balance uri\n    hash-type map-based\n    server a 10.0.0.1:80\n");
+        assertEquals(
+                mapBased + ":3: 'hash-type map-based': only 'hash-type consistent' builds a ring (map-based is a table"
+                        + " of servers, not a ring)",
+                run("build", "--from", "haproxy", mapBased.toString(), "-o", ring.toString())
+                        .assertError(Main.FAILED, "build"));
+        Path none =
+                Files.writeString(dir.resolve("none.cfg"), "backend n\n    balance uri\n    server a 10.0.0.1:80\n");
+        assertEquals(
+                none
+                        + ":1: backend 'n' has no 'hash-type consistent' (HAProxy's default is map-based, which is no ring)",
+                run("build", "--from", "haproxy", none.toString(), "-o", ring.toString())
+                        .assertError(Main.FAILED, "build"));
+        Path host = Files.writeString(
+                dir.resolve("host.cfg"),
+                "backend h\n    balance uri\n    hash-type consistent\n    server a web1.example:80\n");
+        assertTrue(run("build", "--from", "haproxy", host.toString(), "-o", ring.toString())
+                .assertError(Main.FAILED, "build")
+                .startsWith(host + ":4: server address 'web1.example:80': "));
+        assertEquals(List.of(), otherFiles(dir, cfg, mapBased, none, host), "nothing written");
+        assertEquals(
+                "--backend names a backend of an HAProxy configuration: it goes with --from haproxy",
+                run("build", cfg.toString(), "--backend", "web", "-o", ring.toString())
+                        .assertError(Main.USAGE, "build"));
+    }
+
+    @Test
+    void aBareConsistentHashIsSdbmWithAvalancheAndDefaultsApply(@TempDir Path dir) throws Exception {
+        Path cfg = Files.writeString(dir.resolve("haproxy.cfg"), """
+                defaults
+                    balance hdr(X-Key)
+                    hash-type consistent
+                listen one
+                    bind 127.0.0.1:8080
+                    server a 10.0.0.1:80 # a comment
+                    server b "10.0.0.2:80" weight 3
+                """);
+        CliRun r = run(
+                        "build",
+                        "--from",
+                        "haproxy",
+                        cfg.toString(),
+                        "-o",
+                        dir.resolve("r").toString())
+                .assertOk();
+        assertEquals("haproxy:sdbm-avalanche", r.field("versions"));
+        assertEquals("2", r.field("backends"));
+        assertTrue(r.field("points").startsWith("64 "), r.field("points"));
+    }
+
     // ---- nginx, and the options ----
 
     @Test
@@ -261,7 +388,7 @@ class CliFromConfigTest {
         Path yml = nutcracker(dir);
         String ring = dir.resolve("x.ring").toString();
         assertEquals(
-                "--from 'yaml': expected nginx, twemproxy or libketama",
+                "--from 'yaml': expected nginx, twemproxy, libketama or haproxy",
                 run("build", "--from", "yaml", yml.toString(), "-o", ring).assertError(Main.USAGE, "build"));
         assertEquals(
                 "--pool names a pool of a twemproxy configuration: it goes with --from twemproxy",
@@ -282,7 +409,7 @@ class CliFromConfigTest {
         String help = run("build", "--help").assertOk().out();
         assertTrue(
                 help.startsWith(
-                        "usage: ringstore build BACKENDS -o RINGFILE [--from nginx|twemproxy|libketama [--pool NAME]] "),
+                        "usage: ringstore build BACKENDS -o RINGFILE [--from nginx|twemproxy|libketama|haproxy [--pool NAME | --backend NAME]] "),
                 help);
         assertTrue(help.contains("  --from FORMAT  "), help);
         assertTrue(help.contains("  --pool NAME  "), help);

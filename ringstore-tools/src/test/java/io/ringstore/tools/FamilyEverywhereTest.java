@@ -61,7 +61,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  *
  * <p>Expected answers come from the test's own description of the fleet (an address printed as
  * {@code ip:port}, the family's default port for a server written without one) and from oracles
- * written here over the ring's points: a sorted map searched by the family's key hash, the walk over
+ * written here over the ring's points: a sorted map searched by the family's key hash (the next point,
+ * or for HAProxy the nearer of the two around the hash), the walk over
  * the points or the rehash sequence for failover, the share of sampled keys that change backend.
  */
 class FamilyEverywhereTest {
@@ -131,6 +132,7 @@ class FamilyEverywhereTest {
             "libmemcached-consistent:murmur3",
             "libmemcached-consistent:jenkins",
             "libmemcached-spy-unweighted:md5",
+            "haproxy:wt6",
             "grpc-java:256:8192");
 
     @TempDir
@@ -239,7 +241,11 @@ class FamilyEverywhereTest {
         for (int i = 0; i < FLEET.size(); i++) {
             Server s = FLEET.get(i);
             String problem = family.addresses().problem(BackendAccess.record(parsed.backend(i)));
-            if (problem != null) {
+            Server numbered =
+                    new Server(s.host(), s.port(), s.weight(), s.features(), Integer.toString(i + 1), s.down());
+            if (problem != null && s.name() != null && accepts(family, numbered)) {
+                fleet.add(numbered); // HAProxy's servers are named by their ids: the server's number in the fleet
+            } else if (problem != null) {
                 assertTrue(s.ipv6(), () -> family + " refuses " + s.address() + ": " + problem);
                 fleet.add(new Server("127.0.1." + i, s.port(), s.weight(), s.features(), s.name(), s.down()));
             } else {
@@ -247,6 +253,12 @@ class FamilyEverywhereTest {
             }
         }
         return fleet;
+    }
+
+    /** Whether {@code family} takes {@code server} alone. */
+    private static boolean accepts(RingFamily family, Server server) throws Exception {
+        BackendList one = BackendList.parse("server", text(List.of(server)));
+        return family.addresses().problem(BackendAccess.record(one.backend(0))) == null;
     }
 
     private static String text(List<Server> fleet) {
@@ -576,9 +588,17 @@ class FamilyEverywhereTest {
             if (ring.isWide() && e != null && e.getKey() == h) {
                 return;
             }
-            int expected = e != null
-                    ? e.getValue()
-                    : (ring.wraps() ? points.firstEntry() : points.lastEntry()).getValue(); // grpc-java: no wrap
+            if (e == null) {
+                e = ring.wraps() ? points.firstEntry() : points.lastEntry(); // grpc-java: no wrap
+            }
+            if (ring.version().family().landing().nearest()) { // HAProxy: the nearer, the one before at a tie
+                Map.Entry<Long, Integer> before = points.lowerEntry(e.getKey());
+                Map.Entry<Long, Integer> prev = before != null ? before : points.lastEntry();
+                long dp = (h - prev.getKey()) & 0xFFFF_FFFFL;
+                long dn = (e.getKey() - h) & 0xFFFF_FFFFL;
+                e = dp <= dn ? prev : e;
+            }
+            int expected = e.getValue();
             assertEquals(
                     expected, answer, () -> ring + ": " + new String(key, StandardCharsets.UTF_8) + " hashes to " + h);
             checked++;

@@ -40,6 +40,7 @@ final class NginxBackendsParser {
     private final List<String> features = new ArrayList<>();
     private final Map<Object, Backend> endpoints = new HashMap<>();
     private final Set<String> onceOnly = new HashSet<>(); // the keepalive directives given so far
+    private final Map<String, Integer> idLines = new HashMap<>(); // each 'id=N' given so far, and its line
     private int upstreamLine; // line of 'upstream NAME {' while the block is open
     private boolean upstreamClosed;
 
@@ -175,20 +176,45 @@ final class NginxBackendsParser {
                 features = features(lineNo, word.substring("features=".length()));
             } else if (word.startsWith("name=") && name == null) {
                 name = BackendList.checkName(source, lineNo, word.substring("name=".length()));
+            } else if (word.startsWith("id=") && name == null) {
+                name = haproxyId(lineNo, word.substring("id=".length()));
             } else {
                 throw error(
                         lineNo,
-                        "a '# " + ANNOTATION + "' comment holds 'features=a,b' and 'name=NAME', each at most once, not "
+                        "a '# " + ANNOTATION
+                                + "' comment holds 'features=a,b' and 'name=NAME', each at most once ('id=N', a HAProxy id, in place of the name), not "
                                 + TextLines.quote(body));
             }
         }
         if (features == null && name == null) {
             throw error(
                     lineNo,
-                    "a '# " + ANNOTATION + "' comment holds 'features=a,b' and 'name=NAME', each at most once, not "
+                    "a '# " + ANNOTATION
+                            + "' comment holds 'features=a,b' and 'name=NAME', each at most once ('id=N', a HAProxy id, in place of the name), not "
                             + TextLines.quote(body));
         }
         return new Annotation(features, name);
+    }
+
+    /**
+     * A HAProxy server id ({@code # ringstore: id=N}): 1 to 2,147,483,647 in decimal, as HAProxy's
+     * {@code id} takes it; kept as the backend's name, which the {@code haproxy} family reads as the id
+     * (the other families hash a name: give a fleet of other families no ids).
+     */
+    private String haproxyId(int lineNo, String id) throws BackendsFileException {
+        if (!id.matches("[1-9][0-9]{0,9}") || Long.parseLong(id) > Integer.MAX_VALUE) {
+            throw error(
+                    lineNo,
+                    "'id=' takes a HAProxy server id, 1 to " + Integer.MAX_VALUE + ", not " + TextLines.quote(id));
+        }
+        Integer earlier = idLines.putIfAbsent(id, lineNo);
+        if (earlier != null) {
+            throw error(
+                    lineNo,
+                    "id=" + id + " again: the server on line " + earlier
+                            + " has it (HAProxy refuses an id used twice)");
+        }
+        return BackendList.checkName(source, lineNo, id);
     }
 
     private List<String> features(int lineNo, String list) throws BackendsFileException {

@@ -36,6 +36,23 @@ public final class Addresses {
                     + " cannot take (it hashes the address without one): remove it"
             : null;
 
+    /** {@code SRV_UWGHT_MAX}: HAProxy's largest server weight. */
+    private static final int MAX_HAPROXY_WEIGHT = 256;
+
+    /**
+     * HAProxy's servers: a name is the server's {@code id} ({@code # ringstore: id=N}), 1 to
+     * 2,147,483,647; a weight is at most 256 ({@code SRV_UWGHT_MAX}), as HAProxy's configuration takes.
+     */
+    static final Rule HAPROXY_SERVER = (family, b) -> {
+        if (b.name() != null && HaproxyIds.problem(b.name()) != null) {
+            return family + ": " + HaproxyIds.problem(b.name());
+        }
+        return b.weight() > MAX_HAPROXY_WEIGHT
+                ? family + " takes weights of at most " + MAX_HAPROXY_WEIGHT + " (HAProxy's SRV_UWGHT_MAX): weight="
+                        + b.weight()
+                : null;
+    };
+
     /** nginx's {@code $upstream_addr}. */
     static final Answer UPSTREAM_ADDRESS = (b, port) -> b.address().upstreamAddress();
     /** Rust's {@code SocketAddr} (pingora-ketama). */

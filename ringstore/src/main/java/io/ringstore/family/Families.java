@@ -42,6 +42,9 @@ public final class Families {
     /** libmemcached's {@code MEMCACHED_POINTS_PER_SERVER}: a server's points in its unweighted continuum. */
     private static final int LIBMEMCACHED_UNWEIGHTED_POINTS = 100;
 
+    /** HAProxy's nodes, from each server's id. */
+    private static final PointSource HAPROXY_NODES = PointSource.haproxyNodes();
+
     /** The grammar of the clients whose point count is fixed: 160 points a server at equal weights. */
     private static final Parameters KETAMA_FIXED = Parameters.fixed(KETAMA_POINTS);
 
@@ -237,6 +240,32 @@ public final class Families {
             libmemcachedUnweighted("libmemcached-spy-unweighted", 17, LIBMEMCACHED_SPY_HOSTS);
 
     /**
+     * HAProxy 2.6's {@code hash-type consistent} ({@code lb_chash.c}), {@code haproxy:HASH}: 16 nodes a
+     * unit of weight ({@code BE_WEIGHT_SCALE}), node j of the server of id {@code puid} at
+     * {@code full_hash(puid * 4096 + j)}; the id is the backend's {@code # ringstore: id=N}, else
+     * HAProxy's own numbering ({@link HaproxyIds}); a key goes to the <em>nearer</em> of the nodes
+     * around its hash, the one before at equal distance ({@link Landing#NEAREST}); the first listed
+     * keeps a (rare: ids 2^20 apart) shared node; keys hashed with the backend's function, {@code sdbm},
+     * {@code djb2}, {@code wt6} or {@code crc32}, and {@code full_hash} of it with {@code -avalanche}: a
+     * bare {@code haproxy} is a bare {@code hash-type consistent}, {@code sdbm-avalanche}; a {@code down}
+     * server leaves the tree; failover walks on to the next node, as HAProxy's {@code avoid} does.
+     */
+    public static final RingFamily HAPROXY = new RingFamily(
+            "haproxy",
+            "haproxy",
+            18,
+            ServerAddress.DEFAULT_PORT,
+            Parameters.named("its hash", "HASH", KeyHash.HAPROXY_HASHES, "sdbm-avalanche"),
+            p -> KeyHash.haproxy(p[0]),
+            p -> HAPROXY_NODES,
+            WeightRule.HAPROXY_NODES,
+            TieRule.FIRST_LISTED,
+            Failover.WALK,
+            Landing.NEAREST,
+            Addresses.HAPROXY_SERVER,
+            Addresses.ENDPOINT);
+
+    /**
      * grpc-java's {@code ring_hash} ({@code io.grpc.xds.RingHashLoadBalancer}, 1.85),
      * {@code grpc-java[:MIN[:MAX]]}: 64-bit points, {@code String.valueOf(InetSocketAddress) + "_" + i}
      * ({@code /10.0.0.1:8080_0}, {@code /[2001:db8:0:0:0:0:0:a]:8080_0}) hashed with xxHash64 seed 0;
@@ -280,6 +309,7 @@ public final class Families {
             GRPC,
             LIBMEMCACHED_CONSISTENT,
             LIBMEMCACHED_SPY_UNWEIGHTED,
+            HAPROXY,
             GRPC_JAVA);
 
     private Families() {}

@@ -1,5 +1,6 @@
 package io.ringstore.family;
 
+import io.ringstore.internal.hash.HaproxyHash;
 import io.ringstore.internal.hash.LibmemcachedHash;
 import io.ringstore.internal.hash.TwemproxyHash;
 import java.lang.foreign.MemorySegment;
@@ -58,6 +59,15 @@ public abstract class KeyHash {
             .map(LibmemcachedHash::configName)
             .toList();
 
+    /**
+     * HAProxy's hash names ({@code hash-type consistent FUNCTION [avalanche]}): each function, then each
+     * with {@value #AVALANCHE} ({@code full_hash} of its value).
+     */
+    public static final List<String> HAPROXY_HASHES = haproxyNames();
+
+    /** The suffix of a HAProxy hash name that applies {@code full_hash} to the function's value. */
+    static final String AVALANCHE = "-avalanche";
+
     /** Eight key bytes as one little-endian word: how the table CRCs read a segment's key. */
     static final ValueLayout.OfLong LONG_LE = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
 
@@ -76,6 +86,16 @@ public abstract class KeyHash {
     private static final KeyHash[] LIBMEMCACHED = Arrays.stream(LibmemcachedHash.values())
             .map(h -> h == LibmemcachedHash.MD5 ? MD5 : new LibmemcachedKeyHash(h))
             .toArray(KeyHash[]::new);
+
+    /** HAProxy's hashes in the order of {@link #HAPROXY_HASHES}. */
+    private static final KeyHash[] HAPROXY = new KeyHash[2 * HaproxyHash.values().length];
+
+    static {
+        for (HaproxyHash h : HaproxyHash.values()) {
+            HAPROXY[2 * h.ordinal()] = new HaproxyKeyHash(h, false);
+            HAPROXY[2 * h.ordinal() + 1] = new HaproxyKeyHash(h, true);
+        }
+    }
 
     private final String name;
     private final int bits;
@@ -132,6 +152,34 @@ public abstract class KeyHash {
     /** libmemcached's hash at {@code position} (from 1) of {@link #LIBMEMCACHED_HASHES}. */
     static KeyHash libmemcached(int position) {
         return LIBMEMCACHED[position - 1];
+    }
+
+    /**
+     * {@return HAProxy 2.6's key hash of that name, as a backend with {@code hash-type consistent}
+     * applies it}: {@code sdbm}, {@code djb2}, {@code wt6} or {@code crc32}, with {@code -avalanche}
+     * when the backend says {@code avalanche}. Its {@link #name()} is {@code haproxy:} and the name.
+     *
+     * @param name one of {@link #HAPROXY_HASHES}
+     * @throws IllegalArgumentException if HAProxy has no hash of that name
+     */
+    public static KeyHash haproxy(String name) {
+        int i = HAPROXY_HASHES.indexOf(name);
+        if (i < 0) {
+            throw new IllegalArgumentException(
+                    "unknown HAProxy hash '" + name + "' (expected " + String.join(", ", HAPROXY_HASHES) + ")");
+        }
+        return HAPROXY[i];
+    }
+
+    /** HAProxy's hash at {@code position} (from 1) of {@link #HAPROXY_HASHES}. */
+    static KeyHash haproxy(int position) {
+        return HAPROXY[position - 1];
+    }
+
+    private static List<String> haproxyNames() {
+        return Arrays.stream(HaproxyHash.values())
+                .flatMap(h -> java.util.stream.Stream.of(h.configName(), h.configName() + "-avalanche"))
+                .toList();
     }
 
     /** {@return the hash's name: {@code crc32}, {@code crc32c}, {@code md5}, {@code xxh64}, {@code murmur2}, {@code twemproxy:fnv1a_64}, ...} */

@@ -4,6 +4,7 @@ import io.ringstore.internal.BackendRecord;
 import io.ringstore.internal.Crc32;
 import io.ringstore.internal.PointGenerator;
 import io.ringstore.internal.ServerAddress;
+import io.ringstore.internal.hash.HaproxyHash;
 import io.ringstore.internal.hash.Md5;
 import io.ringstore.internal.hash.Murmur2x64;
 import io.ringstore.internal.hash.Xxh64;
@@ -24,6 +25,7 @@ import java.util.function.Supplier;
  *   <li>a 64-bit hash of point texts, one point each: Envoy's and gRPC's {@code ring_hash};</li>
  *   <li>the key hash of point texts, one point each: libmemcached's unweighted consistent
  *       distributions.</li>
+ *   <li>HAProxy's nodes: {@code full_hash} of a number made from the server's id ({@link HaproxyIds}).</li>
  * </ul>
  *
  * <p>Module-internal in what it takes: the module's backend records, which its clients cannot make.
@@ -80,6 +82,15 @@ public abstract class PointSource {
         return new HashedTexts(text, null, hash, null);
     }
 
+    /**
+     * HAProxy's nodes ({@code chash_init_server_tree}, {@code lb_chash.c}): node j of the server whose id
+     * is {@code puid} has the key {@code full_hash(puid * SRV_EWGHT_RANGE + j)}, in C's 32-bit unsigned
+     * arithmetic, {@code SRV_EWGHT_RANGE} = 256 × 16 = 4,096; the ids as {@link HaproxyIds} gives them.
+     */
+    static PointSource haproxyNodes() {
+        return new HaproxyNodes();
+    }
+
     /** {@return the width of a point's hash: 32, or 64 for Envoy's and gRPC's rings (FORMAT.md, "64-bit rings")} */
     public abstract int bits();
 
@@ -92,18 +103,34 @@ public abstract class PointSource {
 
     /**
      * The first {@code count} point hashes of {@code backend}, in the order the original generates them,
-     * into {@code out[0..count)}: the unsigned hash of a 32-bit point, all of a 64-bit one.
+     * into {@code out[0..count)}: the unsigned hash of a 32-bit point, all of a 64-bit one. For a backend
+     * alone; {@link #hashes(List, int, int, long[])} for one whose points depend on its place in a list
+     * (HAProxy's numbering of the servers without an id).
      *
      * @param backend a backend
      * @param count   how many points (its weight rule gives the backend's count)
      * @param out     receives the hashes
      */
     public final void hashes(BackendRecord backend, int count, long[] out) {
-        PointGenerator.Stream stream = source(List.of(backend)).stream();
+        hashes(List.of(backend), 0, count, out);
+    }
+
+    /**
+     * The first {@code count} point hashes of backend {@code backend} of {@code backends}, in the order
+     * the original generates them, into {@code out[0..count)}: the unsigned hash of a 32-bit point, all
+     * of a 64-bit one.
+     *
+     * @param backends the ring file's backends, in file order
+     * @param backend  a backend's index there
+     * @param count    how many points (its weight rule gives the backend's count)
+     * @param out      receives the hashes
+     */
+    public final void hashes(List<BackendRecord> backends, int backend, int count, long[] out) {
+        PointGenerator.Stream stream = source(backends).stream();
         int chunk = Math.clamp((count + 7L) & ~7L, 8, CHUNK);
         int[] high = new int[chunk];
         int[] low = bits() == 64 ? new int[chunk] : null;
-        stream.start(0, count);
+        stream.start(backend, count);
         for (int j = 0, k; (k = stream.next(high, low)) > 0; j += k) {
             for (int i = 0; i < k; i++) {
                 out[j + i] = low == null
@@ -182,6 +209,64 @@ public abstract class PointSource {
                         @Override
                         public int next(int[] high, int[] low) {
                             return chain.next(high);
+                        }
+                    };
+                }
+            };
+        }
+    }
+
+    /** HAProxy's nodes: cheap to make again, as a CRC-32 chain's are. */
+    private static final class HaproxyNodes extends PointSource {
+        /** {@code SRV_EWGHT_RANGE}: the node numbers an id owns (256 weight units of 16 nodes). */
+        private static final int NODES_PER_ID = 4_096;
+
+        @Override
+        public int bits() {
+            return 32;
+        }
+
+        @Override
+        public PointGenerator.Source source(List<BackendRecord> backends) {
+            long[] ids = HaproxyIds.of(backends);
+            return new PointGenerator.Source() {
+                @Override
+                public int backends() {
+                    return ids.length;
+                }
+
+                @Override
+                public int bits() {
+                    return 32;
+                }
+
+                @Override
+                public boolean regenerates() {
+                    return true;
+                }
+
+                @Override
+                public PointGenerator.Stream stream() {
+                    return new PointGenerator.Stream() {
+                        private int base;
+                        private int node;
+                        private int left;
+
+                        @Override
+                        public void start(int backend, int count) {
+                            base = (int) ids[backend] * NODES_PER_ID; // C's int product, wrapping
+                            node = 0;
+                            left = count;
+                        }
+
+                        @Override
+                        public int next(int[] high, int[] low) {
+                            int n = Math.min(left, high.length);
+                            for (int i = 0; i < n; i++) {
+                                high[i] = HaproxyHash.fullHash(base + node++);
+                            }
+                            left -= n;
+                            return n;
                         }
                     };
                 }

@@ -13,7 +13,8 @@ package io.ringstore.family;
  *   <li>its {@link #points(int[])} source (a CRC-32 chain, the MD5 of point texts, a 64-bit hash of them),
  *       {@link #weights()} rule (how many points each member gets, and whether a {@code down} one
  *       leaves the ring) and {@link #ties()} rule (who keeps a hash two backends produce);</li>
- *   <li>its {@link #failover()}: how a lookup goes on past a backend it cannot use;</li>
+ *   <li>its {@link #failover()}: how a lookup goes on past a backend it cannot use, and its
+ *       {@link #landing()}: which point a key's hash goes to;</li>
  *   <li>its {@link #addresses()}: the backends it refuses, the default port, the answer text.</li>
  * </ul>
  *
@@ -34,6 +35,7 @@ public final class RingFamily {
     private final WeightRule weights;
     private final TieRule ties;
     private final Failover failover;
+    private final Landing landing;
     private final Addresses addresses;
 
     /** What keys of a version are hashed with: the family's hash, or one its parameters name. */
@@ -99,6 +101,37 @@ public final class RingFamily {
             Failover failover,
             Addresses.Rule addressRule,
             Addresses.Answer answer) {
+        this(
+                name,
+                writtenName,
+                code,
+                defaultPort,
+                parameters,
+                keyHash,
+                points,
+                weights,
+                ties,
+                failover,
+                Landing.NEXT,
+                addressRule,
+                answer);
+    }
+
+    /** A row whose keys land by {@code landing} ({@link Landing#NEAREST}: HAProxy's); the others land on the next point. */
+    RingFamily(
+            String name,
+            String writtenName,
+            int code,
+            int defaultPort,
+            Parameters parameters,
+            KeyHashChoice keyHash,
+            PointChoice points,
+            WeightRule weights,
+            TieRule ties,
+            Failover failover,
+            Landing landing,
+            Addresses.Rule addressRule,
+            Addresses.Answer answer) {
         if (code < 1 || code > 255) {
             throw new IllegalArgumentException("a family code is one byte, 0 unused: code=" + code);
         }
@@ -111,6 +144,7 @@ public final class RingFamily {
         this.weights = weights;
         this.ties = ties;
         this.failover = failover;
+        this.landing = landing;
         this.addresses = new Addresses(writtenName, addressRule, answer, defaultPort);
     }
 
@@ -153,6 +187,11 @@ public final class RingFamily {
         return failover;
     }
 
+    /** {@return where a key lands: the next point, or the nearer of the two around its hash (HAProxy)} */
+    public Landing landing() {
+        return landing;
+    }
+
     /** {@return which backends it refuses, the default port, how it prints an answer} */
     public Addresses addresses() {
         return addresses;
@@ -161,10 +200,11 @@ public final class RingFamily {
     /**
      * {@return whether a feature ring can be a view of the ring of all backends: a backend's points
      * depend on itself alone, not on who else is in the ring (its weight rule), and ties go by rank}
-     * False for the share rules, Envoy's scaling and xmemcached's ties.
+     * False for the share rules, Envoy's scaling, xmemcached's ties and HAProxy's nearer node (whose
+     * cursor reads the point before a key's as well, which a view's walk does not give).
      */
     public boolean viewable() {
-        return weights.ownWeightOnly() && ties.byRank();
+        return weights.ownWeightOnly() && ties.byRank() && landing == Landing.NEXT;
     }
 
     /**

@@ -89,6 +89,20 @@ public final class WeightRule {
                 false);
     }
 
+    /** HAProxy's {@code BE_WEIGHT_SCALE}: nodes a unit of weight. */
+    static final int HAPROXY_NODES_PER_WEIGHT = 16;
+
+    /**
+     * HAProxy's consistent hash ({@code chash_init_server_tree}): {@code uweight × BE_WEIGHT_SCALE} nodes,
+     * 16 a unit of weight; a {@code down} server leaves the tree. A member's nodes depend on its id, which
+     * HAProxy numbers from the servers before it: not on its own weight alone.
+     */
+    static final WeightRule HAPROXY_NODES = new WeightRule(
+            (w, p) -> perWeightUnit(w, new int[] {HAPROXY_NODES_PER_WEIGHT}),
+            (p, total, backends) -> weightTimesFirst(new int[] {HAPROXY_NODES_PER_WEIGHT}, total, backends),
+            false,
+            true);
+
     private final Counts counts;
     private final Bound bound;
     private final boolean ownWeightOnly;

@@ -2,6 +2,8 @@ package io.ringstore.migration;
 
 import io.ringstore.Ring;
 import io.ringstore.RingStore;
+import io.ringstore.internal.BackendAccess;
+import io.ringstore.internal.format.PointRing;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -68,46 +70,81 @@ public record RingDiff(
         if (!a.keyHash().name().equals(b.keyHash().name())) {
             return independent(a, endpointA, b, endpointB);
         }
-        // Sweep the union of boundaries. Interval (prev, cur] belongs in each ring to the first point
-        // with hash >= cur; the part above the last point of a ring wraps to its point 0 (or stays on
-        // its last point: grpc-java's).
-        int i = 0;
-        int j = 0;
+        // Sweep the union of boundaries: each ring's line is a run of segments (prev, cur], each the keys
+        // of one point (the first point at or after them, or for HAProxy's the nearer one, or past a last point that
+        // does not wrap that last point (grpc-java's): the ring's
+        // walk says where one point's keys end, PointRing.lineBoundary).
+        Segments sa = new Segments(a);
+        Segments sb = new Segments(b);
         long prev = -1; // exclusive lower end; -1 = start of line
-        while (i < na || j < nb) {
-            long ha = i < na ? Integer.toUnsignedLong(a.pointLineHash(i)) : Long.MAX_VALUE;
-            long hb = j < nb ? Integer.toUnsignedLong(b.pointLineHash(j)) : Long.MAX_VALUE;
-            long cur = Math.min(ha, hb);
-            long len = cur - prev;
-            String ea = endpointA[a.pointBackend(i < na ? i : pastLast(a)) + 1];
-            String eb = endpointB[b.pointBackend(j < nb ? j : pastLast(b)) + 1];
-            moved += account(ea, eb, len, before, after, out, in);
+        while (prev < LAST) {
+            long cur = Math.min(sa.end, sb.end);
+            String ea = endpointA[a.pointBackend(sa.point) + 1];
+            String eb = endpointB[b.pointBackend(sb.point) + 1];
+            moved += account(ea, eb, cur - prev, before, after, out, in);
             prev = cur;
-            if (ha == cur) {
-                i++;
+            if (sa.end == cur) {
+                sa.next();
             }
-            if (hb == cur) {
-                j++;
+            if (sb.end == cur) {
+                sb.next();
             }
-        }
-        // Past both last points up to 2^32 - 1: each wraps to its point 0 (grpc-java's stays on its last).
-        long tail = 0xFFFF_FFFFL - prev;
-        if (tail > 0) {
-            moved += account(
-                    endpointA[a.pointBackend(pastLast(a)) + 1],
-                    endpointB[b.pointBackend(pastLast(b)) + 1],
-                    tail,
-                    before,
-                    after,
-                    out,
-                    in);
         }
         return new RingDiff(moved / LINE, shares(before), shares(after), shares(out), shares(in));
     }
 
-    /** The point a hash past {@code r}'s last point lands on: its first, or its last where the search does not wrap. */
-    private static int pastLast(Ring r) {
-        return r.wraps() ? 0 : r.pointCount() - 1;
+    /** The last position of the 32-bit line. */
+    private static final long LAST = 0xFFFF_FFFFL;
+
+    /**
+     * A ring's line in order as segments, each ending at {@link #end} (inclusive) and holding the keys of
+     * point {@link #point}: where the last point's keys run past the end of the line they wrap to its
+     * start (a head segment), and where they stop before it, point 0's keys fill the tail (the last
+     * point's, in a ring that does not wrap: grpc-java's). O(1) memory.
+     */
+    private static final class Segments {
+        private final Ring ring;
+        private final PointRing walk;
+        private final int n;
+        /** The next segment: -1 the head, 0 to n-1 the points', n the tail. */
+        private int k;
+
+        long end;
+        int point;
+
+        Segments(Ring ring) {
+            this.ring = ring;
+            this.walk = BackendAccess.rings().walk(ring);
+            this.n = ring.pointCount();
+            this.k = boundary(n - 1) > LAST ? -1 : 0;
+            next();
+        }
+
+        /** The unwrapped last position whose keys land on point i. */
+        private long boundary(int i) {
+            long here = Integer.toUnsignedLong(ring.pointLineHash(i));
+            long after = i + 1 < n ? Integer.toUnsignedLong(ring.pointLineHash(i + 1)) : firstHash() + (LAST + 1);
+            return walk.lineBoundary(here, after);
+        }
+
+        private long firstHash() {
+            return Integer.toUnsignedLong(ring.pointLineHash(0));
+        }
+
+        /** Moves to the next segment; past the line's end it stays at the last. */
+        void next() {
+            if (k == -1) {
+                end = boundary(n - 1) - (LAST + 1);
+                point = n - 1;
+            } else if (k < n) {
+                end = Math.min(boundary(k), LAST);
+                point = k;
+            } else {
+                end = LAST;
+                point = ring.wraps() ? 0 : n - 1; // past the last point: the first, or the last (grpc-java's)
+            }
+            k++;
+        }
     }
 
     /**

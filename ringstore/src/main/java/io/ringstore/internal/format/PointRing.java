@@ -26,10 +26,13 @@ import java.lang.foreign.MemorySegment;
  * <p>A key's point is the first stored point at or after the key's hash (wrapping; a 64-bit ring of
  * grpc-java's stays on the last point, {@link #wraps()}); for a view, the
  * first from there whose backend is a member, which is the point the ring keeps at that hash (points of
- * one hash are stored in tie order). Allocation-free and thread-safe; on a corrupt segment every answer
+ * one hash are stored in tie order). A family that lands keys on the nearer of the two points around
+ * the hash (HAProxy's, {@code family.Landing}) reads with {@link Nearest}, picked in {@link #of} as the
+ * width is: the one other place a key's point is decided, and {@link #lineBoundary} the one other
+ * answer that depends on it. Allocation-free and thread-safe; on a corrupt segment every answer
  * is still -1 or a cursor inside the segment, and every backend -1 or inside the backend table.
  */
-public abstract sealed class PointRing permits PointRing.Narrow, PointRing.Wide {
+public abstract sealed class PointRing permits PointRing.Narrow, PointRing.Wide, PointRing.Nearest {
     /**
      * A segment's points as rings read them: shared by every ring of one segment (a version's views and
      * the ring they view), so that they share one search index too.
@@ -170,12 +173,37 @@ public abstract sealed class PointRing permits PointRing.Narrow, PointRing.Wide 
      * @param ties         whether the segment keeps points of equal hashes (ties kept, or a view)
      * @param wraps        whether a hash past the last point lands on the first, else on the last (grpc-java's
      *                     search; read by the 64-bit cursor, every 32-bit ring wraps)
+     * @param nearest      whether a key goes to the nearer of the two points around its hash ({@link Nearest}:
+     *                     HAProxy's family, whose rings are 32-bit and stored as their points, never views)
      */
     public static PointRing of(
-            Points stored, long[] members, int featureMask, int backendCount, boolean ties, boolean wraps) {
+            Points stored,
+            long[] members,
+            int featureMask,
+            int backendCount,
+            boolean ties,
+            boolean wraps,
+            boolean nearest) {
+        if (nearest && stored.low == null && members == null && !ties) {
+            return new Nearest(stored, backendCount);
+        }
         return stored.low == null
                 ? new Narrow(stored, members, featureMask, backendCount, ties)
                 : new Wide(stored, members, featureMask, backendCount, ties, wraps);
+    }
+
+    /**
+     * {@return the last position of the 32-bit line whose keys go to a point at {@code here} rather than
+     * to the next point, at {@code next}: {@code here} itself when keys go to the next point at or after
+     * their hash, the midpoint (rounded down) for {@link Nearest}} Both are unwrapped ({@code here} may be
+     * below 0, {@code next} above 2^32 - 1, {@code here < next}); what each point's share of the line is
+     * counted from.
+     *
+     * @param here a point's place on the line
+     * @param next the next point's
+     */
+    public long lineBoundary(long here, long next) {
+        return here;
     }
 
     /**
@@ -238,6 +266,58 @@ public abstract sealed class PointRing permits PointRing.Narrow, PointRing.Wide 
         @Override
         public boolean wraps() {
             return true;
+        }
+    }
+
+    /**
+     * HAProxy's cursor ({@code chash_get_server_hash}): of the point at or after the hash ({@code next},
+     * the first point past the last wrapping to point 0) and the point stored before it ({@code prev},
+     * the last before point 0), {@code prev} when {@code hash - prev <= next - hash} in 32-bit unsigned
+     * arithmetic, else {@code next}. A ring of one point answers it. Only 32-bit rings stored as their
+     * points (one point a hash) read with it: the family's tie keeps a shared hash, which is then both
+     * the {@code next} of the keys at or before it and the {@code prev} of those after.
+     */
+    static final class Nearest extends PointRing {
+        private Nearest(Points stored, int backendCount) {
+            super(stored, null, 0, backendCount, false);
+        }
+
+        @Override
+        public int cursor(long hash) {
+            int h = (int) hash;
+            int next = search(h);
+            if (next < 0) {
+                return next;
+            }
+            int prev = (next == 0 ? storedCount() : next) - 1;
+            int dp = h - storedHash(prev);
+            int dn = storedHash(next) - h;
+            return Integer.compareUnsigned(dp, dn) <= 0 ? prev : next;
+        }
+
+        @Override
+        public long hash(int p) {
+            return Integer.toUnsignedLong(storedHash(p));
+        }
+
+        @Override
+        public long seed(long hash) {
+            return (int) hash;
+        }
+
+        @Override
+        public boolean isWide() {
+            return false;
+        }
+
+        @Override
+        public boolean wraps() {
+            return true;
+        }
+
+        @Override
+        public long lineBoundary(long here, long next) {
+            return Math.floorDiv(here + next, 2);
         }
     }
 

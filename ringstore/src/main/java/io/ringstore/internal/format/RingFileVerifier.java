@@ -552,7 +552,7 @@ public final class RingFileVerifier {
 
     private int[] pointHashes(PointSource source, int b, int count) {
         long[] hashes = new long[count];
-        source.hashes(backends.get(b), count, hashes);
+        source.hashes(backends, b, count, hashes);
         int shift = source.bits() == 64 ? 32 : 0;
         int[] out = new int[count];
         for (int i = 0; i < count; i++) {
