@@ -252,6 +252,8 @@ class FormatMessagesTest {
                 forge(featured, "fname", b -> b.put(featureAt(b) + FEATURE_NAME_OFFSET + 1, (byte) '!'))
                         .write(),
                 null);
+        open("17", forge(featured, "fname0", b -> b.put(featureAt(b), (byte) 0)).write(), "name length 0");
+        open("17", withoutFeatureTable(featured), "runs past the end");
         open(
                 "19",
                 insertByte(featured, "feature-extra", FEATURE_TABLE_OFFSET_OFFSET + 8, RING_INDEX_OFFSET_OFFSET),
@@ -550,6 +552,16 @@ class FormatMessagesTest {
                 "has no points");
         verify(
                 "9",
+                forge(views, "tie-order", b -> {
+                            b.putInt(point(b, 0, 1) + POINT_HASH_OFFSET, b.getInt(point(b, 0, 0) + POINT_HASH_OFFSET));
+                            b.putShort(
+                                    point(b, 0, 1) + POINT_BACKEND_OFFSET,
+                                    b.getShort(point(b, 0, 0) + POINT_BACKEND_OFFSET));
+                        })
+                        .write(),
+                "tie order");
+        verify(
+                "9",
                 forge(views, "distinct", b -> addInt(b, entry(b, 0) + ENTRY_RING_POINTS_OFFSET, -1))
                         .write(),
                 "distinct hashes, the ring index");
@@ -760,6 +772,26 @@ class FormatMessagesTest {
             addLong(b, field, 1);
         }
         return new Forged(out, b, dir.resolve(name + ".ring")).metadataCrc();
+    }
+
+    /**
+     * {@code base} without its feature table's bytes (featureCount kept, featureTableLength 0), the
+     * padding before the first segment as many bytes longer, so that every segment stays where it was.
+     */
+    private static Path withoutFeatureTable(Path base) throws IOException {
+        byte[] src = Files.readAllBytes(base);
+        ByteBuffer s = ByteBuffer.wrap(src).order(ByteOrder.LITTLE_ENDIAN);
+        int at = (int) s.getLong(FEATURE_TABLE_OFFSET_OFFSET);
+        int length = (int) s.getLong(FEATURE_TABLE_OFFSET_OFFSET + 8);
+        int padding = (int) (s.getLong(RING_INDEX_OFFSET_OFFSET) + s.getLong(RING_INDEX_LENGTH_OFFSET)) + 4;
+        byte[] out = new byte[src.length];
+        System.arraycopy(src, 0, out, 0, at);
+        System.arraycopy(src, at + length, out, at, padding - at - length);
+        System.arraycopy(src, padding, out, padding, src.length - padding);
+        ByteBuffer b = ByteBuffer.wrap(out).order(ByteOrder.LITTLE_ENDIAN);
+        b.putLong(FEATURE_TABLE_OFFSET_OFFSET + 8, 0);
+        addLong(b, RING_INDEX_OFFSET_OFFSET, -length);
+        return new Forged(out, b, dir.resolve("no-features.ring")).metadataCrc();
     }
 
     /** Where backend {@code index}'s record starts (no backend before it has flag health). */
