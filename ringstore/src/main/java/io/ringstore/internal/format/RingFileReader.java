@@ -135,7 +135,12 @@ public final class RingFileReader {
                     "unsupported format version " + version + " (this reader supports " + MIN_SUPPORTED_VERSION + " to "
                             + MAX_SUPPORTED_VERSION + ")");
         }
-        expect(FLAGS_OFFSET, u16(FLAGS_OFFSET), 0, "flags (none are defined in format versions 1 to 3)");
+        expect(
+                FLAGS_OFFSET,
+                u16(FLAGS_OFFSET),
+                0,
+                "flags (none are defined in format versions " + MIN_SUPPORTED_VERSION + " to " + MAX_SUPPORTED_VERSION
+                        + ")");
         expect(HEADER_LENGTH_OFFSET, u32(HEADER_LENGTH_OFFSET), HEADER_LENGTH, "header length");
         long fileLength = f.get(U64, FILE_LENGTH_OFFSET);
         if (fileLength != size) {
