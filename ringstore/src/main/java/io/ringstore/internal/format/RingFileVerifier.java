@@ -20,6 +20,9 @@ import io.ringstore.family.PointSource;
 import io.ringstore.family.RingVersion;
 import io.ringstore.internal.BackendRecord;
 import io.ringstore.internal.FeatureMasks;
+import io.ringstore.internal.PointGenerator;
+import io.ringstore.internal.PointSorter;
+import java.io.InterruptedIOException;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -154,6 +157,22 @@ public final class RingFileVerifier {
      * ring and point as checking ring by ring would.
      */
     public long verify() throws RingFormatException {
+        return verify(false);
+    }
+
+    /**
+     * {@link #verify()}, and with {@code regenerate} check 13 too: every ring that is not a view is
+     * generated again from the backend table and the version's parameters, as the builder generates it
+     * ({@link PointGenerator}: the family's point source, or its legacy one as {@link #sourceOf} tells;
+     * its weight rule over the ring's members; its tie rule), and compared point by point with what the
+     * file stores (hashes, backends, a 64-bit ring's low words), after checks 6, 11 and 12 of the first
+     * ring using a segment and before check 7; for a later ring sharing the segment with other members,
+     * after check 5. A view needs none: its points are its base's, regenerated, and which of them are
+     * its members' is what checks 10 and 12 prove. It costs about what building the file's rings did
+     * (one generation a distinct segment, on the builder's threads).
+     */
+    public long verify(boolean regenerate) throws RingFormatException {
+        PointGenerator generator = regenerate ? new PointGenerator(line -> {}) : null;
         SegmentCheck segmentCheck = new SegmentCheck(backendMasks);
         SegmentCheck.Result[] checks = new SegmentCheck.Result[segmentCount];
         for (StoredRing r : rings) {
@@ -192,6 +211,9 @@ public final class RingFileVerifier {
                     if (r.featureBits() != null) {
                         requireFeatureBitsOfThePoints(r, segmentOffset[s]);
                     }
+                    if (generator != null) {
+                        requireGeneratedPoints(generator, r);
+                    }
                     firstRing[s] = r;
                     checked += r.storedCount();
                 } else if (r.version() != firstRing[s].version()) {
@@ -209,7 +231,13 @@ public final class RingFileVerifier {
                     continue;
                 } else if ((r.featureMask() & ~commonFeatures[s]) != 0) {
                     throw lacksFeatures(r, segmentOffset[s]);
+                } else if (generator != null
+                        && !Arrays.equals(memberSet(r.featureMask()), memberSet(firstRing[s].featureMask()))) {
+                    requireGeneratedPoints(
+                            generator, r); // not in a file as built: its rings share a segment only with their members
                 }
+            } else if (generator != null) {
+                requireGeneratedPoints(generator, r);
             }
             if ((s < 0 ? 0 : distinctBackends[s]) != members[r.featureMask()]) {
                 requireAbsentMembersLostEveryPoint(r);
@@ -612,6 +640,124 @@ public final class RingFileVerifier {
             byBackend[index[m]] = perMember[m];
         }
         return byBackend;
+    }
+
+    /** The backends having every feature of {@code featureMask}: the members of its rings. */
+    private long[] memberSet(int featureMask) {
+        long[] bits = new long[(backendMasks.length + 63) >>> 6];
+        for (int b = 0; b < backendMasks.length; b++) {
+            if ((backendMasks[b] & featureMask) == featureMask) {
+                bits[b >>> 6] |= 1L << b;
+            }
+        }
+        return bits;
+    }
+
+    /**
+     * Check 13: {@code r}'s points (not a view) are the ones its version generates from the backend
+     * table: its members' points by the family's weight rule, from its point source ({@link #sourceOf}),
+     * sorted with ties settled by its tie rule, stored as {@code r}'s storage keeps them (one point a
+     * hash, or equal hashes of different backends in tie order; a 64-bit ring's low words after). Names
+     * the first point that differs, at its byte offset.
+     */
+    private void requireGeneratedPoints(PointGenerator generator, StoredRing r) throws RingFormatException {
+        RingVersion version = versions.get(r.version());
+        long[] given = memberPoints(r.version(), r.featureMask());
+        int[] points = new int[given.length];
+        long total = 0;
+        for (int b = 0; b < given.length; b++) {
+            total += given[b];
+            if (given[b] > RingFileDescriptor.MAX_POINTS_PER_RING || total > RingFileDescriptor.MAX_POINTS_PER_RING) {
+                throw new RingFormatException(
+                        path,
+                        indexEntry(r) + ENTRY_POINT_MULTIPLE_OFFSET,
+                        "ring " + r.name() + ": " + version.name() + " gives its members more points than a ring"
+                                + " can hold (" + RingFileDescriptor.MAX_POINTS_PER_RING + ")");
+            }
+            points[b] = (int) given[b];
+        }
+        PointGenerator.Sorted sorted;
+        try {
+            PointSource source = r.segment() < 0 ? version.points() : sourceOf(r);
+            sorted = generator.generateSorted(new PointGenerator.Members(
+                    source.source(backends), version.family().ties().ranks(backends), points));
+        } catch (InterruptedIOException e) {
+            Thread.currentThread().interrupt();
+            throw new RingFormatException(path, -1, "interrupted while generating the points of ring " + r.name());
+        }
+        version.family().ties().settle(sorted, backends);
+        long[] a = sorted.points();
+        int n = sorted.count();
+        boolean ties = keepsTies(r.storage());
+        long segment = r.segment() < 0 ? -1 : segmentOffset[r.segment()];
+        int stored = r.storedCount();
+        int p = 0;
+        for (int i = 0; i < n; i++) {
+            if (i > 0
+                    && PointSorter.hash(a[i]) == PointSorter.hash(a[i - 1])
+                    && (!ties || PointSorter.backend(a[i]) == PointSorter.backend(a[i - 1]))) {
+                continue; // not stored, as the writer leaves it out
+            }
+            int hash = PointSorter.hash(a[i]);
+            int backend = PointSorter.backend(a[i]);
+            if (p == stored) {
+                throw new RingFormatException(
+                        path,
+                        r.segment() < 0
+                                ? indexEntry(r) + ENTRY_SEGMENT_OFFSET_OFFSET
+                                : segment + (long) p * POINT_LENGTH,
+                        "ring " + r.name() + ": has " + stored + " points, but " + version.name()
+                                + " generates more from the backend table: its point " + p + " is "
+                                + pointText(hash, sorted.low() == null ? null : sorted.low()[i], backend)
+                                + " (points dropped?)");
+            }
+            int foundHash = r.storedHash(p);
+            int foundBackend = Short.toUnsignedInt(r.points().get(U16, (long) p * POINT_LENGTH + POINT_BACKEND_OFFSET));
+            Integer low = sorted.low() == null ? null : sorted.low()[i];
+            Integer foundLow =
+                    r.lowWords() == null ? null : r.lowWords().get(U32, (long) p * RingFileDescriptor.LOW_WORD_LENGTH);
+            if (foundHash != hash || foundBackend != backend || !java.util.Objects.equals(low, foundLow)) {
+                long at = segment
+                        + (long) p * POINT_LENGTH
+                        + (foundHash != hash ? POINT_HASH_OFFSET : foundBackend != backend ? POINT_BACKEND_OFFSET : 0);
+                if (foundHash == hash && foundBackend == backend) {
+                    at = segment + (long) stored * POINT_LENGTH + (long) p * RingFileDescriptor.LOW_WORD_LENGTH;
+                }
+                throw new RingFormatException(
+                        path,
+                        at,
+                        "ring " + r.name() + ": point " + p + " is " + pointText(foundHash, foundLow, foundBackend)
+                                + ", " + version.name() + " generates " + pointText(hash, low, backend)
+                                + " from the backend table (points changed, or not generated from these backends?)");
+            }
+            p++;
+        }
+        if (p < stored) {
+            throw new RingFormatException(
+                    path,
+                    segment + (long) p * POINT_LENGTH,
+                    "ring " + r.name() + ": point " + p + " is "
+                            + pointText(
+                                    r.storedHash(p),
+                                    r.lowWords() == null
+                                            ? null
+                                            : r.lowWords().get(U32, (long) p * RingFileDescriptor.LOW_WORD_LENGTH),
+                                    Short.toUnsignedInt(
+                                            r.points().get(U16, (long) p * POINT_LENGTH + POINT_BACKEND_OFFSET)))
+                            + ", but " + version.name() + " generates only " + p
+                            + " points from the backend table (points added?)");
+        }
+    }
+
+    /** A point as messages print it: {@code hash H backend B (X)}, a 64-bit hash with its low word. */
+    private String pointText(int hash, Integer low, int backend) {
+        String h = low == null
+                ? Integer.toUnsignedString(hash)
+                : Long.toUnsignedString((long) hash << 32 | Integer.toUnsignedLong(low));
+        return "hash " + h + " backend " + backend
+                + (backend < backends.size()
+                        ? " (" + backends.get(backend).address().text() + ")"
+                        : "");
     }
 
     /** Where {@code r}'s ring index entry starts: the index ends at the metadata end. */
