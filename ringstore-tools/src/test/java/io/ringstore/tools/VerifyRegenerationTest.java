@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.ringstore.Ring;
+import io.ringstore.RingFileLayout;
 import io.ringstore.RingStore;
 import io.ringstore.family.Families;
 import io.ringstore.family.RingFamily;
@@ -94,7 +95,7 @@ class VerifyRegenerationTest {
         assertEquals(2, rings.size(), "the fleet gives two rings with points: " + rings);
         int mutations = 0;
         for (Stored s : rings) {
-            mutations += changedHash(family, bytes, s);
+            mutations += changedHash(family.name(), bytes, s);
             mutations += swappedBackends(family, bytes, s);
             mutations += droppedMember(family, bytes, s);
             if (s.wide()) {
@@ -105,10 +106,45 @@ class VerifyRegenerationTest {
         assertEquals(family.pointBits() == 64 ? 10 : 6, mutations);
     }
 
+    /**
+     * A family whose feature rings can be views ({@code --views all}): the ring of all backends, stored
+     * with ties and feature bits, is what the views read; a hash changed in it is named too.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("families")
+    void aChangedPointOfTheRingViewsReadIsNamed(RingFamily family) throws Exception {
+        if (!family.viewable()) {
+            return; // its rings are stored as their points: the builder makes no view of them, the reader refuses one
+        }
+        Path conf = dir.resolve(family.name() + "-views.conf");
+        Files.writeString(conf, FLEET);
+        Path good = dir.resolve(family.name() + "-views.ring");
+        CliRun.build(conf, good, "--algorithm", family.name(), "--views", "all", "--quiet")
+                .assertOk();
+        run("verify", good.toString()).assertOk();
+        Stored base;
+        try (RingStore store = RingStore.open(good)) {
+            Ring all = store.rings().get(0);
+            assertEquals(
+                    RingFileLayout.Storage.POINTS_WITH_TIES_AND_FEATURE_BITS,
+                    store.layout().storage(all));
+            assertEquals(
+                    RingFileLayout.Storage.VIEW,
+                    store.layout().storage(store.rings().get(1)));
+            base = new Stored(
+                    0,
+                    all.toString(),
+                    store.layout().segmentOf(all).offset(),
+                    store.layout().segmentOf(all).pointCount(),
+                    false);
+        }
+        assertEquals(1, changedHash(family.name() + "-views", Files.readAllBytes(good), base));
+    }
+
     private record RingFileLayoutView(long offset, int points) {}
 
     /** Point p's hash one more (still below the next point's): named at its hash field. */
-    private static int changedHash(RingFamily family, byte[] bytes, Stored s) throws Exception {
+    private static int changedHash(String name, byte[] bytes, Stored s) throws Exception {
         ByteBuffer b = le(bytes);
         for (int p = s.points() / 3; p < s.points() - 1; p++) {
             int hash = b.getInt((int) s.pointAt(p));
@@ -117,7 +153,7 @@ class VerifyRegenerationTest {
             }
             Path bad = RingPatch.of(bytes)
                     .pointHash(s.ring(), p, hash + 1)
-                    .write(dir.resolve(family.name() + "-hash-" + s.ring() + ".ring"));
+                    .write(dir.resolve(name + "-hash-" + s.ring() + ".ring"));
             String line = run("verify", bad.toString()).assertError(Main.FAILED, "verify");
             if (line.contains("but not its first")) {
                 continue; // check 6 saw it first: the point was a backend's first; take another
