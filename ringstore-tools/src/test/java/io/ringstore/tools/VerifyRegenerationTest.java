@@ -141,6 +141,51 @@ class VerifyRegenerationTest {
         assertEquals(1, changedHash(family.name() + "-views", Files.readAllBytes(good), base));
     }
 
+    /**
+     * A 64-bit ring large enough that two of its points share a high word (262,144 points: about 8
+     * pairs expected) passes: such points are two, told apart by their low words, never one.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("families")
+    void sixtyFourBitPointsSharingAHighWordPass(RingFamily family) throws Exception {
+        if (family.pointBits() != 64) {
+            return;
+        }
+        Path conf = dir.resolve(family.name() + "-wide.conf");
+        Files.writeString(conf, FLEET);
+        Path ring = dir.resolve(family.name() + "-wide.ring");
+        String size = "262144";
+        CliRun built = run(
+                "build",
+                conf.toString(),
+                "-o",
+                ring.toString(),
+                "--algorithm",
+                family.name() + ":" + size + ":" + size);
+        if (built.exit() != 0) {
+            assertTrue(built.stderr().contains("4096"), built.stderr()); // gRPC's cap: too few points for a shared word
+            return;
+        }
+        byte[] bytes = Files.readAllBytes(ring);
+        Stored s;
+        try (RingStore store = RingStore.open(ring)) {
+            Ring all = store.rings().get(0);
+            s = new Stored(
+                    0,
+                    all.toString(),
+                    store.layout().segmentOf(all).offset(),
+                    store.layout().segmentOf(all).pointCount(),
+                    true);
+        }
+        ByteBuffer b = le(bytes);
+        int shared = 0;
+        for (int p = 1; p < s.points(); p++) {
+            shared += b.getInt((int) s.pointAt(p)) == b.getInt((int) s.pointAt(p - 1)) ? 1 : 0;
+        }
+        assertTrue(shared > 0, "the ring has points sharing a high word");
+        run("verify", ring.toString()).assertOk();
+    }
+
     private record RingFileLayoutView(long offset, int points) {}
 
     /** Point p's hash one more (still below the next point's): named at its hash field. */

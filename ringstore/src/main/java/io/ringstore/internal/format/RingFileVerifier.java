@@ -6,6 +6,7 @@ import static io.ringstore.internal.format.RingFileDescriptor.ENTRY_RING_POINTS_
 import static io.ringstore.internal.format.RingFileDescriptor.ENTRY_SEGMENT_OFFSET_OFFSET;
 import static io.ringstore.internal.format.RingFileDescriptor.FEATURE_BITS_BLOCK_POINTS;
 import static io.ringstore.internal.format.RingFileDescriptor.FEATURE_BITS_WORD_LENGTH;
+import static io.ringstore.internal.format.RingFileDescriptor.LOW_WORD_LENGTH;
 import static io.ringstore.internal.format.RingFileDescriptor.POINT_BACKEND_OFFSET;
 import static io.ringstore.internal.format.RingFileDescriptor.POINT_HASH_OFFSET;
 import static io.ringstore.internal.format.RingFileDescriptor.POINT_LENGTH;
@@ -689,17 +690,20 @@ public final class RingFileVerifier {
         long[] a = sorted.points();
         int n = sorted.count();
         boolean ties = keepsTies(r.storage());
+        boolean wide = sorted.low() != null; // a 64-bit ring's points are one a hash already, low words beside
         long segment = r.segment() < 0 ? -1 : segmentOffset[r.segment()];
         int stored = r.storedCount();
         int p = 0;
         for (int i = 0; i < n; i++) {
             if (i > 0
+                    && !wide // equal high words of a 64-bit ring are different points
                     && PointSorter.hash(a[i]) == PointSorter.hash(a[i - 1])
                     && (!ties || PointSorter.backend(a[i]) == PointSorter.backend(a[i - 1]))) {
                 continue; // not stored, as the writer leaves it out
             }
             int hash = PointSorter.hash(a[i]);
             int backend = PointSorter.backend(a[i]);
+            int low = wide ? sorted.low()[i] : 0;
             if (p == stored) {
                 throw new RingFormatException(
                         path,
@@ -708,26 +712,23 @@ public final class RingFileVerifier {
                                 : segment + (long) p * POINT_LENGTH,
                         "ring " + r.name() + ": has " + stored + " points, but " + version.name()
                                 + " generates more from the backend table: its point " + p + " is "
-                                + pointText(hash, sorted.low() == null ? null : sorted.low()[i], backend)
-                                + " (points dropped?)");
+                                + pointText(hash, wide, low, backend) + " (points dropped?)");
             }
             int foundHash = r.storedHash(p);
-            int foundBackend = Short.toUnsignedInt(r.points().get(U16, (long) p * POINT_LENGTH + POINT_BACKEND_OFFSET));
-            Integer low = sorted.low() == null ? null : sorted.low()[i];
-            Integer foundLow =
-                    r.lowWords() == null ? null : r.lowWords().get(U32, (long) p * RingFileDescriptor.LOW_WORD_LENGTH);
-            if (foundHash != hash || foundBackend != backend || !java.util.Objects.equals(low, foundLow)) {
-                long at = segment
-                        + (long) p * POINT_LENGTH
-                        + (foundHash != hash ? POINT_HASH_OFFSET : foundBackend != backend ? POINT_BACKEND_OFFSET : 0);
-                if (foundHash == hash && foundBackend == backend) {
-                    at = segment + (long) stored * POINT_LENGTH + (long) p * RingFileDescriptor.LOW_WORD_LENGTH;
-                }
+            int foundBackend = storedBackendField(r, p);
+            int foundLow = wide ? storedLowWord(r, p) : 0;
+            if (foundHash != hash || foundBackend != backend || foundLow != low) {
+                long at = foundHash != hash
+                        ? segment + (long) p * POINT_LENGTH + POINT_HASH_OFFSET
+                        : foundBackend != backend
+                                ? segment + (long) p * POINT_LENGTH + POINT_BACKEND_OFFSET
+                                : segment + (long) stored * POINT_LENGTH + (long) p * LOW_WORD_LENGTH;
                 throw new RingFormatException(
                         path,
                         at,
-                        "ring " + r.name() + ": point " + p + " is " + pointText(foundHash, foundLow, foundBackend)
-                                + ", " + version.name() + " generates " + pointText(hash, low, backend)
+                        "ring " + r.name() + ": point " + p + " is "
+                                + pointText(foundHash, wide, foundLow, foundBackend)
+                                + ", " + version.name() + " generates " + pointText(hash, wide, low, backend)
                                 + " from the backend table (points changed, or not generated from these backends?)");
             }
             p++;
@@ -737,23 +738,27 @@ public final class RingFileVerifier {
                     path,
                     segment + (long) p * POINT_LENGTH,
                     "ring " + r.name() + ": point " + p + " is "
-                            + pointText(
-                                    r.storedHash(p),
-                                    r.lowWords() == null
-                                            ? null
-                                            : r.lowWords().get(U32, (long) p * RingFileDescriptor.LOW_WORD_LENGTH),
-                                    Short.toUnsignedInt(
-                                            r.points().get(U16, (long) p * POINT_LENGTH + POINT_BACKEND_OFFSET)))
+                            + pointText(r.storedHash(p), wide, wide ? storedLowWord(r, p) : 0, storedBackendField(r, p))
                             + ", but " + version.name() + " generates only " + p
                             + " points from the backend table (points added?)");
         }
     }
 
-    /** A point as messages print it: {@code hash H backend B (X)}, a 64-bit hash with its low word. */
-    private String pointText(int hash, Integer low, int backend) {
-        String h = low == null
-                ? Integer.toUnsignedString(hash)
-                : Long.toUnsignedString((long) hash << 32 | Integer.toUnsignedLong(low));
+    /** The backend field of {@code r}'s stored point {@code p}, as stored. */
+    private static int storedBackendField(StoredRing r, int p) {
+        return Short.toUnsignedInt(r.points().get(U16, (long) p * POINT_LENGTH + POINT_BACKEND_OFFSET));
+    }
+
+    /** The low word of a 64-bit ring's stored point {@code p}. */
+    private static int storedLowWord(StoredRing r, int p) {
+        return r.lowWords().get(U32, (long) p * LOW_WORD_LENGTH);
+    }
+
+    /** A point as messages print it: {@code hash H backend B (X)}, a 64-bit ring's hash on 64 bits. */
+    private String pointText(int hash, boolean wide, int low, int backend) {
+        String h = wide
+                ? Long.toUnsignedString((long) hash << 32 | Integer.toUnsignedLong(low))
+                : Integer.toUnsignedString(hash);
         return "hash " + h + " backend " + backend
                 + (backend < backends.size()
                         ? " (" + backends.get(backend).address().text() + ")"
