@@ -409,6 +409,27 @@ public final class RingStore implements AutoCloseable {
         }
     }
 
+    /**
+     * {@link #verify()}, and then some: every ring's points are generated again from the file's backend
+     * table and versions, as the builder generates them, and compared point by point with the stored
+     * ones (FORMAT.md, check 13 of {@code verify}): a point whose hash, backend or 64-bit low word was
+     * changed, or a backend's points dropped, is named even when every checksum was fixed up. It costs
+     * about what building the rings did (one generation a distinct segment), so {@link #open} and the
+     * routers' reloads do not run it; {@code ringstore verify} does.
+     *
+     * @return the points checked: each distinct segment's once ({@link RingFileLayout#distinctPointCount()})
+     * @throws RingFileException naming the first problem and its byte offset
+     */
+    public long verifyDeep() throws RingFileException {
+        try {
+            return new RingFileVerifier(path, file, parsed).verify(true);
+        } catch (RingFormatException e) {
+            throw exposed(e);
+        } catch (InternalError e) {
+            throw shrunk(path, e);
+        }
+    }
+
     /** The public exception for what the format's floor found: the same path, offset and reason. */
     private static RingFileException exposed(RingFormatException e) {
         return new RingFileException(e.problem(), null);

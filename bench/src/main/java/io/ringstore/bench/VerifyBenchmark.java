@@ -34,6 +34,8 @@ import org.openjdk.jmh.annotations.Warmup;
  *   <li>{@code verifyFirst}: verify on a store opened just before (not timed), so the pages are faulted
  *       into the mapping as verify reads them: what the CLI's {@code verify} does;
  *   <li>{@code verifyAgain}: verify on a store whose pages are mapped already;
+ *   <li>{@code verifyDeepAgain}: {@link RingStore#verifyDeep()} (what {@code ringstore verify} runs since
+ *       issue 31: verify and every ring's points generated again, check 13) on the same store;
  *   <li>{@code segmentCheck}: the per-segment kernel alone ({@link SegmentCheck#check}, where verify spends
  *       nearly all its time) on a mapping of the file, with {@code threads} threads a segment.
  * </ul>
@@ -158,6 +160,12 @@ public class VerifyBenchmark {
     @Benchmark
     public void verifyAgain(Data data, Bytes counted) throws Exception {
         data.check(data.store.verify());
+        counted.bytes += data.segmentBytes;
+    }
+
+    @Benchmark
+    public void verifyDeepAgain(Data data, Bytes counted) throws Exception {
+        data.check(data.store.verifyDeep());
         counted.bytes += data.segmentBytes;
     }
 

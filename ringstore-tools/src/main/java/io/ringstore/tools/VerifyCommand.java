@@ -15,7 +15,8 @@ final class VerifyCommand extends Command {
 
     @Override
     String description() {
-        return "Checks a ring file: structure, every checksum, point order and membership.\n"
+        return "Checks a ring file: structure, every checksum, point order and membership, and\n"
+                + "every ring's points against those its version generates from the backend table.\n"
                 + "Exit 0 when all hold; otherwise one line saying what and at which byte, and exit 1.";
     }
 
@@ -68,7 +69,8 @@ final class VerifyCommand extends Command {
             throw new UsageException(args.positional.isEmpty() ? "missing RINGFILE" : "expected one RINGFILE");
         }
         try (RingStore store = RingStore.open(args.file(0))) {
-            long points = store.verify(); // each distinct segment's points once, as build counts them
+            // Each distinct segment's points once, as build counts them; every ring's points generated again.
+            long points = store.verifyDeep();
             print(
                     new Verified(
                             store.path(),

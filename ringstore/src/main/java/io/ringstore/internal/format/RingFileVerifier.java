@@ -6,6 +6,7 @@ import static io.ringstore.internal.format.RingFileDescriptor.ENTRY_RING_POINTS_
 import static io.ringstore.internal.format.RingFileDescriptor.ENTRY_SEGMENT_OFFSET_OFFSET;
 import static io.ringstore.internal.format.RingFileDescriptor.FEATURE_BITS_BLOCK_POINTS;
 import static io.ringstore.internal.format.RingFileDescriptor.FEATURE_BITS_WORD_LENGTH;
+import static io.ringstore.internal.format.RingFileDescriptor.LOW_WORD_LENGTH;
 import static io.ringstore.internal.format.RingFileDescriptor.POINT_BACKEND_OFFSET;
 import static io.ringstore.internal.format.RingFileDescriptor.POINT_HASH_OFFSET;
 import static io.ringstore.internal.format.RingFileDescriptor.POINT_LENGTH;
@@ -20,6 +21,9 @@ import io.ringstore.family.PointSource;
 import io.ringstore.family.RingVersion;
 import io.ringstore.internal.BackendRecord;
 import io.ringstore.internal.FeatureMasks;
+import io.ringstore.internal.PointGenerator;
+import io.ringstore.internal.PointSorter;
+import java.io.InterruptedIOException;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -154,6 +158,24 @@ public final class RingFileVerifier {
      * ring and point as checking ring by ring would.
      */
     public long verify() throws RingFormatException {
+        return verify(false);
+    }
+
+    /**
+     * {@link #verify()}, and with {@code regenerate} check 13 too: every ring that is not a view is
+     * generated again from the backend table and the version's parameters, as the builder generates it
+     * ({@link PointGenerator}: the family's point source, or its legacy one as {@link #sourceOf} tells;
+     * its weight rule over the ring's members; its tie rule), and compared point by point with what the
+     * file stores (hashes, backends, a 64-bit ring's low words), after checks 6, 11 and 12 of the first
+     * ring using a segment and before check 7; for a later ring sharing the segment with other members,
+     * after check 5. A view needs none: its points are its base's, regenerated, and which of them are
+     * its members' is what checks 10 and 12 prove. It costs about what building the file's rings did
+     * (one generation a distinct segment, on the builder's threads). Checks 6 and 11 hold of every
+     * ring that passes 13, so they run only for one that fails it: the first failure reported is the
+     * same, and a large ring's check 11 (its chains) is not paid on top of its generation.
+     */
+    public long verify(boolean regenerate) throws RingFormatException {
+        PointGenerator generator = regenerate ? new PointGenerator(line -> {}) : null;
         SegmentCheck segmentCheck = new SegmentCheck(backendMasks);
         SegmentCheck.Result[] checks = new SegmentCheck.Result[segmentCount];
         for (StoredRing r : rings) {
@@ -187,10 +209,19 @@ public final class RingFileVerifier {
                 if (firstRing[s] == null) {
                     commonFeatures[s] = scan(r, segmentOffset[s], s, checks[s], distinctBackends, seen);
                     long[] given = memberPoints(r.version(), r.featureMask());
-                    requireChainsStartInRing(r, seen, distinctBackends[s], given);
-                    requirePointCountsOfTheVersion(r, given, checks[s].pointCounts());
+                    // Checks 6 and 11 hold of every ring that passes 13, so with 13 they run only when it
+                    // fails, to report what they would have reported first: at 204.8 M points check 11's
+                    // chains cost twice what generating the ring does.
+                    RingFormatException generated = generator == null ? null : generatedPointsProblem(generator, r);
+                    if (generator == null || generated != null) {
+                        requireChainsStartInRing(r, seen, distinctBackends[s], given);
+                        requirePointCountsOfTheVersion(r, given, checks[s].pointCounts());
+                    }
                     if (r.featureBits() != null) {
                         requireFeatureBitsOfThePoints(r, segmentOffset[s]);
+                    }
+                    if (generated != null) {
+                        throw generated;
                     }
                     firstRing[s] = r;
                     checked += r.storedCount();
@@ -209,9 +240,22 @@ public final class RingFileVerifier {
                     continue;
                 } else if ((r.featureMask() & ~commonFeatures[s]) != 0) {
                     throw lacksFeatures(r, segmentOffset[s]);
+                } else if (generator != null
+                        && !Arrays.equals(memberSet(r.featureMask()), memberSet(firstRing[s].featureMask()))) {
+                    requireGeneratedPoints(
+                            generator, r); // not in a file as built: its rings share a segment only with their members
                 }
+            } else {
+                // An empty ring: check 7 (its members lost every point), then 13, in the documented order.
+                if (members[r.featureMask()] != 0) {
+                    requireAbsentMembersLostEveryPoint(r);
+                }
+                if (generator != null) {
+                    requireGeneratedPoints(generator, r);
+                }
+                continue;
             }
-            if ((s < 0 ? 0 : distinctBackends[s]) != members[r.featureMask()]) {
+            if (distinctBackends[s] != members[r.featureMask()]) {
                 requireAbsentMembersLostEveryPoint(r);
             }
         }
@@ -612,6 +656,137 @@ public final class RingFileVerifier {
             byBackend[index[m]] = perMember[m];
         }
         return byBackend;
+    }
+
+    /** The backends having every feature of {@code featureMask}: the members of its rings. */
+    private long[] memberSet(int featureMask) {
+        long[] bits = new long[(backendMasks.length + 63) >>> 6];
+        for (int b = 0; b < backendMasks.length; b++) {
+            if ((backendMasks[b] & featureMask) == featureMask) {
+                bits[b >>> 6] |= 1L << b;
+            }
+        }
+        return bits;
+    }
+
+    /**
+     * Check 13: {@code r}'s points (not a view) are the ones its version generates from the backend
+     * table: its members' points by the family's weight rule, from its point source ({@link #sourceOf}),
+     * sorted with ties settled by its tie rule, stored as {@code r}'s storage keeps them (one point a
+     * hash, or equal hashes of different backends in tie order; a 64-bit ring's low words after). Names
+     * the first point that differs, at its byte offset.
+     */
+    private void requireGeneratedPoints(PointGenerator generator, StoredRing r) throws RingFormatException {
+        RingFormatException problem = generatedPointsProblem(generator, r);
+        if (problem != null) {
+            throw problem;
+        }
+    }
+
+    /** {@link #requireGeneratedPoints}'s failure, or null when the points are as generated. */
+    private RingFormatException generatedPointsProblem(PointGenerator generator, StoredRing r) {
+        RingVersion version = versions.get(r.version());
+        long[] given = memberPoints(r.version(), r.featureMask());
+        int[] points = new int[given.length];
+        long total = 0;
+        for (int b = 0; b < given.length; b++) {
+            total += given[b];
+            if (given[b] > RingFileDescriptor.MAX_POINTS_PER_RING || total > RingFileDescriptor.MAX_POINTS_PER_RING) {
+                return new RingFormatException(
+                        path,
+                        indexEntry(r) + ENTRY_POINT_MULTIPLE_OFFSET,
+                        "ring " + r.name() + ": " + version.name() + " gives its members more points than a ring"
+                                + " can hold (" + RingFileDescriptor.MAX_POINTS_PER_RING + ")");
+            }
+            points[b] = (int) given[b];
+        }
+        PointGenerator.Sorted sorted;
+        try {
+            PointSource source = r.segment() < 0 ? version.points() : sourceOf(r);
+            sorted = generator.generateSorted(new PointGenerator.Members(
+                    source.source(backends), version.family().ties().ranks(backends), points));
+        } catch (InterruptedIOException e) {
+            Thread.currentThread().interrupt();
+            return new RingFormatException(path, -1, "interrupted while generating the points of ring " + r.name());
+        }
+        version.family().ties().settle(sorted, backends);
+        long[] a = sorted.points();
+        int n = sorted.count();
+        boolean ties = keepsTies(r.storage());
+        boolean wide = sorted.low() != null; // a 64-bit ring's points are one a hash already, low words beside
+        long segment = r.segment() < 0 ? -1 : segmentOffset[r.segment()];
+        int stored = r.storedCount();
+        int p = 0;
+        for (int i = 0; i < n; i++) {
+            if (i > 0
+                    && !wide // equal high words of a 64-bit ring are different points
+                    && PointSorter.hash(a[i]) == PointSorter.hash(a[i - 1])
+                    && (!ties || PointSorter.backend(a[i]) == PointSorter.backend(a[i - 1]))) {
+                continue; // not stored, as the writer leaves it out
+            }
+            int hash = PointSorter.hash(a[i]);
+            int backend = PointSorter.backend(a[i]);
+            int low = wide ? sorted.low()[i] : 0;
+            if (p == stored) {
+                return new RingFormatException(
+                        path,
+                        r.segment() < 0
+                                ? indexEntry(r) + ENTRY_SEGMENT_OFFSET_OFFSET
+                                : segment + (long) p * POINT_LENGTH,
+                        "ring " + r.name() + ": has " + stored + " points, but " + version.name()
+                                + " generates more from the backend table: its point " + p + " is "
+                                + pointText(hash, wide, low, backend) + " (points dropped?)");
+            }
+            int foundHash = r.storedHash(p);
+            int foundBackend = storedBackendField(r, p);
+            int foundLow = wide ? storedLowWord(r, p) : 0;
+            if (foundHash != hash || foundBackend != backend || foundLow != low) {
+                long at = foundHash != hash
+                        ? segment + (long) p * POINT_LENGTH + POINT_HASH_OFFSET
+                        : foundBackend != backend
+                                ? segment + (long) p * POINT_LENGTH + POINT_BACKEND_OFFSET
+                                : segment + (long) stored * POINT_LENGTH + (long) p * LOW_WORD_LENGTH;
+                return new RingFormatException(
+                        path,
+                        at,
+                        "ring " + r.name() + ": point " + p + " is "
+                                + pointText(foundHash, wide, foundLow, foundBackend)
+                                + ", " + version.name() + " generates " + pointText(hash, wide, low, backend)
+                                + " from the backend table (points changed, or not generated from these backends?)");
+            }
+            p++;
+        }
+        if (p < stored) {
+            return new RingFormatException(
+                    path,
+                    segment + (long) p * POINT_LENGTH,
+                    "ring " + r.name() + ": point " + p + " is "
+                            + pointText(r.storedHash(p), wide, wide ? storedLowWord(r, p) : 0, storedBackendField(r, p))
+                            + ", but " + version.name() + " generates only " + p
+                            + " points from the backend table (points added?)");
+        }
+        return null;
+    }
+
+    /** The backend field of {@code r}'s stored point {@code p}, as stored. */
+    private static int storedBackendField(StoredRing r, int p) {
+        return Short.toUnsignedInt(r.points().get(U16, (long) p * POINT_LENGTH + POINT_BACKEND_OFFSET));
+    }
+
+    /** The low word of a 64-bit ring's stored point {@code p}. */
+    private static int storedLowWord(StoredRing r, int p) {
+        return r.lowWords().get(U32, (long) p * LOW_WORD_LENGTH);
+    }
+
+    /** A point as messages print it: {@code hash H backend B (X)}, a 64-bit ring's hash on 64 bits. */
+    private String pointText(int hash, boolean wide, int low, int backend) {
+        String h = wide
+                ? Long.toUnsignedString((long) hash << 32 | Integer.toUnsignedLong(low))
+                : Integer.toUnsignedString(hash);
+        return "hash " + h + " backend " + backend
+                + (backend < backends.size()
+                        ? " (" + backends.get(backend).address().text() + ")"
+                        : "");
     }
 
     /** Where {@code r}'s ring index entry starts: the index ends at the metadata end. */
