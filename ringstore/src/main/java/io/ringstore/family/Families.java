@@ -361,6 +361,7 @@ public final class Families {
                 WeightRule.perMember(LIBMEMCACHED_UNWEIGHTED_POINTS).ejectingDown(),
                 TieRule.FIRST_LISTED,
                 Failover.WALK,
+                Landing.NEXT,
                 Addresses.NO_SCOPE,
                 Addresses.ENDPOINT);
     }

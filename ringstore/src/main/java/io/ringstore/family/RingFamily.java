@@ -50,7 +50,7 @@ public final class RingFamily {
         PointSource of(int[] parameters);
     }
 
-    /** A row of the table whose points do not depend on the version's parameters. */
+    /** A row of the table whose points do not depend on the version's parameters and whose keys land on the next point. */
     RingFamily(
             String name,
             String writtenName,
@@ -75,12 +75,14 @@ public final class RingFamily {
                 weights,
                 ties,
                 failover,
+                Landing.NEXT,
                 addressRule,
                 answer);
     }
 
     /**
-     * A row of the table.
+     * A row of the table: its keys land by {@code landing} ({@link Landing#NEAREST}: HAProxy's; the
+     * others' on the next point), its points may depend on the version's parameters.
      *
      * @param name        the family's name ({@code nginx})
      * @param writtenName the name its versions are written with ({@code v1}; the name but for nginx and
@@ -88,36 +90,6 @@ public final class RingFamily {
      * @param code        the ring index byte, 1 to 255
      * @param defaultPort the port of a backend written without one
      */
-    RingFamily(
-            String name,
-            String writtenName,
-            int code,
-            int defaultPort,
-            Parameters parameters,
-            KeyHashChoice keyHash,
-            PointChoice points,
-            WeightRule weights,
-            TieRule ties,
-            Failover failover,
-            Addresses.Rule addressRule,
-            Addresses.Answer answer) {
-        this(
-                name,
-                writtenName,
-                code,
-                defaultPort,
-                parameters,
-                keyHash,
-                points,
-                weights,
-                ties,
-                failover,
-                Landing.NEXT,
-                addressRule,
-                answer);
-    }
-
-    /** A row whose keys land by {@code landing} ({@link Landing#NEAREST}: HAProxy's); the others land on the next point. */
     RingFamily(
             String name,
             String writtenName,

@@ -32,7 +32,7 @@ import java.lang.foreign.MemorySegment;
  * answer that depends on it. Allocation-free and thread-safe; on a corrupt segment every answer
  * is still -1 or a cursor inside the segment, and every backend -1 or inside the backend table.
  */
-public abstract sealed class PointRing permits PointRing.Narrow, PointRing.Wide, PointRing.Nearest {
+public abstract sealed class PointRing permits PointRing.Narrow, PointRing.Wide {
     /**
      * A segment's points as rings read them: shared by every ring of one segment (a version's views and
      * the ring they view), so that they share one search index too.
@@ -238,7 +238,7 @@ public abstract sealed class PointRing permits PointRing.Narrow, PointRing.Wide,
     public abstract boolean wraps();
 
     /** The 32-bit cursor: a 6-byte point's word is its whole hash. */
-    static final class Narrow extends PointRing {
+    static sealed class Narrow extends PointRing permits Nearest {
         private Narrow(Points stored, long[] members, int featureMask, int backendCount, boolean ties) {
             super(stored, members, featureMask, backendCount, ties);
         }
@@ -277,7 +277,7 @@ public abstract sealed class PointRing permits PointRing.Narrow, PointRing.Wide,
      * points (one point a hash) read with it: the family's tie keeps a shared hash, which is then both
      * the {@code next} of the keys at or before it and the {@code prev} of those after.
      */
-    static final class Nearest extends PointRing {
+    static final class Nearest extends Narrow {
         private Nearest(Points stored, int backendCount) {
             super(stored, null, 0, backendCount, false);
         }
@@ -293,26 +293,6 @@ public abstract sealed class PointRing permits PointRing.Narrow, PointRing.Wide,
             int dp = h - storedHash(prev);
             int dn = storedHash(next) - h;
             return Integer.compareUnsigned(dp, dn) <= 0 ? prev : next;
-        }
-
-        @Override
-        public long hash(int p) {
-            return Integer.toUnsignedLong(storedHash(p));
-        }
-
-        @Override
-        public long seed(long hash) {
-            return (int) hash;
-        }
-
-        @Override
-        public boolean isWide() {
-            return false;
-        }
-
-        @Override
-        public boolean wraps() {
-            return true;
         }
 
         @Override
