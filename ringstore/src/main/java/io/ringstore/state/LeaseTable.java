@@ -477,7 +477,11 @@ final class LeaseTable {
         }
         if (!lostLease) {
             zeroCounts(lease);
-            LONG.compareAndSet(s, ownerOffset, token, 0L);
+            // This process holds the lease's record lock: the owner word's only writer, so no
+            // compare-and-set (unguarded against a truncated mapping in interpreted code).
+            if ((long) LONG.getVolatile(s, ownerOffset) == token) {
+                LONG.setVolatile(s, ownerOffset, 0L);
+            }
         }
         file.heldHere(lease, false);
         release(held); // after the lease is free: a claimer that takes the lock finds it so

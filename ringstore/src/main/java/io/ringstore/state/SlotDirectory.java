@@ -187,7 +187,7 @@ final class SlotDirectory {
         s.set(ValueLayout.JAVA_SHORT, e, (short) name.length);
         MemorySegment.copy(name, 0, s, ValueLayout.JAVA_BYTE, e + 2, name.length);
         LONG.setRelease(s, r + STATE_OFFSET, SLOT_USED);
-        LONG.getAndAdd(s, (long) DIRECTORY_GENERATION_OFFSET, 1L);
+        bumpGeneration();
     }
 
     /** The endpoint's bytes, or {@code null} if its length field is out of range (a corrupt record). */
@@ -213,7 +213,7 @@ final class SlotDirectory {
                         && now - (long) LONG.getOpaque(s, r + NAMED_OFFSET) > afterNanos
                         && idle.test(slot)) {
                     LONG.setRelease(s, r + STATE_OFFSET, SLOT_FREE);
-                    LONG.getAndAdd(s, (long) DIRECTORY_GENERATION_OFFSET, 1L);
+                    bumpGeneration();
                 }
             }
         } finally {
@@ -242,7 +242,22 @@ final class SlotDirectory {
     }
 
     private void unlock(FileLock lock) {
-        LONG.compareAndSet(s, (long) DIRECTORY_LOCK_OFFSET, lockWord, 0L);
+        // Under the record lock this instance is the word's only writer: no compare-and-set, which HotSpot
+        // does not guard against a truncated mapping in interpreted code (a SIGBUS, not an InternalError).
+        if ((long) LONG.getVolatile(s, (long) DIRECTORY_LOCK_OFFSET) == lockWord) {
+            LONG.setVolatile(s, (long) DIRECTORY_LOCK_OFFSET, 0L);
+        }
         file.unlockDirectory(lock);
+    }
+
+    /**
+     * One more directory generation: a slot was given or freed. Only under the directory lock, so a
+     * plain read and write (guarded, unlike a compare-and-set or an add, see {@link #unlock}).
+     */
+    private void bumpGeneration() {
+        LONG.setVolatile(
+                s,
+                (long) DIRECTORY_GENERATION_OFFSET,
+                (long) LONG.getVolatile(s, (long) DIRECTORY_GENERATION_OFFSET) + 1L);
     }
 }
