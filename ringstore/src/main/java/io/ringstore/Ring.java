@@ -117,7 +117,7 @@ public final class Ring {
                 featureMask,
                 backendCount,
                 ties,
-                version.family().failover().wraps(),
+                version.family().landing().wraps(),
                 version.family().landing().nearest());
         this.backendCount = backendCount;
         this.version = version;

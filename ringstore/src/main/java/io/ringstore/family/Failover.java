@@ -12,9 +12,8 @@ import java.util.function.IntUnaryOperator;
  * <ul>
  *   <li>{@link #WALK}: to the next point of another hash, wrapping (nginx's and pingora's).</li>
  *   <li>{@link #NEXT_ENTRY}: to the next ring entry, wrapping, whoever's it is (Envoy's retry
- *       {@code (index + attempt) % size}, gRPC's); a ring of one entry per hash makes it the walk.
- *       {@link #NEXT_ENTRY_FROM_LAST} is grpc-java's: the same walk, from a search that does not wrap
- *       ({@link #wraps()}).</li>
+ *       {@code (index + attempt) % size}, gRPC's and grpc-java's); a ring of one entry per hash makes
+ *       it the walk.</li>
  *   <li>A rehash sequence ({@code KetamaIterator}): spymemcached's 7 tries, each adding the MD5 of
  *       {@code try + key}; xmemcached's {@code nextHash}, one try a server.</li>
  * </ul>
@@ -23,18 +22,13 @@ import java.util.function.IntUnaryOperator;
  */
 public final class Failover {
     /** nginx's and pingora's walk. */
-    static final Failover WALK = new Failover("walk", null, 0, true);
-    /** Envoy's and gRPC's next entry. */
-    static final Failover NEXT_ENTRY = new Failover("next entry", null, 0, true);
-    /**
-     * grpc-java's picker ({@code RingHashPicker}): the next entry, wrapping, from the entry its search
-     * lands on; that search does not wrap, a hash past the last entry landing on the last entry.
-     */
-    static final Failover NEXT_ENTRY_FROM_LAST = new Failover("next entry", null, 0, false);
+    static final Failover WALK = new Failover("walk", null, 0);
+    /** Envoy's, gRPC's and grpc-java's next entry (grpc-java's from where its search lands: {@link Landing#NEXT_OR_LAST}). */
+    static final Failover NEXT_ENTRY = new Failover("next entry", null, 0);
     /** spymemcached's {@code KetamaIterator}: 7 tries in all, try t hashing {@code (t - 1) + key} ({@code numTries} counts from 0). */
-    static final Failover SPYMEMCACHED = new Failover("rehash", backends -> 7, -1, true);
+    static final Failover SPYMEMCACHED = new Failover("rehash", backends -> 7, -1);
     /** xmemcached's {@code nextHash}: the first lookup, then one try a server, try t hashing {@code t + key}. */
-    static final Failover XMEMCACHED = new Failover("rehash", backends -> backends + 1, 0, true);
+    static final Failover XMEMCACHED = new Failover("rehash", backends -> backends + 1, 0);
 
     private final String name;
     /** How many lookups a rehash sequence makes in all, for a file of so many backends; null for a walk. */
@@ -42,22 +36,10 @@ public final class Failover {
     /** Added to the try number before it prefixes the key. */
     private final int prefixOffset;
 
-    /** Whether a hash past the last point lands on the first (else on the last). */
-    private final boolean wraps;
-
-    private Failover(String name, IntUnaryOperator tries, int prefixOffset, boolean wraps) {
+    private Failover(String name, IntUnaryOperator tries, int prefixOffset) {
         this.name = name;
         this.tries = tries;
         this.prefixOffset = prefixOffset;
-        this.wraps = wraps;
-    }
-
-    /**
-     * {@return whether a key whose hash is past the ring's last point lands on the first point, as in
-     * every family but grpc-java, whose search lands it on the last}
-     */
-    public boolean wraps() {
-        return wraps;
     }
 
     /**

@@ -77,6 +77,8 @@ public final class Families {
     /** grpc-java's endpoints, {@code String.valueOf(InetSocketAddress)} and {@code _i}: its point texts, its order of hosts. */
     private static final PointText GRPC_JAVA_ENDPOINTS =
             new PointText(PointText::javaSocketAddress, ServerAddress.DEFAULT_PORT, "_");
+    /** grpc-java's entries: XXH64 of its texts, sign-flipped. */
+    private static final PointSource GRPC_JAVA_POINTS = PointSource.xxh64Signed(GRPC_JAVA_ENDPOINTS);
 
     /**
      * nginx {@code hash $key consistent} (ngx_http_upstream_hash_module), written {@code v1}: the
@@ -284,10 +286,11 @@ public final class Families {
             Parameters.minMax(
                     "the minimum and maximum ring size", MIN_RING_SIZE, GRPC_MAX_RING_SIZE, ENVOY_MAX_RING_SIZE),
             p -> KeyHash.XXH64_SIGNED,
-            PointSource.xxh64Signed(GRPC_JAVA_ENDPOINTS),
+            p -> GRPC_JAVA_POINTS,
             WeightRule.ENVOY_SCALE.visitingIn(GRPC_JAVA_ENDPOINTS::hashMapOrder).ejectingDown(),
             TieRule.hashMapOrder(GRPC_JAVA_ENDPOINTS),
-            Failover.NEXT_ENTRY_FROM_LAST,
+            Failover.NEXT_ENTRY,
+            Landing.NEXT_OR_LAST,
             Addresses.NO_SCOPE,
             Addresses.ENDPOINT);
 
