@@ -23,8 +23,8 @@ import org.openjdk.jmh.infra.ThreadParams;
 
 /**
  * What the host-wide state costs a router, in ns per operation, on one state file shared by the
- * benchmark's threads: acquiring and releasing an in-flight slot (two atomic adds, two CAS decrements
- * on the shared mapping) on one backend for every thread ({@code acquireReleaseOneBackend}: with
+ * benchmark's threads: acquiring and releasing an in-flight slot (atomic adds on the heap, then plain
+ * stores of the counts into the shared mapping) on one backend for every thread ({@code acquireReleaseOneBackend}: with
  * {@code -t 2} one cache line bouncing between cores) and on a backend per thread; an availability
  * check (drain and health words of one cache line); the host-wide in-flight count of a backend (the
  * sum of its lease cells); the mean over the tracked backends. Four processes at once on one state

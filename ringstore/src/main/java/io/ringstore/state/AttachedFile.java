@@ -22,6 +22,8 @@ final class AttachedFile {
     final SlotDirectory directory;
     final BackendHealth health;
     final LeaseTable leases;
+    /** This process's requests in flight, which a slot newly mapped here gets stored. */
+    private final OwnCounts own;
     /** The caller's slot to this file's slot; {@code null} while they are the same (the first file of the instance). */
     volatile int[] toFile;
     /**
@@ -39,7 +41,8 @@ final class AttachedFile {
      *
      * @param toFile the caller's slots to this file's ({@code null}: the same)
      */
-    AttachedFile(StateMapping file, Duration staleAfter, boolean router, int[] toFile) throws StateFileException {
+    AttachedFile(StateMapping file, Duration staleAfter, boolean router, int[] toFile, OwnCounts own)
+            throws StateFileException {
         try {
             if (file.writable()) {
                 BootCheck.adopt(file); // before the leases: times of an earlier boot reset first
@@ -47,9 +50,11 @@ final class AttachedFile {
             this.file = file;
             this.directory = new SlotDirectory(file);
             this.health = new BackendHealth(file);
-            this.leases = new LeaseTable(file, staleAfter, router);
+            this.leases = new LeaseTable(file, staleAfter, router, own);
+            this.own = own;
             this.toFile = toFile;
             this.route = toFile;
+            MappedFaults.surface();
         } catch (StateFileException | RuntimeException | Error e) {
             file.close();
             throw e;
@@ -73,13 +78,40 @@ final class AttachedFile {
         return slot >= 0 && slot < r.length ? r[slot] : -1;
     }
 
-    /** Maps the caller's slots through {@code next} from now on (unless the file shrank). */
+    /** {@return whether {@code slot} is a slot the caller may have been given: its requests in flight are counted} */
+    boolean callerSlot(int slot) {
+        int[] t = toFile;
+        return slot >= 0 && slot < (t == null ? file.slots : t.length);
+    }
+
+    /**
+     * Maps the caller's slots through {@code next} from now on (unless the file shrank), and stores this
+     * process's requests in flight to a slot newly mapped into its cell here.
+     */
     void mapSlots(int[] next) {
+        int[] before;
         synchronized (this) {
+            before = toFile;
             toFile = next;
             if (!lost) {
                 route = next;
             }
+        }
+        if (lost || !leases.counts()) {
+            return;
+        }
+        own.lock();
+        try {
+            for (int slot = 0; slot < next.length; slot++) {
+                int f = next[slot];
+                if (f >= 0 && (before == null || slot >= before.length || before[slot] != f)) {
+                    leases.store(f, slot);
+                }
+            }
+            MappedFaults.surface();
+        } catch (InternalError e) { // a page gone: the file shrank; the follower finds it at its next look
+        } finally {
+            own.unlock();
         }
     }
 
@@ -143,6 +175,7 @@ final class AttachedFile {
         leases.stopCounting();
         try {
             leases.giveBack();
+            MappedFaults.surface();
         } catch (InternalError e) { // a mapped page gone: the lease goes with its lock alone
         }
         file.close();

@@ -73,8 +73,9 @@ final class BootCheck {
                 int failed = 0;
                 for (int slot = 0; slot < file.slots; slot++) {
                     long r = file.record(slot);
-                    if ((long) LONG.getAndSet(s, r + FAILS_OFFSET, 0L) != 0) {
+                    if ((long) LONG.getVolatile(s, r + FAILS_OFFSET) != 0) { // no getAndSet: see BackendHealth
                         failed++;
+                        LONG.setVolatile(s, r + FAILS_OFFSET, 0L);
                     }
                     LONG.setVolatile(s, r + CHECKED_OFFSET, 0L);
                     LONG.setVolatile(s, r + ACCESSED_OFFSET, 0L);

@@ -20,8 +20,10 @@ import java.util.function.ToLongFunction;
  * <p>Backends are named by endpoint (a {@code Backend.socketAddress()}), so their state outlives ring
  * republishes. {@link #track} gives each endpoint a slot, an int that every other call takes; the
  * calls on a slot ({@link #available}, {@link #inFlight}, {@link #acquire}, {@link #release},
- * {@link #reportFailure}, {@link #reportSuccess}) are lock-free atomic operations on the mapped memory,
- * allocate nothing, and are safe from any thread of any process.
+ * {@link #reportFailure}, {@link #reportSuccess}) are plain loads and stores of the mapped memory (no
+ * compare-and-set on it: on a truncated file one would kill the JVM), lock-free but for the rare probe,
+ * allocate nothing, and are safe from any thread of any process. This process's requests in flight are
+ * counted on its heap and stored into its lease's cells.
  *
  * <p><b>In flight, and {@code kill -9}.</b> A router holds a lease: one of the file's lease slots,
  * held by a POSIX record lock on its byte range of the file, which the kernel releases when the
@@ -180,13 +182,15 @@ public final class HostState implements AutoCloseable {
      * field, since reading it through the follower would cost every call a load more.
      */
     private volatile AttachedFile at;
+    /** This process's requests in flight by slot, which every file it is on gets stored into its lease. */
+    private final OwnCounts own = new OwnCounts();
 
     private HostState(StateMapping m, Options options, boolean router) throws StateFileException {
         this.path = m.path;
         this.options = options;
         this.failTimeoutNanos = options.failTimeout().toNanos();
-        this.at = new AttachedFile(m, options.staleAfter(), router, null);
-        this.follower = new StateFollower(at, options, router, this, n -> at = n);
+        this.at = new AttachedFile(m, options.staleAfter(), router, null, own);
+        this.follower = new StateFollower(at, options, router, this, own, n -> at = n);
     }
 
     /** A new instance on {@code m} ({@code m} is unmapped again if it cannot be made: no lease left). */
@@ -313,7 +317,8 @@ public final class HostState implements AutoCloseable {
      * {@return whether the backend in {@code slot} may be chosen now: not drained, and not failed} As in nginx's
      * round-robin peer selection, a backend with {@code fails >= maxFails} is skipped while less than
      * {@code failTimeoutNanos} have passed since it was last checked; once that time has passed, one
-     * caller on the host (the one whose CAS moves {@code checked} to now) gets {@code true} and probes
+     * caller on the host (the one that takes the record lock of its {@code checked} word and moves it to now)
+     * gets {@code true} and probes
      * it; the others skip it for another {@code failTimeout}, unless {@link #reportSuccess} clears it.
      * A ring file's backend is judged by all it says of itself as well: {@link #availableBackends(List, int[])}.
      *
@@ -345,9 +350,11 @@ public final class HostState implements AutoCloseable {
         AttachedFile a = at;
         int f = a.route(slot);
         try {
-            return f >= 0
+            boolean yes = f >= 0
                     ? a.health.available(f, nowNanos, maxFails, failTimeoutNanos, probe)
                     : follower.noState(a, slot);
+            MappedFaults.surface();
+            return yes;
         } catch (RuntimeException | InternalError e) {
             // retried on the file in use, or answered without state
             return !follower.retry(a, e) || available(slot, nowNanos, maxFails, failTimeoutNanos, probe);
@@ -365,7 +372,9 @@ public final class HostState implements AutoCloseable {
         AttachedFile a = at;
         int f = a.route(slot);
         try {
-            return f >= 0 ? a.leases.inFlight(f) : follower.nothingInFlight(a, slot);
+            long n = f >= 0 ? a.leases.inFlight(f) : follower.nothingInFlight(a, slot);
+            MappedFaults.surface();
+            return n;
         } catch (RuntimeException | InternalError e) {
             return follower.retry(a, e) ? inFlight(slot) : 0;
         }
@@ -389,7 +398,9 @@ public final class HostState implements AutoCloseable {
             return follower.nothingInFlight(a, 0);
         }
         try {
-            return a.leases.totalInFlight();
+            long n = a.leases.totalInFlight();
+            MappedFaults.surface();
+            return n;
         } catch (RuntimeException | InternalError e) {
             return follower.retry(a, e) ? totalInFlight() : 0;
         }
@@ -401,7 +412,7 @@ public final class HostState implements AutoCloseable {
      * @param slot the backend's slot in the state file ({@link #slot(String)})
      */
     public void acquire(int slot) {
-        write(slot, 0, (a, f, now) -> a.leases.acquire(f));
+        count(slot, 1);
     }
 
     /**
@@ -412,7 +423,47 @@ public final class HostState implements AutoCloseable {
      * @param slot the backend's slot in the state file ({@link #slot(String)})
      */
     public void release(int slot) {
-        write(slot, 0, (a, f, now) -> a.leases.release(f));
+        count(slot, -1);
+    }
+
+    /**
+     * {@code delta} more in flight to the caller's {@code slot}: counted on the heap and stored into this
+     * process's cell of the file in use, which is read under {@link OwnCounts}'s lock (a move stores the
+     * counts into the new file under it too, after publishing the move: so the new file gets every count
+     * whole, whichever comes first). Counted without a file, too (one that shrank, or that has no slot
+     * for the endpoint), for the file moved to.
+     */
+    private void count(int slot, int delta) {
+        boolean again;
+        own.lock();
+        try {
+            again = countLocked(slot, delta);
+        } finally {
+            own.unlock();
+        }
+        if (again) {
+            count(slot, delta); // the file was let go of under the call, before anything was counted
+        }
+    }
+
+    /** {@link #count} under the lock; {@return whether to count again, on the file in use} */
+    private boolean countLocked(int slot, int delta) {
+        AttachedFile a = at;
+        int f = a.route(slot);
+        try {
+            if (f >= 0) {
+                a.leases.count(f, slot, delta);
+                MappedFaults.surface();
+            } else {
+                follower.noState(a, slot);
+                if (a.callerSlot(slot)) {
+                    own.add(slot, delta);
+                }
+            }
+            return false;
+        } catch (RuntimeException | InternalError e) {
+            return follower.retry(a, e); // an InternalError (the file shrank): counted, the move stores it
+        }
     }
 
     /**
@@ -422,7 +473,7 @@ public final class HostState implements AutoCloseable {
      * @param nowNanos now, by {@link System#nanoTime()}
      */
     public void reportFailure(int slot, long nowNanos) {
-        write(slot, nowNanos, (a, f, now) -> a.health.reportFailure(f, now));
+        write(slot, nowNanos, (a, f, s, now) -> a.health.reportFailure(f, now));
     }
 
     /**
@@ -433,12 +484,12 @@ public final class HostState implements AutoCloseable {
      * @param slot the backend's slot in the state file ({@link #slot(String)})
      */
     public void reportSuccess(int slot) {
-        write(slot, 0, (a, f, now) -> a.health.reportSuccess(f));
+        write(slot, 0, (a, f, s, now) -> a.health.reportSuccess(f));
     }
 
-    /** A write to one backend's cells in the attached file, at {@code field}, the slot's place in it. */
+    /** A write to one backend's cells in the attached file, at {@code field}, the caller's {@code slot}'s place in it. */
     private interface SlotWrite {
-        void apply(AttachedFile a, int field, long nowNanos);
+        void apply(AttachedFile a, int field, int slot, long nowNanos);
     }
 
     /**
@@ -451,7 +502,8 @@ public final class HostState implements AutoCloseable {
         int f = a.route(slot);
         try {
             if (f >= 0) {
-                op.apply(a, f, nowNanos);
+                op.apply(a, f, slot, nowNanos);
+                MappedFaults.surface();
             } else {
                 follower.noState(a, slot);
             }

@@ -26,6 +26,13 @@ import java.util.Objects;
  * its lock ({@link #reapDead}). The heartbeat, pid and start time are for people to read (and the
  * heartbeat to skip a lock attempt on a lease beating now), never a reason to reap. On a read-only
  * mapping nothing is reaped; liveness is still told, by a shared lock test.
+ *
+ * <p><b>No read-modify-write on the mapping.</b> The file may be truncated under the mapping, and
+ * HotSpot guards an interpreted get or put of a page gone (an {@link InternalError}) but not an
+ * interpreted compare-and-set or add, which kills the JVM (SIGBUS). So every word is written by a
+ * plain store: this process's cells by their one writer, this process, which counts on the heap
+ * ({@link OwnCounts}) and stores what it counted ({@link #count}); the words of other leases under
+ * their lease lock; the high-water mark under the directory lock.
  */
 final class LeaseTable {
     private static final System.Logger LOG = System.getLogger(HostState.class.getName());
@@ -57,6 +64,8 @@ final class LeaseTable {
     private final long[] nextTry;
     /** A lock attempt that failed for a reason other than a holder, logged once. */
     private volatile boolean lockFailureLogged;
+    /** This process's requests in flight by the caller's slot, which {@link #count} stores into this lease. */
+    private final OwnCounts counts;
 
     /**
      * Reaps the dead leases, then, when {@code claim}, takes a free one (or a dead one) for this process.
@@ -64,8 +73,9 @@ final class LeaseTable {
      * @param staleAfter a lease whose heartbeat is younger than this is not tried for its lock by the heartbeat's reaping
      * @throws StateFileException when {@code claim} and every lease is held by a live process, or the file cannot be locked
      */
-    LeaseTable(StateMapping file, Duration staleAfter, boolean claim) throws StateFileException {
+    LeaseTable(StateMapping file, Duration staleAfter, boolean claim, OwnCounts counts) throws StateFileException {
         this.file = file;
+        this.counts = counts;
         this.s = file.segment;
         this.staleAfter = staleAfter;
         this.token = (ProcessHandle.current().pid() << 32) | (NONCE << 1);
@@ -155,18 +165,27 @@ final class LeaseTable {
         return null;
     }
 
-    /** Version 2: raises the high-water mark to cover lease {@code l} before it counts anything. */
+    /**
+     * Version 2: raises the high-water mark to cover lease {@code l} before it counts anything, under
+     * the directory lock (the mark's writers are claimers of different leases).
+     */
     private void cover(int l) {
         if (!file.highWater) {
             return;
         }
-        int hw;
-        do {
+        int hw = (int) INT.getVolatile(s, (long) LEASE_HIGH_WATER_OFFSET);
+        if (hw > l && hw <= file.leases) {
+            return; // covered already: no lock
+        }
+        FileLock lock = file.lockDirectory();
+        try {
             hw = (int) INT.getVolatile(s, (long) LEASE_HIGH_WATER_OFFSET);
-            if (hw > l && hw <= file.leases) {
-                return;
+            if (!(hw > l && hw <= file.leases)) {
+                INT.setVolatile(s, (long) LEASE_HIGH_WATER_OFFSET, l + 1);
             }
-        } while (!INT.compareAndSet(s, (long) LEASE_HIGH_WATER_OFFSET, hw, l + 1));
+        } finally {
+            file.unlockDirectory(lock);
+        }
     }
 
     /** {@return the leases whose cells are summed: all, or (version 2) those up to the high-water mark} */
@@ -188,12 +207,19 @@ final class LeaseTable {
                 String.valueOf(returned));
     }
 
-    /** Sets the in-flight cells of {@code lease}, and its total, to zero; {@return what the cells held} */
+    /**
+     * Sets the in-flight cells of {@code lease}, and its total, to zero; {@return what the cells held}
+     * The caller holds the lease's lock, so no other process writes them: a load and a store each.
+     */
     private long zeroCounts(int lease) {
         long returned = 0;
         for (int slot = 0; slot < file.slots; slot++) {
-            returned += Integer.toUnsignedLong(
-                    (int) INT.getAndSet(s, file.record(slot) + IN_FLIGHT_OFFSET + 4L * lease, 0));
+            long cell = file.record(slot) + IN_FLIGHT_OFFSET + 4L * lease;
+            int held = (int) INT.getVolatile(s, cell);
+            if (held != 0) {
+                INT.setVolatile(s, cell, 0);
+                returned += Integer.toUnsignedLong(held);
+            }
         }
         INT.setVolatile(s, LEASE_TOTALS_OFFSET + 4L * lease, 0);
         return returned;
@@ -327,6 +353,7 @@ final class LeaseTable {
         if (owner == token) {
             return true;
         }
+        MappedFaults.surface(); // not a word read from a page gone: that faults here, before any conclusion
         synchronized (this) {
             if (!lostLease) {
                 lostLease = true;
@@ -395,52 +422,54 @@ final class LeaseTable {
         return sum;
     }
 
-    /** One more request in flight to {@code slot}, in this process's lease. */
-    void acquire(int slot) {
-        long cell = cell(slot);
+    /**
+     * Adds {@code delta} to what this process has in flight to the caller's {@code slot} ({@link
+     * OwnCounts}) and stores the count into its cell for file slot {@code fileSlot}, and its total into
+     * its lease total; under {@link OwnCounts#lock}, held by the caller. Counted on the heap even when
+     * this lease does not count (lost, or none left), so that a file moved to gets it; stored by plain
+     * stores (a compare-and-set or add on a page of a truncated file is not guarded in interpreted
+     * code: it kills the JVM).
+     *
+     * @throws IllegalStateException when closed, or opened to inspect (no lease): nothing counted
+     */
+    void count(int fileSlot, int slot, int delta) {
+        long cell = cell(fileSlot);
+        int v = counts.add(slot, delta);
         if (uncounted || !counting()) {
             return;
         }
-        INT.getAndAdd(s, cell, 1);
-        INT.getAndAdd(s, leaseTotalOffset, 1);
+        store(cell, v);
     }
 
-    /** One request fewer in flight to {@code slot}, in this process's lease; never below zero. */
-    void release(int slot) {
-        long cell = cell(slot);
+    /**
+     * Stores this process's count of the caller's {@code slot} into its cell for file slot {@code
+     * fileSlot}, and its total: at a move to this file, and when a slot is newly mapped into it. Under
+     * {@link OwnCounts#lock}, held by the caller.
+     */
+    void store(int fileSlot, int slot) {
+        long cell = cell(fileSlot);
         if (uncounted || !counting()) {
             return;
         }
-        decrement(cell);
-        decrement(leaseTotalOffset);
+        store(cell, counts.get(slot));
     }
 
-    /** {@return what this process's lease holds in flight to {@code slot}} (0 without a lease) */
-    int own(int slot) {
-        if (lease == NO_LEASE || uncounted) {
-            return 0;
-        }
-        return (int) INT.getVolatile(s, file.record(slot) + IN_FLIGHT_OFFSET + 4L * lease);
-    }
-
-    /** {@code count} more requests in flight to {@code slot}, in this process's lease: re-registered from a file replaced. */
-    void add(int slot, int count) {
-        long cell = cell(slot);
-        if (uncounted || !counting()) {
+    /** Stores this process's total in flight into its lease total, under {@link OwnCounts#lock}. */
+    void storeTotal() {
+        if (lease == NO_LEASE || uncounted || !counting()) {
             return;
         }
-        INT.getAndAdd(s, cell, count);
-        INT.getAndAdd(s, leaseTotalOffset, count);
+        INT.setRelease(s, leaseTotalOffset, counts.total());
     }
 
-    private void decrement(long offset) {
-        int v;
-        do {
-            v = (int) INT.getVolatile(s, offset);
-            if (v == 0) {
-                return;
-            }
-        } while (!INT.compareAndSet(s, offset, v, v - 1));
+    private void store(long cell, int v) {
+        try {
+            INT.setRelease(s, cell, v);
+            INT.setRelease(s, leaseTotalOffset, counts.total());
+        } catch (IllegalStateException unmapped) {
+            // Let go of under the call (a thread stopped for the grace period): counted on the heap, and
+            // the move to the file in use, waiting for the lock this caller holds, stores it there next.
+        }
     }
 
     private long cell(int slot) {

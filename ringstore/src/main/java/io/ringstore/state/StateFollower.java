@@ -42,6 +42,8 @@ final class StateFollower implements FollowedFile.Kind<AttachedFile> {
     private final FollowedFile<AttachedFile> file;
     /** Where the file moved to is published: the HostState's field its calls read. */
     private final Consumer<AttachedFile> moved;
+    /** This process's requests in flight, stored into each file moved to. */
+    private final OwnCounts own;
     /** What the move {@link #open} made says, for {@link #switched}: both run in one check. */
     private String move;
     /** A router's heartbeat; null for an inspector. */
@@ -56,8 +58,14 @@ final class StateFollower implements FollowedFile.Kind<AttachedFile> {
      * file moved to; a router's heartbeat starts beating.
      */
     StateFollower(
-            AttachedFile first, HostState.Options options, boolean router, Object lock, Consumer<AttachedFile> moved) {
+            AttachedFile first,
+            HostState.Options options,
+            boolean router,
+            Object lock,
+            OwnCounts own,
+            Consumer<AttachedFile> moved) {
         this.path = first.file.path;
+        this.own = own;
         this.options = options;
         this.router = router;
         this.moved = moved;
@@ -104,37 +112,15 @@ final class StateFollower implements FollowedFile.Kind<AttachedFile> {
                 m.close(); // the same file after all (it shrank, and was extended again?)
                 return null;
             }
-            n = new AttachedFile(m, options.staleAfter(), router, new int[0]);
-        } catch (StateFileException | RuntimeException e) {
+            n = new AttachedFile(m, options.staleAfter(), router, new int[0], own);
+        } catch (StateFileException | RuntimeException | InternalError e) { // InternalError: truncated meanwhile
             throw new FollowedFile.Refused(
                     "the state file was " + why + ", and the file now at the path cannot be used: " + e.getMessage(),
                     null,
                     e);
         }
         slots.moveTo(n, router, path, why);
-        long moved = 0;
-        boolean unknown = a.lost;
-        if (!unknown && a.leases.counts() && n.leases.counts()) {
-            try {
-                for (int slot = 0; slot < n.toFile.length; slot++) {
-                    int from = a.fileSlot(slot);
-                    int count = from < 0 ? 0 : a.leases.own(from);
-                    if (count > 0 && n.toFile[slot] >= 0) {
-                        n.leases.add(n.toFile[slot], count);
-                        moved += count;
-                    }
-                }
-            } catch (RuntimeException | InternalError e) {
-                unknown = true;
-            }
-        }
-        move = "the state file was " + why + "; this process moved to the file now at the path"
-                + (router
-                        ? (n.leases.counts()
-                                ? ", " + moved + " of its requests in flight counted there"
-                                : ", without a lease (its requests uncounted)")
-                        : "")
-                + (unknown && router ? " (those in flight when it shrank are not: they end uncounted)" : "");
+        move = "the state file was " + why + "; this process moved to the file now at the path";
         return n;
     }
 
@@ -144,10 +130,43 @@ final class StateFollower implements FollowedFile.Kind<AttachedFile> {
         return n.file.key();
     }
 
+    /**
+     * Makes {@code n} the file calls use, then stores there this process's requests in flight (counted
+     * on the heap: {@link OwnCounts}), those it made in the file left too, whole even when that one was
+     * truncated. After the switch: a request counted before it is in what is stored here; one counted
+     * after it stores itself here.
+     */
     @Override
     public void switched(AttachedFile a, AttachedFile n) {
         moved.accept(n);
-        LOG.log(Level.WARNING, "{0}: {1}", n.file.path, move);
+        String counted = "";
+        if (router) {
+            if (!n.leases.counts()) {
+                counted = ", without a lease (its requests uncounted)";
+            } else {
+                long stored = 0;
+                own.lock();
+                try {
+                    int[] toFile = n.toFile;
+                    for (int slot = 0; slot < toFile.length; slot++) {
+                        int count = own.get(slot);
+                        if (count > 0 && toFile[slot] >= 0) {
+                            n.leases.store(toFile[slot], slot);
+                            stored += count;
+                        }
+                    }
+                    n.leases.storeTotal();
+                    MappedFaults.surface();
+                    counted = ", " + stored + " of its requests in flight counted there";
+                } catch (RuntimeException | InternalError e) {
+                    lost(n);
+                    counted = ", but that one too failed at once (" + e + ")";
+                } finally {
+                    own.unlock();
+                }
+            }
+        }
+        LOG.log(Level.WARNING, "{0}: {1}{2}", n.file.path, move, counted);
     }
 
     @Override
@@ -181,6 +200,7 @@ final class StateFollower implements FollowedFile.Kind<AttachedFile> {
         } else {
             try {
                 found = a.directory.track(endpoints);
+                MappedFaults.surface();
             } catch (InternalError e) {
                 lost(a);
                 return track(endpoints);
@@ -197,6 +217,7 @@ final class StateFollower implements FollowedFile.Kind<AttachedFile> {
         if (!a.lost) {
             try {
                 found = a.directory.slots(endpoints, false);
+                MappedFaults.surface();
             } catch (InternalError e) {
                 lost(a);
                 Arrays.fill(found, -1);
@@ -213,7 +234,9 @@ final class StateFollower implements FollowedFile.Kind<AttachedFile> {
             return moved;
         }
         try {
-            return moved ^ a.directory.generation();
+            long generation = a.directory.generation();
+            MappedFaults.surface();
+            return moved ^ generation;
         } catch (RuntimeException | InternalError e) {
             return retry(a, e) ? directoryVersion() : moved;
         }
@@ -249,6 +272,13 @@ final class StateFollower implements FollowedFile.Kind<AttachedFile> {
      * @return whether to retry the call on the file in use
      */
     boolean retry(AttachedFile a, Throwable e) {
+        if (!(e instanceof InternalError)) {
+            try {
+                MappedFaults.surface(); // a fault of the mapping before e, pending: it, not e, is the cause
+            } catch (InternalError pending) {
+                e = pending;
+            }
+        }
         if (e instanceof InternalError) {
             if (file.closed()) {
                 throw new IllegalStateException(path + ": closed", e);
@@ -288,9 +318,18 @@ final class StateFollower implements FollowedFile.Kind<AttachedFile> {
             throw shrank(a);
         }
         try {
-            return call.apply(a);
+            R r = call.apply(a);
+            MappedFaults.surface();
+            return r;
         } catch (InternalError e) {
             throw shrank(a);
+        } catch (RuntimeException e) {
+            try {
+                MappedFaults.surface(); // a fault of the mapping before e, pending: it, not e, is the cause
+            } catch (InternalError pending) {
+                throw shrank(a);
+            }
+            throw e;
         }
     }
 
@@ -328,6 +367,7 @@ final class StateFollower implements FollowedFile.Kind<AttachedFile> {
                                     slot -> !a.health.drained(slot) && a.leases.inFlight(slot) == 0);
                             lastReclaim = now;
                         }
+                        MappedFaults.surface();
                     } catch (InternalError e) { // a mapped page gone: the file truncated under the mapping
                         lost(a);
                     }
@@ -335,6 +375,11 @@ final class StateFollower implements FollowedFile.Kind<AttachedFile> {
                 lastFailure = null;
             } catch (RuntimeException
                     | Error e) { // an OutOfMemoryError too: the next beat tries again, the thread never dies
+                try {
+                    MappedFaults.surface(); // a fault pending from before e: taken here, not at the park
+                } catch (InternalError pending) {
+                    lost(file.current());
+                }
                 if (file.closed()) {
                     return;
                 }
@@ -374,6 +419,7 @@ final class StateFollower implements FollowedFile.Kind<AttachedFile> {
             if (a == inUse && !a.lost) {
                 try {
                     a.leases.giveBack();
+                    MappedFaults.surface();
                 } catch (InternalError e) { // a mapped page gone: the file was truncated under the mapping
                     LOG.log(
                             Level.WARNING,

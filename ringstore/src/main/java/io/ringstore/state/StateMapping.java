@@ -99,6 +99,37 @@ final class StateMapping {
     }
 
     /**
+     * Tries to lock the {@code checked} word of {@code slot}'s record (8 bytes: the probe's lock), without
+     * waiting; shared through a read-only mapping, as {@link #tryLockLease}. The calling thread's
+     * interrupt status is cleared for the call and set again after (a lock call on an interrupted thread
+     * closes the channel, and with it every lock of this process on the file).
+     *
+     * @return the lock; {@code null} when another process holds it
+     * @throws java.nio.channels.OverlappingFileLockException when another thread of this process holds it
+     * @throws IOException when the file system cannot lock
+     */
+    FileLock tryLockRecord(int slot) throws IOException {
+        long at = record(slot) + CHECKED_OFFSET;
+        boolean interrupted = Thread.interrupted();
+        try {
+            return channel.channel.tryLock(at, 8, !writable || !channel.writable);
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /** Releases {@code lock}; a failure leaves it to the channel's closing, or the process's end. */
+    static void release(FileLock lock) {
+        try {
+            lock.release();
+        } catch (IOException e) {
+            // the channel stays open: the lock goes with it, or with the process
+        }
+    }
+
+    /**
      * Takes the directory lock: first among this process's instances, then the POSIX record lock of
      * the directory word's range, waited for (polled) while another process holds it, never broken: the
      * kernel releases it when its holder dies. A caller's interrupt is kept for after. Waiting is said:
@@ -366,7 +397,9 @@ final class StateMapping {
                     swapped);
         }
         CRC32C crc = new CRC32C();
-        crc.update(s.asSlice(0, CHECKED_LENGTH).asByteBuffer());
+        // From a heap copy: the copy of a page gone raises an InternalError, where the CRC intrinsic reading
+        // the mapping itself kills an interpreted JVM (SIGBUS in a stub HotSpot does not guard).
+        crc.update(s.asSlice(0, CHECKED_LENGTH).toArray(ValueLayout.JAVA_BYTE));
         int stored = s.get(ValueLayout.JAVA_INT, HEADER_CHECKSUM_OFFSET);
         if (stored != (int) crc.getValue()) {
             throw new StateFileException(
