@@ -5,9 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.BufferedReader;
-import java.io.IOException;
 import java.io.InputStreamReader;
-import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -16,7 +14,6 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
-import net.openhft.chronicle.testframework.process.JavaProcessBuilder;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -31,7 +28,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @Tag("process")
 class KillNineTest {
-    static final List<String> ENDPOINTS = List.of("10.0.0.1:80", "10.0.0.2:80", "10.0.0.3:80");
+    static final List<String> ENDPOINTS = RouterChild.ENDPOINTS;
     static final HostState.Options FAST = HostState.Options.DEFAULTS
             .withCapacity(64, 8)
             .withTimings(Duration.ofMillis(50), Duration.ofMillis(300), Duration.ofSeconds(60));
@@ -43,7 +40,7 @@ class KillNineTest {
     void countsOfAKilledProcessReturnAndNeverGoNegative() throws Exception {
         Path ring = dir.resolve("fleet.ring");
         assertTimeoutPreemptively(Duration.ofSeconds(120), () -> {
-            List<Child> children = new ArrayList<>();
+            List<RouterChild> children = new ArrayList<>();
             AtomicBoolean sampling = new AtomicBoolean(true);
             // most requests the children ever hold at once: 1+2+3 on backend 0, twice that on 1, one each churning on 2
             long[] most = {1 + 2 + 3, 2 + 4 + 6, 3};
@@ -61,21 +58,22 @@ class KillNineTest {
                 });
                 // child i holds i+1 requests on backend 0, 2(i+1) on backend 1, and churns on backend 2
                 for (int i = 0; i < 3; i++) {
-                    children.add(Child.start(ring, i + 1));
+                    children.add(RouterChild.start(
+                            KillNineTest.class, ring, i + 1, "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"));
                 }
-                for (Child c : children) {
+                for (RouterChild c : children) {
                     c.expect("HELD");
                 }
                 assertEquals(1 + 2 + 3, observer.inFlight(slots[0]));
                 assertEquals(2 + 4 + 6, observer.inFlight(slots[1]));
 
                 long killedAt = System.nanoTime();
-                children.get(1).process.destroyForcibly().waitFor(); // held 2 and 4
+                children.get(1).process().destroyForcibly().waitFor(); // held 2 and 4
                 long recovered = waitFor(() -> observer.inFlight(slots[0]) == 4 && observer.inFlight(slots[1]) == 8);
                 System.out.printf(
                         "kill -9 of a router holding 6 requests: counts back to the survivors' after %d ms (%d samples)%n",
                         (recovered - killedAt) / 1_000_000, samples.get());
-                for (Child c : List.of(children.get(0), children.get(2))) {
+                for (RouterChild c : List.of(children.get(0), children.get(2))) {
                     c.send("QUIET");
                     c.expect("QUIET");
                 }
@@ -83,8 +81,8 @@ class KillNineTest {
                 assertEquals(4, observer.inFlight(slots[0]));
                 assertEquals(8, observer.inFlight(slots[1]));
 
-                for (Child c : children) {
-                    c.process.destroyForcibly().waitFor();
+                for (RouterChild c : children) {
+                    c.process().destroyForcibly().waitFor();
                 }
                 sampling.set(false);
                 sampler.join();
@@ -98,7 +96,7 @@ class KillNineTest {
                     assertEquals(0, next.inFlight(s), "returned by the next process to open the file");
                 }
             } finally {
-                children.forEach(c -> c.process.destroyForcibly());
+                children.forEach(c -> c.process().destroyForcibly());
             }
             assertTrue(samples.get() > 100, "sampled throughout: " + samples.get());
             for (int b = 0; b < most.length; b++) {
@@ -121,47 +119,11 @@ class KillNineTest {
         return System.nanoTime();
     }
 
-    /** A child JVM running {@link #main}: lines from its stdout, commands to its stdin. */
-    record Child(Process process, BufferedReader out, PrintStream in) {
-        static Child start(Path ring, int hold) {
-            Process p = JavaProcessBuilder.create(KillNineTest.class)
-                    .withJvmArguments("-Xmx64m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1")
-                    .withProgramArguments(ring.toString(), String.valueOf(hold))
-                    .start();
-            return new Child(
-                    p,
-                    new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.US_ASCII)),
-                    new PrintStream(p.getOutputStream(), true, StandardCharsets.US_ASCII));
-        }
-
-        void expect(String line) throws IOException {
-            String got = out.readLine();
-            if (!line.equals(got)) {
-                throw new AssertionError("child " + process.pid() + ": expected " + line + ", got " + got
-                        + "; stderr:\n"
-                        + new String(
-                                process.getErrorStream()
-                                        .readNBytes(Math.max(
-                                                0, process.getErrorStream().available())),
-                                StandardCharsets.UTF_8));
-            }
-        }
-
-        void send(String line) {
-            in.println(line);
-        }
-    }
-
     /** A router: holds {@code hold} requests on backend 0 and twice that on backend 1, churns on backend 2 until QUIET. */
     public static void main(String[] args) throws Exception {
         int hold = Integer.parseInt(args[1]);
         HostState state = HostState.open(Path.of(args[0]), FAST);
-        int[] slots = state.track(ENDPOINTS);
-        for (int i = 0; i < hold; i++) {
-            state.acquire(slots[0]);
-            state.acquire(slots[1]);
-            state.acquire(slots[1]);
-        }
+        int[] slots = RouterChild.holdRequests(state, hold);
         AtomicBoolean churn = new AtomicBoolean(true);
         Thread churner = Thread.ofPlatform().start(() -> {
             while (churn.get()) {

@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
-import java.io.PrintStream;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -23,7 +22,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import net.openhft.chronicle.testframework.process.JavaProcessBuilder;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -40,7 +38,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @Tag("process")
 class TruncatedUnderRouterTest {
-    static final List<String> ENDPOINTS = List.of("10.0.0.1:80", "10.0.0.2:80", "10.0.0.3:80");
+    static final List<String> ENDPOINTS = RouterChild.ENDPOINTS;
     /** Fast heartbeat, so the routers move to a new file soon after each truncation; a probe every ms. */
     static final HostState.Options FAST = HostState.Options.DEFAULTS
             .withCapacity(64, 8)
@@ -57,14 +55,20 @@ class TruncatedUnderRouterTest {
         Path ring = dir.resolve("fleet.ring");
         Path state = HostState.statePath(ring);
         assertTimeoutPreemptively(Duration.ofMinutes(5), () -> {
-            List<Child> children = new ArrayList<>();
+            List<RouterChild> children = new ArrayList<>();
             try {
                 // child i holds i+1 requests on backend 0 and 2(i+1) on backend 1
                 String errorFile = "-XX:ErrorFile=" + dir.resolve("hs_err_%p.log"); // not in the module's directory
-                children.add(Child.start(ring, 1, errorFile, "-XX:+UseSerialGC"));
-                children.add(Child.start(ring, 2, errorFile, "-Xint"));
-                children.add(Child.start(ring, 3, errorFile, "-XX:+UseSerialGC", "-XX:-TieredCompilation"));
-                for (Child c : children) {
+                children.add(RouterChild.start(TruncatedUnderRouterTest.class, ring, 1, errorFile, "-XX:+UseSerialGC"));
+                children.add(RouterChild.start(TruncatedUnderRouterTest.class, ring, 2, errorFile, "-Xint"));
+                children.add(RouterChild.start(
+                        TruncatedUnderRouterTest.class,
+                        ring,
+                        3,
+                        errorFile,
+                        "-XX:+UseSerialGC",
+                        "-XX:-TieredCompilation"));
+                for (RouterChild c : children) {
                     c.expect("HELD");
                 }
                 int truncated = 0;
@@ -78,11 +82,11 @@ class TruncatedUnderRouterTest {
                     } catch (NoSuchFileException e) {
                         continue; // moved aside under us: not a truncation
                     }
-                    for (Child c : children) {
-                        if (!c.process.isAlive()) {
+                    for (RouterChild c : children) {
+                        if (!c.process().isAlive()) {
                             Thread.sleep(500); // its last words
-                            throw new AssertionError("router " + c.hold + " died at truncation " + truncated + " (exit "
-                                    + c.process.exitValue() + "): " + crash(c) + Child.stderr(c));
+                            throw new AssertionError("router " + c.hold() + " died at truncation " + truncated
+                                    + " (exit " + c.process().exitValue() + "): " + crash(c) + c.stderr());
                         }
                     }
                     hitLive += before == null ? 0 : 1;
@@ -90,7 +94,7 @@ class TruncatedUnderRouterTest {
                 System.out.printf("%d truncations of the state file under 3 routers%n", truncated);
                 assertTrue(truncated >= 500, "truncations: " + truncated);
                 long calls = 0;
-                for (Child c : children) {
+                for (RouterChild c : children) {
                     c.send("QUIET");
                     String line = c.expectMatching("QUIET calls=(\\d+) exceptions=(\\d+)");
                     Matcher m = Pattern.compile("QUIET calls=(\\d+) exceptions=(\\d+)")
@@ -98,14 +102,13 @@ class TruncatedUnderRouterTest {
                     assertTrue(m.matches());
                     System.out.printf(
                             "router holding %d: %s, %d moves to a new file logged%n",
-                            c.hold, line, c.lines("this process moved to the file now at the path"));
-                    assertEquals(
-                            "0", m.group(2), "exceptions to the caller in router " + c.hold + ": " + Child.stderr(c));
+                            c.hold(), line, c.lines("this process moved to the file now at the path"));
+                    assertEquals("0", m.group(2), "exceptions to the caller in router " + c.hold() + ": " + c.stderr());
                     calls += Long.parseLong(m.group(1));
                 }
                 assertTrue(calls > 10_000, "the routers kept calling: " + calls);
-                for (Child c : children) {
-                    assertTrue(c.process.isAlive(), "router " + c.hold + " alive at the end");
+                for (RouterChild c : children) {
+                    assertTrue(c.process().isAlive(), "router " + c.hold() + " alive at the end");
                 }
                 // On the last file, once every router has moved to it: exactly what they hold.
                 long[] want = {1 + 2 + 3, 2 * (1 + 2 + 3), 0};
@@ -123,14 +126,14 @@ class TruncatedUnderRouterTest {
                     Thread.sleep(10);
                 }
             } finally {
-                children.forEach(c -> c.process.destroyForcibly());
+                children.forEach(c -> c.process().destroyForcibly());
             }
         });
     }
 
     /** {@return the frame a crashed child's error file names, and its Java frames (where HotSpot wrote them)} */
-    private String crash(Child c) throws IOException {
-        Path log = dir.resolve("hs_err_" + c.process.pid() + ".log");
+    private String crash(RouterChild c) throws IOException {
+        Path log = dir.resolve("hs_err_" + c.process().pid() + ".log");
         if (!Files.exists(log)) {
             return "(no error file) ";
         }
@@ -186,74 +189,6 @@ class TruncatedUnderRouterTest {
         }
     }
 
-    /**
-     * A child JVM running {@link #main}: lines from its stdout, commands to its stdin, its stderr read
-     * by a thread as it comes (a full pipe would stop its logging heartbeat) into {@code err}.
-     */
-    record Child(Process process, int hold, BufferedReader out, PrintStream in, StringBuffer err) {
-        static Child start(Path ring, int hold, String... jvm) {
-            List<String> args = new ArrayList<>(List.of("-Xmx64m"));
-            args.addAll(List.of(jvm));
-            Process p = JavaProcessBuilder.create(TruncatedUnderRouterTest.class)
-                    .withJvmArguments(args.toArray(String[]::new))
-                    .withProgramArguments(ring.toString(), String.valueOf(hold))
-                    .start();
-            StringBuffer err = new StringBuffer();
-            Thread.ofPlatform().daemon().start(() -> {
-                try (BufferedReader r =
-                        new BufferedReader(new InputStreamReader(p.getErrorStream(), StandardCharsets.UTF_8))) {
-                    for (String line; (line = r.readLine()) != null; ) {
-                        err.append(line).append('\n');
-                    }
-                } catch (IOException e) {
-                    err.append(e).append('\n');
-                }
-            });
-            return new Child(
-                    p,
-                    hold,
-                    new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.US_ASCII)),
-                    new PrintStream(p.getOutputStream(), true, StandardCharsets.US_ASCII),
-                    err);
-        }
-
-        /** {@return how many lines of its stderr contain {@code text}} */
-        long lines(String text) {
-            return err.toString().lines().filter(l -> l.contains(text)).count();
-        }
-
-        void expect(String line) throws IOException {
-            String got = out.readLine();
-            if (!line.equals(got)) {
-                throw new AssertionError("child " + process.pid() + ": expected " + line + ", got " + got
-                        + "; stderr:\n" + stderr(this));
-            }
-        }
-
-        String expectMatching(String regex) throws IOException {
-            String got = out.readLine();
-            if (got == null || !got.matches(regex)) {
-                throw new AssertionError("child " + process.pid() + ": expected " + regex + ", got " + got
-                        + " (exit " + (process.isAlive() ? "none" : process.exitValue()) + "); stderr:\n"
-                        + stderr(this));
-            }
-            return got;
-        }
-
-        /** {@return its stderr but the log lines of moves (a few KB at most)} */
-        static String stderr(Child c) {
-            String s = c.err.toString()
-                    .lines()
-                    .filter(l -> !l.startsWith("WARNING: ") && !l.matches("\\w{3} \\d\\d, \\d{4} .*"))
-                    .collect(java.util.stream.Collectors.joining("\n"));
-            return s.length() > 4000 ? s.substring(0, 4000) + "..." : s;
-        }
-
-        void send(String line) {
-            in.println(line);
-        }
-    }
-
     /** Exceptions that reached a caller (or ended a thread), printed to stderr (the first 20). */
     static final AtomicLong EXCEPTIONS = new AtomicLong();
 
@@ -272,12 +207,7 @@ class TruncatedUnderRouterTest {
         Thread.setDefaultUncaughtExceptionHandler((t, e) -> count(e));
         int hold = Integer.parseInt(args[1]);
         HostState state = HostState.open(Path.of(args[0]), FAST);
-        int[] slots = state.track(ENDPOINTS);
-        for (int i = 0; i < hold; i++) {
-            state.acquire(slots[0]);
-            state.acquire(slots[1]);
-            state.acquire(slots[1]);
-        }
+        int[] slots = RouterChild.holdRequests(state, hold);
         AtomicBoolean churn = new AtomicBoolean(true);
         AtomicLong calls = new AtomicLong();
         List<Thread> churners = new ArrayList<>();
