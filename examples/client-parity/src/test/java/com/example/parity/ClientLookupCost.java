@@ -56,7 +56,8 @@ import java.util.SplittableRandom;
  * on both sides first. Then rounds: each round times every side over all the keys, the client's and
  * ringstore's in turn (which goes first alternates), by the thread's CPU time (wall time beside it); and
  * ringstore's parts alone, to say where its time goes: the string's UTF-8 bytes
- * ({@code getBytes}), the MD5 of ready bytes, the lookup from ready bytes. Medians last.
+ * ({@code getBytes}), the MD5 of ready bytes, the lookup from ready bytes; and ringstore's lookups with
+ * the key's bytes written into a reused buffer instead of a new array. Medians last.
  *
  * <pre>
  * mvn -B -q install -DskipTests                      # at the repository's root
@@ -158,7 +159,8 @@ public final class ClientLookupCost {
         }
 
         String[] names = {"spymemcached getPrimary", "ringstore spymemcached", "xmemcached getSessionByKey", "ringstore xmemcached",
-            "dubbo select", "ringstore dubbo", "  parts: getBytes(UTF_8)", "  parts: MD5 of the bytes", "  parts: lookup from the bytes"};
+            "dubbo select", "ringstore dubbo", "  parts: getBytes(UTF_8)", "  parts: MD5 of the bytes", "  parts: lookup from the bytes",
+            "ringstore spymemcached, no byte[]", "ringstore xmemcached, no byte[]", "ringstore dubbo, no byte[]"};
         Side[] sides = {
             () -> {
                 long s = 0;
@@ -228,6 +230,30 @@ public final class ClientLookupCost {
                 }
                 return s;
             },
+            () -> {
+                long s = 0;
+                byte[] buffer = new byte[256];
+                for (String k : keys) {
+                    s += spyNodes[lookupInto(spyRing, k, buffer)] == FIRST ? 1 : 0;
+                }
+                return s;
+            },
+            () -> {
+                long s = 0;
+                byte[] buffer = new byte[256];
+                for (String k : keys) {
+                    s += xmemSessions[lookupInto(xmemRing, k, buffer)] == FIRST ? 1 : 0;
+                }
+                return s;
+            },
+            () -> {
+                long s = 0;
+                byte[] buffer = new byte[256];
+                for (Invocation c : calls) {
+                    s += dubboInvokers[lookupInto(dubboRing, String.valueOf(c.getArguments()[0]), buffer)] == FIRST ? 1 : 0;
+                }
+                return s;
+            },
         };
         double[][] cpu = new double[sides.length][rounds];
         double[][] wall = new double[sides.length][rounds];
@@ -252,8 +278,9 @@ public final class ClientLookupCost {
                 for (int s = 0; s < sides.length; s++) {
                     line.append(String.format(Locale.ROOT, " | %s %.1f (%.1f)", names[s].strip(), cpu[s][r], wall[s][r]));
                 }
-                line.append(String.format(Locale.ROOT, " | ratios %.2f %.2f %.2f",
-                        cpu[0][r] / cpu[1][r], cpu[2][r] / cpu[3][r], cpu[4][r] / cpu[5][r]));
+                line.append(String.format(Locale.ROOT, " | ratios %.2f %.2f %.2f, no byte[] %.2f %.2f %.2f",
+                        cpu[0][r] / cpu[1][r], cpu[2][r] / cpu[3][r], cpu[4][r] / cpu[5][r],
+                        cpu[0][r] / cpu[9][r], cpu[2][r] / cpu[10][r], cpu[4][r] / cpu[11][r]));
             }
             System.out.println(line);
         }
@@ -263,19 +290,41 @@ public final class ClientLookupCost {
         }
         String[] clients = {"spymemcached", "xmemcached", "dubbo"};
         for (int c = 0; c < 3; c++) {
-            double[] ratio = new double[rounds];
-            for (int r = 0; r < rounds; r++) {
-                ratio[r] = cpu[2 * c][r] / cpu[2 * c + 1][r];
+            for (int ours : new int[] {2 * c + 1, 9 + c}) {
+                double[] ratio = new double[rounds];
+                for (int r = 0; r < rounds; r++) {
+                    ratio[r] = cpu[2 * c][r] / cpu[ours][r];
+                }
+                double[] sorted = ratio.clone();
+                Arrays.sort(sorted);
+                System.out.printf(Locale.ROOT, "%s / %s: median %.2f (rounds %.2f to %.2f)%n",
+                        clients[c], names[ours], median(ratio), sorted[0], sorted[rounds - 1]);
             }
-            double[] sorted = ratio.clone();
-            Arrays.sort(sorted);
-            System.out.printf(Locale.ROOT, "%s / ringstore: median %.2f (rounds %.2f to %.2f)%n",
-                    clients[c], median(ratio), sorted[0], sorted[rounds - 1]);
         }
         System.out.println("(" + (sink & 1) + ")");
         spyStore.close();
         xmemStore.close();
         dubboStore.close();
+    }
+
+    /**
+     * {@return the backend of {@code k} in {@code ring}, its UTF-8 bytes written into {@code buffer} when it
+     * is ASCII and fits (no array a call, as examples/dubbo's {@code KeyBytes} does), else from
+     * {@code getBytes}}
+     */
+    private static int lookupInto(Ring ring, String k, byte[] buffer) {
+        int n = k.length();
+        if (n > buffer.length) {
+            return ring.lookup(k.getBytes(StandardCharsets.UTF_8));
+        }
+        for (int i = 0; i < n; i++) {
+            char c = k.charAt(i);
+            if (c >= 0x80) {
+                return ring.lookup(k.getBytes(StandardCharsets.UTF_8));
+            }
+            buffer[i] = (byte) c;
+        }
+        return ring.lookup(buffer, 0, n);
     }
 
     /** The selector {@code balance} made: the one value of its {@code selectors}. */
