@@ -52,7 +52,8 @@ import java.util.SplittableRandom;
  *       private class), a call of {@code get(key)}, {@code hash.nodes} 160.
  * </ul>
  * Servers: {@value #SERVERS} at seeded random IPv4 addresses (port 11211, Dubbo's 20880); keys:
- * {@value #KEYS} distinct URL-like strings of 20 to 60 characters. Every key's answer is checked equal
+ * {@value #KEYS} distinct URL-like strings of 20 to 60 characters (or fewer distinct ones, repeated to
+ * {@value #KEYS}: the second argument, for a working set that stays in cache). Every key's answer is checked equal
  * on both sides first. Then rounds: each round times every side over all the keys, the client's and
  * ringstore's in turn (which goes first alternates), by the thread's CPU time (wall time beside it); and
  * ringstore's parts alone, to say where its time goes: the string's UTF-8 bytes
@@ -64,7 +65,7 @@ import java.util.SplittableRandom;
  * mvn -B -q -f examples/client-parity/pom.xml test-compile dependency:build-classpath \
  *     -Dmdep.outputFile=target/cp.txt -Dmdep.includeScope=test
  * java -Xmx2g -cp examples/client-parity/target/test-classes:$(cat examples/client-parity/target/cp.txt) \
- *     com.example.parity.ClientLookupCost [rounds]
+ *     com.example.parity.ClientLookupCost [rounds [distinct keys]]
  * </pre>
  */
 public final class ClientLookupCost {
@@ -91,10 +92,13 @@ public final class ClientLookupCost {
 
     public static void main(String[] args) throws Throwable {
         int rounds = args.length > 0 ? Integer.parseInt(args[0]) : 7;
-        keys = keys(KEYS, 0xC0FFEE);
+        int distinct = args.length > 1 ? Integer.parseInt(args[1]) : KEYS;
+        String[] unique = keys(distinct, 0xC0FFEE);
+        keys = new String[KEYS];
         keyBytes = new byte[KEYS][];
         for (int i = 0; i < KEYS; i++) {
-            keyBytes[i] = keys[i].getBytes(StandardCharsets.UTF_8);
+            keys[i] = unique[i % distinct]; // the same objects again when fewer are distinct: a working set in cache
+            keyBytes[i] = i < distinct ? keys[i].getBytes(StandardCharsets.UTF_8) : keyBytes[i % distinct];
         }
         List<String> ips = ips(new SplittableRandom(32), SERVERS);
         Path dir = Files.createTempDirectory("client-lookup-cost");
@@ -128,7 +132,7 @@ public final class ClientLookupCost {
         ConsistentHashLoadBalance balance = new ConsistentHashLoadBalance();
         Invocation[] calls = new Invocation[KEYS];
         for (int i = 0; i < KEYS; i++) {
-            calls[i] = DubboParityTest.invocation(keys[i]);
+            calls[i] = i < distinct ? DubboParityTest.invocation(keys[i]) : calls[i % distinct];
         }
         balance.select(invokers, invokers.getFirst().getUrl(), calls[0]); // makes the selector
         Object selector = selector(balance);
@@ -141,8 +145,8 @@ public final class ClientLookupCost {
         Invoker<Object>[] dubboInvokers = invokers.toArray(new Invoker[0]);
 
         FIRST = spyNodes[0];
-        System.out.printf(Locale.ROOT, "%d servers, %d keys of 20-60 characters; points: spymemcached %d, xmemcached %d, dubbo %d%n",
-                SERVERS, KEYS, spyRing.pointCount(), xmemRing.pointCount(), dubboRing.pointCount());
+        System.out.printf(Locale.ROOT, "%d servers, %d keys of 20-60 characters (%d distinct); points: spymemcached %d, xmemcached %d, dubbo %d%n",
+                SERVERS, KEYS, distinct, spyRing.pointCount(), xmemRing.pointCount(), dubboRing.pointCount());
         int spyDiffer = 0;
         int xmemDiffer = 0;
         int dubboDiffer = 0;
