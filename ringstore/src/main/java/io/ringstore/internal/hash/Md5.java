@@ -296,8 +296,8 @@ public final class Md5 {
     /**
      * The little-endian word at byte {@code p} of the padded message (prefix, key, 0x80, zeros, bit
      * length at {@code lengthAt}), read byte by byte where it is not four key bytes: for a message with a
-     * prefix or of under four bytes. Small, so that the JIT inlines it and its key read into
-     * {@link #digest}; the rest is {@link #paddingWord}.
+     * prefix or a key of under eight bytes ({@link #eight}). Small, so that the JIT inlines it and its
+     * key read; the rest is {@link #paddingWord}.
      */
     private static int word(Object key, long from, long length, int prefix, int prefixLength, long lengthAt, long p) {
         if (p >= prefixLength && p + 4 <= prefixLength + length) {
