@@ -37,6 +37,8 @@ class KeyHashAllocationTest {
     private static final long LIMIT = 1024;
     /** 63 bytes: two MD5 blocks, an XXH64 stripe and every tail (8, 4, 3 bytes), hsieh's 3-byte tail. */
     private static final int LENGTH = 63;
+    /** 40 bytes: one MD5 block. */
+    private static final int ONE_BLOCK = 40;
 
     @Test
     void noHashAllocatesInAnyShape() {
@@ -77,6 +79,16 @@ class KeyHashAllocationTest {
                 return words[3];
             });
             calls.put("Md5.le32WithDecimalPrefix", i -> Md5.le32WithDecimalPrefix(i, padded, offset, LENGTH));
+            // 40 bytes: MD5's one-block path (the calls above are of two blocks)
+            calls.put("Md5.le32 (one block)", i -> Md5.le32(padded, offset, ONE_BLOCK));
+            calls.put("Md5.words (one block)", i -> {
+                Md5.words(padded, offset, ONE_BLOCK, words);
+                return words[3];
+            });
+            MemorySegment oneBlockSegment = nativeSegment.asSlice(0, ONE_BLOCK);
+            ByteBuffer oneBlockDirect = direct.duplicate().limit(offset + ONE_BLOCK);
+            calls.put("md5 hash(native MemorySegment) (one block)", i -> KeyHash.MD5.hash(oneBlockSegment));
+            calls.put("md5 hash64(direct ByteBuffer) (one block)", i -> KeyHash.MD5.hash64(oneBlockDirect));
             calls.put("Xxh64.hash(seeded)", i -> Xxh64.hash(padded, offset, LENGTH, i));
             calls.put("Murmur2x64.hash(seeded)", i -> Murmur2x64.hash(nativeSegment, 0, nativeSegment.byteSize(), i));
 

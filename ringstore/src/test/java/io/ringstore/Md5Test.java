@@ -3,11 +3,13 @@ package io.ringstore;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.ringstore.family.KeyHash;
 import io.ringstore.internal.hash.Md5;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
@@ -15,6 +17,7 @@ import java.security.MessageDigest;
 import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.SplittableRandom;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -78,57 +81,158 @@ class Md5Test {
         }
     }
 
+    /** The lengths around the block boundaries: one block up to 55, two from 56, three from 120. */
+    private static final int[] BOUNDARY_LENGTHS = {
+        0, 1, 2, 3, 4, 5, 7, 8, 51, 52, 53, 54, 55, 56, 57, 59, 60, 63, 64, 65, 67, 68, 118, 119, 120, 121, 127, 128,
+        129, 183, 184, 191, 192, 193, 247, 248, 255, 256
+    };
+    /** Characters of one, two, three and four UTF-8 bytes (the last a surrogate pair). */
+    private static final String[] NON_ASCII = {"é", "ß", "Ω", "ж", "日本", "東京", "€", "\uFFFD", "😀", "𝄞"};
+
     /**
-     * 10,000 random inputs of 0..300 bytes (every padding case: one or two final blocks, the length
-     * word in either) against {@link MessageDigest}, as words and as key hashes in every shape.
+     * Two million keys against {@link MessageDigest}, as the four words and as the key hash in every
+     * shape a key comes in (an array slice at any offset; heap, read-only and direct buffers of either
+     * byte order; heap and native segments): every length from 0 to 200, the lengths around each block
+     * boundary, URL-like keys of 20 to 60 bytes, keys of up to 4 KB, and the UTF-8 of strings with
+     * non-ASCII characters; random bytes, so bytes of 0x80 and more too.
      */
     @Test
-    void agreesWithMessageDigestOnRandomInputsInEveryShape() throws Exception {
+    @Tag("slow") // 2 million keys in 8 shapes, seconds: the full lane runs it
+    void agreesWithMessageDigestOnMillionsOfKeysInEveryShape() throws Exception {
+        agreesWithMessageDigest(2_000_000, 0x1321);
+    }
+
+    /** {@link #agreesWithMessageDigestOnMillionsOfKeysInEveryShape} on fewer keys, for the quick lane. */
+    @Test
+    void agreesWithMessageDigestInEveryShape() throws Exception {
+        agreesWithMessageDigest(100_000, 0x5A17);
+    }
+
+    private static void agreesWithMessageDigest(int keys, long seed) throws Exception {
         MessageDigest jdk = MessageDigest.getInstance("MD5");
-        SplittableRandom random = new SplittableRandom(0x1321);
+        SplittableRandom random = new SplittableRandom(seed);
+        byte[] digest = new byte[16];
         int[] words = new int[5];
+        byte[] buffer = new byte[4096 + 16];
+        int[] lengths = new int[257];
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment nativeBlock = arena.allocate(320);
-            ByteBuffer direct = ByteBuffer.allocateDirect(320);
-            for (int i = 0; i < 10_000; i++) {
-                int length = i <= 300 ? i : random.nextInt(301);
+            MemorySegment nativeBlock = arena.allocate(buffer.length + 1);
+            ByteBuffer direct = ByteBuffer.allocateDirect(buffer.length);
+            for (int i = 0; i < keys; i++) {
                 int offset = random.nextInt(8);
-                byte[] padded = new byte[offset + length + random.nextInt(4)];
-                random.nextBytes(padded);
-                byte[] key = Arrays.copyOfRange(padded, offset, offset + length);
-                byte[] expected = jdk.digest(key);
-                int[] expectedWords = le32Words(expected);
-                String what = "length " + length + " offset " + offset;
+                int length = key(i, random, buffer, offset);
+                lengths[Math.min(length, 256)]++;
+                jdk.update(buffer, offset, length);
+                jdk.digest(digest, 0, 16);
+                int[] expected = le32Words(digest);
+                int word0 = expected[0];
 
                 Arrays.fill(words, 0x5A5A5A5A);
-                Md5.words(padded, offset, length, words);
-                assertArrayEquals(expectedWords, Arrays.copyOf(words, 4), what);
-                assertEquals(0x5A5A5A5A, words[4], what + ": only four words written");
-
-                int word0 = expectedWords[0];
-                assertEquals(word0, Md5.le32(padded, offset, length), what + " array");
-                assertEquals(word0, KeyHash.MD5.hash(padded, offset, length), what + " KeyHash array");
-                assertEquals(
-                        Integer.toUnsignedLong(word0),
-                        KeyHash.MD5.hash64(padded, offset, length),
-                        what + " KeyHash hash64");
-                ByteBuffer heap = ByteBuffer.wrap(padded, offset, length);
-                assertEquals(word0, KeyHash.MD5.hash(heap), what + " heap buffer");
-                assertEquals(word0, KeyHash.MD5.hash(heap.asReadOnlyBuffer()), what + " read-only heap buffer");
-                assertEquals(offset, heap.position(), what + " position kept");
-                direct.clear().order(i % 2 == 0 ? ByteOrder.BIG_ENDIAN : ByteOrder.LITTLE_ENDIAN);
-                direct.put(padded).position(offset).limit(offset + length);
-                assertEquals(word0, KeyHash.MD5.hash(direct), what + " direct buffer " + direct.order());
-                assertEquals(offset, direct.position(), what + " direct position kept");
-                assertEquals(
-                        word0,
-                        KeyHash.MD5.hash(MemorySegment.ofArray(padded).asSlice(offset, length)),
-                        what + " heap segment");
-                MemorySegment nativeKey = nativeBlock.asSlice(1 + offset, length);
-                MemorySegment.copy(key, 0, nativeKey, java.lang.foreign.ValueLayout.JAVA_BYTE, 0, length);
-                assertEquals(word0, KeyHash.MD5.hash(nativeKey), what + " native segment");
+                Md5.words(buffer, offset, length, words);
+                if (!Arrays.equals(expected, 0, 4, words, 0, 4) || words[4] != 0x5A5A5A5A) {
+                    assertArrayEquals(expected, Arrays.copyOf(words, 4), what(i, buffer, offset, length));
+                    assertEquals(0x5A5A5A5A, words[4], what(i, buffer, offset, length) + ": only four words written");
+                }
+                int[] actual = {
+                    Md5.le32(buffer, offset, length),
+                    KeyHash.MD5.hash(buffer, offset, length),
+                    (int) KeyHash.MD5.hash64(buffer, offset, length),
+                    KeyHash.MD5.hash(ByteBuffer.wrap(buffer, offset, length)),
+                    KeyHash.MD5.hash(ByteBuffer.wrap(buffer, offset, length).asReadOnlyBuffer()),
+                    KeyHash.MD5.hash(directKey(direct, buffer, offset, length, i)),
+                    KeyHash.MD5.hash(MemorySegment.ofArray(buffer).asSlice(offset, length)),
+                    KeyHash.MD5.hash(nativeKey(nativeBlock, buffer, offset, length)),
+                };
+                for (int shape = 0; shape < actual.length; shape++) {
+                    if (actual[shape] != word0) {
+                        assertEquals(
+                                word0, actual[shape], what(i, buffer, offset, length) + ", shape " + SHAPES[shape]);
+                    }
+                }
             }
         }
+        for (int length = 0; length <= 256; length++) {
+            assertTrue(lengths[length] > 0, "no key of " + length + " bytes");
+        }
+    }
+
+    private static final String[] SHAPES = {
+        "Md5.le32",
+        "KeyHash array",
+        "KeyHash hash64 array",
+        "heap buffer",
+        "read-only heap buffer",
+        "direct buffer",
+        "heap segment",
+        "native segment"
+    };
+
+    /**
+     * Writes key {@code i} at {@code offset} of {@code buffer} and returns its length: every length up to
+     * 200 in turn, a boundary length, a URL-like key, the UTF-8 of a string with non-ASCII characters, and
+     * one key in 64 of up to 4 KB.
+     */
+    private static int key(int i, SplittableRandom random, byte[] buffer, int offset) {
+        if (i % 64 == 63) {
+            return randomBytes(random, buffer, offset, random.nextInt(4097));
+        }
+        return switch (i % 5) {
+            case 0 -> randomBytes(random, buffer, offset, (i / 5) % 201);
+            case 1 -> randomBytes(random, buffer, offset, BOUNDARY_LENGTHS[(i / 5) % BOUNDARY_LENGTHS.length]);
+            case 2 ->
+                utf8(
+                        buffer,
+                        offset,
+                        "/static/" + Long.toString(random.nextLong() >>> random.nextInt(1, 64), 36) + "/img-"
+                                + random.nextInt(1_000_000) + ".png?v=" + random.nextInt(100));
+            case 3 -> {
+                StringBuilder s = new StringBuilder();
+                int characters = random.nextInt(1, 70);
+                for (int c = 0; c < characters; c++) {
+                    s.append(
+                            random.nextInt(3) == 0
+                                    ? NON_ASCII[random.nextInt(NON_ASCII.length)]
+                                    : String.valueOf((char) (' ' + random.nextInt(95))));
+                }
+                yield utf8(buffer, offset, s.toString());
+            }
+            default -> randomBytes(random, buffer, offset, random.nextInt(257));
+        };
+    }
+
+    private static int randomBytes(SplittableRandom random, byte[] buffer, int offset, int length) {
+        for (int j = 0; j < length; j += 8) {
+            long r = random.nextLong();
+            for (int k = j; k < Math.min(length, j + 8); k++) {
+                buffer[offset + k] = (byte) (r >>> (8 * (k - j)));
+            }
+        }
+        return length;
+    }
+
+    private static int utf8(byte[] buffer, int offset, String s) {
+        byte[] bytes = s.getBytes(StandardCharsets.UTF_8);
+        System.arraycopy(bytes, 0, buffer, offset, bytes.length);
+        return bytes.length;
+    }
+
+    /** The key in {@code direct}, between its position and limit, the byte order changing with {@code i}. */
+    private static ByteBuffer directKey(ByteBuffer direct, byte[] buffer, int offset, int length, int i) {
+        direct.clear().order(i % 2 == 0 ? ByteOrder.BIG_ENDIAN : ByteOrder.LITTLE_ENDIAN);
+        direct.put(offset, buffer, offset, length);
+        return direct.position(offset).limit(offset + length);
+    }
+
+    /** The key in a native segment, one byte further than {@code offset} (another alignment). */
+    private static MemorySegment nativeKey(MemorySegment nativeBlock, byte[] buffer, int offset, int length) {
+        MemorySegment key = nativeBlock.asSlice(1 + offset, length);
+        MemorySegment.copy(buffer, offset, key, ValueLayout.JAVA_BYTE, 0, length);
+        return key;
+    }
+
+    private static String what(int i, byte[] buffer, int offset, int length) {
+        return "key " + i + " of " + length + " bytes at offset " + offset + ": "
+                + HexFormat.of().formatHex(buffer, offset, offset + Math.min(length, 80));
     }
 
     /** spymemcached's rehash text {@code tries + key}: the decimal of any int, then the key. */
@@ -139,9 +243,9 @@ class Md5Test {
         int[] special = {
             0, 1, 9, 10, 99, 100, 12345, 999_999_999, 1_000_000_000, Integer.MAX_VALUE, -1, -10, Integer.MIN_VALUE
         };
-        for (int i = 0; i < 3_000; i++) {
+        for (int i = 0; i < 40_000; i++) {
             int n = i < special.length ? special[i] : (i % 3 == 0 ? random.nextInt() : random.nextInt(1000));
-            int length = random.nextInt(140);
+            int length = i % 2 == 0 ? (i / 2) % 201 : random.nextInt(300);
             byte[] padded = new byte[length + 4];
             random.nextBytes(padded);
             byte[] key = Arrays.copyOfRange(padded, 2, 2 + length);
