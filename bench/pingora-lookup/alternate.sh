@@ -1,0 +1,47 @@
+#!/bin/bash
+# ringstore against pingora-ketama's Rust, the two processes alternating: ROUNDS rounds, each one Rust
+# process then one JVM, each timing PASSES passes over the same 1,048,576 keys (the first pass of each
+# process is warm-up and not counted; a process's figure is the median of the rest). Prints every
+# line, then per side the per-round ratio pingora ns / ringstore ns and its median.
+#
+#   bench/pingora-lookup/alternate.sh JAR PINGORA_LOOKUP_BINARY [ROUNDS [PASSES]]
+set -eu
+JAR=$1
+RUST=$2
+ROUNDS=${3:-7}
+PASSES=${4:-5}
+JAVA=${JAVA:-java}
+KEYS=${TMPDIR:-/tmp}/ringstore-pingora-keys.bin
+[ -f "$KEYS" ] || "$JAVA" -cp "$JAR" io.ringstore.bench.PingoraLookupMeasure --write-keys "$KEYS"
+OUT=$(mktemp)
+for r in $(seq 1 "$ROUNDS"); do
+    echo "load $r $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$OUT"
+    "$RUST" "$KEYS" "$PASSES" | sed "s/^/$r /" | tee -a "$OUT"
+    "$JAVA" -Xmx4g -cp "$JAR" io.ringstore.bench.PingoraLookupMeasure "$PASSES" | sed "s/^/$r /" | tee -a "$OUT"
+done
+# round side impl pass ns checksum
+awk '
+    $1 == "load" { next }
+    $4 > 1 { key = $1 " " $3 " " $2; n[key]++; v[key, n[key]] = $5; sides[$3] = 1; rounds[$1] = 1 }
+    function median(arr, k, m,    i, j, t, a) {
+        for (i = 1; i <= m; i++) a[i] = arr[k, i]
+        for (i = 1; i <= m; i++) for (j = i + 1; j <= m; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
+        return m % 2 ? a[(m + 1) / 2] : (a[m / 2] + a[m / 2 + 1]) / 2
+    }
+    END {
+        print "\nside  round  pingora-ns  ringstore-ns  ratio"
+        for (s in sides) {
+            m = 0
+            for (r in rounds) {
+                jk = r " " s " java"; rk = r " " s " rust"
+                if (!(jk in n) || !(rk in n)) continue
+                j = median(v, jk, n[jk]); p = median(v, rk, n[rk])
+                printf "%s  %s  %.2f  %.2f  %.2f\n", s, r, p, j, p / j
+                ratio[s, ++m] = p / j
+            }
+            med[s] = median(ratio, s, m)
+        }
+        print ""
+        for (s in sides) printf "median ratio %s: %.2f\n", s, med[s]
+    }' "$OUT"
+rm -f "$OUT"
