@@ -13,14 +13,15 @@ import java.lang.foreign.MemorySegment;
  * table (the {@link Index}) cuts the line into S equal slices, S = ⌈n / {@value #POINTS_PER_SLICE}⌉,
  * and holds the first point of each: the hash's slice gives the range its answer is in, m points
  * (about {@value #POINTS_PER_SLICE}), and the hash's place in the slice predicts the answer to within
- * a standard deviation of at most √m / 2 points (5.7 for 128). Five reads {@value #STEP} points apart
- * around that guess, 60 bytes apart, touch every cache line of a 41-point window (3.5 deviations each
- * way); their addresses depend on the table alone, so the processor loads those lines at once rather
- * than one after another. The two reads that bracket the hash are then picked by masks, and a binary
- * search of the 9 points between them moves by masks too: 4 steps, each reading a line already
- * loaded, and no branch that depends on the hash, so a lookup mispredicts nothing and lookups one
- * after another overlap their misses. A guess off by more than 20 points (rare at 128 points a
- * slice) gallops on from the window's edge.
+ * a standard deviation of at most √m / 2 points (5.7 for 128). Three reads {@value #STEP} points apart
+ * around that guess, 60 bytes apart, touch every cache line of a 21-point window; their addresses
+ * depend on the table alone, so the processor loads those lines at once rather than one after another.
+ * Which half of the window holds the answer is then picked by a mask, and a binary search of the 9
+ * points between two reads moves by masks too: 4 steps, each reading a line already loaded, and no
+ * branch that depends on where in the window the hash falls, so a lookup mispredicts little and lookups
+ * one after another overlap their misses. A guess off by more than 10 points (a few % of hashes) gallops
+ * on from the window's edge. Three reads measured faster than five (a 41-point window, rarely missed):
+ * the instructions a lookup takes limit how many lookups the processor has in flight.
  *
  * <p>Cost: the table is private heap in each process that searches the ring, 4 bytes per slice, about
  * 4 / (6 · {@value #POINTS_PER_SLICE}) = 0.52 % of the ring's point bytes (504 bytes at 16,000 points,
@@ -130,36 +131,28 @@ public final class PointSearch {
             return lo;
         }
         long guess = lo + ((place * m) >>> 32); // place · m < 2^32 · 2^31; guess < hi
-        // Five reads STEP points apart, clamped to the slice (so in order, nondecreasing): no address
-        // depends on a read, so their lines load together; what comes next depends on all five.
-        long p0 = Math.max(guess - 2 * STEP, lo);
-        long p1 = Math.max(guess - STEP, lo);
-        long p3 = Math.min(guess + STEP, hi - 1);
-        long p4 = Math.min(guess + 2 * STEP, hi - 1);
+        // Three reads STEP points apart, clamped to the slice (so in order, nondecreasing): no address
+        // depends on a read, so their lines load together; what comes next depends on all three.
+        long before = Math.max(guess - STEP, lo);
+        long after = Math.min(guess + STEP, hi - 1);
         if (SearchTrace.ON) {
-            SearchTrace.together(5);
+            SearchTrace.together(3);
         }
-        int b0 = below(points, p0, key);
-        int b1 = below(points, p1, key);
-        int b2 = below(points, guess, key);
-        int b3 = below(points, p3, key);
-        int b4 = below(points, p4, key);
-        int below = b0 + b1 + b2 + b3 + b4;
-        if (below == 0) {
-            return gallopDown(points, key, lo, p0);
+        int belowBefore = below(points, before, key);
+        int belowGuess = below(points, guess, key);
+        int belowAfter = below(points, after, key);
+        if (belowBefore == 0) {
+            return gallopDown(points, key, lo, before);
         }
-        if (below == 5) {
-            return gallopUp(points, key, p4, hi);
+        if (belowAfter != 0) {
+            return gallopUp(points, key, after, hi);
         }
-        // Sorted, the reads below the key come first, and the answer is in (p[below - 1], p[below]]: the
-        // bracket starts at (p0, p1] and moves up one gap for each of p1, guess, p3 below the key, by
-        // masks rather than branches (which of the four gaps is as random as the hash). Unsorted, it
-        // stays inside (p0, p4], so inside the slice.
-        long m1 = -(long) b1;
-        long m2 = -(long) b2;
-        long m3 = -(long) b3;
-        long from = p0 + 1 + ((p1 - p0) & m1) + ((guess - p1) & m2) + ((p3 - guess) & m3);
-        long to = p1 + ((guess - p1) & m1) + ((p3 - guess) & m2) + ((p4 - p3) & m3);
+        // hash(before) < key ≤ hash(after): the answer is in (before, guess] when the guess's hash is at
+        // or above the key, else in (guess, after], picked by a mask rather than a branch (which half is
+        // as random as the hash). Unsorted, either is still inside the slice.
+        long up = -(long) belowGuess;
+        long from = before + 1 + ((guess - before) & up);
+        long to = guess + ((after - guess) & up);
         return lowerBoundInGap(points, key, from, to);
     }
 
