@@ -19,9 +19,9 @@ import java.lang.foreign.MemorySegment;
  * Which half of the window holds the answer is then picked by a mask, and a binary search of the 9
  * points between two reads moves by masks too: 4 steps, each reading a line already loaded, and no
  * branch that depends on where in the window the hash falls, so a lookup mispredicts little and lookups
- * one after another overlap their misses. A guess off by more than 10 points (a few % of hashes) gallops
- * on from the window's edge. Three reads measured faster than five (a 41-point window, rarely missed):
- * the instructions a lookup takes limit how many lookups the processor has in flight.
+ * one after another overlap their misses. A guess off by more than 10 points (5 % of random hashes on
+ * uniform points) gallops on from the window's edge. Three reads measured faster than five (a 41-point
+ * window, rarely missed): the instructions a lookup takes limit how many lookups are in flight.
  *
  * <p>Cost: the table is private heap in each process that searches the ring, 4 bytes per slice, about
  * 4 / (6 · {@value #POINTS_PER_SLICE}) = 0.52 % of the ring's point bytes (504 bytes at 16,000 points,
