@@ -23,7 +23,7 @@ import java.util.Set;
  * <ul>
  *   <li>Ring file: the bytes of the ring's segment ({@link io.ringstore.RingFileLayout#segmentOf}) over
  *       its points: 6, or 10 for a ring of 64-bit points (a 4-byte low word after the 6-byte points).
- *       Exact; the router's heap for a ring (its slice table, 4 bytes per 512 points) is not counted.
+ *       Exact; the router's heap for a ring (its slice table, 4 bytes per 128 points) is not counted.
  *   <li>TreeMap: measured, not computed: heap used after full collections
  *       ({@link HeapMeasure#usedHeapAfterGc}) before and after building {@code copies} TreeMaps of the
  *       ring ({@link Baselines.TreeMapRing}; enough copies for 2,000,000 entries, 1 to 20), kept

@@ -13,15 +13,20 @@ import java.lang.foreign.MemorySegment;
  * table (the {@link Index}) cuts the line into S equal slices, S = ⌈n / {@value #POINTS_PER_SLICE}⌉,
  * and holds the first point of each: the hash's slice gives the range its answer is in, m points
  * (about {@value #POINTS_PER_SLICE}), and the hash's place in the slice predicts the answer to within
- * about √(m/6) points (9 for 512). Five reads {@value #STEP} points apart around that guess, 60
- * bytes apart, touch every cache line of a 41-point window; their addresses depend on the table alone,
- * so the processor loads those lines at once rather than one after another, and a binary search
- * between the two reads that bracket the hash then reads only those lines. A guess off by more than
- * 20 points (3.5 % of random hashes at 200 M points) gallops on from the window's edge.
+ * a standard deviation of at most √m / 2 points (5.7 for 128). Three reads {@value #STEP} points apart
+ * around that guess, 60 bytes apart, touch every cache line of a 21-point window; their addresses
+ * depend on the table alone, so the processor loads those lines at once rather than one after another.
+ * Which half of the window holds the answer is then picked by a mask, and a binary search of the 9
+ * points between two reads moves by masks too: 4 steps, each reading a line already loaded, and no
+ * branch that depends on where in the window the hash falls, so a lookup mispredicts little and lookups
+ * one after another overlap their misses. A guess off by more than 10 points (5 % of random hashes on
+ * uniform points) gallops on from the window's edge. Three reads measured faster than five (a 41-point
+ * window, rarely missed): the instructions a lookup takes limit how many lookups are in flight.
  *
  * <p>Cost: the table is private heap in each process that searches the ring, 4 bytes per slice, about
- * 4 / (6 · {@value #POINTS_PER_SLICE}) = 0.13 % of the ring's point bytes (132 bytes at 16,000 points,
- * 25 KiB at 3.3 M, 1.5 MiB at 200 M). It is built after a segment's first {@value #SEARCHES_BEFORE_INDEX}
+ * 4 / (6 · {@value #POINTS_PER_SLICE}) = 0.52 % of the ring's point bytes (504 bytes at 16,000 points,
+ * 100 KiB at 3.3 M, 6.1 MiB at 200 M): within 1 %, and small enough to stay in the L1 or L2 cache
+ * beside a ring that fits there. It is built after a segment's first {@value #SEARCHES_BEFORE_INDEX}
  * searches (binary searches of the whole segment: a one-shot lookup reads log2(n) points, not every
  * page) by one galloping search per slice boundary, each from the previous boundary, which reads about
  * every page of the points once.
@@ -30,14 +35,18 @@ import java.lang.foreign.MemorySegment;
  * clamped to the key's slice, so the answer is always a position in [0, n).
  */
 public final class PointSearch {
-    /** Points per slice the table aims at: table bytes per point against the guess's spread. */
-    static final int POINTS_PER_SLICE = 512;
+    /**
+     * Points per slice the table aims at: table bytes per point (0.52 %) against the guess's spread
+     * (512 before issue 32: 0.13 %, but a spread of 11 points, which the branchy search after the
+     * window's reads paid for in mispredictions).
+     */
+    static final int POINTS_PER_SLICE = 128;
     /** Points between two of the window's reads: 60 bytes, less than a cache line. */
     static final int STEP = 10;
     /**
      * Searches a segment answers by plain binary search before it builds its index: a one-shot command
-     * (ringstore lookup FILE KEY) then reads about log2(n) points instead of a page of every 512 points
-     * (at 3.3 M points, 23 reads instead of 6,400 galloping searches over 4,800 pages); a router pays at
+     * (ringstore lookup FILE KEY) then reads about log2(n) points instead of a page of every 128 points
+     * (at 3.3 M points, 23 reads instead of 25,600 galloping searches over 4,800 pages); a router pays at
      * most this many searches of log2(n) reads before the index serves.
      */
     public static final int SEARCHES_BEFORE_INDEX = 1024;
@@ -122,35 +131,51 @@ public final class PointSearch {
             return lo;
         }
         long guess = lo + ((place * m) >>> 32); // place · m < 2^32 · 2^31; guess < hi
-        // Five reads STEP points apart, clamped to the slice (so in order, nondecreasing): no address
-        // depends on a read, so their lines load together; what comes next depends on all five.
-        long p0 = Math.max(guess - 2 * STEP, lo);
-        long p1 = Math.max(guess - STEP, lo);
-        long p3 = Math.min(guess + STEP, hi - 1);
-        long p4 = Math.min(guess + 2 * STEP, hi - 1);
+        // Three reads STEP points apart, clamped to the slice (so in order, nondecreasing): no address
+        // depends on a read, so their lines load together; what comes next depends on all three.
+        long before = Math.max(guess - STEP, lo);
+        long after = Math.min(guess + STEP, hi - 1);
         if (SearchTrace.ON) {
-            SearchTrace.together(5);
+            SearchTrace.together(3);
         }
-        int below = below(points, p0, key)
-                + below(points, p1, key)
-                + below(points, guess, key)
-                + below(points, p3, key)
-                + below(points, p4, key);
-        // Sorted, the reads below the key come first, so the answer is after the last of them and at
-        // or before the next. Unsorted, each range is still inside [lo, hi], and the gallops' premises
-        // (hash(p0) ≥ key, hash(p4) < key) still hold.
-        return switch (below) {
-            case 0 -> gallopDown(points, key, lo, p0);
-            case 1 -> lowerBound(points, key, p0 + 1, p1);
-            case 2 -> lowerBound(points, key, p1 + 1, guess);
-            case 3 -> lowerBound(points, key, guess + 1, p3);
-            case 4 -> lowerBound(points, key, p3 + 1, p4);
-            default -> gallopUp(points, key, p4, hi);
-        };
+        int belowBefore = below(points, before, key);
+        int belowGuess = below(points, guess, key);
+        int belowAfter = below(points, after, key);
+        if (belowBefore == 0) {
+            return gallopDown(points, key, lo, before);
+        }
+        if (belowAfter != 0) {
+            return gallopUp(points, key, after, hi);
+        }
+        // hash(before) < key ≤ hash(after): the answer is in (before, guess] when the guess's hash is at
+        // or above the key, else in (guess, after], picked by a mask rather than a branch (which half is
+        // as random as the hash). Unsorted, either is still inside the slice.
+        long up = -(long) belowGuess;
+        long from = before + 1 + ((guess - before) & up);
+        long to = guess + ((after - guess) & up);
+        return lowerBoundInGap(points, key, from, to);
     }
 
+    /**
+     * The first position in [from, to] with hash ≥ key, given that hash(to) ≥ key (to itself is never
+     * read): a binary search whose every step moves by a mask, not a branch, so a lookup whose lines
+     * are loaded mispredicts nothing, and lookups one after another overlap their misses. The steps
+     * depend only on to − from (STEP − 1 = 9 but at a slice's edge): 4 steps, each a read of a line the
+     * window's reads loaded.
+     */
+    static long lowerBoundInGap(MemorySegment points, long key, long from, long to) {
+        long base = from;
+        for (long n = to - from + 1; n > 1; ) {
+            long half = n >>> 1;
+            base += half & ((hashAt(points, base + half - 1) - key) >> 63);
+            n -= half;
+        }
+        return base;
+    }
+
+    /** 1 when the hash at {@code position} is below the key, else 0: a subtraction's sign, not a branch. */
     private static int below(MemorySegment points, long position, long key) {
-        return hashAt(points, position) < key ? 1 : 0;
+        return (int) ((hashAt(points, position) - key) >>> 63);
     }
 
     /** Given hash(below) < key: doubling steps up, then a binary search of the last step. */
