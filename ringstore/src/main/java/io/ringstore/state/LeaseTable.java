@@ -466,6 +466,11 @@ final class LeaseTable {
         try {
             INT.setRelease(s, cell, v);
             INT.setRelease(s, leaseTotalOffset, counts.total());
+            // Before any load that follows: a strict bound reserves (this store) and then checks (the
+            // other processes' cells); two routers that both reserved must each see the other's
+            // reservation, or both pass a bound of 1 (StrictBoundTest). The atomic adds this replaced
+            // were full fences; a release store alone lets the next loads go first.
+            VarHandle.fullFence();
         } catch (IllegalStateException unmapped) {
             // Let go of under the call (a thread stopped for the grace period): counted on the heap, and
             // the move to the file in use, waiting for the lock this caller holds, stores it there next.
