@@ -30,8 +30,9 @@ public final class Md5Measure {
     private Md5Measure() {}
 
     public static void main(String[] args) throws Exception {
-        int rounds = args.length > 0 ? Integer.parseInt(args[0]) : 11;
-        int calls = args.length > 1 ? Integer.parseInt(args[1]) : 2_000_000;
+        String usage = "Md5Measure [ROUNDS [CALLS]]";
+        int rounds = BenchArgs.count(args, 0, 11, "Md5Measure", usage);
+        int calls = BenchArgs.count(args, 1, 2_000_000, "Md5Measure", usage);
         keys = FamilyRings.keys();
         md5 = MessageDigest.getInstance("MD5");
         for (byte[] key : keys) {

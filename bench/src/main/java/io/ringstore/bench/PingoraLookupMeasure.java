@@ -41,7 +41,8 @@ public final class PingoraLookupMeasure {
             writeKeys(keys, Path.of(args[1]));
             return;
         }
-        int rounds = args.length > 0 ? Integer.parseInt(args[0]) : 5;
+        int rounds = BenchArgs.count(
+                args, 0, 5, "PingoraLookupMeasure", "PingoraLookupMeasure [ROUNDS] | --write-keys FILE");
         int[] hashes = BenchRings.hashes(keys);
         String[] names = {"v1", "v2:16"};
         RingStore[] stores = {open(RingVersion.V1, "v1"), open(RingVersion.v2(16), "v2-16")};

@@ -91,8 +91,8 @@ public final class ClientLookupCost {
     }
 
     public static void main(String[] args) throws Throwable {
-        int rounds = args.length > 0 ? Integer.parseInt(args[0]) : 7;
-        int distinct = args.length > 1 ? Integer.parseInt(args[1]) : KEYS;
+        int rounds = count(args, 0, 7);
+        int distinct = count(args, 1, KEYS);
         String[] unique = keys(distinct, 0xC0FFEE);
         keys = new String[KEYS];
         keyBytes = new byte[KEYS][];
@@ -411,5 +411,24 @@ public final class ClientLookupCost {
         Arrays.sort(sorted);
         int n = sorted.length;
         return n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+    }
+
+    /** {@code args[i]} as a positive int, else {@code fallback} when absent; a bad one: one line, exit 2. */
+    private static int count(String[] args, int i, int fallback) {
+        if (args.length <= i) {
+            return fallback;
+        }
+        try {
+            int n = Integer.parseInt(args[i]);
+            if (n > 0) {
+                return n;
+            }
+        } catch (NumberFormatException e) {
+            // said below
+        }
+        System.err.println("ClientLookupCost: argument " + (i + 1) + " must be a positive integer, got '" + args[i]
+                + "' (usage: ClientLookupCost [ROUNDS [DISTINCT_KEYS]])");
+        System.exit(2);
+        return fallback; // not reached
     }
 }
