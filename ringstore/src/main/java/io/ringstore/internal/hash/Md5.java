@@ -18,9 +18,9 @@ import java.util.Objects;
  * early first ({@code a + (x + T)}, and for G the part {@code c & ~d} of the old values) and the
  * newest value last, through the shortest F: {@code d ^ (b & (c ^ d))}, {@code (b & d) + (c & ~d)},
  * {@code (c ^ d) ^ b}, {@code c ^ (b | ~d)}; then the rotation and {@code + b}. The message is read
- * eight bytes at a time just before round 1 needs them, the last block's padding produced as it is
- * read ({@link #padded}), so a key of up to 55 bytes is one block read once; word 0 alone (the key
- * hashes) skips the last three steps, which make only words 1 to 3.
+ * eight bytes at a time, a block's eight reads before its first step, the last block's padding made
+ * as it is read ({@link #padded}), so a key of up to 55 bytes is one block read once; word 0 alone
+ * (the key hashes) skips the last three steps, which make only words 1 to 3.
  *
  * <p>Thread-safe (no state), allocation-free.
  */
@@ -141,47 +141,47 @@ public final class Md5 {
             int b0 = b;
             int c0 = c;
             int d0 = d;
-            // Each pair of message words is read just before round 1 needs it, so that the chain starts at
-            // once and the reads run beside it.
+            // The block's eight reads first, all independent of the chain: on AMD Zen 4 this measured
+            // 110.8 ns a key against 115.3 with each pair read just before round 1 needs it (issue 32).
             // round 1
             long w0 = eight(key, from, length, prefix, prefixLength, lengthAt, tail, p);
             int x0 = (int) w0;
             int x1 = (int) (w0 >>> 32);
-            a = ff(a, b, c, d, x0 + T[0], 7);
-            d = ff(d, a, b, c, x1 + T[1], 12);
             long w1 = eight(key, from, length, prefix, prefixLength, lengthAt, tail, p + 8);
             int x2 = (int) w1;
             int x3 = (int) (w1 >>> 32);
-            c = ff(c, d, a, b, x2 + T[2], 17);
-            b = ff(b, c, d, a, x3 + T[3], 22);
             long w2 = eight(key, from, length, prefix, prefixLength, lengthAt, tail, p + 16);
             int x4 = (int) w2;
             int x5 = (int) (w2 >>> 32);
-            a = ff(a, b, c, d, x4 + T[4], 7);
-            d = ff(d, a, b, c, x5 + T[5], 12);
             long w3 = eight(key, from, length, prefix, prefixLength, lengthAt, tail, p + 24);
             int x6 = (int) w3;
             int x7 = (int) (w3 >>> 32);
-            c = ff(c, d, a, b, x6 + T[6], 17);
-            b = ff(b, c, d, a, x7 + T[7], 22);
             long w4 = eight(key, from, length, prefix, prefixLength, lengthAt, tail, p + 32);
             int x8 = (int) w4;
             int x9 = (int) (w4 >>> 32);
-            a = ff(a, b, c, d, x8 + T[8], 7);
-            d = ff(d, a, b, c, x9 + T[9], 12);
             long w5 = eight(key, from, length, prefix, prefixLength, lengthAt, tail, p + 40);
             int x10 = (int) w5;
             int x11 = (int) (w5 >>> 32);
-            c = ff(c, d, a, b, x10 + T[10], 17);
-            b = ff(b, c, d, a, x11 + T[11], 22);
             long w6 = eight(key, from, length, prefix, prefixLength, lengthAt, tail, p + 48);
             int x12 = (int) w6;
             int x13 = (int) (w6 >>> 32);
-            a = ff(a, b, c, d, x12 + T[12], 7);
-            d = ff(d, a, b, c, x13 + T[13], 12);
             long w7 = eight(key, from, length, prefix, prefixLength, lengthAt, tail, p + 56) | (last ? bits : 0);
             int x14 = (int) w7;
             int x15 = (int) (w7 >>> 32);
+            a = ff(a, b, c, d, x0 + T[0], 7);
+            d = ff(d, a, b, c, x1 + T[1], 12);
+            c = ff(c, d, a, b, x2 + T[2], 17);
+            b = ff(b, c, d, a, x3 + T[3], 22);
+            a = ff(a, b, c, d, x4 + T[4], 7);
+            d = ff(d, a, b, c, x5 + T[5], 12);
+            c = ff(c, d, a, b, x6 + T[6], 17);
+            b = ff(b, c, d, a, x7 + T[7], 22);
+            a = ff(a, b, c, d, x8 + T[8], 7);
+            d = ff(d, a, b, c, x9 + T[9], 12);
+            c = ff(c, d, a, b, x10 + T[10], 17);
+            b = ff(b, c, d, a, x11 + T[11], 22);
+            a = ff(a, b, c, d, x12 + T[12], 7);
+            d = ff(d, a, b, c, x13 + T[13], 12);
             c = ff(c, d, a, b, x14 + T[14], 17);
             b = ff(b, c, d, a, x15 + T[15], 22);
             // round 2
