@@ -33,10 +33,17 @@ public final class RingFileLayout {
         /**
          * As {@link #POINTS_WITH_TIES}, followed by the points' feature bits, by which its views find their members.
          */
-        POINTS_WITH_TIES_AND_FEATURE_BITS;
+        POINTS_WITH_TIES_AND_FEATURE_BITS,
+        /**
+         * As {@link #POINTS_WITH_TIES_AND_FEATURE_BITS}, the bits stored by feature (each feature's words
+         * together), so a view reads its words from a table that stays in the cache: what builds write
+         * since issue 32.
+         */
+        POINTS_WITH_TIES_AND_FEATURE_BITS_BY_FEATURE;
 
         /**
-         * {@return the name FORMAT.md and the CLI use: "points", "points with ties", "view", "points with ties and feature bits"}
+         * {@return the name FORMAT.md and the CLI use: "points", "points with ties", "view", "points with
+         * ties and feature bits", "points with ties and feature bits by feature"}
          */
         public String label() {
             return name().toLowerCase(java.util.Locale.ROOT).replace('_', ' ');

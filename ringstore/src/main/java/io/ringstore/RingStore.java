@@ -106,13 +106,14 @@ public final class RingStore implements AutoCloseable {
             boolean wide = e.version().family().pointBits() == 64;
             long pointBytes = (long) e.pointCount() * RingFileDescriptor.POINT_LENGTH;
             MemorySegment after = file.asSlice(e.offset() + pointBytes, e.length() - pointBytes);
-            boolean withBits = e.storage() == RingFileDescriptor.STORAGE_POINTS_WITH_FEATURE_BITS;
+            boolean withBits = RingFileDescriptor.hasFeatureBits(e.storage());
             stored[segments.size()] = new PointRing.Points(
                     file.asSlice(e.offset(), pointBytes),
                     e.pointCount(),
                     wide ? after : null,
                     withBits ? after : null,
-                    features.size());
+                    features.size(),
+                    e.storage() == RingFileDescriptor.STORAGE_POINTS_WITH_FEATURE_BITS_BY_FEATURE);
             segments.add(new RingFileLayout.Segment(e.offset(), e.length(), e.pointCount(), e.crc()));
         }
         PointRing.Points none = new PointRing.Points(MemorySegment.NULL, 0);

@@ -43,16 +43,21 @@ class ViewFileChecksTest {
 
     @BeforeEach
     void build() throws Exception {
-        file = dir.resolve("views.ring");
+        build(4);
+    }
+
+    /** Builds v2:{@code pointMultiple} of {@link #FLEET} with every feature ring a view, into {@link #b}. */
+    private void build(int pointMultiple) throws Exception {
+        file = dir.resolve("views-" + pointMultiple + ".ring");
         RingBuilder.of(BackendList.parse("views.conf", FLEET))
                 .views(Views.ALL)
-                .version(RingVersion.v2(4))
+                .version(RingVersion.v2(pointMultiple))
                 .build(file);
         try (RingStore store = RingStore.open(file)) {
             store.verify();
             assertEquals(FORMAT_VERSION_VIEWS, store.layout().formatVersion());
             assertEquals(
-                    RingFileLayout.Storage.POINTS_WITH_TIES_AND_FEATURE_BITS,
+                    RingFileLayout.Storage.POINTS_WITH_TIES_AND_FEATURE_BITS_BY_FEATURE,
                     store.layout().storage(store.ring(Set.of())));
             assertEquals(RingFileLayout.Storage.VIEW, store.layout().storage(store.ring(Set.of("a"))));
             assertEquals(RingFileLayout.Storage.VIEW, store.layout().storage(store.ring(Set.of("b"))));
@@ -87,11 +92,12 @@ class ViewFileChecksTest {
 
     @Test
     void anUnknownStorageIsRefusedAtOpen() throws Exception {
-        b.put(entry(1) + ENTRY_STORAGE_OFFSET, (byte) 4);
+        b.put(entry(1) + ENTRY_STORAGE_OFFSET, (byte) 5);
         save();
         RingFileException e = refusedAtOpen();
         assertEquals(
-                "ring 1 storage 4 is unknown (expected 0 = points, 1 = points with ties, 2 = view, 3 = points with ties and feature bits)",
+                "ring 1 storage 5 is unknown (expected 0 = points, 1 = points with ties, 2 = view, 3 = points with ties"
+                        + " and feature bits or 4 = points with ties and feature bits by feature)",
                 e.reason());
         assertEquals(entry(1) + ENTRY_STORAGE_OFFSET, e.offset());
     }
@@ -216,11 +222,87 @@ class ViewFileChecksTest {
         }
     }
 
-    /** The byte offset of block {@code block}'s word for feature {@code feature} in the segment's feature bits. */
+    /**
+     * The byte offset of block {@code block}'s word for feature {@code feature} in the segment's feature
+     * bits, stored by feature (storage 4: all of feature 0's words, then feature 1's).
+     */
     private int featureWord(int block, int feature) {
+        return featureWord(block, feature, STORAGE_POINTS_WITH_FEATURE_BITS_BY_FEATURE);
+    }
+
+    /** {@link #featureWord(int, int)} for bits stored as {@code storage} (3: by block, 4: by feature). */
+    private int featureWord(int block, int feature, int storage) {
         long at = b.getLong(entry(0) + ENTRY_SEGMENT_OFFSET_OFFSET);
         int n = b.getInt(entry(0) + ENTRY_POINT_COUNT_OFFSET);
-        return (int) (at + (long) n * POINT_LENGTH + ((long) block * 2 + feature) * FEATURE_BITS_WORD_LENGTH);
+        long blocks = (n + 63) / 64;
+        return (int) (at + (long) n * POINT_LENGTH + featureWordOffset(storage, blocks, 2, block, feature));
+    }
+
+    /**
+     * Storage 3, the feature bits by block as every build wrote them before issue 32, and storage 4, by
+     * feature, hold the same words in another order: a file of 5 blocks (v2:40) with its bits moved
+     * back to storage 3 verifies and answers every hash as the file built, failover included; a flipped
+     * bit in block 2 is named at its own offset in each layout.
+     */
+    @Test
+    void bitsByBlockAndByFeatureAnswerAlikeAndAreCheckedAtTheirOwnOffsets() throws Exception {
+        build(40);
+        int n = b.getInt(entry(0) + ENTRY_POINT_COUNT_OFFSET);
+        int blocks = (n + 63) / 64;
+        assertTrue(blocks >= 3, "blocks: " + blocks);
+        byte[] byFeature = b.array().clone();
+        for (int block = 0; block < blocks; block++) {
+            for (int f = 0; f < 2; f++) {
+                long word = ByteBuffer.wrap(byFeature)
+                        .order(ByteOrder.LITTLE_ENDIAN)
+                        .getLong(featureWord(block, f, STORAGE_POINTS_WITH_FEATURE_BITS_BY_FEATURE));
+                b.putLong(featureWord(block, f, STORAGE_POINTS_WITH_FEATURE_BITS), word);
+            }
+        }
+        assertTrue(!java.util.Arrays.equals(byFeature, b.array()), "the two layouts differ on 5 blocks");
+        b.put(entry(0) + ENTRY_STORAGE_OFFSET, (byte) STORAGE_POINTS_WITH_FEATURE_BITS);
+        fixSegmentCrc();
+        save();
+        Path byFeatureFile = dir.resolve("by-feature.ring");
+        Files.write(byFeatureFile, byFeature);
+        try (RingStore byBlock = RingStore.open(file);
+                RingStore now = RingStore.open(byFeatureFile)) {
+            byBlock.verify();
+            byBlock.verifyDeep();
+            assertEquals(
+                    RingFileLayout.Storage.POINTS_WITH_TIES_AND_FEATURE_BITS,
+                    byBlock.layout().storage(byBlock.ring(Set.of())));
+            java.util.SplittableRandom random = new java.util.SplittableRandom(32);
+            for (Set<String> f : java.util.List.of(Set.of("a"), Set.of("b"), Set.of("a", "b"))) {
+                Ring o = byBlock.ring(f);
+                Ring w = now.ring(f);
+                for (int i = 0; i < 20_000; i++) {
+                    int h = random.nextInt();
+                    assertEquals(o.lookupHash(h), w.lookupHash(h), f + " hash " + Integer.toUnsignedString(h));
+                    assertEquals(
+                            o.select(h, 3, x -> x != 1),
+                            w.select(h, 3, x -> x != 1),
+                            f + " select hash " + Integer.toUnsignedString(h));
+                }
+            }
+        }
+        for (int storage : new int[] {STORAGE_POINTS_WITH_FEATURE_BITS, STORAGE_POINTS_WITH_FEATURE_BITS_BY_FEATURE}) {
+            b = ByteBuffer.wrap(Files.readAllBytes(storage == STORAGE_POINTS_WITH_FEATURE_BITS ? file : byFeatureFile))
+                    .order(ByteOrder.LITTLE_ENDIAN);
+            int word = featureWord(2, 1, storage);
+            long before = b.getLong(word);
+            b.putLong(word, before ^ 1L << 5); // point 133's bit for feature b
+            fixSegmentCrc();
+            save();
+            RingFileException e = refusedByVerify();
+            assertEquals(
+                    "ring v2:40 (all): feature bits of points 128-191 for feature 1 are 0x"
+                            + Long.toHexString(before ^ 1L << 5) + ", their backends' features give 0x"
+                            + Long.toHexString(before) + " (corrupted feature bits?)",
+                    e.reason(),
+                    "storage " + storage);
+            assertEquals(word, e.offset(), "storage " + storage);
+        }
     }
 
     @Test

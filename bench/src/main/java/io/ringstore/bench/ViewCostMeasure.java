@@ -6,6 +6,7 @@ import io.ringstore.builder.BackendList;
 import io.ringstore.builder.Views;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
@@ -19,11 +20,16 @@ import java.util.Set;
  * hash up in the ring of all, then in each view, each pass timed whole. Every view's answers are first
  * checked against the same ring stored as points (the {@code --views none} file).
  *
+ * <p>With {@code BEFORE}, a file of the same fleet built with {@code --views all} by an earlier
+ * release (its feature bits by block, storage 3, where builds now write them by feature, storage 4),
+ * that file's views are timed beside, each round, their answers checked first too (side
+ * {@code before-FEATURE}).
+ *
  * <p>Prints one line per round and side ({@code SIDE ROUND NS-PER-LOOKUP CHECKSUM}), then per fraction
  * the median of each side and of the per-round ratios view ÷ ring of all.
  *
  * <pre>
- * java -Xmx4g [-Dchained=true] -cp $JAR io.ringstore.bench.ViewCostMeasure [ROUNDS]
+ * java -Xmx4g [-Dchained=true] -cp $JAR io.ringstore.bench.ViewCostMeasure [ROUNDS [BEFORE]]
  * </pre>
  */
 public final class ViewCostMeasure {
@@ -39,44 +45,55 @@ public final class ViewCostMeasure {
     private ViewCostMeasure() {}
 
     public static void main(String[] args) throws Exception {
-        int rounds = BenchArgs.count(args, 0, 9, "ViewCostMeasure", "ViewCostMeasure [ROUNDS]");
+        int rounds = BenchArgs.count(args, 0, 9, "ViewCostMeasure", "ViewCostMeasure [ROUNDS [BEFORE]]");
         System.out.printf("load average at start: %s", Files.readString(Path.of("/proc/loadavg")));
         BackendList fleet = ViewFleets.nestedFleet();
+        Path beforeFile = args.length > 1 ? Path.of(args[1]) : null;
         try (RingStore all = ViewLookupBenchmark.openOrBuild(fleet, Views.ALL, "nested");
-                RingStore none = ViewLookupBenchmark.openOrBuild(fleet, Views.NONE, "nested")) {
+                RingStore none = ViewLookupBenchmark.openOrBuild(fleet, Views.NONE, "nested");
+                RingStore before = beforeFile == null ? null : RingStore.open(beforeFile)) {
             int[] hashes = ViewFleets.randomHashes(HASHES, BenchRings.KEY_SEED + Integer.numberOfTrailingZeros(HASHES));
             Ring ringOfAll = all.ring(Set.of());
-            Ring[] views = new Ring[FEATURES.size()];
-            for (int f = 0; f < views.length; f++) {
-                views[f] = all.ring(Set.of(FEATURES.get(f)));
-                Ring stored = none.ring(Set.of(FEATURES.get(f)));
-                for (int h : hashes) {
-                    if (views[f].lookupHash(h) != stored.lookupHash(h)) {
-                        throw new IllegalStateException(FEATURES.get(f) + ": the view answers "
-                                + views[f].lookupHash(h) + " for hash " + Integer.toUnsignedString(h)
-                                + ", the stored ring " + stored.lookupHash(h));
+            List<String> sides = new ArrayList<>();
+            List<Ring> views = new ArrayList<>();
+            for (RingStore file : before == null ? List.of(all) : List.of(all, before)) {
+                System.out.printf(
+                        "%s: the ring of all backends stored as %s%n",
+                        file == all ? "now" : beforeFile,
+                        file.layout().storage(file.ring(Set.of())).label());
+                for (String feature : FEATURES) {
+                    Ring view = file.ring(Set.of(feature));
+                    Ring stored = none.ring(Set.of(feature));
+                    for (int h : hashes) {
+                        if (view.lookupHash(h) != stored.lookupHash(h)) {
+                            throw new IllegalStateException(feature + ": the view answers " + view.lookupHash(h)
+                                    + " for hash " + Integer.toUnsignedString(h) + ", the stored ring "
+                                    + stored.lookupHash(h));
+                        }
                     }
+                    sides.add(file == all ? feature : "before-" + feature);
+                    views.add(view);
                 }
             }
             double[] allNs = new double[rounds];
-            double[][] viewNs = new double[views.length][rounds];
+            double[][] viewNs = new double[views.size()][rounds];
             for (int round = 0; round < rounds; round++) {
                 allNs[round] = pass("all", round, ringOfAll, hashes);
-                for (int f = 0; f < views.length; f++) {
-                    viewNs[f][round] = pass(FEATURES.get(f), round, views[f], hashes);
+                for (int v = 0; v < views.size(); v++) {
+                    viewNs[v][round] = pass(sides.get(v), round, views.get(v), hashes);
                 }
             }
             System.out.printf("load average at end: %s", Files.readString(Path.of("/proc/loadavg")));
-            for (int f = 0; f < views.length; f++) {
+            for (int v = 0; v < views.size(); v++) {
                 double[] ratios = new double[rounds];
                 for (int round = 0; round < rounds; round++) {
-                    ratios[round] = viewNs[f][round] / allNs[round];
+                    ratios[round] = viewNs[v][round] / allNs[round];
                 }
                 System.out.printf(
                         "median %s: ring of all %.2f ns, view %.2f ns, view / all %.3f (rounds %s)%n",
-                        FEATURES.get(f),
+                        sides.get(v),
                         median(allNs),
-                        median(viewNs[f]),
+                        median(viewNs[v]),
                         median(ratios),
                         Arrays.toString(Arrays.stream(ratios)
                                 .map(r -> Math.round(r * 1000) / 1000.0)

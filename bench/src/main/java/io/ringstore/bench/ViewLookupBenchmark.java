@@ -98,7 +98,7 @@ public class ViewLookupBenchmark {
                 view = other.ring(features);
             }
             RingFileLayout.Storage expected = features.isEmpty()
-                    ? RingFileLayout.Storage.POINTS_WITH_TIES_AND_FEATURE_BITS
+                    ? RingFileLayout.Storage.POINTS_WITH_TIES_AND_FEATURE_BITS_BY_FEATURE
                     : RingFileLayout.Storage.VIEW;
             if ((other == null && all.layout().storage(view) != expected)
                     || none.layout().storage(stored) != RingFileLayout.Storage.POINTS) {

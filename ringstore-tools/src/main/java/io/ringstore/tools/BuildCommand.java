@@ -49,7 +49,8 @@ final class BuildCommand extends Command {
             is a view of the ring of all backends (no points of its own; a lookup
             searches that ring and finds the first member point by the feature bits
             stored with it, BENCHMARKS.md), the others stored; all: every feature
-            ring a view. Views need readers of format 3 with feature bits (storage 3)""").shownAs("auto|all|none");
+            ring a view. Views need readers of format 3 with feature bits by feature
+            (storage 4, issue 32)""").shownAs("auto|all|none");
     private static final Option QUIET =
             Option.flag("--quiet", "print nothing but errors and warnings (no summary, no progress)");
     private static final Option JSON = json("""

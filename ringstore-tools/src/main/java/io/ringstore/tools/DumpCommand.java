@@ -151,10 +151,7 @@ final class DumpCommand extends Command {
                                 : rr.storage() == RingFileLayout.Storage.VIEW
                                         ? "view of ring " + rr.sharedWith() + " (" + where + ")"
                                         : where
-                                                + (rr.storage() == RingFileLayout.Storage.POINTS_WITH_TIES
-                                                                || rr.storage()
-                                                                        == RingFileLayout.Storage
-                                                                                .POINTS_WITH_TIES_AND_FEATURE_BITS
+                                                + (rr.storage() != RingFileLayout.Storage.POINTS
                                                         ? " (" + rr.storage().label() + ": "
                                                                 + rr.segment().pointCount() + " stored)"
                                                         : "")

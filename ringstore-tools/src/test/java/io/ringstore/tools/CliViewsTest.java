@@ -81,7 +81,7 @@ class CliViewsTest {
         assertEquals(BigDecimal.valueOf(3), number(dump.get("format_version")));
         List<Object> rings = array(dump.get("rings"));
         Map<String, Object> base = object(rings.get(0));
-        assertEquals("points with ties and feature bits", string(base.get("storage")));
+        assertEquals("points with ties and feature bits by feature", string(base.get("storage")));
         for (Object o : rings.subList(1, rings.size())) {
             Map<String, Object> ring = object(o);
             if (number(ring.get("points")).signum() > 0) {

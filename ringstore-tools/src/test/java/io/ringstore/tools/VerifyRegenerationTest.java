@@ -126,7 +126,7 @@ class VerifyRegenerationTest {
         try (RingStore store = RingStore.open(good)) {
             Ring all = store.rings().get(0);
             assertEquals(
-                    RingFileLayout.Storage.POINTS_WITH_TIES_AND_FEATURE_BITS,
+                    RingFileLayout.Storage.POINTS_WITH_TIES_AND_FEATURE_BITS_BY_FEATURE,
                     store.layout().storage(all));
             assertEquals(
                     RingFileLayout.Storage.VIEW,

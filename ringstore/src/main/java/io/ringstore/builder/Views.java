@@ -13,7 +13,7 @@ package io.ringstore.builder;
  * cost featureCount / 48 of that ring's bytes, once, however many views read them.
  *
  * <p>The default is {@link #NONE}: a file with a view is format version 3, which readers older than
- * views refuse (and readers older than feature bits refuse its storage 3), so a fleet turns views on
+ * views refuse (and readers older than feature bits by feature, issue 32, refuse its storage 4), so a fleet turns views on
  * (usually {@link #AUTO}) once every reader of its files is new enough, as with any format change
  * (FORMAT.md, "Versioning").
  */

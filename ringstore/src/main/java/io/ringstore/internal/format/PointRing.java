@@ -42,10 +42,15 @@ public abstract sealed class PointRing permits PointRing.Narrow, PointRing.Wide 
         final int count;
         /** A 64-bit ring's low words (4 bytes a point, in point order); null for a 32-bit ring. */
         final MemorySegment low;
-        /** The points' feature bits (storage 3: a block of {@link #featureCount} u64 words a 64 points); null without. */
+        /**
+         * The points' feature bits (storage 3: a block of {@link #featureCount} u64 words a 64 points;
+         * storage 4: the same words by feature); null without.
+         */
         final MemorySegment featureBits;
         /** Words in a block of {@link #featureBits}: the file's features. */
         final int featureCount;
+        /** Whether {@link #featureBits} are stored by feature (storage 4), else by block (storage 3). */
+        final boolean bitsByFeature;
 
         private PointSearch.Index index;
         /** Searches answered before the index was built (racy: an estimate is enough). */
@@ -61,7 +66,7 @@ public abstract sealed class PointRing permits PointRing.Narrow, PointRing.Wide 
          * @param low     a 64-bit ring's low words, null for a 32-bit ring
          */
         public Points(MemorySegment segment, int count, MemorySegment low) {
-            this(segment, count, low, null, 0);
+            this(segment, count, low, null, 0, false);
         }
 
         /**
@@ -70,14 +75,21 @@ public abstract sealed class PointRing permits PointRing.Narrow, PointRing.Wide 
          * @param low          a 64-bit ring's low words, null for a 32-bit ring
          * @param featureBits  the points' feature bits (FORMAT.md, "Feature bits"), null for a segment without
          * @param featureCount the file's features: u64 words in a block of feature bits
+         * @param bitsByFeature whether the feature bits are stored by feature (storage 4), else by block (3)
          */
         public Points(
-                MemorySegment segment, int count, MemorySegment low, MemorySegment featureBits, int featureCount) {
+                MemorySegment segment,
+                int count,
+                MemorySegment low,
+                MemorySegment featureBits,
+                int featureCount,
+                boolean bitsByFeature) {
             this.segment = segment;
             this.count = count;
             this.low = low;
             this.featureBits = featureBits;
             this.featureCount = featureCount;
+            this.bitsByFeature = bitsByFeature;
         }
 
         /** {@return a 64-bit ring's low words, null for a 32-bit ring} */
@@ -135,9 +147,9 @@ public abstract sealed class PointRing permits PointRing.Narrow, PointRing.Wide 
     private final boolean ties;
     /** A view of a segment with feature bits: those bits; else null (a view then reads points one by one). */
     private final MemorySegment featureBits;
-    /** Bytes of a block of {@link #featureBits}. */
+    /** Bytes from one block's word of a feature to the next block's: all the features' words (storage 3) or 8 (4). */
     private final long blockBytes;
-    /** The byte offset in a block of the word of each of the view's features. */
+    /** Where the view's features' words of block 0 are in {@link #featureBits}, one offset a feature. */
     private final long[] featureWords;
     /** Blocks of feature bits: ⌈storedCount / 64⌉. */
     private final int blocks;
@@ -151,15 +163,18 @@ public abstract sealed class PointRing permits PointRing.Narrow, PointRing.Wide 
         this.ties = ties;
         boolean bits = members != null && stored.featureBits != null && featureMask != 0;
         this.featureBits = bits ? stored.featureBits : null;
-        this.blockBytes = (long) stored.featureCount * RingFileDescriptor.FEATURE_BITS_WORD_LENGTH;
+        this.blocks = (int) ((storedCount + (long) RingFileDescriptor.FEATURE_BITS_BLOCK_POINTS - 1)
+                / RingFileDescriptor.FEATURE_BITS_BLOCK_POINTS);
+        int storage = stored.bitsByFeature
+                ? RingFileDescriptor.STORAGE_POINTS_WITH_FEATURE_BITS_BY_FEATURE
+                : RingFileDescriptor.STORAGE_POINTS_WITH_FEATURE_BITS;
+        this.blockBytes = RingFileDescriptor.featureWordOffset(storage, blocks, stored.featureCount, 1, 0);
         this.featureWords = new long[bits ? Integer.bitCount(featureMask) : 0];
         for (int f = 0, k = 0; bits && f < stored.featureCount; f++) {
             if ((featureMask & 1 << f) != 0) {
-                featureWords[k++] = (long) f * RingFileDescriptor.FEATURE_BITS_WORD_LENGTH;
+                featureWords[k++] = RingFileDescriptor.featureWordOffset(storage, blocks, stored.featureCount, 0, f);
             }
         }
-        this.blocks = (int) ((storedCount + (long) RingFileDescriptor.FEATURE_BITS_BLOCK_POINTS - 1)
-                / RingFileDescriptor.FEATURE_BITS_BLOCK_POINTS);
     }
 
     /**
@@ -510,7 +525,7 @@ public abstract sealed class PointRing permits PointRing.Narrow, PointRing.Wide 
         return points;
     }
 
-    /** {@return the feature bits after the points of the segment this ring reads (storage 3), null when it has none} */
+    /** {@return the feature bits after the points of the segment this ring reads (storage 3 or 4), null when it has none} */
     public final MemorySegment segmentFeatureBits() {
         return stored.featureBits;
     }

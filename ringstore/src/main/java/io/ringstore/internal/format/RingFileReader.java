@@ -76,6 +76,7 @@ public final class RingFileReader {
             case STORAGE_POINTS_WITH_TIES -> "points with ties";
             case STORAGE_VIEW -> "view";
             case STORAGE_POINTS_WITH_FEATURE_BITS -> "points with ties and feature bits";
+            case STORAGE_POINTS_WITH_FEATURE_BITS_BY_FEATURE -> "points with ties and feature bits by feature";
             default -> "storage " + storage;
         };
     }
@@ -423,7 +424,8 @@ public final class RingFileReader {
                     throw bad(
                             e + ENTRY_STORAGE_OFFSET,
                             "ring " + i + " storage " + storage
-                                    + " is unknown (expected 0 = points, 1 = points with ties, 2 = view, 3 = points with ties and feature bits)");
+                                    + " is unknown (expected 0 = points, 1 = points with ties, 2 = view, 3 = points with ties and feature bits"
+                                    + " or 4 = points with ties and feature bits by feature)");
                 }
                 if (f.get(U16, e + ENTRY_RESERVED1_OFFSET) != 0) {
                     throw bad(e + ENTRY_RESERVED1_OFFSET, "ring " + i + " reserved bytes are not zero");
@@ -498,7 +500,7 @@ public final class RingFileReader {
             // view must repeat (below).
             if (storage == STORAGE_VIEW) {
                 // checked against its base
-            } else if (storage == STORAGE_POINTS_WITH_FEATURE_BITS) {
+            } else if (hasFeatureBits(storage)) {
                 expect(
                         e + ENTRY_SEGMENT_LENGTH_OFFSET,
                         length,

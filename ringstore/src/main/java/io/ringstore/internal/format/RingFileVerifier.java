@@ -5,15 +5,15 @@ import static io.ringstore.internal.format.RingFileDescriptor.ENTRY_POINT_MULTIP
 import static io.ringstore.internal.format.RingFileDescriptor.ENTRY_RING_POINTS_OFFSET;
 import static io.ringstore.internal.format.RingFileDescriptor.ENTRY_SEGMENT_OFFSET_OFFSET;
 import static io.ringstore.internal.format.RingFileDescriptor.FEATURE_BITS_BLOCK_POINTS;
-import static io.ringstore.internal.format.RingFileDescriptor.FEATURE_BITS_WORD_LENGTH;
 import static io.ringstore.internal.format.RingFileDescriptor.LOW_WORD_LENGTH;
 import static io.ringstore.internal.format.RingFileDescriptor.POINT_BACKEND_OFFSET;
 import static io.ringstore.internal.format.RingFileDescriptor.POINT_HASH_OFFSET;
 import static io.ringstore.internal.format.RingFileDescriptor.POINT_LENGTH;
-import static io.ringstore.internal.format.RingFileDescriptor.STORAGE_POINTS_WITH_FEATURE_BITS;
 import static io.ringstore.internal.format.RingFileDescriptor.STORAGE_VIEW;
 import static io.ringstore.internal.format.RingFileDescriptor.U16;
 import static io.ringstore.internal.format.RingFileDescriptor.U32;
+import static io.ringstore.internal.format.RingFileDescriptor.featureWordOffset;
+import static io.ringstore.internal.format.RingFileDescriptor.hasFeatureBits;
 import static io.ringstore.internal.format.RingFileDescriptor.keepsTies;
 import static io.ringstore.internal.format.RingFileReader.hex;
 
@@ -54,7 +54,7 @@ public final class RingFileVerifier {
      * distinct segment (-1 for an empty ring) and that segment's bytes.
      *
      * @param lowWords     a 64-bit ring's low words, null for a 32-bit ring
-     * @param featureBits  the feature bits after its segment's points (storage 3), null when the segment has none
+     * @param featureBits  the feature bits after its segment's points (storage 3 or 4), null when the segment has none
      * @param ringVersion  its version, for messages
      * @param fileFeatures the file's features, for messages
      */
@@ -72,6 +72,7 @@ public final class RingFileVerifier {
             MemorySegment points,
             MemorySegment lowWords,
             MemorySegment featureBits,
+            int featureBitsStorage,
             RingVersion ringVersion,
             List<String> fileFeatures) {
         /** {@return the ring's name in messages, as {@code Ring} prints it: {@code v2:16 (all)}, {@code v1 eu+ssd}} */
@@ -141,7 +142,8 @@ public final class RingFileVerifier {
                     s,
                     file.asSlice(e.offset(), pointBytes),
                     segment.version().family().pointBits() == 64 ? after : null,
-                    segment.storage() == STORAGE_POINTS_WITH_FEATURE_BITS ? after : null,
+                    hasFeatureBits(segment.storage()) ? after : null,
+                    segment.storage(),
                     e.version(),
                     parsed.features()));
         }
@@ -316,14 +318,15 @@ public final class RingFileVerifier {
     }
 
     /**
-     * Check 12: the feature bits after a segment's points (storage 3) are its points' backends'
+     * Check 12: the feature bits after a segment's points (storage 3 and 4) are its points' backends'
      * features, block by block, feature by feature, bits past the last point 0; a view finds its
-     * members by them alone. Reports the first word that differs, at its byte offset.
+     * members by them alone. Reports the first word that differs (in block order), at its byte offset.
      */
     private void requireFeatureBitsOfThePoints(StoredRing r, long segmentOffset) throws RingFormatException {
         MemorySegment bits = r.featureBits();
         int n = r.storedCount();
         long bitsOffset = segmentOffset + (long) n * POINT_LENGTH;
+        long blocks = (n + (long) FEATURE_BITS_BLOCK_POINTS - 1) / FEATURE_BITS_BLOCK_POINTS;
         for (int block = 0, first = 0; first < n; block++, first += FEATURE_BITS_BLOCK_POINTS) {
             int end = Math.min(n, first + FEATURE_BITS_BLOCK_POINTS);
             for (int f = 0; f < featureCount; f++) {
@@ -331,7 +334,7 @@ public final class RingFileVerifier {
                 for (int p = first; p < end; p++) {
                     expected |= (long) (backendMasks[storedBackend(r, p)] >>> f & 1) << (p - first);
                 }
-                long at = ((long) block * featureCount + f) * FEATURE_BITS_WORD_LENGTH;
+                long at = featureWordOffset(r.featureBitsStorage(), blocks, featureCount, block, f);
                 long found = bits.get(RingFileDescriptor.U64, at);
                 if (found != expected) {
                     throw new RingFormatException(

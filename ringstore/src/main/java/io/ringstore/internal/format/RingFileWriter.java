@@ -185,9 +185,9 @@ public final class RingFileWriter {
     }
 
     /**
-     * {@link #writeSegmentWithTies} followed by the points' feature bits
-     * ({@link RingFileDescriptor#STORAGE_POINTS_WITH_FEATURE_BITS}): what the views of a version read
-     * their members from, a block of 64 points at a time.
+     * {@link #writeSegmentWithTies} followed by the points' feature bits by feature
+     * ({@link RingFileDescriptor#STORAGE_POINTS_WITH_FEATURE_BITS_BY_FEATURE}): what the views of a
+     * version read their members from, 64 points a word.
      */
     public Segment writeSegmentWithFeatureBits(PointGenerator.Sorted sorted) throws IOException {
         return count(segments.write(sorted, true, backendFeatures, featureCount));
@@ -351,32 +351,36 @@ public final class RingFileWriter {
                     (int) crc.getValue(),
                     n - kept,
                     features != null
-                            ? STORAGE_POINTS_WITH_FEATURE_BITS
+                            ? STORAGE_POINTS_WITH_FEATURE_BITS_BY_FEATURE
                             : ties ? STORAGE_POINTS_WITH_TIES : STORAGE_POINTS,
                     distinct);
         }
 
         /**
-         * The feature bits of the points just written with ties (the same points kept): a block of
-         * {@code featureCount} u64 words for each 64 points, the last block's bits past the last point 0.
+         * The feature bits of the points just written with ties (the same points kept), by feature
+         * (storage 4): for each feature, one u64 word for each 64 points, the last word's bits past the
+         * last point 0. One pass over the points a feature, so nothing but a word is held.
          */
         private long writeFeatureBits(long[] a, int n, int[] features, int featureCount, long at) throws IOException {
-            long[] words = new long[featureCount];
-            int inBlock = 0;
-            for (int i = 0; i < n; i++) {
-                if (repeats(a, i, true)) {
-                    continue; // as the points: a backend's own repeated hash is stored once
+            for (int f = 0; f < featureCount; f++) {
+                long word = 0;
+                int inBlock = 0;
+                for (int i = 0; i < n; i++) {
+                    if (repeats(a, i, true)) {
+                        continue; // as the points: a backend's own repeated hash is stored once
+                    }
+                    word |= (long) (features[PointSorter.backend(a[i])] >>> f & 1) << inBlock;
+                    if (++inBlock == FEATURE_BITS_BLOCK_POINTS) {
+                        at = putWord(word, at);
+                        word = 0;
+                        inBlock = 0;
+                    }
                 }
-                int b = PointSorter.backend(a[i]);
-                for (int f = 0, m = features[b]; f < featureCount; f++) {
-                    words[f] |= (long) (m >>> f & 1) << inBlock;
-                }
-                if (++inBlock == FEATURE_BITS_BLOCK_POINTS) {
-                    at = putBlock(words, at);
-                    inBlock = 0;
+                if (inBlock != 0) {
+                    at = putWord(word, at);
                 }
             }
-            return inBlock == 0 ? at : putBlock(words, at);
+            return at;
         }
 
         /**
@@ -401,14 +405,11 @@ public final class RingFileWriter {
             return at;
         }
 
-        private long putBlock(long[] words, long at) throws IOException {
-            for (int f = 0; f < words.length; f++) {
-                if (buf.remaining() < FEATURE_BITS_WORD_LENGTH) {
-                    at = flush(at);
-                }
-                buf.putLong(words[f]);
-                words[f] = 0;
+        private long putWord(long word, long at) throws IOException {
+            if (buf.remaining() < FEATURE_BITS_WORD_LENGTH) {
+                at = flush(at);
             }
+            buf.putLong(word);
             return at;
         }
 

@@ -168,7 +168,7 @@ public final class SegmentCheck {
 
     /**
      * {@return the CRC-32C of a segment's first part (of CRC {@code crc}) followed by {@code tail}: the
-     * low words of a 64-bit ring, the feature bits of storage 3}
+     * low words of a 64-bit ring, the feature bits of storage 3 and 4}
      *
      * @throws InternalError if the mapped file shrank under the tail (SIGBUS during a copy)
      */
