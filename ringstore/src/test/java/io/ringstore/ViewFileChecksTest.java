@@ -272,19 +272,7 @@ class ViewFileChecksTest {
             assertEquals(
                     RingFileLayout.Storage.POINTS_WITH_TIES_AND_FEATURE_BITS,
                     byBlock.layout().storage(byBlock.ring(Set.of())));
-            java.util.SplittableRandom random = new java.util.SplittableRandom(32);
-            for (Set<String> f : java.util.List.of(Set.of("a"), Set.of("b"), Set.of("a", "b"))) {
-                Ring o = byBlock.ring(f);
-                Ring w = now.ring(f);
-                for (int i = 0; i < 20_000; i++) {
-                    int h = random.nextInt();
-                    assertEquals(o.lookupHash(h), w.lookupHash(h), f + " hash " + Integer.toUnsignedString(h));
-                    assertEquals(
-                            o.select(h, 3, x -> x != 1),
-                            w.select(h, 3, x -> x != 1),
-                            f + " select hash " + Integer.toUnsignedString(h));
-                }
-            }
+            assertAnswerAlike(byBlock, now, 32);
         }
         for (int storage : new int[] {STORAGE_POINTS_WITH_FEATURE_BITS, STORAGE_POINTS_WITH_FEATURE_BITS_BY_FEATURE}) {
             b = ByteBuffer.wrap(Files.readAllBytes(storage == STORAGE_POINTS_WITH_FEATURE_BITS ? file : byFeatureFile))
@@ -403,18 +391,23 @@ class ViewFileChecksTest {
                 RingStore now = RingStore.open(withBits)) {
             old.verify();
             assertEquals(RingFileLayout.Storage.POINTS_WITH_TIES, old.layout().storage(old.ring(Set.of())));
-            java.util.SplittableRandom random = new java.util.SplittableRandom(21);
-            for (Set<String> f : java.util.List.of(Set.of("a"), Set.of("b"), Set.of("a", "b"))) {
-                Ring o = old.ring(f);
-                Ring w = now.ring(f);
-                for (int i = 0; i < 20_000; i++) {
-                    int h = random.nextInt();
-                    assertEquals(o.lookupHash(h), w.lookupHash(h), f + " hash " + Integer.toUnsignedString(h));
-                    assertEquals(
-                            o.select(h, 3, x -> x != 1),
-                            w.select(h, 3, x -> x != 1),
-                            f + " select hash " + Integer.toUnsignedString(h));
-                }
+            assertAnswerAlike(old, now, 21);
+        }
+    }
+
+    /** Each feature set's view in the two files answers 20,000 random hashes alike, failover walks too. */
+    private static void assertAnswerAlike(RingStore one, RingStore other, long seed) {
+        java.util.SplittableRandom random = new java.util.SplittableRandom(seed);
+        for (Set<String> f : java.util.List.of(Set.of("a"), Set.of("b"), Set.of("a", "b"))) {
+            Ring o = one.ring(f);
+            Ring w = other.ring(f);
+            for (int i = 0; i < 20_000; i++) {
+                int h = random.nextInt();
+                assertEquals(o.lookupHash(h), w.lookupHash(h), f + " hash " + Integer.toUnsignedString(h));
+                assertEquals(
+                        o.select(h, 3, x -> x != 1),
+                        w.select(h, 3, x -> x != 1),
+                        f + " select hash " + Integer.toUnsignedString(h));
             }
         }
     }

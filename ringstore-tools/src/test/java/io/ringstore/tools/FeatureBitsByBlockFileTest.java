@@ -7,14 +7,11 @@ import io.ringstore.Ring;
 import io.ringstore.RingFileLayout;
 import io.ringstore.RingStore;
 import io.ringstore.family.RingVersion;
-import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.MessageDigest;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Set;
 import java.util.SplittableRandom;
@@ -72,7 +69,8 @@ class FeatureBitsByBlockFileTest {
                 }
                 CliRun lookup = CliRun.runWithInput(input, args.toArray(String[]::new));
                 lookup.assertOk();
-                assertEquals(f[2], sha(lookup.stdout()), file.getFileName() + " " + f[0] + " " + f[1]);
+                assertEquals(
+                        f[2], GoldenResources.sha256(lookup.stdout()), file.getFileName() + " " + f[0] + " " + f[1]);
             }
         }
     }
@@ -112,14 +110,6 @@ class FeatureBitsByBlockFileTest {
     }
 
     private Path resource(String name) throws Exception {
-        Path to = dir.resolve(name);
-        try (InputStream in = FeatureBitsByBlockFileTest.class.getResourceAsStream("/golden/" + name)) {
-            Files.write(to, in.readAllBytes());
-        }
-        return to;
-    }
-
-    private static String sha(byte[] bytes) throws Exception {
-        return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes));
+        return GoldenResources.copy(name, dir);
     }
 }

@@ -3,12 +3,9 @@ package io.ringstore.tools;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 
-import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.MessageDigest;
 import java.util.Arrays;
-import java.util.HexFormat;
 import java.util.Map;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
@@ -45,7 +42,8 @@ class LegacyPointTextsTest {
             CliRun lookup =
                     CliRun.runWithInput(keys, "lookup", old.toString(), "--no-state", "--algorithm", v.getKey());
             lookup.assertOk();
-            assertEquals(v.getValue(), sha(lookup.stdout()), v.getKey() + ": the old file's answers");
+            assertEquals(
+                    v.getValue(), GoldenResources.sha256(lookup.stdout()), v.getKey() + ": the old file's answers");
         }
 
         Path rebuilt = dir.resolve("rebuilt.ring");
@@ -58,19 +56,13 @@ class LegacyPointTextsTest {
         for (String v : ANSWERS.keySet()) {
             CliRun lookup = CliRun.runWithInput(keys, "lookup", rebuilt.toString(), "--no-state", "--algorithm", v);
             lookup.assertOk();
-            assertFalse(ANSWERS.get(v).equals(sha(lookup.stdout())), v + ": the rebuilt file answers as the clients");
+            assertFalse(
+                    ANSWERS.get(v).equals(GoldenResources.sha256(lookup.stdout())),
+                    v + ": the rebuilt file answers as the clients");
         }
     }
 
     private Path resource(String name) throws Exception {
-        Path to = dir.resolve(name);
-        try (InputStream in = LegacyPointTextsTest.class.getResourceAsStream("/golden/" + name)) {
-            Files.write(to, in.readAllBytes());
-        }
-        return to;
-    }
-
-    private static String sha(byte[] bytes) throws Exception {
-        return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes));
+        return GoldenResources.copy(name, dir);
     }
 }
