@@ -267,7 +267,7 @@ public final class RingFileDescriptor {
     /**
      * As {@link #STORAGE_POINTS_WITH_FEATURE_BITS}, the same words in another order: by feature, then by
      * block (feature i's word of block b at {@code 8 · (i · B + b)} after the points, B blocks), so that
-     * the words one feature's views read lie together, B · 8 bytes (a 64th of the points' bytes) rather
+     * the words one feature's views read lie together, B · 8 bytes (a 48th of the points' bytes) rather
      * than one word in every block of all the features' words. What writers write since issue 32:
      * a view then reads a word from a table small enough to stay in the cache and the TLB.
      * FORMAT.md, "Feature bits".
