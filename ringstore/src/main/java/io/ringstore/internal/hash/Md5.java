@@ -76,7 +76,7 @@ public final class Md5 {
      */
     public static int le32(byte[] key, int offset, int length) {
         KeyBytes.checkSlice(key, offset, length);
-        return digest(key, offset, length, 0, 0, null);
+        return core(key, offset, length);
     }
 
     /**
